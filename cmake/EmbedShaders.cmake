@@ -1,0 +1,53 @@
+# volvox_embed_shaders(target dir): compiles each dir/*.comp with glslc into SPIR-V and embeds all
+# of them in `target` as a generated C++ table (shaders_embedded.cpp), looked up by file stem:
+#   vx::vk::embedded_shader("conv3x3") -> span of uint32_t words.
+# A shader may declare variants on its first lines as
+#   // VARIANT name -DDEFINE=1 -DOTHER
+# each compiled separately and embedded as "stem.name"; the plain stem is always compiled too unless
+# the file says "// NO_DEFAULT_VARIANT".
+function(volvox_embed_shaders target dir)
+  file(GLOB shader_sources CONFIGURE_DEPENDS ${dir}/*.comp)
+  set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/shaders)
+  file(MAKE_DIRECTORY ${out_dir})
+  set(spv_files "")
+  set(spv_names "")
+  file(GLOB shader_headers CONFIGURE_DEPENDS ${dir}/*.glsl)
+  foreach(src ${shader_sources})
+    get_filename_component(stem ${src} NAME_WE)
+    file(STRINGS ${src} variant_lines REGEX "^// VARIANT ")
+    file(STRINGS ${src} no_default REGEX "^// NO_DEFAULT_VARIANT")
+    set(variants "")
+    if(NOT no_default)
+      list(APPEND variants "${stem}|")
+    endif()
+    foreach(line ${variant_lines})
+      string(REGEX REPLACE "^// VARIANT ([A-Za-z0-9_]+) ?(.*)$" "\\1" vname "${line}")
+      string(REGEX REPLACE "^// VARIANT ([A-Za-z0-9_]+) ?(.*)$" "\\2" vdefs "${line}")
+      list(APPEND variants "${stem}.${vname}|${vdefs}")
+    endforeach()
+    foreach(v ${variants})
+      string(REPLACE "|" ";" parts "${v}")
+      list(GET parts 0 name)
+      list(LENGTH parts nparts)
+      set(defs "")
+      if(nparts GREATER 1)
+        list(GET parts 1 defs)
+        separate_arguments(defs UNIX_COMMAND "${defs}")
+      endif()
+      set(spv ${out_dir}/${name}.spv)
+      add_custom_command(OUTPUT ${spv}
+        COMMAND ${GLSLC} --target-env=vulkan1.2 -O ${defs} -I ${dir} -o ${spv} ${src}
+        DEPENDS ${src} ${shader_headers}
+        COMMENT "glslc ${name}")
+      list(APPEND spv_files ${spv})
+      list(APPEND spv_names ${name})
+    endforeach()
+  endforeach()
+  set(gen ${CMAKE_CURRENT_BINARY_DIR}/shaders_embedded.cpp)
+  add_custom_command(OUTPUT ${gen}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${gen} "-DNAMES=${spv_names}" "-DFILES=${spv_files}"
+            -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateShaderTable.cmake
+    DEPENDS ${spv_files} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateShaderTable.cmake
+    COMMENT "embedding SPIR-V")
+  target_sources(${target} PRIVATE ${gen})
+endfunction()

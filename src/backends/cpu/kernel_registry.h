@@ -1,0 +1,60 @@
+// The CPU backend's kernel registry: op type -> kernel function (like ncnn's layer factory and
+// ONNX Runtime's kernel registry). Reference kernels (simple, exact, NCHW, float64 accumulation
+// where it helps) register under the plain op name; fast kernels register under the same op with a
+// higher priority and may decline a node (supports() false), in which case the next one is used.
+//
+// A kernel reads its inputs from the context and asks it for outputs; the context hands out arena
+// memory when the planner placed that output (its shape known at plan time), else allocates. Shape
+// inference for planning lives in passes/shape_inference.h, not here.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/tensor.h"
+#include "core/thread_pool.h"
+
+namespace vx::cpu {
+
+class KernelContext {
+ public:
+  virtual ~KernelContext() = default;
+  virtual const Node& node() const = 0;
+  virtual int64_t opset() const = 0;  // the graph's ai.onnx opset (0 when not an ONNX graph)
+  virtual size_t num_inputs() const = 0;
+  // False for an omitted optional input (kNoValue) or an index past the end.
+  virtual bool has_input(size_t i) const = 0;
+  virtual const Tensor& input(size_t i) const = 0;
+  virtual size_t num_outputs() const = 0;
+  // The i-th output with this dtype and shape, zero-filled only if freshly allocated (arena memory
+  // holds stale data: write every element).
+  virtual Tensor& output(size_t i, DType dtype, const Shape& shape) = 0;
+  virtual ThreadPool& pool() = 0;
+};
+
+using KernelFn = std::function<void(KernelContext&)>;
+using SupportsFn = std::function<bool(const Node&, const Graph&)>;
+
+struct KernelEntry {
+  std::string op;
+  std::string variant;  // "reference", "onednn", ... (recorded in the plan and the profile)
+  int priority = 0;     // higher tried first; reference kernels are 0
+  SupportsFn supports;  // null = supports every node of this op
+  KernelFn run;
+};
+
+void register_kernel(KernelEntry entry);
+// The chosen kernel for a node, or nullptr when none supports it.
+const KernelEntry* find_kernel(const Node& node, const Graph& graph);
+// The reference (priority 0) kernel for an op, or nullptr; tests compare fast paths against it.
+const KernelEntry* find_reference_kernel(const std::string& op);
+std::vector<std::string> registered_ops();
+
+// Static registration from a kernel's .cpp file:
+//   VX_REGISTER_CPU_KERNEL(relu, {"Relu", "reference", 0, nullptr, relu_kernel});
+// The library is linked as a whole archive so these registrations are never dropped.
+#define VX_REGISTER_CPU_KERNEL(tag, ...) \
+  static const bool vx_cpu_kernel_registered_##tag = (::vx::cpu::register_kernel(::vx::cpu::KernelEntry __VA_ARGS__), true)
+
+}  // namespace vx::cpu

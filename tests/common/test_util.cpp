@@ -1,0 +1,74 @@
+#include "common/test_util.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+namespace vx::test {
+
+std::optional<std::filesystem::path> shared_dir() {
+  if (const char* env = std::getenv("VOLVOX_SHARED"))
+    if (std::filesystem::is_directory(env)) return std::filesystem::path(env);
+  std::filesystem::path p = std::filesystem::path(VOLVOX_SOURCE_DIR) / ".." / "shared";
+  if (std::filesystem::is_directory(p / "weights")) return std::filesystem::canonical(p);
+  return std::nullopt;
+}
+
+std::filesystem::path temp_dir() {
+  static std::filesystem::path root = [] {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "volvox-test-XXXXXX").string();
+    char* made = mkdtemp(tmpl.data());
+    std::filesystem::path dir = made ? made : tmpl;
+    static struct Cleanup {
+      std::filesystem::path d;
+      ~Cleanup() {
+        std::error_code ec;
+        std::filesystem::remove_all(d, ec);
+      }
+    } cleanup{dir};
+    return dir;
+  }();
+  static int counter = 0;
+  std::filesystem::path dir = root / std::to_string(counter++);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string cli_path() {
+  if (const char* env = std::getenv("VOLVOX_CLI")) return env;
+  return std::string(VOLVOX_BINARY_DIR) + "/volvox";
+}
+
+Tensor random_tensor(Shape shape, uint64_t seed, float lo, float hi, DType dtype) {
+  Tensor t(DType::f32, std::move(shape));
+  std::mt19937_64 rng(seed);
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = lo + (hi - lo) * float(double(rng() >> 11) * 0x1.0p-53);
+  return dtype == DType::f32 ? t : t.to(dtype);
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  if (a.shape() != b.shape()) return INFINITY;
+  double worst = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double d = std::abs(a.get(i) - b.get(i));
+    if (std::isnan(d)) return INFINITY;
+    worst = std::max(worst, d);
+  }
+  return worst;
+}
+
+double psnr_db(const Tensor& reference, const Tensor& test) {
+  double peak = 1e-12, sum = 0;
+  for (int64_t i = 0; i < reference.numel(); ++i) {
+    peak = std::max(peak, std::abs(reference.get(i)));
+    double d = reference.get(i) - test.get(i);
+    sum += d * d;
+  }
+  double mse = sum / double(std::max<int64_t>(1, reference.numel()));
+  if (mse == 0) return INFINITY;
+  return 10 * std::log10(peak * peak / mse);
+}
+
+}  // namespace vx::test

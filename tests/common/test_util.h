@@ -1,0 +1,35 @@
+// Helpers shared by every test suite: where the shared data is, deterministic random tensors, and
+// comparisons that report the worst element.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/tensor.h"
+
+namespace vx::test {
+
+// ../shared beside the checkout (or $VOLVOX_SHARED), if it exists.
+std::optional<std::filesystem::path> shared_dir();
+// A fresh empty temporary folder, removed at process exit.
+std::filesystem::path temp_dir();
+// Path of the built `volvox` executable.
+std::string cli_path();
+
+// Uniform random values in [lo, hi), the same for the same seed on every machine.
+Tensor random_tensor(Shape shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f, DType dtype = DType::f32);
+
+// Largest |a - b| over all elements (both converted to double); shapes must match.
+double max_abs_diff(const Tensor& a, const Tensor& b);
+// Peak signal-to-noise ratio in dB of `test` against `reference`, peak = max |reference| (at least 1e-12).
+double psnr_db(const Tensor& reference, const Tensor& test);
+
+}  // namespace vx::test
+
+// Skips the current test with the reason when ../shared is absent; binds `dir` to its path.
+#define VX_REQUIRE_SHARED(dir)                                                          \
+  auto dir##_opt = ::vx::test::shared_dir();                                           \
+  if (!dir##_opt) GTEST_SKIP() << "../shared is absent: real weights and images unavailable"; \
+  const std::filesystem::path dir = *dir##_opt

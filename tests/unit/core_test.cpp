@@ -1,0 +1,104 @@
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "common/test_util.h"
+#include "core/graph.h"
+#include "core/half.h"
+#include "core/tensor.h"
+#include "core/thread_pool.h"
+
+namespace vx {
+namespace {
+
+TEST(Half, RoundTripsEveryHalfValue) {
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    float f = half_to_float(uint16_t(bits));
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(half_to_float(float_to_half(f))));
+      continue;
+    }
+    ASSERT_EQ(float_to_half(f), bits) << "bits " << bits << " value " << f;
+  }
+}
+
+TEST(Half, KnownValuesAndRounding) {
+  EXPECT_EQ(half_to_float(0x3C00), 1.0f);
+  EXPECT_EQ(half_to_float(0x7BFF), 65504.0f);
+  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));
+  EXPECT_EQ(float_to_half(65519.0f), 0x7BFF);        // rounds down to the largest half
+  EXPECT_EQ(float_to_half(65520.0f), 0x7C00);        // rounds up to infinity
+  EXPECT_EQ(float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3C00);  // tie to even
+  EXPECT_EQ(float_to_half(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);
+  EXPECT_EQ(float_to_half(std::ldexp(1.0f, -25)), 0x0000);  // tie to even (zero)
+  EXPECT_EQ(float_to_half(std::ldexp(1.5f, -25)), 0x0001);
+  EXPECT_EQ(float_to_half(-std::numeric_limits<float>::infinity()), 0xFC00);
+}
+
+TEST(Shape, NumelAndOverflow) {
+  EXPECT_EQ(Shape({2, 3, 4}).numel(), 24);
+  EXPECT_EQ(Shape().numel(), 1);
+  EXPECT_EQ(Shape({3, 0}).numel(), 0);
+  EXPECT_THROW(Shape({int64_t(1) << 40, int64_t(1) << 40}).numel(), Error);
+  EXPECT_THROW(Shape({-1, 3}).numel(), Error);
+  EXPECT_EQ(Shape({-1, 3}).str(), "[?, 3]");
+}
+
+TEST(Tensor, ConvertsBetweenTypes) {
+  Tensor t = Tensor::from<float>({4}, {1.5f, -2.0f, 0.0f, 70000.0f});
+  Tensor h = t.to(DType::f16);
+  EXPECT_EQ(h.get(0), 1.5);
+  EXPECT_TRUE(std::isinf(h.get(3)));
+  Tensor i = t.to(DType::i32);
+  EXPECT_EQ(i.get(1), -2.0);
+  Tensor b = t.to(DType::boolean);
+  EXPECT_EQ(b.get(2), 0.0);
+  EXPECT_EQ(b.get(1), 1.0);
+  EXPECT_THROW(t.data<int32_t>(), Error);
+  EXPECT_THROW(t.reshaped({3}), Error);
+  EXPECT_EQ(t.reshaped({2, 2}).dim(1), 2);
+}
+
+TEST(Graph, ValidateFindsCyclesAndMissingValues) {
+  Graph g;
+  ValueId x = g.add_value("x", DType::f32, {1});
+  ValueId y = g.add_value("y", DType::f32, {1});
+  ValueId z = g.add_value("z", DType::f32, {1});
+  g.inputs = {x};
+  g.add_node("Relu", "second", {y}, {z});
+  g.add_node("Relu", "first", {x}, {y});
+  g.outputs = {z};
+  try {
+    g.validate();
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'second'"), std::string::npos) << e.what();
+    EXPECT_EQ(e.code(), ErrorCode::InvalidFile);
+  }
+  std::swap(g.nodes[0], g.nodes[1]);
+  EXPECT_NO_THROW(g.validate());
+  EXPECT_EQ(g.producers()[size_t(z)], 1);
+  EXPECT_EQ(g.consumers()[size_t(x)], std::vector<int>{0});
+}
+
+TEST(ThreadPool, CoversEveryIndexOnceAndPropagatesErrors) {
+  ThreadPool pool(3);
+  std::vector<int> hits(1000, 0);
+  pool.parallel_for(1000, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) hits[size_t(i)]++;
+  });
+  for (int h : hits) ASSERT_EQ(h, 1);
+  EXPECT_THROW(pool.parallel_for(100, [](int64_t b, int64_t) {
+    if (b == 0) throw Error(ErrorCode::Internal, "boom");
+  }),
+               Error);
+  // Still usable after an error.
+  std::atomic<int64_t> sum{0};
+  pool.parallel_for(10, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) sum += i;
+  });
+  EXPECT_EQ(sum.load(), 45);
+}
+
+}  // namespace
+}  // namespace vx
