@@ -1,0 +1,85 @@
+#include "denoise/processing.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+
+#include "core/thread_pool.h"
+
+namespace vx::denoise {
+
+namespace {
+inline float nan_to_zero(float v) { return std::isnan(v) ? 0.0f : v; }
+inline float clampf(float v, float lo, float hi) { return std::fmin(std::fmax(v, lo), hi); }
+}  // namespace
+
+void process_input_tile(const ImageView& color, const ImageView* albedo, const ImageView* normal, const Tile& tile,
+                        const ProcessingParams& params, Tensor& input) {
+  const int64_t C = input.dim(1), H = input.dim(2), W = input.dim(3);
+  VX_CHECK(C == params.input_channels, Internal, "input tensor has ", C, " channels, expected ",
+           params.input_channels);
+  VX_CHECK(C == 3 || albedo, Internal, "the network needs albedo");
+  VX_CHECK(C != 9 || normal, Internal, "the network needs normals");
+  float* data = input.data<float>();
+  std::memset(data, 0, input.nbytes());
+  const TransferFunction transfer(params.transfer);
+  const float color_max = params.hdr ? FLT_MAX : 1.0f;
+  const size_t plane = size_t(H) * size_t(W);
+  ThreadPool::global().parallel_for(tile.in_h, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const int y = tile.in_y + int(row);
+      float* dst = data + size_t(tile.buffer_y + row) * size_t(W) + size_t(tile.buffer_x);
+      for (int col = 0; col < tile.in_w; ++col) {
+        const int x = tile.in_x + col;
+        float rgb[3];
+        color.load3(x, y, rgb);
+        for (int c = 0; c < 3; ++c)
+          dst[size_t(c) * plane + size_t(col)] =
+              transfer.forward(clampf(nan_to_zero(rgb[c] * params.input_scale), 0.0f, color_max));
+        if (C >= 6) {
+          albedo->load3(x, y, rgb);
+          for (int c = 0; c < 3; ++c) dst[size_t(3 + c) * plane + size_t(col)] = clampf(nan_to_zero(rgb[c]), 0.0f, 1.0f);
+        }
+        if (C >= 9) {
+          normal->load3(x, y, rgb);
+          for (int c = 0; c < 3; ++c)
+            dst[size_t(6 + c) * plane + size_t(col)] = clampf(nan_to_zero(rgb[c]), -1.0f, 1.0f) * 0.5f + 0.5f;
+        }
+      }
+    }
+  });
+}
+
+void process_output_tile(const Tensor& network_output, const Tile& tile, const ProcessingParams& params,
+                         const ImageView& output) {
+  const int64_t H = network_output.dim(2), W = network_output.dim(3);
+  const float* data = network_output.data<float>();
+  const TransferFunction transfer(params.transfer);
+  const size_t plane = size_t(H) * size_t(W);
+  const float inv_scale = 1.0f / params.input_scale;
+  ThreadPool::global().parallel_for(tile.out_h, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const size_t by = size_t(tile.buffer_y + tile.out_offset_y + int(row));
+      const int y = tile.out_y + int(row);
+      for (int col = 0; col < tile.out_w; ++col) {
+        const size_t bx = size_t(tile.buffer_x + tile.out_offset_x + col);
+        float rgb[3];
+        for (int c = 0; c < 3; ++c) {
+          float v = std::fmax(nan_to_zero(data[size_t(c) * plane + by * size_t(W) + bx]), 0.0f);
+          v = transfer.inverse(v);
+          if (!params.hdr) v = std::fmin(v, 1.0f);
+          rgb[c] = v * inv_scale;
+        }
+        const int x = tile.out_x + col;
+        if (output.channels == 1) {
+          output.store(x, y, 0, (rgb[0] + rgb[1] + rgb[2]) / 3.0f);
+        } else {
+          for (int c = 0; c < output.channels; ++c) output.store(x, y, c, rgb[c]);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace vx::denoise
