@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Volvox needs to build and test (see docs in README.md).
+# Idempotent: installs only what is missing. Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  # build
+  g++ cmake ninja-build pkg-config glslc libvulkan-dev libvulkan-volk-dev
+  # libraries
+  libdnnl-dev libprotobuf-dev protobuf-compiler libonnx-dev libopenexr-dev libpng-dev libcli11-dev
+  nlohmann-json3-dev libcurl4-openssl-dev libssl-dev
+  # tests: gtest, benchmarks, lavapipe (a Vulkan device on the CPU), validation layers, ONNX's
+  # conformance data, clang for libFuzzer, python3 for the local HTTP test server scripts
+  libgtest-dev libgmock-dev libbenchmark-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
+  libonnx-testdata clang libclang-rt-14-dev python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  echo "installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
