@@ -1,0 +1,209 @@
+#include "denoise/filter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "core/error.h"
+#include "denoise/autoexposure.h"
+#include "denoise/processing.h"
+#include "denoise/tiling.h"
+#include "denoise/unet_spec.h"
+#include "formats/tza.h"
+
+namespace vx::denoise {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+std::pair<const char*, const char*> byte_range(const ImageView& v) {
+  const char* begin = static_cast<const char*>(v.data);
+  return {begin, begin + size_t(v.height - 1) * v.row_bytes() + size_t(v.width) * v.pixel_bytes()};
+}
+bool overlaps(const ImageView& a, const ImageView& b) {
+  if (!a.valid() || !b.valid()) return false;
+  auto [a0, a1] = byte_range(a);
+  auto [b0, b1] = byte_range(b);
+  return a0 < b1 && b0 < a1;
+}
+
+// A private float copy of an image, for in-place filtering where tiles would read what earlier
+// tiles already wrote.
+struct ImageCopy {
+  std::vector<float> pixels;
+  ImageView view;
+  explicit ImageCopy(const ImageView& src) : pixels(size_t(src.width) * size_t(src.height) * 3) {
+    view.data = pixels.data();
+    view.width = src.width;
+    view.height = src.height;
+    view.channels = 3;
+    for (int y = 0; y < src.height; ++y)
+      for (int x = 0; x < src.width; ++x) src.load3(x, y, &pixels[(size_t(y) * size_t(src.width) + size_t(x)) * 3]);
+  }
+};
+}  // namespace
+
+struct Filter::Committed {
+  UNetSpec spec;
+  std::unique_ptr<TileNetwork> network;
+  TileLayout layout;
+};
+
+Filter::Filter(std::shared_ptr<Device> device) : device_(std::move(device)) {
+  VX_CHECK(device_ != nullptr, InvalidArgument, "a filter needs a device");
+}
+Filter::~Filter() = default;
+
+void Filter::set_image(const std::string& name, const ImageView& image) {
+  image.validate(name);
+  if (name == "color") color_ = image;
+  else if (name == "albedo") albedo_ = image;
+  else if (name == "normal") normal_ = image;
+  else if (name == "output") output_ = image;
+  else fail(ErrorCode::InvalidArgument, cat("unknown image '", name, "' (expected color, albedo, normal or output)"));
+  dirty_ = true;
+}
+
+void Filter::unset_image(const std::string& name) {
+  if (name == "color") color_ = {};
+  else if (name == "albedo") albedo_ = {};
+  else if (name == "normal") normal_ = {};
+  else if (name == "output") output_ = {};
+  dirty_ = true;
+}
+
+void Filter::set_weights_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  VX_CHECK(in.good(), Io, "cannot open weights file ", path.string());
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0);
+  weights_.resize(size_t(std::max<std::streamoff>(size, 0)));
+  in.read(reinterpret_cast<char*>(weights_.data()), std::streamsize(weights_.size()));
+  VX_CHECK(in.good() || weights_.empty(), Io, "cannot read weights file ", path.string());
+  weights_origin_ = path.string();
+  committed_.reset();
+  dirty_ = true;
+}
+
+void Filter::set_weights_blob(std::span<const std::byte> blob) {
+  weights_.assign(blob.begin(), blob.end());
+  weights_origin_ = "<memory blob>";
+  committed_.reset();
+  dirty_ = true;
+}
+
+void Filter::commit() {
+  VX_CHECK(!weights_.empty(), InvalidArgument, "no weights: set a .tza file or blob before commit");
+  VX_CHECK(color_.valid(), InvalidArgument, "no 'color' image set");
+  VX_CHECK(output_.valid(), InvalidArgument, "no 'output' image set");
+  auto same_size = [&](const ImageView& v, const char* name) {
+    VX_CHECK(!v.valid() || (v.width == color_.width && v.height == color_.height), InvalidArgument, "image '", name,
+             "' is ", v.width, "x", v.height, " but 'color' is ", color_.width, "x", color_.height);
+  };
+  same_size(albedo_, "albedo");
+  same_size(normal_, "normal");
+  same_size(output_, "output");
+  VX_CHECK(!normal_.valid() || albedo_.valid(), InvalidArgument,
+           "a 'normal' image needs an 'albedo' image too (OIDN's networks take color, color+albedo or "
+           "color+albedo+normal)");
+  VX_CHECK(params_.hdr || params_.input_scale != params_.input_scale || params_.input_scale > 0, InvalidArgument,
+           "inputScale must be positive");
+  VX_CHECK(!(params_.hdr && params_.srgb), InvalidArgument, "hdr and srgb cannot both be set");
+
+  if (!committed_) {
+    auto c = std::make_unique<Committed>();
+    TzaFile tza;
+    VX_WITH_CONTEXT(cat("weights ", weights_origin_), tza = parse_tza(weights_));
+    VX_WITH_CONTEXT(cat("weights ", weights_origin_), c->spec = detect_unet_spec(tza));
+    c->network = device_->make_network(build_unet_graph(c->spec, tza), params_.precision);
+    committed_ = std::move(c);
+  }
+  const int ic = committed_->spec.input_channels;
+  const int given = 3 + (albedo_.valid() ? 3 : 0) + (normal_.valid() ? 3 : 0);
+  VX_CHECK(given == ic, InvalidArgument, "the weights (", weights_origin_, ") take ", ic, " input channels (",
+           ic == 3 ? "color" : ic == 6 ? "color, albedo" : "color, albedo, normal", ") but ", given,
+           " were given (", given == 3 ? "color" : given == 6 ? "color, albedo" : "color, albedo, normal", ")");
+
+  // Tile size: the user's cap, and the largest square tile whose memory fits maxMemoryMB.
+  int max_side = params_.max_tile_size;
+  if (params_.max_memory_mb > 0) {
+    const int probe = 256;
+    const double bytes_per_pixel =
+        double(committed_->network->arena_bytes(probe, probe)) / (probe * probe) + (ic + 3) * 4.0;
+    const double pixels = double(params_.max_memory_mb) * 1024 * 1024 / bytes_per_pixel;
+    const int side = std::max(kTileAlignment, int(std::sqrt(pixels)) / kTileAlignment * kTileAlignment);
+    max_side = max_side > 0 ? std::min(max_side, side) : side;
+  }
+  committed_->layout = make_tile_layout(color_.width, color_.height, committed_->spec.receptive_field, max_side);
+  dirty_ = false;
+}
+
+void Filter::execute() {
+  if (dirty_ || !committed_) commit();
+  const auto t0 = Clock::now();
+  Committed& c = *committed_;
+  stats_ = {};
+
+  ProcessingParams p;
+  p.hdr = params_.hdr;
+  p.transfer = transfer_for(params_.hdr, params_.srgb);
+  p.input_channels = c.spec.input_channels;
+  if (std::isnan(params_.input_scale))
+    p.input_scale = params_.hdr ? compute_autoexposure(color_) : 1.0f;
+  else
+    p.input_scale = params_.input_scale;
+  VX_CHECK(std::isfinite(p.input_scale) && p.input_scale > 0, InvalidArgument, "inputScale ", p.input_scale,
+           " is not a positive finite number");
+
+  // In-place filtering with several tiles: read the inputs from a copy.
+  const bool several_tiles = c.layout.tiles.size() > 1;
+  std::optional<ImageCopy> color_copy, albedo_copy, normal_copy;
+  if (several_tiles && overlaps(output_, color_)) color_copy.emplace(color_);
+  if (several_tiles && overlaps(output_, albedo_)) albedo_copy.emplace(albedo_);
+  if (several_tiles && overlaps(output_, normal_)) normal_copy.emplace(normal_);
+  const ImageView& color = color_copy ? color_copy->view : color_;
+  const ImageView* albedo = albedo_.valid() ? (albedo_copy ? &albedo_copy->view : &albedo_) : nullptr;
+  const ImageView* normal = normal_.valid() ? (normal_copy ? &normal_copy->view : &normal_) : nullptr;
+
+  Tensor input(DType::f32, {1, c.spec.input_channels, c.layout.tile_height, c.layout.tile_width});
+  std::vector<LayerTiming> tile_profile;
+  const size_t n = c.layout.tiles.size();
+  if (progress_ && !progress_(0.0)) fail(ErrorCode::Cancelled, "denoising cancelled by the progress callback");
+  for (size_t i = 0; i < n; ++i) {
+    const Tile& tile = c.layout.tiles[i];
+    process_input_tile(color, albedo, normal, tile, p, input);
+    const auto tn = Clock::now();
+    tile_profile.clear();
+    Tensor out = c.network->run(input, profiling_ ? &tile_profile : nullptr);
+    stats_.ms_network += ms_since(tn);
+    process_output_tile(out, tile, p, output_);
+    if (profiling_) {
+      if (stats_.layers.empty()) stats_.layers = tile_profile;
+      else
+        for (size_t k = 0; k < std::min(stats_.layers.size(), tile_profile.size()); ++k)
+          stats_.layers[k].ms += tile_profile[k].ms;
+    }
+    if (progress_ && !progress_(double(i + 1) / double(n)))
+      fail(ErrorCode::Cancelled, cat("denoising cancelled by the progress callback after tile ", i + 1, " of ", n));
+  }
+  stats_.input_scale = p.input_scale;
+  stats_.tiles = int(n);
+  stats_.tile_width = c.layout.tile_width;
+  stats_.tile_height = c.layout.tile_height;
+  stats_.arena_bytes = c.network->arena_bytes(c.layout.tile_height, c.layout.tile_width);
+  stats_.sum_activation_bytes = c.network->sum_activation_bytes(c.layout.tile_height, c.layout.tile_width);
+  stats_.ms_total = ms_since(t0);
+}
+
+std::string Filter::describe() const {
+  if (!committed_) return "(not committed)";
+  const UNetSpec& s = committed_->spec;
+  return cat(unet_variant_name(s.variant), " U-Net, ", s.input_channels, " input channels, ", s.parameter_count(),
+             " parameters, on ", committed_->network->device_name());
+}
+
+}  // namespace vx::denoise

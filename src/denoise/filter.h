@@ -1,0 +1,97 @@
+// The denoising filter, with OIDN's concepts so that switching is easy: a device, a filter with
+// images ("color", "albedo", "normal", "output"), named parameters ("hdr", "srgb", "cleanAux",
+// "inputScale", "quality", "maxMemoryMB", plus our "maxTileSize", "precision"), weights from a file
+// or a blob, a progress callback that can cancel, commit() then execute().
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "denoise/image_view.h"
+#include "denoise/network.h"
+
+namespace vx::denoise {
+
+enum class Quality { fast, balanced, high };
+enum class Precision { automatic, fp32, fp16 };
+
+struct FilterParams {
+  bool hdr = false;
+  bool srgb = false;
+  bool clean_aux = false;
+  float input_scale = NAN;  // NaN: automatic (autoexposure for HDR, 1 for LDR)
+  Quality quality = Quality::high;
+  int max_memory_mb = -1;   // -1: no limit beyond max_tile_size
+  int max_tile_size = 0;    // largest tile side in pixels; 0 = chosen from max_memory_mb (or untiled)
+  Precision precision = Precision::automatic;
+};
+
+// Returns false to cancel; progress goes from 0 to 1.
+using ProgressFn = std::function<bool(double progress)>;
+
+struct ExecuteStats {
+  double ms_total = 0;      // whole execute()
+  double ms_network = 0;    // inside the network
+  float input_scale = 1;    // the resolved scale (autoexposure)
+  int tiles = 0;
+  int tile_width = 0, tile_height = 0;
+  size_t arena_bytes = 0;   // per tile, from the liveness planner
+  size_t sum_activation_bytes = 0;
+  std::vector<LayerTiming> layers;  // filled when profiling is on (summed over tiles)
+};
+
+class Device;
+
+class Filter {
+ public:
+  explicit Filter(std::shared_ptr<Device> device);
+  ~Filter();
+
+  void set_image(const std::string& name, const ImageView& image);  // color, albedo, normal, output
+  void unset_image(const std::string& name);
+  FilterParams& params() { return params_; }
+  void set_weights_file(const std::filesystem::path& path);
+  void set_weights_blob(std::span<const std::byte> blob);  // copied
+  void set_progress(ProgressFn fn) { progress_ = std::move(fn); }
+  void set_profiling(bool on) { profiling_ = on; }
+
+  // Validates images and weights, builds the network (expensive; cached until something changes).
+  void commit();
+  // Denoises color (+albedo, +normal) into output. Throws vx::Error (Cancelled when the callback
+  // said stop; output is then partially written).
+  void execute();
+  const ExecuteStats& stats() const { return stats_; }
+  // Description of the committed network: variant, input channels, parameters, device.
+  std::string describe() const;
+
+ private:
+  std::shared_ptr<Device> device_;
+  ImageView color_, albedo_, normal_, output_;
+  FilterParams params_;
+  std::vector<std::byte> weights_;
+  std::string weights_origin_;
+  ProgressFn progress_;
+  bool profiling_ = false;
+  bool dirty_ = true;
+  ExecuteStats stats_;
+  struct Committed;
+  std::unique_ptr<Committed> committed_;
+};
+
+// A device: where the network runs. "cpu", "vulkan", "vulkan:N" or "auto" (a discrete GPU if one
+// is present, else the CPU).
+class Device {
+ public:
+  static std::shared_ptr<Device> create(const std::string& kind, int threads = 0);
+  virtual ~Device() = default;
+  virtual std::string name() const = 0;
+  virtual std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision) = 0;
+};
+
+}  // namespace vx::denoise

@@ -1,0 +1,143 @@
+// volvox denoise: OIDN-compatible denoising of image files.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "command.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "denoise/filter.h"
+#include "denoise/weights_store.h"
+#include "formats/image_io.h"
+
+namespace vx::cli {
+namespace {
+
+struct DenoiseArgs {
+  std::string weights, color, albedo, normal, output;
+  bool hdr = false, srgb = false, clean_aux = false, json = false, profile = false;
+  float input_scale = NAN;
+  std::string device = "auto", precision = "auto", quality = "high";
+  int max_tile = 0, max_memory_mb = -1, threads = 0;
+};
+
+bool is_png(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& ch : ext) ch = char(std::tolower(ch));
+  return ext == ".png";
+}
+
+denoise::ImageView view_of(Image& image) {
+  denoise::ImageView v;
+  v.data = image.pixels.data();
+  v.width = image.width;
+  v.height = image.height;
+  v.channels = std::min(image.channels, 3);
+  v.pixel_stride = size_t(image.channels) * sizeof(float);
+  return v;
+}
+
+void run_denoise(const DenoiseArgs& a) {
+  if (a.threads > 0) ThreadPool::set_global_threads(a.threads);
+  Image color = read_image(a.color);
+  Image albedo, normal;
+  if (!a.albedo.empty()) albedo = read_image(a.albedo);
+  if (!a.normal.empty()) {
+    normal = read_image(a.normal);
+    // PNG stores normals as n * 0.5 + 0.5; the filter wants [-1, 1].
+    if (is_png(a.normal))
+      for (float& v : normal.pixels) v = v * 2.0f - 1.0f;
+  }
+  auto check_size = [&](const Image& img, const std::string& name, const std::string& path) {
+    VX_CHECK(img.width == color.width && img.height == color.height, InvalidArgument, name, " image ", path, " is ",
+             img.width, "x", img.height, " but the color image ", a.color, " is ", color.width, "x", color.height);
+  };
+  if (!albedo.empty()) check_size(albedo, "albedo", a.albedo);
+  if (!normal.empty()) check_size(normal, "normal", a.normal);
+
+  const std::string weights_path =
+      denoise::resolve_weights(a.weights, denoise::weights_name_for(a.hdr, !albedo.empty(), !normal.empty(), a.clean_aux))
+          .string();
+
+  Image output(color.width, color.height, 3);
+  auto device = denoise::Device::create(a.device, a.threads);
+  denoise::Filter filter(device);
+  filter.set_image("color", view_of(color));
+  if (!albedo.empty()) filter.set_image("albedo", view_of(albedo));
+  if (!normal.empty()) filter.set_image("normal", view_of(normal));
+  filter.set_image("output", view_of(output));
+  filter.params().hdr = a.hdr;
+  filter.params().srgb = a.srgb;
+  filter.params().clean_aux = a.clean_aux;
+  filter.params().input_scale = a.input_scale;
+  filter.params().max_tile_size = a.max_tile;
+  filter.params().max_memory_mb = a.max_memory_mb;
+  filter.params().precision = a.precision == "fp32"   ? denoise::Precision::fp32
+                              : a.precision == "fp16" ? denoise::Precision::fp16
+                                                      : denoise::Precision::automatic;
+  filter.set_profiling(a.profile);
+  filter.set_weights_file(weights_path);
+  const bool bar = !a.json && isatty(STDERR_FILENO);
+  if (bar)
+    filter.set_progress([](double p) {
+      const int width = 40, done = int(p * width + 0.5);
+      std::fprintf(stderr, "\r[%.*s%*s] %3d%%", done, "========================================", width - done, "",
+                   int(p * 100 + 0.5));
+      std::fflush(stderr);
+      return true;
+    });
+  filter.commit();
+  filter.execute();
+  if (bar) std::fprintf(stderr, "\n");
+  write_image(a.output, output);
+
+  const denoise::ExecuteStats& s = filter.stats();
+  if (a.profile) {
+    std::printf("%-24s %-16s %-20s %10s\n", "layer", "op", "kernel", "ms");
+    for (const auto& l : s.layers) std::printf("%-24s %-16s %-20s %10.3f\n", l.name.c_str(), l.op.c_str(), l.variant.c_str(), l.ms);
+  }
+  if (a.json) {
+    nlohmann::json j = {{"command", "denoise"},         {"width", color.width},
+                        {"height", color.height},       {"device", device->name()},
+                        {"network", filter.describe()}, {"ms_total", s.ms_total},
+                        {"ms_network", s.ms_network},   {"tiles", s.tiles},
+                        {"tile_width", s.tile_width},   {"tile_height", s.tile_height},
+                        {"input_scale", s.input_scale}, {"arena_bytes", s.arena_bytes},
+                        {"sum_activation_bytes", s.sum_activation_bytes}};
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::fprintf(stderr, "denoised %dx%d in %.1f ms (%d tile%s, %s) -> %s\n", color.width, color.height, s.ms_total,
+                 s.tiles, s.tiles == 1 ? "" : "s", filter.describe().c_str(), a.output.c_str());
+  }
+}
+
+void setup(CLI::App& app) {
+  auto args = std::make_shared<DenoiseArgs>();
+  CLI::App* cmd = app.add_subcommand("denoise", "Denoise a rendered image with OIDN's U-Net");
+  cmd->add_option("--weights", args->weights, "OIDN .tza weights (default: $VOLVOX_WEIGHTS or the cache)");
+  cmd->add_option("--color", args->color, "noisy color image (.exr .pfm .hdr .png)")->required();
+  cmd->add_option("--albedo", args->albedo, "albedo image");
+  cmd->add_option("--normal", args->normal, "normal image ([-1,1]; PNG as n*0.5+0.5)");
+  cmd->add_option("-o,--output", args->output, "output image")->required();
+  cmd->add_flag("--hdr", args->hdr, "color is HDR (linear radiance)");
+  cmd->add_flag("--srgb", args->srgb, "LDR color is sRGB-encoded already");
+  cmd->add_flag("--clean-aux", args->clean_aux, "albedo and normal are noise-free (selects *_calb_cnrm weights)");
+  cmd->add_option("--input-scale", args->input_scale, "scale applied to color (default: autoexposure for HDR)");
+  cmd->add_option("--device", args->device, "cpu, vulkan, vulkan:N or auto")->capture_default_str();
+  cmd->add_option("--precision", args->precision, "fp32, fp16 or auto")->check(CLI::IsMember({"fp32", "fp16", "auto"}));
+  cmd->add_option("--quality", args->quality, "fast, balanced or high (weights choice)")
+      ->check(CLI::IsMember({"fast", "balanced", "high"}));
+  cmd->add_option("--max-tile", args->max_tile, "largest tile side in pixels (0: untiled)");
+  cmd->add_option("--max-memory-mb", args->max_memory_mb, "memory cap for tiles");
+  cmd->add_option("--threads", args->threads, "CPU threads (0: all)");
+  cmd->add_flag("--json", args->json, "print one JSON line with timings");
+  cmd->add_flag("--profile", args->profile, "print per-layer times and kernel variants");
+  cmd->callback([args] { run_denoise(*args); });
+}
+
+VX_REGISTER_COMMAND(denoise, setup);
+
+}  // namespace
+}  // namespace vx::cli
