@@ -1,0 +1,65 @@
+// Volvox C++ wrapper over the C API (header-only): RAII handles, exceptions on error.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "volvox/volvox.h"
+
+namespace volvox {
+
+class Exception : public std::runtime_error {
+ public:
+  Exception(VXError code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  VXError code() const { return code_; }
+
+ private:
+  VXError code_;
+};
+
+class DeviceRef {
+ public:
+  explicit DeviceRef(const char* kind = "auto", int threads = 0) : device_(vxNewDevice(kind, threads)) { check(); }
+  ~DeviceRef() { vxReleaseDevice(device_); }
+  DeviceRef(const DeviceRef&) = delete;
+  DeviceRef& operator=(const DeviceRef&) = delete;
+  VXDevice get() const { return device_; }
+  // Throws the device's pending error, if any.
+  void check() const {
+    const char* message = nullptr;
+    VXError e = vxGetDeviceError(device_, &message);
+    if (e != VX_ERROR_NONE) throw Exception(e, message ? message : "volvox error");
+  }
+
+ private:
+  VXDevice device_;
+};
+
+class FilterRef {
+ public:
+  FilterRef(const DeviceRef& device, const char* type = "RT") : device_(device), filter_(vxNewFilter(device.get(), type)) {
+    device_.check();
+  }
+  ~FilterRef() { vxReleaseFilter(filter_); }
+  FilterRef(const FilterRef&) = delete;
+  FilterRef& operator=(const FilterRef&) = delete;
+
+  void set_image(const char* name, void* ptr, VXFormat format, size_t w, size_t h, size_t pixel_stride = 0,
+                 size_t row_stride = 0) {
+    vxSetFilterImage(filter_, name, ptr, format, w, h, pixel_stride, row_stride);
+    device_.check();
+  }
+  void set(const char* name, bool v) { vxSetFilterBool(filter_, name, v), device_.check(); }
+  void set(const char* name, int v) { vxSetFilterInt(filter_, name, v), device_.check(); }
+  void set(const char* name, float v) { vxSetFilterFloat(filter_, name, v), device_.check(); }
+  void set_weights_file(const char* path) { vxSetFilterWeightsFile(filter_, path), device_.check(); }
+  void set_weights(const void* blob, size_t size) { vxSetFilterWeights(filter_, blob, size), device_.check(); }
+  void commit() { vxCommitFilter(filter_), device_.check(); }
+  void execute() { vxExecuteFilter(filter_), device_.check(); }
+
+ private:
+  const DeviceRef& device_;
+  VXFilter filter_;
+};
+
+}  // namespace volvox

@@ -1,0 +1,207 @@
+// The C API over denoise::Device and denoise::Filter. Every entry point catches everything: an
+// error is stored on the device (first one wins until read) and never crosses the C boundary.
+#include <cmath>
+#include <mutex>
+#include <string>
+
+#include "core/error.h"
+#include "denoise/filter.h"
+#include "volvox/volvox.h"
+
+struct VXDeviceImpl {
+  std::shared_ptr<vx::denoise::Device> device;
+  std::mutex mutex;
+  VXError error = VX_ERROR_NONE;
+  std::string message;
+};
+
+struct VXFilterImpl {
+  VXDeviceImpl* owner;
+  vx::denoise::Filter filter;
+};
+
+namespace {
+
+VXDeviceImpl g_no_device;  // holds errors of vxNewDevice and of calls on null handles
+
+VXError to_c(vx::ErrorCode code) {
+  switch (code) {
+    case vx::ErrorCode::InvalidArgument: return VX_ERROR_INVALID_ARGUMENT;
+    case vx::ErrorCode::InvalidFile: return VX_ERROR_INVALID_FILE;
+    case vx::ErrorCode::Unsupported: return VX_ERROR_UNSUPPORTED;
+    case vx::ErrorCode::Io: return VX_ERROR_IO;
+    case vx::ErrorCode::OutOfMemory: return VX_ERROR_OUT_OF_MEMORY;
+    case vx::ErrorCode::DeviceLost: return VX_ERROR_DEVICE_LOST;
+    case vx::ErrorCode::Cancelled: return VX_ERROR_CANCELLED;
+    case vx::ErrorCode::Internal: return VX_ERROR_INTERNAL;
+  }
+  return VX_ERROR_INTERNAL;
+}
+
+void record(VXDeviceImpl* d, VXError e, const std::string& message) {
+  if (!d) d = &g_no_device;
+  std::lock_guard<std::mutex> lock(d->mutex);
+  if (d->error == VX_ERROR_NONE) {
+    d->error = e;
+    d->message = message;
+  }
+}
+
+// Runs fn, turning any exception into an error recorded on device d.
+template <class Fn>
+void guarded(VXDeviceImpl* d, Fn&& fn) {
+  try {
+    fn();
+  } catch (const vx::Error& e) {
+    record(d, to_c(e.code()), e.what());
+  } catch (const std::bad_alloc&) {
+    record(d, VX_ERROR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    record(d, VX_ERROR_INTERNAL, e.what());
+  }
+}
+
+VXDeviceImpl* owner_of(VXFilter f) { return f ? f->owner : nullptr; }
+
+#define VX_REQUIRE_FILTER(f)                                                   \
+  if (!(f)) {                                                                  \
+    record(nullptr, VX_ERROR_INVALID_ARGUMENT, "null filter handle");          \
+    return;                                                                    \
+  }
+
+}  // namespace
+
+extern "C" {
+
+VXDevice vxNewDevice(const char* kind, int num_threads) {
+  VXDevice result = nullptr;
+  guarded(nullptr, [&] {
+    auto d = std::make_unique<VXDeviceImpl>();
+    d->device = vx::denoise::Device::create(kind ? kind : "auto", num_threads);
+    result = d.release();
+  });
+  return result;
+}
+
+void vxReleaseDevice(VXDevice device) { delete device; }
+
+VXError vxGetDeviceError(VXDevice device, const char** message) {
+  VXDeviceImpl* d = device ? device : &g_no_device;
+  std::lock_guard<std::mutex> lock(d->mutex);
+  VXError e = d->error;
+  static thread_local std::string last;
+  last = d->message;
+  if (message) *message = e == VX_ERROR_NONE ? nullptr : last.c_str();
+  d->error = VX_ERROR_NONE;
+  d->message.clear();
+  return e;
+}
+
+VXFilter vxNewFilter(VXDevice device, const char* type) {
+  VXFilter result = nullptr;
+  guarded(device, [&] {
+    VX_CHECK(device != nullptr, InvalidArgument, "null device handle");
+    VX_CHECK(type && std::string(type) == "RT", Unsupported, "unknown filter type '", type ? type : "(null)",
+             "' (supported: RT)");
+    result = new VXFilterImpl{device, vx::denoise::Filter(device->device)};
+  });
+  return result;
+}
+
+void vxReleaseFilter(VXFilter filter) { delete filter; }
+
+void vxSetFilterImage(VXFilter filter, const char* name, void* ptr, VXFormat format, size_t width, size_t height,
+                      size_t pixel_byte_stride, size_t row_byte_stride) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] {
+    vx::denoise::ImageView v;
+    v.data = ptr;
+    v.type = int(format) >= VX_FORMAT_HALF ? vx::denoise::PixelType::f16 : vx::denoise::PixelType::f32;
+    v.channels = int(format) % 10;
+    VX_CHECK(v.channels >= 1 && v.channels <= 3, InvalidArgument, "unknown image format ", int(format));
+    VX_CHECK(width <= (1u << 20) && height <= (1u << 20), InvalidArgument, "image '", name, "' is too large");
+    v.width = int(width);
+    v.height = int(height);
+    v.pixel_stride = pixel_byte_stride;
+    v.row_stride = row_byte_stride;
+    filter->filter.set_image(name ? name : "", v);
+  });
+}
+
+void vxUnsetFilterImage(VXFilter filter, const char* name) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] { filter->filter.unset_image(name ? name : ""); });
+}
+
+void vxSetFilterBool(VXFilter filter, const char* name, bool value) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] {
+    const std::string n = name ? name : "";
+    auto& p = filter->filter.params();
+    if (n == "hdr") p.hdr = value;
+    else if (n == "srgb") p.srgb = value;
+    else if (n == "cleanAux") p.clean_aux = value;
+    else vx::fail(vx::ErrorCode::InvalidArgument, "unknown bool parameter '" + n + "'");
+  });
+}
+
+void vxSetFilterInt(VXFilter filter, const char* name, int value) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] {
+    const std::string n = name ? name : "";
+    auto& p = filter->filter.params();
+    if (n == "maxMemoryMB") p.max_memory_mb = value;
+    else if (n == "maxTileSize") p.max_tile_size = value;
+    else if (n == "quality") {
+      VX_CHECK(value >= 0 && value <= 2, InvalidArgument, "quality must be 0, 1 or 2");
+      p.quality = vx::denoise::Quality(value);
+    } else if (n == "precision") {
+      VX_CHECK(value >= 0 && value <= 2, InvalidArgument, "precision must be 0 (auto), 1 (fp32) or 2 (fp16)");
+      p.precision = vx::denoise::Precision(value);
+    } else {
+      vx::fail(vx::ErrorCode::InvalidArgument, "unknown int parameter '" + n + "'");
+    }
+  });
+}
+
+void vxSetFilterFloat(VXFilter filter, const char* name, float value) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] {
+    const std::string n = name ? name : "";
+    VX_CHECK(n == "inputScale", InvalidArgument, "unknown float parameter '", n, "'");
+    filter->filter.params().input_scale = value;
+  });
+}
+
+void vxSetFilterWeightsFile(VXFilter filter, const char* path) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] { filter->filter.set_weights_file(path ? path : ""); });
+}
+
+void vxSetFilterWeights(VXFilter filter, const void* blob, size_t size) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] {
+    VX_CHECK(blob != nullptr || size == 0, InvalidArgument, "null weights blob");
+    filter->filter.set_weights_blob({static_cast<const std::byte*>(blob), size});
+  });
+}
+
+void vxSetFilterProgressMonitorFunction(VXFilter filter, VXProgressMonitorFunction fn, void* user_ptr) {
+  VX_REQUIRE_FILTER(filter);
+  if (fn)
+    filter->filter.set_progress([fn, user_ptr](double p) { return fn(user_ptr, p); });
+  else
+    filter->filter.set_progress({});
+}
+
+void vxCommitFilter(VXFilter filter) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] { filter->filter.commit(); });
+}
+
+void vxExecuteFilter(VXFilter filter) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] { filter->filter.execute(); });
+}
+
+}  // extern "C"
