@@ -1,0 +1,48 @@
+// Shared by the denoise tests: views over vx::Image, filters over weight blobs, sample renders.
+#pragma once
+#include <vector>
+
+#include "denoise/filter.h"
+#include "denoise/unet_spec.h"
+#include "formats/image.h"
+#include "formats/tza.h"
+
+namespace vx::test {
+
+inline denoise::ImageView view_of(Image& image) {
+  denoise::ImageView v;
+  v.data = image.pixels.data();
+  v.width = image.width;
+  v.height = image.height;
+  v.channels = std::min(image.channels, 3);
+  v.pixel_stride = size_t(image.channels) * sizeof(float);
+  return v;
+}
+
+inline std::vector<std::byte> random_weights_blob(UNetVariant variant, int input_channels, uint64_t seed = 7) {
+  return write_tza(make_random_unet_weights(variant, input_channels, seed));
+}
+
+struct DenoiseInputs {
+  Image color, albedo, normal;
+};
+
+// Runs the CPU filter; aux images are used when non-empty.
+inline Image denoise_cpu(DenoiseInputs& in, std::span<const std::byte> weights, bool hdr, int max_tile = 0,
+                         bool srgb = false) {
+  Image out(in.color.width, in.color.height, 3);
+  denoise::Filter f(denoise::Device::create("cpu"));
+  f.set_image("color", view_of(in.color));
+  if (!in.albedo.empty()) f.set_image("albedo", view_of(in.albedo));
+  if (!in.normal.empty()) f.set_image("normal", view_of(in.normal));
+  f.set_image("output", view_of(out));
+  f.params().hdr = hdr;
+  f.params().srgb = srgb;
+  f.params().max_tile_size = max_tile;
+  f.set_weights_blob(weights);
+  f.commit();
+  f.execute();
+  return out;
+}
+
+}  // namespace vx::test

@@ -1,0 +1,110 @@
+// Denoising quality with OIDN's real weights (../shared/weights): on a sample scene rendered at
+// 4 spp, each weight file must raise the PSNR against the converged reference by >= 10 dB; on the
+// real 1024x1024 render in ../shared/images the output must be finite and in range.
+#include <cmath>
+#include <fstream>
+
+#include "common/test_util.h"
+#include "denoise/denoise_helpers.h"
+#include "denoise/image_metrics.h"
+#include "formats/image_io.h"
+#include "samples/path_tracer.h"
+
+namespace vx {
+namespace {
+
+std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(bytes.size());
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+struct SampleScene {
+  samples::RenderOutput noisy;
+  Image reference;
+};
+
+// One render shared by the tests of this file (rendering the reference is the slow part).
+const SampleScene& sample_scene() {
+  static const SampleScene scene = [] {
+    samples::RenderSettings s;
+    s.scene = "room";
+    s.width = 256;
+    s.height = 256;
+    s.spp = 4;
+    s.seed = 11;
+    SampleScene out;
+    out.noisy = samples::render_scene(s);
+    s.spp = 1024;
+    s.seed = 12;
+    out.reference = samples::render_scene(s).color;
+    return out;
+  }();
+  return scene;
+}
+
+// LDR versions of the scene: what an LDR renderer would hand over (linear, clamped to [0, 1]).
+Image clamp01(Image img) {
+  for (float& v : img.pixels) v = std::clamp(v, 0.0f, 1.0f);
+  return img;
+}
+
+struct QualityCase {
+  const char* weights;
+  bool hdr, albedo, normal;
+};
+
+class Quality : public ::testing::TestWithParam<QualityCase> {};
+
+TEST_P(Quality, RaisesPsnrByTenDecibels) {
+  VX_REQUIRE_SHARED(shared);
+  const QualityCase& q = GetParam();
+  const SampleScene& scene = sample_scene();
+  test::DenoiseInputs in;
+  in.color = q.hdr ? scene.noisy.color : clamp01(scene.noisy.color);
+  if (q.albedo) in.albedo = scene.noisy.albedo;
+  if (q.normal) in.normal = scene.noisy.normal;
+  const Image reference = q.hdr ? scene.reference : clamp01(scene.reference);
+  const Image denoised = test::denoise_cpu(in, read_bytes(shared / "weights" / q.weights), q.hdr);
+  const double before = denoise::display_psnr(reference, in.color);
+  const double after = denoise::display_psnr(reference, denoised);
+  RecordProperty("psnr_noisy", std::to_string(before));
+  RecordProperty("psnr_denoised", std::to_string(after));
+  std::printf("%s: noisy %.2f dB -> denoised %.2f dB\n", q.weights, before, after);
+  EXPECT_GE(after - before, 10.0) << "noisy " << before << " dB, denoised " << after << " dB";
+}
+
+INSTANTIATE_TEST_SUITE_P(RealWeights, Quality,
+                         ::testing::Values(QualityCase{"rt_hdr_alb_nrm.tza", true, true, true},
+                                           QualityCase{"rt_ldr_alb_nrm.tza", false, true, true},
+                                           QualityCase{"rt_ldr.tza", false, false, false}),
+                         [](const auto& info) {
+                           std::string n = info.param.weights;
+                           return n.substr(0, n.find('.'));
+                         });
+
+TEST(RealRender, SharedImageDenoisesToFiniteValuesInRange) {
+  VX_REQUIRE_SHARED(shared);
+  test::DenoiseInputs in;
+  in.color = read_image(shared / "images" / "noisy.png");
+  in.albedo = read_image(shared / "images" / "albedo.png");
+  in.normal = read_image(shared / "images" / "normal.png");
+  for (float& v : in.normal.pixels) v = v * 2.0f - 1.0f;  // PNG normals are stored as n * 0.5 + 0.5
+  const Image out = test::denoise_cpu(in, read_bytes(shared / "weights" / "rt_ldr_alb_nrm.tza"), false, 0, true);
+  double sum_in = 0, sum_out = 0;
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const float v = out.at(x, y, c);
+        ASSERT_TRUE(std::isfinite(v) && v >= 0.0f && v <= 1.0f) << x << "," << y << " = " << v;
+        sum_out += v;
+        sum_in += in.color.at(x, y, c);
+      }
+  // Denoising keeps the image's overall brightness (within 5%).
+  EXPECT_NEAR(sum_out / sum_in, 1.0, 0.05);
+}
+
+}  // namespace
+}  // namespace vx
