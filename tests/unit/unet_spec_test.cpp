@@ -1,7 +1,9 @@
 // U-Net specs: the numbers OIDN publishes, detection and validation on synthetic and real weights,
 // and the graph the builder emits (plain ONNX ops as passes/fused_ops.h documents).
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <sys/wait.h>
 
 #include "common/test_util.h"
 #include "denoise/unet_spec.h"
@@ -348,6 +350,44 @@ TEST(UNetGraph, RejectsWeightsOfAnotherSpec) {
               std::string::npos)
         << e.what();
   }
+}
+
+// Runs a shell command; returns its exit status and what it wrote (stdout and stderr).
+std::pair<int, std::string> run_command(const std::string& command) {
+  std::string output;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return {-1, output};
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(InspectCli, DescribesAUNetAndRejectsBadFiles) {
+  const std::string cli = test::cli_path();
+  if (!std::filesystem::exists(cli)) GTEST_SKIP() << cli << " is not built";
+  std::filesystem::path dir = test::temp_dir();
+  write_tza_file(dir / "small6.tza", make_random_unet_weights(UNetVariant::small, 6, 2));
+  auto [status, out] = run_command(cli + " inspect " + (dir / "small6.tza").string());
+  EXPECT_EQ(status, 0) << out;
+  for (const char* line : {"variant:         small\n", "input channels:  6\n", "parameters:      318,307\n",
+                           "MACs per pixel:  60,408 (60.4k)\n", "receptive field: 174 px",
+                           "dec_conv1a.weight  [32, 38, 3, 3]    oihw    f16\n"})
+    EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
+
+  // Not a U-Net: one line naming the problem, exit status 1.
+  TzaFile broken = make_random_unet_weights(UNetVariant::large, 3, 2);
+  erase(broken, "dec_conv2b.bias");
+  write_tza_file(dir / "broken.tza", broken);
+  std::tie(status, out) = run_command(cli + " inspect " + (dir / "broken.tza").string());
+  EXPECT_EQ(status, 1);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("not a large U-Net with 3 input channels: missing tensor 'dec_conv2b.bias'"), std::string::npos)
+      << out;
+
+  std::tie(status, out) = run_command(cli + " inspect " + (dir / "model.xyz").string());
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(out.find("unknown file type '.xyz'"), std::string::npos) << out;
 }
 
 }  // namespace
