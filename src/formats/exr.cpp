@@ -16,6 +16,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/half.h"
 #include "formats/image_codecs.h"
 
 namespace vx::image_codecs {
@@ -137,14 +138,21 @@ std::vector<uint8_t> encode_exr(const Image& image, bool half) {
     Imf::Header header(image.width, image.height);
     header.compression() = Imf::ZIP_COMPRESSION;
     const Imf::PixelType type = half ? Imf::HALF : Imf::FLOAT;
+    // OpenEXR converts pixel types when reading but not when writing: give it halves for half files.
+    std::vector<uint16_t> halves;
+    if (half) {
+      halves.resize(image.pixels.size());
+      for (size_t i = 0; i < halves.size(); ++i) halves[i] = float_to_half(image.pixels[i]);
+    }
+    const size_t value_size = half ? sizeof(uint16_t) : sizeof(float);
+    const char* base = half ? reinterpret_cast<const char*>(halves.data()) : reinterpret_cast<const char*>(image.pixels.data());
+    const size_t x_stride = value_size * size_t(image.channels);
     Imf::FrameBuffer frame;
-    const size_t x_stride = sizeof(float) * size_t(image.channels);
     for (int k = 0; k < image.channels; ++k) {
       const char* name = kNames[image.channels][k];
       header.channels().insert(name, Imf::Channel(type));
-      // The library converts our floats to the file's half when needed (round to nearest).
-      frame.insert(name, Imf::Slice(Imf::FLOAT, const_cast<char*>(reinterpret_cast<const char*>(image.pixels.data() + k)),
-                                    x_stride, x_stride * size_t(image.width)));
+      frame.insert(name, Imf::Slice(type, const_cast<char*>(base + value_size * size_t(k)), x_stride,
+                                    x_stride * size_t(image.width)));
     }
     MemoryOutputStream stream;
     {

@@ -1,9 +1,10 @@
 // Radiance HDR (.hdr, RGBE): a text header ("#?RADIANCE", FORMAT=32-bit_rle_rgbe, a blank line, a
 // resolution line such as "-Y 480 +X 640") then one scanline per row, each either flat (4 bytes per
 // pixel) or "new" run-length encoded (per-channel runs, widths 8..32767). The old 1,1,1 repeat
-// encoding of 1980s files is not supported. RGBE decoding follows Radiance's colr_color (mantissa +
-// 0.5) and encoding its setcolr (truncation), so the round trip error is at most 1/256 of the
-// pixel's largest channel. Only RGB is stored: writing uses to_rgb; negative values are written as 0.
+// encoding of 1980s files is not supported. A channel is mantissa * 2^(exponent - 136), as stb_image
+// and OpenImageIO decode it (Radiance adds 0.5 to the mantissa, which turns black channels grey);
+// we encode with rounding to nearest, so a round trip errs by at most 1/256 of the pixel's largest
+// channel and zero stays zero. Only RGB is stored: writing uses to_rgb; negatives are written as 0.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -125,7 +126,7 @@ void rgbe_to_float(const uint8_t* rgbe, float* rgb) {
     return;
   }
   const float f = std::ldexp(1.0f, int(rgbe[3]) - (128 + 8));
-  for (int k = 0; k < 3; ++k) rgb[k] = (float(rgbe[k]) + 0.5f) * f;
+  for (int k = 0; k < 3; ++k) rgb[k] = float(rgbe[k]) * f;
 }
 
 void float_to_rgbe(const float* rgb, uint8_t* rgbe) {
@@ -139,8 +140,13 @@ void float_to_rgbe(const float* rgb, uint8_t* rgbe) {
     return;
   }
   int exponent = 0;
-  const float scale = std::frexp(largest, &exponent) * 256.0f / largest;
-  for (int k = 0; k < 3; ++k) rgbe[k] = uint8_t(std::min(255.0f, c[k] * scale));
+  std::frexp(largest, &exponent);  // largest = m * 2^exponent, m in [0.5, 1)
+  float scale = std::ldexp(1.0f, 8 - exponent);  // largest * scale in [128, 256)
+  if (std::lround(largest * scale) > 255) {  // rounds up to 256: one more bit of exponent
+    ++exponent;
+    scale *= 0.5f;
+  }
+  for (int k = 0; k < 3; ++k) rgbe[k] = uint8_t(std::lround(c[k] * scale));
   rgbe[3] = uint8_t(exponent + 128);
 }
 
