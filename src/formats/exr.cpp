@@ -1,0 +1,171 @@
+// OpenEXR through the library's generic FrameBuffer API: reads scanline or tiled single-part files
+// with half, float or uint channels R, G, B (and A), or Y (and A); writes R,G,B(,A) or Y(,A) as half
+// or float, ZIP compressed. Both directions work in memory through small stream adapters, so that
+// reading is the same for files and for the fuzz target.
+#include <ImfChannelList.h>
+#include <ImfFrameBuffer.h>
+#include <ImfHeader.h>
+#include <ImfIO.h>
+#include <ImfInputFile.h>
+#include <ImfOutputFile.h>
+#include <Iex.h>
+
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string>
+
+#include "core/error.h"
+#include "core/half.h"
+#include "formats/image_codecs.h"
+
+namespace vx::image_codecs {
+
+namespace {
+
+class MemoryInputStream : public Imf::IStream {
+ public:
+  explicit MemoryInputStream(std::span<const uint8_t> bytes) : Imf::IStream("memory"), bytes_(bytes) {}
+  bool read(char dst[], int count) override {
+    if (count < 0 || pos_ > bytes_.size() || uint64_t(count) > bytes_.size() - pos_) {
+      throw Iex::InputExc("the file ends early (truncated)");
+    }
+    std::memcpy(dst, bytes_.data() + pos_, size_t(count));
+    pos_ += uint64_t(count);
+    return pos_ < bytes_.size();
+  }
+  uint64_t tellg() override { return pos_; }
+  void seekg(uint64_t pos) override { pos_ = pos; }  // read() checks the bounds
+
+ private:
+  std::span<const uint8_t> bytes_;
+  uint64_t pos_ = 0;
+};
+
+class MemoryOutputStream : public Imf::OStream {
+ public:
+  MemoryOutputStream() : Imf::OStream("memory") {}
+  void write(const char src[], int count) override {
+    if (pos_ + uint64_t(count) > bytes_.size()) bytes_.resize(pos_ + uint64_t(count));
+    std::memcpy(bytes_.data() + pos_, src, size_t(count));
+    pos_ += uint64_t(count);
+  }
+  uint64_t tellp() override { return pos_; }
+  void seekp(uint64_t pos) override { pos_ = pos; }
+  std::vector<uint8_t>& bytes() { return bytes_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  uint64_t pos_ = 0;
+};
+
+// OpenEXR checks these limits when it reads a header, before it allocates line or tile buffers.
+void limit_openexr_sizes() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Imf::Header::setMaxImageSize(kMaxImageSide, kMaxImageSide);
+    Imf::Header::setMaxTileSize(kMaxImageSide, kMaxImageSide);
+  });
+}
+
+std::string channel_names(const Imf::ChannelList& channels) {
+  std::string names;
+  for (auto it = channels.begin(); it != channels.end(); ++it) names += cat(names.empty() ? "" : ", ", it.name());
+  return names.empty() ? "none" : names;
+}
+
+Image read_exr(std::span<const uint8_t> bytes) {
+  MemoryInputStream stream(bytes);
+  Imf::InputFile file(stream);
+  const Imf::Header& header = file.header();
+  const Imath::Box2i window = header.dataWindow();
+  const int64_t width = int64_t(window.max.x) - int64_t(window.min.x) + 1;
+  const int64_t height = int64_t(window.max.y) - int64_t(window.min.y) + 1;
+
+  const Imf::ChannelList& channels = header.channels();
+  auto has = [&](const char* name) { return channels.findChannel(name) != nullptr; };
+  std::vector<const char*> names;
+  if (has("R") || has("G") || has("B")) {
+    names = {"R", "G", "B"};  // a missing one of the three reads as 0
+  } else if (has("Y")) {
+    VX_CHECK(!has("RY") && !has("BY"), Unsupported, "OpenEXR luminance/chroma images (Y, RY, BY) are not supported");
+    names = {"Y"};
+  } else {
+    fail(ErrorCode::Unsupported, cat("OpenEXR file has no R, G, B or Y channel (channels: ", channel_names(channels), ")"));
+  }
+  if (has("A")) names.push_back("A");
+  for (const char* name : names) {
+    const Imf::Channel* channel = channels.findChannel(name);
+    VX_CHECK(!channel || (channel->xSampling == 1 && channel->ySampling == 1), Unsupported, "OpenEXR channel ", name,
+             " is subsampled");
+  }
+  const int count = int(names.size());
+  check_image_size(width, height, count);
+
+  Image image(int(width), int(height), count);
+  const size_t x_stride = sizeof(float) * size_t(count);
+  Imf::FrameBuffer frame;
+  for (int k = 0; k < count; ++k) {
+    frame.insert(names[size_t(k)], Imf::Slice::Make(Imf::FLOAT, image.pixels.data() + k, window, x_stride,
+                                                    x_stride * size_t(width)));
+  }
+  file.setFrameBuffer(frame);
+  file.readPixels(window.min.y, window.max.y);
+  return image;
+}
+
+}  // namespace
+
+Image decode_exr(std::span<const uint8_t> bytes) {
+  static const uint8_t kMagic[4] = {0x76, 0x2f, 0x31, 0x01};
+  VX_CHECK(bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0, InvalidFile,
+           "not an OpenEXR file (bad magic number)");
+  limit_openexr_sizes();
+  try {
+    return read_exr(bytes);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(ErrorCode::InvalidFile, cat("bad OpenEXR data: ", e.what()));
+  }
+}
+
+std::vector<uint8_t> encode_exr(const Image& image, bool half) {
+  static const char* const kNames[5][4] = {{}, {"Y"}, {"Y", "A"}, {"R", "G", "B"}, {"R", "G", "B", "A"}};
+  try {
+    Imf::Header header(image.width, image.height);
+    header.compression() = Imf::ZIP_COMPRESSION;
+    const Imf::PixelType type = half ? Imf::HALF : Imf::FLOAT;
+    // OpenEXR converts pixel types when reading but not when writing: give it halves for half files.
+    std::vector<uint16_t> halves;
+    if (half) {
+      halves.resize(image.pixels.size());
+      for (size_t i = 0; i < halves.size(); ++i) halves[i] = float_to_half(image.pixels[i]);
+    }
+    const size_t value_size = half ? sizeof(uint16_t) : sizeof(float);
+    const char* base = half ? reinterpret_cast<const char*>(halves.data()) : reinterpret_cast<const char*>(image.pixels.data());
+    const size_t x_stride = value_size * size_t(image.channels);
+    Imf::FrameBuffer frame;
+    for (int k = 0; k < image.channels; ++k) {
+      const char* name = kNames[image.channels][k];
+      header.channels().insert(name, Imf::Channel(type));
+      frame.insert(name, Imf::Slice(type, const_cast<char*>(base + value_size * size_t(k)), x_stride,
+                                    x_stride * size_t(image.width)));
+    }
+    MemoryOutputStream stream;
+    {
+      Imf::OutputFile file(stream, header);
+      file.setFrameBuffer(frame);
+      file.writePixels(image.height);
+    }  // the destructor writes the line offset table
+    return std::move(stream.bytes());
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(ErrorCode::Internal, cat("OpenEXR encoding failed: ", e.what()));
+  }
+}
+
+}  // namespace vx::image_codecs
