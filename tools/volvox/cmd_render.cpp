@@ -2,39 +2,23 @@
 // inputs) and optionally a high-sample reference of the same scene.
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 
 #include "command.h"
 #include "core/error.h"
+#include "formats/image_io.h"
 #include "samples/path_tracer.h"
 
 namespace vx::cli {
 
 namespace {
 
-// ---- TEMPORARY image writer: switch to vx::write_image (formats/image_io.h) at merge. ----
-// Writes a little-endian colour PFM (rows bottom to top, as the format wants).
-void save(const std::filesystem::path& path, const Image& image) {
-  std::string ext = path.extension().string();
-  VX_CHECK(ext == ".pfm", Unsupported, "cannot write ", path.string(),
-           ": this build writes only .pfm until formats/image_io is merged (use --format pfm)");
-  VX_CHECK(image.channels == 3, InvalidArgument, "PFM output needs 3 channels, image has ", image.channels);
-  std::ofstream out(path, std::ios::binary);
-  VX_CHECK(out, Io, "cannot open ", path.string(), " for writing: ", std::strerror(errno));
-  out << "PF\n" << image.width << " " << image.height << "\n-1.0\n";
-  for (int y = image.height - 1; y >= 0; --y)
-    out.write(reinterpret_cast<const char*>(&image.pixels[size_t(y) * size_t(image.width) * 3]),
-              std::streamsize(sizeof(float) * 3 * size_t(image.width)));
-  VX_CHECK(out.good(), Io, "failed writing ", path.string());
-}
-// ---- end of temporary writer ----
+void save(const std::filesystem::path& path, const Image& image) { write_image(path, image); }
 
 struct RenderOptions {
   samples::RenderSettings settings;
   std::string prefix;
   int reference_spp = 0;
-  std::string format = "pfm";
+  std::string format = "exr";
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
