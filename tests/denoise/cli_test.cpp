@@ -1,0 +1,74 @@
+// The volvox tool end to end: denoise files, the JSON line, exit status and one-line errors.
+#include <cstdio>
+#include <fstream>
+
+#include "common/test_util.h"
+#include "denoise/denoise_helpers.h"
+#include "formats/image_io.h"
+
+namespace vx {
+namespace {
+
+struct CommandResult {
+  int status;
+  std::string output;  // stdout and stderr
+};
+
+CommandResult run(const std::string& args) {
+  const std::string cmd = test::cli_path() + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(Cli, DenoisesFilesAndPrintsJson) {
+  const auto dir = test::temp_dir();
+  test::DenoiseInputs in{Image(40, 24, 3), Image(40, 24, 3), Image(40, 24, 3)};
+  Tensor r = test::random_tensor({40 * 24 * 3}, 9, 0.0f, 1.0f);
+  for (size_t i = 0; i < in.color.pixels.size(); ++i) {
+    in.color.pixels[i] = r.data<float>()[i];
+    in.albedo.pixels[i] = 0.3f;
+    in.normal.pixels[i] = i % 3 == 2 ? 1.0f : 0.0f;
+  }
+  write_image(dir / "c.pfm", in.color);
+  write_image(dir / "a.pfm", in.albedo);
+  write_image(dir / "n.pfm", in.normal);
+  write_tza_file(dir / "w.tza", make_random_unet_weights(UNetVariant::small, 9, 4));
+  const std::string common = "--weights " + (dir / "w.tza").string() + " --color " + (dir / "c.pfm").string() +
+                             " --albedo " + (dir / "a.pfm").string() + " --normal " + (dir / "n.pfm").string();
+  CommandResult res = run("denoise " + common + " -o " + (dir / "out.pfm").string() + " --hdr --device cpu --json");
+  ASSERT_EQ(res.status, 0) << res.output;
+  EXPECT_NE(res.output.find("\"ms_total\""), std::string::npos) << res.output;
+  EXPECT_NE(res.output.find("\"tiles\":1"), std::string::npos) << res.output;
+  const Image cli_out = read_image(dir / "out.pfm");
+  const Image lib_out = test::denoise_cpu(in, write_tza(make_random_unet_weights(UNetVariant::small, 9, 4)), true);
+  ASSERT_EQ(cli_out.pixels.size(), lib_out.pixels.size());
+  for (size_t i = 0; i < lib_out.pixels.size(); ++i) ASSERT_EQ(cli_out.pixels[i], lib_out.pixels[i]) << i;
+
+  // Mismatched sizes: exit 1, one line naming both sizes.
+  write_image(dir / "small.pfm", Image(39, 24, 3));
+  res = run("denoise --weights " + (dir / "w.tza").string() + " --color " + (dir / "c.pfm").string() + " --albedo " +
+            (dir / "small.pfm").string() + " --normal " + (dir / "n.pfm").string() + " -o " +
+            (dir / "x.pfm").string() + " --device cpu");
+  EXPECT_EQ(res.status, 1);
+  EXPECT_NE(res.output.find("39x24"), std::string::npos) << res.output;
+  EXPECT_NE(res.output.find("40x24"), std::string::npos) << res.output;
+  EXPECT_EQ(std::count(res.output.begin(), res.output.end(), '\n'), 1) << res.output;
+
+  // Corrupt weights and missing files give one-line errors too.
+  std::ofstream(dir / "bad.tza") << "not a tza file";
+  res = run("denoise --weights " + (dir / "bad.tza").string() + " --color " + (dir / "c.pfm").string() + " -o " +
+            (dir / "x.pfm").string() + " --device cpu");
+  EXPECT_EQ(res.status, 1);
+  EXPECT_NE(res.output.find("volvox: "), std::string::npos) << res.output;
+  res = run("denoise --weights " + (dir / "w.tza").string() + " --color " + (dir / "missing.exr").string() +
+            " -o " + (dir / "x.pfm").string());
+  EXPECT_EQ(res.status, 1);
+  EXPECT_NE(res.output.find("missing.exr"), std::string::npos) << res.output;
+}
+
+}  // namespace
+}  // namespace vx
