@@ -24,7 +24,8 @@ WARMUP="${WARMUP:-1}"
 RUNS="${RUNS:-5}"
 VOLVOX="${VOLVOX:-$ROOT/build/release/volvox}"
 PYTHON="${PYTHON:-/usr/bin/python3}"
-VOLVOX_DENOISE_ARGS="${VOLVOX_DENOISE_ARGS:---hdr --color {color} --albedo {albedo} --normal {normal} --output {output} --weights {weights} --threads {threads} --json}"
+DEFAULT_DENOISE_ARGS='--hdr --color {color} --albedo {albedo} --normal {normal} --output {output} --weights {weights} --threads {threads} --json'
+VOLVOX_DENOISE_ARGS="${VOLVOX_DENOISE_ARGS:-$DEFAULT_DENOISE_ARGS}"
 mkdir -p "$OUT"
 
 if [[ -z "${WEIGHTS:-}" ]]; then
@@ -67,7 +68,8 @@ if [[ "${SKIP_VOLVOX:-0}" == 1 ]]; then
   volvox_unavailable "skipped (SKIP_VOLVOX=1)"
 elif [[ ! -x "$VOLVOX" ]]; then
   volvox_unavailable "no binary at $VOLVOX (build it: ninja -C build/release volvox_cli)"
-elif ! "$VOLVOX" denoise --help >/dev/null 2>&1; then
+elif ! grep -qE '^[[:space:]]+denoise([[:space:]]|$)' <<< "$("$VOLVOX" --help 2>/dev/null || true)"; then
+  # (not `volvox denoise --help`: CLI11 answers the top-level help with status 0 for an unknown command)
   volvox_unavailable "$VOLVOX has no 'denoise' subcommand"
 elif [[ -z "$WEIGHTS" ]]; then
   volvox_unavailable "no OIDN weights (set WEIGHTS=rt_hdr_alb_nrm.tza or VOLVOX_SHARED)"
@@ -159,14 +161,15 @@ fmt = lambda x: 'not available' if x is None else f'{x:.1f}' if isinstance(x, fl
 with open(md_out, 'w') as f:
     threads = (ort or {}).get('threads', '?')
     f.write(f"# CPU denoise: Volvox vs ONNX Runtime ({threads} threads, {(ort or {}).get('cpu', '?')})\n\n")
-    f.write('| size | volvox ms (network) | volvox ms (total) | ORT ms (median) | ratio volvox/ORT |\n')
-    f.write('| --- | --- | --- | --- | --- |\n')
+    f.write('| size | volvox ms (network) | volvox ms (total) | ORT ms (median) | ORT ms (min) | ratio volvox/ORT |\n')
+    f.write('| --- | --- | --- | --- | --- | --- |\n')
     for r in rows:
         f.write(f"| {r['width']}x{r['height']} | {fmt(r['volvox_ms_network'])} | {fmt(r['volvox_ms_total'])} | "
-                f"{fmt(r['ort_ms'])} | {fmt(r['ratio_volvox_over_ort'])} |\n")
+                f"{fmt(r['ort_ms'])} | {fmt(r['ort_min_ms'])} | {fmt(r['ratio_volvox_over_ort'])} |\n")
     if not vx.get('available'):
         f.write(f"\nVolvox: not available ({vx.get('reason')}).\n")
     if ort:
+        f.write(f"\nMachine load (1-minute average) when the runner finished: {os.getloadavg()[0]:.1f}.\n")
         f.write(f"\nORT: onnxruntime-node {ort.get('ort_version')}, CPU provider, median of {ort['results'][0]['runs']} runs "
                 f"after warm-up; sides padded to multiples of 16; weights {ort.get('weights')}.\n")
 print(open(md_out).read())
