@@ -53,7 +53,9 @@ std::string tensor_label(uint32_t index, std::string_view name) {
 
 bool is_layout_char(char c) { return c == 'o' || c == 'i' || c == 'h' || c == 'w' || c == 'x'; }
 
-TzaTensor read_entry(Cursor& in, std::span<const std::byte> bytes, uint32_t index) {
+// `data_total` sums the data of the tensors read so far: data blocks may not overlap, so it cannot
+// exceed the file size; checking that bounds the memory a crafted file can make us allocate.
+TzaTensor read_entry(Cursor& in, std::span<const std::byte> bytes, uint32_t index, uint64_t& data_total) {
   std::string who = tensor_label(index, "");
   TzaTensor t;
 
@@ -108,6 +110,9 @@ TzaTensor read_entry(Cursor& in, std::span<const std::byte> bytes, uint32_t inde
   VX_CHECK(offset <= bytes.size() && nbytes <= bytes.size() - offset, InvalidFile, "TZA: the data of tensor #", index,
            " '", t.name, "' (", nbytes, " bytes at offset ", offset, ") lies past the end of the file (",
            bytes.size(), " bytes)");
+  data_total += nbytes;  // both terms <= file size: no overflow
+  VX_CHECK(data_total <= bytes.size(), InvalidFile, "TZA: with tensor #", index, " '", t.name, "' the tensors hold ",
+           data_total, " bytes of data, more than the file's ", bytes.size(), " bytes (overlapping data blocks)");
 
   t.data = Tensor(dtype, Shape(std::move(dims)));
   std::memcpy(t.data.raw(), bytes.data() + offset, size_t(nbytes));
@@ -152,8 +157,9 @@ TzaFile parse_tza(std::span<const std::byte> bytes) {
   TzaFile file;
   file.tensors.reserve(count);
   std::unordered_set<std::string> names;
+  uint64_t data_total = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    TzaTensor t = read_entry(in, bytes, i);
+    TzaTensor t = read_entry(in, bytes, i, data_total);
     VX_CHECK(names.insert(t.name).second, InvalidFile, "TZA: duplicate tensor name '", t.name, "' (tensor #", i, ")");
     file.tensors.push_back(std::move(t));
   }

@@ -9,7 +9,7 @@
 //
 // The reader trusts nothing: every field is bounds-checked, and a truncated or corrupt file gives a
 // vx::Error(ErrorCode::InvalidFile) naming the field and the tensor; memory allocated is bounded by
-// the size of the input.
+// the size of the input (the tensors' data may not add up to more than the file holds).
 #pragma once
 #include <cstddef>
 #include <filesystem>

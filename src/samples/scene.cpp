@@ -74,7 +74,9 @@ void Scene::add_box(const Vec3& base, const Vec3& size, float yaw_deg, int mater
   add_quad(o + ax, ay, az, material);  // +x
 }
 
-bool Scene::intersect(const Ray& ray, float t_max, Hit& hit) const {
+// Closest hit, or with `any` the first hit found (enough for shadow rays).
+template <bool any>
+int Scene::find_hit(const Ray& ray, float t_max, float& t_hit, float& u_hit, float& v_hit) const {
   float best = t_max;
   int best_shape = -1;
   float best_u = 0, best_v = 0;
@@ -90,6 +92,7 @@ bool Scene::intersect(const Ray& ray, float t_max, Hit& hit) const {
       float t = -b - root;
       if (t <= kHitEpsilon) t = -b + root;
       if (t <= kHitEpsilon || t >= best) continue;
+      if constexpr (any) return int(i);
       best = t;
       best_shape = int(i);
     } else {
@@ -101,12 +104,22 @@ bool Scene::intersect(const Ray& ray, float t_max, Hit& hit) const {
       float a = dot(s.quad_w, cross(rel, s.edge_v));
       float b = dot(s.quad_w, cross(s.edge_u, rel));
       if (a < 0 || a > 1 || b < 0 || b > 1) continue;
+      if constexpr (any) return int(i);
       best = t;
       best_shape = int(i);
       best_u = a;
       best_v = b;
     }
   }
+  t_hit = best;
+  u_hit = best_u;
+  v_hit = best_v;
+  return best_shape;
+}
+
+bool Scene::intersect(const Ray& ray, float t_max, Hit& hit) const {
+  float best = 0, best_u = 0, best_v = 0;
+  int best_shape = find_hit<false>(ray, t_max, best, best_u, best_v);
   if (best_shape < 0) return false;
   const Shape& s = shapes_[size_t(best_shape)];
   hit.t = best;
@@ -126,8 +139,8 @@ bool Scene::intersect(const Ray& ray, float t_max, Hit& hit) const {
 }
 
 bool Scene::occluded(const Ray& ray, float t_max) const {
-  Hit hit;
-  return intersect(ray, t_max, hit);
+  float t, u, v;
+  return find_hit<true>(ray, t_max, t, u, v) >= 0;
 }
 
 Vec3 Scene::surface_color(const Hit& hit) const {

@@ -99,6 +99,9 @@ class Scene {
   size_t shape_count() const { return shapes_.size(); }
 
  private:
+  template <bool any>
+  int find_hit(const Ray& ray, float t_max, float& t_hit, float& u_hit, float& v_hit) const;
+
   std::vector<Material> materials_;
   std::vector<Shape> shapes_;
   std::vector<int> lights_;  // shape indices

@@ -84,7 +84,7 @@ Scene room() {
   int light = s.add_material(emitter(Vec3(34, 26, 16)));
   s.add_quad(Vec3(-0.22f, 1.995f, -0.35f), Vec3(0.44f, 0, 0), Vec3(0, 0, 0.36f), light, true);
 
-  s.add_box(Vec3(0.42f, 0, -0.45f), Vec3(0.5f, 0.95f, 0.5f), 22, s.add_material(glossy(Vec3(1.0f, 0.78f, 0.34f), 0.35f)));
+  s.add_box(Vec3(0.42f, 0, -0.45f), Vec3(0.5f, 0.95f, 0.5f), 22, s.add_material(glossy(Vec3(1.0f, 0.78f, 0.34f), 0.25f)));
   s.add_sphere(Vec3(-0.48f, 0.36f, -0.35f), 0.36f, s.add_material(mirror(Vec3(0.95f))));
   s.add_sphere(Vec3(0.38f, 0.28f, 0.55f), 0.28f, s.add_material(glass(1.5f)));
   Material glow = diffuse(Vec3(0.2f, 0.3f, 0.5f));
@@ -127,7 +127,7 @@ Scene interior() {
 
   int cabinet = s.add_material(diffuse(Vec3(0.3f, 0.3f, 0.32f)));
   s.add_box(Vec3(1.6f, 0, -1.6f), Vec3(0.6f, 2.0f, 0.6f), 0, cabinet);
-  int lamp = s.add_material(emitter(Vec3(60, 52, 40)));
+  int lamp = s.add_material(emitter(Vec3(150, 130, 100)));
   s.add_quad(Vec3(1.45f, 2.005f, -1.75f), Vec3(0, 0, 0.3f), Vec3(0.3f, 0, 0), lamp, true);  // faces up
 
   s.add_box(Vec3(-0.4f, 0, -0.6f), Vec3(1.4f, 0.45f, 0.8f), -12, s.add_material(diffuse(Vec3(0.7f, 0.25f, 0.2f))));

@@ -109,6 +109,12 @@ std::vector<CorruptCase> corrupt_cases() {
   add("data_straddles_end", [](RawTza& r) { r.entries[0].dims = {2, 1, 8, 8}; },
       "data of tensor #0 'w' (256 bytes at offset 64) lies past the end");
   add("data_offset_wraps", [](RawTza& r) { r.entries[1].offset = ~uint64_t(0) - 1; }, "lies past the end of the file");
+  add("data_exceeds_file",
+      [](RawTza& r) {
+        r.entries[0] = {"w", {2, 1, 10, 5}, "oihw", 'h', 16};  // 200 bytes at 16
+        r.entries[1] = {"b", {30}, "x", 'h', 16};              // 60 more bytes, overlapping
+      },
+      "with tensor #1 'b' the tensors hold 260 bytes of data, more than the file's 247 bytes");
   add("data_in_header", [](RawTza& r) { r.entries[0].offset = 0; }, "starts at offset 0, inside the header");
   add("unknown_dtype", [](RawTza& r) { r.entries[0].dtype = 'd'; }, "'w' has an unknown dtype char 0x64");
   add("unknown_layout_char", [](RawTza& r) { r.entries[0].layout = "oihq"; }, "unknown layout char 0x71");

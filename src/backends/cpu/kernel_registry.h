@@ -35,6 +35,10 @@ class KernelContext {
 
 using KernelFn = std::function<void(KernelContext&)>;
 using SupportsFn = std::function<bool(const Node&, const Graph&)>;
+// Makes a kernel instance for one node of a shape-bound graph, once per executable, so that work
+// that depends only on the node (weights reordered into the layout a fast path reads, primitives
+// built for the planned shapes) is done once and not per run.
+using KernelFactory = std::function<KernelFn(const Node&, const Graph&)>;
 
 struct KernelEntry {
   std::string op;
@@ -42,6 +46,7 @@ struct KernelEntry {
   int priority = 0;     // higher tried first; reference kernels are 0
   SupportsFn supports;  // null = supports every node of this op
   KernelFn run;
+  KernelFactory create = nullptr;  // optional; when set the executor uses create(node, graph), not run
 };
 
 void register_kernel(KernelEntry entry);

@@ -1,0 +1,146 @@
+#include "backends/cpu/cpu_executable.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/error.h"
+#include "passes/graph_queries.h"
+
+namespace vx::cpu {
+
+namespace {
+
+class ExecutionContext final : public KernelContext {
+ public:
+  ExecutionContext(const Plan& plan, std::vector<Tensor>& values, uint8_t* arena, ThreadPool& pool)
+      : plan_(plan), values_(values), arena_(arena), pool_(pool) {}
+
+  void set_node(const Node& node) { node_ = &node; }
+
+  const Node& node() const override { return *node_; }
+  int64_t opset() const override { return plan_.graph.opset(""); }
+  size_t num_inputs() const override { return node_->inputs.size(); }
+  bool has_input(size_t i) const override { return node_->input(i) != kNoValue; }
+  const Tensor& input(size_t i) const override {
+    VX_CHECK(has_input(i), InvalidArgument, "node '", node_->name, "' (", node_->op, ") reads its omitted input ", i);
+    const Tensor& t = values_[size_t(node_->inputs[i])];
+    VX_CHECK(t.defined(), Internal, "node '", node_->name, "' reads '", plan_.graph.value(node_->inputs[i]).name,
+             "', which was never computed");
+    return t;
+  }
+  size_t num_outputs() const override { return node_->outputs.size(); }
+  Tensor& output(size_t i, DType dtype, const Shape& shape) override {
+    VX_CHECK(i < node_->outputs.size(), Internal, "node '", node_->name, "' (", node_->op, ") writes output ", i,
+             " of ", node_->outputs.size());
+    const ValueId id = node_->outputs[i];
+    if (id == kNoValue) {  // an omitted optional output: somewhere to write, then dropped
+      scratch_ = Tensor(dtype, shape);
+      return scratch_;
+    }
+    const Value& planned = plan_.graph.value(id);
+    const int64_t offset = plan_.arena_offset[size_t(id)];
+    if (offset >= 0 && planned.dtype == dtype && planned.shape == shape)
+      values_[size_t(id)] = Tensor::wrap(dtype, shape, arena_ + offset);
+    else
+      values_[size_t(id)] = Tensor(dtype, shape);
+    return values_[size_t(id)];
+  }
+  ThreadPool& pool() override { return pool_; }
+
+ private:
+  const Plan& plan_;
+  std::vector<Tensor>& values_;
+  uint8_t* arena_;
+  ThreadPool& pool_;
+  const Node* node_ = nullptr;
+  Tensor scratch_;
+};
+
+}  // namespace
+
+const KernelEntry* choose_kernel(const Node& node, const Graph& graph, bool reference_only) {
+  if (!reference_only) return find_kernel(node, graph);
+  const KernelEntry* ref = find_reference_kernel(node.op);
+  return ref && (!ref->supports || ref->supports(node, graph)) ? ref : nullptr;
+}
+
+Plan make_cpu_plan(const Graph& graph, const std::map<std::string, Shape>& input_shapes, bool reference_only) {
+  return make_plan(graph, input_shapes, [reference_only](const Node& node, const Graph& g) {
+    const KernelEntry* k = choose_kernel(node, g, reference_only);
+    return k ? k->variant : std::string();
+  });
+}
+
+CpuExecutable::CpuExecutable(Plan plan, CpuOptions options) : plan_(std::move(plan)), options_(options) {
+  const Graph& g = plan_.graph;
+  kernels_.resize(plan_.steps.size());
+  release_.resize(plan_.steps.size());
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const Node& node = g.nodes[size_t(plan_.steps[s].node)];
+    const KernelEntry* entry = choose_kernel(node, g, options_.reference_only);
+    VX_CHECK(entry != nullptr, Unsupported, "the CPU backend has no kernel for node '", node.name, "' (op '",
+             node.op, node.domain.empty() ? "" : "' in domain '" + node.domain, "')");
+    plan_.steps[s].variant = entry->variant;
+    VX_WITH_CONTEXT(cat("preparing node '", node.name, "' (", node.op, ")"),
+                    kernels_[s] = entry->create ? entry->create(node, g) : entry->run);
+  }
+  // The last step reading each value; after it the value's tensor is dropped (arena views cost
+  // nothing; run-time allocations are freed early).
+  std::vector<int> last(g.values.size(), -1);
+  for (size_t s = 0; s < plan_.steps.size(); ++s)
+    for (ValueId id : g.nodes[size_t(plan_.steps[s].node)].inputs)
+      if (id != kNoValue) last[size_t(id)] = int(s);
+  for (size_t i = 0; i < g.values.size(); ++i)
+    if (last[i] >= 0 && !g.values[i].is_constant() && !is_graph_output(g, ValueId(i)))
+      release_[size_t(last[i])].push_back(ValueId(i));
+  if (plan_.arena_bytes > 0)
+    VX_WITH_CONTEXT(cat("allocating the CPU activation arena of ", plan_.arena_bytes, " bytes"),
+                    arena_ = Tensor(DType::u8, Shape({int64_t(plan_.arena_bytes)})));
+}
+
+std::vector<Tensor> CpuExecutable::run(const std::vector<Tensor>& inputs, Profile* profile) {
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  const Graph& g = plan_.graph;
+  VX_CHECK(inputs.size() == g.inputs.size(), InvalidArgument, "graph '", g.name, "' takes ", g.inputs.size(),
+           " inputs, got ", inputs.size());
+  std::vector<Tensor> values(g.values.size());
+  for (size_t i = 0; i < g.values.size(); ++i)
+    if (g.values[i].is_constant()) values[i] = g.values[i].constant;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = g.value(g.inputs[i]);
+    VX_CHECK(inputs[i].defined(), InvalidArgument, "input ", i, " ('", v.name, "') is empty");
+    VX_CHECK(inputs[i].dtype() == v.dtype, InvalidArgument, "input ", i, " ('", v.name, "') has dtype ",
+             dtype_name(inputs[i].dtype()), ", expected ", dtype_name(v.dtype));
+    VX_CHECK(inputs[i].shape() == v.shape, InvalidArgument, "input ", i, " ('", v.name, "') has shape ",
+             inputs[i].shape().str(), " but the plan was made for ", v.shape.str());
+    values[size_t(g.inputs[i])] = inputs[i];
+  }
+  ThreadPool& pool = options_.pool ? *options_.pool : ThreadPool::global();
+  ExecutionContext ctx(plan_, values, arena_.defined() ? static_cast<uint8_t*>(arena_.raw()) : nullptr, pool);
+  if (profile) profile->entries.clear();
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const Node& node = g.nodes[size_t(plan_.steps[s].node)];
+    ctx.set_node(node);
+    const auto start = std::chrono::steady_clock::now();
+    VX_WITH_CONTEXT(cat("node '", node.name, "' (", node.op, ")"), kernels_[s](ctx));
+    if (profile) {
+      const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+      profile->entries.push_back({node.name, node.op, plan_.steps[s].variant, ms.count()});
+    }
+    for (ValueId id : node.outputs)
+      VX_CHECK(id == kNoValue || values[size_t(id)].defined(), Internal, "node '", node.name, "' (", node.op,
+               ") did not write its output '", g.value(id).name, "'");
+    for (ValueId id : release_[s]) values[size_t(id)] = Tensor();
+  }
+  std::vector<Tensor> outputs;
+  outputs.reserve(g.outputs.size());
+  for (ValueId id : g.outputs) {
+    Tensor t = values[size_t(id)];
+    // A graph output that is also a graph input or constant must not alias the caller's data.
+    if (g.value(id).is_constant() || std::find(g.inputs.begin(), g.inputs.end(), id) != g.inputs.end()) t = t.clone();
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+}
+
+}  // namespace vx::cpu

@@ -1,0 +1,49 @@
+// Runs a Plan on the CPU: one kernel per node from the CPU kernel registry (fast variants first,
+// reference otherwise), activations in one arena allocated once, graph outputs freshly allocated
+// per run and handed to the caller.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "backends/cpu/kernel_registry.h"
+#include "core/tensor.h"
+#include "core/thread_pool.h"
+#include "plan/plan.h"
+#include "runtime/profile.h"
+
+namespace vx::cpu {
+
+struct CpuOptions {
+  bool reference_only = false;  // use only the reference kernels (tests, debugging)
+  ThreadPool* pool = nullptr;   // null: ThreadPool::global(); its size also sets oneDNN's threads
+};
+
+// The kernel the CPU backend picks for a node (nullptr when none), honouring reference_only.
+const KernelEntry* choose_kernel(const Node& node, const Graph& graph, bool reference_only);
+// make_plan with the CPU backend's kernel variants recorded.
+Plan make_cpu_plan(const Graph& graph, const std::map<std::string, Shape>& input_shapes, bool reference_only = false);
+
+class CpuExecutable {
+ public:
+  // Picks a kernel for every node (throws Unsupported naming the node and op when none fits) and
+  // allocates the arena (throws OutOfMemory when it cannot).
+  explicit CpuExecutable(Plan plan, CpuOptions options = {});
+
+  // Inputs in the order of the graph's inputs, with the dtypes and shapes the plan was made for
+  // (InvalidArgument otherwise). Returns the graph outputs in order. Runs are serialised.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile = nullptr);
+
+  const Plan& plan() const { return plan_; }
+  size_t arena_bytes() const { return plan_.arena_bytes; }
+
+ private:
+  Plan plan_;
+  CpuOptions options_;
+  std::vector<KernelFn> kernels_;             // per step
+  std::vector<std::vector<ValueId>> release_;  // per step: values read for the last time
+  Tensor arena_;
+  std::mutex run_mutex_;
+};
+
+}  // namespace vx::cpu

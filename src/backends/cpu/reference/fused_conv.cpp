@@ -1,0 +1,65 @@
+// Reference vx.FusedConv (passes/fused_ops.h): literally the composition of the reference
+// upsample, concat, conv, relu and 2x2 max pool, through temporaries. Exact, not fast.
+#include "backends/cpu/kernel_registry.h"
+#include "backends/cpu/reference/reference_ops.h"
+#include "core/error.h"
+#include "passes/fused_ops.h"
+
+namespace vx::cpu::ref {
+
+namespace {
+
+void fused_conv_kernel(KernelContext& ctx) {
+  const Node& node = ctx.node();
+  const std::string what = std::string(kFusedConv) + " '" + node.name + "'";
+  const bool upsample_concat = node.attrs.get_int("upsample_concat", 0) != 0;
+  const bool relu_after = node.attrs.get_int("relu", 0) != 0;
+  const bool pool_after = node.attrs.get_int("pool", 0) != 0;
+  const size_t w_at = upsample_concat ? 2 : 1;
+  VX_CHECK(ctx.has_input(0) && ctx.has_input(w_at) && (!upsample_concat || ctx.has_input(1)), InvalidArgument, what,
+           ": missing inputs");
+  for (size_t i = 0; i < ctx.num_inputs(); ++i)
+    VX_CHECK(!ctx.has_input(i) || ctx.input(i).dtype() == DType::f32, Unsupported, what,
+             ": only float32 is supported");
+  Tensor x = ctx.input(0);
+  if (upsample_concat) {
+    const Tensor& low = ctx.input(0);
+    const Tensor& skip = ctx.input(1);
+    VX_CHECK(low.rank() == 4 && skip.rank() == 4 && low.dim(0) == skip.dim(0) && low.dim(2) * 2 == skip.dim(2) &&
+                 low.dim(3) * 2 == skip.dim(3),
+             InvalidArgument, what, ": X_low ", low.shape().str(), " and X_skip ", skip.shape().str(),
+             " do not fit a 2x upsample");
+    Tensor up(DType::f32, Shape({low.dim(0), low.dim(1), skip.dim(2), skip.dim(3)}));
+    resize_nearest(low, {1.0, 1.0, 2.0, 2.0}, "asymmetric", "floor", up);
+    x = Tensor(DType::f32, Shape({low.dim(0), low.dim(1) + skip.dim(1), skip.dim(2), skip.dim(3)}));
+    concat({&up, &skip}, 1, x);
+  }
+  const Tensor& w = ctx.input(w_at);
+  const Tensor* b = ctx.has_input(w_at + 1) ? &ctx.input(w_at + 1) : nullptr;
+  WindowGeometry g = conv_geometry(node.attrs, x.shape(), w.shape(), what);
+  std::vector<int64_t> conv_out = {x.dim(0), w.dim(0)};
+  conv_out.insert(conv_out.end(), g.output.begin(), g.output.end());
+  if (!pool_after) {
+    Tensor& y = ctx.output(0, DType::f32, Shape(conv_out));
+    conv(x, w, b, g, node.attrs.get_int("group", 1), y, ctx.pool());
+    if (relu_after) relu(y, y);
+    return;
+  }
+  VX_CHECK(conv_out.size() == 4 && conv_out[2] >= 2 && conv_out[3] >= 2, InvalidArgument, what,
+           ": pool needs a 2-D convolution output of at least 2x2, got ", Shape(conv_out).str());
+  Tensor full(DType::f32, Shape(conv_out));
+  conv(x, w, b, g, node.attrs.get_int("group", 1), full, ctx.pool());
+  if (relu_after) relu(full, full);
+  Attributes pool_attrs;
+  pool_attrs.set("kernel_shape", std::vector<int64_t>{2, 2});
+  pool_attrs.set("strides", std::vector<int64_t>{2, 2});
+  WindowGeometry pg = window_geometry(pool_attrs, {conv_out[2], conv_out[3]}, {}, false, what);
+  Tensor& y = ctx.output(0, DType::f32, Shape({conv_out[0], conv_out[1], pg.output[0], pg.output[1]}));
+  max_pool(full, pg, y);
+}
+
+}  // namespace
+
+VX_REGISTER_CPU_KERNEL(fused_conv_reference, {kFusedConv, "reference", 0, nullptr, fused_conv_kernel});
+
+}  // namespace vx::cpu::ref

@@ -1,0 +1,58 @@
+// A Plan is a graph bound to concrete input shapes: shapes inferred for every value, the nodes in
+// execution order with the kernel variant a backend chose for each, and every activation given a
+// byte offset in one arena by the liveness planner (arena_planner.h).
+//
+// Activations are the values that are not constants, graph inputs or graph outputs and whose
+// shape is known at plan time; the rest (graph outputs, values of data-dependent shape) are
+// allocated by the executor at run time.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace vx {
+
+struct PlanStep {
+  int node = 0;         // index into Plan::graph.nodes
+  std::string variant;  // the kernel variant the backend chose ("" when none was chosen yet)
+};
+
+struct ArenaSlot {
+  ValueId value = kNoValue;
+  size_t offset = 0;
+  size_t bytes = 0;
+  int first_step = 0;  // the step that writes it
+  int last_step = 0;   // the last step that reads it
+};
+
+struct Plan {
+  Graph graph;                                // shapes bound; nodes in execution order
+  std::map<std::string, Shape> input_shapes;  // the key this plan was made for
+  std::vector<PlanStep> steps;
+  std::vector<bool> shape_known;              // per value: shape known at plan time
+  std::vector<int64_t> arena_offset;          // per value: byte offset in the arena, -1 when not there
+  std::vector<ArenaSlot> arena_slots;
+  size_t arena_bytes = 0;           // the arena size after sharing
+  size_t sum_activation_bytes = 0;  // what the activations would take without sharing
+
+  // One line per step: step, node, op, kernel variant, output shape, arena offset; then the totals.
+  std::string str() const;
+};
+
+// The backend's kernel choice for a node of the bound graph ("" when it has none).
+using VariantChooser = std::function<std::string(const Node&, const Graph&)>;
+
+// Binds `graph` to `input_shapes` (graph input name -> shape; inputs whose declared shape is fully
+// known may be omitted). Throws InvalidArgument naming the input when a shape is missing, has the
+// wrong rank or contradicts a declared extent, or names no graph input.
+Plan make_plan(const Graph& graph, const std::map<std::string, Shape>& input_shapes,
+               const VariantChooser& choose_variant = {});
+
+// "name=[1, 3, 4, 4];..." — the key of a set of input shapes.
+std::string shape_key(const std::map<std::string, Shape>& input_shapes);
+
+}  // namespace vx

@@ -1,0 +1,37 @@
+#include "runtime/graph_runner.h"
+
+#include "core/error.h"
+#include "passes/optimize.h"
+
+namespace vx {
+
+GraphRunner::GraphRunner(Graph graph, RunnerOptions options)
+    : graph_(std::move(graph)), options_(options), cache_(options.plan_cache_capacity) {
+  graph_.validate();
+  if (options_.optimize) optimize_for_inference(graph_);
+  if (options_.threads > 0) pool_ = std::make_unique<ThreadPool>(options_.threads);
+}
+
+std::shared_ptr<cpu::CpuExecutable> GraphRunner::executable(const std::map<std::string, Shape>& input_shapes) {
+  return cache_.get_or_create(input_shapes, [&] {
+    cpu::CpuOptions cpu_options;
+    cpu_options.reference_only = options_.reference_only;
+    cpu_options.pool = pool_.get();
+    return std::make_shared<cpu::CpuExecutable>(cpu::make_cpu_plan(graph_, input_shapes, options_.reference_only),
+                                                cpu_options);
+  });
+}
+
+std::vector<Tensor> GraphRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {
+  VX_CHECK(inputs.size() == graph_.inputs.size(), InvalidArgument, "graph '", graph_.name, "' takes ",
+           graph_.inputs.size(), " inputs, got ", inputs.size());
+  std::map<std::string, Shape> shapes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    VX_CHECK(inputs[i].defined(), InvalidArgument, "input ", i, " ('", graph_.value(graph_.inputs[i]).name,
+             "') is empty");
+    shapes[graph_.value(graph_.inputs[i]).name] = inputs[i].shape();
+  }
+  return executable(shapes)->run(inputs, profile);
+}
+
+}  // namespace vx

@@ -1,0 +1,104 @@
+// The CPU executor: clear errors for bad inputs and unsupported ops, profiles, and GraphRunner's
+// plan cache.
+#include "backends/cpu/cpu_executable.h"
+#include "common/test_util.h"
+#include "runtime/graph_runner.h"
+
+namespace vx {
+namespace {
+
+Graph conv_relu_graph() {
+  Graph g;
+  g.name = "small";
+  ValueId x = g.add_value("image", DType::f32, {1, 2, -1, -1});
+  ValueId w = g.add_constant("w", test::random_tensor({3, 2, 3, 3}, 1));
+  ValueId b = g.add_constant("b", test::random_tensor({3}, 2));
+  ValueId y = g.add_value("conv", DType::f32, {});
+  ValueId r = g.add_value("relu", DType::f32, {});
+  Attributes a;
+  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  g.add_node("Conv", "conv0", {x, w, b}, {y}, a);
+  g.add_node("Relu", "relu0", {y}, {r});
+  g.inputs = {x};
+  g.outputs = {r};
+  return g;
+}
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(CpuExecutor, RejectsWrongInputs) {
+  cpu::CpuExecutable exe(cpu::make_cpu_plan(conv_relu_graph(), {{"image", Shape({1, 2, 5, 4})}}));
+  EXPECT_NE(error_of([&] { exe.run({test::random_tensor({1, 2, 5, 5}, 1)}); })
+                .find("input 0 ('image') has shape [1, 2, 5, 5] but the plan was made for [1, 2, 5, 4]"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { exe.run({Tensor(DType::f16, {1, 2, 5, 4})}); })
+                .find("input 0 ('image') has dtype f16, expected f32"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { exe.run({}); }).find("graph 'small' takes 1 inputs, got 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { exe.run({Tensor()}); }).find("input 0 ('image') is empty"), std::string::npos);
+}
+
+TEST(CpuExecutor, UnsupportedOpNamesNodeAndOp) {
+  Graph g = conv_relu_graph();
+  ValueId z = g.add_value("z", DType::f32, {});
+  g.add_node("Frobnicate", "mystery_node", {g.outputs[0]}, {z});
+  g.outputs = {z};
+  try {
+    cpu::CpuExecutable exe(cpu::make_cpu_plan(g, {{"image", Shape({1, 2, 4, 4})}}));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("no kernel for node 'mystery_node' (op 'Frobnicate')"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CpuExecutor, KernelErrorsNameTheNode) {
+  Graph g = conv_relu_graph();
+  g.nodes[1].op = "Concat";  // Concat axis 5 on a rank-4 tensor
+  g.nodes[1].attrs.set("axis", int64_t(5));
+  // Found while planning (shape inference), before anything runs.
+  const std::string message = error_of([&] { cpu::make_cpu_plan(g, {{"image", Shape({1, 2, 4, 4})}}, true); });
+  EXPECT_NE(message.find("relu0"), std::string::npos) << message;
+  EXPECT_NE(message.find("axis 5 is out of range"), std::string::npos) << message;
+}
+
+TEST(CpuExecutor, ProfilesEveryNodeAndMatchesRunnerOutput) {
+  Graph g = conv_relu_graph();
+  cpu::CpuOptions options;
+  options.reference_only = true;
+  cpu::CpuExecutable exe(cpu::make_cpu_plan(g, {{"image", Shape({1, 2, 6, 5})}}, true), options);
+  Profile profile;
+  const Tensor x = test::random_tensor({1, 2, 6, 5}, 9);
+  Tensor y = exe.run({x}, &profile)[0];
+  ASSERT_EQ(profile.entries.size(), 2u);
+  EXPECT_EQ(profile.entries[0].node, "conv0");
+  EXPECT_EQ(profile.entries[0].op, "Conv");
+  EXPECT_EQ(profile.entries[0].variant, "reference");
+  EXPECT_EQ(profile.entries[1].node, "relu0");
+  EXPECT_GE(profile.entries[0].milliseconds, 0.0);
+  EXPECT_NE(profile.str().find("conv0"), std::string::npos);
+  for (int64_t i = 0; i < y.numel(); ++i) ASSERT_GE(y.get(i), 0.0);
+
+  RunnerOptions ro;
+  ro.reference_only = true;
+  ro.plan_cache_capacity = 2;
+  GraphRunner runner(g, ro);
+  EXPECT_EQ(runner.graph().nodes.size(), 1u);  // Conv + Relu fused
+  EXPECT_EQ(test::max_abs_diff(runner.run({x})[0], y), 0.0);
+  runner.run({test::random_tensor({1, 2, 3, 3}, 1)});
+  runner.run({x});
+  EXPECT_EQ(runner.cache().size(), 2u);
+  EXPECT_EQ(runner.cache().misses(), 2u);
+  EXPECT_EQ(runner.cache().hits(), 1u);
+}
+
+}  // namespace
+}  // namespace vx

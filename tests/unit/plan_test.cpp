@@ -1,0 +1,251 @@
+// The planner: no two simultaneously-live activations share a byte (brute force), on a U-Net-like
+// graph and on random DAGs; arena runs equal runs with every value allocated; the LRU plan cache.
+#include <random>
+
+#include "backends/cpu/cpu_executable.h"
+#include "common/test_util.h"
+#include "passes/optimize.h"
+#include "plan/arena_planner.h"
+#include "plan/plan.h"
+#include "plan/plan_cache.h"
+
+namespace vx {
+namespace {
+
+void expect_no_overlap(const Plan& plan) {
+  for (size_t i = 0; i < plan.arena_slots.size(); ++i) {
+    const ArenaSlot& a = plan.arena_slots[i];
+    EXPECT_EQ(a.offset % plan::kArenaAlignment, 0u);
+    EXPECT_LE(a.offset + a.bytes, plan.arena_bytes);
+    for (size_t j = i + 1; j < plan.arena_slots.size(); ++j) {
+      const ArenaSlot& b = plan.arena_slots[j];
+      const bool live_together = a.first_step <= b.last_step && b.first_step <= a.last_step;
+      const bool disjoint = a.offset + a.bytes <= b.offset || b.offset + b.bytes <= a.offset;
+      EXPECT_TRUE(!live_together || disjoint)
+          << plan.graph.value(a.value).name << " [" << a.offset << ", +" << a.bytes << ") steps " << a.first_step
+          << ".." << a.last_step << " overlaps " << plan.graph.value(b.value).name << " [" << b.offset << ", +"
+          << b.bytes << ") steps " << b.first_step << ".." << b.last_step;
+    }
+  }
+}
+
+// Checks the slots cover exactly the activations: not inputs, outputs or constants.
+void expect_slots_are_activations(const Plan& plan) {
+  size_t sum = 0;
+  for (const ArenaSlot& s : plan.arena_slots) {
+    const Value& v = plan.graph.value(s.value);
+    EXPECT_FALSE(v.is_constant());
+    EXPECT_EQ(std::count(plan.graph.outputs.begin(), plan.graph.outputs.end(), s.value), 0);
+    EXPECT_EQ(std::count(plan.graph.inputs.begin(), plan.graph.inputs.end(), s.value), 0);
+    EXPECT_EQ(s.bytes, size_t(v.shape.numel()) * dtype_size(v.dtype));
+    sum += s.bytes;
+  }
+  EXPECT_EQ(sum, plan.sum_activation_bytes);
+}
+
+Attributes conv_attrs(int64_t k) {
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>{k, k});
+  a.set("pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
+  return a;
+}
+
+// A U-Net-like graph: encoder convs with pools, decoder with upsample + concat.
+Graph unet_like_graph(int levels) {
+  Graph g;
+  g.name = "unet";
+  uint64_t seed = 10;
+  ValueId scales = g.add_constant("scales", Tensor::from<float>({4}, {1, 1, 2, 2}));
+  ValueId x = g.add_value("input", DType::f32, {1, 3, -1, -1});
+  g.inputs = {x};
+  auto conv = [&](const std::string& name, ValueId in, int64_t cin, int64_t cout) {
+    ValueId w = g.add_constant(name + ".w", test::random_tensor({cout, cin, 3, 3}, seed++, -0.2f, 0.2f));
+    ValueId b = g.add_constant(name + ".b", test::random_tensor({cout}, seed++));
+    ValueId y = g.add_value(name, DType::f32, {});
+    g.add_node("Conv", name, {in, w, b}, {y}, conv_attrs(3));
+    ValueId r = g.add_value(name + ".relu", DType::f32, {});
+    g.add_node("Relu", name + "_relu", {y}, {r});
+    return r;
+  };
+  std::vector<ValueId> skips;
+  std::vector<int64_t> skip_channels;
+  ValueId cur = conv("enc0", x, 3, 4);
+  int64_t c = 4;
+  for (int l = 1; l <= levels; ++l) {
+    skips.push_back(cur);
+    skip_channels.push_back(c);
+    ValueId p = g.add_value("pool" + std::to_string(l), DType::f32, {});
+    Attributes pa;
+    pa.set("kernel_shape", std::vector<int64_t>{2, 2});
+    pa.set("strides", std::vector<int64_t>{2, 2});
+    g.add_node("MaxPool", "pool" + std::to_string(l), {cur}, {p}, pa);
+    cur = conv("enc" + std::to_string(l), p, c, c + 2);
+    c += 2;
+  }
+  for (int l = levels; l >= 1; --l) {
+    ValueId up = g.add_value("up" + std::to_string(l), DType::f32, {});
+    Attributes ra;
+    ra.set("mode", std::string("nearest"));
+    ra.set("coordinate_transformation_mode", std::string("asymmetric"));
+    ra.set("nearest_mode", std::string("floor"));
+    g.add_node("Resize", "up" + std::to_string(l), {cur, kNoValue, scales}, {up}, ra);
+    ValueId cat = g.add_value("cat" + std::to_string(l), DType::f32, {});
+    Attributes ca;
+    ca.set("axis", int64_t(1));
+    g.add_node("Concat", "cat" + std::to_string(l), {up, skips[size_t(l - 1)]}, {cat}, ca);
+    cur = conv("dec" + std::to_string(l), cat, c + skip_channels[size_t(l - 1)], skip_channels[size_t(l - 1)]);
+    c = skip_channels[size_t(l - 1)];
+  }
+  g.outputs = {cur};
+  g.validate();
+  return g;
+}
+
+// A random DAG of Relu, Concat (axis 1) and 1x1 Conv nodes over [1, c, 5, 3] tensors, with one
+// or two graph outputs.
+Graph random_dag(uint64_t seed, int nodes) {
+  std::mt19937_64 rng(seed);
+  Graph g;
+  g.name = "random" + std::to_string(seed);
+  std::vector<ValueId> values = {g.add_value("input", DType::f32, {1, 2, 5, 3})};
+  std::vector<int64_t> channels = {2};
+  g.inputs = {values[0]};
+  for (int i = 0; i < nodes; ++i) {
+    const std::string name = "n" + std::to_string(i);
+    auto pick = [&] {
+      // Prefer recent values so that lifetimes vary: some short, some spanning the graph.
+      size_t n = values.size();
+      size_t back = std::min<size_t>(n - 1, size_t(rng() % 4 == 0 ? rng() % n : rng() % std::min<size_t>(n, 3)));
+      return n - 1 - back;
+    };
+    ValueId y = g.add_value(name, DType::f32, {});
+    const int kind = int(rng() % 3);
+    size_t a = pick();
+    if (kind == 0) {
+      g.add_node("Relu", name, {values[a]}, {y});
+      channels.push_back(channels[a]);
+    } else if (kind == 1) {
+      size_t b = pick();
+      Attributes ca;
+      ca.set("axis", int64_t(1));
+      if (channels[a] + channels[b] > 24) b = a = 0;
+      g.add_node("Concat", name, {values[a], values[b]}, {y}, ca);
+      channels.push_back(channels[a] + channels[b]);
+    } else {
+      int64_t cout = 1 + int64_t(rng() % 9);
+      ValueId w = g.add_constant(name + ".w", test::random_tensor({cout, channels[a], 1, 1}, rng()));
+      g.add_node("Conv", name, {values[a], w}, {y}, conv_attrs(1));
+      channels.push_back(cout);
+    }
+    values.push_back(y);
+  }
+  g.outputs = {values.back()};
+  if (rng() % 2) g.outputs.push_back(values[values.size() / 2]);
+  g.validate();
+  return g;
+}
+
+TEST(ArenaPlanner, GreedyBestFitReusesFreedGaps) {
+  // A (100 bytes, steps 0-1), B (1000, 1-2), C (50, 2-3): C may reuse A's bytes, not B's.
+  plan::ArenaLayout l = plan::plan_arena({{100, 0, 1}, {1000, 1, 2}, {50, 2, 3}});
+  EXPECT_EQ(l.offsets[1], 0u);     // largest first
+  EXPECT_EQ(l.offsets[0], 1024u);  // above B (overlaps it in time)
+  EXPECT_EQ(l.offsets[2], 1024u);  // A is dead by step 2: best fit is A's place
+  EXPECT_EQ(l.arena_bytes, 1024u + 128u);
+}
+
+TEST(Plan, UNetLikeGraphHasNoOverlapsAndSaves) {
+  for (bool fused : {false, true}) {
+    Graph g = unet_like_graph(3);
+    if (fused) optimize_for_inference(g);
+    Plan p = make_plan(g, {{"input", Shape({1, 3, 32, 24})}});
+    expect_no_overlap(p);
+    expect_slots_are_activations(p);
+    EXPECT_LT(p.arena_bytes, p.sum_activation_bytes) << p.str();
+    EXPECT_EQ(p.graph.value(p.graph.outputs[0]).shape, Shape({1, 4, 32, 24}));
+    const std::string s = p.str();
+    EXPECT_NE(s.find(fused ? "vx.FusedConv" : "MaxPool"), std::string::npos) << s;
+    EXPECT_NE(s.find("dec1"), std::string::npos) << s;
+  }
+}
+
+TEST(Plan, RandomDagsHaveNoOverlapsAndRunLikeUnshared) {
+  for (uint64_t seed = 1; seed <= 25; ++seed) {
+    Graph g = random_dag(seed, 8 + int(seed % 17));
+    Plan p = cpu::make_cpu_plan(g, {{"input", Shape({1, 2, 5, 3})}}, true);
+    expect_no_overlap(p);
+    expect_slots_are_activations(p);
+    if (HasFailure()) FAIL() << "seed " << seed << "\n" << p.str();
+
+    // Running with the shared arena must give exactly what running with every value in its own
+    // allocation gives.
+    Plan unshared = p;
+    unshared.arena_offset.assign(unshared.arena_offset.size(), -1);
+    unshared.arena_slots.clear();
+    unshared.arena_bytes = 0;
+    cpu::CpuOptions options;
+    options.reference_only = true;
+    cpu::CpuExecutable shared_exe(p, options), unshared_exe(unshared, options);
+    const Tensor x = test::random_tensor({1, 2, 5, 3}, seed);
+    auto a = shared_exe.run({x});
+    auto b = unshared_exe.run({x});
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(test::max_abs_diff(a[i], b[i]), 0.0) << "seed " << seed;
+  }
+}
+
+TEST(Plan, InputShapeErrors) {
+  Graph g = unet_like_graph(2);
+  try {
+    make_plan(g, {{"input", Shape({1, 4, 8, 8})}});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("input 'input' has shape [1, 4, 8, 8] but the graph declares [1, 3, ?, ?]"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    make_plan(g, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no shape given for graph input 'input'"), std::string::npos) << e.what();
+  }
+  try {
+    make_plan(g, {{"input", Shape({1, 3, 8, 8})}, {"nope", Shape({1})}});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'nope', which is not an input"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PlanCache, EvictsTheLeastRecentlyUsed) {
+  Graph g = unet_like_graph(1);
+  PlanCache cache(2);
+  int made = 0;
+  auto get = [&](int64_t h) {
+    std::map<std::string, Shape> key = {{"input", Shape({1, 3, h, 8})}};
+    return cache.get_or_create(key, [&] {
+      ++made;
+      return std::make_shared<const Plan>(make_plan(g, key));
+    });
+  };
+  auto p8 = get(8);
+  auto p16 = get(16);
+  EXPECT_EQ(made, 2);
+  EXPECT_EQ(get(8).get(), p8.get());  // hit; 16 is now the least recently used
+  EXPECT_EQ(made, 2);
+  get(32);                            // evicts 16
+  EXPECT_EQ(made, 3);
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_TRUE(cache.contains({{"input", Shape({1, 3, 8, 8})}}));
+  EXPECT_FALSE(cache.contains({{"input", Shape({1, 3, 16, 8})}}));
+  EXPECT_TRUE(cache.contains({{"input", Shape({1, 3, 32, 8})}}));
+  EXPECT_NE(get(16).get(), p16.get());  // re-made
+  EXPECT_EQ(made, 4);
+  EXPECT_EQ(cache.hits(), 1u);
+  EXPECT_EQ(cache.misses(), 4u);
+  EXPECT_EQ(get(32)->graph.value(get(32)->graph.outputs[0]).shape, Shape({1, 4, 32, 8}));
+}
+
+}  // namespace
+}  // namespace vx

@@ -1,0 +1,84 @@
+// `volvox weights fetch|list|path`: get OIDN's trained weights into the cache (verified by SHA-256),
+// show which are present, and print the file the denoiser would use.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "core/error.h"
+#include "denoise/weights_store.h"
+
+namespace vx::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct WeightsArgs {
+  std::vector<std::string> names;
+  std::string base_url;
+  std::string dir;
+  bool force = false;
+  std::string name;
+};
+
+void run_fetch(const WeightsArgs& args) {
+  std::vector<std::string> names = args.names;
+  if (names.empty())
+    for (const auto& entry : denoise::known_weights()) names.push_back(entry.name);
+  denoise::FetchOptions options;
+  options.base_url = args.base_url;
+  options.dir = args.dir;
+  options.force = args.force;
+  for (const auto& name : names) {
+    denoise::FetchResult result;
+    VX_WITH_CONTEXT(cat("weights ", name), result = denoise::fetch_weights(name, options));
+    std::printf("%s: %s %s\n", name.c_str(), result.downloaded ? "downloaded and verified," : "already present,",
+                result.path.c_str());
+  }
+}
+
+void run_list(const WeightsArgs& args) {
+  fs::path dir = args.dir.empty() ? denoise::weights_cache_dir() : fs::path(args.dir);
+  std::printf("weights folder: %s\n", dir.c_str());
+  for (const auto& entry : denoise::known_weights()) {
+    fs::path file = dir / (entry.name + ".tza");
+    const char* state = "missing";
+    if (fs::is_regular_file(file))
+      state = denoise::sha256_hex_of_file(file) == entry.sha256 ? "present" : "present, WRONG SHA-256";
+    std::printf("  %-18s %-24s ic=%d  %s\n", entry.name.c_str(), state, entry.input_channels,
+                entry.description.c_str());
+  }
+  std::printf("only weights with a known SHA-256 are listed and fetched; other OIDN weights work with --weights FILE\n");
+}
+
+void setup(CLI::App& app) {
+  auto args = std::make_shared<WeightsArgs>();
+  auto* weights = app.add_subcommand("weights", "Fetch, list and locate OIDN's trained weights");
+  weights->require_subcommand(1);
+
+  auto* fetch = weights->add_subcommand("fetch", "Download weights (all known ones when no NAME is given), verify "
+                                                 "their SHA-256 and store them in the cache");
+  fetch->add_option("names", args->names, "weights names, e.g. rt_hdr_alb_nrm");
+  fetch->add_option("--base-url", args->base_url,
+                    std::string("base URL of the weights (default $VOLVOX_WEIGHTS_URL, else ") +
+                        denoise::kDefaultWeightsBaseUrl + ")");
+  fetch->add_option("--dir", args->dir, "folder to store them in (default: the cache folder)");
+  fetch->add_flag("--force", args->force, "download even when a verified copy is present");
+  fetch->callback([args] { run_fetch(*args); });
+
+  auto* list = weights->add_subcommand("list", "Show the known weights and which are present");
+  list->add_option("--dir", args->dir, "folder to look in (default: the cache folder)");
+  list->callback([args] { run_list(*args); });
+
+  auto* path = weights->add_subcommand("path", "Print the weights file the denoiser would use for NAME "
+                                               "($VOLVOX_WEIGHTS, then the cache)");
+  path->add_option("name", args->name, "weights name, e.g. rt_hdr_alb_nrm")->required();
+  path->callback([args] { std::printf("%s\n", denoise::resolve_weights("", args->name).c_str()); });
+}
+
+}  // namespace
+
+VX_REGISTER_COMMAND(weights, setup);
+
+}  // namespace vx::cli
