@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <random>
 
 namespace vx::test {
@@ -32,6 +34,15 @@ std::filesystem::path temp_dir() {
   std::filesystem::path dir = root / std::to_string(counter++);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+std::vector<std::byte> read_bytes(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  VX_CHECK(f.good(), Io, "cannot open ", path.string());
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(bytes.size());
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
 }
 
 std::string cli_path() {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -15,6 +16,8 @@ namespace vx::test {
 std::optional<std::filesystem::path> shared_dir();
 // A fresh empty temporary folder, removed at process exit.
 std::filesystem::path temp_dir();
+// The whole file; throws vx::Error(Io) when it cannot be read.
+std::vector<std::byte> read_bytes(const std::filesystem::path& path);
 // Path of the built `volvox` executable.
 std::string cli_path();
 

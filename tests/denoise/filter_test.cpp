@@ -32,11 +32,7 @@ DenoiseInputs smooth_inputs(int w, int h, uint64_t seed) {
 
 std::vector<std::byte> weights_for_tests(int input_channels) {
   if (auto shared = test::shared_dir(); shared && input_channels == 9) {
-    std::ifstream f(*shared / "weights" / "rt_hdr_alb_nrm.tza", std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    std::vector<std::byte> out(bytes.size());
-    std::memcpy(out.data(), bytes.data(), bytes.size());
-    return out;
+    return test::read_bytes(*shared / "weights" / "rt_hdr_alb_nrm.tza");
   }
   return test::random_weights_blob(UNetVariant::base, input_channels);
 }

@@ -24,13 +24,6 @@ Image crop_png(const std::filesystem::path& path) {
   return out;
 }
 
-std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(bytes.size());
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
-}
 
 struct Case {
   const char* name;
@@ -52,7 +45,7 @@ TEST_P(OidnReference, MatchesWithinFloatRounding) {
     in.normal = crop_png(shared / "images" / "normal.png");
     for (float& v : in.normal.pixels) v = v * 2.0f - 1.0f;
   }
-  const Image ours = test::denoise_cpu(in, read_bytes(shared / "weights" / k.weights), k.hdr, 0, k.srgb);
+  const Image ours = test::denoise_cpu(in, test::read_bytes(shared / "weights" / k.weights), k.hdr, 0, k.srgb);
   const Image reference =
       read_image(std::filesystem::path(VOLVOX_SOURCE_DIR) / "tests/data/oidn_reference" / (std::string(k.name) + ".pfm"));
   ASSERT_EQ(reference.width, kW);

@@ -13,13 +13,6 @@
 namespace vx {
 namespace {
 
-std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(bytes.size());
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
-}
 
 struct SampleScene {
   samples::RenderOutput noisy;
@@ -67,7 +60,7 @@ TEST_P(Quality, RaisesPsnrByTenDecibels) {
   if (q.albedo) in.albedo = scene.noisy.albedo;
   if (q.normal) in.normal = scene.noisy.normal;
   const Image reference = q.hdr ? scene.reference : clamp01(scene.reference);
-  const Image denoised = test::denoise_cpu(in, read_bytes(shared / "weights" / q.weights), q.hdr);
+  const Image denoised = test::denoise_cpu(in, test::read_bytes(shared / "weights" / q.weights), q.hdr);
   const double before = denoise::display_psnr(reference, in.color);
   const double after = denoise::display_psnr(reference, denoised);
   RecordProperty("psnr_noisy", std::to_string(before));
@@ -92,7 +85,7 @@ TEST(RealRender, SharedImageDenoisesToFiniteValuesInRange) {
   in.albedo = read_image(shared / "images" / "albedo.png");
   in.normal = read_image(shared / "images" / "normal.png");
   for (float& v : in.normal.pixels) v = v * 2.0f - 1.0f;  // PNG normals are stored as n * 0.5 + 0.5
-  const Image out = test::denoise_cpu(in, read_bytes(shared / "weights" / "rt_ldr_alb_nrm.tza"), false, 0, true);
+  const Image out = test::denoise_cpu(in, test::read_bytes(shared / "weights" / "rt_ldr_alb_nrm.tza"), false, 0, true);
   double sum_in = 0, sum_out = 0;
   for (int y = 0; y < out.height; ++y)
     for (int x = 0; x < out.width; ++x)

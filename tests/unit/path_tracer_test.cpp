@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "common/test_util.h"
+#include "formats/image_io.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "samples/materials.h"
@@ -203,34 +204,19 @@ TEST(PathTracer, RejectsBadSettingsAndHonoursCancellation) {
   EXPECT_LT(last, 1.0);
 }
 
-// Reads the colour PFM the CLI writes (little endian, bottom row first).
-Image read_pfm(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string magic;
-  int w = 0, h = 0;
-  float scale = 0;
-  in >> magic >> w >> h >> scale;
-  in.get();
-  EXPECT_EQ(magic, "PF");
-  EXPECT_LT(scale, 0);
-  Image img(w, h, 3);
-  for (int y = h - 1; y >= 0; --y) in.read(reinterpret_cast<char*>(&img.at(0, y, 0)), std::streamsize(12 * w));
-  EXPECT_TRUE(in.good()) << path;
-  return img;
-}
 
 TEST(PathTracer, CliWritesTheSameImagesAsTheLibrary) {
   std::string cli = test::cli_path();
   if (!std::filesystem::exists(cli)) GTEST_SKIP() << "volvox CLI not built at " << cli;
   std::filesystem::path prefix = test::temp_dir() / "room";
-  std::string cmd = cli + " render --scene room --spp 2 --width 24 --height 16 --seed 4 --reference-spp 8 -o " +
+  std::string cmd = cli + " render --scene room --spp 2 --width 24 --height 16 --seed 4 --reference-spp 8 --format pfm -o " +
                     prefix.string() + " 2>/dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   RenderOutput lib = render_scene({"room", 24, 16, 2, 4, 8});
-  EXPECT_EQ(read_pfm(prefix.string() + "_color.pfm").pixels, lib.color.pixels);
-  EXPECT_EQ(read_pfm(prefix.string() + "_albedo.pfm").pixels, lib.albedo.pixels);
-  EXPECT_EQ(read_pfm(prefix.string() + "_normal.pfm").pixels, lib.normal.pixels);
-  Image ref = read_pfm(prefix.string() + "_reference.pfm");
+  EXPECT_EQ(read_image(prefix.string() + "_color.pfm").pixels, lib.color.pixels);
+  EXPECT_EQ(read_image(prefix.string() + "_albedo.pfm").pixels, lib.albedo.pixels);
+  EXPECT_EQ(read_image(prefix.string() + "_normal.pfm").pixels, lib.normal.pixels);
+  Image ref = read_image(prefix.string() + "_reference.pfm");
   EXPECT_EQ(ref.width, 24);
   EXPECT_NEAR(image_mean(ref), image_mean(lib.color), 0.5 * image_mean(lib.color));
   std::string bad = cli + " render --scene nowhere --spp 1 -o " + prefix.string() + " 2>/dev/null";
