@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "backends/cpu/fast/cpu_layout.h"
 #include "core/error.h"
 #include "passes/graph_queries.h"
 
@@ -15,7 +16,10 @@ class ExecutionContext final : public KernelContext {
   ExecutionContext(const Plan& plan, std::vector<Tensor>& values, uint8_t* arena, ThreadPool& pool)
       : plan_(plan), values_(values), arena_(arena), pool_(pool) {}
 
-  void set_node(const Node& node) { node_ = &node; }
+  void set_step(const Node& node, const PlanStep& step) {
+    node_ = &node;
+    step_ = &step;
+  }
 
   const Node& node() const override { return *node_; }
   int64_t opset() const override { return plan_.graph.opset(""); }
@@ -34,8 +38,8 @@ class ExecutionContext final : public KernelContext {
              " of ", node_->outputs.size());
     const ValueId id = node_->outputs[i];
     if (id == kNoValue) {  // an omitted optional output: somewhere to write, then dropped
-      scratch_ = Tensor(dtype, shape);
-      return scratch_;
+      omitted_output_ = Tensor(dtype, shape);
+      return omitted_output_;
     }
     const Value& planned = plan_.graph.value(id);
     const int64_t offset = plan_.arena_offset[size_t(id)];
@@ -46,6 +50,10 @@ class ExecutionContext final : public KernelContext {
     return values_[size_t(id)];
   }
   ThreadPool& pool() override { return pool_; }
+  void* scratch(size_t bytes) override {
+    if (step_->scratch_offset >= 0 && bytes <= step_->scratch_bytes) return arena_ + step_->scratch_offset;
+    return KernelContext::scratch(bytes);
+  }
 
  private:
   const Plan& plan_;
@@ -53,7 +61,8 @@ class ExecutionContext final : public KernelContext {
   uint8_t* arena_;
   ThreadPool& pool_;
   const Node* node_ = nullptr;
-  Tensor scratch_;
+  const PlanStep* step_ = nullptr;
+  Tensor omitted_output_;
 };
 
 }  // namespace
@@ -65,24 +74,47 @@ const KernelEntry* choose_kernel(const Node& node, const Graph& graph, bool refe
 }
 
 Plan make_cpu_plan(const Graph& graph, const std::map<std::string, Shape>& input_shapes, bool reference_only) {
-  return make_plan(graph, input_shapes, [reference_only](const Node& node, const Graph& g) {
-    const KernelEntry* k = choose_kernel(node, g, reference_only);
-    return k ? k->variant : std::string();
-  });
+  return make_plan(
+      graph, input_shapes,
+      [reference_only](const Node& node, const Graph& g) {
+        const KernelEntry* k = choose_kernel(node, g, reference_only);
+        return k ? k->variant : std::string();
+      },
+      prepare_cpu_plan);
 }
 
 CpuExecutable::CpuExecutable(Plan plan, CpuOptions options) : plan_(std::move(plan)), options_(options) {
   const Graph& g = plan_.graph;
   kernels_.resize(plan_.steps.size());
   release_.resize(plan_.steps.size());
+  std::vector<const KernelEntry*> entries(plan_.steps.size());
+  bool same_choice = plan_.prepared_by == "cpu";
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Node& node = g.nodes[size_t(plan_.steps[s].node)];
-    const KernelEntry* entry = choose_kernel(node, g, options_.reference_only);
-    VX_CHECK(entry != nullptr, Unsupported, "the CPU backend has no kernel for node '", node.name, "' (op '",
+    entries[s] = choose_kernel(node, g, options_.reference_only);
+    VX_CHECK(entries[s] != nullptr, Unsupported, "the CPU backend has no kernel for node '", node.name, "' (op '",
              node.op, node.domain.empty() ? "" : "' in domain '" + node.domain, "')");
-    plan_.steps[s].variant = entry->variant;
+    if (plan_.steps[s].variant != entries[s]->variant) same_choice = false;
+    plan_.steps[s].variant = entries[s]->variant;
+  }
+  if (!same_choice) {
+    // Planned without the CPU hook or for other kernels: redo the layout decision; scratch is
+    // then allocated at run time (make_cpu_plan puts it in the arena).
+    for (PlanStep& step : plan_.steps) step.scratch_offset = -1;
+    prepare_cpu_plan(plan_);
+  }
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const PlanStep& step = plan_.steps[s];
+    VX_CHECK(step.scratch_offset < 0 || step.scratch_offset + int64_t(step.scratch_bytes) <= int64_t(plan_.arena_bytes),
+             Internal, "scratch of step ", s, " lies outside the arena");
+  }
+  for (const ArenaSlot& slot : plan_.arena_slots)
+    VX_CHECK(slot.offset + slot.bytes <= plan_.arena_bytes, Internal, "arena slot at ", slot.offset,
+             " lies outside the arena of ", plan_.arena_bytes, " bytes");
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const Node& node = g.nodes[size_t(plan_.steps[s].node)];
     VX_WITH_CONTEXT(cat("preparing node '", node.name, "' (", node.op, ")"),
-                    kernels_[s] = entry->create ? entry->create(node, g) : entry->run);
+                    kernels_[s] = entries[s]->create ? entries[s]->create(node, g) : entries[s]->run);
   }
   // The last step reading each value; after it the value's tensor is dropped (arena views cost
   // nothing; run-time allocations are freed early).
@@ -120,7 +152,7 @@ std::vector<Tensor> CpuExecutable::run(const std::vector<Tensor>& inputs, Profil
   if (profile) profile->entries.clear();
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Node& node = g.nodes[size_t(plan_.steps[s].node)];
-    ctx.set_node(node);
+    ctx.set_step(node, plan_.steps[s]);
     const auto start = std::chrono::steady_clock::now();
     VX_WITH_CONTEXT(cat("node '", node.name, "' (", node.op, ")"), kernels_[s](ctx));
     if (profile) {
