@@ -1,6 +1,8 @@
 // The oneDNN vx.FusedConv against the reference kernel at odd sizes and channel counts, with every
 // combination of relu / pool / upsample_concat, single nodes (NCHW in and out) and chains (NHWC
 // inside the CPU backend). Tolerance: 1e-4 of the reference output's largest magnitude.
+#include <dlfcn.h>
+
 #include <cmath>
 
 #include "backends/cpu/cpu_executable.h"
@@ -154,6 +156,28 @@ TEST(CpuFusedConv, ChainsWithInternalNhwcMatchReference) {
     ValueId out = conv("out", {d0}, 32, 3, false, false, false);
     g.outputs = {out, p2};
     EXPECT_LE(compare(g, {test::random_tensor({1, 9, h, w}, 5)}, 6), 1e-4) << h << "x" << w;
+  }
+}
+
+}  // namespace
+}  // namespace vx
+
+namespace vx {
+namespace {
+
+// --threads reaches oneDNN: its OpenMP thread count follows the executor's pool.
+TEST(CpuFusedConv, OneDnnThreadsFollowThePool) {
+  using MaxThreads = int (*)();
+  auto omp_max_threads = reinterpret_cast<MaxThreads>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+  ASSERT_NE(omp_max_threads, nullptr) << "oneDNN is expected to use GNU OpenMP";
+  Case c{5, 0, 7, 9, 8, true, false, false};
+  Graph g = single_node(c, 3);
+  for (int threads : {1, 2, 3}) {
+    RunnerOptions options;
+    options.threads = threads;
+    GraphRunner runner(g, options);
+    runner.run({test::random_tensor({1, 5, 9, 8}, 1)});
+    EXPECT_EQ(omp_max_threads(), threads);
   }
 }
 

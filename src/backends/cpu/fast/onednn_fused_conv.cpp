@@ -5,6 +5,7 @@
 #include <cstring>
 #include <dnnl.hpp>
 #include <memory>
+#include <unordered_map>
 
 #include "backends/cpu/fast/cpu_layout.h"
 #include "backends/cpu/kernel_registry.h"
@@ -40,6 +41,11 @@ struct FusedConvShape {
     return upsample_concat || !nhwc_in[0] ? size_t(n * c * h * w) * sizeof(float) : 0;
   }
   size_t conv_dst_bytes() const { return pool || !nhwc_out ? size_t(n * m * conv_h * conv_w) * sizeof(float) : 0; }
+  // Pooling NHWC into NCHW has no fast oneDNN implementation: pool into NHWC, then reorder.
+  size_t pool_dst_bytes() const { return pool && !nhwc_out ? size_t(n * m * out_h * out_w) * sizeof(float) : 0; }
+  size_t scratch_bytes() const {
+    return plan::align_up(src_pack_bytes()) + plan::align_up(conv_dst_bytes()) + plan::align_up(pool_dst_bytes());
+  }
 };
 
 FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
@@ -127,14 +133,15 @@ class OneDnnFusedConv {
     if (bias_.defined()) bias_mem_ = memory(pd.bias_desc(), engine, const_cast<void*>(bias_.raw()));
 
     out_md_ = memory::desc({s_.n, s_.m, s_.out_h, s_.out_w}, f32, s_.nhwc_out ? Tag::nhwc : Tag::nchw);
+    pool_dst_md_ = memory::desc({s_.n, s_.m, s_.out_h, s_.out_w}, f32, Tag::nhwc);
     if (s_.pool) {
       using Pool = dnnl::pooling_forward;
-      Pool::desc pdesc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, conv_dst_md_, out_md_,
+      Pool::desc pdesc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, conv_dst_md_, pool_dst_md_,
                        {2, 2}, {2, 2}, {0, 0}, {0, 0});
       pool_ = Pool(Pool::primitive_desc(pdesc, engine));
-    } else if (!s_.nhwc_out) {
-      to_nchw_ = dnnl::reorder(memory(conv_dst_md_, engine, nullptr), memory(out_md_, engine, nullptr));
     }
+    if (!s_.nhwc_out)  // the last NHWC result (conv or pool) into the NCHW output
+      to_nchw_ = dnnl::reorder(memory(pool_dst_md_, engine, nullptr), memory(out_md_, engine, nullptr));
     if (!s_.upsample_concat && !s_.nhwc_in[0]) {
       memory::desc nchw(src_dims, f32, Tag::nchw);
       to_nhwc_ = dnnl::reorder(memory(nchw, engine, nullptr), memory(src_md_, engine, nullptr));
@@ -152,6 +159,8 @@ class OneDnnFusedConv {
     char* scratch = static_cast<char*>(ctx.scratch(scratch_bytes()));
     float* packed = reinterpret_cast<float*>(scratch);
     float* conv_out = reinterpret_cast<float*>(scratch + plan::align_up(s_.src_pack_bytes()));
+    float* pool_out = reinterpret_cast<float*>(scratch + plan::align_up(s_.src_pack_bytes()) +
+                                               plan::align_up(s_.conv_dst_bytes()));
     Tensor& y = ctx.output(0, DType::f32, Shape({s_.n, s_.m, s_.out_h, s_.out_w}));
 
     // Source in NHWC.
@@ -171,18 +180,20 @@ class OneDnnFusedConv {
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_mem}};
     if (bias_.defined()) args[DNNL_ARG_BIAS] = bias_mem_;
     conv_.execute(stream, args);
-    // Pool or layout change into the output.
-    memory out_mem(out_md_, engine, y.data<float>());
-    if (s_.pool)
-      pool_.execute(stream, {{DNNL_ARG_SRC, dst_mem}, {DNNL_ARG_DST, out_mem}});
-    else if (!s_.nhwc_out)
-      to_nchw_.execute(stream, dst_mem, out_mem);
+    // Pool, then the layout change into an NCHW output.
+    memory result = dst_mem;
+    if (s_.pool) {
+      result = memory(pool_dst_md_, engine, s_.nhwc_out ? y.data<float>() : pool_out);
+      pool_.execute(stream, {{DNNL_ARG_SRC, dst_mem}, {DNNL_ARG_DST, result}});
+    }
+    if (!s_.nhwc_out) {
+      memory out_mem(out_md_, engine, y.data<float>());
+      to_nchw_.execute(stream, result, out_mem);
+    }
     stream.wait();
   }
 
-  size_t scratch_bytes() const {
-    return plan::align_up(s_.src_pack_bytes()) + plan::align_up(s_.conv_dst_bytes());
-  }
+  size_t scratch_bytes() const { return s_.scratch_bytes(); }
 
  private:
   // concat(upsample2x(low), skip) along channels, written as NHWC. Each source NCHW or NHWC.
@@ -215,7 +226,7 @@ class OneDnnFusedConv {
 
   FusedConvShape s_;
   Tensor weights_source_, bias_;  // keep the constants alive
-  memory::desc src_md_, conv_dst_md_, out_md_;
+  memory::desc src_md_, conv_dst_md_, pool_dst_md_, out_md_;
   dnnl::convolution_forward conv_;
   dnnl::pooling_forward pool_;
   dnnl::reorder to_nchw_, to_nhwc_;
@@ -253,8 +264,7 @@ bool onednn_fused_conv_supports(const Node& node, const Graph& graph) {
 }
 
 size_t onednn_fused_conv_scratch_bytes(const Node& node, const Graph& graph) {
-  FusedConvShape s = fused_conv_shape(node, graph);
-  return plan::align_up(s.src_pack_bytes()) + plan::align_up(s.conv_dst_bytes());
+  return fused_conv_shape(node, graph).scratch_bytes();
 }
 
 namespace {
