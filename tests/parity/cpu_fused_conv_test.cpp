@@ -118,6 +118,8 @@ TEST(CpuFusedConv, OneDnnMatchesReferenceOnOtherGeometries) {
       {3, 0, 5, 17, 13, true, false, false, 3, true},   {17, 0, 32, 31, 33, true, true, false, 3, true},
       {9, 5, 17, 8, 7, true, false, true, 1},           {5, 3, 9, 7, 9, false, false, true, 3, true},
       {32, 32, 32, 9, 11, true, true, true, 5},
+      // Winograd with the packed source padded with zero channels: 64 + 9 -> 80, 16 + 1 -> 32 (no).
+      {64, 9, 32, 6, 10, true, false, true},            {16, 1, 16, 5, 7, true, true, true},
   };
   uint64_t seed = 7000;
   for (const Case& c : cases) {
