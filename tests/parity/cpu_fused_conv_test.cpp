@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "backends/cpu/cpu_executable.h"
 #include "common/test_util.h"
@@ -134,7 +135,10 @@ TEST(CpuFusedConv, OneDnnMatchesReferenceOnOtherGeometries) {
 // A U-Net-shaped chain of fused convs: the values between them are NHWC inside the backend, the
 // skip of the last decoder is the (NCHW) graph input, and one intermediate is also a graph output.
 TEST(CpuFusedConv, ChainsWithInternalNhwcMatchReference) {
-  for (auto [h, w] : std::vector<std::pair<int64_t, int64_t>>{{12, 20}, {36, 28}}) {
+  // With skip_enc0 the last decoder reads enc0's output (NHWC: enc0 has 9 input channels, so no
+  // Winograd) instead of the graph input, into a Winograd (nChw16c) source.
+  for (auto [h, w, skip_enc0] : std::vector<std::tuple<int64_t, int64_t, bool>>{{12, 20, false}, {36, 28, false},
+                                                                                 {20, 12, true}}) {
     Graph g;
     g.name = "chain";
     uint64_t seed = 900;
@@ -154,7 +158,8 @@ TEST(CpuFusedConv, ChainsWithInternalNhwcMatchReference) {
     ValueId p1 = conv("enc1", {e0}, 32, 32, true, true, false);
     ValueId p2 = conv("enc2", {p1}, 32, 48, true, true, false);
     ValueId d1 = conv("dec1", {p2, p1}, 48 + 32, 64, true, false, true);
-    ValueId d0 = conv("dec0", {d1, x}, 64 + 9, 32, true, false, true);
+    ValueId d0 = skip_enc0 ? conv("dec0", {d1, e0}, 64 + 32, 32, true, false, true)
+                           : conv("dec0", {d1, x}, 64 + 9, 32, true, false, true);
     ValueId out = conv("out", {d0}, 32, 3, false, false, false);
     g.outputs = {out, p2};
     EXPECT_LE(compare(g, {test::random_tensor({1, 9, h, w}, 5)}, 6), 1e-4) << h << "x" << w;

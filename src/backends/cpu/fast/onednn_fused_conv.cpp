@@ -269,6 +269,7 @@ class OneDnnFusedConv {
   // concat(upsample2x(low), skip) along channels, written in the convolution's source layout;
   // copies runs of channels that are contiguous in both the source and the destination.
   void pack_upsample_concat(const Tensor& low, const Tensor& skip, float* out, ThreadPool& pool) const {
+    if (s_.work == Layout::nchw16c && s_.c_low % 16 == 0) return pack_blocked(low, skip, out, pool);
     const int64_t c1 = s_.c_low, c = s_.c, h = s_.h, w = s_.w, lw = w / 2;
     const LayoutView low_view{s_.in[0], c1, (h / 2) * lw}, skip_view{s_.in[1], s_.c_skip, h * w},
         out_view{s_.work, s_.c_conv, h * w};
@@ -293,6 +294,53 @@ class OneDnnFusedConv {
             k += count;
           }
           for (int64_t k = c; k < s_.c_conv; ++k) out[out_view.offset(b, k, p)] = 0.0f;  // padding
+        }
+      }
+    });
+  }
+
+  // The same into nChw16c when the upsampled channels fill whole blocks: one output row of one
+  // channel block at a time, so rows are long contiguous copies (skip already blocked) or each
+  // 16-channel upsampled pixel written twice.
+  void pack_blocked(const Tensor& low, const Tensor& skip, float* out, ThreadPool& pool) const {
+    const int64_t h = s_.h, w = s_.w, lh = h / 2, lw = w / 2, c2 = s_.c_skip;
+    const int64_t out_blocks = s_.c_conv / 16, low_blocks = s_.c_low / 16;
+    const float* lp = low.data<float>();
+    const float* sp = skip.data<float>();
+    const LayoutView low_view{s_.in[0], s_.c_low, lh * lw};
+    pool.parallel_for(s_.n * out_blocks * h, [&](int64_t begin, int64_t end) {
+      for (int64_t job = begin; job < end; ++job) {
+        const int64_t y = job % h, ob = (job / h) % out_blocks, b = job / (h * out_blocks);
+        float* row = out + ((b * out_blocks + ob) * h + y) * w * 16;
+        if (ob < low_blocks) {  // upsampled channels ob*16 .. ob*16+15
+          for (int64_t x = 0; x < lw; ++x) {
+            float pixel[16];
+            if (s_.in[0] == Layout::nchw16c) {
+              std::memcpy(pixel, lp + ((b * low_blocks + ob) * lh + y / 2) * lw * 16 + x * 16, sizeof pixel);
+            } else {
+              for (int64_t ci = 0; ci < 16; ++ci) pixel[ci] = lp[low_view.offset(b, ob * 16 + ci, (y / 2) * lw + x)];
+            }
+            std::memcpy(row + 2 * x * 16, pixel, sizeof pixel);
+            std::memcpy(row + (2 * x + 1) * 16, pixel, sizeof pixel);
+          }
+          continue;
+        }
+        const int64_t first = (ob - low_blocks) * 16, valid = std::clamp<int64_t>(c2 - first, 0, 16);
+        if (s_.in[1] == Layout::nchw16c && valid == 16) {
+          std::memcpy(row, sp + ((b * (c2 / 16) + first / 16) * h + y) * w * 16, size_t(w * 16) * sizeof(float));
+          continue;
+        }
+        if (valid < 16)
+          for (int64_t x = 0; x < w; ++x) std::memset(row + x * 16 + valid, 0, size_t(16 - valid) * sizeof(float));
+        if (s_.in[1] == Layout::nchw) {
+          for (int64_t ci = 0; ci < valid; ++ci) {
+            const float* plane_row = sp + ((b * c2 + first + ci) * h + y) * w;
+            for (int64_t x = 0; x < w; ++x) row[x * 16 + ci] = plane_row[x];
+          }
+        } else {
+          const LayoutView skip_view{s_.in[1], c2, h * w};
+          for (int64_t x = 0; x < w; ++x)
+            for (int64_t ci = 0; ci < valid; ++ci) row[x * 16 + ci] = sp[skip_view.offset(b, first + ci, y * w + x)];
         }
       }
     });
