@@ -48,7 +48,7 @@ std::string shape_key(const std::map<std::string, Shape>& input_shapes) {
 }
 
 Plan make_plan(const Graph& graph, const std::map<std::string, Shape>& input_shapes,
-               const VariantChooser& choose_variant) {
+               const VariantChooser& choose_variant, const PlanHook& backend_hook) {
   Plan plan;
   plan.graph = graph;
   plan.input_shapes = input_shapes;
@@ -71,6 +71,7 @@ Plan make_plan(const Graph& graph, const std::map<std::string, Shape>& input_sha
     plan.steps[size_t(s)].node = s;
     if (choose_variant) plan.steps[size_t(s)].variant = choose_variant(g.nodes[size_t(s)], g);
   }
+  if (backend_hook) backend_hook(plan);
 
   // Lifetimes: from the producing step to the last reading step.
   std::vector<int> first(g.values.size(), -1), last(g.values.size(), -1);
@@ -91,12 +92,23 @@ Plan make_plan(const Graph& graph, const std::map<std::string, Shape>& input_sha
     requests.push_back({bytes, first[i], last[i]});
     plan.sum_activation_bytes += bytes;
   }
+  for (int s = 0; s < steps; ++s) {
+    const size_t bytes = plan.steps[size_t(s)].scratch_bytes;
+    if (bytes == 0) continue;
+    plan.arena_slots.push_back({kNoValue, 0, bytes, s, s});
+    requests.push_back({bytes, s, s});
+    plan.sum_activation_bytes += bytes;
+  }
   plan::ArenaLayout layout = plan::plan_arena(requests);
   plan.arena_bytes = layout.arena_bytes;
   plan.arena_offset.assign(g.values.size(), -1);
   for (size_t k = 0; k < plan.arena_slots.size(); ++k) {
     plan.arena_slots[k].offset = layout.offsets[k];
-    plan.arena_offset[size_t(plan.arena_slots[k].value)] = int64_t(layout.offsets[k]);
+    const ArenaSlot& slot = plan.arena_slots[k];
+    if (slot.value != kNoValue)
+      plan.arena_offset[size_t(slot.value)] = int64_t(layout.offsets[k]);
+    else
+      plan.steps[size_t(slot.first_step)].scratch_offset = int64_t(layout.offsets[k]);
   }
   return plan;
 }
@@ -121,11 +133,14 @@ std::string Plan::str() const {
       else
         offset = "allocated";
     }
+    if (steps[s].scratch_bytes > 0)
+      offset += cat(" (scratch ", steps[s].scratch_bytes, " B at ",
+                    steps[s].scratch_offset >= 0 ? std::to_string(steps[s].scratch_offset) : std::string("-"), ")");
     std::snprintf(line, sizeof line, "%-5zu %-28s %-16s %-12s %-22s %s\n", s, n.name.c_str(), n.op.c_str(),
                   steps[s].variant.empty() ? "-" : steps[s].variant.c_str(), shape.c_str(), offset.c_str());
     out += line;
   }
-  std::snprintf(line, sizeof line, "arena: %.3f MiB for %.3f MiB of activations (%zu values)\n",
+  std::snprintf(line, sizeof line, "arena: %.3f MiB for %.3f MiB of activations and scratch (%zu buffers)\n",
                 double(arena_bytes) / (1 << 20), double(sum_activation_bytes) / (1 << 20), arena_slots.size());
   out += line;
   return out;

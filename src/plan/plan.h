@@ -19,10 +19,12 @@ namespace vx {
 struct PlanStep {
   int node = 0;         // index into Plan::graph.nodes
   std::string variant;  // the kernel variant the backend chose ("" when none was chosen yet)
+  size_t scratch_bytes = 0;   // temporary bytes the kernel needs during this step only
+  int64_t scratch_offset = -1;  // their place in the arena (-1: none reserved)
 };
 
 struct ArenaSlot {
-  ValueId value = kNoValue;
+  ValueId value = kNoValue;  // kNoValue for a step's scratch
   size_t offset = 0;
   size_t bytes = 0;
   int first_step = 0;  // the step that writes it
@@ -37,7 +39,8 @@ struct Plan {
   std::vector<int64_t> arena_offset;          // per value: byte offset in the arena, -1 when not there
   std::vector<ArenaSlot> arena_slots;
   size_t arena_bytes = 0;           // the arena size after sharing
-  size_t sum_activation_bytes = 0;  // what the activations would take without sharing
+  size_t sum_activation_bytes = 0;  // what the activations (and scratch) would take without sharing
+  std::string prepared_by;          // the backend whose PlanHook ran ("" when none)
 
   // One line per step: step, node, op, kernel variant, output shape, arena offset; then the totals.
   std::string str() const;
@@ -46,11 +49,16 @@ struct Plan {
 // The backend's kernel choice for a node of the bound graph ("" when it has none).
 using VariantChooser = std::function<std::string(const Node&, const Graph&)>;
 
+// The backend's look at the plan after variants are chosen and before the arena is laid out: it
+// may annotate nodes of plan.graph with attributes of its own (e.g. internal layouts), set
+// steps[s].scratch_bytes, and set prepared_by.
+using PlanHook = std::function<void(Plan& plan)>;
+
 // Binds `graph` to `input_shapes` (graph input name -> shape; inputs whose declared shape is fully
 // known may be omitted). Throws InvalidArgument naming the input when a shape is missing, has the
 // wrong rank or contradicts a declared extent, or names no graph input.
 Plan make_plan(const Graph& graph, const std::map<std::string, Shape>& input_shapes,
-               const VariantChooser& choose_variant = {});
+               const VariantChooser& choose_variant = {}, const PlanHook& backend_hook = {});
 
 // "name=[1, 3, 4, 4];..." — the key of a set of input shapes.
 std::string shape_key(const std::map<std::string, Shape>& input_shapes);

@@ -23,6 +23,12 @@ std::shared_ptr<cpu::CpuExecutable> GraphRunner::executable(const std::map<std::
 }
 
 std::vector<Tensor> GraphRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {
+  std::vector<Tensor> outputs;
+  run(inputs, outputs, profile);
+  return outputs;
+}
+
+void GraphRunner::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, Profile* profile) {
   VX_CHECK(inputs.size() == graph_.inputs.size(), InvalidArgument, "graph '", graph_.name, "' takes ",
            graph_.inputs.size(), " inputs, got ", inputs.size());
   std::map<std::string, Shape> shapes;
@@ -31,7 +37,7 @@ std::vector<Tensor> GraphRunner::run(const std::vector<Tensor>& inputs, Profile*
              "') is empty");
     shapes[graph_.value(graph_.inputs[i]).name] = inputs[i].shape();
   }
-  return executable(shapes)->run(inputs, profile);
+  executable(shapes)->run(inputs, outputs, profile);
 }
 
 }  // namespace vx

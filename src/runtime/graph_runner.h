@@ -27,6 +27,8 @@ class GraphRunner {
 
   // Inputs in the order of the graph's inputs; their shapes select (or make) the plan.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile = nullptr);
+  // Writes into the caller's reusable output buffers where they fit (CpuExecutable::run).
+  void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, Profile* profile = nullptr);
 
   const Graph& graph() const { return graph_; }  // after optimisation
   // The executable for these input shapes (planned now if new).

@@ -100,5 +100,22 @@ TEST(CpuExecutor, ProfilesEveryNodeAndMatchesRunnerOutput) {
   EXPECT_EQ(runner.cache().hits(), 1u);
 }
 
+TEST(CpuExecutor, WritesIntoReusableOutputBuffers) {
+  Graph g = conv_relu_graph();
+  cpu::CpuExecutable exe(cpu::make_cpu_plan(g, {{"image", Shape({1, 2, 7, 6})}}));
+  const Tensor x = test::random_tensor({1, 2, 7, 6}, 4);
+  const Tensor expected = exe.run({x})[0];
+  Tensor buffer(DType::f32, {1, 3, 7, 6});
+  std::vector<Tensor> outputs = {buffer};
+  exe.run({x}, outputs);
+  EXPECT_EQ(outputs[0].raw(), buffer.raw());  // written in place
+  EXPECT_EQ(test::max_abs_diff(buffer, expected), 0.0);
+  std::vector<Tensor> wrong = {Tensor(DType::f32, {1, 3, 7, 5})};
+  const void* wrong_data = wrong[0].raw();
+  exe.run({x}, wrong);
+  EXPECT_NE(wrong[0].raw(), wrong_data);  // replaced, not overrun
+  EXPECT_EQ(test::max_abs_diff(wrong[0], expected), 0.0);
+}
+
 }  // namespace
 }  // namespace vx

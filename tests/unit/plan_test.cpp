@@ -12,6 +12,10 @@
 namespace vx {
 namespace {
 
+std::string slot_name(const Plan& plan, const ArenaSlot& s) {
+  return s.value == kNoValue ? "scratch of step " + std::to_string(s.first_step) : plan.graph.value(s.value).name;
+}
+
 void expect_no_overlap(const Plan& plan) {
   for (size_t i = 0; i < plan.arena_slots.size(); ++i) {
     const ArenaSlot& a = plan.arena_slots[i];
@@ -22,8 +26,8 @@ void expect_no_overlap(const Plan& plan) {
       const bool live_together = a.first_step <= b.last_step && b.first_step <= a.last_step;
       const bool disjoint = a.offset + a.bytes <= b.offset || b.offset + b.bytes <= a.offset;
       EXPECT_TRUE(!live_together || disjoint)
-          << plan.graph.value(a.value).name << " [" << a.offset << ", +" << a.bytes << ") steps " << a.first_step
-          << ".." << a.last_step << " overlaps " << plan.graph.value(b.value).name << " [" << b.offset << ", +"
+          << slot_name(plan, a) << " [" << a.offset << ", +" << a.bytes << ") steps " << a.first_step
+          << ".." << a.last_step << " overlaps " << slot_name(plan, b) << " [" << b.offset << ", +"
           << b.bytes << ") steps " << b.first_step << ".." << b.last_step;
     }
   }
@@ -33,12 +37,17 @@ void expect_no_overlap(const Plan& plan) {
 void expect_slots_are_activations(const Plan& plan) {
   size_t sum = 0;
   for (const ArenaSlot& s : plan.arena_slots) {
+    sum += s.bytes;
+    if (s.value == kNoValue) {  // a step's scratch
+      EXPECT_EQ(s.first_step, s.last_step);
+      EXPECT_EQ(plan.steps[size_t(s.first_step)].scratch_bytes, s.bytes);
+      continue;
+    }
     const Value& v = plan.graph.value(s.value);
     EXPECT_FALSE(v.is_constant());
     EXPECT_EQ(std::count(plan.graph.outputs.begin(), plan.graph.outputs.end(), s.value), 0);
     EXPECT_EQ(std::count(plan.graph.inputs.begin(), plan.graph.inputs.end(), s.value), 0);
     EXPECT_EQ(s.bytes, size_t(v.shape.numel()) * dtype_size(v.dtype));
-    sum += s.bytes;
   }
   EXPECT_EQ(sum, plan.sum_activation_bytes);
 }
@@ -183,6 +192,7 @@ TEST(Plan, RandomDagsHaveNoOverlapsAndRunLikeUnshared) {
     unshared.arena_offset.assign(unshared.arena_offset.size(), -1);
     unshared.arena_slots.clear();
     unshared.arena_bytes = 0;
+    for (PlanStep& step : unshared.steps) step.scratch_offset = -1;
     cpu::CpuOptions options;
     options.reference_only = true;
     cpu::CpuExecutable shared_exe(p, options), unshared_exe(unshared, options);

@@ -1,8 +1,13 @@
 #include "backends/cpu/cpu_executable.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 
+#include "backends/cpu/fast/cpu_layout.h"
 #include "core/error.h"
 #include "passes/graph_queries.h"
 
@@ -12,10 +17,14 @@ namespace {
 
 class ExecutionContext final : public KernelContext {
  public:
-  ExecutionContext(const Plan& plan, std::vector<Tensor>& values, uint8_t* arena, ThreadPool& pool)
-      : plan_(plan), values_(values), arena_(arena), pool_(pool) {}
+  ExecutionContext(const Plan& plan, std::vector<Tensor>& values, const std::vector<Tensor>& provided,
+                   uint8_t* arena, ThreadPool& pool)
+      : plan_(plan), values_(values), provided_(provided), arena_(arena), pool_(pool) {}
 
-  void set_node(const Node& node) { node_ = &node; }
+  void set_step(const Node& node, const PlanStep& step) {
+    node_ = &node;
+    step_ = &step;
+  }
 
   const Node& node() const override { return *node_; }
   int64_t opset() const override { return plan_.graph.opset(""); }
@@ -34,26 +43,35 @@ class ExecutionContext final : public KernelContext {
              " of ", node_->outputs.size());
     const ValueId id = node_->outputs[i];
     if (id == kNoValue) {  // an omitted optional output: somewhere to write, then dropped
-      scratch_ = Tensor(dtype, shape);
-      return scratch_;
+      omitted_output_ = Tensor(dtype, shape);
+      return omitted_output_;
     }
     const Value& planned = plan_.graph.value(id);
     const int64_t offset = plan_.arena_offset[size_t(id)];
+    const Tensor& mine = provided_[size_t(id)];
     if (offset >= 0 && planned.dtype == dtype && planned.shape == shape)
       values_[size_t(id)] = Tensor::wrap(dtype, shape, arena_ + offset);
+    else if (mine.defined() && mine.dtype() == dtype && mine.shape() == shape)
+      values_[size_t(id)] = mine;
     else
       values_[size_t(id)] = Tensor(dtype, shape);
     return values_[size_t(id)];
   }
   ThreadPool& pool() override { return pool_; }
+  void* scratch(size_t bytes) override {
+    if (step_->scratch_offset >= 0 && bytes <= step_->scratch_bytes) return arena_ + step_->scratch_offset;
+    return KernelContext::scratch(bytes);
+  }
 
  private:
   const Plan& plan_;
   std::vector<Tensor>& values_;
+  const std::vector<Tensor>& provided_;  // caller's output buffers, by value id
   uint8_t* arena_;
   ThreadPool& pool_;
   const Node* node_ = nullptr;
-  Tensor scratch_;
+  const PlanStep* step_ = nullptr;
+  Tensor omitted_output_;
 };
 
 }  // namespace
@@ -65,24 +83,47 @@ const KernelEntry* choose_kernel(const Node& node, const Graph& graph, bool refe
 }
 
 Plan make_cpu_plan(const Graph& graph, const std::map<std::string, Shape>& input_shapes, bool reference_only) {
-  return make_plan(graph, input_shapes, [reference_only](const Node& node, const Graph& g) {
-    const KernelEntry* k = choose_kernel(node, g, reference_only);
-    return k ? k->variant : std::string();
-  });
+  return make_plan(
+      graph, input_shapes,
+      [reference_only](const Node& node, const Graph& g) {
+        const KernelEntry* k = choose_kernel(node, g, reference_only);
+        return k ? k->variant : std::string();
+      },
+      prepare_cpu_plan);
 }
 
 CpuExecutable::CpuExecutable(Plan plan, CpuOptions options) : plan_(std::move(plan)), options_(options) {
   const Graph& g = plan_.graph;
   kernels_.resize(plan_.steps.size());
   release_.resize(plan_.steps.size());
+  std::vector<const KernelEntry*> entries(plan_.steps.size());
+  bool same_choice = plan_.prepared_by == "cpu";
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Node& node = g.nodes[size_t(plan_.steps[s].node)];
-    const KernelEntry* entry = choose_kernel(node, g, options_.reference_only);
-    VX_CHECK(entry != nullptr, Unsupported, "the CPU backend has no kernel for node '", node.name, "' (op '",
+    entries[s] = choose_kernel(node, g, options_.reference_only);
+    VX_CHECK(entries[s] != nullptr, Unsupported, "the CPU backend has no kernel for node '", node.name, "' (op '",
              node.op, node.domain.empty() ? "" : "' in domain '" + node.domain, "')");
-    plan_.steps[s].variant = entry->variant;
+    if (plan_.steps[s].variant != entries[s]->variant) same_choice = false;
+    plan_.steps[s].variant = entries[s]->variant;
+  }
+  if (!same_choice) {
+    // Planned without the CPU hook or for other kernels: redo the layout decision; scratch is
+    // then allocated at run time (make_cpu_plan puts it in the arena).
+    for (PlanStep& step : plan_.steps) step.scratch_offset = -1;
+    prepare_cpu_plan(plan_);
+  }
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const PlanStep& step = plan_.steps[s];
+    VX_CHECK(step.scratch_offset < 0 || step.scratch_offset + int64_t(step.scratch_bytes) <= int64_t(plan_.arena_bytes),
+             Internal, "scratch of step ", s, " lies outside the arena");
+  }
+  for (const ArenaSlot& slot : plan_.arena_slots)
+    VX_CHECK(slot.offset + slot.bytes <= plan_.arena_bytes, Internal, "arena slot at ", slot.offset,
+             " lies outside the arena of ", plan_.arena_bytes, " bytes");
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const Node& node = g.nodes[size_t(plan_.steps[s].node)];
     VX_WITH_CONTEXT(cat("preparing node '", node.name, "' (", node.op, ")"),
-                    kernels_[s] = entry->create ? entry->create(node, g) : entry->run);
+                    kernels_[s] = entries[s]->create ? entries[s]->create(node, g) : entries[s]->run);
   }
   // The last step reading each value; after it the value's tensor is dropped (arena views cost
   // nothing; run-time allocations are freed early).
@@ -93,12 +134,28 @@ CpuExecutable::CpuExecutable(Plan plan, CpuOptions options) : plan_(std::move(pl
   for (size_t i = 0; i < g.values.size(); ++i)
     if (last[i] >= 0 && !g.values[i].is_constant() && !is_graph_output(g, ValueId(i)))
       release_[size_t(last[i])].push_back(ValueId(i));
-  if (plan_.arena_bytes > 0)
-    VX_WITH_CONTEXT(cat("allocating the CPU activation arena of ", plan_.arena_bytes, " bytes"),
-                    arena_ = Tensor(DType::u8, Shape({int64_t(plan_.arena_bytes)})));
+  if (plan_.arena_bytes > 0) {
+    // Huge pages where the kernel allows: faulting in a large arena 4 KiB at a time is slow (about
+    // 3 ms per MiB in our VMs), and the convolutions sweep it with strides that thrash the TLB.
+    // Touched once here so that no run pays for the faults.
+    constexpr size_t kHugePage = size_t(2) << 20;
+    const size_t bytes = (plan_.arena_bytes + kHugePage - 1) / kHugePage * kHugePage;
+    void* memory = std::aligned_alloc(kHugePage, bytes);
+    VX_CHECK(memory != nullptr, OutOfMemory, "cannot allocate the CPU activation arena of ", plan_.arena_bytes,
+             " bytes for graph '", g.name, "'");
+    madvise(memory, bytes, MADV_HUGEPAGE);
+    std::memset(memory, 0, bytes);
+    arena_ = std::unique_ptr<uint8_t, void (*)(void*)>(static_cast<uint8_t*>(memory), std::free);
+  }
 }
 
 std::vector<Tensor> CpuExecutable::run(const std::vector<Tensor>& inputs, Profile* profile) {
+  std::vector<Tensor> outputs;
+  run(inputs, outputs, profile);
+  return outputs;
+}
+
+void CpuExecutable::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, Profile* profile) {
   std::lock_guard<std::mutex> lock(run_mutex_);
   const Graph& g = plan_.graph;
   VX_CHECK(inputs.size() == g.inputs.size(), InvalidArgument, "graph '", g.name, "' takes ", g.inputs.size(),
@@ -115,12 +172,23 @@ std::vector<Tensor> CpuExecutable::run(const std::vector<Tensor>& inputs, Profil
              inputs[i].shape().str(), " but the plan was made for ", v.shape.str());
     values[size_t(g.inputs[i])] = inputs[i];
   }
+  // Caller-provided output buffers of the right dtype and shape are written in place.
+  outputs.resize(g.outputs.size());
+  std::vector<Tensor> provided(g.values.size());
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const ValueId id = g.outputs[i];
+    const Value& v = g.value(id);
+    const bool aliases_input = std::find(g.inputs.begin(), g.inputs.end(), id) != g.inputs.end();
+    if (outputs[i].defined() && plan_.shape_known[size_t(id)] && outputs[i].dtype() == v.dtype &&
+        outputs[i].shape() == v.shape && !aliases_input && !v.is_constant())
+      provided[size_t(id)] = outputs[i];
+  }
   ThreadPool& pool = options_.pool ? *options_.pool : ThreadPool::global();
-  ExecutionContext ctx(plan_, values, arena_.defined() ? static_cast<uint8_t*>(arena_.raw()) : nullptr, pool);
+  ExecutionContext ctx(plan_, values, provided, arena_.get(), pool);
   if (profile) profile->entries.clear();
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Node& node = g.nodes[size_t(plan_.steps[s].node)];
-    ctx.set_node(node);
+    ctx.set_step(node, plan_.steps[s]);
     const auto start = std::chrono::steady_clock::now();
     VX_WITH_CONTEXT(cat("node '", node.name, "' (", node.op, ")"), kernels_[s](ctx));
     if (profile) {
@@ -132,15 +200,13 @@ std::vector<Tensor> CpuExecutable::run(const std::vector<Tensor>& inputs, Profil
                ") did not write its output '", g.value(id).name, "'");
     for (ValueId id : release_[s]) values[size_t(id)] = Tensor();
   }
-  std::vector<Tensor> outputs;
-  outputs.reserve(g.outputs.size());
-  for (ValueId id : g.outputs) {
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const ValueId id = g.outputs[i];
     Tensor t = values[size_t(id)];
     // A graph output that is also a graph input or constant must not alias the caller's data.
     if (g.value(id).is_constant() || std::find(g.inputs.begin(), g.inputs.end(), id) != g.inputs.end()) t = t.clone();
-    outputs.push_back(std::move(t));
+    outputs[i] = std::move(t);
   }
-  return outputs;
 }
 
 }  // namespace vx::cpu

@@ -2,6 +2,7 @@
 // reference otherwise), activations in one arena allocated once, graph outputs freshly allocated
 // per run and handed to the caller.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -33,6 +34,10 @@ class CpuExecutable {
   // Inputs in the order of the graph's inputs, with the dtypes and shapes the plan was made for
   // (InvalidArgument otherwise). Returns the graph outputs in order. Runs are serialised.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile = nullptr);
+  // The same, writing into `outputs` where an entry already has the output's dtype and shape (a
+  // buffer the caller reuses across runs: fresh large allocations are slow to fault in); other
+  // entries are replaced by new tensors. `outputs` is resized to the number of graph outputs.
+  void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, Profile* profile = nullptr);
 
   const Plan& plan() const { return plan_; }
   size_t arena_bytes() const { return plan_.arena_bytes; }
@@ -42,7 +47,7 @@ class CpuExecutable {
   CpuOptions options_;
   std::vector<KernelFn> kernels_;             // per step
   std::vector<std::vector<ValueId>> release_;  // per step: values read for the last time
-  Tensor arena_;
+  std::unique_ptr<uint8_t, void (*)(void*)> arena_{nullptr, nullptr};
   std::mutex run_mutex_;
 };
 

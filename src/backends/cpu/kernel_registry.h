@@ -31,6 +31,16 @@ class KernelContext {
   // holds stale data: write every element).
   virtual Tensor& output(size_t i, DType dtype, const Shape& shape) = 0;
   virtual ThreadPool& pool() = 0;
+  // Temporary memory for this node's run only (64-byte aligned, stale contents). The executor
+  // hands out arena bytes the planner reserved for the node (Plan's per-step scratch); this
+  // default allocates.
+  virtual void* scratch(size_t bytes) {
+    if (fallback_scratch_.nbytes() < bytes) fallback_scratch_ = Tensor(DType::u8, Shape({int64_t(bytes)}));
+    return fallback_scratch_.raw();
+  }
+
+ private:
+  Tensor fallback_scratch_;
 };
 
 using KernelFn = std::function<void(KernelContext&)>;
@@ -45,7 +55,7 @@ struct KernelEntry {
   std::string variant;  // "reference", "onednn", ... (recorded in the plan and the profile)
   int priority = 0;     // higher tried first; reference kernels are 0
   SupportsFn supports;  // null = supports every node of this op
-  KernelFn run;
+  KernelFn run;                    // may be null when `create` is set
   KernelFactory create = nullptr;  // optional; when set the executor uses create(node, graph), not run
 };
 
