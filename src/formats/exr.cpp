@@ -10,6 +10,7 @@
 #include <ImfOutputFile.h>
 #include <Iex.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -102,15 +103,28 @@ Image read_exr(std::span<const uint8_t> bytes) {
   const int count = int(names.size());
   check_image_size(width, height, count);
 
-  Image image(int(width), int(height), count);
+  // Read in strips, growing the image as rows arrive: a corrupt header that claims a huge image
+  // fails at its first missing strip instead of after allocating and clearing the whole image.
+  constexpr int64_t kStripRows = 64;
+  Image image;
+  image.width = int(width);
+  image.height = int(height);
+  image.channels = count;
   const size_t x_stride = sizeof(float) * size_t(count);
-  Imf::FrameBuffer frame;
-  for (int k = 0; k < count; ++k) {
-    frame.insert(names[size_t(k)], Imf::Slice::Make(Imf::FLOAT, image.pixels.data() + k, window, x_stride,
-                                                    x_stride * size_t(width)));
+  const size_t row_values = size_t(width) * size_t(count);
+  for (int64_t row = 0; row < height; row += kStripRows) {
+    const int64_t rows = std::min(kStripRows, height - row);
+    image.pixels.resize(size_t(row + rows) * row_values);
+    const int first_y = int(window.min.y + row);
+    Imf::FrameBuffer frame;
+    for (int k = 0; k < count; ++k) {
+      frame.insert(names[size_t(k)],
+                   Imf::Slice::Make(Imf::FLOAT, image.pixels.data() + size_t(row) * row_values + size_t(k),
+                                    Imath::V2i(window.min.x, first_y), width, rows, x_stride, x_stride * size_t(width)));
+    }
+    file.setFrameBuffer(frame);
+    file.readPixels(first_y, int(first_y + rows - 1));
   }
-  file.setFrameBuffer(frame);
-  file.readPixels(window.min.y, window.max.y);
   return image;
 }
 

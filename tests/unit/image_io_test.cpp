@@ -563,7 +563,7 @@ TEST(Exr, FloatRoundTripIsBitExact) {
   ImageWriteOptions full;
   full.exr_half = false;
   for (int c = 1; c <= 4; ++c) {
-    Image image = random_image(11, 9, c, 70 + c, -1e6f, 1e6f);
+    Image image = random_image(11, 9 + 60 * c, c, 70 + c, -1e6f, 1e6f);  // up to 249 rows: several read strips
     image.pixels[2] = 1e-40f;
     Image back = round_trip(image, "float.exr", full);
     ASSERT_EQ(back.channels, c);
@@ -575,17 +575,17 @@ TEST(Exr, FloatRoundTripIsBitExact) {
 // channel we ignore and a tiled layout.
 TEST(Exr, ReadsTiledFileWithOffsetDataWindowFromOpenExr) {
   const fs::path path = test::temp_dir() / "tiled.exr";
-  const int w = 5, h = 3;
+  const int w = 5, h = 150;  // taller than one 64-row read strip
   std::vector<float> planes(size_t(4 * w * h));
   auto value = [](int x, int y, int c) { return float(x) * 0.5f + float(y) * 8.0f + float(c) * 0.125f - 3.0f; };
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
       for (int c = 0; c < 4; ++c) planes[size_t((c * h + y) * w + x)] = value(x, y, c);
   {
-    Imf::Header header(Imath::Box2i({0, 0}, {99, 99}), Imath::Box2i({10, 20}, {10 + w - 1, 20 + h - 1}));
+    Imf::Header header(Imath::Box2i({0, 0}, {199, 199}), Imath::Box2i({10, 20}, {10 + w - 1, 20 + h - 1}));
     const char* names[4] = {"R", "G", "B", "Z"};
     for (const char* name : names) header.channels().insert(name, Imf::Channel(Imf::FLOAT));
-    header.setTileDescription(Imf::TileDescription(2, 2));
+    header.setTileDescription(Imf::TileDescription(4, 16));
     Imf::TiledOutputFile file(path.string().c_str(), header);
     Imf::FrameBuffer frame;
     for (int c = 0; c < 4; ++c) {
