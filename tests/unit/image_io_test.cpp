@@ -660,6 +660,49 @@ TEST(Exr, CorruptHeaderIsInvalid) {
   error_of([&] { decode_image(bad_version, ImageFormat::Exr); }, ErrorCode::InvalidFile);
 }
 
+// Offset of the value of attribute `name` (after its type and size fields) in an OpenEXR file.
+size_t exr_attribute_value(const std::vector<uint8_t>& bytes, const std::string& name, const std::string& type) {
+  const std::string key = name + '\0' + type + '\0';
+  auto it = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
+  EXPECT_NE(it, bytes.end()) << name;
+  return size_t(it - bytes.begin()) + key.size() + 4;
+}
+
+TEST(Exr, AttributeSizeBeyondTheFileIsRejectedBeforeAllocating) {
+  std::vector<uint8_t> bytes = encode_image(random_image(8, 8, 3, 84, 0, 1), ImageFormat::Exr);
+  const size_t value = exr_attribute_value(bytes, "compression", "compression");
+  const int32_t huge = 1600000000;
+  std::memcpy(&bytes[value - 4], &huge, 4);  // little-endian, as in the file
+  std::string message = error_of([&] { decode_image(bytes, ImageFormat::Exr); }, ErrorCode::InvalidFile);
+  EXPECT_NE(message.find("compression"), std::string::npos) << message;
+}
+
+TEST(Exr, TileCountBeyondTheFileIsRejectedBeforeAllocating) {
+  const fs::path path = test::temp_dir() / "tiles.exr";
+  std::vector<float> pixel(3, 0.5f);
+  {
+    Imf::Header header(1, 1);
+    for (const char* name : {"R", "G", "B"}) header.channels().insert(name, Imf::Channel(Imf::FLOAT));
+    header.setTileDescription(Imf::TileDescription(1, 1));
+    Imf::TiledOutputFile file(path.string().c_str(), header);
+    Imf::FrameBuffer frame;
+    for (int c = 0; c < 3; ++c)
+      frame.insert(c == 0 ? "R" : c == 1 ? "G" : "B",
+                   Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(&pixel[size_t(c)]), 3 * sizeof(float), 3 * sizeof(float)));
+    file.setFrameBuffer(frame);
+    file.writeTile(0, 0);
+  }
+  EXPECT_EQ(read_image(path).pixels, (std::vector<float>{0.5f, 0.5f, 0.5f}));
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t window = exr_attribute_value(bytes, "dataWindow", "box2i");
+  const int32_t side = 60000;  // 3.6e9 tiles of 1x1
+  std::memcpy(&bytes[window + 8], &side, 4);
+  std::memcpy(&bytes[window + 12], &side, 4);
+  std::string message = error_of([&] { decode_image(bytes, ImageFormat::Exr); }, ErrorCode::InvalidFile);
+  EXPECT_NE(message.find("tiles"), std::string::npos) << message;
+}
+
 // Flipping bytes anywhere must give an image or a vx::Error, never a crash (run under ASan too).
 TEST(Exr, RandomCorruptionNeverCrashes) {
   std::vector<uint8_t> bytes = encode_image(random_image(16, 16, 4, 82, 0, 1), ImageFormat::Exr);
