@@ -119,7 +119,9 @@ void check_header_sizes(std::span<const uint8_t> bytes) {
       }
       pos += size_t(size);
     }
-    if (first_part && tile_width > 0 && tile_height > 0 && window_width > 0 && window_height > 0) {
+    // (Larger windows are rejected by OpenEXR's own size limit, set in limit_openexr_sizes.)
+    if (first_part && tile_width > 0 && tile_height > 0 && window_width > 0 && window_height > 0 &&
+        window_width <= kMaxImageSide && window_height <= kMaxImageSide) {
       const int64_t tiles = ((window_width + tile_width - 1) / tile_width) * ((window_height + tile_height - 1) / tile_height);
       VX_CHECK(tiles <= int64_t(bytes.size() / 8), InvalidFile, "OpenEXR file claims ", tiles,
                " tiles, more offsets than the file holds");
