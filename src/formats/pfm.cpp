@@ -1,6 +1,7 @@
 // Portable Float Map: "PF" (RGB) or "Pf" (grey) header, width, height, and a scale whose sign gives
-// the byte order (negative: little-endian); float rows stored bottom to top. "PF4" (RGBA) is read
-// and written too, as OIDN's tools do. We write little-endian and ignore the scale's magnitude.
+// the byte order (negative: little-endian); float rows stored bottom to top. We write little-endian
+// and ignore the scale's magnitude. "PF4" (RGBA) is a non-standard extension: we read it, and write
+// it for 4-channel images so that alpha survives, but most other PFM readers reject it.
 #include <bit>
 #include <cctype>
 #include <charconv>

@@ -563,7 +563,7 @@ TEST(Exr, FloatRoundTripIsBitExact) {
   ImageWriteOptions full;
   full.exr_half = false;
   for (int c = 1; c <= 4; ++c) {
-    Image image = random_image(11, 9, c, 70 + c, -1e6f, 1e6f);
+    Image image = random_image(11, 9 + 60 * c, c, 70 + c, -1e6f, 1e6f);  // up to 249 rows: several read strips
     image.pixels[2] = 1e-40f;
     Image back = round_trip(image, "float.exr", full);
     ASSERT_EQ(back.channels, c);
@@ -575,17 +575,17 @@ TEST(Exr, FloatRoundTripIsBitExact) {
 // channel we ignore and a tiled layout.
 TEST(Exr, ReadsTiledFileWithOffsetDataWindowFromOpenExr) {
   const fs::path path = test::temp_dir() / "tiled.exr";
-  const int w = 5, h = 3;
+  const int w = 5, h = 150;  // taller than one 64-row read strip
   std::vector<float> planes(size_t(4 * w * h));
   auto value = [](int x, int y, int c) { return float(x) * 0.5f + float(y) * 8.0f + float(c) * 0.125f - 3.0f; };
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
       for (int c = 0; c < 4; ++c) planes[size_t((c * h + y) * w + x)] = value(x, y, c);
   {
-    Imf::Header header(Imath::Box2i({0, 0}, {99, 99}), Imath::Box2i({10, 20}, {10 + w - 1, 20 + h - 1}));
+    Imf::Header header(Imath::Box2i({0, 0}, {199, 199}), Imath::Box2i({10, 20}, {10 + w - 1, 20 + h - 1}));
     const char* names[4] = {"R", "G", "B", "Z"};
     for (const char* name : names) header.channels().insert(name, Imf::Channel(Imf::FLOAT));
-    header.setTileDescription(Imf::TileDescription(2, 2));
+    header.setTileDescription(Imf::TileDescription(4, 16));
     Imf::TiledOutputFile file(path.string().c_str(), header);
     Imf::FrameBuffer frame;
     for (int c = 0; c < 4; ++c) {
@@ -658,6 +658,49 @@ TEST(Exr, CorruptHeaderIsInvalid) {
   std::vector<uint8_t> bad_version = bytes;
   bad_version[4] = 99;
   error_of([&] { decode_image(bad_version, ImageFormat::Exr); }, ErrorCode::InvalidFile);
+}
+
+// Offset of the value of attribute `name` (after its type and size fields) in an OpenEXR file.
+size_t exr_attribute_value(const std::vector<uint8_t>& bytes, const std::string& name, const std::string& type) {
+  const std::string key = name + '\0' + type + '\0';
+  auto it = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
+  EXPECT_NE(it, bytes.end()) << name;
+  return size_t(it - bytes.begin()) + key.size() + 4;
+}
+
+TEST(Exr, AttributeSizeBeyondTheFileIsRejectedBeforeAllocating) {
+  std::vector<uint8_t> bytes = encode_image(random_image(8, 8, 3, 84, 0, 1), ImageFormat::Exr);
+  const size_t value = exr_attribute_value(bytes, "compression", "compression");
+  const int32_t huge = 1600000000;
+  std::memcpy(&bytes[value - 4], &huge, 4);  // little-endian, as in the file
+  std::string message = error_of([&] { decode_image(bytes, ImageFormat::Exr); }, ErrorCode::InvalidFile);
+  EXPECT_NE(message.find("compression"), std::string::npos) << message;
+}
+
+TEST(Exr, TileCountBeyondTheFileIsRejectedBeforeAllocating) {
+  const fs::path path = test::temp_dir() / "tiles.exr";
+  std::vector<float> pixel(3, 0.5f);
+  {
+    Imf::Header header(1, 1);
+    for (const char* name : {"R", "G", "B"}) header.channels().insert(name, Imf::Channel(Imf::FLOAT));
+    header.setTileDescription(Imf::TileDescription(1, 1));
+    Imf::TiledOutputFile file(path.string().c_str(), header);
+    Imf::FrameBuffer frame;
+    for (int c = 0; c < 3; ++c)
+      frame.insert(c == 0 ? "R" : c == 1 ? "G" : "B",
+                   Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(&pixel[size_t(c)]), 3 * sizeof(float), 3 * sizeof(float)));
+    file.setFrameBuffer(frame);
+    file.writeTile(0, 0);
+  }
+  EXPECT_EQ(read_image(path).pixels, (std::vector<float>{0.5f, 0.5f, 0.5f}));
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t window = exr_attribute_value(bytes, "dataWindow", "box2i");
+  const int32_t side = 60000;  // 3.6e9 tiles of 1x1
+  std::memcpy(&bytes[window + 8], &side, 4);
+  std::memcpy(&bytes[window + 12], &side, 4);
+  std::string message = error_of([&] { decode_image(bytes, ImageFormat::Exr); }, ErrorCode::InvalidFile);
+  EXPECT_NE(message.find("tiles"), std::string::npos) << message;
 }
 
 // Flipping bytes anywhere must give an image or a vx::Error, never a crash (run under ASan too).
