@@ -62,6 +62,29 @@ inline void write_floats(Tensor& out, const std::vector<float>& v) {
   }
 }
 
+// The elements of any numeric tensor as double (the reference kernels accumulate in double).
+inline std::vector<double> read_doubles(const Tensor& t) {
+  std::vector<double> v(size_t(t.numel()));
+  if (t.dtype() == DType::f32) {
+    const float* p = t.data<float>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = p[i];
+  } else {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = t.get(int64_t(i));
+  }
+  return v;
+}
+
+// Writes doubles into a tensor of any dtype (rounded to float for f32 / f16).
+inline void write_doubles(Tensor& out, const std::vector<double>& v) {
+  VX_CHECK(int64_t(v.size()) == out.numel(), Internal, "write_doubles: size mismatch");
+  if (out.dtype() == DType::f32) {
+    float* p = out.data<float>();
+    for (size_t i = 0; i < v.size(); ++i) p[i] = float(v[i]);
+  } else {
+    for (size_t i = 0; i < v.size(); ++i) out.set(int64_t(i), v[i]);
+  }
+}
+
 // Row-major strides in elements.
 inline std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {
   std::vector<int64_t> s(dims.size(), 1);
