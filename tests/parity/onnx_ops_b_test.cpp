@@ -157,5 +157,125 @@ TEST(OnnxOpsB, SplitUnevenWithNumOutputs) {
   expect_tensor(parts[2], Shape{1}, {4});
 }
 
+// ---- NN ops ----
+
+TEST(OnnxOpsB, ConvTransposeOutputPaddingBiasAndGroups) {
+  // 1-D: x = [1, 2], w = [1, 1], stride 2, output_padding 1: extent 2*(2-1) + 1 + 2 = 5; the
+  // padded position receives only the bias.
+  Attributes a = attrs_of({{"strides", std::vector<int64_t>{2}}, {"output_padding", std::vector<int64_t>{1}}});
+  auto out = run_op("ConvTranspose", {f32({1, 1, 2}, {1, 2}), f32({1, 1, 2}, {1, 1}), f32({1}, {0.5f})}, a);
+  expect_tensor(out[0], Shape{1, 1, 5}, {1.5, 1.5, 2.5, 2.5, 0.5});
+  // Same with pads [1, 0]: the first output position is cropped.
+  a.set("pads", std::vector<int64_t>{1, 0});
+  out = run_op("ConvTranspose", {f32({1, 1, 2}, {1, 2}), f32({1, 1, 2}, {1, 1})}, a);
+  expect_tensor(out[0], Shape{1, 1, 4}, {1, 2, 2, 0});
+  // Two groups of one channel each: each output channel sees only its own input channel.
+  out = run_op("ConvTranspose", {f32({1, 2, 1, 1}, {1, 2}), f32({2, 1, 1, 1}, {3, 5})},
+               attrs_of({{"group", int64_t(2)}}));
+  expect_tensor(out[0], Shape{1, 2, 1, 1}, {3, 10});
+}
+
+TEST(OnnxOpsB, MatMulBroadcastsBatchesAndVectors) {
+  // [2, 1, 2] x [2, 1] -> [2, 1, 1]; a 1-D left operand drops its row axis.
+  auto out = run_op("MatMul", {f32({2, 1, 2}, {1, 2, 3, 4}), f32({2, 1}, {10, 1})});
+  expect_tensor(out[0], Shape{2, 1, 1}, {12, 34});
+  out = run_op("MatMul", {f32({2}, {1, 2}), f32({2, 2}, {1, 2, 3, 4})});
+  expect_tensor(out[0], Shape{2}, {7, 10});
+  auto g = run_op("Gemm", {f32({2, 1}, {1, 2}), f32({2, 1}, {3, 4}), f32({1}, {1})},
+                  attrs_of({{"transA", int64_t(1)}, {"alpha", 2.0f}, {"beta", 0.5f}}));
+  expect_tensor(g[0], Shape{1, 1}, {2 * (3 + 8) + 0.5});
+}
+
+TEST(OnnxOpsB, DequantizePerAxisAndQuantizeRoundsHalfToEven) {
+  Tensor q(DType::u8, Shape{2, 2});
+  for (int i = 0; i < 4; ++i) q.set(i, 10 + i);
+  Tensor zero(DType::u8, Shape{2});
+  zero.set(0, 10);
+  zero.set(1, 12);
+  auto out = run_op("DequantizeLinear", {q, f32({2}, {0.5f, 2.0f}), zero}, attrs_of({{"axis", int64_t(0)}}));
+  expect_tensor(out[0], Shape{2, 2}, {0, 0.5, 0, 2});
+  Tensor z8(DType::u8, Shape{});
+  out = run_op("QuantizeLinear", {f32({4}, {0.5f, 1.5f, 2.5f, 1000}), f32({}, {1}), z8});
+  EXPECT_EQ(out[0].dtype(), DType::u8);
+  expect_tensor(out[0], Shape{4}, {0, 2, 2, 255});
+}
+
+// ---- pooling ----
+
+TEST(OnnxOpsB, MaxPoolCeilModeWithIndices) {
+  Tensor x = f32({1, 1, 3, 3}, {1, 5, 3, 4, 2, 6, 7, 9, 8});
+  Attributes a = attrs_of({{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}},
+                           {"ceil_mode", int64_t(1)}});
+  auto out = run_op("MaxPool", {x}, a, 2);
+  expect_tensor(out[0], Shape{1, 1, 2, 2}, {5, 6, 9, 8});
+  expect_tensor(out[1], Shape{1, 1, 2, 2}, {1, 5, 7, 8});
+  a.set("storage_order", int64_t(1));  // indices counted column-major: h + w * H
+  out = run_op("MaxPool", {x}, a, 2);
+  expect_tensor(out[1], Shape{1, 1, 2, 2}, {3, 7, 5, 8});
+  a.set("ceil_mode", int64_t(0));
+  out = run_op("MaxPool", {x}, a, 2);
+  expect_tensor(out[0], Shape{1, 1, 1, 1}, {5});
+  // Ties keep the first maximum in the window.
+  out = run_op("MaxPool", {f32({1, 1, 1, 3}, {4, 4, 4})}, attrs_of({{"kernel_shape", std::vector<int64_t>{1, 3}}}), 2);
+  expect_tensor(out[1], Shape{1, 1, 1, 1}, {0});
+}
+
+TEST(OnnxOpsB, AveragePoolCountIncludePad) {
+  Tensor x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  Attributes a = attrs_of({{"kernel_shape", std::vector<int64_t>{2, 2}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  auto out = run_op("AveragePool", {x}, a);
+  expect_tensor(out[0], Shape{1, 1, 3, 3}, {1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4});
+  a.set("count_include_pad", int64_t(1));
+  out = run_op("AveragePool", {x}, a);
+  expect_tensor(out[0], Shape{1, 1, 3, 3}, {0.25, 0.75, 0.5, 1, 2.5, 1.5, 0.75, 1.75, 1});
+}
+
+// ---- Resize ----
+
+TEST(OnnxOpsB, ResizeLinearAlignCorners) {
+  Tensor x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  Attributes a = attrs_of({{"mode", std::string("linear")},
+                           {"coordinate_transformation_mode", std::string("align_corners")}});
+  auto out = run_op("Resize", {x, Tensor(), Tensor(), i64({1, 1, 3, 3})}, a, 1, 13);
+  expect_tensor(out[0], Shape{1, 1, 3, 3}, {1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4});
+  out = run_op("Resize", {x, Tensor(), f32({4}, {1, 1, 1.5f, 1.5f})}, a, 1, 13);
+  expect_tensor(out[0], Shape{1, 1, 3, 3}, {1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4});
+  // half_pixel (the default) at 2x: coordinates -0.25, 0.25, 0.75, 1.25 clamp at the edges.
+  a.set("coordinate_transformation_mode", std::string("half_pixel"));
+  out = run_op("Resize", {f32({1, 2}, {0, 4}), Tensor(), f32({2}, {1, 2})}, a, 1, 13);
+  expect_tensor(out[0], Shape{1, 4}, {0, 1, 3, 4});
+}
+
+TEST(OnnxOpsB, ResizeNearestModes) {
+  Tensor x = f32({4}, {10, 20, 30, 40});
+  // Downsample 4 -> 2 with asymmetric: coordinates 0 and 2.
+  Attributes a = attrs_of({{"coordinate_transformation_mode", std::string("asymmetric")}});
+  auto out = run_op("Resize", {x, Tensor(), f32({1}, {0.5f})}, a, 1, 13);
+  expect_tensor(out[0], Shape{2}, {10, 30});
+  // half_pixel 4 -> 2 lands exactly between pixels (0.5 and 2.5), where the nearest modes differ.
+  a.set("coordinate_transformation_mode", std::string("half_pixel"));
+  out = run_op("Resize", {x, Tensor(), f32({1}, {0.5f})}, a, 1, 13);
+  expect_tensor(out[0], Shape{2}, {10, 30});  // round_prefer_floor
+  a.set("nearest_mode", std::string("round_prefer_ceil"));
+  out = run_op("Resize", {x, Tensor(), f32({1}, {0.5f})}, a, 1, 13);
+  expect_tensor(out[0], Shape{2}, {20, 40});
+}
+
+// ---- TopK ----
+
+TEST(OnnxOpsB, TopKTiesKeepLowerIndex) {
+  Tensor x = f32({5}, {3, 1, 3, 2, 3});
+  auto out = run_op("TopK", {x, i64({2})}, {}, 2);
+  expect_tensor(out[0], Shape{2}, {3, 3});
+  expect_tensor(out[1], Shape{2}, {0, 2});
+  out = run_op("TopK", {x, i64({3})}, attrs_of({{"largest", int64_t(0)}}), 2);
+  expect_tensor(out[0], Shape{3}, {1, 2, 3});
+  expect_tensor(out[1], Shape{3}, {1, 3, 0});
+  // Along axis 0 of a matrix.
+  out = run_op("TopK", {f32({2, 2}, {1, 5, 2, 5}), i64({1})}, attrs_of({{"axis", int64_t(0)}}), 2);
+  expect_tensor(out[0], Shape{1, 2}, {2, 5});
+  expect_tensor(out[1], Shape{1, 2}, {1, 0});
+}
+
 }  // namespace
 }  // namespace vx
