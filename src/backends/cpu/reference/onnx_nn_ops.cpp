@@ -1,6 +1,7 @@
 // Reference kernels for ONNX's NN ops other than Conv and pooling: ConvTranspose, MatMul, Gemm,
-// BatchNormalization, LayerNormalization, InstanceNormalization, LpNormalization, MatMulInteger,
-// QuantizeLinear, DequantizeLinear and QLinearMatMul. Values are read as double and accumulated
+// BatchNormalization, LayerNormalization, InstanceNormalization, LpNormalization, LRN,
+// MeanVarianceNormalization, MatMulInteger, QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
+// and QLinearMatMul. Values are read as double and accumulated
 // in double, so these are slow but exact enough to judge every fast path against.
 #include <algorithm>
 #include <array>
@@ -465,6 +466,77 @@ void qlinear_matmul_kernel(KernelContext& ctx) {
     y.set(int64_t(i), std::clamp(std::nearbyint(double(float(acc[i]) * multiplier)) + y_zero, lo, hi));
 }
 
+// Local response normalisation across channels.
+void lrn_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  VX_CHECK(x.rank() >= 2, InvalidArgument, node_label(ctx), ": expects N x C x ..., got ", x.shape().str());
+  const Attributes& attrs = ctx.node().attrs;
+  double alpha = attrs.get_float("alpha", 1e-4f), beta = attrs.get_float("beta", 0.75f);
+  double bias = attrs.get_float("bias", 1.0f);
+  int64_t size = attrs.get_int("size", 0);
+  VX_CHECK(size >= 1, InvalidArgument, node_label(ctx), ": size must be >= 1");
+  int64_t batch = x.dim(0), channels = x.dim(1), spatial = product(x.shape().dims(), 2, x.rank());
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  std::vector<double> xv = read_doubles(x), y(xv.size());
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t i = 0; i < spatial; ++i) {
+        double sum = 0;
+        for (int64_t cc = std::max<int64_t>(0, c - before); cc <= std::min(channels - 1, c + after); ++cc) {
+          double v = xv[size_t((n * channels + cc) * spatial + i)];
+          sum += v * v;
+        }
+        size_t at = size_t((n * channels + c) * spatial + i);
+        y[at] = xv[at] / std::pow(bias + alpha / double(size) * sum, beta);
+      }
+  write_doubles(ctx.output(0, x.dtype(), x.shape()), y);
+}
+
+// (x - mean) / std over `axes` (default N, H, W), as ONNX's function body computes it.
+void mean_variance_norm_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  int64_t rank = int64_t(x.rank());
+  std::vector<int64_t> axes = ctx.node().attrs.get_ints("axes", {0, 2, 3});
+  std::vector<int64_t> kept = x.shape().dims();
+  for (int64_t a : axes) kept[size_t(normalize_axis(a, rank, ctx))] = 1;
+  std::vector<int64_t> strides = strides_of(x.shape()), kept_strides = strides_of(kept);
+  std::vector<double> xv = read_doubles(x), sum(size_t(Shape(kept).numel()), 0.0), sq(sum.size(), 0.0);
+  std::vector<size_t> group(xv.size());
+  for (size_t i = 0; i < xv.size(); ++i) {
+    int64_t g = 0;
+    for (size_t d = 0; d < size_t(rank); ++d)
+      if (kept[d] == x.dim(d)) g += int64_t(i) / strides[d] % x.dim(d) * kept_strides[d];
+    group[i] = size_t(g);
+    sum[group[i]] += xv[i];
+    sq[group[i]] += xv[i] * xv[i];
+  }
+  double count = double(xv.size()) / double(sum.size());
+  std::vector<double> y(xv.size());
+  for (size_t i = 0; i < xv.size(); ++i) {
+    double mean = sum[group[i]] / count, var = sq[group[i]] / count - mean * mean;
+    y[i] = (xv[i] - mean) / (std::sqrt(std::max(var, 0.0)) + 1e-9);
+  }
+  write_doubles(ctx.output(0, x.dtype(), x.shape()), y);
+}
+
+// u8 quantisation with a scale and zero point chosen from the data's range (which includes 0).
+void dynamic_quantize_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  std::vector<float> v = read_floats(x);
+  float lo = 0, hi = 0;
+  for (float e : v) {
+    lo = std::min(lo, e);
+    hi = std::max(hi, e);
+  }
+  float scale = (hi - lo) / 255.0f;
+  float zero = scale == 0 ? 0.0f : std::clamp(std::nearbyint(0.0f - lo / scale), 0.0f, 255.0f);
+  Tensor& y = ctx.output(0, DType::u8, x.shape());
+  for (size_t i = 0; i < v.size(); ++i)
+    y.set(int64_t(i), scale == 0 ? zero : std::clamp(std::nearbyint(v[i] / scale) + zero, 0.0f, 255.0f));
+  ctx.output(1, DType::f32, Shape{}).set(0, scale);
+  ctx.output(2, DType::u8, Shape{}).set(0, zero);
+}
+
 }  // namespace
 
 VX_REGISTER_CPU_KERNEL(matmul, {"MatMul", "reference", 0, nullptr, matmul_kernel});
@@ -478,5 +550,11 @@ VX_REGISTER_CPU_KERNEL(quantize_linear, {"QuantizeLinear", "reference", 0, nullp
 VX_REGISTER_CPU_KERNEL(dequantize_linear, {"DequantizeLinear", "reference", 0, nullptr, dequantize_kernel});
 VX_REGISTER_CPU_KERNEL(matmul_integer, {"MatMulInteger", "reference", 0, nullptr, matmul_integer_kernel});
 VX_REGISTER_CPU_KERNEL(qlinear_matmul, {"QLinearMatMul", "reference", 0, nullptr, qlinear_matmul_kernel});
+
+VX_REGISTER_CPU_KERNEL(lrn, {"LRN", "reference", 0, nullptr, lrn_kernel});
+VX_REGISTER_CPU_KERNEL(mean_variance_norm,
+                       {"MeanVarianceNormalization", "reference", 0, nullptr, mean_variance_norm_kernel});
+VX_REGISTER_CPU_KERNEL(dynamic_quantize_linear,
+                       {"DynamicQuantizeLinear", "reference", 0, nullptr, dynamic_quantize_kernel});
 
 }  // namespace vx::cpu::ref
