@@ -159,8 +159,14 @@ void bitshift_kernel(KernelContext& ctx) {
 // PRelu: the slope broadcasts onto X (unidirectionally).
 void prelu_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  const Tensor& slope = ctx.input(1);
+  Tensor slope = ctx.input(1);
   check_same_dtype(ctx, x, slope);
+  // Old exporters (PyTorch, opset < 7) give one slope per channel as a 1-D [C]: align it with axis 1.
+  if (slope.rank() == 1 && x.rank() > 2 && slope.dim(0) == x.dim(1) && slope.dim(0) != x.dim(x.rank() - 1)) {
+    std::vector<int64_t> dims(x.rank() - 1, 1);
+    dims[0] = slope.dim(0);
+    slope = slope.reshaped(Shape(dims));
+  }
   Shape shape = broadcast_shapes(x.shape(), slope.shape());
   VX_CHECK(shape == x.shape(), InvalidArgument, label(ctx), ": slope ", slope.shape().str(),
            " does not broadcast to X ", x.shape().str());
