@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <random>
 
 #include "common/test_util.h"
 #include "core/half.h"
@@ -331,6 +332,39 @@ TEST(OnnxImport, BrokenModels) {
 
   // A file that does not exist.
   expect_error([&] { import_onnx(test::temp_dir() / "absent.onnx"); }, ErrorCode::Io, {"cannot open"});
+}
+
+// A deterministic mini-fuzz: corrupted and truncated copies of a valid model either import or fail
+// with vx::Error (never another exception or a crash; run under the asan preset for memory errors).
+TEST(OnnxImport, CorruptedBytesFailCleanly) {
+  ModelBuilder m;
+  m.input("x", TensorProto::FLOAT, {{-1, "n"}, {3, ""}});
+  auto* w = m.initializer("w", TensorProto::FLOAT, {3});
+  for (float v : {1.0f, 2.0f, 3.0f}) w->add_float_data(v);
+  auto* c = m.node("Constant", "c", {}, {"k"});
+  c->add_attribute()->set_name("value_ints");
+  c->mutable_attribute(0)->set_type(onnx::AttributeProto::INTS);
+  c->mutable_attribute(0)->add_ints(1);
+  m.node("Mul", "mul", {"x", "w"}, {"p"});
+  m.node("ReduceSum", "sum", {"p", "k"}, {"y"});
+  m.output("y", TensorProto::FLOAT, {{-1, "n"}, {1, ""}});
+  const std::string good = m.bytes();
+  std::mt19937 rng(1234);
+  int imported = 0, rejected = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string bytes = good;
+    int flips = 1 + int(rng() % 4);
+    for (int f = 0; f < flips; ++f) bytes[rng() % bytes.size()] = char(rng());
+    if (trial % 3 == 0) bytes.resize(rng() % bytes.size());
+    try {
+      Graph g = import_onnx_buffer(bytes.data(), bytes.size(), {}, {.check_support = false});
+      ++imported;
+    } catch (const Error&) {
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 0);
+  EXPECT_EQ(imported + rejected, 3000);
 }
 
 TEST(OnnxImport, ReadsTestSuiteTensorFiles) {
