@@ -13,7 +13,7 @@ namespace vx::conformance {
 namespace {
 
 // Just under what the suite reaches (see the report); raise it as kernels are added.
-constexpr double kMinPassRate = 0.86;
+constexpr double kMinPassRate = 0.87;
 constexpr double kCaseTimeLimitS = 60;
 
 std::filesystem::path data_root() {

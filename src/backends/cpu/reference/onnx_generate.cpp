@@ -1,5 +1,6 @@
 // Reference kernels for ONNX ops that describe or generate tensors: Shape (with start / end,
-// opset 15), Size, ConstantOfShape, Range and NonZero.
+// opset 15), Size, ConstantOfShape, Range, NonZero and the window functions (Hann, Hamming,
+// Blackman; opset 17).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -81,8 +82,39 @@ void nonzero_kernel(KernelContext& ctx) {
   }
 }
 
+enum class Window { hann, hamming, blackman };
+
+// Windows are float32 (output_datatype FLOAT or DOUBLE, which we store as float32) or integers.
+template <Window kind>
+void window_kernel(KernelContext& ctx) {
+  std::vector<int64_t> size_v = int_values(ctx.input(0), ctx, "size");
+  VX_CHECK(size_v.size() == 1 && size_v[0] >= 0 && size_v[0] < (int64_t(1) << 31), InvalidArgument, label(ctx),
+           ": size must be a non-negative scalar");
+  const int64_t n = size_v[0];
+  const bool periodic = ctx.node().attrs.get_int("periodic", 1) != 0;
+  const int64_t out_type = ctx.node().attrs.get_int("output_datatype", 1);
+  DType dtype = out_type == 1 || out_type == 11 ? DType::f32 : out_type == 7 ? DType::i64 : out_type == 6 ? DType::i32
+                                                                                              : DType::f16;
+  VX_CHECK(out_type == 1 || out_type == 11 || out_type == 7 || out_type == 6 || out_type == 10, Unsupported,
+           label(ctx), ": output_datatype ", out_type, " is not supported");
+  Tensor& y = ctx.output(0, dtype, Shape{n});
+  const double denom = double(periodic ? n : n - 1);
+  const double two_pi = 2.0 * 3.14159265358979323846;
+  for (int64_t i = 0; i < n; ++i) {
+    double x = denom > 0 ? two_pi * double(i) / denom : 0.0;
+    double w;
+    if constexpr (kind == Window::hann) w = 0.5 - 0.5 * std::cos(x);
+    else if constexpr (kind == Window::hamming) w = 25.0 / 46.0 - (1.0 - 25.0 / 46.0) * std::cos(x);
+    else w = 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2.0 * x);
+    y.set(i, w);
+  }
+}
+
 }  // namespace
 
+VX_REGISTER_CPU_KERNEL(hann_window, {"HannWindow", "reference", 0, nullptr, window_kernel<Window::hann>});
+VX_REGISTER_CPU_KERNEL(hamming_window, {"HammingWindow", "reference", 0, nullptr, window_kernel<Window::hamming>});
+VX_REGISTER_CPU_KERNEL(blackman_window, {"BlackmanWindow", "reference", 0, nullptr, window_kernel<Window::blackman>});
 VX_REGISTER_CPU_KERNEL(shape, {"Shape", "reference", 0, nullptr, shape_kernel});
 VX_REGISTER_CPU_KERNEL(size, {"Size", "reference", 0, nullptr, size_kernel});
 VX_REGISTER_CPU_KERNEL(constant_of_shape, {"ConstantOfShape", "reference", 0, nullptr, constant_of_shape_kernel});
