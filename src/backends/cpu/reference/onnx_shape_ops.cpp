@@ -1,0 +1,544 @@
+// Reference kernels for ONNX's tensor-manipulation ops: Transpose, Reshape, Squeeze, Unsqueeze,
+// Flatten, Split, Slice, Gather, GatherElements, GatherND, ScatterElements (and the old Scatter),
+// ScatterND, Expand, Tile, Pad, DepthToSpace, SpaceToDepth. They move bytes, so they work for every
+// dtype; each follows the ONNX spec across opsets (attributes that became inputs, negative axes).
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "backends/cpu/kernel_registry.h"
+#include "backends/cpu/reference/onnx_kernel_util.h"
+
+namespace vx::cpu::ref {
+namespace {
+
+// An optional integer-list operand: the input when present (newer opsets), else the attribute.
+std::vector<int64_t> ints_from_input_or_attr(KernelContext& ctx, size_t input, const std::string& attr) {
+  if (ctx.has_input(input)) return read_ints(ctx.input(input));
+  return ctx.node().attrs.get_ints(attr);
+}
+
+// Copies the input as is into an output of a new shape with the same element count.
+void copy_reshaped(KernelContext& ctx, const std::vector<int64_t>& dims) {
+  const Tensor& x = ctx.input(0);
+  Shape shape(dims);
+  VX_CHECK(shape.numel() == x.numel(), InvalidArgument, node_label(ctx), ": cannot reshape ", x.shape().str(),
+           " to ", shape.str());
+  Tensor& y = ctx.output(0, x.dtype(), shape);
+  if (x.nbytes() && y.raw() != x.raw()) std::memmove(y.raw(), x.raw(), x.nbytes());
+}
+
+void transpose_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  int64_t rank = int64_t(x.rank());
+  std::vector<int64_t> perm = ctx.node().attrs.get_ints("perm");
+  if (perm.empty())
+    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  VX_CHECK(int64_t(perm.size()) == rank, InvalidArgument, node_label(ctx), ": perm has ", perm.size(),
+           " entries for rank ", rank);
+  std::vector<bool> seen(size_t(rank), false);
+  std::vector<int64_t> in_strides = strides_of(x.shape()), dims(perm.size()), strides(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    int64_t p = normalize_axis(perm[i], rank, ctx);
+    VX_CHECK(!seen[size_t(p)], InvalidArgument, node_label(ctx), ": perm repeats axis ", p);
+    seen[size_t(p)] = true;
+    dims[i] = x.dim(size_t(p));
+    strides[i] = in_strides[size_t(p)];
+  }
+  Tensor& y = ctx.output(0, x.dtype(), Shape(dims));
+  strided_copy(x.raw(), 0, strides, y.raw(), dims, dtype_size(x.dtype()));
+}
+
+void reshape_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  std::vector<int64_t> target = ints_from_input_or_attr(ctx, 1, "shape");
+  bool allow_zero = ctx.node().attrs.get_int("allowzero", 0) != 0;
+  int64_t inferred = -1, known = 1;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == 0 && !allow_zero) {
+      VX_CHECK(i < x.rank(), InvalidArgument, node_label(ctx), ": shape entry ", i,
+               " is 0 (copy) but the input has rank ", x.rank());
+      target[i] = x.dim(i);
+    }
+    if (target[i] == -1) {
+      VX_CHECK(inferred < 0, InvalidArgument, node_label(ctx), ": more than one -1 in the target shape");
+      inferred = int64_t(i);
+    } else {
+      VX_CHECK(target[i] >= 0, InvalidArgument, node_label(ctx), ": negative extent ", target[i], " in the shape");
+      known *= target[i];
+    }
+  }
+  if (inferred >= 0) {
+    VX_CHECK(known != 0 && x.numel() % known == 0, InvalidArgument, node_label(ctx), ": cannot infer -1 reshaping ",
+             x.shape().str(), " to ", Shape(target).str());
+    target[size_t(inferred)] = x.numel() / known;
+  }
+  copy_reshaped(ctx, target);
+}
+
+void squeeze_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  int64_t rank = int64_t(x.rank());
+  std::vector<int64_t> axes = ints_from_input_or_attr(ctx, 1, "axes");
+  std::vector<bool> drop(size_t(rank), false);
+  if (axes.empty()) {
+    for (int64_t i = 0; i < rank; ++i) drop[size_t(i)] = x.dim(size_t(i)) == 1;
+  }
+  for (int64_t a : axes) {
+    int64_t n = normalize_axis(a, rank, ctx);
+    VX_CHECK(x.dim(size_t(n)) == 1, InvalidArgument, node_label(ctx), ": cannot squeeze axis ", a, " of extent ",
+             x.dim(size_t(n)));
+    drop[size_t(n)] = true;
+  }
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!drop[size_t(i)]) dims.push_back(x.dim(size_t(i)));
+  copy_reshaped(ctx, dims);
+}
+
+void unsqueeze_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  std::vector<int64_t> axes = ints_from_input_or_attr(ctx, 1, "axes");
+  int64_t out_rank = int64_t(x.rank() + axes.size());
+  std::vector<bool> inserted(size_t(out_rank), false);
+  for (int64_t a : axes) {
+    int64_t n = normalize_axis(a, out_rank, ctx);
+    VX_CHECK(!inserted[size_t(n)], InvalidArgument, node_label(ctx), ": axis ", a, " repeated");
+    inserted[size_t(n)] = true;
+  }
+  std::vector<int64_t> dims;
+  size_t next = 0;
+  for (int64_t i = 0; i < out_rank; ++i) dims.push_back(inserted[size_t(i)] ? 1 : x.dim(next++));
+  copy_reshaped(ctx, dims);
+}
+
+void flatten_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  int64_t rank = int64_t(x.rank());
+  int64_t axis = ctx.node().attrs.get_int("axis", 1);
+  VX_CHECK(axis >= -rank && axis <= rank, InvalidArgument, node_label(ctx), ": axis ", axis,
+           " is out of range for rank ", rank);
+  if (axis < 0) axis += rank;
+  const auto& d = x.shape().dims();
+  copy_reshaped(ctx, {product(d, 0, size_t(axis)), product(d, size_t(axis), d.size())});
+}
+
+void split_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  int64_t rank = int64_t(x.rank());
+  size_t axis = size_t(normalize_axis(ctx.node().attrs.get_int("axis", 0), rank, ctx));
+  int64_t extent = x.dim(axis);
+  size_t outputs = ctx.num_outputs();
+  std::vector<int64_t> sizes = ints_from_input_or_attr(ctx, 1, "split");
+  if (sizes.empty()) {
+    if (ctx.node().attrs.has("num_outputs")) {  // opset 18: ceil-sized chunks, the last one smaller
+      int64_t n = ctx.node().attrs.get_int("num_outputs", 1);
+      VX_CHECK(n >= 1 && size_t(n) == outputs, InvalidArgument, node_label(ctx), ": num_outputs ", n,
+               " but the node has ", outputs, " outputs");
+      int64_t chunk = (extent + n - 1) / n;
+      for (int64_t i = 0; i < n; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, extent - i * chunk)));
+    } else {
+      VX_CHECK(outputs > 0 && extent % int64_t(outputs) == 0, InvalidArgument, node_label(ctx), ": extent ", extent,
+               " does not split evenly into ", outputs, " outputs");
+      sizes.assign(outputs, extent / int64_t(outputs));
+    }
+  }
+  VX_CHECK(sizes.size() == outputs, InvalidArgument, node_label(ctx), ": ", sizes.size(), " split sizes for ",
+           outputs, " outputs");
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    VX_CHECK(s >= 0, InvalidArgument, node_label(ctx), ": negative split size ", s);
+    total += s;
+  }
+  VX_CHECK(total == extent, InvalidArgument, node_label(ctx), ": split sizes sum to ", total, ", the axis has ",
+           extent);
+  std::vector<int64_t> strides = strides_of(x.shape());
+  int64_t offset = 0;
+  for (size_t i = 0; i < outputs; ++i) {
+    std::vector<int64_t> dims = x.shape().dims();
+    dims[axis] = sizes[i];
+    Tensor& y = ctx.output(i, x.dtype(), Shape(dims));
+    strided_copy(x.raw(), offset * strides[axis], strides, y.raw(), dims, dtype_size(x.dtype()));
+    offset += sizes[i];
+  }
+}
+
+void slice_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  int64_t rank = int64_t(x.rank());
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (ctx.has_input(1)) {  // opset 10+: operands are inputs
+    VX_CHECK(ctx.has_input(2), InvalidArgument, node_label(ctx), ": ends input missing");
+    starts = read_ints(ctx.input(1));
+    ends = read_ints(ctx.input(2));
+    if (ctx.has_input(3)) axes = read_ints(ctx.input(3));
+    if (ctx.has_input(4)) steps = read_ints(ctx.input(4));
+  } else {  // opset 1: attributes
+    starts = ctx.node().attrs.get_ints("starts");
+    ends = ctx.node().attrs.get_ints("ends");
+    axes = ctx.node().attrs.get_ints("axes");
+  }
+  VX_CHECK(starts.size() == ends.size(), InvalidArgument, node_label(ctx), ": ", starts.size(), " starts but ",
+           ends.size(), " ends");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  VX_CHECK(axes.size() == starts.size() && steps.size() == starts.size(), InvalidArgument, node_label(ctx),
+           ": starts, ends, axes and steps differ in length");
+
+  std::vector<int64_t> in_strides = strides_of(x.shape());
+  std::vector<int64_t> dims = x.shape().dims(), strides = in_strides;
+  std::vector<bool> seen(size_t(rank), false);
+  int64_t base = 0;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    size_t a = size_t(normalize_axis(axes[i], rank, ctx));
+    VX_CHECK(!seen[a], InvalidArgument, node_label(ctx), ": axis ", axes[i], " repeated");
+    seen[a] = true;
+    int64_t d = x.dim(a), step = steps[i];
+    VX_CHECK(step != 0, InvalidArgument, node_label(ctx), ": step 0 on axis ", axes[i]);
+    int64_t start = starts[i] < 0 ? starts[i] + d : starts[i];
+    int64_t end = ends[i] < 0 ? ends[i] + d : ends[i];
+    int64_t count;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, d);
+      end = std::clamp<int64_t>(end, 0, d);
+      count = end > start ? (end - start + step - 1) / step : 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, d - 1);
+      end = std::clamp<int64_t>(end, -1, d - 1);
+      count = start > end ? (start - end - step - 1) / -step : 0;
+    }
+    dims[a] = count;
+    strides[a] = in_strides[a] * step;
+    if (count > 0) base += start * in_strides[a];
+  }
+  Tensor& y = ctx.output(0, x.dtype(), Shape(dims));
+  strided_copy(x.raw(), base, strides, y.raw(), dims, dtype_size(x.dtype()));
+}
+
+// An index in [-extent, extent) mapped onto [0, extent); errors name the op.
+int64_t checked_index(int64_t i, int64_t extent, const KernelContext& ctx) {
+  VX_CHECK(i >= -extent && i < extent, InvalidArgument, node_label(ctx), ": index ", i,
+           " is out of range for extent ", extent);
+  return i < 0 ? i + extent : i;
+}
+
+void gather_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  size_t axis = size_t(normalize_axis(ctx.node().attrs.get_int("axis", 0), int64_t(x.rank()), ctx));
+  std::vector<int64_t> idx = read_ints(indices);
+  const auto& xd = x.shape().dims();
+  std::vector<int64_t> dims(xd.begin(), xd.begin() + ptrdiff_t(axis));
+  dims.insert(dims.end(), indices.shape().begin(), indices.shape().end());
+  dims.insert(dims.end(), xd.begin() + ptrdiff_t(axis) + 1, xd.end());
+  Tensor& y = ctx.output(0, x.dtype(), Shape(dims));
+  size_t elem = dtype_size(x.dtype());
+  int64_t outer = product(xd, 0, axis), extent = xd[axis];
+  size_t inner = size_t(product(xd, axis + 1, xd.size())) * elem;
+  for (int64_t& i : idx) i = checked_index(i, extent, ctx);
+  const char* src = static_cast<const char*>(x.raw());
+  char* dst = static_cast<char*>(y.raw());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i : idx) {
+      std::memcpy(dst, src + (o * extent + i) * int64_t(inner), inner);
+      dst += inner;
+    }
+}
+
+// Converts a linear index into coordinates for the given strides (row-major, dense).
+void unravel(int64_t linear, const std::vector<int64_t>& strides, std::vector<int64_t>& coord) {
+  for (size_t d = 0; d < strides.size(); ++d) {
+    coord[d] = linear / strides[d];
+    linear -= coord[d] * strides[d];
+  }
+}
+
+void gather_elements_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  int64_t rank = int64_t(x.rank());
+  size_t axis = size_t(normalize_axis(ctx.node().attrs.get_int("axis", 0), rank, ctx));
+  VX_CHECK(int64_t(indices.rank()) == rank, InvalidArgument, node_label(ctx), ": indices rank ", indices.rank(),
+           " differs from data rank ", rank);
+  std::vector<int64_t> idx = read_ints(indices);
+  Tensor& y = ctx.output(0, x.dtype(), indices.shape());
+  std::vector<int64_t> x_strides = strides_of(x.shape()), i_strides = strides_of(indices.shape());
+  std::vector<int64_t> coord(static_cast<size_t>(rank));
+  size_t elem = dtype_size(x.dtype());
+  for (int64_t i = 0; i < int64_t(idx.size()); ++i) {
+    unravel(i, i_strides, coord);
+    coord[axis] = checked_index(idx[size_t(i)], x.dim(axis), ctx);
+    int64_t src = 0;
+    for (size_t d = 0; d < size_t(rank); ++d) {
+      VX_CHECK(coord[d] < x.dim(d), InvalidArgument, node_label(ctx), ": indices shape ", indices.shape().str(),
+               " exceeds data shape ", x.shape().str());
+      src += coord[d] * x_strides[d];
+    }
+    std::memcpy(static_cast<char*>(y.raw()) + i * int64_t(elem), static_cast<const char*>(x.raw()) + src * int64_t(elem),
+                elem);
+  }
+}
+
+void gather_nd_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  int64_t batch = ctx.node().attrs.get_int("batch_dims", 0);
+  int64_t r = int64_t(x.rank()), q = int64_t(indices.rank());
+  VX_CHECK(q >= 1 && batch >= 0 && batch < std::min(r, q), InvalidArgument, node_label(ctx),
+           ": bad batch_dims ", batch, " for ranks ", r, " and ", q);
+  int64_t k = indices.dim(size_t(q - 1));
+  VX_CHECK(k >= 1 && batch + k <= r, InvalidArgument, node_label(ctx), ": index tuples of length ", k,
+           " do not fit data of rank ", r);
+  const auto& xd = x.shape().dims();
+  const auto& id = indices.shape().dims();
+  for (int64_t b = 0; b < batch; ++b)
+    VX_CHECK(xd[size_t(b)] == id[size_t(b)], InvalidArgument, node_label(ctx), ": batch extents differ");
+  std::vector<int64_t> dims(id.begin(), id.end() - 1);
+  dims.insert(dims.end(), xd.begin() + ptrdiff_t(batch + k), xd.end());
+  Tensor& y = ctx.output(0, x.dtype(), Shape(dims));
+  std::vector<int64_t> idx = read_ints(indices);
+  std::vector<int64_t> x_strides = strides_of(x.shape());
+  size_t elem = dtype_size(x.dtype());
+  int64_t batches = product(xd, 0, size_t(batch));
+  int64_t tuples_per_batch = product(id, size_t(batch), id.size() - 1);
+  int64_t slice = product(xd, size_t(batch + k), xd.size());
+  int64_t batch_stride = batch > 0 ? x_strides[size_t(batch - 1)] : 0;
+  const char* src = static_cast<const char*>(x.raw());
+  char* dst = static_cast<char*>(y.raw());
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t t = 0; t < tuples_per_batch; ++t) {
+      const int64_t* tuple = idx.data() + (b * tuples_per_batch + t) * k;
+      int64_t offset = b * batch_stride;
+      for (int64_t j = 0; j < k; ++j)
+        offset += checked_index(tuple[j], xd[size_t(batch + j)], ctx) * x_strides[size_t(batch + j)];
+      std::memcpy(dst, src + offset * int64_t(elem), size_t(slice) * elem);
+      dst += slice * int64_t(elem);
+    }
+}
+
+// Writes update element `u` of `updates` into element `o` of `out`, combined per `reduction`.
+void scatter_element(Tensor& out, int64_t o, const Tensor& updates, int64_t u, const std::string& reduction) {
+  if (reduction == "none") {
+    size_t elem = dtype_size(out.dtype());
+    std::memcpy(static_cast<char*>(out.raw()) + o * int64_t(elem),
+                static_cast<const char*>(updates.raw()) + u * int64_t(elem), elem);
+    return;
+  }
+  double a = out.get(o), b = updates.get(u);
+  double r = reduction == "add" ? a + b : reduction == "mul" ? a * b : reduction == "max" ? std::max(a, b) : std::min(a, b);
+  out.set(o, r);
+}
+
+std::string scatter_reduction(const KernelContext& ctx) {
+  std::string r = ctx.node().attrs.get_string("reduction", "none");
+  VX_CHECK(r == "none" || r == "add" || r == "mul" || r == "max" || r == "min", Unsupported, node_label(ctx),
+           ": unknown reduction '", r, "'");
+  return r;
+}
+
+void scatter_elements_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  const Tensor& updates = ctx.input(2);
+  int64_t rank = int64_t(x.rank());
+  size_t axis = size_t(normalize_axis(ctx.node().attrs.get_int("axis", 0), rank, ctx));
+  std::string reduction = scatter_reduction(ctx);
+  VX_CHECK(indices.shape() == updates.shape() && int64_t(indices.rank()) == rank && updates.dtype() == x.dtype(),
+           InvalidArgument, node_label(ctx), ": indices ", indices.shape().str(), " and updates ",
+           updates.shape().str(), " must match in shape, with the data's rank and dtype");
+  Tensor& y = ctx.output(0, x.dtype(), x.shape());
+  if (x.nbytes() && y.raw() != x.raw()) std::memmove(y.raw(), x.raw(), x.nbytes());
+  std::vector<int64_t> idx = read_ints(indices);
+  std::vector<int64_t> x_strides = strides_of(x.shape()), i_strides = strides_of(indices.shape());
+  std::vector<int64_t> coord(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < int64_t(idx.size()); ++i) {
+    unravel(i, i_strides, coord);
+    coord[axis] = checked_index(idx[size_t(i)], x.dim(axis), ctx);
+    int64_t dst = 0;
+    for (size_t d = 0; d < size_t(rank); ++d) {
+      VX_CHECK(coord[d] < x.dim(d), InvalidArgument, node_label(ctx), ": indices exceed the data shape");
+      dst += coord[d] * x_strides[d];
+    }
+    scatter_element(y, dst, updates, i, reduction);
+  }
+}
+
+void scatter_nd_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  const Tensor& updates = ctx.input(2);
+  std::string reduction = scatter_reduction(ctx);
+  int64_t q = int64_t(indices.rank());
+  VX_CHECK(q >= 1 && updates.dtype() == x.dtype(), InvalidArgument, node_label(ctx), ": bad indices or updates");
+  int64_t k = indices.dim(size_t(q - 1));
+  VX_CHECK(k >= 1 && k <= int64_t(x.rank()), InvalidArgument, node_label(ctx), ": index tuples of length ", k,
+           " for data of rank ", x.rank());
+  const auto& xd = x.shape().dims();
+  std::vector<int64_t> expected(indices.shape().begin(), indices.shape().end() - 1);
+  expected.insert(expected.end(), xd.begin() + ptrdiff_t(k), xd.end());
+  VX_CHECK(updates.shape() == Shape(expected), InvalidArgument, node_label(ctx), ": updates shape ",
+           updates.shape().str(), ", expected ", Shape(expected).str());
+  Tensor& y = ctx.output(0, x.dtype(), x.shape());
+  if (x.nbytes() && y.raw() != x.raw()) std::memmove(y.raw(), x.raw(), x.nbytes());
+  std::vector<int64_t> idx = read_ints(indices), x_strides = strides_of(x.shape());
+  int64_t tuples = product(indices.shape().dims(), 0, size_t(q - 1));
+  int64_t slice = product(xd, size_t(k), xd.size());
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t offset = 0;
+    for (int64_t j = 0; j < k; ++j)
+      offset += checked_index(idx[size_t(t * k + j)], xd[size_t(j)], ctx) * x_strides[size_t(j)];
+    for (int64_t e = 0; e < slice; ++e) scatter_element(y, offset + e, updates, t * slice + e, reduction);
+  }
+}
+
+void expand_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Shape shape;
+  VX_WITH_CONTEXT(node_label(ctx), shape = broadcast_shapes(x.shape(), Shape(read_ints(ctx.input(1)))));
+  Tensor& y = ctx.output(0, x.dtype(), shape);
+  strided_copy(x.raw(), 0, broadcast_strides(x.shape(), shape), y.raw(), shape.dims(), dtype_size(x.dtype()));
+}
+
+void tile_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  std::vector<int64_t> repeats = read_ints(ctx.input(1));
+  VX_CHECK(repeats.size() == x.rank(), InvalidArgument, node_label(ctx), ": ", repeats.size(),
+           " repeats for rank ", x.rank());
+  // The output seen as [r0, d0, r1, d1, ...]: the repeat coordinates read with stride 0.
+  std::vector<int64_t> in_strides = strides_of(x.shape()), view_dims, view_strides, dims;
+  for (size_t i = 0; i < x.rank(); ++i) {
+    VX_CHECK(repeats[i] >= 0, InvalidArgument, node_label(ctx), ": negative repeat ", repeats[i]);
+    view_dims.insert(view_dims.end(), {repeats[i], x.dim(i)});
+    view_strides.insert(view_strides.end(), {0, in_strides[i]});
+    dims.push_back(repeats[i] * x.dim(i));
+  }
+  Tensor& y = ctx.output(0, x.dtype(), Shape(dims));
+  strided_copy(x.raw(), 0, view_strides, y.raw(), view_dims, dtype_size(x.dtype()));
+}
+
+// Where padded output coordinate `o` reads along an input axis of extent `d` (begin pad `b`), or
+// -1 for the constant value.
+int64_t pad_source(int64_t o, int64_t b, int64_t d, const std::string& mode) {
+  int64_t i = o - b;
+  if (i >= 0 && i < d) return i;
+  if (mode == "constant") return -1;
+  if (mode == "edge") return std::clamp<int64_t>(i, 0, d - 1);
+  if (mode == "wrap") return ((i % d) + d) % d;
+  // reflect: mirror without repeating the edge; period 2(d-1)
+  if (d == 1) return 0;
+  int64_t period = 2 * (d - 1);
+  i = ((i % period) + period) % period;
+  return i < d ? i : period - i;
+}
+
+void pad_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Attributes& attrs = ctx.node().attrs;
+  int64_t rank = int64_t(x.rank());
+  std::string mode = attrs.get_string("mode", "constant");
+  VX_CHECK(mode == "constant" || mode == "reflect" || mode == "edge" || mode == "wrap", Unsupported,
+           node_label(ctx), ": unknown mode '", mode, "'");
+  size_t elem = dtype_size(x.dtype());
+  std::vector<int64_t> pads;
+  Tensor fill(x.dtype(), Shape{});
+  if (ctx.has_input(1)) {  // opset 11+
+    pads = read_ints(ctx.input(1));
+    if (ctx.has_input(2) && ctx.input(2).numel() > 0) fill.set(0, ctx.input(2).get(0));
+    if (ctx.has_input(2) && ctx.input(2).numel() > 0 && ctx.input(2).dtype() == x.dtype())
+      std::memcpy(fill.raw(), ctx.input(2).raw(), elem);  // exact, whatever the dtype
+  } else {
+    pads = attrs.has("pads") ? attrs.get_ints("pads") : attrs.get_ints("paddings");
+    fill.set(0, attrs.get_float("value", 0.0f));
+  }
+  std::vector<int64_t> axes;
+  if (ctx.has_input(3)) {  // opset 18
+    for (int64_t a : read_ints(ctx.input(3))) axes.push_back(normalize_axis(a, rank, ctx));
+  } else {
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  VX_CHECK(pads.size() == 2 * axes.size(), InvalidArgument, node_label(ctx), ": ", pads.size(), " pads for ",
+           axes.size(), " axes");
+  std::vector<int64_t> begin(size_t(rank), 0), dims = x.shape().dims();
+  for (size_t i = 0; i < axes.size(); ++i) {
+    size_t a = size_t(axes[i]);
+    begin[a] = pads[i];
+    dims[a] = x.dim(a) + pads[i] + pads[i + axes.size()];
+    VX_CHECK(dims[a] >= 0, InvalidArgument, node_label(ctx), ": pads make axis ", a, " negative");
+    VX_CHECK(mode == "constant" || x.dim(a) > 0 || dims[a] == 0, InvalidArgument, node_label(ctx),
+             ": cannot pad an empty axis in mode ", mode);
+  }
+  Tensor& y = ctx.output(0, x.dtype(), Shape(dims));
+  std::vector<int64_t> in_strides = strides_of(x.shape()), out_strides = strides_of(dims);
+  std::vector<int64_t> coord(static_cast<size_t>(rank));
+  const char* src = static_cast<const char*>(x.raw());
+  char* dst = static_cast<char*>(y.raw());
+  for (int64_t o = 0; o < y.numel(); ++o) {
+    unravel(o, out_strides, coord);
+    int64_t offset = 0;
+    for (size_t d = 0; d < size_t(rank) && offset >= 0; ++d) {
+      int64_t s = pad_source(coord[d], begin[d], x.dim(d), mode);
+      offset = s < 0 ? -1 : offset + s * in_strides[d];
+    }
+    std::memcpy(dst + o * int64_t(elem), offset < 0 ? static_cast<const char*>(fill.raw()) : src + offset * int64_t(elem),
+                elem);
+  }
+}
+
+void depth_to_space_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  VX_CHECK(x.rank() == 4, InvalidArgument, node_label(ctx), ": expects NCHW input, got ", x.shape().str());
+  int64_t b = ctx.node().attrs.get_int("blocksize", 0);
+  std::string mode = ctx.node().attrs.get_string("mode", "DCR");
+  int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
+  VX_CHECK(b > 0 && c % (b * b) == 0, InvalidArgument, node_label(ctx), ": channels ", c,
+           " not divisible by blocksize^2 (blocksize ", b, ")");
+  VX_CHECK(mode == "DCR" || mode == "CRD", Unsupported, node_label(ctx), ": unknown mode '", mode, "'");
+  int64_t oc = c / (b * b), hw = h * w;
+  // Output coordinates (n, oc, h, bh, w, bw); DCR reads channel (bh*b + bw)*oc + oc_i,
+  // CRD reads channel oc_i*b*b + bh*b + bw.
+  int64_t s_oc = mode == "DCR" ? hw : b * b * hw;
+  int64_t s_bh = mode == "DCR" ? b * oc * hw : b * hw;
+  int64_t s_bw = mode == "DCR" ? oc * hw : hw;
+  std::vector<int64_t> view = {n, oc, h, b, w, b};
+  std::vector<int64_t> strides = {c * hw, s_oc, w, s_bh, 1, s_bw};
+  Tensor& y = ctx.output(0, x.dtype(), Shape{n, oc, h * b, w * b});
+  strided_copy(x.raw(), 0, strides, y.raw(), view, dtype_size(x.dtype()));
+}
+
+void space_to_depth_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  VX_CHECK(x.rank() == 4, InvalidArgument, node_label(ctx), ": expects NCHW input, got ", x.shape().str());
+  int64_t b = ctx.node().attrs.get_int("blocksize", 0);
+  int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
+  VX_CHECK(b > 0 && h % b == 0 && w % b == 0, InvalidArgument, node_label(ctx), ": spatial extents ",
+           x.shape().str(), " not divisible by blocksize ", b);
+  // Output coordinates (n, bh, bw, c, oh, ow) read input (n, c, oh*b + bh, ow*b + bw).
+  std::vector<int64_t> view = {n, b, b, c, h / b, w / b};
+  std::vector<int64_t> strides = {c * h * w, w, 1, h * w, b * w, b};
+  Tensor& y = ctx.output(0, x.dtype(), Shape{n, c * b * b, h / b, w / b});
+  strided_copy(x.raw(), 0, strides, y.raw(), view, dtype_size(x.dtype()));
+}
+
+}  // namespace
+
+VX_REGISTER_CPU_KERNEL(transpose, {"Transpose", "reference", 0, nullptr, transpose_kernel});
+VX_REGISTER_CPU_KERNEL(reshape, {"Reshape", "reference", 0, nullptr, reshape_kernel});
+VX_REGISTER_CPU_KERNEL(squeeze, {"Squeeze", "reference", 0, nullptr, squeeze_kernel});
+VX_REGISTER_CPU_KERNEL(unsqueeze, {"Unsqueeze", "reference", 0, nullptr, unsqueeze_kernel});
+VX_REGISTER_CPU_KERNEL(flatten, {"Flatten", "reference", 0, nullptr, flatten_kernel});
+VX_REGISTER_CPU_KERNEL(split, {"Split", "reference", 0, nullptr, split_kernel});
+VX_REGISTER_CPU_KERNEL(slice, {"Slice", "reference", 0, nullptr, slice_kernel});
+VX_REGISTER_CPU_KERNEL(gather, {"Gather", "reference", 0, nullptr, gather_kernel});
+VX_REGISTER_CPU_KERNEL(gather_elements, {"GatherElements", "reference", 0, nullptr, gather_elements_kernel});
+VX_REGISTER_CPU_KERNEL(gather_nd, {"GatherND", "reference", 0, nullptr, gather_nd_kernel});
+VX_REGISTER_CPU_KERNEL(scatter_elements, {"ScatterElements", "reference", 0, nullptr, scatter_elements_kernel});
+VX_REGISTER_CPU_KERNEL(scatter, {"Scatter", "reference", 0, nullptr, scatter_elements_kernel});
+VX_REGISTER_CPU_KERNEL(scatter_nd, {"ScatterND", "reference", 0, nullptr, scatter_nd_kernel});
+VX_REGISTER_CPU_KERNEL(expand, {"Expand", "reference", 0, nullptr, expand_kernel});
+VX_REGISTER_CPU_KERNEL(tile, {"Tile", "reference", 0, nullptr, tile_kernel});
+VX_REGISTER_CPU_KERNEL(pad, {"Pad", "reference", 0, nullptr, pad_kernel});
+VX_REGISTER_CPU_KERNEL(depth_to_space, {"DepthToSpace", "reference", 0, nullptr, depth_to_space_kernel});
+VX_REGISTER_CPU_KERNEL(space_to_depth, {"SpaceToDepth", "reference", 0, nullptr, space_to_depth_kernel});
+
+}  // namespace vx::cpu::ref

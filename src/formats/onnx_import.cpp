@@ -1,0 +1,348 @@
+// ONNX ModelProto -> vx::Graph (see onnx_import.h for the rules).
+#include "formats/onnx_import.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <climits>
+#include <fstream>
+#include <iterator>
+#include <unordered_map>
+
+#include "backends/cpu/kernel_registry.h"
+#include "core/error.h"
+#include "formats/onnx_tensor.h"
+
+namespace vx {
+namespace {
+
+// Set on nodes whose attributes we could not import (graphs, sparse tensors, type protos); such
+// nodes are always reported as unsupported.
+constexpr const char* kUnsupportedAttribute = "vx.unsupported_attribute";
+// The newest ai.onnx opset we accept at all; kernels decide below that.
+constexpr int64_t kNewestOpset = 21;
+
+std::string normalize_domain(const std::string& domain) { return domain == "ai.onnx" ? std::string() : domain; }
+
+const char* value_kind_name(const onnx::TypeProto& type) {
+  switch (type.value_case()) {
+    case onnx::TypeProto::kTensorType: return "a tensor";
+    case onnx::TypeProto::kSequenceType: return "a sequence";
+    case onnx::TypeProto::kMapType: return "a map";
+    case onnx::TypeProto::kOptionalType: return "an optional";
+    case onnx::TypeProto::kSparseTensorType: return "a sparse tensor";
+    default: return "of an unknown kind";
+  }
+}
+
+// Fills dtype / shape / dim_params of `v` from a ValueInfoProto's tensor type.
+void apply_value_info(Value& v, const onnx::ValueInfoProto& info, bool required) {
+  const onnx::TypeProto& type = info.type();
+  if (type.value_case() != onnx::TypeProto::kTensorType) {
+    VX_CHECK(!required || type.value_case() == onnx::TypeProto::VALUE_NOT_SET, Unsupported, "value '", info.name(),
+             "' is ", value_kind_name(type), ", which Volvox does not support");
+    return;
+  }
+  const auto& tensor_type = type.tensor_type();
+  if (tensor_type.elem_type() != 0) {
+    std::optional<DType> dtype = dtype_from_onnx(tensor_type.elem_type());
+    VX_CHECK(dtype.has_value() || !required, Unsupported, "value '", info.name(), "' has element type ",
+             onnx::TensorProto::DataType_IsValid(tensor_type.elem_type())
+                 ? onnx::TensorProto::DataType_Name(tensor_type.elem_type())
+                 : std::to_string(tensor_type.elem_type()),
+             ", which Volvox does not support");
+    if (dtype) v.dtype = *dtype;
+  }
+  if (!tensor_type.has_shape()) return;
+  std::vector<int64_t> dims;
+  std::vector<std::string> params;
+  bool any_param = false;
+  for (const auto& d : tensor_type.shape().dim()) {
+    if (d.has_dim_value() && d.dim_value() >= 0) {
+      dims.push_back(d.dim_value());
+      params.emplace_back();
+    } else {
+      dims.push_back(-1);
+      params.push_back(d.has_dim_param() ? d.dim_param() : std::string());
+      any_param = any_param || d.has_dim_param();
+    }
+  }
+  v.shape = Shape(std::move(dims));
+  v.dim_params = any_param ? std::move(params) : std::vector<std::string>();
+}
+
+// Imports one attribute; returns false for kinds we do not support (graphs, sparse tensors, types).
+bool import_attribute(const onnx::AttributeProto& a, const std::filesystem::path& base_dir, Attributes& attrs) {
+  using A = onnx::AttributeProto;
+  A::AttributeType type = a.type();
+  if (type == A::UNDEFINED) {  // very old models: infer the kind from the field that is set
+    if (a.has_f()) type = A::FLOAT;
+    else if (a.has_i()) type = A::INT;
+    else if (a.has_s()) type = A::STRING;
+    else if (a.has_t()) type = A::TENSOR;
+    else if (a.has_g()) type = A::GRAPH;
+    else if (a.floats_size()) type = A::FLOATS;
+    else if (a.ints_size()) type = A::INTS;
+    else if (a.strings_size()) type = A::STRINGS;
+    else if (a.tensors_size()) type = A::TENSORS;
+    else if (a.graphs_size()) type = A::GRAPHS;
+  }
+  switch (type) {
+    case A::FLOAT: attrs.set(a.name(), a.f()); return true;
+    case A::INT: attrs.set(a.name(), int64_t(a.i())); return true;
+    case A::STRING: attrs.set(a.name(), a.s()); return true;
+    case A::TENSOR: attrs.set(a.name(), onnx_detail::tensor_from_proto(a.t(), base_dir)); return true;
+    case A::FLOATS: attrs.set(a.name(), std::vector<float>(a.floats().begin(), a.floats().end())); return true;
+    case A::INTS: attrs.set(a.name(), std::vector<int64_t>(a.ints().begin(), a.ints().end())); return true;
+    case A::STRINGS:
+      attrs.set(a.name(), std::vector<std::string>(a.strings().begin(), a.strings().end()));
+      return true;
+    case A::UNDEFINED: attrs.set(a.name(), std::vector<int64_t>()); return true;  // an empty list
+    default: return false;
+  }
+}
+
+// The constant a Constant node holds, or an undefined tensor when it holds something we cannot
+// represent (strings, sparse tensors): the node then stays and is reported as unsupported.
+Tensor constant_node_value(const onnx::NodeProto& node, const std::filesystem::path& base_dir) {
+  VX_CHECK(node.attribute_size() == 1, InvalidFile, "Constant node '", node.name(), "' has ",
+           node.attribute_size(), " attributes instead of one");
+  const onnx::AttributeProto& a = node.attribute(0);
+  const std::string& n = a.name();
+  if (n == "value") {
+    if (a.t().data_type() == onnx::TensorProto::STRING) return Tensor();
+    return onnx_detail::tensor_from_proto(a.t(), base_dir);
+  }
+  if (n == "value_float") return Tensor::from<float>({}, {a.f()});
+  if (n == "value_int") return Tensor::from<int64_t>({}, {int64_t(a.i())});
+  if (n == "value_floats") {
+    Tensor t(DType::f32, Shape{int64_t(a.floats_size())});
+    for (int i = 0; i < a.floats_size(); ++i) t.data<float>()[i] = a.floats(i);
+    return t;
+  }
+  if (n == "value_ints") {
+    Tensor t(DType::i64, Shape{int64_t(a.ints_size())});
+    for (int i = 0; i < a.ints_size(); ++i) t.data<int64_t>()[i] = a.ints(i);
+    return t;
+  }
+  return Tensor();  // value_string(s), sparse_value
+}
+
+class Importer {
+ public:
+  Importer(const onnx::ModelProto& model, std::filesystem::path base_dir)
+      : model_(model), base_dir_(std::move(base_dir)) {}
+
+  Graph run() {
+    VX_CHECK(model_.has_graph(), InvalidFile, "the model has no graph");
+    const onnx::GraphProto& g = model_.graph();
+    graph_.name = g.name();
+    for (const auto& op : model_.opset_import()) graph_.opsets[normalize_domain(op.domain())] = op.version();
+    int64_t opset = graph_.opset("");
+    VX_CHECK(opset <= kNewestOpset, Unsupported, "the model uses ai.onnx opset ", opset,
+             ", newer than any Volvox knows (", kNewestOpset, ")");
+
+    for (const auto& init : g.initializer()) {
+      VX_CHECK(!init.name().empty(), InvalidFile, "an initializer has no name");
+      VX_CHECK(!ids_.count(init.name()), InvalidFile, "initializer '", init.name(), "' is defined twice");
+      Tensor t;
+      VX_WITH_CONTEXT(cat("initializer '", init.name(), "'"), t = onnx_detail::tensor_from_proto(init, base_dir_));
+      ids_[init.name()] = graph_.add_constant(init.name(), std::move(t));
+    }
+    VX_CHECK(g.sparse_initializer_size() == 0, Unsupported, "the model has sparse initializers");
+    for (const auto& input : g.input()) {
+      if (ids_.count(input.name())) continue;  // IR < 4 lists initializers as inputs too: keep them constant
+      VX_CHECK(!input.name().empty(), InvalidFile, "a graph input has no name");
+      Value v;
+      v.name = input.name();
+      apply_value_info(v, input, true);
+      ValueId id = graph_.add_value(std::move(v));
+      ids_[input.name()] = id;
+      graph_.inputs.push_back(id);
+    }
+    for (const auto& info : g.value_info()) value_info_[info.name()] = &info;
+    for (const auto& info : g.output()) value_info_[info.name()] = &info;
+
+    // Nodes: outputs first (so that inputs can be resolved whatever the order), then inputs.
+    std::vector<const onnx::NodeProto*> kept;
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& np = g.node(i);
+      if (np.op_type() == "Constant" && normalize_domain(np.domain()).empty()) {
+        Tensor value;
+        VX_WITH_CONTEXT(cat("Constant node '", np.name(), "'"), value = constant_node_value(np, base_dir_));
+        if (value.defined()) {
+          VX_CHECK(np.output_size() == 1, InvalidFile, "Constant node '", np.name(), "' has ", np.output_size(),
+                   " outputs instead of one");
+          define(np.output(0), np);
+          ids_[np.output(0)] = graph_.add_constant(np.output(0), std::move(value));
+          continue;
+        }
+      }
+      for (const auto& out : np.output())
+        if (!out.empty()) {
+          define(out, np);
+          Value v;
+          v.name = out;
+          auto it = value_info_.find(out);
+          if (it != value_info_.end()) apply_value_info(v, *it->second, false);
+          ids_[out] = graph_.add_value(std::move(v));
+        }
+      kept.push_back(&np);
+    }
+    std::vector<Node> nodes;
+    for (size_t k = 0; k < kept.size(); ++k) nodes.push_back(make_node(*kept[k], k));
+    graph_.nodes = topological_order(std::move(nodes));
+
+    for (const auto& out : g.output()) {
+      auto it = ids_.find(out.name());
+      VX_CHECK(it != ids_.end(), InvalidFile, "graph output '", out.name(), "' is never produced");
+      Value& v = graph_.value(it->second);
+      if (!v.is_constant()) apply_value_info(v, out, false);
+      graph_.outputs.push_back(it->second);
+    }
+    graph_.validate();
+    return std::move(graph_);
+  }
+
+ private:
+  void define(const std::string& name, const onnx::NodeProto& np) {
+    VX_CHECK(!ids_.count(name), InvalidFile, "value '", name, "' is produced twice (again by node '", np.name(),
+             "' (", np.op_type(), "))");
+  }
+
+  Node make_node(const onnx::NodeProto& np, size_t index) {
+    Node n;
+    n.op = np.op_type();
+    n.domain = normalize_domain(np.domain());
+    n.name = !np.name().empty() ? np.name() : np.output_size() && !np.output(0).empty() ? np.output(0)
+                                                                                          : cat(n.op, "_", index);
+    for (const auto& in : np.input()) {
+      if (in.empty()) {
+        n.inputs.push_back(kNoValue);
+        continue;
+      }
+      auto it = ids_.find(in);
+      VX_CHECK(it != ids_.end(), InvalidFile, "node '", n.name, "' (", n.op, ") reads '", in,
+               "', which is no graph input, initializer or node output");
+      n.inputs.push_back(it->second);
+    }
+    for (const auto& out : np.output()) n.outputs.push_back(out.empty() ? kNoValue : ids_.at(out));
+    std::string unsupported;
+    for (const auto& a : np.attribute()) {
+      bool ok = false;
+      VX_WITH_CONTEXT(cat("node '", n.name, "' (", n.op, ") attribute '", a.name(), "'"),
+                      ok = import_attribute(a, base_dir_, n.attrs));
+      if (!ok) unsupported = a.name();
+    }
+    if (!unsupported.empty()) n.attrs.set(kUnsupportedAttribute, unsupported);
+    return n;
+  }
+
+  // Stable topological order (ONNX requires sorted nodes, but some exporters do not sort).
+  // Nodes that never become ready form a cycle (or read a value produced only inside one).
+  std::vector<Node> topological_order(std::vector<Node> nodes) {
+    std::vector<char> ready(graph_.values.size(), 0);
+    for (size_t i = 0; i < graph_.values.size(); ++i) ready[i] = graph_.values[i].is_constant();
+    for (ValueId id : graph_.inputs) ready[size_t(id)] = 1;
+    std::vector<Node> sorted;
+    std::vector<char> done(nodes.size(), 0);
+    bool progress = true;
+    while (sorted.size() < nodes.size() && progress) {
+      progress = false;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (done[i]) continue;
+        bool can_run = true;
+        for (ValueId id : nodes[i].inputs)
+          if (id != kNoValue && !ready[size_t(id)]) can_run = false;
+        if (!can_run) continue;
+        for (ValueId id : nodes[i].outputs)
+          if (id != kNoValue) ready[size_t(id)] = 1;
+        done[i] = 1;
+        sorted.push_back(std::move(nodes[i]));
+        progress = true;
+      }
+    }
+    if (sorted.size() < nodes.size()) {
+      std::string stuck;
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (!done[i]) stuck += cat(stuck.empty() ? "" : ", ", nodes[i].name, " (", nodes[i].op, ")");
+      fail(ErrorCode::InvalidFile, cat("the graph has a cycle: these nodes wait on each other: ", stuck));
+    }
+    return sorted;
+  }
+
+  const onnx::ModelProto& model_;
+  std::filesystem::path base_dir_;
+  Graph graph_;
+  std::unordered_map<std::string, ValueId> ids_;
+  std::unordered_map<std::string, const onnx::ValueInfoProto*> value_info_;
+};
+
+std::string read_file_bytes(const std::filesystem::path& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  VX_CHECK(in.good(), Io, "cannot open ", what, " ", path.string());
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  VX_CHECK(!in.bad(), Io, "cannot read ", what, " ", path.string());
+  return bytes;
+}
+
+}  // namespace
+
+std::vector<std::string> unsupported_onnx_nodes(const Graph& graph) {
+  std::vector<std::string> result;
+  for (const Node& n : graph.nodes) {
+    bool ok = n.domain.empty() && !n.attrs.has(kUnsupportedAttribute) && cpu::find_kernel(n, graph) != nullptr;
+    if (!ok) result.push_back(cat(n.name, " (", n.domain.empty() ? "" : n.domain + ".", n.op, ")"));
+  }
+  return result;
+}
+
+Graph import_onnx_buffer(const void* data, size_t size, const std::filesystem::path& base_dir,
+                         const OnnxImportOptions& options) {
+  VX_CHECK(size <= size_t(INT_MAX), Unsupported, "ONNX models over 2 GiB need external data");
+  onnx::ModelProto model;
+  VX_CHECK(size > 0 && model.ParseFromArray(data, int(size)), InvalidFile,
+           "not a valid ONNX model (the protobuf is truncated or malformed)");
+  Graph graph = Importer(model, base_dir).run();
+  if (options.check_support) {
+    std::vector<std::string> missing = unsupported_onnx_nodes(graph);
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+      fail(ErrorCode::Unsupported, cat("the model has ", missing.size(), " node(s) Volvox cannot run on the CPU ",
+                                       "(ai.onnx opset ", graph.opset(""), "): ", list));
+    }
+  }
+  return graph;
+}
+
+Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options) {
+  std::string bytes = read_file_bytes(path, "ONNX model");
+  try {
+    return import_onnx_buffer(bytes.data(), bytes.size(), path.parent_path().empty() ? "." : path.parent_path(),
+                              options);
+  } catch (const Error& e) {
+    throw e.with_context(path.filename().string());
+  }
+}
+
+Tensor read_onnx_tensor_buffer(const void* data, size_t size, std::string* name) {
+  VX_CHECK(size <= size_t(INT_MAX), Unsupported, "tensor files over 2 GiB are not supported");
+  onnx::TensorProto proto;
+  VX_CHECK(proto.ParseFromArray(data, int(size)), InvalidFile,
+           "not a valid ONNX TensorProto (the protobuf is truncated or malformed)");
+  if (name) *name = proto.name();
+  return onnx_detail::tensor_from_proto(proto, {});
+}
+
+Tensor read_onnx_tensor_file(const std::filesystem::path& path, std::string* name) {
+  std::string bytes = read_file_bytes(path, "tensor file");
+  onnx::TensorProto proto;
+  VX_CHECK(bytes.size() <= size_t(INT_MAX) && proto.ParseFromArray(bytes.data(), int(bytes.size())), InvalidFile,
+           path.string(), " is not a valid ONNX TensorProto");
+  if (name) *name = proto.name();
+  Tensor t;
+  VX_WITH_CONTEXT(path.string(), t = onnx_detail::tensor_from_proto(proto, path.parent_path()));
+  return t;
+}
+
+}  // namespace vx

@@ -1,0 +1,51 @@
+// ONNX model import: a ModelProto (file or memory) -> vx::Graph.
+//
+// - Initializers and Constant nodes become constant values (every dtype; raw_data or the typed
+//   fields; external data files next to the model).
+// - DType mapping (our DType has no f64 / 16-bit or unsigned-32/64 integers): double -> f32,
+//   bfloat16 -> f32, int16 / uint16 -> i32, uint32 / uint64 -> i64. Strings and complex numbers are
+//   Unsupported.
+// - Attributes of every kind except graphs; nodes with graph attributes (If, Loop, Scan) are
+//   reported as unsupported.
+// - Opset imports go to Graph::opsets ("ai.onnx" is stored as ""); symbolic dims become -1 extents
+//   with their names in Value::dim_params.
+// - Unless options.check_support is false, every node must have a CPU kernel (vx::cpu::find_kernel);
+//   otherwise ErrorCode::Unsupported listing every such node as "name (OpType)".
+// Errors: InvalidFile for truncated or malformed protobuf, missing initializers or inputs, cycles;
+// Unsupported for unsupported ops, dtypes and value kinds (sequences, maps, optionals).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/tensor.h"
+
+namespace vx {
+
+struct OnnxImportOptions {
+  bool check_support = true;  // fail on nodes without a CPU kernel
+};
+
+Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options = {});
+// `base_dir` is where external data files are looked up (empty: external data is an error).
+Graph import_onnx_buffer(const void* data, size_t size, const std::filesystem::path& base_dir = {},
+                         const OnnxImportOptions& options = {});
+
+// The nodes of `graph` that no CPU kernel supports, each as "name (OpType)".
+std::vector<std::string> unsupported_onnx_nodes(const Graph& graph);
+
+// One serialized TensorProto (as in the ONNX test suite's input_0.pb): the tensor, and its name
+// when `name` is given. External data is looked up relative to the file's folder.
+Tensor read_onnx_tensor_file(const std::filesystem::path& path, std::string* name = nullptr);
+Tensor read_onnx_tensor_buffer(const void* data, size_t size, std::string* name = nullptr);
+
+// Our dtype for an ONNX TensorProto.DataType number (see the mapping above); nullopt when unsupported.
+std::optional<DType> dtype_from_onnx(int32_t onnx_type);
+// The ONNX TensorProto.DataType number of one of our dtypes.
+int32_t dtype_to_onnx(DType dtype);
+
+}  // namespace vx

@@ -1,0 +1,98 @@
+#include "runtime/eager_runner.h"
+
+#include <map>
+
+#include "backends/cpu/kernel_registry.h"
+#include "core/error.h"
+
+namespace vx {
+namespace {
+
+class EagerContext : public cpu::KernelContext {
+ public:
+  EagerContext(const Graph& graph, const Node& node, std::vector<Tensor>& values)
+      : graph_(graph), node_(node), values_(values) {}
+
+  const Node& node() const override { return node_; }
+  int64_t opset() const override { return graph_.opset(""); }
+  size_t num_inputs() const override { return node_.inputs.size(); }
+  bool has_input(size_t i) const override { return i < node_.inputs.size() && node_.inputs[i] != kNoValue; }
+  const Tensor& input(size_t i) const override {
+    VX_CHECK(has_input(i), InvalidArgument, "input ", i, " is missing");
+    const Tensor& t = values_[size_t(node_.inputs[i])];
+    VX_CHECK(t.defined(), Internal, "input ", i, " ('", graph_.value(node_.inputs[i]).name, "') was never computed");
+    return t;
+  }
+  size_t num_outputs() const override { return node_.outputs.size(); }
+  Tensor& output(size_t i, DType dtype, const Shape& shape) override {
+    VX_CHECK(i < node_.outputs.size(), Internal, "output ", i, " requested but the node has ", node_.outputs.size());
+    if (node_.outputs[i] == kNoValue) {  // an omitted optional output: compute into a scratch tensor
+      scratch_.emplace_back(dtype, shape);
+      return scratch_.back();
+    }
+    Tensor& t = values_[size_t(node_.outputs[i])];
+    t = Tensor(dtype, shape);
+    return t;
+  }
+  ThreadPool& pool() override { return ThreadPool::global(); }
+
+ private:
+  const Graph& graph_;
+  const Node& node_;
+  std::vector<Tensor>& values_;
+  std::vector<Tensor> scratch_;
+};
+
+void check_inputs(const Graph& graph, const std::vector<Tensor>& inputs) {
+  VX_CHECK(inputs.size() == graph.inputs.size(), InvalidArgument, "the graph has ", graph.inputs.size(),
+           " inputs but ", inputs.size(), " were given");
+  std::map<std::string, int64_t> bound;  // symbolic dim -> extent
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = graph.value(graph.inputs[i]);
+    const Tensor& t = inputs[i];
+    VX_CHECK(t.defined(), InvalidArgument, "input '", v.name, "' is empty");
+    VX_CHECK(t.dtype() == v.dtype, InvalidArgument, "input '", v.name, "' must be ", dtype_name(v.dtype), ", not ",
+             dtype_name(t.dtype()));
+    if (v.shape.rank() == 0 && v.dim_params.empty() && t.rank() != 0) continue;  // shape not declared
+    VX_CHECK(t.rank() == v.shape.rank(), InvalidArgument, "input '", v.name, "' must have shape ", v.shape.str(),
+             ", not ", t.shape().str());
+    for (size_t d = 0; d < t.rank(); ++d) {
+      VX_CHECK(v.shape[d] < 0 || v.shape[d] == t.dim(d), InvalidArgument, "input '", v.name, "' must have shape ",
+               v.shape.str(), ", not ", t.shape().str());
+      if (d < v.dim_params.size() && !v.dim_params[d].empty()) {
+        auto [it, fresh] = bound.emplace(v.dim_params[d], t.dim(d));
+        VX_CHECK(fresh || it->second == t.dim(d), InvalidArgument, "input '", v.name, "' has extent ", t.dim(d),
+                 " for dimension '", v.dim_params[d], "', which another input bound to ", it->second);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> run_graph_eager(const Graph& graph, const std::vector<Tensor>& inputs) {
+  check_inputs(graph, inputs);
+  std::vector<Tensor> values(graph.values.size());
+  for (size_t i = 0; i < graph.values.size(); ++i)
+    if (graph.values[i].is_constant()) values[i] = graph.values[i].constant;
+  for (size_t i = 0; i < inputs.size(); ++i) values[size_t(graph.inputs[i])] = inputs[i];
+
+  for (const Node& node : graph.nodes) {
+    const cpu::KernelEntry* kernel = cpu::find_kernel(node, graph);
+    VX_CHECK(kernel != nullptr, Unsupported, "node '", node.name, "' (", node.op, ") has no CPU kernel");
+    EagerContext ctx(graph, node, values);
+    try {
+      kernel->run(ctx);
+    } catch (const Error& e) {
+      throw e.with_context(cat("node '", node.name, "' (", node.op, ")"));
+    }
+    for (ValueId id : node.outputs)
+      VX_CHECK(id == kNoValue || values[size_t(id)].defined(), Internal, "node '", node.name, "' (", node.op,
+               ") did not write its output '", graph.value(id).name, "'");
+  }
+  std::vector<Tensor> outputs;
+  for (ValueId id : graph.outputs) outputs.push_back(values[size_t(id)]);
+  return outputs;
+}
+
+}  // namespace vx

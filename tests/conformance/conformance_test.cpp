@@ -1,0 +1,57 @@
+// ONNX backend test suite on the CPU. Writes build/<preset>/conformance/report.{json,md} and fails
+// when the pass rate over the cases run (not excluded) drops below kMinPassRate.
+// Environment: VOLVOX_CONFORMANCE_FILTER=substring runs only matching cases (no threshold check);
+// VOLVOX_ONNX_TESTDATA overrides the data folder.
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "common/test_util.h"
+#include "conformance/onnx_suite.h"
+
+namespace vx::conformance {
+namespace {
+
+// Just under what the suite reaches (see the report); raise it as kernels are added.
+constexpr double kMinPassRate = 0.87;
+constexpr double kCaseTimeLimitS = 60;
+
+std::filesystem::path data_root() {
+  if (const char* env = std::getenv("VOLVOX_ONNX_TESTDATA")) return env;
+  return "/usr/share/libonnx-testdata/data";
+}
+
+TEST(OnnxConformance, CpuPassRate) {
+  const std::filesystem::path root = data_root();
+  if (!std::filesystem::is_directory(root / "node"))
+    GTEST_SKIP() << root << " is absent: install the libonnx-testdata package to run the ONNX suite";
+  const char* filter_env = std::getenv("VOLVOX_CONFORMANCE_FILTER");
+  const std::string filter = filter_env ? filter_env : "";
+
+  auto excluded = read_exclusions(std::filesystem::path(VOLVOX_SOURCE_DIR) / "tests/conformance/excluded.txt");
+  std::vector<CaseResult> results = run_suite(root, excluded, kCaseTimeLimitS, filter);
+  const std::filesystem::path report_dir = std::filesystem::path(VOLVOX_BINARY_DIR) / "conformance";
+  write_report(results, report_dir);
+
+  int passed = 0, failed = 0, excluded_count = 0;
+  for (const CaseResult& r : results) {
+    if (r.status == Status::passed) ++passed;
+    if (r.status == Status::failed) {
+      ++failed;
+      std::cout << "FAILED " << r.suite << "/" << r.name << ": " << r.reason << "\n";
+    }
+    if (r.status == Status::excluded) ++excluded_count;
+  }
+  const double rate = passed + failed ? double(passed) / double(passed + failed) : 0.0;
+  std::cout << "ONNX conformance (CPU): " << passed << " passed, " << failed << " failed, " << excluded_count
+            << " excluded of " << results.size() << " cases; pass rate of cases run " << rate * 100
+            << "%, of all cases " << (results.empty() ? 0.0 : 100.0 * passed / double(results.size()))
+            << "%. Report: " << (report_dir / "report.md").string() << "\n";
+  if (filter.empty()) {
+    EXPECT_GE(results.size(), 1000u) << "the test data looks incomplete";
+    EXPECT_GE(rate, kMinPassRate) << "pass rate over non-excluded cases fell below the threshold; see the report";
+  }
+}
+
+}  // namespace
+}  // namespace vx::conformance

@@ -1,0 +1,245 @@
+#include "conformance/onnx_suite.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <future>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "core/error.h"
+#include "formats/onnx_import.h"
+#include "runtime/eager_runner.h"
+
+namespace vx::conformance {
+namespace {
+
+constexpr double kTolerance = 1e-3;  // rtol = atol for floats; integers and bools are exact
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::passed: return "passed";
+    case Status::failed: return "failed";
+    case Status::excluded: return "excluded";
+  }
+  return "?";
+}
+
+// The op types of a model, read straight from the protobuf (works even when import fails).
+std::vector<std::string> model_ops(const std::filesystem::path& model) {
+  std::ifstream in(model, std::ios::binary);
+  onnx::ModelProto proto;
+  if (!proto.ParseFromIstream(&in)) return {};
+  std::set<std::string> ops;
+  for (const auto& n : proto.graph().node()) ops.insert(n.op_type());
+  return {ops.begin(), ops.end()};
+}
+
+// input_0.pb, input_1.pb, ... in numeric order.
+std::vector<std::filesystem::path> numbered_files(const std::filesystem::path& dir, const std::string& prefix) {
+  std::vector<std::filesystem::path> files;
+  for (int i = 0;; ++i) {
+    std::filesystem::path p = dir / (prefix + std::to_string(i) + ".pb");
+    if (!std::filesystem::exists(p)) break;
+    files.push_back(p);
+  }
+  return files;
+}
+
+// Empty when equal within tolerance, else why not.
+std::string compare(const Tensor& expected, const Tensor& actual, const std::string& name) {
+  if (actual.dtype() != expected.dtype())
+    return cat("output '", name, "' has type ", dtype_name(actual.dtype()), ", expected ", dtype_name(expected.dtype()));
+  if (!(actual.shape() == expected.shape()))
+    return cat("output '", name, "' has shape ", actual.shape().str(), ", expected ", expected.shape().str());
+  const bool exact = expected.dtype() != DType::f32 && expected.dtype() != DType::f16;
+  for (int64_t i = 0; i < expected.numel(); ++i) {
+    double e = expected.get(i), a = actual.get(i);
+    if (exact) {
+      bool same = expected.dtype() == DType::i64
+                      ? static_cast<const int64_t*>(expected.raw())[i] == static_cast<const int64_t*>(actual.raw())[i]
+                      : e == a;
+      if (!same) return cat("output '", name, "' element ", i, " is ", a, ", expected ", e);
+      continue;
+    }
+    if (std::isnan(e) && std::isnan(a)) continue;
+    if (std::isinf(e) && a == e) continue;
+    if (!(std::fabs(a - e) <= kTolerance + kTolerance * std::fabs(e)))
+      return cat("output '", name, "' element ", i, " is ", a, ", expected ", e, " (rtol = atol = ", kTolerance, ")");
+  }
+  return {};
+}
+
+// Runs one case; throws vx::Error or returns a failure reason (empty on success).
+std::string run_case(const std::filesystem::path& dir) {
+  Graph graph = import_onnx(dir / "model.onnx");
+  std::vector<std::filesystem::path> sets;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(entry.path());
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty()) return "no test_data_set_* folder";
+  for (const auto& set : sets) {
+    std::vector<Tensor> inputs;
+    for (const auto& f : numbered_files(set, "input_")) inputs.push_back(read_onnx_tensor_file(f));
+    std::vector<Tensor> expected;
+    for (const auto& f : numbered_files(set, "output_")) expected.push_back(read_onnx_tensor_file(f));
+    std::vector<Tensor> outputs = run_graph_eager(graph, inputs);
+    if (outputs.size() != expected.size())
+      return cat(set.filename().string(), ": ", outputs.size(), " outputs, expected ", expected.size());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string diff = compare(expected[i], outputs[i], graph.value(graph.outputs[i]).name);
+      if (!diff.empty()) return cat(set.filename().string(), ": ", diff);
+    }
+  }
+  return {};
+}
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  if (s.size() > 400) s = s.substr(0, 400) + "...";
+  return s;
+}
+
+}  // namespace
+
+std::vector<Exclusion> read_exclusions(const std::filesystem::path& file) {
+  std::vector<Exclusion> result;
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#') continue;
+    size_t end = line.find_first_of(" \t", start);
+    Exclusion e;
+    e.pattern = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (end != std::string::npos) {
+      size_t r = line.find_first_not_of(" \t", end);
+      if (r != std::string::npos) e.reason = line.substr(r);
+    }
+    result.push_back(e);
+  }
+  return result;
+}
+
+std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::vector<Exclusion>& excluded,
+                                  double time_limit_s, const std::string& filter) {
+  std::vector<CaseResult> results;
+  for (const char* suite : {"node", "pytorch-converted", "pytorch-operator", "simple"}) {
+    std::filesystem::path suite_dir = root / suite;
+    if (!std::filesystem::is_directory(suite_dir)) continue;
+    std::vector<std::filesystem::path> cases;
+    for (const auto& entry : std::filesystem::directory_iterator(suite_dir))
+      if (entry.is_directory()) cases.push_back(entry.path());
+    std::sort(cases.begin(), cases.end());
+    for (const auto& dir : cases) {
+      CaseResult r;
+      r.suite = suite;
+      r.name = dir.filename().string();
+      if (!filter.empty() && r.name.find(filter) == std::string::npos) continue;
+      r.ops = model_ops(dir / "model.onnx");
+      for (const Exclusion& e : excluded) {
+        bool prefix = !e.pattern.empty() && e.pattern.back() == '*';
+        std::string p = prefix ? e.pattern.substr(0, e.pattern.size() - 1) : e.pattern;
+        if (prefix ? r.name.rfind(p, 0) == 0 : r.name == p) {
+          r.status = Status::excluded;
+          r.reason = e.reason;
+          break;
+        }
+      }
+      if (r.status == Status::excluded) {
+        results.push_back(r);
+        continue;
+      }
+      auto start = std::chrono::steady_clock::now();
+      // A worker thread so that a runaway case can be abandoned at the time limit.
+      auto promise = std::make_shared<std::promise<std::string>>();
+      std::future<std::string> future = promise->get_future();
+      std::thread([promise, dir] {
+        try {
+          promise->set_value(run_case(dir));
+        } catch (const Error& e) {
+          promise->set_value(cat(error_code_name(e.code()), ": ", e.what()));
+        } catch (const std::exception& e) {
+          promise->set_value(cat("exception: ", e.what()));
+        }
+      }).detach();
+      if (future.wait_for(std::chrono::duration<double>(time_limit_s)) == std::future_status::timeout) {
+        r.reason = cat("time limit: still running after ", time_limit_s, " s (abandoned)");
+      } else {
+        r.reason = one_line(future.get());
+        r.status = r.reason.empty() ? Status::passed : Status::failed;
+      }
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      results.push_back(r);
+    }
+  }
+  return results;
+}
+
+void write_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::map<Status, int> totals;
+  struct OpCount {
+    int passed = 0, failed = 0, excluded = 0;
+  };
+  std::map<std::string, OpCount> per_op;
+  nlohmann::json cases = nlohmann::json::array();
+  for (const CaseResult& r : results) {
+    ++totals[r.status];
+    for (const auto& op : r.ops) {
+      OpCount& c = per_op[op];
+      (r.status == Status::passed ? c.passed : r.status == Status::failed ? c.failed : c.excluded)++;
+    }
+    cases.push_back({{"suite", r.suite}, {"name", r.name}, {"status", status_name(r.status)}, {"reason", r.reason},
+                     {"ops", r.ops}, {"seconds", r.seconds}});
+  }
+  const int passed = totals[Status::passed], failed = totals[Status::failed], excluded = totals[Status::excluded];
+  const int total = passed + failed + excluded;
+  const double rate_run = passed + failed ? double(passed) / double(passed + failed) : 0.0;
+  const double rate_all = total ? double(passed) / double(total) : 0.0;
+
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto& [op, c] : per_op) ops[op] = {{"passed", c.passed}, {"failed", c.failed}, {"excluded", c.excluded}};
+  nlohmann::json report = {{"device", "cpu"},
+                           {"tolerance", {{"rtol", kTolerance}, {"atol", kTolerance}}},
+                           {"totals",
+                            {{"cases", total},
+                             {"passed", passed},
+                             {"failed", failed},
+                             {"excluded", excluded},
+                             {"pass_rate_of_run", rate_run},
+                             {"pass_rate_of_all", rate_all}}},
+                           {"ops", ops},
+                           {"cases", cases}};
+  std::ofstream(dir / "report.json") << report.dump(2) << "\n";
+
+  std::ostringstream md;
+  md << "# ONNX conformance (CPU)\n\n";
+  md << "Cases: " << total << " | passed: " << passed << " | failed: " << failed << " | excluded: " << excluded
+     << "\n\nPass rate: " << std::round(rate_run * 1000) / 10 << "% of the cases run, "
+     << std::round(rate_all * 1000) / 10 << "% of all cases. Tolerance: rtol = atol = " << kTolerance
+     << " for floats, exact for integers and bools.\n\n";
+  md << "## Per op\n\n| op | passed | failed | excluded |\n|---|---:|---:|---:|\n";
+  for (const auto& [op, c] : per_op) md << "| " << op << " | " << c.passed << " | " << c.failed << " | " << c.excluded << " |\n";
+  md << "\n## Failed cases\n\n| suite | case | reason |\n|---|---|---|\n";
+  for (const CaseResult& r : results)
+    if (r.status == Status::failed) {
+      std::string reason = r.reason;
+      std::replace(reason.begin(), reason.end(), '|', '/');
+      md << "| " << r.suite << " | " << r.name << " | " << reason << " |\n";
+    }
+  md << "\n## Excluded cases\n\n| suite | case | reason |\n|---|---|---|\n";
+  for (const CaseResult& r : results)
+    if (r.status == Status::excluded) md << "| " << r.suite << " | " << r.name << " | " << r.reason << " |\n";
+  std::ofstream(dir / "report.md") << md.str();
+}
+
+}  // namespace vx::conformance

@@ -1,0 +1,39 @@
+// The ONNX backend test suite (Debian's libonnx-testdata) run on the CPU: each case is a model.onnx
+// with test_data_set_*/input_*.pb and output_*.pb. Cases listed in excluded.txt (with a reason)
+// are not run. Results feed a JSON + Markdown report.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace vx::conformance {
+
+enum class Status { passed, failed, excluded };
+
+struct CaseResult {
+  std::string suite;  // "node", "pytorch-converted", ...
+  std::string name;   // "test_add_bcast"
+  std::vector<std::string> ops;
+  Status status = Status::failed;
+  std::string reason;  // failure or exclusion reason
+  double seconds = 0;
+};
+
+struct Exclusion {
+  std::string pattern;  // a case name, or a prefix ending in '*'
+  std::string reason;
+};
+
+// Parses excluded.txt: "pattern  reason" per line; '#' starts a comment line.
+std::vector<Exclusion> read_exclusions(const std::filesystem::path& file);
+
+// Runs every case under root/{node,pytorch-converted,pytorch-operator,simple}. Cases over
+// `time_limit_s` count as failed (they are abandoned, not waited for). `filter`: substring of
+// case names to run (empty: all).
+std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::vector<Exclusion>& excluded,
+                                  double time_limit_s, const std::string& filter = "");
+
+// Writes report.json and report.md into `dir`.
+void write_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir);
+
+}  // namespace vx::conformance
