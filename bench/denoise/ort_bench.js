@@ -64,6 +64,7 @@ async function main() {
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
   };
+  const loadBefore = os.loadavg()[0];  // other work on the machine skews CPU timings: record it
   const session = await ort.InferenceSession.create(args.model, options);
   const check = await checkAgainstPyTorch(ort, session, args.model);
   const results = [];
@@ -93,7 +94,8 @@ async function main() {
     peer: 'onnxruntime-node', ort_version: ort.env.versions?.node ?? 'unknown', provider: 'cpu',
     threads: args.threads, model: path.basename(args.model), weights: check.weights,
     check_max_abs_diff_vs_pytorch: check.max_abs_diff, cpu: os.cpus()[0]?.model ?? 'unknown',
-    cpus: os.cpus().length, results,
+    cpus: os.cpus().length, load_average_1min_before: +loadBefore.toFixed(2),
+    load_average_1min_after: +os.loadavg()[0].toFixed(2), results,
   };
   const text = JSON.stringify(report, null, 1);
   if (args.json) fs.writeFileSync(args.json, text + '\n');

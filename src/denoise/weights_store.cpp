@@ -132,7 +132,12 @@ size_t write_to_sink(char* data, size_t size, size_t count, void* user) {
     sink->write_failed = true;
     return 0;  // makes libcurl abort the transfer
   }
-  sink->hash->update(data, bytes);
+  try {
+    sink->hash->update(data, bytes);
+  } catch (...) {  // no exception may cross libcurl's C frames
+    sink->write_failed = true;
+    return 0;
+  }
   return bytes;
 }
 
@@ -265,7 +270,7 @@ FetchResult fetch_weights(const std::string& name, const FetchOptions& options) 
 fs::path resolve_weights(const std::string& explicit_path_or_empty, const std::string& name) {
   if (!explicit_path_or_empty.empty()) {
     fs::path file = explicit_path_or_empty;
-    VX_CHECK(fs::is_regular_file(file), InvalidArgument, "weights file ", file, " (from --weights) does not exist");
+    VX_CHECK(fs::is_regular_file(file), InvalidArgument, "weights file ", file, " (from --weights) does not exist or is not a file");
     return file;
   }
   check_weights_name(name);
