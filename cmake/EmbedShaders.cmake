@@ -44,10 +44,13 @@ function(volvox_embed_shaders target dir)
     endforeach()
   endforeach()
   set(gen ${CMAKE_CURRENT_BINARY_DIR}/shaders_embedded.cpp)
+  # Lists cross the shell as one argument each: escape their separators (else the shell splits at ';').
+  string(REPLACE ";" "$<SEMICOLON>" names_arg "${spv_names}")
+  string(REPLACE ";" "$<SEMICOLON>" files_arg "${spv_files}")
   add_custom_command(OUTPUT ${gen}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${gen} "-DNAMES=${spv_names}" "-DFILES=${spv_files}"
+    COMMAND ${CMAKE_COMMAND} -DOUT=${gen} "-DNAMES=${names_arg}" "-DFILES=${files_arg}"
             -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateShaderTable.cmake
     DEPENDS ${spv_files} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateShaderTable.cmake
-    COMMENT "embedding SPIR-V")
+    COMMENT "embedding SPIR-V" VERBATIM)
   target_sources(${target} PRIVATE ${gen})
 endfunction()
