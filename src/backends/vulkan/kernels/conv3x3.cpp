@@ -120,7 +120,8 @@ std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d) {
   switch (v) {
     case ConvVariant::direct: return {div_up(d.out_width(), 8), div_up(d.out_height(), 8), uint32_t(d.cout4())};
     case ConvVariant::tiled: return {div_up(d.width, 16), div_up(d.height, 16), div_up(d.cout4(), 4)};
-    case ConvVariant::coopmat: return {div_up(d.width, 16), div_up(d.height, 8), 1};
+    case ConvVariant::coopmat:  // tile rows: 4 subgroups x (4 rows up to 64 outputs, else 2)
+      return {div_up(d.width, 16), div_up(d.height, coop_fragments(d) <= 4 ? 16 : 8), 1};
   }
   return {0, 0, 0};
 }

@@ -10,29 +10,53 @@
 // VARIANT n8 -DNFRAG=8
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), with the same fusions as conv_direct. fp16 storage only.
-//   M = pixels: a workgroup (4 subgroups of 32) computes an 8x16 pixel tile; subgroup s owns rows
-//       2s and 2s+1 (two 16-pixel A fragments), so a fused 2x2 pool is one subgroup's job.
+//   M = pixels: a workgroup (4 subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
+//       consecutive rows (RPS 16-pixel A fragments); RPS is even, so a fused 2x2 pool stays inside
+//       one subgroup.
 //   N = output channels: all of them, NFRAG fragments of 16 (n_pad = 16 * NFRAG).
-//   K = 9 taps x input channels in chunks of 16: per chunk the 10x18 halo tile is staged in shared
-//       memory once (zero padded at borders and past the last channel) and every tap reads its A
-//       fragments from it directly (rows = consecutive pixels, 16 channels each), no im2col copy.
+//   K = 9 taps x input channels in chunks of 16. Per chunk, the (TH+2) x 18 halo tile and the
+//       chunk's weights for all taps are staged in shared memory once (raw fp16 bits, 16-byte
+//       copies, zero padded at borders and past the last channel); every tap then reads its A
+//       fragments straight from the halo tile (rows = consecutive pixels, 16 channels each): no
+//       im2col copy.
 // Weights: f16 B[(tap * k_chunks + chunk) * 16 + k][n], row-major with row length n_pad.
 #define FP16 1
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_control_flow_attributes : require
 #include "conv_common.glsl"
 
-#define TH 8
+#if NFRAG <= 4
+#define RPS 4  // rows (16-pixel A fragments) per subgroup: more reuse of each B fragment
+#else
+#define RPS 2  // fewer rows where many accumulators already fill the registers
+#endif
+#define TH (4 * RPS)
 #define TW 16
 #define HH (TH + 2)
 #define HW (TW + 2)
+#define NP (NFRAG * 16)
 
 layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
-layout(std430, binding = 2) readonly buffer Weights { float16_t wts[]; };
+// Raw views of the same buffers: 4 fp16 channels = uvec2, 8 = uvec4.
+layout(std430, binding = 0) readonly buffer RawA { uvec2 raw_a[]; };
+layout(std430, binding = 1) readonly buffer RawB { uvec2 raw_b[]; };
+layout(std430, binding = 2) readonly buffer Weights { uvec4 wts[]; };
 
-shared float16_t s_in[HH * HW * 16];  // [halo pixel][16 channels]
-shared float s_out[4 * 512];        // per subgroup: 32 pixels x 16 channels
+shared uvec4 s_in[HH * HW * 2];     // [halo pixel][2 x 8 channels]; reused as epilogue scratch
+shared uvec4 s_w[9 * 16 * NP / 8];  // [tap][k][n] fp16 of the current chunk
+
+uvec2 load_raw(int y, int x, int c4) {
+  if (y < 0 || x < 0 || y >= p.H || x >= p.W) return uvec2(0);
+  if (p.upcat != 0) {
+    if (c4 < p.cin4_a) return raw_a[((y >> 1) * (p.W >> 1) + (x >> 1)) * p.cin4_a + c4];
+    return raw_b[(y * p.W + x) * p.cin4_b + (c4 - p.cin4_a)];
+  }
+  return raw_a[(y * p.W + x) * p.cin4_a + c4];
+}
+
+vec4 unpack4(uvec2 u) { return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }
 
 void main() {
   int lid = int(gl_LocalInvocationID.x);
@@ -40,67 +64,72 @@ void main() {
   int x0 = int(gl_WorkGroupID.x) * TW, y0 = int(gl_WorkGroupID.y) * TH;
   int cin4 = p.cin4_a + p.cin4_b;
 
-  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[2][NFRAG];
-  for (int r = 0; r < 2; ++r)
-    for (int n = 0; n < NFRAG; ++n) acc[r][n] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[RPS][NFRAG];
+  [[unroll]] for (int r = 0; r < RPS; ++r)
+    [[unroll]] for (int n = 0; n < NFRAG; ++n) acc[r][n] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 
   for (int chunk = 0; chunk < p.k_chunks; ++chunk) {
     barrier();
-    for (int idx = lid; idx < HH * HW * 4; idx += 128) {
-      int pix = idx >> 2, c4 = chunk * 4 + (idx & 3);
-      vec4 v = c4 < cin4 ? load_src(y0 + pix / HW - 1, x0 + pix % HW - 1, c4) : vec4(0.0);
-      f16vec4 h = f16vec4(v);
-      s_in[idx * 4] = h.x;
-      s_in[idx * 4 + 1] = h.y;
-      s_in[idx * 4 + 2] = h.z;
-      s_in[idx * 4 + 3] = h.w;
+    for (int idx = lid; idx < HH * HW * 2; idx += 128) {
+      int pix = idx >> 1, c4 = chunk * 4 + (idx & 1) * 2;
+      int y = y0 + pix / HW - 1, x = x0 + pix % HW - 1;
+      uvec2 lo = c4 < cin4 ? load_raw(y, x, c4) : uvec2(0);
+      uvec2 hi = c4 + 1 < cin4 ? load_raw(y, x, c4 + 1) : uvec2(0);
+      s_in[idx] = uvec4(lo, hi);
+    }
+    for (int idx = lid; idx < 9 * 16 * NP / 8; idx += 128) {
+      int t = idx / (16 * NP / 8), rest = idx % (16 * NP / 8);
+      s_w[idx] = wts[(t * p.k_chunks + chunk) * (16 * NP / 8) + rest];
     }
     barrier();
-    for (int t = 0; t < 9; ++t) {
-      int dy = t / 3, dx = t % 3;
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a0, a1;
-      coopMatLoadNV(a0, s_in, uint(((2 * sg + dy) * HW + dx) * 16), 16u, false);
-      coopMatLoadNV(a1, s_in, uint(((2 * sg + 1 + dy) * HW + dx) * 16), 16u, false);
-      uint wrow = uint((t * p.k_chunks + chunk) * 16 * p.n_pad);
-      for (int n = 0; n < NFRAG; ++n) {
+    [[unroll]] for (int t = 0; t < 9; ++t) {
+      const int dy = t / 3, dx = t % 3;
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[RPS];
+      [[unroll]] for (int r = 0; r < RPS; ++r)
+        coopMatLoadNV(a[r], s_in, uint(((sg * RPS + r + dy) * HW + dx) * 2), 2u, false);
+      [[unroll]] for (int n = 0; n < NFRAG; ++n) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
-        coopMatLoadNV(b, wts, wrow + uint(n * 16), uint(p.n_pad), false);
-        acc[0][n] = coopMatMulAddNV(a0, b, acc[0][n]);
-        acc[1][n] = coopMatMulAddNV(a1, b, acc[1][n]);
+        coopMatLoadNV(b, s_w, uint((t * 16 * NP + n * 16) / 8), uint(NP / 8), false);
+        [[unroll]] for (int r = 0; r < RPS; ++r) acc[r][n] = coopMatMulAddNV(a[r], b, acc[r][n]);
       }
     }
   }
 
-  // Epilogue through shared memory: bias, ReLU, pool, fp16 store, bounds checks.
-  int sbase = sg * 512;
-  for (int n = 0; n < NFRAG; ++n) {
-    coopMatStoreNV(acc[0][n], s_out, uint(sbase), 16u, false);
-    coopMatStoreNV(acc[1][n], s_out, uint(sbase + 256), 16u, false);
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    if (p.pool != 0) {
-      int j = lane >> 2, q = lane & 3, o = n * 4 + q;
-      int oy = y0 / 2 + sg, ox = x0 / 2 + j;
-      if (o < p.cout4 && oy < p.out_h && ox < p.out_w) {
-        vec4 m = vec4(-3.0e38);
-        for (int r = 0; r < 2; ++r)
-          for (int c = 0; c < 2; ++c) {
-            int e = sbase + (r * 16 + 2 * j + c) * 16 + q * 4;
-            m = max(m, vec4(s_out[e], s_out[e + 1], s_out[e + 2], s_out[e + 3]));
+  // Epilogue: each subgroup converts two rows x 16 channels at a time to fp16 in its own slice of
+  // s_in (64 uvec4 = 32 pixels x 16 channels), then adds bias, applies ReLU / pool and stores.
+  barrier();
+  const int sbase = sg * 64;
+  [[unroll]] for (int rp = 0; rp < RPS / 2; ++rp) {
+    [[unroll]] for (int n = 0; n < NFRAG; ++n) {
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> h0 = fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[2 * rp][n]);
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> h1 = fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[2 * rp + 1][n]);
+      coopMatStoreNV(h0, s_in, uint(sbase), 2u, false);
+      coopMatStoreNV(h1, s_in, uint(sbase + 32), 2u, false);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      if (p.pool != 0) {
+        int j = lane >> 2, q = lane & 3, o = n * 4 + q;
+        int oy = y0 / 2 + sg * (RPS / 2) + rp, ox = x0 / 2 + j;
+        if (o < p.cout4 && oy < p.out_h && ox < p.out_w) {
+          vec4 m = vec4(-65504.0);
+          for (int r = 0; r < 2; ++r)
+            for (int c = 0; c < 2; ++c) {
+              uvec4 w = s_in[sbase + (r * 16 + 2 * j + c) * 2 + (q >> 1)];
+              m = max(m, unpack4((q & 1) == 0 ? w.xy : w.zw));
+            }
+          dst[(oy * p.out_w + ox) * p.cout4 + o] = sfpvec4(activate(m + bias[o]));
+        }
+      } else {
+        for (int k = 0; k < 4; ++k) {
+          int item = lane + 32 * k, pix = item >> 2, q = item & 3, o = n * 4 + q;
+          int y = y0 + sg * RPS + 2 * rp + (pix >> 4), x = x0 + (pix & 15);
+          if (o < p.cout4 && y < p.out_h && x < p.out_w) {
+            uvec4 w = s_in[sbase + pix * 2 + (q >> 1)];
+            dst[(y * p.out_w + x) * p.cout4 + o] = sfpvec4(activate(unpack4((q & 1) == 0 ? w.xy : w.zw) + bias[o]));
           }
-        dst[(oy * p.out_w + ox) * p.cout4 + o] = sfpvec4(activate(m + bias[o]));
-      }
-    } else {
-      for (int k = 0; k < 4; ++k) {
-        int item = lane + 32 * k, pix = item >> 2, q = item & 3, o = n * 4 + q;
-        int y = y0 + 2 * sg + (pix >> 4), x = x0 + (pix & 15);
-        if (o < p.cout4 && y < p.out_h && x < p.out_w) {
-          int e = sbase + pix * 16 + q * 4;
-          vec4 v = vec4(s_out[e], s_out[e + 1], s_out[e + 2], s_out[e + 3]);
-          dst[(y * p.out_w + x) * p.cout4 + o] = sfpvec4(activate(v + bias[o]));
         }
       }
+      subgroupBarrier();
     }
-    subgroupBarrier();
   }
 }
