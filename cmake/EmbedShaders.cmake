@@ -14,6 +14,8 @@ function(volvox_embed_shaders target dir)
   file(GLOB shader_headers CONFIGURE_DEPENDS ${dir}/*.glsl)
   foreach(src ${shader_sources})
     get_filename_component(stem ${src} NAME_WE)
+    # Variant lines are read at configure time: re-configure when a shader changes.
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})
     file(STRINGS ${src} variant_lines REGEX "^// VARIANT ")
     file(STRINGS ${src} no_default REGEX "^// NO_DEFAULT_VARIANT")
     set(variants "")

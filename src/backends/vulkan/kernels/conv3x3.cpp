@@ -39,6 +39,7 @@ const char* variant_name(ConvVariant v) {
     case ConvVariant::direct: return "direct";
     case ConvVariant::tiled: return "tiled";
     case ConvVariant::coopmat: return "coopmat";
+    case ConvVariant::coopmat_w: return "coopmat_w";
   }
   return "?";
 }
@@ -47,15 +48,20 @@ ConvVariant parse_variant(const std::string& name) {
   if (name == "direct") return ConvVariant::direct;
   if (name == "tiled") return ConvVariant::tiled;
   if (name == "coopmat") return ConvVariant::coopmat;
-  fail(ErrorCode::InvalidArgument, cat("unknown Vulkan conv kernel '", name, "' (direct, tiled, coopmat)"));
+  if (name == "coopmat_w") return ConvVariant::coopmat_w;
+  fail(ErrorCode::InvalidArgument, cat("unknown Vulkan conv kernel '", name, "' (direct, tiled, coopmat, coopmat_w)"));
 }
 
 bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device_has_coopmat) {
-  if (v != ConvVariant::coopmat) return true;
-  return p == Precision::fp16 && device_has_coopmat && coop_fragments(d) <= kCoopMaxFragments;
+  if (v != ConvVariant::coopmat && v != ConvVariant::coopmat_w) return true;
+  // coopmat_w's shared memory (halo of 8 subgroups + weights) fits 48 KiB up to 96 outputs.
+  const int max_fragments = v == ConvVariant::coopmat_w ? 6 : kCoopMaxFragments;
+  return p == Precision::fp16 && device_has_coopmat && coop_fragments(d) <= max_fragments;
 }
 
 ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopmat) {
+  // coopmat_w measured faster than coopmat on an H200 (4.6 vs 6.4 ms for the U-Net at 1080p) (bench/vulkan/results/v4_vulkan.md).
+  if (variant_supports(ConvVariant::coopmat_w, d, p, device_has_coopmat)) return ConvVariant::coopmat_w;
   if (variant_supports(ConvVariant::coopmat, d, p, device_has_coopmat)) return ConvVariant::coopmat;
   return ConvVariant::tiled;
 }
@@ -68,7 +74,7 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
   const float* src = w.data<float>();
   auto weight = [&](int o, int c, int tap) { return src[(size_t(o) * cin + c) * 9 + tap]; };
 
-  if (v == ConvVariant::coopmat) {
+  if (v == ConvVariant::coopmat || v == ConvVariant::coopmat_w) {
     const int n_pad = coop_fragments(d) * 16, kc = coop_k_chunks(d);
     std::vector<uint8_t> out(size_t(9) * kc * 16 * n_pad * 2, 0);
     for (int t = 0; t < 9; ++t)
@@ -107,6 +113,7 @@ std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p) {
     case ConvVariant::direct: return p == Precision::fp16 ? "conv_direct.fp16" : "conv_direct";
     case ConvVariant::tiled: return p == Precision::fp16 ? "conv_tiled.fp16" : "conv_tiled";
     case ConvVariant::coopmat: return cat("conv_coopmat.n", coop_fragments(d));
+    case ConvVariant::coopmat_w: return cat("conv_coopmat.w", coop_fragments(d));
   }
   return "";
 }
@@ -122,6 +129,8 @@ std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d) {
     case ConvVariant::tiled: return {div_up(d.width, 16), div_up(d.height, 16), div_up(d.cout4(), 4)};
     case ConvVariant::coopmat:  // tile rows: 4 subgroups x (4 rows up to 64 outputs, else 2)
       return {div_up(d.width, 16), div_up(d.height, coop_fragments(d) <= 4 ? 16 : 8), 1};
+    case ConvVariant::coopmat_w:  // 8 subgroups x 2 rows
+      return {div_up(d.width, 16), div_up(d.height, 16), 1};
   }
   return {0, 0, 0};
 }

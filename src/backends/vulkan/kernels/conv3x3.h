@@ -14,9 +14,10 @@ namespace vx::vk {
 enum class Precision { fp32, fp16 };
 const char* precision_name(Precision p);
 
-enum class ConvVariant { direct, tiled, coopmat };
+// coopmat: 4 subgroups per workgroup; coopmat_w: 8 (more warps in flight, fewer accumulators each).
+enum class ConvVariant { direct, tiled, coopmat, coopmat_w };
 const char* variant_name(ConvVariant v);
-// "direct" | "tiled" | "coopmat"; throws InvalidArgument otherwise.
+// "direct" | "tiled" | "coopmat" | "coopmat_w"; throws InvalidArgument otherwise.
 ConvVariant parse_variant(const std::string& name);
 
 // One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.

@@ -8,9 +8,15 @@
 // VARIANT n6 -DNFRAG=6
 // VARIANT n7 -DNFRAG=7
 // VARIANT n8 -DNFRAG=8
+// VARIANT w1 -DNFRAG=1 -DSUBGROUPS=8
+// VARIANT w2 -DNFRAG=2 -DSUBGROUPS=8
+// VARIANT w3 -DNFRAG=3 -DSUBGROUPS=8
+// VARIANT w4 -DNFRAG=4 -DSUBGROUPS=8
+// VARIANT w5 -DNFRAG=5 -DSUBGROUPS=8
+// VARIANT w6 -DNFRAG=6 -DSUBGROUPS=8
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), with the same fusions as conv_direct. fp16 storage only.
-//   M = pixels: a workgroup (4 subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
+//   M = pixels: a workgroup (SUBGROUPS subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
 //       consecutive rows (RPS 16-pixel A fragments); RPS is even, so a fused 2x2 pool stays inside
 //       one subgroup.
 //   N = output channels: all of them, NFRAG fragments of 16 (n_pad = 16 * NFRAG).
@@ -27,25 +33,34 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "conv_common.glsl"
 
-#if NFRAG <= 4
+#ifndef SUBGROUPS
+#define SUBGROUPS 4  // "w" variants: 8, for more warps in flight with fewer accumulators each
+#endif
+#if NFRAG <= 4 && SUBGROUPS == 4
 #define RPS 4  // rows (16-pixel A fragments) per subgroup: more reuse of each B fragment
 #else
 #define RPS 2  // fewer rows where many accumulators already fill the registers
 #endif
-#define TH (4 * RPS)
+#define TH (SUBGROUPS * RPS)
+#define THREADS (32 * SUBGROUPS)
 #define TW 16
 #define HH (TH + 2)
 #define HW (TW + 2)
 #define NP (NFRAG * 16)
+// Row strides in shared memory, in uvec4 (8 fp16), padded by one uvec4 so that the 8 rows one
+// fragment load reads at a time fall in different banks (unpadded: 2-way conflicts on A, up to
+// 8-way on B).
+#define PSTR 3             // halo pixel: 16 channels + pad
+#define WSTR (NP / 8 + 1)  // weight row: NP outputs + pad
 
-layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
+layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 // Raw views of the same buffers: 4 fp16 channels = uvec2, 8 = uvec4.
 layout(std430, binding = 0) readonly buffer RawA { uvec2 raw_a[]; };
 layout(std430, binding = 1) readonly buffer RawB { uvec2 raw_b[]; };
 layout(std430, binding = 2) readonly buffer Weights { uvec4 wts[]; };
 
-shared uvec4 s_in[HH * HW * 2];     // [halo pixel][2 x 8 channels]; reused as epilogue scratch
-shared uvec4 s_w[9 * 16 * NP / 8];  // [tap][k][n] fp16 of the current chunk
+shared uvec4 s_in[HH * HW * PSTR];  // [halo pixel][2 x 8 channels + pad]; reused as epilogue scratch
+shared uvec4 s_w[9 * 16 * WSTR];    // [tap][k][n + pad] fp16 of the current chunk
 
 uvec2 load_raw(int y, int x, int c4) {
   if (y < 0 || x < 0 || y >= p.H || x >= p.W) return uvec2(0);
@@ -70,26 +85,26 @@ void main() {
 
   for (int chunk = 0; chunk < p.k_chunks; ++chunk) {
     barrier();
-    for (int idx = lid; idx < HH * HW * 2; idx += 128) {
+    for (int idx = lid; idx < HH * HW * 2; idx += THREADS) {
       int pix = idx >> 1, c4 = chunk * 4 + (idx & 1) * 2;
       int y = y0 + pix / HW - 1, x = x0 + pix % HW - 1;
       uvec2 lo = c4 < cin4 ? load_raw(y, x, c4) : uvec2(0);
       uvec2 hi = c4 + 1 < cin4 ? load_raw(y, x, c4 + 1) : uvec2(0);
-      s_in[idx] = uvec4(lo, hi);
+      s_in[pix * PSTR + (idx & 1)] = uvec4(lo, hi);
     }
-    for (int idx = lid; idx < 9 * 16 * NP / 8; idx += 128) {
+    for (int idx = lid; idx < 9 * 16 * NP / 8; idx += THREADS) {
       int t = idx / (16 * NP / 8), rest = idx % (16 * NP / 8);
-      s_w[idx] = wts[(t * p.k_chunks + chunk) * (16 * NP / 8) + rest];
+      s_w[(t * 16 + rest / (NP / 8)) * WSTR + rest % (NP / 8)] = wts[(t * p.k_chunks + chunk) * (16 * NP / 8) + rest];
     }
     barrier();
     [[unroll]] for (int t = 0; t < 9; ++t) {
       const int dy = t / 3, dx = t % 3;
       fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[RPS];
       [[unroll]] for (int r = 0; r < RPS; ++r)
-        coopMatLoadNV(a[r], s_in, uint(((sg * RPS + r + dy) * HW + dx) * 2), 2u, false);
+        coopMatLoadNV(a[r], s_in, uint(((sg * RPS + r + dy) * HW + dx) * PSTR), uint(PSTR), false);
       [[unroll]] for (int n = 0; n < NFRAG; ++n) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
-        coopMatLoadNV(b, s_w, uint((t * 16 * NP + n * 16) / 8), uint(NP / 8), false);
+        coopMatLoadNV(b, s_w, uint(t * 16 * WSTR + n * 2), uint(WSTR), false);
         [[unroll]] for (int r = 0; r < RPS; ++r) acc[r][n] = coopMatMulAddNV(a[r], b, acc[r][n]);
       }
     }
