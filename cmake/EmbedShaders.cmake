@@ -14,6 +14,8 @@ function(volvox_embed_shaders target dir)
   file(GLOB shader_headers CONFIGURE_DEPENDS ${dir}/*.glsl)
   foreach(src ${shader_sources})
     get_filename_component(stem ${src} NAME_WE)
+    # Variant lines are read at configure time: re-configure when a shader changes.
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})
     file(STRINGS ${src} variant_lines REGEX "^// VARIANT ")
     file(STRINGS ${src} no_default REGEX "^// NO_DEFAULT_VARIANT")
     set(variants "")
@@ -44,10 +46,13 @@ function(volvox_embed_shaders target dir)
     endforeach()
   endforeach()
   set(gen ${CMAKE_CURRENT_BINARY_DIR}/shaders_embedded.cpp)
+  # Lists cross the shell as one argument each: escape their separators (else the shell splits at ';').
+  string(REPLACE ";" "$<SEMICOLON>" names_arg "${spv_names}")
+  string(REPLACE ";" "$<SEMICOLON>" files_arg "${spv_files}")
   add_custom_command(OUTPUT ${gen}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${gen} "-DNAMES=${spv_names}" "-DFILES=${spv_files}"
+    COMMAND ${CMAKE_COMMAND} -DOUT=${gen} "-DNAMES=${names_arg}" "-DFILES=${files_arg}"
             -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateShaderTable.cmake
     DEPENDS ${spv_files} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateShaderTable.cmake
-    COMMENT "embedding SPIR-V")
+    COMMENT "embedding SPIR-V" VERBATIM)
   target_sources(${target} PRIVATE ${gen})
 endfunction()

@@ -1,0 +1,398 @@
+#include "backends/vulkan/context.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+namespace vx::vk {
+namespace {
+
+void load_loader() {
+  static std::once_flag once;
+  static VkResult result = VK_SUCCESS;
+  std::call_once(once, [] { result = volkInitialize(); });
+  VX_CHECK(result == VK_SUCCESS, Unsupported,
+           "no Vulkan loader found (libvulkan.so.1 is missing): install a Vulkan driver or use the cpu device");
+}
+
+std::string version_string(uint32_t v) {
+  return cat(VK_API_VERSION_MAJOR(v), ".", VK_API_VERSION_MINOR(v), ".", VK_API_VERSION_PATCH(v));
+}
+
+const char* type_name(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    default: return "other";
+  }
+}
+
+const char* component_name(VkComponentTypeNV t) {
+  switch (t) {
+    case VK_COMPONENT_TYPE_FLOAT16_NV: return "f16";
+    case VK_COMPONENT_TYPE_FLOAT32_NV: return "f32";
+    case VK_COMPONENT_TYPE_FLOAT64_NV: return "f64";
+    case VK_COMPONENT_TYPE_SINT8_NV: return "i8";
+    case VK_COMPONENT_TYPE_UINT8_NV: return "u8";
+    case VK_COMPONENT_TYPE_SINT32_NV: return "i32";
+    case VK_COMPONENT_TYPE_UINT32_NV: return "u32";
+    default: return "?";
+  }
+}
+
+bool has_extension(const std::vector<VkExtensionProperties>& list, const char* name) {
+  return std::any_of(list.begin(), list.end(),
+                     [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+}
+
+std::vector<VkExtensionProperties> device_extensions(VkPhysicalDevice device) {
+  uint32_t n = 0;
+  VX_VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &n, nullptr));
+  std::vector<VkExtensionProperties> list(n);
+  VX_VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &n, list.data()));
+  return list;
+}
+
+int compute_queue_family(VkPhysicalDevice device) {
+  uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &n, families.data());
+  for (uint32_t i = 0; i < n; ++i)
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) return int(i);
+  return -1;
+}
+
+}  // namespace
+
+std::string CoopMatShape::str() const { return cat(m, "x", n, "x", k, " ", a_type, "*", a_type, "+", c_type); }
+
+bool DeviceInfo::has_fp16_coopmat_16x16x16() const {
+  if (!coopmat_nv || !vulkan_memory_model || !storage_16bit || subgroup_size != 32) return false;
+  return std::any_of(coopmat_shapes.begin(), coopmat_shapes.end(), [](const CoopMatShape& s) {
+    return s.m == 16 && s.n == 16 && s.k == 16 && s.a_type == "f16" && s.c_type == "f32";
+  });
+}
+
+std::string DeviceInfo::describe() const {
+  std::string out = cat("vulkan:", index, "  ", name, " (", type, ", vendor 0x", std::hex, vendor_id, std::dec,
+                        ")\n");
+  out += cat("  api ", api_version, ", driver ", driver_name, " ", driver_version, "\n");
+  out += cat("  fp16 arithmetic: ", fp16_arithmetic ? "yes" : "no", ", 16-bit storage: ", storage_16bit ? "yes" : "no",
+             ", vulkan memory model: ", vulkan_memory_model ? "yes" : "no", "\n");
+  out += cat("  subgroup size ", subgroup_size, ", ops: ", subgroup_ops, "\n");
+  out += cat("  cooperative matrix: NV ", coopmat_nv ? "yes" : "no", ", KHR ", coopmat_khr ? "advertised" : "no", "\n");
+  for (const auto& s : coopmat_shapes) out += cat("    ", s.str(), "\n");
+  out += cat("  timestamps: ", timestamps ? cat("yes (", timestamp_period_ns, " ns/tick)") : std::string("no"),
+             ", shared memory ", max_shared_memory / 1024, " KiB, max storage range ",
+             max_storage_buffer_range >> 20, " MiB\n");
+  for (size_t i = 0; i < heaps.size(); ++i) {
+    out += cat("  heap ", i, ": ", heaps[i].size >> 20, " MiB", heaps[i].device_local ? " device-local" : "");
+    if (heaps[i].budget) out += cat(", budget ", heaps[i].budget >> 20, " MiB, used ", heaps[i].usage >> 20, " MiB");
+    out += "\n";
+  }
+  return out;
+}
+
+int parse_vulkan_device(const std::string& spec) {
+  if (spec == "vulkan") return -1;
+  const std::string prefix = "vulkan:";
+  VX_CHECK(spec.rfind(prefix, 0) == 0 && spec.size() > prefix.size(), InvalidArgument, "device '", spec,
+           "' is not 'vulkan' or 'vulkan:N'");
+  std::string digits = spec.substr(prefix.size());
+  VX_CHECK(digits.size() <= 4 && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }),
+           InvalidArgument, "device '", spec, "': N must be a small non-negative integer");
+  return std::stoi(digits);
+}
+
+void VulkanContext::create_instance(bool validation, VkInstance* instance, bool* validation_on) {
+  load_loader();
+  *validation_on = false;
+  std::vector<const char*> layers, extensions;
+  if (validation) {
+    uint32_t n = 0;
+    vkEnumerateInstanceLayerProperties(&n, nullptr);
+    std::vector<VkLayerProperties> available(n);
+    vkEnumerateInstanceLayerProperties(&n, available.data());
+    for (const auto& l : available)
+      if (std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0) *validation_on = true;
+    if (*validation_on) {
+      layers.push_back("VK_LAYER_KHRONOS_validation");
+      extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    }
+  }
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "volvox";
+  app.pEngineName = "volvox";
+  app.apiVersion = VK_API_VERSION_1_2;
+  VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ci.pApplicationInfo = &app;
+  ci.enabledLayerCount = uint32_t(layers.size());
+  ci.ppEnabledLayerNames = layers.data();
+  ci.enabledExtensionCount = uint32_t(extensions.size());
+  ci.ppEnabledExtensionNames = extensions.data();
+  VkResult r = vkCreateInstance(&ci, nullptr, instance);
+  VX_CHECK(r != VK_ERROR_INCOMPATIBLE_DRIVER, Unsupported,
+           "no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); check VK_DRIVER_FILES / the ICD");
+  VX_VK_CHECK(r);
+  track_created(ObjectKind::Instance);
+  // Instance-level loading only: device functions go through the loader's dispatch, so several
+  // devices (and temporary instances from list_devices) can coexist.
+  volkLoadInstanceOnly(*instance);
+  volkLoadInstance(*instance);
+}
+
+DeviceInfo VulkanContext::query_device(VkInstance instance, VkPhysicalDevice device, int index) {
+  DeviceInfo info;
+  info.index = index;
+  auto extensions = device_extensions(device);
+
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(device, &props);
+  info.name = props.deviceName;
+  info.type = type_name(props.deviceType);
+  info.vendor_id = props.vendorID;
+  info.device_id = props.deviceID;
+  info.api_version = version_string(props.apiVersion);
+  info.timestamp_period_ns = props.limits.timestampPeriod;
+  info.max_shared_memory = props.limits.maxComputeSharedMemorySize;
+  info.max_storage_buffer_range = props.limits.maxStorageBufferRange;
+  const bool v12 = props.apiVersion >= VK_API_VERSION_1_2;
+
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props2.pNext = &subgroup;
+  if (v12) subgroup.pNext = &driver;
+  vkGetPhysicalDeviceProperties2(device, &props2);
+  info.subgroup_size = subgroup.subgroupSize;
+  if (v12) {
+    info.driver_name = driver.driverName;
+    info.driver_version = driver.driverInfo;
+  } else {
+    info.driver_version = cat(props.driverVersion);
+  }
+  const std::pair<VkSubgroupFeatureFlagBits, const char*> ops[] = {
+      {VK_SUBGROUP_FEATURE_BASIC_BIT, "basic"},       {VK_SUBGROUP_FEATURE_VOTE_BIT, "vote"},
+      {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "arithmetic"}, {VK_SUBGROUP_FEATURE_BALLOT_BIT, "ballot"},
+      {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "shuffle"},   {VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT, "shuffle_relative"},
+      {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "clustered"}, {VK_SUBGROUP_FEATURE_QUAD_BIT, "quad"}};
+  for (auto [bit, name] : ops)
+    if (subgroup.supportedOperations & bit) {
+      if (!info.subgroup_ops.empty()) info.subgroup_ops.push_back(',');
+      info.subgroup_ops.append(name);
+    }
+
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV fcoop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  const bool nv_coop = has_extension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (v12) {
+    features.pNext = &f11;
+    f11.pNext = &f12;
+    if (nv_coop) f12.pNext = &fcoop;
+  }
+  vkGetPhysicalDeviceFeatures2(device, &features);
+  info.fp16_arithmetic = v12 && f12.shaderFloat16;
+  info.storage_16bit = v12 && f11.storageBuffer16BitAccess;
+  info.vulkan_memory_model = v12 && f12.vulkanMemoryModel;
+  info.coopmat_nv = v12 && nv_coop && fcoop.cooperativeMatrix;
+  info.coopmat_khr = has_extension(extensions, "VK_KHR_cooperative_matrix");
+  if (info.coopmat_nv && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {
+    uint32_t n = 0;
+    vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &n, nullptr);
+    std::vector<VkCooperativeMatrixPropertiesNV> shapes(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+    vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &n, shapes.data());
+    for (const auto& s : shapes)
+      if (s.scope == VK_SCOPE_SUBGROUP_NV)
+        info.coopmat_shapes.push_back({s.MSize, s.NSize, s.KSize, component_name(s.AType), component_name(s.CType)});
+  }
+
+  int family = compute_queue_family(device);
+  if (family >= 0) {
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(device, &n, nullptr);
+    std::vector<VkQueueFamilyProperties> families(n);
+    vkGetPhysicalDeviceQueueFamilyProperties(device, &n, families.data());
+    info.timestamps = families[size_t(family)].timestampValidBits > 0 && props.limits.timestampPeriod > 0;
+  }
+
+  VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+  VkPhysicalDeviceMemoryProperties2 mem{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
+  const bool has_budget = has_extension(extensions, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  if (has_budget) mem.pNext = &budget;
+  vkGetPhysicalDeviceMemoryProperties2(device, &mem);
+  for (uint32_t i = 0; i < mem.memoryProperties.memoryHeapCount; ++i) {
+    MemoryHeapInfo heap;
+    heap.size = mem.memoryProperties.memoryHeaps[i].size;
+    heap.device_local = mem.memoryProperties.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT;
+    if (has_budget) {
+      heap.budget = budget.heapBudget[i];
+      heap.usage = budget.heapUsage[i];
+    }
+    info.heaps.push_back(heap);
+  }
+  (void)instance;
+  return info;
+}
+
+std::vector<DeviceInfo> VulkanContext::list_devices() {
+  VkInstance instance = VK_NULL_HANDLE;
+  bool validation_on = false;
+  create_instance(false, &instance, &validation_on);
+  std::vector<DeviceInfo> list;
+  try {
+    uint32_t n = 0;
+    VX_VK_CHECK(vkEnumeratePhysicalDevices(instance, &n, nullptr));
+    std::vector<VkPhysicalDevice> devices(n);
+    VX_VK_CHECK(vkEnumeratePhysicalDevices(instance, &n, devices.data()));
+    for (uint32_t i = 0; i < n; ++i) list.push_back(query_device(instance, devices[i], int(i)));
+  } catch (...) {
+    vkDestroyInstance(instance, nullptr);
+    track_destroyed(ObjectKind::Instance);
+    throw;
+  }
+  vkDestroyInstance(instance, nullptr);
+  track_destroyed(ObjectKind::Instance);
+  return list;
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL VulkanContext::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                        VkDebugUtilsMessageTypeFlagsEXT,
+                                                        const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  auto* self = static_cast<VulkanContext*>(user);
+  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+    std::lock_guard<std::mutex> lock(self->messages_mutex_);
+    self->messages_.push_back(data && data->pMessage ? data->pMessage : "(no message)");
+  }
+  return VK_FALSE;
+}
+
+VulkanContext::VulkanContext(const ContextOptions& options) {
+  bool validation_on = false;
+  create_instance(options.validation, &instance_, &validation_on);
+  try {
+    if (validation_on) {
+      VkDebugUtilsMessengerCreateInfoEXT mci{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+      mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+      mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+      mci.pfnUserCallback = &VulkanContext::on_message;
+      mci.pUserData = this;
+      VX_VK_CHECK(vkCreateDebugUtilsMessengerEXT(instance_, &mci, nullptr, &messenger_));
+      track_created(ObjectKind::DebugMessenger);
+    }
+
+    uint32_t n = 0;
+    VX_VK_CHECK(vkEnumeratePhysicalDevices(instance_, &n, nullptr));
+    VX_CHECK(n > 0, Unsupported, "no Vulkan device found (the loader found no driver with a device)");
+    std::vector<VkPhysicalDevice> devices(n);
+    VX_VK_CHECK(vkEnumeratePhysicalDevices(instance_, &n, devices.data()));
+    int chosen = options.device_index;
+    if (chosen < 0) {
+      chosen = 0;
+      for (uint32_t i = 0; i < n; ++i) {
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(devices[i], &p);
+        if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) {
+          chosen = int(i);
+          break;
+        }
+      }
+    }
+    VX_CHECK(chosen < int(n), InvalidArgument, "device vulkan:", chosen, " does not exist (", n, " Vulkan device",
+             n == 1 ? "" : "s", " found)");
+    physical_ = devices[size_t(chosen)];
+    info_ = query_device(instance_, physical_, chosen);
+    vkGetPhysicalDeviceProperties(physical_, &properties_);
+    vkGetPhysicalDeviceMemoryProperties(physical_, &memory_properties_);
+    int family = compute_queue_family(physical_);
+    VX_CHECK(family >= 0, Unsupported, "Vulkan device '", info_.name, "' has no compute queue");
+    queue_family_ = uint32_t(family);
+
+    auto available = device_extensions(physical_);
+    std::vector<const char*> extensions;
+    fp16_enabled_ = info_.fp16_arithmetic && info_.storage_16bit;
+    coopmat_enabled_ = fp16_enabled_ && info_.has_fp16_coopmat_16x16x16();
+    if (coopmat_enabled_) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    if (has_extension(available, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME))
+      extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+
+    VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV fcoop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    if (fp16_enabled_) {
+      features.pNext = &f11;
+      f11.pNext = &f12;
+      f11.storageBuffer16BitAccess = VK_TRUE;
+      f12.shaderFloat16 = VK_TRUE;
+      if (coopmat_enabled_) {
+        f12.vulkanMemoryModel = VK_TRUE;
+        f12.pNext = &fcoop;
+        fcoop.cooperativeMatrix = VK_TRUE;
+      }
+    }
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    qci.queueFamilyIndex = queue_family_;
+    qci.queueCount = 1;
+    qci.pQueuePriorities = &priority;
+    VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    dci.pNext = &features;
+    dci.queueCreateInfoCount = 1;
+    dci.pQueueCreateInfos = &qci;
+    dci.enabledExtensionCount = uint32_t(extensions.size());
+    dci.ppEnabledExtensionNames = extensions.data();
+    VX_VK_CHECK(vkCreateDevice(physical_, &dci, nullptr, &device_));
+    track_created(ObjectKind::Device);
+    vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+VulkanContext::~VulkanContext() { release(); }
+
+void VulkanContext::release() {
+  if (device_) {
+    vkDeviceWaitIdle(device_);
+    vkDestroyDevice(device_, nullptr);
+    track_destroyed(ObjectKind::Device);
+    device_ = VK_NULL_HANDLE;
+  }
+  if (messenger_) {
+    vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+    track_destroyed(ObjectKind::DebugMessenger);
+    messenger_ = VK_NULL_HANDLE;
+  }
+  if (instance_) {
+    vkDestroyInstance(instance_, nullptr);
+    track_destroyed(ObjectKind::Instance);
+    instance_ = VK_NULL_HANDLE;
+  }
+}
+
+std::vector<std::string> VulkanContext::validation_messages() const {
+  std::lock_guard<std::mutex> lock(messages_mutex_);
+  return messages_;
+}
+
+void VulkanContext::submit_and_wait(VkCommandBuffer cmd, VkFence fence) const {
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd;
+  VX_VK_CHECK(vkQueueSubmit(queue_, 1, &si, fence));
+  VkResult r;
+  do {
+    r = vkWaitForFences(device_, 1, &fence, VK_TRUE, 10'000'000'000ull);
+  } while (r == VK_TIMEOUT);
+  VX_VK_CHECK(r);
+  VX_VK_CHECK(vkResetFences(device_, 1, &fence));
+}
+
+}  // namespace vx::vk

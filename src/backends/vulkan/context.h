@@ -1,0 +1,111 @@
+// The Vulkan instance and one logical device: device discovery with the features our kernels care
+// about (fp16, 16-bit storage, subgroups, cooperative matrices, timestamps, memory budget), the
+// compute queue, and optional validation-layer capture for tests.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/vk_common.h"
+
+namespace vx::vk {
+
+// One supported cooperative-matrix shape (VK_NV_cooperative_matrix), e.g. "16x16x16 f16*f16+f32".
+struct CoopMatShape {
+  uint32_t m = 0, n = 0, k = 0;
+  std::string a_type, c_type;  // "f16", "f32", ...
+  std::string str() const;
+};
+
+struct MemoryHeapInfo {
+  uint64_t size = 0;
+  uint64_t budget = 0;  // VK_EXT_memory_budget, 0 when unknown
+  uint64_t usage = 0;
+  bool device_local = false;
+};
+
+struct DeviceInfo {
+  int index = -1;
+  std::string name;
+  std::string type;  // "discrete", "integrated", "cpu", "virtual", "other"
+  uint32_t vendor_id = 0, device_id = 0;
+  std::string api_version, driver_version, driver_name;
+  bool fp16_arithmetic = false;   // shaderFloat16
+  bool storage_16bit = false;     // storageBuffer16BitAccess
+  uint32_t subgroup_size = 0;
+  std::string subgroup_ops;       // "basic,vote,arithmetic,..."
+  bool coopmat_nv = false;        // VK_NV_cooperative_matrix with the cooperativeMatrix feature
+  bool coopmat_khr = false;       // VK_KHR_cooperative_matrix advertised (our headers predate its API)
+  std::vector<CoopMatShape> coopmat_shapes;
+  bool vulkan_memory_model = false;
+  bool timestamps = false;        // compute queue has timestamp bits
+  float timestamp_period_ns = 0;
+  uint32_t max_shared_memory = 0;
+  uint64_t max_storage_buffer_range = 0;
+  std::vector<MemoryHeapInfo> heaps;
+  // True when the device can run our fp16 16x16x16 cooperative-matrix kernel.
+  bool has_fp16_coopmat_16x16x16() const;
+  std::string describe() const;  // multi-line, for `volvox devices`
+};
+
+struct ContextOptions {
+  int device_index = -1;      // -1: the first discrete GPU, else the first device
+  bool validation = false;    // enable VK_LAYER_KHRONOS_validation when installed and record messages
+};
+
+// "vulkan" -> -1 (automatic), "vulkan:N" -> N; throws InvalidArgument for anything else.
+int parse_vulkan_device(const std::string& spec);
+
+class VulkanContext {
+ public:
+  explicit VulkanContext(const ContextOptions& options = {});
+  ~VulkanContext();
+  VulkanContext(const VulkanContext&) = delete;
+  VulkanContext& operator=(const VulkanContext&) = delete;
+
+  // Lists every Vulkan device (creates and destroys a temporary instance). Throws Unsupported when
+  // no loader or driver is present.
+  static std::vector<DeviceInfo> list_devices();
+
+  const DeviceInfo& info() const { return info_; }
+  VkInstance instance() const { return instance_; }
+  VkPhysicalDevice physical_device() const { return physical_; }
+  VkDevice device() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queue_family() const { return queue_family_; }
+  const VkPhysicalDeviceProperties& properties() const { return properties_; }
+  const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_properties_; }
+  bool fp16_enabled() const { return fp16_enabled_; }
+  bool coopmat_enabled() const { return coopmat_enabled_; }
+  bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
+
+  // Validation messages of severity warning or error recorded since creation (tests fail on any).
+  std::vector<std::string> validation_messages() const;
+  // Submits one command buffer and waits on `fence` (reset before return); maps errors to vx::Error.
+  void submit_and_wait(VkCommandBuffer cmd, VkFence fence) const;
+
+ private:
+  void release();
+  static void create_instance(bool validation, VkInstance* instance, bool* validation_on);
+  static DeviceInfo query_device(VkInstance instance, VkPhysicalDevice device, int index);
+  static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                  VkDebugUtilsMessageTypeFlagsEXT types,
+                                                  const VkDebugUtilsMessengerCallbackDataEXT* data, void* user);
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queue_family_ = 0;
+  VkPhysicalDeviceProperties properties_{};
+  VkPhysicalDeviceMemoryProperties memory_properties_{};
+  DeviceInfo info_;
+  bool fp16_enabled_ = false, coopmat_enabled_ = false;
+  mutable std::mutex messages_mutex_;
+  std::vector<std::string> messages_;
+};
+
+}  // namespace vx::vk

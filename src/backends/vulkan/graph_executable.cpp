@@ -1,0 +1,466 @@
+#include "backends/vulkan/graph_executable.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/half.h"
+#include "core/thread_pool.h"
+#include "passes/fused_ops.h"
+
+namespace vx::vk {
+namespace {
+
+struct KernelChoice {
+  std::string fallback = "auto";
+  std::map<std::string, std::string> per_layer;
+};
+
+KernelChoice parse_kernels(const std::string& spec) {
+  KernelChoice choice;
+  size_t start = 0;
+  bool first = true;
+  while (start <= spec.size()) {
+    size_t end = spec.find(',', start);
+    if (end == std::string::npos) end = spec.size();
+    std::string token = spec.substr(start, end - start);
+    size_t eq = token.find('=');
+    if (eq != std::string::npos) {
+      std::string variant = token.substr(eq + 1);
+      parse_variant(variant);  // validates
+      choice.per_layer[token.substr(0, eq)] = variant;
+    } else if (first && !token.empty()) {
+      if (token != "auto") parse_variant(token);
+      choice.fallback = token;
+    } else {
+      fail(ErrorCode::InvalidArgument, cat("bad kernel choice '", spec, "': expected VARIANT[,LAYER=VARIANT...]"));
+    }
+    first = false;
+    start = end + 1;
+  }
+  return choice;
+}
+
+// Arena placement: first fit among the blocks live at the time of allocation.
+class ArenaPlanner {
+ public:
+  explicit ArenaPlanner(VkDeviceSize alignment) : alignment_(alignment) {}
+  VkDeviceSize allocate(int id, VkDeviceSize bytes) {
+    bytes = (bytes + alignment_ - 1) / alignment_ * alignment_;
+    std::vector<std::pair<VkDeviceSize, VkDeviceSize>> used;
+    for (auto& [key, block] : live_) used.push_back(block);
+    std::sort(used.begin(), used.end());
+    VkDeviceSize offset = 0;
+    for (auto [o, s] : used) {
+      if (offset + bytes <= o) break;
+      offset = std::max(offset, o + s);
+    }
+    live_[id] = {offset, bytes};
+    size_ = std::max(size_, offset + bytes);
+    return offset;
+  }
+  void release(int id) { live_.erase(id); }
+  VkDeviceSize size() const { return size_; }
+
+ private:
+  VkDeviceSize alignment_;
+  std::map<int, std::pair<VkDeviceSize, VkDeviceSize>> live_;
+  VkDeviceSize size_ = 0;
+};
+
+Tensor constant_of(const Graph& g, ValueId id, const Node& node, const char* what) {
+  VX_CHECK(id != kNoValue && g.value(id).is_constant(), Unsupported, "node '", node.name, "': the ", what,
+           " must be a constant for the Vulkan backend");
+  return g.value(id).constant;
+}
+
+}  // namespace
+
+VulkanGraphExecutable::VulkanGraphExecutable(const VulkanContext& ctx, const Graph& graph, const Shape& input_shape,
+                                             const ExecutableOptions& options)
+    : ctx_(ctx), options_(options), input_shape_(input_shape) {
+  try {
+    build(graph);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+VulkanGraphExecutable::~VulkanGraphExecutable() { release(); }
+
+double VulkanGraphExecutable::flops() const {
+  double total = 0;
+  for (const auto& l : layers_) total += l.desc.flops();
+  return total;
+}
+
+void VulkanGraphExecutable::build(const Graph& graph) {
+  VX_CHECK(options_.precision == Precision::fp32 || ctx_.fp16_enabled(), Unsupported, "Vulkan device '",
+           ctx_.info().name, "' lacks fp16 arithmetic or 16-bit storage: use fp32");
+  VX_CHECK(graph.inputs.size() == 1 && graph.outputs.size() == 1, Unsupported,
+           "the Vulkan executor runs graphs with one input and one output (this one has ", graph.inputs.size(),
+           " and ", graph.outputs.size(), ")");
+  VX_CHECK(input_shape_.rank() == 4 && input_shape_[0] == 1 && input_shape_[1] > 0 && input_shape_[2] > 0 &&
+               input_shape_[3] > 0,
+           InvalidArgument, "Vulkan executor input shape ", input_shape_.str(), " is not [1, C, H, W]");
+  VX_CHECK(input_shape_[2] <= 16384 && input_shape_[3] <= 16384 && input_shape_[1] <= 4096, InvalidArgument,
+           "input shape ", input_shape_.str(), " is too large");
+  element_bytes_ = options_.precision == Precision::fp16 ? 2 : 4;
+  timestamps_ = options_.timestamps && ctx_.info().timestamps;
+  const KernelChoice choice = parse_kernels(options_.kernels);
+  const bool coop = ctx_.coopmat_enabled();
+
+  // ---- shapes, kernels, lifetimes ----
+  std::map<ValueId, Activation> acts;
+  auto bytes_of = [&](const Activation& a) {
+    return VkDeviceSize(a.height) * a.width * ((a.channels + 3) / 4) * 4 * element_bytes_;
+  };
+  const ValueId in_id = graph.inputs[0], out_id = graph.outputs[0];
+  acts[in_id] = {int(input_shape_[1]), int(input_shape_[2]), int(input_shape_[3])};
+  struct NodeIo {
+    ValueId a, b, out;
+  };
+  std::vector<NodeIo> ios;
+  for (const Node& node : graph.nodes) {
+    VX_CHECK(node.op == kFusedConv, Unsupported, "node '", node.name, "': op '", node.op,
+             "' is not supported by the Vulkan backend (it runs fused graphs of ", kFusedConv, ")");
+    const Attributes& at = node.attrs;
+    auto ints_are = [&](const char* name, std::vector<int64_t> want) {
+      auto v = at.get_ints(name, want);
+      VX_CHECK(v == want, Unsupported, "node '", node.name, "': attribute ", name,
+               " is not what the Vulkan 3x3 conv supports");
+    };
+    ints_are("kernel_shape", {3, 3});
+    ints_are("pads", {1, 1, 1, 1});
+    ints_are("strides", {1, 1});
+    ints_are("dilations", {1, 1});
+    VX_CHECK(at.get_int("group", 1) == 1, Unsupported, "node '", node.name, "': grouped conv is not supported");
+    ConvDesc d;
+    d.relu = at.get_int("relu", 0) != 0;
+    d.pool = at.get_int("pool", 0) != 0;
+    d.upsample_concat = at.get_int("upsample_concat", 0) != 0;
+    const size_t n_act = d.upsample_concat ? 2 : 1;
+    VX_CHECK(node.inputs.size() == n_act + 2 && node.outputs.size() == 1, InvalidArgument, "node '", node.name,
+             "' has ", node.inputs.size(), " inputs, expected ", n_act + 2);
+    NodeIo io{node.inputs[0], d.upsample_concat ? node.inputs[1] : node.inputs[0], node.outputs[0]};
+    for (size_t i = 0; i < n_act; ++i)
+      VX_CHECK(acts.count(node.inputs[i]), InvalidArgument, "node '", node.name, "' reads value ",
+               node.inputs[i] >= 0 ? graph.value(node.inputs[i]).name : std::string("<none>"),
+               " that no earlier node produces");
+    const Activation& a = acts[io.a];
+    if (d.upsample_concat) {
+      const Activation& b = acts[io.b];
+      VX_CHECK(b.height == 2 * a.height && b.width == 2 * a.width, InvalidArgument, "node '", node.name,
+               "': upsampled input ", a.height * 2, "x", a.width * 2, " does not match the skip input ", b.height,
+               "x", b.width);
+      d.height = b.height;
+      d.width = b.width;
+      d.cin_a = a.channels;
+      d.cin_b = b.channels;
+    } else {
+      d.height = a.height;
+      d.width = a.width;
+      d.cin_a = a.channels;
+    }
+    Tensor w = constant_of(graph, node.inputs[n_act], node, "weight");
+    VX_CHECK(w.rank() == 4, InvalidArgument, "node '", node.name, "': weights of shape ", w.shape().str());
+    d.cout = int(w.dim(0));
+    VX_CHECK(!d.pool || (d.height >= 2 && d.width >= 2), InvalidArgument, "node '", node.name, "': cannot pool ",
+             d.height, "x", d.width);
+    VX_CHECK(!acts.count(io.out), InvalidArgument, "node '", node.name, "' writes a value twice");
+    acts[io.out] = {d.cout, d.out_height(), d.out_width()};
+
+    std::string kernel = choice.fallback;
+    if (auto it = choice.per_layer.find(node.name); it != choice.per_layer.end()) kernel = it->second;
+    ConvVariant variant = kernel == "auto" ? choose_variant(d, options_.precision, coop) : parse_variant(kernel);
+    VX_CHECK(variant_supports(variant, d, options_.precision, coop), Unsupported, "node '", node.name,
+             "': kernel '", variant_name(variant), "' cannot run it here (",
+             variant != ConvVariant::direct && variant != ConvVariant::tiled ? "needs fp16, a device with 16x16x16 fp16 cooperative matrices and <= 128 output channels"
+                                             : "?",
+             ")");
+    layers_.push_back({node.name, variant_name(variant), shader_name(variant, d, options_.precision), d});
+    ios.push_back(io);
+  }
+  VX_CHECK(acts.count(out_id), InvalidArgument, "graph output '", graph.value(out_id).name, "' is never produced");
+  VX_CHECK(!layers_.empty(), InvalidArgument, "graph has no nodes");
+
+  // Last reader of each value; the graph output lives to the end.
+  std::map<ValueId, size_t> last_use;
+  for (size_t i = 0; i < ios.size(); ++i) {
+    last_use[ios[i].a] = i;
+    last_use[ios[i].b] = i;
+  }
+  last_use[out_id] = ios.size();
+  const VkDeviceSize alignment = std::max<VkDeviceSize>(256, ctx_.properties().limits.minStorageBufferOffsetAlignment);
+  ArenaPlanner planner(alignment);
+  auto place = [&](ValueId id) {
+    Activation& a = acts[id];
+    a.bytes = bytes_of(a);
+    a.offset = planner.allocate(id, a.bytes);
+  };
+  place(in_id);
+  for (size_t i = 0; i < ios.size(); ++i) {
+    place(ios[i].out);
+    if (!last_use.count(ios[i].out)) planner.release(ios[i].out);  // dead output: still written once
+    for (ValueId v : {ios[i].a, ios[i].b})
+      if (last_use[v] == i) planner.release(v);
+  }
+  input_ = acts[in_id];
+  output_ = acts[out_id];
+  output_shape_ = Shape{1, output_.channels, output_.height, output_.width};
+
+  // ---- weights: packed on the host, uploaded once through a temporary staging buffer ----
+  OffsetAllocator weight_alloc(alignment);
+  std::vector<std::vector<uint8_t>> packed;
+  std::vector<VkDeviceSize> weight_offsets;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    const ConvDesc& d = layers_[i].desc;
+    const size_t n_act = d.upsample_concat ? 2 : 1;
+    ConvVariant v = parse_variant(layers_[i].kernel);
+    VX_WITH_CONTEXT(cat("node '", node.name, "'"), {
+      packed.push_back(pack_weights(v, d, options_.precision, constant_of(graph, node.inputs[n_act], node, "weight")));
+      packed.push_back(pack_bias(d, constant_of(graph, node.inputs[n_act + 1], node, "bias")));
+    });
+    weight_offsets.push_back(weight_alloc.allocate(packed[packed.size() - 2].size()));
+    weight_offsets.push_back(weight_alloc.allocate(packed.back().size()));
+  }
+  weights_ = DeviceBuffer(ctx_, weight_alloc.size(), MemoryUse::DeviceLocal, "weights");
+  arena_ = DeviceBuffer(ctx_, planner.size(), MemoryUse::DeviceLocal, "activation arena");
+  staging_output_offset_ = (input_.bytes + alignment - 1) / alignment * alignment;
+  staging_ = DeviceBuffer(ctx_, staging_output_offset_ + output_.bytes, MemoryUse::Staging, "staging");
+
+  // ---- command pool, fence, queries ----
+  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  cpci.queueFamilyIndex = ctx_.queue_family();
+  cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  VX_VK_CHECK(vkCreateCommandPool(ctx_.device(), &cpci, nullptr, &command_pool_));
+  track_created(ObjectKind::CommandPool);
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VX_VK_CHECK(vkCreateFence(ctx_.device(), &fci, nullptr, &fence_));
+  track_created(ObjectKind::Fence);
+  VkCommandBuffer cmds[2];
+  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cbai.commandPool = command_pool_;
+  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cbai.commandBufferCount = 2;
+  VX_VK_CHECK(vkAllocateCommandBuffers(ctx_.device(), &cbai, cmds));
+  cmd_full_ = cmds[0];
+  cmd_resident_ = cmds[1];
+  if (timestamps_) {
+    VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qci.queryCount = uint32_t(layers_.size() + 1);
+    VX_VK_CHECK(vkCreateQueryPool(ctx_.device(), &qci, nullptr, &query_pool_));
+    track_created(ObjectKind::QueryPool);
+  }
+
+  {  // upload the weights
+    DeviceBuffer upload(ctx_, weight_alloc.size(), MemoryUse::Staging, "weight upload");
+    for (size_t i = 0; i < packed.size(); ++i)
+      std::memcpy(upload.mapped() + weight_offsets[i], packed[i].data(), packed[i].size());
+    upload.flush();
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VX_VK_CHECK(vkBeginCommandBuffer(cmd_full_, &bi));
+    VkBufferCopy region{0, 0, weight_alloc.size()};
+    vkCmdCopyBuffer(cmd_full_, upload.buffer(), weights_.buffer(), 1, &region);
+    VX_VK_CHECK(vkEndCommandBuffer(cmd_full_));
+    ctx_.submit_and_wait(cmd_full_, fence_);
+    VX_VK_CHECK(vkResetCommandBuffer(cmd_full_, 0));
+  }
+
+  // ---- pipelines and descriptor sets ----
+  layout_ = std::make_unique<KernelLayout>(ctx_);
+  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(layers_.size() * kKernelBindings)};
+  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  dpci.maxSets = uint32_t(layers_.size());
+  dpci.poolSizeCount = 1;
+  dpci.pPoolSizes = &pool_size;
+  VX_VK_CHECK(vkCreateDescriptorPool(ctx_.device(), &dpci, nullptr, &descriptor_pool_));
+  track_created(ObjectKind::DescriptorPool);
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const LayerInfo& layer = layers_[i];
+    auto& pipeline = pipelines_[layer.shader];
+    if (!pipeline) pipeline = std::make_unique<ComputePipeline>(ctx_, *layout_, layer.shader);
+    Step step;
+    step.pipeline = pipeline.get();
+    ConvVariant v = parse_variant(layer.kernel);
+    step.push = push_constants(v, layer.desc);
+    step.groups = dispatch_size(v, layer.desc);
+    VkDescriptorSetLayout set_layout = layout_->set_layout();
+    VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    dsai.descriptorPool = descriptor_pool_;
+    dsai.descriptorSetCount = 1;
+    dsai.pSetLayouts = &set_layout;
+    VX_VK_CHECK(vkAllocateDescriptorSets(ctx_.device(), &dsai, &step.set));
+    const Activation &a = acts[ios[i].a], &b = acts[ios[i].b], &out = acts[ios[i].out];
+    VkDescriptorBufferInfo infos[kKernelBindings] = {
+        {arena_.buffer(), a.offset, a.bytes},
+        {arena_.buffer(), b.offset, b.bytes},
+        {weights_.buffer(), weight_offsets[2 * i], packed[2 * i].size()},
+        {weights_.buffer(), weight_offsets[2 * i + 1], packed[2 * i + 1].size()},
+        {arena_.buffer(), out.offset, out.bytes},
+    };
+    VkWriteDescriptorSet writes[kKernelBindings];
+    for (uint32_t k = 0; k < kKernelBindings; ++k) {
+      writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      writes[k].dstSet = step.set;
+      writes[k].dstBinding = k;
+      writes[k].descriptorCount = 1;
+      writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[k].pBufferInfo = &infos[k];
+    }
+    vkUpdateDescriptorSets(ctx_.device(), kKernelBindings, writes, 0, nullptr);
+    steps_.push_back(step);
+  }
+
+  record(cmd_full_, true);
+  record(cmd_resident_, false);
+}
+
+void VulkanGraphExecutable::record(VkCommandBuffer cmd, bool transfers) {
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+  auto barrier = [&](VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
+                     VkAccessFlags dst_access) {
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = src_access;
+    mb.dstAccessMask = dst_access;
+    vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  };
+  if (timestamps_) vkCmdResetQueryPool(cmd, query_pool_, 0, uint32_t(steps_.size() + 1));
+  if (transfers) {
+    VkBufferCopy region{0, input_.offset, input_.bytes};
+    vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
+    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_SHADER_READ_BIT);
+  }
+  if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_, 0);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const Step& s = steps_[i];
+    if (i > 0)
+      barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline->pipeline());
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &s.set, 0, nullptr);
+    vkCmdPushConstants(cmd, layout_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(s.push), s.push.data());
+    vkCmdDispatch(cmd, s.groups[0], s.groups[1], s.groups[2]);
+    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_, uint32_t(i + 1));
+  }
+  if (transfers) {
+    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_TRANSFER_READ_BIT);
+    VkBufferCopy region{output_.offset, staging_output_offset_, output_.bytes};
+    vkCmdCopyBuffer(cmd, arena_.buffer(), staging_.buffer(), 1, &region);
+    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+            VK_ACCESS_HOST_READ_BIT);
+  } else {
+    // Later submissions write the arena again: order them after this one's reads and writes.
+    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  }
+  VX_VK_CHECK(vkEndCommandBuffer(cmd));
+}
+
+Tensor VulkanGraphExecutable::run(const Tensor& input) {
+  VX_CHECK(input.defined() && input.dtype() == DType::f32 && input.shape() == input_shape_, InvalidArgument,
+           "Vulkan executable bound to input ", input_shape_.str(), " f32 got ",
+           input.defined() ? input.shape().str() : std::string("an empty tensor"));
+  const int C = input_.channels, H = input_.height, W = input_.width, C4 = (C + 3) / 4 * 4;
+  const float* src = input.data<float>();
+  uint8_t* dst = staging_.mapped();
+  const bool half = element_bytes_ == 2;
+  ThreadPool::global().parallel_for(H, [&](int64_t y0, int64_t y1) {
+    for (int64_t y = y0; y < y1; ++y)
+      for (int x = 0; x < W; ++x) {
+        size_t base = (size_t(y) * W + x) * C4;
+        for (int c = 0; c < C4; ++c) {
+          float v = c < C ? src[(size_t(c) * H + y) * W + x] : 0.0f;
+          if (half) {
+            uint16_t h = float_to_half(v);
+            std::memcpy(dst + (base + c) * 2, &h, 2);
+          } else {
+            std::memcpy(dst + (base + c) * 4, &v, 4);
+          }
+        }
+      }
+  }, 8);
+  staging_.flush();
+  ctx_.submit_and_wait(cmd_full_, fence_);
+  staging_.invalidate();
+  read_timings();
+
+  Tensor out(DType::f32, output_shape_);
+  const int OC = output_.channels, OH = output_.height, OW = output_.width, OC4 = (OC + 3) / 4 * 4;
+  const uint8_t* res = staging_.mapped() + staging_output_offset_;
+  float* o = out.data<float>();
+  ThreadPool::global().parallel_for(OH, [&](int64_t y0, int64_t y1) {
+    for (int64_t y = y0; y < y1; ++y)
+      for (int x = 0; x < OW; ++x)
+        for (int c = 0; c < OC; ++c) {
+          size_t i = (size_t(y) * OW + x) * OC4 + c;
+          float v;
+          if (half) {
+            uint16_t h;
+            std::memcpy(&h, res + i * 2, 2);
+            v = half_to_float(h);
+          } else {
+            std::memcpy(&v, res + i * 4, 4);
+          }
+          o[(size_t(c) * OH + y) * OW + x] = v;
+        }
+  }, 8);
+  return out;
+}
+
+void VulkanGraphExecutable::run_resident() {
+  ctx_.submit_and_wait(cmd_resident_, fence_);
+  read_timings();
+}
+
+void VulkanGraphExecutable::read_timings() {
+  timings_.clear();
+  gpu_ms_ = 0;
+  if (!timestamps_) return;
+  std::vector<uint64_t> ticks(steps_.size() + 1);
+  VX_VK_CHECK(vkGetQueryPoolResults(ctx_.device(), query_pool_, 0, uint32_t(ticks.size()),
+                                    ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
+                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  const double ms_per_tick = ctx_.info().timestamp_period_ns * 1e-6;
+  for (size_t i = 0; i < steps_.size(); ++i)
+    timings_.push_back({layers_[i].name, layers_[i].kernel, double(ticks[i + 1] - ticks[i]) * ms_per_tick});
+  gpu_ms_ = double(ticks.back() - ticks.front()) * ms_per_tick;
+}
+
+void VulkanGraphExecutable::release() {
+  VkDevice device = ctx_.device();
+  if (fence_) {
+    vkDestroyFence(device, fence_, nullptr);
+    track_destroyed(ObjectKind::Fence);
+    fence_ = VK_NULL_HANDLE;
+  }
+  if (query_pool_) {
+    vkDestroyQueryPool(device, query_pool_, nullptr);
+    track_destroyed(ObjectKind::QueryPool);
+    query_pool_ = VK_NULL_HANDLE;
+  }
+  if (command_pool_) {
+    vkDestroyCommandPool(device, command_pool_, nullptr);  // frees its command buffers
+    track_destroyed(ObjectKind::CommandPool);
+    command_pool_ = VK_NULL_HANDLE;
+  }
+  if (descriptor_pool_) {
+    vkDestroyDescriptorPool(device, descriptor_pool_, nullptr);  // frees its sets
+    track_destroyed(ObjectKind::DescriptorPool);
+    descriptor_pool_ = VK_NULL_HANDLE;
+  }
+  steps_.clear();
+  pipelines_.clear();
+  layout_.reset();
+  weights_ = DeviceBuffer();
+  arena_ = DeviceBuffer();
+  staging_ = DeviceBuffer();
+}
+
+}  // namespace vx::vk

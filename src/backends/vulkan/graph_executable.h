@@ -1,0 +1,106 @@
+// Runs a fused graph (vx.FusedConv nodes only, as the fusion passes produce for the OIDN U-Net) on
+// one Vulkan device for one input shape. Construction plans everything once: shapes, kernel variant
+// per layer, arena offsets (liveness: values whose lifetimes do not overlap share memory), weights
+// repacked and uploaded, pipelines and descriptor sets, and the command buffers (recorded once,
+// submitted per run). run() then only converts the input, submits, waits and converts the output.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/context.h"
+#include "backends/vulkan/kernels/conv3x3.h"
+#include "backends/vulkan/memory.h"
+#include "backends/vulkan/pipeline.h"
+#include "core/graph.h"
+#include "core/tensor.h"
+
+namespace vx::vk {
+
+struct ExecutableOptions {
+  Precision precision = Precision::fp32;
+  // "auto" (by shape and device), or a variant for every layer ("direct", "tiled", "coopmat"),
+  // optionally followed by per-layer overrides: "auto,enc_conv0=direct,dec_conv4=tiled".
+  std::string kernels = "auto";
+  bool timestamps = false;  // record per-layer GPU timestamps (when the queue supports them)
+};
+
+struct LayerInfo {
+  std::string name;
+  std::string kernel;  // variant name, e.g. "coopmat"
+  std::string shader;  // embedded shader, e.g. "conv_coopmat.n4"
+  ConvDesc desc;
+};
+
+struct LayerTiming {
+  std::string name, kernel;
+  double ms = 0;
+};
+
+class VulkanGraphExecutable {
+ public:
+  // `graph`: one input (NCHW f32), one output, nodes vx.FusedConv with 3x3 kernels, pads 1, stride 1.
+  // Throws Unsupported naming the node for anything else, InvalidArgument for inconsistent shapes.
+  VulkanGraphExecutable(const VulkanContext& ctx, const Graph& graph, const Shape& input_shape,
+                        const ExecutableOptions& options = {});
+  ~VulkanGraphExecutable();
+  VulkanGraphExecutable(const VulkanGraphExecutable&) = delete;
+  VulkanGraphExecutable& operator=(const VulkanGraphExecutable&) = delete;
+
+  // Input f32 NCHW of the bound shape; returns the output f32 NCHW.
+  Tensor run(const Tensor& input);
+  // Runs the network again on the input already on the device, without transfers (benchmarks).
+  void run_resident();
+
+  const Shape& input_shape() const { return input_shape_; }
+  const Shape& output_shape() const { return output_shape_; }
+  const std::vector<LayerInfo>& layers() const { return layers_; }
+  // Per-layer GPU times of the last run (empty without timestamps), and their total (first
+  // dispatch start to last dispatch end).
+  const std::vector<LayerTiming>& last_timings() const { return timings_; }
+  double last_gpu_ms() const { return gpu_ms_; }
+  uint64_t arena_bytes() const { return arena_.size(); }
+  uint64_t weight_bytes() const { return weights_.size(); }
+  double flops() const;
+
+ private:
+  struct Activation {  // a value living in the arena, NHWC, channels in blocks of 4
+    int channels = 0, height = 0, width = 0;
+    VkDeviceSize offset = 0, bytes = 0;
+  };
+  struct Step {
+    ComputePipeline* pipeline = nullptr;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    std::array<int32_t, 12> push{};
+    std::array<uint32_t, 3> groups{};
+  };
+
+  void build(const Graph& graph);
+  void record(VkCommandBuffer cmd, bool transfers);
+  void read_timings();
+  void release();
+
+  const VulkanContext& ctx_;
+  ExecutableOptions options_;
+  Shape input_shape_, output_shape_;
+  size_t element_bytes_ = 4;
+  std::vector<LayerInfo> layers_;
+  std::vector<Step> steps_;
+  Activation input_, output_;
+  std::vector<LayerTiming> timings_;
+  double gpu_ms_ = 0;
+  bool timestamps_ = false;
+
+  std::unique_ptr<KernelLayout> layout_;
+  std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;
+  DeviceBuffer weights_, arena_, staging_;
+  VkDeviceSize staging_output_offset_ = 0;
+  VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
+  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer cmd_full_ = VK_NULL_HANDLE, cmd_resident_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  VkQueryPool query_pool_ = VK_NULL_HANDLE;
+};
+
+}  // namespace vx::vk

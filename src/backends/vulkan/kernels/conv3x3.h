@@ -1,0 +1,56 @@
+// The C++ side of the fused 3x3 conv kernels (vx.FusedConv): the descriptor a layer is planned
+// from, the variant choice by shape and device, weight repacking for each variant's layout, the
+// push constants and the dispatch geometry. The shaders are shaders/conv_{direct,tiled,coopmat}.comp.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace vx::vk {
+
+enum class Precision { fp32, fp16 };
+const char* precision_name(Precision p);
+
+// coopmat: 4 subgroups per workgroup; coopmat_w: 8 (more warps in flight, fewer accumulators each).
+enum class ConvVariant { direct, tiled, coopmat, coopmat_w };
+const char* variant_name(ConvVariant v);
+// "direct" | "tiled" | "coopmat" | "coopmat_w"; throws InvalidArgument otherwise.
+ConvVariant parse_variant(const std::string& name);
+
+// One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.
+struct ConvDesc {
+  int height = 0, width = 0;  // conv resolution (that of the skip input when upsample_concat)
+  int cin_a = 0;              // channels of source A (the low-resolution input when upsample_concat)
+  int cin_b = 0;              // channels of the skip input (0 without upsample_concat)
+  int cout = 0;
+  bool relu = false, pool = false, upsample_concat = false;
+
+  int cin4_a() const { return (cin_a + 3) / 4; }
+  int cin4_b() const { return (cin_b + 3) / 4; }
+  int cin4() const { return cin4_a() + cin4_b(); }
+  int cout4() const { return (cout + 3) / 4; }
+  int out_height() const { return pool ? height / 2 : height; }
+  int out_width() const { return pool ? width / 2 : width; }
+  double flops() const { return 2.0 * 9 * (cin_a + cin_b) * cout * double(height) * width; }
+};
+
+// Whether the variant can run this conv on a device with/without fp16 cooperative matrices.
+bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device_has_coopmat);
+// The default: coopmat for fp16 where the device has it, else tiled.
+ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopmat);
+
+// Weights (f32 [cout, cin_a + cin_b, 3, 3]) repacked for the variant, in the storage precision
+// (coopmat is always fp16). Bias (f32 [cout]) padded to vec4 blocks, always fp32.
+std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p, const Tensor& weights);
+std::vector<uint8_t> pack_bias(const ConvDesc& d, const Tensor& bias);
+
+// The embedded shader a variant uses ("conv_tiled.fp16", "conv_coopmat.n4").
+std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p);
+// Push constants in the order of shaders/conv_common.glsl's Params block.
+std::array<int32_t, 12> push_constants(ConvVariant v, const ConvDesc& d);
+std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d);
+
+}  // namespace vx::vk

@@ -1,0 +1,106 @@
+#include "backends/vulkan/memory.h"
+
+#include <utility>
+
+namespace vx::vk {
+namespace {
+
+int find_memory_type(const VkPhysicalDeviceMemoryProperties& props, uint32_t bits, VkMemoryPropertyFlags required,
+                     VkMemoryPropertyFlags preferred) {
+  for (int pass = 0; pass < 2; ++pass) {
+    VkMemoryPropertyFlags want = pass == 0 ? required | preferred : required;
+    for (uint32_t i = 0; i < props.memoryTypeCount; ++i)
+      if ((bits & (1u << i)) && (props.memoryTypes[i].propertyFlags & want) == want) return int(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+DeviceBuffer::DeviceBuffer(const VulkanContext& ctx, VkDeviceSize size, MemoryUse use, const char* what)
+    : device_(ctx.device()), size_(size) {
+  if (size == 0) size = 16;  // Vulkan forbids empty buffers; a tiny one keeps bindings valid
+  try {
+    VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = size;
+    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VX_WITH_CONTEXT(cat("creating the ", what, " buffer of ", size >> 20, " MiB"),
+                    VX_VK_CHECK(vkCreateBuffer(device_, &bci, nullptr, &buffer_)));
+    track_created(ObjectKind::Buffer);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device_, buffer_, &req);
+    VkMemoryPropertyFlags required = use == MemoryUse::DeviceLocal
+                                         ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
+                                         : VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+    VkMemoryPropertyFlags preferred = use == MemoryUse::DeviceLocal ? 0 : VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    int type = find_memory_type(ctx.memory_properties(), req.memoryTypeBits, required, preferred);
+    VX_CHECK(type >= 0, Unsupported, "no suitable memory type for the ", what, " buffer");
+    coherent_ = ctx.memory_properties().memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = uint32_t(type);
+    VX_WITH_CONTEXT(cat("allocating ", req.size >> 20, " MiB for the ", what, " buffer"),
+                    VX_VK_CHECK(vkAllocateMemory(device_, &mai, nullptr, &memory_)));
+    track_created(ObjectKind::Memory);
+    VX_VK_CHECK(vkBindBufferMemory(device_, buffer_, memory_, 0));
+    if (use == MemoryUse::Staging) {
+      void* p = nullptr;
+      VX_VK_CHECK(vkMapMemory(device_, memory_, 0, VK_WHOLE_SIZE, 0, &p));
+      mapped_ = static_cast<uint8_t*>(p);
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+DeviceBuffer::~DeviceBuffer() { release(); }
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    device_ = std::exchange(other.device_, VK_NULL_HANDLE);
+    buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
+    memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
+    size_ = std::exchange(other.size_, 0);
+    mapped_ = std::exchange(other.mapped_, nullptr);
+    coherent_ = other.coherent_;
+  }
+  return *this;
+}
+
+void DeviceBuffer::release() {
+  if (buffer_) {
+    vkDestroyBuffer(device_, buffer_, nullptr);
+    track_destroyed(ObjectKind::Buffer);
+    buffer_ = VK_NULL_HANDLE;
+  }
+  if (memory_) {
+    if (mapped_) vkUnmapMemory(device_, memory_);
+    vkFreeMemory(device_, memory_, nullptr);
+    track_destroyed(ObjectKind::Memory);
+    memory_ = VK_NULL_HANDLE;
+  }
+  mapped_ = nullptr;
+}
+
+void DeviceBuffer::flush() const {
+  if (coherent_ || !mapped_) return;
+  VkMappedMemoryRange r{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+  r.memory = memory_;
+  r.size = VK_WHOLE_SIZE;
+  VX_VK_CHECK(vkFlushMappedMemoryRanges(device_, 1, &r));
+}
+
+void DeviceBuffer::invalidate() const {
+  if (coherent_ || !mapped_) return;
+  VkMappedMemoryRange r{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+  r.memory = memory_;
+  r.size = VK_WHOLE_SIZE;
+  VX_VK_CHECK(vkInvalidateMappedMemoryRanges(device_, 1, &r));
+}
+
+}  // namespace vx::vk

@@ -1,0 +1,89 @@
+#include "backends/vulkan/pipeline.h"
+
+namespace vx::vk {
+
+KernelLayout::KernelLayout(const VulkanContext& ctx) : device_(ctx.device()) {
+  VkDescriptorSetLayoutBinding bindings[kKernelBindings];
+  for (uint32_t i = 0; i < kKernelBindings; ++i) {
+    bindings[i] = {};
+    bindings[i].binding = i;
+    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorCount = 1;
+    bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dci.bindingCount = kKernelBindings;
+  dci.pBindings = bindings;
+  VX_VK_CHECK(vkCreateDescriptorSetLayout(device_, &dci, nullptr, &set_layout_));
+  track_created(ObjectKind::DescriptorSetLayout);
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
+  VkPipelineLayoutCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pci.setLayoutCount = 1;
+  pci.pSetLayouts = &set_layout_;
+  pci.pushConstantRangeCount = 1;
+  pci.pPushConstantRanges = &push;
+  VkResult r = vkCreatePipelineLayout(device_, &pci, nullptr, &pipeline_layout_);
+  if (r != VK_SUCCESS) {
+    vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
+    track_destroyed(ObjectKind::DescriptorSetLayout);
+    VX_VK_CHECK(r);
+  }
+  track_created(ObjectKind::PipelineLayout);
+}
+
+KernelLayout::~KernelLayout() {
+  vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
+  track_destroyed(ObjectKind::PipelineLayout);
+  vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
+  track_destroyed(ObjectKind::DescriptorSetLayout);
+}
+
+ComputePipeline::ComputePipeline(const VulkanContext& ctx, const KernelLayout& layout, const std::string& shader,
+                                 const std::vector<int32_t>& spec_constants)
+    : device_(ctx.device()), shader_(shader) {
+  std::span<const uint32_t> code = embedded_shader(shader);
+  VX_CHECK(!code.empty(), Internal, "shader '", shader, "' is not embedded in this build");
+  try {
+    VkShaderModuleCreateInfo mci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mci.codeSize = code.size() * sizeof(uint32_t);
+    mci.pCode = code.data();
+    VX_VK_CHECK(vkCreateShaderModule(device_, &mci, nullptr, &module_));
+    track_created(ObjectKind::ShaderModule);
+
+    std::vector<VkSpecializationMapEntry> entries;
+    for (uint32_t i = 0; i < spec_constants.size(); ++i)
+      entries.push_back({i, uint32_t(i * sizeof(int32_t)), sizeof(int32_t)});
+    VkSpecializationInfo spec{uint32_t(entries.size()), entries.data(), spec_constants.size() * sizeof(int32_t),
+                              spec_constants.data()};
+    VkComputePipelineCreateInfo pci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    pci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    pci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    pci.stage.module = module_;
+    pci.stage.pName = "main";
+    pci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+    pci.layout = layout.pipeline_layout();
+    VX_WITH_CONTEXT(cat("creating the pipeline for shader '", shader, "'"),
+                    VX_VK_CHECK(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pci, nullptr, &pipeline_)));
+    track_created(ObjectKind::Pipeline);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+ComputePipeline::~ComputePipeline() { release(); }
+
+void ComputePipeline::release() {
+  if (pipeline_) {
+    vkDestroyPipeline(device_, pipeline_, nullptr);
+    track_destroyed(ObjectKind::Pipeline);
+    pipeline_ = VK_NULL_HANDLE;
+  }
+  if (module_) {
+    vkDestroyShaderModule(device_, module_, nullptr);
+    track_destroyed(ObjectKind::ShaderModule);
+    module_ = VK_NULL_HANDLE;
+  }
+}
+
+}  // namespace vx::vk

@@ -1,0 +1,382 @@
+// Every Vulkan conv kernel and variant against a naive CPU reference (written here, NCHW, double
+// accumulation), on lavapipe in CI, with the Khronos validation layer on when installed (any
+// warning or error message fails the test). Shapes are odd on purpose (1x1, 17x5, 31x33, channel
+// counts 3/5/9/17) and small because lavapipe is slow.
+//
+// Tolerances: fp32 storage: max |gpu - ref| <= 1e-4 * max(1, max |ref|).
+//             fp16 storage (fp32 accumulation): <= 2e-2 * max(1, max |ref|).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <tuple>
+
+#include "backends/vulkan/context.h"
+#include "backends/vulkan/graph_executable.h"
+#include "common/test_util.h"
+#include "passes/fused_ops.h"
+
+namespace vx::vk {
+namespace {
+
+// ---------------- CPU reference ----------------
+
+Tensor ref_conv(const Tensor& x, const Tensor& w, const Tensor& b, bool relu, bool pool) {
+  const int C = int(x.dim(1)), H = int(x.dim(2)), W = int(x.dim(3)), O = int(w.dim(0));
+  Tensor y(DType::f32, Shape{1, O, H, W});
+  const float *xs = x.data<float>(), *ws = w.data<float>(), *bs = b.data<float>();
+  float* ys = y.data<float>();
+  for (int o = 0; o < O; ++o)
+    for (int i = 0; i < H; ++i)
+      for (int j = 0; j < W; ++j) {
+        double acc = bs[o];
+        for (int c = 0; c < C; ++c)
+          for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) {
+              int yy = i + ky - 1, xx = j + kx - 1;
+              if (yy < 0 || xx < 0 || yy >= H || xx >= W) continue;
+              acc += double(ws[((o * C + c) * 3 + ky) * 3 + kx]) * xs[(c * H + yy) * W + xx];
+            }
+        ys[(o * H + i) * W + j] = float(relu ? std::max(acc, 0.0) : acc);
+      }
+  if (!pool) return y;
+  Tensor p(DType::f32, Shape{1, O, H / 2, W / 2});
+  float* ps = p.data<float>();
+  for (int o = 0; o < O; ++o)
+    for (int i = 0; i < H / 2; ++i)
+      for (int j = 0; j < W / 2; ++j) {
+        auto at = [&](int a, int c) { return ys[(o * H + 2 * i + a) * W + 2 * j + c]; };
+        ps[(o * (H / 2) + i) * (W / 2) + j] = std::max(std::max(at(0, 0), at(0, 1)), std::max(at(1, 0), at(1, 1)));
+      }
+  return p;
+}
+
+Tensor ref_upsample_concat(const Tensor& low, const Tensor& skip) {
+  const int CA = int(low.dim(1)), CB = int(skip.dim(1)), H = int(skip.dim(2)), W = int(skip.dim(3));
+  Tensor out(DType::f32, Shape{1, CA + CB, H, W});
+  float* o = out.data<float>();
+  const float *l = low.data<float>(), *s = skip.data<float>();
+  for (int c = 0; c < CA; ++c)
+    for (int i = 0; i < H; ++i)
+      for (int j = 0; j < W; ++j) o[(c * H + i) * W + j] = l[(c * (H / 2) + i / 2) * (W / 2) + j / 2];
+  std::copy(s, s + size_t(CB) * H * W, o + size_t(CA) * H * W);
+  return out;
+}
+
+// ---------------- graph building (fused form, as the fusion passes produce it) ----------------
+
+struct ConvSpec {
+  std::string name;
+  int cin, cout;
+  bool relu, pool;
+  Tensor w, b;
+};
+
+ConvSpec make_conv(const std::string& name, int cin, int cout, bool relu, bool pool, uint64_t seed) {
+  float scale = 1.0f / std::sqrt(9.0f * float(cin));
+  return {name, cin, cout, relu, pool, test::random_tensor(Shape{cout, cin, 3, 3}, seed, -scale, scale),
+          test::random_tensor(Shape{cout}, seed + 1, -0.1f, 0.1f)};
+}
+
+ValueId add_conv(Graph& g, const ConvSpec& s, std::vector<ValueId> inputs) {
+  const bool upcat = inputs.size() == 2;
+  ValueId w = g.add_constant(s.name + ".w", s.w), b = g.add_constant(s.name + ".b", s.b);
+  ValueId y = g.add_value(s.name + ".y", DType::f32, Shape{1, s.cout, -1, -1});
+  inputs.push_back(w);
+  inputs.push_back(b);
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>{3, 3});
+  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  a.set("strides", std::vector<int64_t>{1, 1});
+  a.set("relu", int64_t(s.relu));
+  a.set("pool", int64_t(s.pool));
+  a.set("upsample_concat", int64_t(upcat));
+  g.add_node(kFusedConv, s.name, inputs, {y}, a);
+  return y;
+}
+
+// ---------------- fixture: one validated lavapipe context for the suite ----------------
+
+class VulkanParity : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    try {
+      ContextOptions o;
+      o.validation = true;
+      ctx_ = new VulkanContext(o);
+    } catch (const Error& e) {
+      skip_reason_ = e.what();
+    }
+  }
+  static void TearDownTestSuite() {
+    delete ctx_;
+    ctx_ = nullptr;
+  }
+  void SetUp() override {
+    if (!ctx_) GTEST_SKIP() << "no Vulkan device: " << skip_reason_;
+    seen_messages_ = ctx_->validation_messages().size();
+  }
+  void TearDown() override {
+    if (!ctx_) return;
+    auto messages = ctx_->validation_messages();
+    for (size_t i = seen_messages_; i < messages.size(); ++i) ADD_FAILURE() << "validation: " << messages[i];
+  }
+  static VulkanContext* ctx_;
+  static std::string skip_reason_;
+  size_t seen_messages_ = 0;
+};
+VulkanContext* VulkanParity::ctx_ = nullptr;
+std::string VulkanParity::skip_reason_;
+
+double tolerance(Precision p, const Tensor& ref) {
+  double peak = 1.0;
+  for (int64_t i = 0; i < ref.numel(); ++i) peak = std::max(peak, std::abs(ref.get(i)));
+  return (p == Precision::fp16 ? 2e-2 : 1e-4) * peak;
+}
+
+void expect_close(const Tensor& got, const Tensor& ref, Precision p, const std::string& what) {
+  ASSERT_EQ(got.shape(), ref.shape()) << what;
+  double err = test::max_abs_diff(got, ref), tol = tolerance(p, ref);
+  EXPECT_LE(err, tol) << what << ": max abs error " << err;
+}
+
+struct Case {
+  int cin, cout, h, w;
+  bool relu, pool;
+};
+
+const Case kCases[] = {
+    {3, 5, 1, 1, true, false},   {5, 9, 17, 5, true, true},  {9, 17, 31, 33, false, false},
+    {17, 3, 5, 17, true, true},  {17, 9, 31, 33, true, true}, {4, 8, 2, 3, true, false},
+};
+
+using Param = std::tuple<std::string, Precision>;
+
+class VulkanConvKernels : public VulkanParity, public ::testing::WithParamInterface<Param> {};
+
+TEST_P(VulkanConvKernels, SingleConvMatchesCpu) {
+  auto [kernel, precision] = GetParam();
+  uint64_t seed = 100;
+  for (const Case& c : kCases) {
+    ConvSpec conv = make_conv("conv", c.cin, c.cout, c.relu, c.pool, seed += 7);
+    Graph g;
+    ValueId x = g.add_value("x", DType::f32, Shape{1, c.cin, -1, -1});
+    g.inputs = {x};
+    g.outputs = {add_conv(g, conv, {x})};
+    Tensor input = test::random_tensor(Shape{1, c.cin, c.h, c.w}, seed + 3);
+    ExecutableOptions o;
+    o.precision = precision;
+    o.kernels = kernel;
+    VulkanGraphExecutable exe(*ctx_, g, input.shape(), o);
+    ASSERT_EQ(exe.layers()[0].kernel, kernel);
+    Tensor ref = ref_conv(input, conv.w, conv.b, c.relu, c.pool);
+    expect_close(exe.run(input), ref, precision,
+                 cat(kernel, " ", precision_name(precision), " cin ", c.cin, " cout ", c.cout, " ", c.h, "x", c.w,
+                     c.relu ? " relu" : "", c.pool ? " pool" : ""));
+  }
+}
+
+// upsample_concat needs two activations: a pool conv makes the low-resolution one from the input,
+// then the fused conv reads concat(upsample(low), input).
+TEST_P(VulkanConvKernels, UpsampleConcatMatchesCpu) {
+  auto [kernel, precision] = GetParam();
+  struct UpCase {
+    int c_skip, c_low, cout, h, w;
+  };
+  const UpCase cases[] = {{9, 5, 17, 10, 14}, {3, 17, 5, 2, 2}, {5, 3, 9, 6, 34}};
+  uint64_t seed = 500;
+  for (const UpCase& c : cases) {
+    ConvSpec down = make_conv("down", c.c_skip, c.c_low, true, true, seed += 11);
+    ConvSpec up = make_conv("up", c.c_low + c.c_skip, c.cout, true, false, seed + 5);
+    Graph g;
+    ValueId x = g.add_value("x", DType::f32, Shape{1, c.c_skip, -1, -1});
+    g.inputs = {x};
+    ValueId low = add_conv(g, down, {x});
+    g.outputs = {add_conv(g, up, {low, x})};
+    Tensor input = test::random_tensor(Shape{1, c.c_skip, c.h, c.w}, seed + 9);
+    ExecutableOptions o;
+    o.precision = precision;
+    o.kernels = kernel;
+    VulkanGraphExecutable exe(*ctx_, g, input.shape(), o);
+    Tensor low_ref = ref_conv(input, down.w, down.b, true, true);
+    Tensor ref = ref_conv(ref_upsample_concat(low_ref, input), up.w, up.b, true, false);
+    expect_close(exe.run(input), ref, precision,
+                 cat(kernel, " ", precision_name(precision), " upcat low ", c.c_low, " skip ", c.c_skip, " -> ", c.cout,
+                     " at ", c.h, "x", c.w));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, VulkanConvKernels,
+                         ::testing::Combine(::testing::Values("direct", "tiled"),
+                                            ::testing::Values(Precision::fp32, Precision::fp16)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + precision_name(std::get<1>(info.param));
+                         });
+
+// ---------------- a small U-Net-shaped network ----------------
+
+struct MiniUNet {
+  Graph graph;
+  std::vector<ConvSpec> convs;
+  int ic;
+};
+
+// enc0, enc1+pool, enc2+pool, mid, dec0 (upcat enc1-pooled), dec1 (upcat input), out (no ReLU).
+MiniUNet make_mini_unet(int ic, uint64_t seed) {
+  MiniUNet net;
+  net.ic = ic;
+  net.convs = {make_conv("enc0", ic, 8, true, false, seed),        make_conv("enc1", 8, 8, true, true, seed + 10),
+               make_conv("enc2", 8, 12, true, true, seed + 20),     make_conv("mid", 12, 12, true, false, seed + 30),
+               make_conv("dec0", 12 + 8, 12, true, false, seed + 40), make_conv("dec1", 12 + ic, 8, true, false, seed + 50),
+               make_conv("out", 8, 3, false, false, seed + 60)};
+  Graph& g = net.graph;
+  ValueId x = g.add_value("input", DType::f32, Shape{1, ic, -1, -1});
+  g.inputs = {x};
+  ValueId e0 = add_conv(g, net.convs[0], {x});
+  ValueId e1 = add_conv(g, net.convs[1], {e0});
+  ValueId e2 = add_conv(g, net.convs[2], {e1});
+  ValueId m = add_conv(g, net.convs[3], {e2});
+  ValueId d0 = add_conv(g, net.convs[4], {m, e1});
+  ValueId d1 = add_conv(g, net.convs[5], {d0, x});
+  g.outputs = {add_conv(g, net.convs[6], {d1})};
+  return net;
+}
+
+Tensor ref_mini_unet(const MiniUNet& n, const Tensor& x) {
+  auto conv = [&](int i, const Tensor& t) {
+    const ConvSpec& s = n.convs[size_t(i)];
+    return ref_conv(t, s.w, s.b, s.relu, s.pool);
+  };
+  Tensor e0 = conv(0, x), e1 = conv(1, e0), e2 = conv(2, e1), m = conv(3, e2);
+  Tensor d0 = conv(4, ref_upsample_concat(m, e1));
+  Tensor d1 = conv(5, ref_upsample_concat(d0, x));
+  return conv(6, d1);
+}
+
+class VulkanUNet : public VulkanParity, public ::testing::WithParamInterface<Param> {};
+
+TEST_P(VulkanUNet, MatchesCpu) {
+  auto [kernel, precision] = GetParam();
+  MiniUNet net = make_mini_unet(5, 42);
+  Tensor input = test::random_tensor(Shape{1, 5, 12, 20}, 7, 0.0f, 1.0f);
+  ExecutableOptions o;
+  o.precision = precision;
+  o.kernels = kernel;
+  o.timestamps = true;
+  VulkanGraphExecutable exe(*ctx_, net.graph, input.shape(), o);
+  Tensor ref = ref_mini_unet(net, input);
+  expect_close(exe.run(input), ref, precision, cat("mini U-Net ", kernel, " ", precision_name(precision)));
+  // Runs are repeatable (the arena holds stale data from the last run: every output must be rewritten).
+  expect_close(exe.run(input), ref, precision, "second run");
+  if (ctx_->info().timestamps) {
+    ASSERT_EQ(exe.last_timings().size(), net.convs.size());
+    for (const auto& t : exe.last_timings()) EXPECT_GE(t.ms, 0.0) << t.name;
+    EXPECT_GT(exe.last_gpu_ms(), 0.0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, VulkanUNet,
+                         ::testing::Combine(::testing::Values("auto", "direct", "tiled",
+                                                              "tiled,enc0=direct,dec1=direct,out=direct"),
+                                            ::testing::Values(Precision::fp32, Precision::fp16)),
+                         [](const auto& info) {
+                           std::string k = std::get<0>(info.param);
+                           if (k.find(',') != std::string::npos) k = "mixed";
+                           return k + "_" + precision_name(std::get<1>(info.param));
+                         });
+
+TEST_F(VulkanParity, ValidationLayerIsOnWhereInstalled) {
+  if (!std::filesystem::exists("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json"))
+    GTEST_SKIP() << "vulkan-validationlayers not installed";
+  EXPECT_TRUE(ctx_->validation_enabled());
+}
+
+TEST_F(VulkanParity, ArenaReusesMemoryOfDeadValues) {
+  MiniUNet net = make_mini_unet(5, 1);
+  VulkanGraphExecutable exe(*ctx_, net.graph, Shape{1, 5, 32, 32}, {});
+  // Sum of all activations (fp32, channels padded to 4) vs the planned arena.
+  uint64_t total = 0;
+  for (int c : {8, 5}) total += uint64_t(32 * 32) * ((c + 3) / 4 * 4) * 4;  // enc0, input
+  for (int c : {8, 12, 12}) total += uint64_t(c == 8 ? 16 * 16 : 8 * 8) * c * 4;
+  total += uint64_t(16 * 16) * 12 * 4 + uint64_t(32 * 32) * (8 + 4) * 4;  // dec0, dec1, out
+  EXPECT_LT(exe.arena_bytes(), total);
+}
+
+TEST_F(VulkanParity, ErrorsNameTheProblem) {
+  MiniUNet net = make_mini_unet(5, 1);
+  ExecutableOptions o;
+  // Wrong input shape at run time.
+  {
+    VulkanGraphExecutable exe(*ctx_, net.graph, Shape{1, 5, 8, 8}, o);
+    try {
+      exe.run(test::random_tensor(Shape{1, 5, 8, 10}, 1));
+      ADD_FAILURE() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    }
+  }
+  // Skip and upsampled shapes that disagree (odd size: 2 * floor(9/2) != 9).
+  try {
+    VulkanGraphExecutable exe(*ctx_, net.graph, Shape{1, 5, 9, 8}, o);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("dec"), std::string::npos) << e.what();
+  }
+  // An op the backend lacks.
+  Graph g = net.graph;
+  g.nodes[3].op = "Softmax";
+  try {
+    VulkanGraphExecutable exe(*ctx_, g, Shape{1, 5, 8, 8}, o);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("mid"), std::string::npos) << e.what();
+  }
+  // Unknown kernel name.
+  o.kernels = "winograd";
+  EXPECT_THROW(VulkanGraphExecutable(*ctx_, net.graph, Shape{1, 5, 8, 8}, o), Error);
+  // Cooperative matrices where the device lacks them (lavapipe) or in fp32.
+  o.kernels = "coopmat";
+  if (!ctx_->coopmat_enabled()) {
+    o.precision = Precision::fp16;
+    try {
+      VulkanGraphExecutable exe(*ctx_, net.graph, Shape{1, 5, 8, 8}, o);
+      ADD_FAILURE() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::Unsupported);
+    }
+  }
+  o.precision = Precision::fp32;
+  EXPECT_THROW(VulkanGraphExecutable(*ctx_, net.graph, Shape{1, 5, 8, 8}, o), Error);
+}
+
+TEST_F(VulkanParity, EveryObjectIsReleased) {
+  const int before = live_objects();
+  {
+    ContextOptions co;
+    co.validation = true;
+    VulkanContext ctx(co);
+    const int with_context = live_objects();
+    EXPECT_EQ(live_objects(ObjectKind::Device), live_objects(ObjectKind::Device));
+    for (int i = 0; i < 3; ++i) {
+      MiniUNet net = make_mini_unet(3, uint64_t(i));
+      ExecutableOptions o;
+      o.timestamps = true;
+      o.precision = i == 1 && ctx.fp16_enabled() ? Precision::fp16 : Precision::fp32;
+      VulkanGraphExecutable exe(ctx, net.graph, Shape{1, 3, 4, 8}, o);
+      exe.run(test::random_tensor(Shape{1, 3, 4, 8}, 3));
+      EXPECT_GT(live_objects(ObjectKind::Pipeline), 0);
+      EXPECT_GT(live_objects(ObjectKind::Buffer), 0);
+    }
+    EXPECT_EQ(live_objects(), with_context);
+    EXPECT_EQ(live_objects(ObjectKind::Buffer), live_objects(ObjectKind::Memory));
+    for (const auto& m : ctx.validation_messages()) ADD_FAILURE() << "validation: " << m;
+  }
+  EXPECT_EQ(live_objects(), before);
+}
+
+}  // namespace
+}  // namespace vx::vk

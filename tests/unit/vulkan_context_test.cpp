@@ -1,0 +1,190 @@
+// Vulkan context and kernel-side helpers: device selection strings, device discovery (lavapipe in
+// CI), the error when no driver is present, the `volvox devices` command, and the weight layouts
+// the conv shaders read (checked element by element on a tiny conv with concat padding).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "backends/vulkan/context.h"
+#include "backends/vulkan/kernels/conv3x3.h"
+#include "common/test_util.h"
+#include "core/half.h"
+
+namespace vx::vk {
+namespace {
+
+TEST(VulkanDeviceSpec, Parses) {
+  EXPECT_EQ(parse_vulkan_device("vulkan"), -1);
+  EXPECT_EQ(parse_vulkan_device("vulkan:0"), 0);
+  EXPECT_EQ(parse_vulkan_device("vulkan:12"), 12);
+  for (const char* bad : {"", "cuda:0", "vulkan:", "vulkan:-1", "vulkan:x", "vulkan:99999999999"}) {
+    try {
+      parse_vulkan_device(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << bad;
+    }
+  }
+}
+
+TEST(VulkanContext, ListsDevicesWithFeatures) {
+  std::vector<DeviceInfo> list;
+  try {
+    list = VulkanContext::list_devices();
+  } catch (const Error& e) {
+    GTEST_SKIP() << "no Vulkan: " << e.what();
+  }
+  if (list.empty()) GTEST_SKIP() << "no Vulkan device";
+  for (size_t i = 0; i < list.size(); ++i) {
+    EXPECT_EQ(list[i].index, int(i));
+    EXPECT_FALSE(list[i].name.empty());
+    EXPECT_GT(list[i].subgroup_size, 0u);
+    EXPECT_FALSE(list[i].heaps.empty());
+    EXPECT_NE(list[i].describe().find("vulkan:" + std::to_string(i)), std::string::npos);
+    if (list[i].name.find("llvmpipe") != std::string::npos) {  // what CI's lavapipe offers
+      EXPECT_TRUE(list[i].fp16_arithmetic);
+      EXPECT_TRUE(list[i].storage_16bit);
+      EXPECT_TRUE(list[i].timestamps);
+      EXPECT_FALSE(list[i].has_fp16_coopmat_16x16x16());
+    }
+  }
+  // A device index past the end is a clear error.
+  ContextOptions o;
+  o.device_index = int(list.size());
+  try {
+    VulkanContext ctx(o);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+  }
+}
+
+// Restores an environment variable on scope exit.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() { had_ ? setenv(name_.c_str(), old_.c_str(), 1) : unsetenv(name_.c_str()); }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+TEST(VulkanContext, NoDriverIsAClearUnsupportedError) {
+  ScopedEnv files("VK_DRIVER_FILES", "/nonexistent/volvox_icd.json");
+  ScopedEnv legacy("VK_ICD_FILENAMES", "/nonexistent/volvox_icd.json");
+  const int before = live_objects();
+  try {
+    VulkanContext ctx;
+    ADD_FAILURE() << "expected an error without a driver";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Unsupported) << e.what();
+    const std::string m = e.what();
+    EXPECT_TRUE(m.find("no Vulkan") != std::string::npos) << m;
+  }
+  EXPECT_EQ(live_objects(), before);  // nothing leaked on the failure path
+}
+
+TEST(VolvoxDevices, ListsVulkanDevicesOrSaysWhyNot) {
+  std::string cmd = test::cli_path() + " devices 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[512];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  int status = pclose(pipe);
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("cpu"), std::string::npos) << out;
+  EXPECT_TRUE(out.find("vulkan:0") != std::string::npos || out.find("vulkan: ") != std::string::npos) << out;
+
+  // Without a driver it still lists the CPU and says why Vulkan is unavailable.
+  std::string none = "VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json " + cmd;
+  pipe = popen(none.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  out.clear();
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  EXPECT_EQ(pclose(pipe), 0) << out;
+  EXPECT_NE(out.find("vulkan: unavailable"), std::string::npos) << out;
+}
+
+// ---- weight layouts ----
+
+// weight(o, c, tap) = o * 1000 + c * 10 + tap (exact in fp16 below 2048: keep o small).
+Tensor coded_weights(int cout, int cin) {
+  Tensor w(DType::f32, Shape{cout, cin, 3, 3});
+  float* p = w.data<float>();
+  for (int o = 0; o < cout; ++o)
+    for (int c = 0; c < cin; ++c)
+      for (int t = 0; t < 9; ++t) p[(o * cin + c) * 9 + t] = float(o * 100 + c * 10 + t);
+  return w;
+}
+
+TEST(VulkanConvPacking, DirectLayoutPadsEachConcatSource) {
+  ConvDesc d;
+  d.height = d.width = 4;
+  d.cin_a = 5;  // low-resolution source: padded to 8
+  d.cin_b = 3;  // skip source: padded to 4
+  d.cout = 6;   // padded to 8
+  d.upsample_concat = true;
+  auto packed = pack_weights(ConvVariant::direct, d, Precision::fp32, coded_weights(6, 8));
+  ASSERT_EQ(packed.size(), size_t(2 * 9 * 3 * 16 * 4));  // cout4 x taps x cin4 x (4 x vec4) floats
+  auto at = [&](int o, int k, int t) {
+    float v;
+    std::memcpy(&v, packed.data() + ((((o / 4) * 9 + t) * 3 * 4 + k) * 4 + o % 4) * 4, 4);
+    return v;
+  };
+  EXPECT_EQ(at(0, 0, 0), 0.0f);
+  EXPECT_EQ(at(5, 4, 8), 5 * 100 + 4 * 10 + 8);  // low channel 4
+  EXPECT_EQ(at(5, 5, 8), 0.0f);                   // padding of the low source
+  EXPECT_EQ(at(5, 8, 3), 5 * 100 + 5 * 10 + 3);  // skip channel 0 = concat channel 5
+  EXPECT_EQ(at(2, 10, 1), 2 * 100 + 7 * 10 + 1); // skip channel 2 = concat channel 7
+  EXPECT_EQ(at(2, 11, 1), 0.0f);                  // padding of the skip source
+  EXPECT_EQ(at(6, 0, 0), 0.0f);                   // padded output channel
+}
+
+TEST(VulkanConvPacking, CoopMatLayoutIsTapMajorFp16) {
+  ConvDesc d;
+  d.height = d.width = 4;
+  d.cin_a = 9;   // cin4 3 -> one 16-channel chunk per tap
+  d.cout = 20;   // two 16-wide fragments: n_pad 32
+  auto packed = pack_weights(ConvVariant::coopmat, d, Precision::fp16, coded_weights(20, 9));
+  ASSERT_EQ(packed.size(), size_t(9 * 16 * 32 * 2));
+  auto at = [&](int t, int k, int n) {
+    uint16_t h;
+    std::memcpy(&h, packed.data() + ((t * 16 + k) * 32 + n) * 2, 2);
+    return half_to_float(h);
+  };
+  EXPECT_EQ(at(0, 0, 0), 0.0f);
+  EXPECT_EQ(at(4, 8, 19), 19 * 100 + 8 * 10 + 4);
+  EXPECT_EQ(at(4, 9, 19), 0.0f);   // channels past 9 are padding
+  EXPECT_EQ(at(8, 3, 20), 0.0f);   // outputs past 20 are padding
+  auto pc = push_constants(ConvVariant::coopmat, d);
+  EXPECT_EQ(pc[10], 1);   // k_chunks
+  EXPECT_EQ(pc[11], 32);  // n_pad
+}
+
+TEST(VulkanConvPacking, VariantChoice) {
+  ConvDesc d;
+  d.height = d.width = 8;
+  d.cin_a = 32;
+  d.cout = 112;
+  EXPECT_EQ(choose_variant(d, Precision::fp32, true), ConvVariant::tiled);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, false), ConvVariant::tiled);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat);  // 7 fragments: too many for _w
+  d.cout = 64;
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_w);
+  d.cout = 200;
+  EXPECT_FALSE(variant_supports(ConvVariant::coopmat, d, Precision::fp16, true));
+  EXPECT_THROW(parse_variant("winograd"), Error);
+}
+
+}  // namespace
+}  // namespace vx::vk
