@@ -2,9 +2,6 @@
 // dilations, ceil_mode, auto_pad, storage_order and the Indices output), AveragePool
 // (count_include_pad, ceil_mode, dilations), LpPool, GlobalAveragePool, GlobalMaxPool and
 // GlobalLpPool, and MaxUnpool.
-//
-// MaxPool, AveragePool and LpPool register with priority 1 under the variant "reference-onnx" so
-// they win over simpler 2-D pooling kernels registered elsewhere.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -275,9 +272,9 @@ void max_unpool_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-VX_REGISTER_CPU_KERNEL(max_pool_onnx, {"MaxPool", "reference-onnx", 1, nullptr, max_pool_kernel});
-VX_REGISTER_CPU_KERNEL(average_pool_onnx, {"AveragePool", "reference-onnx", 1, nullptr, average_pool_kernel});
-VX_REGISTER_CPU_KERNEL(lp_pool_onnx, {"LpPool", "reference-onnx", 1, nullptr, lp_pool_kernel});
+VX_REGISTER_CPU_KERNEL(max_pool_onnx, {"MaxPool", "reference", 0, nullptr, max_pool_kernel});
+VX_REGISTER_CPU_KERNEL(average_pool_onnx, {"AveragePool", "reference", 0, nullptr, average_pool_kernel});
+VX_REGISTER_CPU_KERNEL(lp_pool_onnx, {"LpPool", "reference", 0, nullptr, lp_pool_kernel});
 VX_REGISTER_CPU_KERNEL(global_average_pool,
                        {"GlobalAveragePool", "reference", 0, nullptr, global_average_pool_kernel});
 VX_REGISTER_CPU_KERNEL(global_max_pool, {"GlobalMaxPool", "reference", 0, nullptr, global_max_pool_kernel});

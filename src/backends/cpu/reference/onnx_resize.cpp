@@ -6,9 +6,6 @@
 // Each resized axis gets, per output index, a list of taps (input index, weight); an output
 // element is the sum over the product of its axes' taps. That is exact for the separable
 // filters ONNX defines and keeps tf_crop_and_resize's "outside on any axis" rule simple.
-//
-// Registered with priority 1 under the variant "reference-onnx" so it wins over any simpler
-// Resize kernel registered elsewhere.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -262,7 +259,7 @@ void resize_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-VX_REGISTER_CPU_KERNEL(resize_onnx, {"Resize", "reference-onnx", 1, nullptr, resize_kernel});
-VX_REGISTER_CPU_KERNEL(upsample_onnx, {"Upsample", "reference-onnx", 1, nullptr, resize_kernel});
+VX_REGISTER_CPU_KERNEL(resize_onnx, {"Resize", "reference", 0, nullptr, resize_kernel});
+VX_REGISTER_CPU_KERNEL(upsample_onnx, {"Upsample", "reference", 0, nullptr, resize_kernel});
 
 }  // namespace vx::cpu::ref

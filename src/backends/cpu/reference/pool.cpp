@@ -56,28 +56,5 @@ void max_pool(const Tensor& x, const WindowGeometry& g, Tensor& y, Tensor* indic
         }
 }
 
-namespace {
-void max_pool_kernel(KernelContext& ctx) {
-  const Node& node = ctx.node();
-  const std::string what = "MaxPool '" + node.name + "'";
-  const Tensor& x = ctx.input(0);
-  VX_CHECK(x.dtype() == DType::f32, Unsupported, what, ": only float32 is supported");
-  VX_CHECK(x.rank() >= 3 && x.rank() <= 5, Unsupported, what, ": input ", x.shape().str(),
-           " must have 1 to 3 spatial axes");
-  VX_CHECK(node.attrs.get_int("storage_order", 0) == 0, Unsupported, what, ": storage_order 1 is not supported");
-  std::vector<int64_t> in(x.shape().begin() + 2, x.shape().end());
-  VX_CHECK(node.attrs.has("kernel_shape"), InvalidArgument, what, ": kernel_shape is required");
-  WindowGeometry g = window_geometry(node.attrs, in, {}, node.attrs.get_int("ceil_mode", 0) != 0, what);
-  std::vector<int64_t> out = {x.dim(0), x.dim(1)};
-  out.insert(out.end(), g.output.begin(), g.output.end());
-  Tensor& y = ctx.output(0, DType::f32, Shape(out));
-  Tensor* indices = ctx.num_outputs() > 1 && ctx.node().outputs[1] != kNoValue
-                        ? &ctx.output(1, DType::i64, Shape(out))
-                        : nullptr;
-  max_pool(x, g, y, indices);
-}
-}  // namespace
-
-VX_REGISTER_CPU_KERNEL(max_pool_reference, {"MaxPool", "reference", 0, nullptr, max_pool_kernel});
 
 }  // namespace vx::cpu::ref

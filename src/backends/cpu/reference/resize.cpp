@@ -65,46 +65,5 @@ void resize_nearest(const Tensor& x, const std::vector<double>& scales, const st
   }
 }
 
-namespace {
-
-void resize_kernel(KernelContext& ctx) {
-  const Node& node = ctx.node();
-  const std::string what = "Resize '" + node.name + "'";
-  const Tensor& x = ctx.input(0);
-  const std::string mode = node.attrs.get_string("mode", "nearest");
-  VX_CHECK(mode == "nearest", Unsupported, what, ": mode '", mode, "' is not supported by the CPU reference");
-  const bool opset10 = ctx.num_inputs() == 2;
-  const size_t scales_at = opset10 ? 1 : 2, sizes_at = 3;
-  std::vector<double> scales(x.rank(), 1.0);
-  std::vector<int64_t> out(x.shape().begin(), x.shape().end());
-  if (!opset10 && ctx.has_input(sizes_at) && ctx.input(sizes_at).numel() > 0) {
-    const Tensor& sizes = ctx.input(sizes_at);
-    VX_CHECK(size_t(sizes.numel()) == x.rank(), InvalidArgument, what, ": ", sizes.numel(), " sizes for rank ",
-             x.rank());
-    for (size_t a = 0; a < x.rank(); ++a) {
-      out[a] = int64_t(sizes.get(int64_t(a)));
-      VX_CHECK(out[a] >= 0, InvalidArgument, what, ": negative size");
-      scales[a] = x.dim(a) ? double(out[a]) / double(x.dim(a)) : 1.0;
-    }
-  } else {
-    VX_CHECK(ctx.has_input(scales_at), InvalidArgument, what, ": needs scales or sizes");
-    const Tensor& s = ctx.input(scales_at);
-    VX_CHECK(size_t(s.numel()) == x.rank(), InvalidArgument, what, ": ", s.numel(), " scales for rank ", x.rank());
-    for (size_t a = 0; a < x.rank(); ++a) {
-      scales[a] = double(float(s.get(int64_t(a))));
-      VX_CHECK(scales[a] > 0, InvalidArgument, what, ": scales must be positive");
-      out[a] = int64_t(std::floor(double(x.dim(a)) * scales[a]));
-    }
-  }
-  // Opset 10 had neither attribute; it behaves as asymmetric / floor.
-  const std::string ctm = node.attrs.get_string("coordinate_transformation_mode", opset10 ? "asymmetric" : "half_pixel");
-  const std::string rounding = node.attrs.get_string("nearest_mode", opset10 ? "floor" : "round_prefer_floor");
-  Tensor& y = ctx.output(0, x.dtype(), Shape(out));
-  resize_nearest(x, scales, ctm, rounding, y);
-}
-
-}  // namespace
-
-VX_REGISTER_CPU_KERNEL(resize_reference, {"Resize", "reference", 0, nullptr, resize_kernel});
 
 }  // namespace vx::cpu::ref
