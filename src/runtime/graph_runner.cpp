@@ -13,6 +13,7 @@ GraphRunner::GraphRunner(Graph graph, RunnerOptions options)
 }
 
 std::shared_ptr<cpu::CpuExecutable> GraphRunner::executable(const std::map<std::string, Shape>& input_shapes) {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
   return cache_.get_or_create(input_shapes, [&] {
     cpu::CpuOptions cpu_options;
     cpu_options.reference_only = options_.reference_only;

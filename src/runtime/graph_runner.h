@@ -3,6 +3,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ class GraphRunner {
   Graph graph_;
   RunnerOptions options_;
   std::unique_ptr<ThreadPool> pool_;
+  std::mutex cache_mutex_;  // run() may be called from several threads; each executable serialises its runs
   ShapeLruCache<cpu::CpuExecutable> cache_;
 };
 

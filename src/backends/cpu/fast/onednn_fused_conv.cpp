@@ -204,6 +204,8 @@ class OneDnnFusedConv {
     VX_CHECK(x.shape() == Shape({s_.n, s_.upsample_concat ? s_.c_low : s_.c, s_.upsample_concat ? s_.h / 2 : s_.h,
                                  s_.upsample_concat ? s_.w / 2 : s_.w}),
              InvalidArgument, "input ", x.shape().str(), " differs from the planned shape");
+    VX_CHECK(!s_.upsample_concat || ctx.input(1).shape() == Shape({s_.n, s_.c_skip, s_.h, s_.w}), InvalidArgument,
+             "X_skip ", ctx.input(1).shape().str(), " differs from the planned shape");
     char* scratch = static_cast<char*>(ctx.scratch(s_.scratch_bytes()));
     float* packed = reinterpret_cast<float*>(scratch);
     float* conv_out = reinterpret_cast<float*>(scratch + plan::align_up(s_.src_pack_bytes()));
