@@ -103,13 +103,14 @@ EOF
     args="${args//\{output\}/$INPUTS/denoised_$size.pfm}"
     args="${args//\{weights\}/$WEIGHTS}"
     args="${args//\{threads\}/$THREADS}"
-    for ((i = 0; i < WARMUP + RUNS; ++i)); do
-      # shellcheck disable=SC2086  # the argument template is split on spaces on purpose
-      if ! line="$("$VOLVOX" denoise $args 2>"$OUT/volvox_stderr.txt" | grep '"ms_total"' | tail -n 1)" || [[ -z "$line" ]]; then
-        status="volvox denoise failed or printed no JSON timing line for $size: $(tail -n 1 "$OUT/volvox_stderr.txt" 2>/dev/null)"
-        break 2
-      fi
-      if ((i >= WARMUP)); then printf '{"size": "%s", "result": %s}\n' "$size" "$line" >> "$RESULTS"; fi
+    # One process per size: --repeat runs the warm-up and timed runs back to back, a JSON line each.
+    # shellcheck disable=SC2086  # the argument template is split on spaces on purpose
+    if ! "$VOLVOX" denoise $args --repeat $((WARMUP + RUNS)) 2>"$OUT/volvox_stderr.txt" | grep '"ms_total"' > "$OUT/volvox_lines.txt"; then
+      status="volvox denoise failed or printed no JSON timing line for $size: $(tail -n 1 "$OUT/volvox_stderr.txt" 2>/dev/null)"
+      break
+    fi
+    tail -n +$((WARMUP + 1)) "$OUT/volvox_lines.txt" | while read -r line; do
+      printf '{"size": "%s", "result": %s}\n' "$size" "$line" >> "$RESULTS"
     done
   done
   if [[ "$status" != ok ]]; then

@@ -139,6 +139,9 @@ void Filter::commit() {
     max_side = max_side > 0 ? std::min(max_side, side) : side;
   }
   committed_->layout = make_tile_layout(color_.width, color_.height, committed_->spec.receptive_field, max_side);
+  // Build the executable for the tile shape now (kernels, weights in their layout, the arena), so
+  // that execute() only runs.
+  committed_->network->arena_bytes(committed_->layout.tile_height, committed_->layout.tile_width);
   dirty_ = false;
 }
 

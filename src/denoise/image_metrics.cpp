@@ -17,18 +17,22 @@ namespace {
 float channel3(const Image& img, int x, int y, int c) { return img.at(x, y, std::min(c, img.channels - 1)); }
 }  // namespace
 
-double display_psnr(const Image& reference, const Image& test) {
-  VX_CHECK(reference.width == test.width && reference.height == test.height, InvalidArgument, "cannot compare a ",
-           test.width, "x", test.height, " image with a ", reference.width, "x", reference.height, " reference");
-  VX_CHECK(!reference.empty(), InvalidArgument, "cannot compute PSNR of empty images");
+double display_mse(const Image& a, const Image& b) {
+  VX_CHECK(a.width == b.width && a.height == b.height, InvalidArgument, "cannot compare a ", b.width, "x", b.height,
+           " image with a ", a.width, "x", a.height, " image");
+  VX_CHECK(!a.empty(), InvalidArgument, "cannot compare empty images");
   double sum = 0;
-  for (int y = 0; y < reference.height; ++y)
-    for (int x = 0; x < reference.width; ++x)
+  for (int y = 0; y < a.height; ++y)
+    for (int x = 0; x < a.width; ++x)
       for (int c = 0; c < 3; ++c) {
-        const double d = double(display_encode(channel3(reference, x, y, c))) - display_encode(channel3(test, x, y, c));
+        const double d = double(display_encode(channel3(a, x, y, c))) - display_encode(channel3(b, x, y, c));
         sum += d * d;
       }
-  const double mse = sum / (3.0 * reference.width * reference.height);
+  return sum / (3.0 * a.width * a.height);
+}
+
+double display_psnr(const Image& reference, const Image& test) {
+  const double mse = display_mse(reference, test);
   return mse == 0 ? INFINITY : -10.0 * std::log10(mse);
 }
 

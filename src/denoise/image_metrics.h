@@ -8,6 +8,8 @@ namespace vx::denoise {
 
 // The display encoding used for PSNR and previews: sRGB(clamp(v, 0, 1)).
 float display_encode(float linear);
+// Mean squared error over the first three channels after display_encode (sizes must match).
+double display_mse(const Image& a, const Image& b);
 // PSNR in dB of `test` against `reference` over the first three channels after display_encode.
 // Sizes must match (InvalidArgument naming both otherwise). Infinity when identical.
 double display_psnr(const Image& reference, const Image& test);

@@ -20,7 +20,7 @@ struct DenoiseArgs {
   bool hdr = false, srgb = false, clean_aux = false, json = false, profile = false;
   float input_scale = NAN;
   std::string device = "auto", precision = "auto", quality = "high";
-  int max_tile = 0, max_memory_mb = -1, threads = 0;
+  int max_tile = 0, max_memory_mb = -1, threads = 0, repeat = 1;
 };
 
 bool is_png(const std::string& path) {
@@ -37,6 +37,20 @@ denoise::ImageView view_of(Image& image) {
   v.channels = std::min(image.channels, 3);
   v.pixel_stride = size_t(image.channels) * sizeof(float);
   return v;
+}
+
+void print_json(const DenoiseArgs& a, const Image& color, const denoise::Device& device,
+                const denoise::Filter& filter) {
+  const denoise::ExecuteStats& s = filter.stats();
+  nlohmann::json j = {{"command", "denoise"},         {"width", color.width},
+                      {"height", color.height},       {"device", device.name()},
+                      {"network", filter.describe()}, {"ms_total", s.ms_total},
+                      {"ms_network", s.ms_network},   {"tiles", s.tiles},
+                      {"tile_width", s.tile_width},   {"tile_height", s.tile_height},
+                      {"input_scale", s.input_scale}, {"arena_bytes", s.arena_bytes},
+                      {"sum_activation_bytes", s.sum_activation_bytes}};
+  std::printf("%s\n", j.dump().c_str());
+  std::fflush(stdout);
 }
 
 void run_denoise(const DenoiseArgs& a) {
@@ -89,7 +103,12 @@ void run_denoise(const DenoiseArgs& a) {
       return true;
     });
   filter.commit();
-  filter.execute();
+  // --repeat runs the same denoise again (benchmarks: the first run includes first-touch costs);
+  // with --json every run prints its own line.
+  for (int run = 0; run < std::max(1, a.repeat); ++run) {
+    filter.execute();
+    if (a.json && run + 1 < a.repeat) print_json(a, color, *device, filter);
+  }
   if (bar) std::fprintf(stderr, "\n");
   write_image(a.output, output);
 
@@ -99,14 +118,7 @@ void run_denoise(const DenoiseArgs& a) {
     for (const auto& l : s.layers) std::printf("%-24s %-16s %-20s %10.3f\n", l.name.c_str(), l.op.c_str(), l.variant.c_str(), l.ms);
   }
   if (a.json) {
-    nlohmann::json j = {{"command", "denoise"},         {"width", color.width},
-                        {"height", color.height},       {"device", device->name()},
-                        {"network", filter.describe()}, {"ms_total", s.ms_total},
-                        {"ms_network", s.ms_network},   {"tiles", s.tiles},
-                        {"tile_width", s.tile_width},   {"tile_height", s.tile_height},
-                        {"input_scale", s.input_scale}, {"arena_bytes", s.arena_bytes},
-                        {"sum_activation_bytes", s.sum_activation_bytes}};
-    std::printf("%s\n", j.dump().c_str());
+    print_json(a, color, *device, filter);
   } else {
     std::fprintf(stderr, "denoised %dx%d in %.1f ms (%d tile%s, %s) -> %s\n", color.width, color.height, s.ms_total,
                  s.tiles, s.tiles == 1 ? "" : "s", filter.describe().c_str(), a.output.c_str());
@@ -133,6 +145,7 @@ void setup(CLI::App& app) {
   cmd->add_option("--max-memory-mb", args->max_memory_mb, "memory cap for tiles");
   cmd->add_option("--threads", args->threads, "CPU threads (0: all)");
   cmd->add_flag("--json", args->json, "print one JSON line with timings");
+  cmd->add_option("--repeat", args->repeat, "denoise N times (benchmarks; a JSON line per run with --json)");
   cmd->add_flag("--profile", args->profile, "print per-layer times and kernel variants");
   cmd->callback([args] { run_denoise(*args); });
 }
