@@ -9,7 +9,7 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 [ -f "$VK_DRIVER_FILES" ] || export VK_DRIVER_FILES=$(find /usr/local/nvidia /usr/share/vulkan /etc/vulkan -name 'nvidia_icd*.json' 2>/dev/null | head -1)
 echo "VK_DRIVER_FILES=$VK_DRIVER_FILES"; cat "$VK_DRIVER_FILES"
 export PYTHONUNBUFFERED=1
-B=.gl/vkbench
+B=$(dirname "$0")  # the folder this script was copied to (.gl/vkbench by default)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee $OUT/gpu.txt
 $B/vulkan_unet_bench ${VK_BENCH_ARGS:-} --runs 20 --json $OUT/vulkan.json --md $OUT/vulkan.md 2>&1 | tee $OUT/vulkan.log
 if grep -q "no Vulkan" $OUT/vulkan.log; then

@@ -223,7 +223,9 @@ int main(int argc, char** argv) {
     const int ic = 9;
     UNet net = make_unet(ic, 1234);
     std::vector<std::pair<Precision, std::string>> cfgs;
-    for (const auto& c : split(configs, ',')) {
+    // Configs are separated by ';' when any is given (then a config's kernels may hold per-layer
+    // choices, "fp16:coopmat_p,enc_conv0=coopmat_t"), else by ','.
+    for (const auto& c : split(configs, configs.find(';') != std::string::npos ? ';' : ',')) {
       auto parts = split(c, ':');
       if (parts.size() != 2) fail(ErrorCode::InvalidArgument, "config '" + c + "' is not precision:kernels");
       Precision p = parts[0] == "fp16" ? Precision::fp16 : Precision::fp32;

@@ -179,8 +179,18 @@ TEST(VulkanConvPacking, VariantChoice) {
   EXPECT_EQ(choose_variant(d, Precision::fp32, true), ConvVariant::tiled);
   EXPECT_EQ(choose_variant(d, Precision::fp16, false), ConvVariant::tiled);
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat);  // 7 fragments: too many for _w
-  d.cout = 64;
+  d.cout = 64;  // 2 K chunks: register prefetch
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_p);
+  d.cin_a = 128;  // 8 K chunks: tall tiles
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_t);
+  d.cout = 32;
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_t);
+  d.cout = 96;  // 6 fragments, 8 chunks: prefetch; with 2 chunks the 8-subgroup kernel without it
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_p);
+  d.cin_a = 32;
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_w);
+  EXPECT_FALSE(variant_supports(ConvVariant::coopmat_t, d, Precision::fp16, true));  // 96 outputs: over 48 KiB
+  EXPECT_EQ(dispatch_size(ConvVariant::coopmat_t, d)[1], 1u);  // 32-row tiles
   d.cout = 200;
   EXPECT_FALSE(variant_supports(ConvVariant::coopmat, d, Precision::fp16, true));
   EXPECT_THROW(parse_variant("winograd"), Error);

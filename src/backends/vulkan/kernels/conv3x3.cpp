@@ -9,6 +9,11 @@ namespace {
 
 constexpr int kCoopMaxFragments = 8;  // shaders/conv_coopmat.comp variants n1..n8
 
+bool is_coopmat(ConvVariant v) {
+  return v == ConvVariant::coopmat || v == ConvVariant::coopmat_w || v == ConvVariant::coopmat_p ||
+         v == ConvVariant::coopmat_t || v == ConvVariant::coopmat_p16 || v == ConvVariant::coopmat_t16;
+}
+
 int coop_fragments(const ConvDesc& d) { return (d.cout + 15) / 16; }
 int coop_k_chunks(const ConvDesc& d) { return (d.cin4() + 3) / 4; }
 uint32_t div_up(int a, int b) { return uint32_t((a + b - 1) / b); }
@@ -40,6 +45,10 @@ const char* variant_name(ConvVariant v) {
     case ConvVariant::tiled: return "tiled";
     case ConvVariant::coopmat: return "coopmat";
     case ConvVariant::coopmat_w: return "coopmat_w";
+    case ConvVariant::coopmat_p: return "coopmat_p";
+    case ConvVariant::coopmat_t: return "coopmat_t";
+    case ConvVariant::coopmat_p16: return "coopmat_p16";
+    case ConvVariant::coopmat_t16: return "coopmat_t16";
   }
   return "?";
 }
@@ -49,21 +58,36 @@ ConvVariant parse_variant(const std::string& name) {
   if (name == "tiled") return ConvVariant::tiled;
   if (name == "coopmat") return ConvVariant::coopmat;
   if (name == "coopmat_w") return ConvVariant::coopmat_w;
-  fail(ErrorCode::InvalidArgument, cat("unknown Vulkan conv kernel '", name, "' (direct, tiled, coopmat, coopmat_w)"));
+  if (name == "coopmat_p") return ConvVariant::coopmat_p;
+  if (name == "coopmat_t") return ConvVariant::coopmat_t;
+  if (name == "coopmat_p16") return ConvVariant::coopmat_p16;
+  if (name == "coopmat_t16") return ConvVariant::coopmat_t16;
+  fail(ErrorCode::InvalidArgument, cat("unknown Vulkan conv kernel '", name,
+                                       "' (direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16)"));
 }
 
 bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device_has_coopmat) {
-  if (v != ConvVariant::coopmat && v != ConvVariant::coopmat_w) return true;
-  // coopmat_w's shared memory (halo of 8 subgroups + weights) fits 48 KiB up to 96 outputs.
-  const int max_fragments = v == ConvVariant::coopmat_w ? 6 : kCoopMaxFragments;
+  if (!is_coopmat(v)) return true;
+  // Shared memory (halo + all-tap weights of one chunk) fits 48 KiB up to 96 outputs with 8
+  // subgroups of 2 rows (coopmat_w/p), up to 64 with 8 subgroups of 4 rows (coopmat_t; at 64 outputs
+  // with unpadded halo pixels).
+  const int max_fragments = v == ConvVariant::coopmat_t || v == ConvVariant::coopmat_t16 ? 4
+                            : v == ConvVariant::coopmat ? kCoopMaxFragments
+                                                        : 6;
   return p == Precision::fp16 && device_has_coopmat && coop_fragments(d) <= max_fragments;
 }
 
 ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopmat) {
-  // coopmat_w measured faster than coopmat on an H200 (4.6 vs 6.4 ms for the U-Net at 1080p) (bench/vulkan/results/v4_vulkan.md).
-  if (variant_supports(ConvVariant::coopmat_w, d, p, device_has_coopmat)) return ConvVariant::coopmat_w;
-  if (variant_supports(ConvVariant::coopmat, d, p, device_has_coopmat)) return ConvVariant::coopmat;
-  return ConvVariant::tiled;
+  if (!variant_supports(ConvVariant::coopmat, d, p, device_has_coopmat)) return ConvVariant::tiled;
+  // Per-layer medians on an H200 (bench/vulkan/results/v5{a,b}_vulkan.md, 1080p and 4K): tall tiles
+  // win for 32/48 outputs and, at 64, for long K (dec_conv2a, 8 chunks); the register prefetch
+  // pays where there are many chunks to overlap, while for few chunks at 80/96 outputs its extra
+  // registers cost more than it hides (coopmat_w); 112/128 outputs only fit coopmat.
+  const int fragments = coop_fragments(d), chunks = coop_k_chunks(d);
+  if (fragments == 2 || fragments == 3 || (fragments == 4 && chunks >= 8)) return ConvVariant::coopmat_t;
+  if (fragments <= 4 || (fragments <= 6 && chunks > 6)) return ConvVariant::coopmat_p;
+  if (fragments <= 6) return ConvVariant::coopmat_w;
+  return ConvVariant::coopmat;
 }
 
 std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p, const Tensor& weights) {
@@ -74,7 +98,7 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
   const float* src = w.data<float>();
   auto weight = [&](int o, int c, int tap) { return src[(size_t(o) * cin + c) * 9 + tap]; };
 
-  if (v == ConvVariant::coopmat || v == ConvVariant::coopmat_w) {
+  if (is_coopmat(v)) {
     const int n_pad = coop_fragments(d) * 16, kc = coop_k_chunks(d);
     std::vector<uint8_t> out(size_t(9) * kc * 16 * n_pad * 2, 0);
     for (int t = 0; t < 9; ++t)
@@ -114,6 +138,10 @@ std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p) {
     case ConvVariant::tiled: return p == Precision::fp16 ? "conv_tiled.fp16" : "conv_tiled";
     case ConvVariant::coopmat: return cat("conv_coopmat.n", coop_fragments(d));
     case ConvVariant::coopmat_w: return cat("conv_coopmat.w", coop_fragments(d));
+    case ConvVariant::coopmat_p: return cat("conv_coopmat.p", coop_fragments(d));
+    case ConvVariant::coopmat_t: return cat("conv_coopmat.t", coop_fragments(d));
+    case ConvVariant::coopmat_p16: return cat("conv_coopmat.q", coop_fragments(d));
+    case ConvVariant::coopmat_t16: return cat("conv_coopmat.h", coop_fragments(d));
   }
   return "";
 }
@@ -130,7 +158,12 @@ std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d) {
     case ConvVariant::coopmat:  // tile rows: 4 subgroups x (4 rows up to 64 outputs, else 2)
       return {div_up(d.width, 16), div_up(d.height, coop_fragments(d) <= 4 ? 16 : 8), 1};
     case ConvVariant::coopmat_w:  // 8 subgroups x 2 rows
+    case ConvVariant::coopmat_p:
+    case ConvVariant::coopmat_p16:
       return {div_up(d.width, 16), div_up(d.height, 16), 1};
+    case ConvVariant::coopmat_t:  // 8 subgroups x 4 rows
+    case ConvVariant::coopmat_t16:
+      return {div_up(d.width, 16), div_up(d.height, 32), 1};
   }
   return {0, 0, 0};
 }

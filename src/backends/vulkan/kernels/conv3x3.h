@@ -14,10 +14,15 @@ namespace vx::vk {
 enum class Precision { fp32, fp16 };
 const char* precision_name(Precision p);
 
-// coopmat: 4 subgroups per workgroup; coopmat_w: 8 (more warps in flight, fewer accumulators each).
-enum class ConvVariant { direct, tiled, coopmat, coopmat_w };
+// coopmat: 4 subgroups per workgroup; coopmat_w: 8 (more warps in flight, fewer accumulators each);
+// coopmat_p: coopmat_w with the next K chunk's global loads in flight during the MMAs (register
+// prefetch); coopmat_t: coopmat_p with 32 x 16 pixel tiles (twice the rows), up to 64 outputs.
+// coopmat_p16 / coopmat_t16: the same with fp16 accumulators (half the registers, rounding at
+// every MMA; never chosen by choose_variant, for measuring).
+enum class ConvVariant { direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16 };
 const char* variant_name(ConvVariant v);
-// "direct" | "tiled" | "coopmat" | "coopmat_w"; throws InvalidArgument otherwise.
+// "direct" | "tiled" | "coopmat" | "coopmat_w" | "coopmat_p" | "coopmat_t" | "coopmat_p16" |
+// "coopmat_t16"; throws InvalidArgument otherwise.
 ConvVariant parse_variant(const std::string& name);
 
 // One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.

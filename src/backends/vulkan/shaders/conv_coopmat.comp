@@ -14,6 +14,26 @@
 // VARIANT w4 -DNFRAG=4 -DSUBGROUPS=8
 // VARIANT w5 -DNFRAG=5 -DSUBGROUPS=8
 // VARIANT w6 -DNFRAG=6 -DSUBGROUPS=8
+// VARIANT p1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1
+// VARIANT p2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1
+// VARIANT p3 -DNFRAG=3 -DSUBGROUPS=8 -DPREFETCH=1
+// VARIANT p4 -DNFRAG=4 -DSUBGROUPS=8 -DPREFETCH=1
+// VARIANT p5 -DNFRAG=5 -DSUBGROUPS=8 -DPREFETCH=1
+// VARIANT p6 -DNFRAG=6 -DSUBGROUPS=8 -DPREFETCH=1
+// VARIANT t1 -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1
+// VARIANT t2 -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1
+// VARIANT t3 -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1
+// VARIANT t4 -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DPSTR=2
+// VARIANT q1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT q2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT q3 -DNFRAG=3 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT q4 -DNFRAG=4 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT q5 -DNFRAG=5 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT q6 -DNFRAG=6 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT h1 -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DACC16=1
+// VARIANT h2 -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DACC16=1
+// VARIANT h3 -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DACC16=1
+// VARIANT h4 -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DPSTR=2 -DACC16=1
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), with the same fusions as conv_direct. fp16 storage only.
 //   M = pixels: a workgroup (SUBGROUPS subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
@@ -25,6 +45,13 @@
 //       copies, zero padded at borders and past the last channel); every tap then reads its A
 //       fragments straight from the halo tile (rows = consecutive pixels, 16 channels each): no
 //       im2col copy.
+//   PREFETCH (p and t variants): the global loads of chunk k+1 are issued into registers before
+//       the MMAs of chunk k and written to shared memory after them, so their latency hides behind
+//       the MMAs (a second shared buffer would not fit 48 KiB). t variants: RPS 4 with 8
+//       subgroups (32 x 16 pixel tiles: each staged weight serves twice the pixels), up to 48 outputs;
+//       t4 (64 outputs) fits only with unpadded halo pixels (2-way bank conflicts on A loads).
+//   ACC16 (q = p, h = t with fp16 accumulators): half the accumulator registers; the sums are
+//       rounded to fp16 at every MMA instead of once in the epilogue.
 // Weights: f16 B[(tap * k_chunks + chunk) * 16 + k][n], row-major with row length n_pad.
 #define FP16 1
 #extension GL_NV_cooperative_matrix : require
@@ -36,10 +63,20 @@
 #ifndef SUBGROUPS
 #define SUBGROUPS 4  // "w" variants: 8, for more warps in flight with fewer accumulators each
 #endif
+#ifndef RPS
 #if NFRAG <= 4 && SUBGROUPS == 4
 #define RPS 4  // rows (16-pixel A fragments) per subgroup: more reuse of each B fragment
 #else
 #define RPS 2  // fewer rows where many accumulators already fill the registers
+#endif
+#endif
+#ifndef PREFETCH
+#define PREFETCH 0
+#endif
+#if ACC16
+#define ACC_BITS 16
+#else
+#define ACC_BITS 32
 #endif
 #define TH (SUBGROUPS * RPS)
 #define THREADS (32 * SUBGROUPS)
@@ -50,7 +87,9 @@
 // Row strides in shared memory, in uvec4 (8 fp16), padded by one uvec4 so that the 8 rows one
 // fragment load reads at a time fall in different banks (unpadded: 2-way conflicts on A, up to
 // 8-way on B).
+#ifndef PSTR
 #define PSTR 3             // halo pixel: 16 channels + pad
+#endif
 #define WSTR (NP / 8 + 1)  // weight row: NP outputs + pad
 
 layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
@@ -71,6 +110,30 @@ uvec2 load_raw(int y, int x, int c4) {
   return raw_a[(y * p.W + x) * p.cin4_a + c4];
 }
 
+// Staging of one K chunk: item i < HALO_ITEMS is half a halo pixel (8 channels), the rest are
+// weight pieces (8 outputs of one tap and k).
+#define HALO_ITEMS (HH * HW * 2)
+#define W_ITEMS (9 * 16 * NP / 8)
+#define HALO_PER_THREAD ((HALO_ITEMS + THREADS - 1) / THREADS)
+#define W_PER_THREAD ((W_ITEMS + THREADS - 1) / THREADS)
+
+uvec4 fetch_halo(int idx, int chunk, int x0, int y0, int cin4) {
+  int pix = idx >> 1, c4 = chunk * 4 + (idx & 1) * 2;
+  int y = y0 + pix / HW - 1, x = x0 + pix % HW - 1;
+  uvec2 lo = c4 < cin4 ? load_raw(y, x, c4) : uvec2(0);
+  uvec2 hi = c4 + 1 < cin4 ? load_raw(y, x, c4 + 1) : uvec2(0);
+  return uvec4(lo, hi);
+}
+void store_halo(int idx, uvec4 v) { s_in[(idx >> 1) * PSTR + (idx & 1)] = v; }
+uvec4 fetch_w(int idx, int chunk) {
+  int t = idx / (16 * NP / 8), rest = idx % (16 * NP / 8);
+  return wts[(t * p.k_chunks + chunk) * (16 * NP / 8) + rest];
+}
+void store_w(int idx, uvec4 v) {
+  int t = idx / (16 * NP / 8), rest = idx % (16 * NP / 8);
+  s_w[(t * 16 + rest / (NP / 8)) * WSTR + rest % (NP / 8)] = v;
+}
+
 vec4 unpack4(uvec2 u) { return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }
 
 void main() {
@@ -79,24 +142,36 @@ void main() {
   int x0 = int(gl_WorkGroupID.x) * TW, y0 = int(gl_WorkGroupID.y) * TH;
   int cin4 = p.cin4_a + p.cin4_b;
 
-  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[RPS][NFRAG];
+  fcoopmatNV<ACC_BITS, gl_ScopeSubgroup, 16, 16> acc[RPS][NFRAG];
   [[unroll]] for (int r = 0; r < RPS; ++r)
-    [[unroll]] for (int n = 0; n < NFRAG; ++n) acc[r][n] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+    [[unroll]] for (int n = 0; n < NFRAG; ++n) acc[r][n] = fcoopmatNV<ACC_BITS, gl_ScopeSubgroup, 16, 16>(0.0);
 
+#if PREFETCH
+  uvec4 pf_in[HALO_PER_THREAD], pf_w[W_PER_THREAD];
+  [[unroll]] for (int i = 0; i < HALO_PER_THREAD; ++i)
+    if (lid + i * THREADS < HALO_ITEMS) pf_in[i] = fetch_halo(lid + i * THREADS, 0, x0, y0, cin4);
+  [[unroll]] for (int i = 0; i < W_PER_THREAD; ++i)
+    if (lid + i * THREADS < W_ITEMS) pf_w[i] = fetch_w(lid + i * THREADS, 0);
+#endif
   for (int chunk = 0; chunk < p.k_chunks; ++chunk) {
     barrier();
-    for (int idx = lid; idx < HH * HW * 2; idx += THREADS) {
-      int pix = idx >> 1, c4 = chunk * 4 + (idx & 1) * 2;
-      int y = y0 + pix / HW - 1, x = x0 + pix % HW - 1;
-      uvec2 lo = c4 < cin4 ? load_raw(y, x, c4) : uvec2(0);
-      uvec2 hi = c4 + 1 < cin4 ? load_raw(y, x, c4 + 1) : uvec2(0);
-      s_in[pix * PSTR + (idx & 1)] = uvec4(lo, hi);
-    }
-    for (int idx = lid; idx < 9 * 16 * NP / 8; idx += THREADS) {
-      int t = idx / (16 * NP / 8), rest = idx % (16 * NP / 8);
-      s_w[(t * 16 + rest / (NP / 8)) * WSTR + rest % (NP / 8)] = wts[(t * p.k_chunks + chunk) * (16 * NP / 8) + rest];
-    }
+#if PREFETCH
+    [[unroll]] for (int i = 0; i < HALO_PER_THREAD; ++i)
+      if (lid + i * THREADS < HALO_ITEMS) store_halo(lid + i * THREADS, pf_in[i]);
+    [[unroll]] for (int i = 0; i < W_PER_THREAD; ++i)
+      if (lid + i * THREADS < W_ITEMS) store_w(lid + i * THREADS, pf_w[i]);
     barrier();
+    if (chunk + 1 < p.k_chunks) {  // next chunk's loads in flight during this chunk's MMAs
+      [[unroll]] for (int i = 0; i < HALO_PER_THREAD; ++i)
+        if (lid + i * THREADS < HALO_ITEMS) pf_in[i] = fetch_halo(lid + i * THREADS, chunk + 1, x0, y0, cin4);
+      [[unroll]] for (int i = 0; i < W_PER_THREAD; ++i)
+        if (lid + i * THREADS < W_ITEMS) pf_w[i] = fetch_w(lid + i * THREADS, chunk + 1);
+    }
+#else
+    for (int idx = lid; idx < HALO_ITEMS; idx += THREADS) store_halo(idx, fetch_halo(idx, chunk, x0, y0, cin4));
+    for (int idx = lid; idx < W_ITEMS; idx += THREADS) store_w(idx, fetch_w(idx, chunk));
+    barrier();
+#endif
     [[unroll]] for (int t = 0; t < 9; ++t) {
       const int dy = t / 3, dx = t % 3;
       fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[RPS];
