@@ -1,5 +1,7 @@
 #include "denoise/image_view.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/half.h"
 
@@ -36,6 +38,16 @@ void ImageView::load3(int x, int y, float rgb[3]) const {
   } else {
     for (int c = 0; c < 3; ++c) rgb[c] = load(x, y, c);
   }
+}
+
+ImageView image_view(Image& image) {
+  ImageView v;
+  v.data = image.pixels.data();
+  v.width = image.width;
+  v.height = image.height;
+  v.channels = std::min(image.channels, 3);
+  v.pixel_stride = size_t(image.channels) * sizeof(float);
+  return v;
 }
 
 void ImageView::validate(const std::string& what) const {

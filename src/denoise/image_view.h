@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "formats/image.h"
+
 namespace vx::denoise {
 
 enum class PixelType { f32, f16 };
@@ -33,5 +35,8 @@ struct ImageView {
   // channels with no stride, strides too small for the pixels).
   void validate(const std::string& what) const;
 };
+
+// A view of the first (up to) three channels of a host image; extra channels (alpha) are skipped.
+ImageView image_view(Image& image);
 
 }  // namespace vx::denoise

@@ -9,15 +9,7 @@
 
 namespace vx::test {
 
-inline denoise::ImageView view_of(Image& image) {
-  denoise::ImageView v;
-  v.data = image.pixels.data();
-  v.width = image.width;
-  v.height = image.height;
-  v.channels = std::min(image.channels, 3);
-  v.pixel_stride = size_t(image.channels) * sizeof(float);
-  return v;
-}
+inline denoise::ImageView view_of(Image& image) { return denoise::image_view(image); }
 
 inline std::vector<std::byte> random_weights_blob(UNetVariant variant, int input_channels, uint64_t seed = 7) {
   return write_tza(make_random_unet_weights(variant, input_channels, seed));

@@ -29,15 +29,6 @@ bool is_png(const std::string& path) {
   return ext == ".png";
 }
 
-denoise::ImageView view_of(Image& image) {
-  denoise::ImageView v;
-  v.data = image.pixels.data();
-  v.width = image.width;
-  v.height = image.height;
-  v.channels = std::min(image.channels, 3);
-  v.pixel_stride = size_t(image.channels) * sizeof(float);
-  return v;
-}
 
 void print_json(const DenoiseArgs& a, const Image& color, const denoise::Device& device,
                 const denoise::Filter& filter) {
@@ -78,10 +69,10 @@ void run_denoise(const DenoiseArgs& a) {
   Image output(color.width, color.height, 3);
   auto device = denoise::Device::create(a.device, a.threads);
   denoise::Filter filter(device);
-  filter.set_image("color", view_of(color));
-  if (!albedo.empty()) filter.set_image("albedo", view_of(albedo));
-  if (!normal.empty()) filter.set_image("normal", view_of(normal));
-  filter.set_image("output", view_of(output));
+  filter.set_image("color", denoise::image_view(color));
+  if (!albedo.empty()) filter.set_image("albedo", denoise::image_view(albedo));
+  if (!normal.empty()) filter.set_image("normal", denoise::image_view(normal));
+  filter.set_image("output", denoise::image_view(output));
   filter.params().hdr = a.hdr;
   filter.params().srgb = a.srgb;
   filter.params().clean_aux = a.clean_aux;
