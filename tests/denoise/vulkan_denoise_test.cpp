@@ -5,9 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <optional>
+#include <sstream>
 
 #include "backends/vulkan/context.h"
+#include "backends/vulkan/pipeline.h"
 #include "common/test_util.h"
 #include "denoise/denoise_helpers.h"
 #include "denoise/vulkan_device.h"
@@ -266,6 +270,140 @@ TEST(VulkanDenoiseNoDriver, CreateGivesAClearUnsupportedError) {
   }
   // auto falls back to the CPU.
   EXPECT_EQ(denoise::Device::create("auto")->name(), "cpu");
+}
+
+}  // namespace
+}  // namespace vx
+
+namespace vx {
+namespace {
+
+// Creates a context with its pipeline cache in `dir`, builds one pipeline, and returns how many
+// bytes of cache it loaded from disk at creation. Skips (returns -1) without a Vulkan device.
+long cached_context_run(const std::filesystem::path& dir, std::string* path = nullptr) {
+  vk::ContextOptions o;
+  o.pipeline_cache_dir = dir.string();
+  vk::VulkanContext ctx(o);
+  EXPECT_NE(ctx.pipeline_cache(), VK_NULL_HANDLE);
+  vk::KernelLayout layout(ctx);
+  std::string shader;  // any fp32 kernel runs everywhere (coopmat and fp16 ones need features)
+  for (std::string_view name : vk::embedded_shader_names())
+    if (name.find("coopmat") == std::string_view::npos && name.find("fp16") == std::string_view::npos) {
+      shader = std::string(name);
+      break;
+    }
+  vk::ComputePipeline pipeline(ctx, layout, shader);
+  if (path) *path = ctx.pipeline_cache_path();
+  return long(ctx.pipeline_cache_loaded_bytes());
+}
+
+bool have_vulkan(std::string* why) {
+  try {
+    return !vk::VulkanContext::list_devices().empty();
+  } catch (const Error& e) {
+    *why = e.what();
+    return false;
+  }
+}
+
+TEST(VulkanPipelineCache, SecondContextLoadsTheSavedCache) {
+  std::string why;
+  if (!have_vulkan(&why)) GTEST_SKIP() << "no Vulkan device: " << why;
+  const auto dir = test::temp_dir() / "pipelines";
+  std::string path;
+  EXPECT_EQ(cached_context_run(dir, &path), 0);  // nothing on disk yet
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  const auto saved = std::filesystem::file_size(path);
+  EXPECT_GT(saved, 0u);
+  EXPECT_EQ(cached_context_run(dir), long(saved));
+  // No temporary files left behind by the atomic write.
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file();
+  EXPECT_EQ(files, 1);
+}
+
+TEST(VulkanPipelineCache, CorruptOrForeignFileIsIgnored) {
+  std::string why;
+  if (!have_vulkan(&why)) GTEST_SKIP() << "no Vulkan device: " << why;
+  const auto dir = test::temp_dir() / "pipelines_bad";
+  std::string path;
+  cached_context_run(dir, &path);
+  // Garbage of the right size, then a header of another device: both ignored, both rewritten.
+  std::vector<char> data = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }();
+  ASSERT_GE(data.size(), sizeof(VkPipelineCacheHeaderVersionOne));
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << "definitely not a pipeline cache, but long enough to have a header";
+  }
+  EXPECT_EQ(cached_context_run(dir), 0);
+  data[16] ^= 0x5a;  // inside pipelineCacheUUID
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), std::streamsize(data.size()));
+  }
+  EXPECT_EQ(cached_context_run(dir), 0);
+  EXPECT_GT(cached_context_run(dir), 0);  // the last two runs wrote a valid file again
+}
+
+TEST(VulkanPipelineCache, DefaultFolderFollowsXdgCacheHome) {
+  std::string why;
+  if (!have_vulkan(&why)) GTEST_SKIP() << "no Vulkan device: " << why;
+  const auto xdg = test::temp_dir() / "xdg";
+  ScopedEnv env("XDG_CACHE_HOME", xdg.c_str());
+  std::string path;
+  cached_context_run("", &path);
+  EXPECT_EQ(path.rfind((xdg / "volvox" / "pipelines").string(), 0), 0u) << path;
+  EXPECT_TRUE(std::filesystem::exists(path)) << path;
+}
+
+}  // namespace
+}  // namespace vx
+
+namespace vx {
+namespace {
+
+TEST(VulkanDenoiseCli, ProfilePrintsEveryLayerWithKernelAndGpuTime) {
+  std::string why;
+  if (!have_vulkan(&why)) GTEST_SKIP() << "no Vulkan device: " << why;
+  const auto dir = test::temp_dir();
+  DenoiseInputs in = with_channels(smooth_inputs(40, 24, 41), 3);
+  write_image(dir / "c.pfm", in.color);
+  write_tza_file(dir / "w.tza", make_random_unet_weights(UNetVariant::small, 3, 42));
+  const std::string cmd = test::cli_path() + " denoise --weights " + (dir / "w.tza").string() + " --color " +
+                          (dir / "c.pfm").string() + " -o " + (dir / "out.pfm").string() +
+                          " --hdr --device vulkan --precision fp32 --kernel direct --profile 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  // One line per fused conv: name, op, kernel, ms; the small U-Net has 16 convs.
+  int rows = 0;
+  double total_ms = 0;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    char name[64], op[64], kernel[64];
+    double ms = -1;
+    if (std::sscanf(line.c_str(), "%63s %63s %63s %lf", name, op, kernel, &ms) == 4 &&
+        std::string(op) == "vx.FusedConv") {
+      ++rows;
+      EXPECT_STREQ(kernel, "direct") << line;
+      EXPECT_GE(ms, 0.0) << line;
+      total_ms += ms;
+    }
+  }
+  EXPECT_EQ(rows, 16) << out;
+  EXPECT_GT(total_ms, 0.0) << out;
+  EXPECT_NE(out.find("on vulkan:"), std::string::npos) << out;
+  // The same denoising through the library on the CPU.
+  const Image cli = read_image(dir / "out.pfm");
+  const Image cpu = test::denoise_cpu(in, write_tza(make_random_unet_weights(UNetVariant::small, 3, 42)), true);
+  EXPECT_LE(max_rel_diff(cpu, cli), kFp32Tolerance);
 }
 
 }  // namespace
