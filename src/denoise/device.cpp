@@ -2,6 +2,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "denoise/filter.h"
+#include "denoise/vulkan_device.h"
 
 namespace vx::denoise {
 
@@ -13,16 +14,18 @@ class CpuDevice final : public Device {
     if (threads > 0 && ThreadPool::global().size() != threads) ThreadPool::set_global_threads(threads);
   }
   std::string name() const override { return "cpu"; }
-  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision) override {
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
+                                            const std::string& kernels) override {
     VX_CHECK(precision != Precision::fp16, Unsupported,
              "fp16 is supported on the vulkan device only; the cpu device computes in fp32");
+    VX_CHECK(kernels.empty() || kernels == "auto", Unsupported, "kernel choice '", kernels,
+             "' is for the vulkan device; the cpu device picks its kernels itself (use auto)");
     return make_cpu_network(std::move(unet_graph));
   }
 };
 
 }  // namespace
 
-std::shared_ptr<Device> make_vulkan_device(const std::string& kind);  // vulkan_device.cpp; nullptr = none
 
 std::shared_ptr<Device> Device::create(const std::string& kind, int threads) {
   if (kind == "cpu") return std::make_shared<CpuDevice>(threads);

@@ -50,6 +50,8 @@ struct Filter::Committed {
   UNetSpec spec;
   std::unique_ptr<TileNetwork> network;
   TileLayout layout;
+  Precision precision = Precision::automatic;  // what the network was made with
+  std::string kernels;
 };
 
 Filter::Filter(std::shared_ptr<Device> device) : device_(std::move(device)) {
@@ -114,12 +116,16 @@ void Filter::commit() {
            "inputScale must be positive");
   VX_CHECK(!(params_.hdr && params_.srgb), InvalidArgument, "hdr and srgb cannot both be set");
 
+  if (committed_ && (committed_->precision != params_.precision || committed_->kernels != params_.kernels))
+    committed_.reset();  // the network depends on them
   if (!committed_) {
     auto c = std::make_unique<Committed>();
     TzaFile tza;
     VX_WITH_CONTEXT(cat("weights ", weights_origin_), tza = parse_tza(weights_));
     VX_WITH_CONTEXT(cat("weights ", weights_origin_), c->spec = detect_unet_spec(tza));
-    c->network = device_->make_network(build_unet_graph(c->spec, tza), params_.precision);
+    c->network = device_->make_network(build_unet_graph(c->spec, tza), params_.precision, params_.kernels);
+    c->precision = params_.precision;
+    c->kernels = params_.kernels;
     committed_ = std::move(c);
   }
   const int ic = committed_->spec.input_channels;

@@ -30,6 +30,9 @@ struct FilterParams {
   int max_memory_mb = -1;   // -1: no limit beyond max_tile_size
   int max_tile_size = 0;    // largest tile side in pixels; 0 = chosen from max_memory_mb (or untiled)
   Precision precision = Precision::automatic;
+  // Conv kernel choice for the vulkan device: "auto", a variant for every layer ("direct", "tiled",
+  // "coopmat"), optionally with per-layer overrides ("auto,dec_conv0=direct"). The cpu takes "auto".
+  std::string kernels = "auto";
 };
 
 // Returns false to cancel; progress goes from 0 to 1.
@@ -91,7 +94,12 @@ class Device {
   static std::shared_ptr<Device> create(const std::string& kind, int threads = 0);
   virtual ~Device() = default;
   virtual std::string name() const = 0;
-  virtual std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision) = 0;
+  // `kernels`: FilterParams::kernels.
+  virtual std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
+                                                    const std::string& kernels) = 0;
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision) {
+    return make_network(std::move(unet_graph), precision, "auto");
+  }
 };
 
 }  // namespace vx::denoise

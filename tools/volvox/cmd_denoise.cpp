@@ -19,7 +19,7 @@ struct DenoiseArgs {
   std::string weights, color, albedo, normal, output;
   bool hdr = false, srgb = false, clean_aux = false, json = false, profile = false;
   float input_scale = NAN;
-  std::string device = "auto", precision = "auto", quality = "high";
+  std::string device = "auto", precision = "auto", quality = "high", kernels = "auto";
   int max_tile = 0, max_memory_mb = -1, threads = 0, repeat = 1;
 };
 
@@ -82,6 +82,7 @@ void run_denoise(const DenoiseArgs& a) {
   filter.params().precision = a.precision == "fp32"   ? denoise::Precision::fp32
                               : a.precision == "fp16" ? denoise::Precision::fp16
                                                       : denoise::Precision::automatic;
+  filter.params().kernels = a.kernels;
   filter.set_profiling(a.profile);
   filter.set_weights_file(weights_path);
   const bool bar = !a.json && isatty(STDERR_FILENO);
@@ -130,6 +131,10 @@ void setup(CLI::App& app) {
   cmd->add_option("--input-scale", args->input_scale, "scale applied to color (default: autoexposure for HDR)");
   cmd->add_option("--device", args->device, "cpu, vulkan, vulkan:N or auto")->capture_default_str();
   cmd->add_option("--precision", args->precision, "fp32, fp16 or auto")->check(CLI::IsMember({"fp32", "fp16", "auto"}));
+  cmd->add_option("--kernel", args->kernels,
+                  "vulkan conv kernels: auto, direct, tiled or coopmat, then optional LAYER=VARIANT overrides "
+                  "(e.g. auto,dec_conv0=direct)")
+      ->capture_default_str();
   cmd->add_option("--quality", args->quality, "fast, balanced or high (weights choice)")
       ->check(CLI::IsMember({"fast", "balanced", "high"}));
   cmd->add_option("--max-tile", args->max_tile, "largest tile side in pixels (0: untiled)");

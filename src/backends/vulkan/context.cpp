@@ -1,7 +1,13 @@
 #include "backends/vulkan/context.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 
 namespace vx::vk {
@@ -350,6 +356,7 @@ VulkanContext::VulkanContext(const ContextOptions& options) {
     VX_VK_CHECK(vkCreateDevice(physical_, &dci, nullptr, &device_));
     track_created(ObjectKind::Device);
     vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+    create_pipeline_cache(options.pipeline_cache_dir);
   } catch (...) {
     release();
     throw;
@@ -358,7 +365,92 @@ VulkanContext::VulkanContext(const ContextOptions& options) {
 
 VulkanContext::~VulkanContext() { release(); }
 
+namespace {
+
+std::filesystem::path default_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "volvox" / "pipelines";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::filesystem::path(home) / ".cache" / "volvox" / "pipelines";
+  return {};
+}
+
+std::vector<char> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Whether `data` is a pipeline cache this device wrote: the version-one header names the vendor,
+// device and pipelineCacheUUID (drivers also check, but some crash on foreign data).
+bool cache_matches(const std::vector<char>& data, const VkPhysicalDeviceProperties& p) {
+  VkPipelineCacheHeaderVersionOne header;
+  if (data.size() < sizeof header) return false;
+  std::memcpy(&header, data.data(), sizeof header);
+  return header.headerSize >= sizeof header && header.headerSize <= data.size() &&
+         header.headerVersion == VK_PIPELINE_CACHE_HEADER_VERSION_ONE && header.vendorID == p.vendorID &&
+         header.deviceID == p.deviceID && std::memcmp(header.pipelineCacheUUID, p.pipelineCacheUUID, VK_UUID_SIZE) == 0;
+}
+
+}  // namespace
+
+void VulkanContext::create_pipeline_cache(const std::string& dir) {
+  std::vector<char> initial;
+  if (dir != "none") {
+    const std::filesystem::path folder = dir.empty() ? default_cache_dir() : std::filesystem::path(dir);
+    if (!folder.empty()) {
+      std::string uuid;
+      for (uint8_t b : properties_.pipelineCacheUUID) uuid += cat("0123456789abcdef"[b >> 4], "0123456789abcdef"[b & 15]);
+      pipeline_cache_path_ = (folder / cat(uuid, "-", properties_.driverVersion, ".bin")).string();
+      initial = read_file(pipeline_cache_path_);
+      if (!cache_matches(initial, properties_)) initial.clear();  // stale or corrupt: start empty
+    }
+  }
+  VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  ci.initialDataSize = initial.size();
+  ci.pInitialData = initial.empty() ? nullptr : initial.data();
+  if (vkCreatePipelineCache(device_, &ci, nullptr, &pipeline_cache_) != VK_SUCCESS) {
+    // The driver rejected the data: an empty cache instead.
+    initial.clear();
+    ci.initialDataSize = 0;
+    ci.pInitialData = nullptr;
+    VX_VK_CHECK(vkCreatePipelineCache(device_, &ci, nullptr, &pipeline_cache_));
+  }
+  pipeline_cache_loaded_bytes_ = initial.size();
+}
+
+void VulkanContext::save_pipeline_cache() const {
+  if (!pipeline_cache_ || pipeline_cache_path_.empty()) return;
+  size_t size = 0;
+  if (vkGetPipelineCacheData(device_, pipeline_cache_, &size, nullptr) != VK_SUCCESS || size == 0) return;
+  std::vector<char> data(size);
+  if (vkGetPipelineCacheData(device_, pipeline_cache_, &size, data.data()) != VK_SUCCESS) return;
+  data.resize(size);
+  std::error_code ec;
+  const std::filesystem::path path(pipeline_cache_path_);
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return;
+  // Write a private temporary file, then rename over the old one: readers never see half a file.
+  const std::filesystem::path tmp = path.string() + cat(".tmp", ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    out.write(data.data(), std::streamsize(data.size()));
+    if (!out.good()) {
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
 void VulkanContext::release() {
+  if (pipeline_cache_) {
+    save_pipeline_cache();
+    vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
+    pipeline_cache_ = VK_NULL_HANDLE;
+  }
   if (device_) {
     vkDeviceWaitIdle(device_);
     vkDestroyDevice(device_, nullptr);

@@ -53,6 +53,9 @@ struct DeviceInfo {
 struct ContextOptions {
   int device_index = -1;      // -1: the first discrete GPU, else the first device
   bool validation = false;    // enable VK_LAYER_KHRONOS_validation when installed and record messages
+  // Folder of the on-disk pipeline cache: "" = $XDG_CACHE_HOME/volvox/pipelines (or
+  // ~/.cache/volvox/pipelines), "none" = no disk cache (an in-memory VkPipelineCache is still used).
+  std::string pipeline_cache_dir;
 };
 
 // "vulkan" -> -1 (automatic), "vulkan:N" -> N; throws InvalidArgument for anything else.
@@ -83,11 +86,21 @@ class VulkanContext {
 
   // Validation messages of severity warning or error recorded since creation (tests fail on any).
   std::vector<std::string> validation_messages() const;
+  // The VkPipelineCache every pipeline of this context is created with (loaded from disk when a
+  // matching file exists, written back atomically by save_pipeline_cache() and at destruction).
+  VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
+  // Bytes of pipeline-cache data accepted from disk at creation (0: none, or ignored as invalid).
+  size_t pipeline_cache_loaded_bytes() const { return pipeline_cache_loaded_bytes_; }
+  // The cache file ("" when the disk cache is off); one per device UUID and driver version.
+  const std::string& pipeline_cache_path() const { return pipeline_cache_path_; }
+  // Writes the cache file (temporary file + rename); failures are ignored (a cache is optional).
+  void save_pipeline_cache() const;
   // Submits one command buffer and waits on `fence` (reset before return); maps errors to vx::Error.
   void submit_and_wait(VkCommandBuffer cmd, VkFence fence) const;
 
  private:
   void release();
+  void create_pipeline_cache(const std::string& dir);
   static void create_instance(bool validation, VkInstance* instance, bool* validation_on);
   static DeviceInfo query_device(VkInstance instance, VkPhysicalDevice device, int index);
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
@@ -100,6 +113,9 @@ class VulkanContext {
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
+  VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
+  size_t pipeline_cache_loaded_bytes_ = 0;
+  std::string pipeline_cache_path_;
   VkPhysicalDeviceProperties properties_{};
   VkPhysicalDeviceMemoryProperties memory_properties_{};
   DeviceInfo info_;

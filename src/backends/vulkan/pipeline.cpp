@@ -63,7 +63,7 @@ ComputePipeline::ComputePipeline(const VulkanContext& ctx, const KernelLayout& l
     pci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
     pci.layout = layout.pipeline_layout();
     VX_WITH_CONTEXT(cat("creating the pipeline for shader '", shader, "'"),
-                    VX_VK_CHECK(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pci, nullptr, &pipeline_)));
+                    VX_VK_CHECK(vkCreateComputePipelines(device_, ctx.pipeline_cache(), 1, &pci, nullptr, &pipeline_)));
     track_created(ObjectKind::Pipeline);
   } catch (...) {
     release();
