@@ -14,8 +14,9 @@ namespace vx::conformance {
 namespace {
 
 // Just under what the suite reaches (see the report); raise them as kernels are added. With Conv,
-// Concat and Relu merged: 947 of 1,072 cases pass (88.3% of all cases, 95.6% of the 991 run); the
-// 44 failures are ops without a kernel (RNN / GRU / LSTM, GridSample, DFT / STFT, Unique, ...).
+// Concat and Relu merged and ConvInteger added: 950 of 1,072 cases pass (88.6% of all cases, 95.9%
+// of the 991 run); the 41 failures are ops without a kernel (RNN / GRU / LSTM, GridSample, DFT /
+// STFT, Unique, ...).
 constexpr double kMinPassRate = 0.95;       // of the cases run (not excluded)
 constexpr double kMinPassRateOfAll = 0.88;  // of all cases, excluded ones included
 constexpr double kCaseTimeLimitS = 60;
