@@ -14,12 +14,11 @@ namespace vx::conformance {
 namespace {
 
 // Just under what the suite reaches (see the report); raise them as kernels are added. With Conv,
-// Concat and Relu merged and ConvInteger, QLinearConv, Unique, RNN, GRU, LSTM and GridSample added:
-// 976 of 1,072 cases pass (91.0% of all cases, 98.5% of the 991 run, every one on the planned
-// executor); the 15 failures are ops without a kernel (DFT / STFT, TfIdfVectorizer, RoiAlign,
-// MelWeightMatrix).
-constexpr double kMinPassRate = 0.98;       // of the cases run (not excluded)
-constexpr double kMinPassRateOfAll = 0.90;  // of all cases, excluded ones included
+// Concat and Relu merged and ConvInteger, QLinearConv, Unique, RNN, GRU, LSTM, GridSample, DFT,
+// STFT and TfIdfVectorizer added: 988 of 1,072 cases pass (92.2% of all cases, 99.7% of the 991
+// run, every one on the planned executor); the 3 failures are RoiAlign and MelWeightMatrix.
+constexpr double kMinPassRate = 0.99;       // of the cases run (not excluded)
+constexpr double kMinPassRateOfAll = 0.92;  // of all cases, excluded ones included
 constexpr double kCaseTimeLimitS = 60;
 
 std::filesystem::path data_root() {
