@@ -15,8 +15,8 @@ namespace {
 
 // Just under what the suite reaches (see the report); raise them as kernels are added. With Conv,
 // Concat and Relu merged and ConvInteger, QLinearConv, Unique, RNN, GRU, LSTM, GridSample, DFT,
-// STFT and TfIdfVectorizer added: 988 of 1,072 cases pass (92.2% of all cases, 99.7% of the 991
-// run, every one on the planned executor); the 3 failures are RoiAlign and MelWeightMatrix.
+// STFT, TfIdfVectorizer and RoiAlign added: 990 of 1,072 cases pass (92.4% of all cases, 99.9% of
+// the 991 run, every one on the planned executor); the one failure is MelWeightMatrix (no kernel).
 constexpr double kMinPassRate = 0.99;       // of the cases run (not excluded)
 constexpr double kMinPassRateOfAll = 0.92;  // of all cases, excluded ones included
 constexpr double kCaseTimeLimitS = 60;
