@@ -4,9 +4,13 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 #include "common/test_util.h"
 #include "core/graph.h"
+#include "formats/npy.h"
 #include "formats/onnx_import.h"
 #include "formats/onnx_summary.h"
 #include "passes/fold_constants.h"
@@ -209,7 +213,9 @@ TEST(ModelRunner, FallsBackToEagerWhenPlanningFails) {
   EXPECT_LE(test::max_abs_diff(out[0], run_graph_eager(g, {x})[0]), 1e-5);
 }
 
-TEST(OnnxSummary, ListsOpsetsIoOpsParametersAndUnsupportedNodes) {
+// x [batch, 3, 8, 8] -> Conv (4 filters, 3x3, pads 1, no bias) -> Relu -> y; with `odd`, a node
+// of an op no kernel implements between the Relu and y.
+std::string tiny_conv_model(bool odd_node) {
   onnx::ModelProto model;
   model.set_ir_version(8);
   auto* opset = model.add_opset_import();
@@ -250,12 +256,20 @@ TEST(OnnxSummary, ListsOpsetsIoOpsParametersAndUnsupportedNodes) {
   relu->set_name("relu");
   relu->add_input("c");
   relu->add_output("r");
+  if (!odd_node) {
+    relu->set_output(0, "y");
+    return model.SerializeAsString();
+  }
   auto* odd = graph->add_node();
   odd->set_op_type("FrobnicateTensor");
   odd->set_name("odd");
   odd->add_input("r");
   odd->add_output("y");
-  const std::string bytes = model.SerializeAsString();
+  return model.SerializeAsString();
+}
+
+TEST(OnnxSummary, ListsOpsetsIoOpsParametersAndUnsupportedNodes) {
+  const std::string bytes = tiny_conv_model(true);
   OnnxImportOptions options;
   options.check_support = false;
   OnnxModelSummary s = summarize_onnx(import_onnx_buffer(bytes.data(), bytes.size(), {}, options));
@@ -278,6 +292,37 @@ TEST(OnnxSummary, ListsOpsetsIoOpsParametersAndUnsupportedNodes) {
   EXPECT_NE(text.find("ai.onnx 13"), std::string::npos) << text;
   EXPECT_NE(text.find("[batch, 3, 8, 8]"), std::string::npos) << text;
   EXPECT_NE(text.find("odd (FrobnicateTensor)"), std::string::npos) << text;
+}
+
+// The CLI end to end on a model file: inspect, run --profile (planned) and bench --json.
+TEST(OnnxCli, InspectRunProfileAndBench) {
+  const std::filesystem::path dir = test::temp_dir();
+  std::ofstream(dir / "m.onnx", std::ios::binary) << tiny_conv_model(false);
+  const Tensor x = test::random_tensor({1, 3, 8, 8}, 7);
+  write_npy(dir / "x.npy", x);
+  auto run = [&](const std::string& args, const std::string& log) {
+    const std::string cmd = test::cli_path() + " " + args + " > " + (dir / log).string() + " 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(dir / log);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string model = (dir / "m.onnx").string();
+  std::string text = run("inspect " + model, "inspect.txt");
+  EXPECT_NE(text.find("ai.onnx 13"), std::string::npos) << text;
+  EXPECT_NE(text.find("[batch, 3, 8, 8]"), std::string::npos) << text;
+  EXPECT_NE(text.find("parameters:  108"), std::string::npos) << text;
+  EXPECT_NE(text.find("unsupported nodes: 0"), std::string::npos) << text;
+
+  text = run("run " + model + " -i x=" + (dir / "x.npy").string() + " -o " + dir.string() + " --profile", "run.txt");
+  EXPECT_NE(text.find("vx.FusedConv"), std::string::npos) << text;  // planned, Conv+Relu fused
+  EXPECT_EQ(text.find("eager"), std::string::npos) << text;
+  const Tensor y = read_npy(dir / "y.npy");
+  Graph g = import_onnx(dir / "m.onnx");
+  EXPECT_LE(test::max_abs_diff(y, run_graph_eager(g, {x})[0]), 1e-5);
+
+  text = run("bench " + model + " --shape x=1x3x8x8 --runs 3 --json", "bench.txt");
+  EXPECT_NE(text.find("\"median_ms\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"engine\":\"planned\""), std::string::npos) << text;
 }
 
 }  // namespace
