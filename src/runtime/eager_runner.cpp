@@ -82,7 +82,9 @@ std::vector<Tensor> run_graph_eager(const Graph& graph, const std::vector<Tensor
     VX_CHECK(kernel != nullptr, Unsupported, "node '", node.name, "' (", node.op, ") has no CPU kernel");
     EagerContext ctx(graph, node, values);
     try {
-      kernel->run(ctx);
+      // Factory kernels (the oneDNN ones) are instantiated per node here: eager runs are one-offs.
+      if (kernel->create) kernel->create(node, graph)(ctx);
+      else kernel->run(ctx);
     } catch (const Error& e) {
       throw e.with_context(cat("node '", node.name, "' (", node.op, ")"));
     }

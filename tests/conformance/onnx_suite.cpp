@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "formats/onnx_import.h"
 #include "runtime/eager_runner.h"
+#include "runtime/model_runner.h"
 
 namespace vx::conformance {
 namespace {
@@ -77,9 +78,15 @@ std::string compare(const Tensor& expected, const Tensor& actual, const std::str
   return {};
 }
 
-// Runs one case; throws vx::Error or returns a failure reason (empty on success).
-std::string run_case(const std::filesystem::path& dir) {
+// Runs one case; throws vx::Error or returns a failure reason (empty on success). `planned` tells
+// whether every data set ran on the planned executor (not the eager fallback).
+std::string run_case(const std::filesystem::path& dir, Engine engine, bool* planned) {
   Graph graph = import_onnx(dir / "model.onnx");
+  ModelRunnerOptions runner_options;
+  runner_options.planned = engine == Engine::planned;
+  runner_options.optimize = engine == Engine::planned;
+  ModelRunner runner(graph, runner_options);
+  *planned = engine == Engine::planned;
   std::vector<std::filesystem::path> sets;
   for (const auto& entry : std::filesystem::directory_iterator(dir))
     if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
@@ -91,7 +98,8 @@ std::string run_case(const std::filesystem::path& dir) {
     for (const auto& f : numbered_files(set, "input_")) inputs.push_back(read_onnx_tensor_file(f));
     std::vector<Tensor> expected;
     for (const auto& f : numbered_files(set, "output_")) expected.push_back(read_onnx_tensor_file(f));
-    std::vector<Tensor> outputs = run_graph_eager(graph, inputs);
+    std::vector<Tensor> outputs = runner.run(inputs);
+    if (!runner.last_run_planned()) *planned = false;
     if (outputs.size() != expected.size())
       return cat(set.filename().string(), ": ", outputs.size(), " outputs, expected ", expected.size());
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -130,7 +138,7 @@ std::vector<Exclusion> read_exclusions(const std::filesystem::path& file) {
 }
 
 std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::vector<Exclusion>& excluded,
-                                  double time_limit_s, const std::string& filter) {
+                                  double time_limit_s, const std::string& filter, Engine engine) {
   std::vector<CaseResult> results;
   for (const char* suite : {"node", "pytorch-converted", "pytorch-operator", "simple"}) {
     std::filesystem::path suite_dir = root / suite;
@@ -162,9 +170,10 @@ std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::
       // A worker thread so that a runaway case can be abandoned at the time limit.
       auto promise = std::make_shared<std::promise<std::string>>();
       std::future<std::string> future = promise->get_future();
-      std::thread([promise, dir] {
+      auto planned = std::make_shared<bool>(false);
+      std::thread([promise, dir, engine, planned] {
         try {
-          promise->set_value(run_case(dir));
+          promise->set_value(run_case(dir, engine, planned.get()));
         } catch (const Error& e) {
           promise->set_value(cat(error_code_name(e.code()), ": ", e.what()));
         } catch (const std::exception& e) {
@@ -176,6 +185,7 @@ std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::
       } else {
         r.reason = one_line(future.get());
         r.status = r.reason.empty() ? Status::passed : Status::failed;
+        r.planned = *planned;
       }
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       results.push_back(r);
@@ -191,15 +201,17 @@ void write_report(const std::vector<CaseResult>& results, const std::filesystem:
     int passed = 0, failed = 0, excluded = 0;
   };
   std::map<std::string, OpCount> per_op;
+  int planned_passes = 0;
   nlohmann::json cases = nlohmann::json::array();
   for (const CaseResult& r : results) {
     ++totals[r.status];
+    if (r.status == Status::passed && r.planned) ++planned_passes;
     for (const auto& op : r.ops) {
       OpCount& c = per_op[op];
       (r.status == Status::passed ? c.passed : r.status == Status::failed ? c.failed : c.excluded)++;
     }
     cases.push_back({{"suite", r.suite}, {"name", r.name}, {"status", status_name(r.status)}, {"reason", r.reason},
-                     {"ops", r.ops}, {"seconds", r.seconds}});
+                     {"ops", r.ops}, {"seconds", r.seconds}, {"planned", r.planned}});
   }
   const int passed = totals[Status::passed], failed = totals[Status::failed], excluded = totals[Status::excluded];
   const int total = passed + failed + excluded;
@@ -216,7 +228,8 @@ void write_report(const std::vector<CaseResult>& results, const std::filesystem:
                              {"failed", failed},
                              {"excluded", excluded},
                              {"pass_rate_of_run", rate_run},
-                             {"pass_rate_of_all", rate_all}}},
+                             {"pass_rate_of_all", rate_all},
+                             {"passed_planned", planned_passes}}},
                            {"ops", ops},
                            {"cases", cases}};
   std::ofstream(dir / "report.json") << report.dump(2) << "\n";
@@ -226,7 +239,8 @@ void write_report(const std::vector<CaseResult>& results, const std::filesystem:
   md << "Cases: " << total << " | passed: " << passed << " | failed: " << failed << " | excluded: " << excluded
      << "\n\nPass rate: " << std::round(rate_run * 1000) / 10 << "% of the cases run, "
      << std::round(rate_all * 1000) / 10 << "% of all cases. Tolerance: rtol = atol = " << kTolerance
-     << " for floats, exact for integers and bools.\n\n";
+     << " for floats, exact for integers and bools.\n\nOf the passed cases, " << planned_passes
+     << " ran on the planned executor, the rest on the eager fallback.\n\n";
   md << "## Per op\n\n| op | passed | failed | excluded |\n|---|---:|---:|---:|\n";
   for (const auto& [op, c] : per_op) md << "| " << op << " | " << c.passed << " | " << c.failed << " | " << c.excluded << " |\n";
   md << "\n## Failed cases\n\n| suite | case | reason |\n|---|---|---|\n";

@@ -17,7 +17,12 @@ struct CaseResult {
   Status status = Status::failed;
   std::string reason;  // failure or exclusion reason
   double seconds = 0;
+  bool planned = false;  // ran on the planned executor, not the eager fallback
 };
+
+// Planned: ModelRunner (optimize_onnx, planned executor, eager fallback when planning fails).
+// Eager: the eager runner on the graph as imported.
+enum class Engine { planned, eager };
 
 struct Exclusion {
   std::string pattern;  // a case name, or a prefix ending in '*'
@@ -31,7 +36,8 @@ std::vector<Exclusion> read_exclusions(const std::filesystem::path& file);
 // `time_limit_s` count as failed (they are abandoned, not waited for). `filter`: substring of
 // case names to run (empty: all).
 std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::vector<Exclusion>& excluded,
-                                  double time_limit_s, const std::string& filter = "");
+                                  double time_limit_s, const std::string& filter = "",
+                                  Engine engine = Engine::planned);
 
 // Writes report.json and report.md into `dir`.
 void write_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir);

@@ -1,5 +1,6 @@
 // `volvox inspect FILE`: what a model file holds. Dispatches on the extension; .tza prints the
-// detected U-Net spec and the tensor table. A file that cannot be read or fits no spec is an error
+// detected U-Net spec and the tensor table; .onnx prints opsets, inputs / outputs, the op
+// histogram, the parameter count and the nodes no CPU kernel supports. A file that cannot be read or fits no spec is an error
 // (one line, exit status 1, from main).
 #include <algorithm>
 #include <cctype>
@@ -12,6 +13,7 @@
 #include "command.h"
 #include "core/error.h"
 #include "denoise/unet_spec.h"
+#include "formats/onnx_summary.h"
 #include "formats/tza.h"
 
 namespace vx::cli {
@@ -52,10 +54,15 @@ void inspect_tza(const std::filesystem::path& path) {
                 t.layout.c_str(), std::string(dtype_name(t.data.dtype())).c_str());
 }
 
-// One inspector per file extension (lower case, with the dot). ONNX models join here later.
+void inspect_onnx(const std::filesystem::path& path) {
+  std::printf("file:        %s\n%s", path.string().c_str(), format_onnx_summary(summarize_onnx_file(path)).c_str());
+}
+
+// One inspector per file extension (lower case, with the dot).
 const std::map<std::string, std::function<void(const std::filesystem::path&)>>& inspectors() {
   static const std::map<std::string, std::function<void(const std::filesystem::path&)>> table{
       {".tza", inspect_tza},
+      {".onnx", inspect_onnx},
   };
   return table;
 }
@@ -66,12 +73,11 @@ void inspect(const std::string& file) {
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   auto it = inspectors().find(ext);
   if (it != inspectors().end()) return it->second(path);
-  VX_CHECK(ext != ".onnx", Unsupported, "inspect: ", file, ": .onnx files are not supported yet");
-  fail(ErrorCode::InvalidArgument, cat("inspect: ", file, ": unknown file type '", ext, "' (expected .tza)"));
+  fail(ErrorCode::InvalidArgument, cat("inspect: ", file, ": unknown file type '", ext, "' (expected .tza or .onnx)"));
 }
 
 void setup(CLI::App& app) {
-  auto* cmd = app.add_subcommand("inspect", "Describe a model file (.tza: U-Net variant, tensors, size)");
+  auto* cmd = app.add_subcommand("inspect", "Describe a model file (.tza: U-Net variant, tensors, size; .onnx: opsets, I/O, ops, support)");
   auto file = std::make_shared<std::string>();
   cmd->add_option("file", *file, "the model file")->required();
   cmd->callback([file] { inspect(*file); });

@@ -1,5 +1,7 @@
 // `volvox run model.onnx --input NAME=FILE.npy ... [--output-dir D] [--device cpu] [--precision fp32]`:
-// imports an ONNX model, runs it on the CPU and writes each output as NAME.npy, printing its shape.
+// imports an ONNX model, runs it on the CPU (planned executor, eager fallback: runtime/model_runner.h)
+// and writes each output as NAME.npy, printing its shape. --profile prints per-node times and
+// kernel variants.
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -12,7 +14,7 @@
 #include "core/error.h"
 #include "formats/npy.h"
 #include "formats/onnx_import.h"
-#include "runtime/eager_runner.h"
+#include "runtime/model_runner.h"
 
 namespace vx::cli {
 namespace {
@@ -23,6 +25,8 @@ struct RunOptions {
   std::string output_dir = ".";
   std::string device = "cpu";
   std::string precision = "fp32";
+  bool profile = false;
+  bool eager = false;
 };
 
 // Output names may hold characters that are not safe in file names ("/" in exported graphs).
@@ -58,15 +62,23 @@ void run_command(const RunOptions& opt) {
   }
   VX_CHECK(given.empty(), InvalidArgument, "the model has no input named '", given.begin()->first, "'");
 
-  std::vector<Tensor> outputs = run_graph_eager(graph, inputs);
+  ModelRunnerOptions runner_options;
+  runner_options.planned = !opt.eager;
+  ModelRunner runner(std::move(graph), runner_options);
+  Profile profile;
+  std::vector<Tensor> outputs = runner.run(inputs, opt.profile ? &profile : nullptr);
+  if (!runner.last_run_planned())
+    std::fprintf(stderr, "note: ran on the eager runner (%s)\n", runner.fallback_reason().c_str());
+  const Graph& ran = runner.graph();
   std::filesystem::create_directories(opt.output_dir);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string& name = graph.value(graph.outputs[i]).name;
+    const std::string& name = ran.value(ran.outputs[i]).name;
     std::filesystem::path file = std::filesystem::path(opt.output_dir) / (file_safe(name) + ".npy");
     write_npy(file, outputs[i]);
     std::printf("%s: %s %s -> %s\n", name.c_str(), std::string(dtype_name(outputs[i].dtype())).c_str(),
                 outputs[i].shape().str().c_str(), file.string().c_str());
   }
+  if (opt.profile) std::printf("\n%s", profile.str().c_str());
 }
 
 void setup(CLI::App& app) {
@@ -77,6 +89,8 @@ void setup(CLI::App& app) {
   cmd->add_option("--output-dir,-o", opt->output_dir, "folder for NAME.npy per output (default: .)");
   cmd->add_option("--device", opt->device, "cpu (default)");
   cmd->add_option("--precision", opt->precision, "fp32 (default)");
+  cmd->add_flag("--profile", opt->profile, "print per-node milliseconds and kernel variants");
+  cmd->add_flag("--eager", opt->eager, "skip planning: run node by node on the eager runner");
   cmd->callback([opt] { run_command(*opt); });
 }
 

@@ -1,0 +1,386 @@
+// Shape functions for the common ONNX ops (elementwise with broadcasting, unary, MatMul, Gemm,
+// Transpose, Reshape / Unsqueeze / Squeeze with constant operands, Flatten, Softmax, pooling,
+// normalisations, Gather, Cast, reductions) so that typical CNNs and transformers are planned with
+// every activation in the arena. Conv, MaxPool, Concat, Relu and Resize live in shape_inference.cpp.
+// A shape that depends on data computed at run time returns false: the executor allocates it then.
+#include <algorithm>
+#include <optional>
+
+#include "core/error.h"
+#include "formats/onnx_import.h"
+#include "passes/shape_inference.h"
+#include "passes/window_geometry.h"
+
+namespace vx {
+namespace {
+
+std::string what(const Node& node) { return "node '" + node.name + "' (" + node.op + ")"; }
+
+const Value& in(const Node& node, const Graph& graph, size_t i) {
+  VX_CHECK(node.input(i) != kNoValue, InvalidArgument, what(node), " lacks input ", i);
+  return graph.value(node.input(i));
+}
+
+void set_out(const Node& node, Graph& graph, size_t i, Shape shape, DType dtype) {
+  if (i >= node.outputs.size() || node.outputs[i] == kNoValue) return;
+  Value& v = graph.value(node.outputs[i]);
+  v.shape = std::move(shape);
+  v.dtype = dtype;
+}
+
+int64_t normalized_axis(const Node& node, int64_t axis, int64_t rank) {
+  VX_CHECK(axis >= -rank && axis < rank, InvalidArgument, what(node), ": axis ", axis, " is out of range for rank ",
+           rank);
+  return axis < 0 ? axis + rank : axis;
+}
+
+// The integer values of a constant input (nullopt when it is absent or computed at run time).
+std::optional<std::vector<int64_t>> constant_ints(const Node& node, const Graph& graph, size_t i) {
+  if (node.input(i) == kNoValue || !graph.value(node.input(i)).is_constant()) return std::nullopt;
+  const Tensor& t = graph.value(node.input(i)).constant;
+  std::vector<int64_t> v(size_t(t.numel()));
+  for (int64_t k = 0; k < t.numel(); ++k)
+    v[size_t(k)] = t.dtype() == DType::i64 ? static_cast<const int64_t*>(t.raw())[k] : int64_t(t.get(k));
+  return v;
+}
+
+Shape broadcast(const Node& node, const Shape& a, const Shape& b) {
+  const size_t rank = std::max(a.rank(), b.rank());
+  std::vector<int64_t> out(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t x = d + a.rank() >= rank ? a[d + a.rank() - rank] : 1;
+    const int64_t y = d + b.rank() >= rank ? b[d + b.rank() - rank] : 1;
+    VX_CHECK(x == y || x == 1 || y == 1, InvalidArgument, what(node), ": shapes ", a.str(), " and ", b.str(),
+             " do not broadcast");
+    out[d] = x == 1 ? y : x;
+  }
+  return Shape(out);
+}
+
+// Elementwise over every input with numpy broadcasting; the output dtype is the first input's, or
+// bool for comparisons and logic.
+bool broadcast_shape(const Node& node, Graph& graph, std::optional<DType> dtype) {
+  Shape out = in(node, graph, 0).shape;
+  for (size_t i = 1; i < node.inputs.size(); ++i) out = broadcast(node, out, in(node, graph, i).shape);
+  set_out(node, graph, 0, out, dtype.value_or(in(node, graph, 0).dtype));
+  return true;
+}
+bool arithmetic_shape(const Node& node, Graph& graph) { return broadcast_shape(node, graph, std::nullopt); }
+bool comparison_shape(const Node& node, Graph& graph) { return broadcast_shape(node, graph, DType::boolean); }
+bool where_shape(const Node& node, Graph& graph) {
+  return broadcast_shape(node, graph, in(node, graph, 1).dtype);
+}
+
+// Only output 0 (BatchNormalization's and Dropout's other outputs are training-mode extras).
+bool first_output_like_input(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  set_out(node, graph, 0, x.shape, x.dtype);
+  return true;
+}
+
+bool cast_shape(const Node& node, Graph& graph) {
+  std::optional<DType> to = dtype_from_onnx(int32_t(node.attrs.get_int("to", 0)));
+  if (!to) return false;
+  set_out(node, graph, 0, in(node, graph, 0).shape, *to);
+  return true;
+}
+
+bool matmul_shape(const Node& node, Graph& graph) {
+  Shape a = in(node, graph, 0).shape, b = in(node, graph, 1).shape;
+  VX_CHECK(a.rank() >= 1 && b.rank() >= 1, InvalidArgument, what(node), ": scalar operands");
+  const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;
+  if (a_vector) a = Shape({1, a[0]});
+  if (b_vector) b = Shape({b[0], 1});
+  VX_CHECK(a[a.rank() - 1] == b[b.rank() - 2], InvalidArgument, what(node), ": inner extents of ",
+           in(node, graph, 0).shape.str(), " and ", in(node, graph, 1).shape.str(), " differ");
+  Shape batch = broadcast(node, Shape(std::vector<int64_t>(a.begin(), a.end() - 2)),
+                          Shape(std::vector<int64_t>(b.begin(), b.end() - 2)));
+  std::vector<int64_t> out = batch.dims();
+  if (!a_vector) out.push_back(a[a.rank() - 2]);
+  if (!b_vector) out.push_back(b[b.rank() - 1]);
+  set_out(node, graph, 0, Shape(out), in(node, graph, 0).dtype);
+  return true;
+}
+
+bool gemm_shape(const Node& node, Graph& graph) {
+  const Shape& a = in(node, graph, 0).shape;
+  const Shape& b = in(node, graph, 1).shape;
+  VX_CHECK(a.rank() == 2 && b.rank() == 2, InvalidArgument, what(node), ": A ", a.str(), " and B ", b.str(),
+           " must be matrices");
+  const bool ta = node.attrs.get_int("transA", 0) != 0, tb = node.attrs.get_int("transB", 0) != 0;
+  const int64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1];
+  const int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
+  VX_CHECK(k == kb, InvalidArgument, what(node), ": inner extents of A ", a.str(), " and B ", b.str(), " differ");
+  set_out(node, graph, 0, Shape({m, n}), in(node, graph, 0).dtype);
+  return true;
+}
+
+bool transpose_shape(const Node& node, Graph& graph) {
+  const Shape& x = in(node, graph, 0).shape;
+  std::vector<int64_t> perm = node.attrs.get_ints("perm");
+  if (perm.empty())
+    for (size_t d = 0; d < x.rank(); ++d) perm.insert(perm.begin(), int64_t(d));
+  VX_CHECK(perm.size() == x.rank(), InvalidArgument, what(node), ": perm has ", perm.size(),
+           " entries for an input of rank ", x.rank());
+  std::vector<int64_t> out(x.rank());
+  for (size_t d = 0; d < perm.size(); ++d) out[d] = x[size_t(normalized_axis(node, perm[d], int64_t(x.rank())))];
+  set_out(node, graph, 0, Shape(out), in(node, graph, 0).dtype);
+  return true;
+}
+
+bool reshape_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  std::optional<std::vector<int64_t>> target = constant_ints(node, graph, 1);
+  if (!target) return false;
+  const bool allow_zero = node.attrs.get_int("allowzero", 0) != 0;
+  std::vector<int64_t> out = *target;
+  int64_t known = 1, infer_at = -1;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 0 && !allow_zero) {
+      VX_CHECK(d < x.shape.rank(), InvalidArgument, what(node), ": shape entry 0 at ", d, " past the input rank");
+      out[d] = x.shape[d];
+    }
+    if (out[d] == -1) {
+      VX_CHECK(infer_at < 0, InvalidArgument, what(node), ": more than one -1 in the target shape");
+      infer_at = int64_t(d);
+    } else {
+      VX_CHECK(out[d] >= 0, InvalidArgument, what(node), ": negative extent in the target shape");
+      known *= out[d];
+    }
+  }
+  const int64_t numel = x.shape.numel();
+  if (infer_at >= 0) {
+    VX_CHECK(known > 0 && numel % known == 0, InvalidArgument, what(node), ": cannot reshape ", x.shape.str());
+    out[size_t(infer_at)] = numel / known;
+  } else {
+    VX_CHECK(known == numel, InvalidArgument, what(node), ": cannot reshape ", x.shape.str(), " to ",
+             Shape(out).str());
+  }
+  set_out(node, graph, 0, Shape(out), x.dtype);
+  return true;
+}
+
+bool flatten_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  const int64_t rank = int64_t(x.shape.rank());
+  int64_t axis = node.attrs.get_int("axis", 1);
+  VX_CHECK(axis >= -rank && axis <= rank, InvalidArgument, what(node), ": axis ", axis, " out of range");
+  if (axis < 0) axis += rank;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= x.shape[size_t(d)];
+  set_out(node, graph, 0, Shape({outer, inner}), x.dtype);
+  return true;
+}
+
+// Axes from the attribute (older opsets) or the constant second input (opset 13+).
+std::optional<std::vector<int64_t>> axes_of(const Node& node, const Graph& graph, size_t input) {
+  if (node.attrs.has("axes")) return node.attrs.get_ints("axes");
+  if (node.input(input) == kNoValue) return std::vector<int64_t>{};
+  return constant_ints(node, graph, input);
+}
+
+bool unsqueeze_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  std::optional<std::vector<int64_t>> axes = axes_of(node, graph, 1);
+  if (!axes) return false;
+  const int64_t rank = int64_t(x.shape.rank() + axes->size());
+  std::vector<bool> inserted(size_t(rank), false);
+  for (int64_t a : *axes) {
+    const int64_t axis = normalized_axis(node, a, rank);
+    VX_CHECK(!inserted[size_t(axis)], InvalidArgument, what(node), ": axis ", a, " repeated");
+    inserted[size_t(axis)] = true;
+  }
+  std::vector<int64_t> out;
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d) out.push_back(inserted[size_t(d)] ? 1 : x.shape[next++]);
+  set_out(node, graph, 0, Shape(out), x.dtype);
+  return true;
+}
+
+bool squeeze_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  std::optional<std::vector<int64_t>> axes = axes_of(node, graph, 1);
+  if (!axes) return false;
+  const int64_t rank = int64_t(x.shape.rank());
+  std::vector<bool> drop(size_t(rank), false);
+  for (int64_t a : *axes) drop[size_t(normalized_axis(node, a, rank))] = true;
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (axes->empty() ? x.shape[size_t(d)] == 1 : drop[size_t(d)]) {
+      VX_CHECK(x.shape[size_t(d)] == 1, InvalidArgument, what(node), ": axis ", d, " of ", x.shape.str(),
+               " is not 1");
+      continue;
+    }
+    out.push_back(x.shape[size_t(d)]);
+  }
+  set_out(node, graph, 0, Shape(out), x.dtype);
+  return true;
+}
+
+bool average_pool_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  VX_CHECK(x.shape.rank() >= 3, InvalidArgument, what(node), ": input ", x.shape.str(), " must be N,C,spatial...");
+  VX_CHECK(node.attrs.has("kernel_shape"), InvalidArgument, what(node), ": kernel_shape is required");
+  std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
+  WindowGeometry g = window_geometry(node.attrs, spatial, {}, node.attrs.get_int("ceil_mode", 0) != 0, what(node));
+  std::vector<int64_t> out = {x.shape[0], x.shape[1]};
+  out.insert(out.end(), g.output.begin(), g.output.end());
+  set_out(node, graph, 0, Shape(out), x.dtype);
+  return true;
+}
+
+bool global_pool_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  VX_CHECK(x.shape.rank() >= 2, InvalidArgument, what(node), ": input ", x.shape.str(), " must be N,C,...");
+  std::vector<int64_t> out(x.shape.rank(), 1);
+  out[0] = x.shape[0];
+  out[1] = x.shape[1];
+  set_out(node, graph, 0, Shape(out), x.dtype);
+  return true;
+}
+
+bool gather_shape(const Node& node, Graph& graph) {
+  const Value& data = in(node, graph, 0);
+  const Shape& indices = in(node, graph, 1).shape;
+  const int64_t axis = normalized_axis(node, node.attrs.get_int("axis", 0), int64_t(data.shape.rank()));
+  std::vector<int64_t> out(data.shape.begin(), data.shape.begin() + axis);
+  out.insert(out.end(), indices.begin(), indices.end());
+  out.insert(out.end(), data.shape.begin() + axis + 1, data.shape.end());
+  set_out(node, graph, 0, Shape(out), data.dtype);
+  return true;
+}
+
+// ReduceMean & co.: axes from the attribute, or (ReduceSum 13+, all reductions 18+) the input.
+bool reduce_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  std::optional<std::vector<int64_t>> axes = axes_of(node, graph, 1);
+  if (!axes) return false;
+  const int64_t rank = int64_t(x.shape.rank());
+  const bool keep = node.attrs.get_int("keepdims", 1) != 0;
+  if (axes->empty() && node.attrs.get_int("noop_with_empty_axes", 0) != 0) {
+    set_out(node, graph, 0, x.shape, x.dtype);
+    return true;
+  }
+  std::vector<bool> reduced(size_t(rank), axes->empty());
+  for (int64_t a : *axes) reduced[size_t(normalized_axis(node, a, rank))] = true;
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[size_t(d)]) out.push_back(x.shape[size_t(d)]);
+    else if (keep) out.push_back(1);
+  }
+  set_out(node, graph, 0, Shape(out), x.dtype);
+  return true;
+}
+
+// Split: sizes from the constant `split` input (opset 13+) or attribute, else equal parts.
+bool split_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  const int64_t axis = normalized_axis(node, node.attrs.get_int("axis", 0), int64_t(x.shape.rank()));
+  const int64_t extent = x.shape[size_t(axis)];
+  std::vector<int64_t> sizes;
+  if (node.attrs.has("split")) {
+    sizes = node.attrs.get_ints("split");
+  } else if (node.input(1) != kNoValue) {
+    std::optional<std::vector<int64_t>> given = constant_ints(node, graph, 1);
+    if (!given) return false;
+    sizes = *given;
+  } else {
+    const int64_t parts = int64_t(node.outputs.size());
+    const int64_t each = (extent + parts - 1) / parts;  // the last part may be smaller (opset 18)
+    for (int64_t p = 0; p < parts; ++p) sizes.push_back(std::max<int64_t>(0, std::min(each, extent - p * each)));
+  }
+  VX_CHECK(sizes.size() == node.outputs.size(), InvalidArgument, what(node), ": ", sizes.size(), " sizes for ",
+           node.outputs.size(), " outputs");
+  int64_t total = 0;
+  for (int64_t s : sizes) total += s;
+  VX_CHECK(total == extent, InvalidArgument, what(node), ": sizes add up to ", total, ", not ", extent);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Shape out = x.shape;
+    out[size_t(axis)] = sizes[i];
+    set_out(node, graph, i, out, x.dtype);
+  }
+  return true;
+}
+
+bool shape_shape(const Node& node, Graph& graph) {
+  const int64_t rank = int64_t(in(node, graph, 0).shape.rank());
+  int64_t start = node.attrs.get_int("start", 0), end = node.attrs.get_int("end", rank);
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, 0, rank);
+  set_out(node, graph, 0, Shape({std::max<int64_t>(end - start, 0)}), DType::i64);
+  return true;
+}
+
+}  // namespace
+
+// Unary ops whose output has the input's shape and dtype.
+#define VX_SAME_SHAPE(tag, op) VX_REGISTER_SHAPE_FN(tag, op, first_output_like_input)
+VX_SAME_SHAPE(sigmoid, "Sigmoid");
+VX_SAME_SHAPE(tanh, "Tanh");
+VX_SAME_SHAPE(exp, "Exp");
+VX_SAME_SHAPE(log, "Log");
+VX_SAME_SHAPE(sqrt, "Sqrt");
+VX_SAME_SHAPE(abs, "Abs");
+VX_SAME_SHAPE(neg, "Neg");
+VX_SAME_SHAPE(erf, "Erf");
+VX_SAME_SHAPE(reciprocal, "Reciprocal");
+VX_SAME_SHAPE(floor, "Floor");
+VX_SAME_SHAPE(ceil, "Ceil");
+VX_SAME_SHAPE(leaky_relu, "LeakyRelu");
+VX_SAME_SHAPE(elu, "Elu");
+VX_SAME_SHAPE(selu, "Selu");
+VX_SAME_SHAPE(hard_sigmoid, "HardSigmoid");
+VX_SAME_SHAPE(hard_swish, "HardSwish");
+VX_SAME_SHAPE(softplus, "Softplus");
+VX_SAME_SHAPE(clip, "Clip");
+VX_SAME_SHAPE(identity, "Identity");
+VX_SAME_SHAPE(dropout, "Dropout");
+VX_SAME_SHAPE(softmax, "Softmax");
+VX_SAME_SHAPE(log_softmax, "LogSoftmax");
+VX_SAME_SHAPE(batch_norm, "BatchNormalization");
+VX_SAME_SHAPE(instance_norm, "InstanceNormalization");
+VX_SAME_SHAPE(layer_norm, "LayerNormalization");
+VX_SAME_SHAPE(lrn, "LRN");
+#undef VX_SAME_SHAPE
+
+VX_REGISTER_SHAPE_FN(add, "Add", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(sub, "Sub", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(mul, "Mul", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(div, "Div", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(pow, "Pow", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(max, "Max", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(min, "Min", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(sum, "Sum", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(mean, "Mean", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(prelu, "PRelu", first_output_like_input);  // slope broadcasts to X (or legacy axis)
+VX_REGISTER_SHAPE_FN(equal, "Equal", comparison_shape);
+VX_REGISTER_SHAPE_FN(less, "Less", comparison_shape);
+VX_REGISTER_SHAPE_FN(greater, "Greater", comparison_shape);
+VX_REGISTER_SHAPE_FN(less_or_equal, "LessOrEqual", comparison_shape);
+VX_REGISTER_SHAPE_FN(greater_or_equal, "GreaterOrEqual", comparison_shape);
+VX_REGISTER_SHAPE_FN(and_op, "And", comparison_shape);
+VX_REGISTER_SHAPE_FN(or_op, "Or", comparison_shape);
+VX_REGISTER_SHAPE_FN(xor_op, "Xor", comparison_shape);
+VX_REGISTER_SHAPE_FN(where, "Where", where_shape);
+VX_REGISTER_SHAPE_FN(cast, "Cast", cast_shape);
+VX_REGISTER_SHAPE_FN(matmul, "MatMul", matmul_shape);
+VX_REGISTER_SHAPE_FN(gemm, "Gemm", gemm_shape);
+VX_REGISTER_SHAPE_FN(transpose, "Transpose", transpose_shape);
+VX_REGISTER_SHAPE_FN(reshape, "Reshape", reshape_shape);
+VX_REGISTER_SHAPE_FN(flatten, "Flatten", flatten_shape);
+VX_REGISTER_SHAPE_FN(unsqueeze, "Unsqueeze", unsqueeze_shape);
+VX_REGISTER_SHAPE_FN(squeeze, "Squeeze", squeeze_shape);
+VX_REGISTER_SHAPE_FN(average_pool, "AveragePool", average_pool_shape);
+VX_REGISTER_SHAPE_FN(global_average_pool, "GlobalAveragePool", global_pool_shape);
+VX_REGISTER_SHAPE_FN(global_max_pool, "GlobalMaxPool", global_pool_shape);
+VX_REGISTER_SHAPE_FN(gather, "Gather", gather_shape);
+VX_REGISTER_SHAPE_FN(reduce_mean, "ReduceMean", reduce_shape);
+VX_REGISTER_SHAPE_FN(reduce_sum, "ReduceSum", reduce_shape);
+VX_REGISTER_SHAPE_FN(reduce_max, "ReduceMax", reduce_shape);
+VX_REGISTER_SHAPE_FN(reduce_min, "ReduceMin", reduce_shape);
+VX_REGISTER_SHAPE_FN(shape, "Shape", shape_shape);
+VX_REGISTER_SHAPE_FN(split, "Split", split_shape);
+
+}  // namespace vx

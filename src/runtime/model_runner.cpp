@@ -1,0 +1,80 @@
+#include "runtime/model_runner.h"
+
+#include <chrono>
+
+#include "core/error.h"
+#include "passes/optimize_onnx.h"
+#include "plan/plan.h"
+#include "runtime/eager_runner.h"
+
+namespace vx {
+namespace {
+
+Graph optimized(Graph graph, bool optimize) {
+  graph.validate();
+  if (optimize) optimize_onnx(graph);
+  return graph;
+}
+
+RunnerOptions graph_runner_options(const ModelRunnerOptions& o) {
+  RunnerOptions r;
+  r.optimize = false;  // optimize_for_inference is the U-Net's pipeline; ours ran already
+  r.reference_only = o.reference_only;
+  r.threads = o.threads;
+  return r;
+}
+
+}  // namespace
+
+ModelRunner::ModelRunner(Graph graph, ModelRunnerOptions options)
+    : options_(options), runner_(optimized(std::move(graph), options.optimize), graph_runner_options(options)) {}
+
+std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {
+  const Graph& g = runner_.graph();
+  std::shared_ptr<cpu::CpuExecutable> executable;
+  std::string reason = options_.planned ? "" : "planning disabled";
+  if (options_.planned) {
+    // Bad inputs are reported by the eager runner's checks, which name the input.
+    bool inputs_usable = inputs.size() == g.inputs.size();
+    std::map<std::string, Shape> shapes;
+    for (size_t i = 0; inputs_usable && i < inputs.size(); ++i) {
+      if (!inputs[i].defined() || inputs[i].dtype() != g.value(g.inputs[i]).dtype) inputs_usable = false;
+      else shapes[g.value(g.inputs[i]).name] = inputs[i].shape();
+    }
+    if (!inputs_usable) {
+      reason = "inputs do not match the graph";
+    } else {
+      const std::string key = shape_key(shapes);
+      auto failed = planning_failures_.find(key);
+      if (failed != planning_failures_.end()) {
+        reason = failed->second;
+      } else {
+        try {
+          executable = runner_.executable(shapes);
+        } catch (const Error& e) {
+          reason = e.what();
+          planning_failures_[key] = reason;
+        }
+      }
+    }
+  }
+  last_planned_ = executable != nullptr;
+  last_reason_ = reason;
+  if (executable) {
+    last_executable_ = executable;
+    return executable->run(inputs, profile);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Tensor> outputs = run_graph_eager(g, inputs);
+  if (profile) {
+    const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+    profile->entries = {{"(whole graph)", "eager", "eager", ms.count()}};
+  }
+  return outputs;
+}
+
+std::vector<Tensor> run_model(const Graph& graph, const std::vector<Tensor>& inputs) {
+  return ModelRunner(graph).run(inputs);
+}
+
+}  // namespace vx

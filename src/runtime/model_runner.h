@@ -1,0 +1,53 @@
+// The library's entry point for running an imported (ONNX) model on the CPU: optimises the graph
+// once (passes/optimize_onnx.h), then runs it through the planned executor (GraphRunner: shape
+// inference + liveness arena, one plan per set of input shapes). When planning fails for a set of
+// input shapes (an op the planner cannot handle, a kernel that declines the planned graph) that set
+// falls back to the eager runner; the reason is kept. Errors in the run itself are not retried.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/tensor.h"
+#include "runtime/graph_runner.h"
+#include "runtime/profile.h"
+
+namespace vx {
+
+struct ModelRunnerOptions {
+  bool optimize = true;       // run optimize_onnx once
+  bool planned = true;        // false: always the eager runner
+  bool reference_only = false;
+  int threads = 0;            // > 0: a private pool of that many threads
+};
+
+class ModelRunner {
+ public:
+  explicit ModelRunner(Graph graph, ModelRunnerOptions options = {});
+
+  // Inputs in the order of graph().inputs. `profile` (planned runs only) gets per-node timings
+  // and kernel variants; an eager run leaves it with one entry for the whole graph.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile = nullptr);
+
+  const Graph& graph() const { return runner_.graph(); }
+  // How the last run went: planned, or eager with the reason planning failed.
+  bool last_run_planned() const { return last_planned_; }
+  const std::string& fallback_reason() const { return last_reason_; }
+  // The plan of the last planned run (null before one).
+  std::shared_ptr<cpu::CpuExecutable> last_executable() const { return last_executable_; }
+
+ private:
+  ModelRunnerOptions options_;
+  GraphRunner runner_;
+  std::map<std::string, std::string> planning_failures_;  // shape key -> reason
+  bool last_planned_ = false;
+  std::string last_reason_;
+  std::shared_ptr<cpu::CpuExecutable> last_executable_;
+};
+
+// One-shot convenience: ModelRunner(graph).run(inputs).
+std::vector<Tensor> run_model(const Graph& graph, const std::vector<Tensor>& inputs);
+
+}  // namespace vx

@@ -1,0 +1,135 @@
+// `volvox bench model.onnx [--shape NAME=1x3x224x224 ...] [--runs N] [--warmup W] [--json]`: times
+// an ONNX model on the CPU (the same path as `volvox run`: planned executor, eager fallback) on
+// random inputs and prints the median and minimum milliseconds per run (with --json also one JSON
+// line). Inputs whose declared shape is fully known need no --shape.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "core/error.h"
+#include "formats/onnx_import.h"
+#include "runtime/model_runner.h"
+
+namespace vx::cli {
+namespace {
+
+struct BenchOptions {
+  std::string model;
+  std::vector<std::string> shapes;
+  int runs = 10;
+  int warmup = 2;
+  int threads = 0;
+  bool json = false;
+  bool eager = false;
+};
+
+// "1x3x224x224" -> [1, 3, 224, 224]
+Shape parse_shape(const std::string& name, const std::string& text) {
+  std::vector<int64_t> dims;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t x = text.find('x', pos);
+    std::string part = text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+    VX_CHECK(!part.empty() && part.find_first_not_of("0123456789") == std::string::npos && part.size() < 10,
+             InvalidArgument, "--shape ", name, "=", text, ": extents must be positive integers joined by 'x'");
+    dims.push_back(std::stoll(part));
+    VX_CHECK(dims.back() > 0, InvalidArgument, "--shape ", name, "=", text, ": extents must be positive");
+    if (x == std::string::npos) break;
+    pos = x + 1;
+  }
+  return Shape(dims);
+}
+
+// Uniform in [-1, 1) for floats; small non-negative integers (valid token ids, indices) otherwise.
+Tensor random_input(DType dtype, const Shape& shape, std::mt19937& rng) {
+  Tensor t(dtype, shape);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> integer(0, 9);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (dtype == DType::f32 || dtype == DType::f16) t.set(i, real(rng));
+    else if (dtype == DType::boolean) t.set(i, integer(rng) & 1);
+    else t.set(i, integer(rng));
+  }
+  return t;
+}
+
+void bench_command(const BenchOptions& opt) {
+  VX_CHECK(opt.runs >= 1, InvalidArgument, "--runs must be at least 1");
+  Graph graph = import_onnx(opt.model);
+  std::map<std::string, Shape> given;
+  for (const std::string& spec : opt.shapes) {
+    size_t eq = spec.find('=');
+    VX_CHECK(eq != std::string::npos && eq > 0, InvalidArgument, "--shape '", spec, "' must look like NAME=1x3x224x224");
+    given[spec.substr(0, eq)] = parse_shape(spec.substr(0, eq), spec.substr(eq + 1));
+  }
+  std::mt19937 rng(1234);
+  std::vector<Tensor> inputs;
+  nlohmann::json shapes_json = nlohmann::json::object();
+  for (ValueId id : graph.inputs) {
+    const Value& v = graph.value(id);
+    auto it = given.find(v.name);
+    Shape shape = it != given.end() ? it->second : v.shape;
+    VX_CHECK(shape.is_known() && (it != given.end() || shape.rank() > 0 || v.dim_params.empty()), InvalidArgument,
+             "input '", v.name, "' has shape ", v.shape.str(), ": pass --shape ", v.name, "=AxBx...");
+    if (it != given.end()) given.erase(it);
+    inputs.push_back(random_input(v.dtype, shape, rng));
+    shapes_json[v.name] = shape.dims();
+  }
+  VX_CHECK(given.empty(), InvalidArgument, "the model has no input named '", given.begin()->first, "'");
+
+  ModelRunnerOptions runner_options;
+  runner_options.planned = !opt.eager;
+  runner_options.threads = opt.threads;
+  ModelRunner runner(std::move(graph), runner_options);
+  using clock = std::chrono::steady_clock;
+  const auto first_start = clock::now();
+  runner.run(inputs);  // plans (and faults in the arena) once
+  const double first_ms = std::chrono::duration<double, std::milli>(clock::now() - first_start).count();
+  for (int i = 1; i < opt.warmup; ++i) runner.run(inputs);
+  std::vector<double> times;
+  for (int i = 0; i < opt.runs; ++i) {
+    const auto start = clock::now();
+    runner.run(inputs);
+    times.push_back(std::chrono::duration<double, std::milli>(clock::now() - start).count());
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                          : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const std::string engine = runner.last_run_planned() ? "planned" : "eager";
+  std::printf("%s: %d runs, median %.3f ms, min %.3f ms (first run %.3f ms, %s executor%s%s)\n", opt.model.c_str(),
+              opt.runs, median, sorted.front(), first_ms, engine.c_str(),
+              runner.last_run_planned() ? "" : ": ", runner.last_run_planned() ? "" : runner.fallback_reason().c_str());
+  if (opt.json) {
+    nlohmann::json j = {{"model", opt.model}, {"engine", engine},      {"runs", opt.runs},
+                        {"median_ms", median}, {"min_ms", sorted.front()}, {"first_run_ms", first_ms},
+                        {"times_ms", times},   {"input_shapes", shapes_json}};
+    std::printf("%s\n", j.dump().c_str());
+  }
+}
+
+void setup(CLI::App& app) {
+  auto opt = std::make_shared<BenchOptions>();
+  CLI::App* cmd = app.add_subcommand("bench", "Time an ONNX model on the CPU on random inputs");
+  cmd->add_option("model", opt->model, "the .onnx model")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--shape,-s", opt->shapes, "NAME=1x3x224x224 for an input whose shape is not fully declared");
+  cmd->add_option("--runs,-n", opt->runs, "timed runs (default 10)");
+  cmd->add_option("--warmup", opt->warmup, "untimed runs first, the planning run included (default 2)");
+  cmd->add_option("--threads", opt->threads, "CPU threads (default: all)");
+  cmd->add_flag("--json", opt->json, "also print one JSON line");
+  cmd->add_flag("--eager", opt->eager, "skip planning: time the eager runner");
+  cmd->callback([opt] { bench_command(*opt); });
+}
+
+}  // namespace
+
+VX_REGISTER_COMMAND(bench, setup);
+
+}  // namespace vx::cli
