@@ -289,6 +289,8 @@ VulkanContext::VulkanContext(const ContextOptions& options) {
       mci.pfnUserCallback = &VulkanContext::on_message;
       mci.pUserData = this;
       VX_VK_CHECK(vkCreateDebugUtilsMessengerEXT(instance_, &mci, nullptr, &messenger_));
+      destroy_messenger_ = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+          vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
       track_created(ObjectKind::DebugMessenger);
     }
 
@@ -458,7 +460,7 @@ void VulkanContext::release() {
     device_ = VK_NULL_HANDLE;
   }
   if (messenger_) {
-    vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+    if (destroy_messenger_) destroy_messenger_(instance_, messenger_, nullptr);
     track_destroyed(ObjectKind::DebugMessenger);
     messenger_ = VK_NULL_HANDLE;
   }

@@ -109,6 +109,9 @@ class VulkanContext {
 
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  // Resolved for this instance: volk's global pointer belongs to whichever instance was loaded last,
+  // and may be null there when that instance has no debug-utils extension.
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger_ = nullptr;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
