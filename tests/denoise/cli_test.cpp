@@ -72,3 +72,27 @@ TEST(Cli, DenoisesFilesAndPrintsJson) {
 
 }  // namespace
 }  // namespace vx
+
+namespace vx {
+namespace {
+
+TEST(Cli, QualityPicksLargeOrSmallWeightsWhenInstalled) {
+  const auto dir = test::temp_dir();
+  write_tza_file(dir / "rt_ldr.tza", make_random_unet_weights(UNetVariant::base, 3, 1));
+  write_tza_file(dir / "rt_ldr_large.tza", make_random_unet_weights(UNetVariant::large, 3, 2));
+  write_image(dir / "c.pfm", Image(20, 20, 3));
+  setenv("VOLVOX_WEIGHTS", dir.c_str(), 1);
+  const std::string common = "denoise --device cpu --json --color " + (dir / "c.pfm").string() + " -o " +
+                             (dir / "o.pfm").string();
+  CommandResult high = run(common + " --quality high");
+  CommandResult balanced = run(common + " --quality balanced");
+  CommandResult fast = run(common + " --quality fast");  // no _small weights: the base network
+  unsetenv("VOLVOX_WEIGHTS");
+  ASSERT_EQ(high.status, 0) << high.output;
+  EXPECT_NE(high.output.find("large U-Net"), std::string::npos) << high.output;
+  EXPECT_NE(balanced.output.find("base U-Net"), std::string::npos) << balanced.output;
+  EXPECT_NE(fast.output.find("base U-Net"), std::string::npos) << fast.output;
+}
+
+}  // namespace
+}  // namespace vx

@@ -44,6 +44,22 @@ void print_json(const DenoiseArgs& a, const Image& color, const denoise::Device&
   std::fflush(stdout);
 }
 
+// OIDN's convention for --quality when no --weights file is given: high takes the large network
+// (<name>_large) where such weights exist, fast the small one (<name>_small), else the base <name>.
+std::filesystem::path find_weights(const DenoiseArgs& a, bool albedo, bool normal) {
+  if (!a.weights.empty()) return denoise::resolve_weights(a.weights, "");
+  const std::string base = denoise::weights_name_for(a.hdr, albedo, normal, a.clean_aux);
+  const std::string variant = a.quality == "high" ? base + "_large" : a.quality == "fast" ? base + "_small" : "";
+  if (!variant.empty()) {
+    try {
+      return denoise::resolve_weights("", variant);
+    } catch (const Error&) {
+      // No such weights installed: the base network it is.
+    }
+  }
+  return denoise::resolve_weights("", base);
+}
+
 void run_denoise(const DenoiseArgs& a) {
   if (a.threads > 0) ThreadPool::set_global_threads(a.threads);
   Image color = read_image(a.color);
@@ -62,9 +78,7 @@ void run_denoise(const DenoiseArgs& a) {
   if (!albedo.empty()) check_size(albedo, "albedo", a.albedo);
   if (!normal.empty()) check_size(normal, "normal", a.normal);
 
-  const std::string weights_path =
-      denoise::resolve_weights(a.weights, denoise::weights_name_for(a.hdr, !albedo.empty(), !normal.empty(), a.clean_aux))
-          .string();
+  const std::string weights_path = find_weights(a, !albedo.empty(), !normal.empty()).string();
 
   Image output(color.width, color.height, 3);
   auto device = denoise::Device::create(a.device, a.threads);
