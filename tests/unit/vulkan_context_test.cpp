@@ -181,16 +181,35 @@ TEST(VulkanConvPacking, VariantChoice) {
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat);  // 7 fragments: too many for _w
   d.cout = 64;  // 2 K chunks: register prefetch
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_p);
+  d.cin_a = 64;  // 4 K chunks: 16 subgroups of 2 rows
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_u);
   d.cin_a = 128;  // 8 K chunks: tall tiles
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_t);
   d.cout = 32;
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_t);
+  d.cin_a = 9;  // one K chunk (enc_conv0)
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_u);
+  d.cout = 48;
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_u);
+  d.cin_a = 128;
   d.cout = 96;  // 6 fragments, 8 chunks: prefetch; with 2 chunks the 8-subgroup kernel without it
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_p);
   d.cin_a = 32;
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_w);
   EXPECT_FALSE(variant_supports(ConvVariant::coopmat_t, d, Precision::fp16, true));  // 96 outputs: over 48 KiB
   EXPECT_EQ(dispatch_size(ConvVariant::coopmat_t, d)[1], 1u);  // 32-row tiles
+  EXPECT_FALSE(variant_supports(ConvVariant::coopmat_k, d, Precision::fp16, true));  // 32-channel steps: <= 32 outputs
+  EXPECT_FALSE(variant_supports(ConvVariant::coopmat_r, d, Precision::fp16, true));  // 4 x 4 rows: <= 64 outputs
+  d.cout = 32;
+  EXPECT_TRUE(variant_supports(ConvVariant::coopmat_k, d, Precision::fp16, true));
+  EXPECT_FALSE(variant_supports(ConvVariant::coopmat_k, d, Precision::fp32, true));
+  EXPECT_EQ(shader_name(ConvVariant::coopmat_k, d, Precision::fp16), "conv_coopmat.k2");
+  d.cout = 64;
+  EXPECT_TRUE(variant_supports(ConvVariant::coopmat_r, d, Precision::fp16, true));
+  EXPECT_EQ(shader_name(ConvVariant::coopmat_r, d, Precision::fp16), "conv_coopmat.r4");
+  EXPECT_EQ(dispatch_size(ConvVariant::coopmat_r, d)[1], 1u);  // 16-row tiles
+  EXPECT_EQ(parse_variant("coopmat_k"), ConvVariant::coopmat_k);
+  EXPECT_EQ(parse_variant("coopmat_r"), ConvVariant::coopmat_r);
   d.cout = 200;
   EXPECT_FALSE(variant_supports(ConvVariant::coopmat, d, Precision::fp16, true));
   EXPECT_THROW(parse_variant("winograd"), Error);

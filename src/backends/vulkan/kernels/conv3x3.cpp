@@ -11,7 +11,8 @@ constexpr int kCoopMaxFragments = 8;  // shaders/conv_coopmat.comp variants n1..
 
 bool is_coopmat(ConvVariant v) {
   return v == ConvVariant::coopmat || v == ConvVariant::coopmat_w || v == ConvVariant::coopmat_p ||
-         v == ConvVariant::coopmat_t || v == ConvVariant::coopmat_p16 || v == ConvVariant::coopmat_t16;
+         v == ConvVariant::coopmat_t || v == ConvVariant::coopmat_p16 || v == ConvVariant::coopmat_t16 ||
+         v == ConvVariant::coopmat_k || v == ConvVariant::coopmat_r || v == ConvVariant::coopmat_u;
 }
 
 int coop_fragments(const ConvDesc& d) { return (d.cout + 15) / 16; }
@@ -49,6 +50,9 @@ const char* variant_name(ConvVariant v) {
     case ConvVariant::coopmat_t: return "coopmat_t";
     case ConvVariant::coopmat_p16: return "coopmat_p16";
     case ConvVariant::coopmat_t16: return "coopmat_t16";
+    case ConvVariant::coopmat_k: return "coopmat_k";
+    case ConvVariant::coopmat_r: return "coopmat_r";
+    case ConvVariant::coopmat_u: return "coopmat_u";
   }
   return "?";
 }
@@ -62,8 +66,11 @@ ConvVariant parse_variant(const std::string& name) {
   if (name == "coopmat_t") return ConvVariant::coopmat_t;
   if (name == "coopmat_p16") return ConvVariant::coopmat_p16;
   if (name == "coopmat_t16") return ConvVariant::coopmat_t16;
+  if (name == "coopmat_k") return ConvVariant::coopmat_k;
+  if (name == "coopmat_r") return ConvVariant::coopmat_r;
+  if (name == "coopmat_u") return ConvVariant::coopmat_u;
   fail(ErrorCode::InvalidArgument, cat("unknown Vulkan conv kernel '", name,
-                                       "' (direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16)"));
+                                       "' (direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u)"));
 }
 
 bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device_has_coopmat) {
@@ -71,20 +78,30 @@ bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device
   // Shared memory (halo + all-tap weights of one chunk) fits 48 KiB up to 96 outputs with 8
   // subgroups of 2 rows (coopmat_w/p), up to 64 with 8 subgroups of 4 rows (coopmat_t; at 64 outputs
   // with unpadded halo pixels).
-  const int max_fragments = v == ConvVariant::coopmat_t || v == ConvVariant::coopmat_t16 ? 4
-                            : v == ConvVariant::coopmat ? kCoopMaxFragments
-                                                        : 6;
+  // coopmat_k (32-channel K steps, 16-row tiles) fits up to 32 outputs; coopmat_r (4 subgroups of 4
+  // rows) is limited by registers (4 x NFRAG fp32 accumulators plus the prefetch) to 64, coopmat_u
+  // (16 subgroups of 2 rows, 32-row tiles) by shared memory to 64 (unpadded halo pixels at 64).
+  int max_fragments = 6;
+  if (v == ConvVariant::coopmat_t || v == ConvVariant::coopmat_t16 || v == ConvVariant::coopmat_r ||
+      v == ConvVariant::coopmat_u)
+    max_fragments = 4;
+  if (v == ConvVariant::coopmat_k) max_fragments = 2;
+  if (v == ConvVariant::coopmat) max_fragments = kCoopMaxFragments;
   return p == Precision::fp16 && device_has_coopmat && coop_fragments(d) <= max_fragments;
 }
 
 ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopmat) {
   if (!variant_supports(ConvVariant::coopmat, d, p, device_has_coopmat)) return ConvVariant::tiled;
-  // Per-layer medians on an H200 (bench/vulkan/results/v5{a,b}_vulkan.md, 1080p and 4K): tall tiles
-  // win for 32/48 outputs and, at 64, for long K (dec_conv2a, 8 chunks); the register prefetch
-  // pays where there are many chunks to overlap, while for few chunks at 80/96 outputs its extra
-  // registers cost more than it hides (coopmat_w); 112/128 outputs only fit coopmat.
+  // Per-layer medians on an H200 (bench/vulkan/results/v5{a,b}_vulkan.md, v6b_vulkan.md; 1080p and
+  // 4K): 32 x 16 tiles win for 32/48 outputs and for 64 outputs with >= 4 chunks; of those, 16
+  // subgroups of 2 rows (coopmat_u) beat 8 of 4 rows (coopmat_t) at 48 outputs, at 32 outputs with
+  // one chunk and at 64 outputs with 4-7 chunks (dec_conv1a -7%); the register prefetch pays where
+  // there are many chunks to overlap, while for few chunks at 80/96 outputs its extra registers
+  // cost more than it hides (coopmat_w); 112/128 outputs only fit coopmat.
   const int fragments = coop_fragments(d), chunks = coop_k_chunks(d);
-  if (fragments == 2 || fragments == 3 || (fragments == 4 && chunks >= 8)) return ConvVariant::coopmat_t;
+  if (fragments == 3 || (fragments == 2 && chunks == 1) || (fragments == 4 && chunks >= 4 && chunks < 8))
+    return ConvVariant::coopmat_u;
+  if (fragments == 2 || (fragments == 4 && chunks >= 8)) return ConvVariant::coopmat_t;
   if (fragments <= 4 || (fragments <= 6 && chunks > 6)) return ConvVariant::coopmat_p;
   if (fragments <= 6) return ConvVariant::coopmat_w;
   return ConvVariant::coopmat;
@@ -142,6 +159,9 @@ std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p) {
     case ConvVariant::coopmat_t: return cat("conv_coopmat.t", coop_fragments(d));
     case ConvVariant::coopmat_p16: return cat("conv_coopmat.q", coop_fragments(d));
     case ConvVariant::coopmat_t16: return cat("conv_coopmat.h", coop_fragments(d));
+    case ConvVariant::coopmat_k: return cat("conv_coopmat.k", coop_fragments(d));
+    case ConvVariant::coopmat_r: return cat("conv_coopmat.r", coop_fragments(d));
+    case ConvVariant::coopmat_u: return cat("conv_coopmat.u", coop_fragments(d));
   }
   return "";
 }
@@ -160,9 +180,12 @@ std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d) {
     case ConvVariant::coopmat_w:  // 8 subgroups x 2 rows
     case ConvVariant::coopmat_p:
     case ConvVariant::coopmat_p16:
+    case ConvVariant::coopmat_k:
+    case ConvVariant::coopmat_r:  // 4 subgroups x 4 rows
       return {div_up(d.width, 16), div_up(d.height, 16), 1};
     case ConvVariant::coopmat_t:  // 8 subgroups x 4 rows
     case ConvVariant::coopmat_t16:
+    case ConvVariant::coopmat_u:  // 16 subgroups x 2 rows
       return {div_up(d.width, 16), div_up(d.height, 32), 1};
   }
   return {0, 0, 0};

@@ -19,10 +19,14 @@ const char* precision_name(Precision p);
 // prefetch); coopmat_t: coopmat_p with 32 x 16 pixel tiles (twice the rows), up to 64 outputs.
 // coopmat_p16 / coopmat_t16: the same with fp16 accumulators (half the registers, rounding at
 // every MMA; never chosen by choose_variant, for measuring).
-enum class ConvVariant { direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16 };
+// coopmat_k: coopmat_p staging 32 input channels per K step instead of 16 (half the barriers and
+// twice the MMAs between them), up to 32 outputs (48 KiB of shared memory). coopmat_r: 4 subgroups
+// of 4 rows with the prefetch (16 x 16 tiles, padded halo), up to 64 outputs. coopmat_u: 16
+// subgroups of 2 rows with the prefetch (32 x 16 tiles), up to 64 outputs.
+enum class ConvVariant { direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u };
 const char* variant_name(ConvVariant v);
 // "direct" | "tiled" | "coopmat" | "coopmat_w" | "coopmat_p" | "coopmat_t" | "coopmat_p16" |
-// "coopmat_t16"; throws InvalidArgument otherwise.
+// "coopmat_t16" | "coopmat_k" | "coopmat_r" | "coopmat_u"; throws InvalidArgument otherwise.
 ConvVariant parse_variant(const std::string& name);
 
 // One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.

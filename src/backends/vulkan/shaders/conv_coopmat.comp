@@ -34,6 +34,16 @@
 // VARIANT h2 -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DACC16=1
 // VARIANT h3 -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DACC16=1
 // VARIANT h4 -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DPSTR=2 -DACC16=1
+// VARIANT k1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DKSUB=2
+// VARIANT k2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DKSUB=2
+// VARIANT u1 -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1
+// VARIANT u2 -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1
+// VARIANT u3 -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1
+// VARIANT u4 -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DPSTR=2
+// VARIANT r1 -DNFRAG=1 -DSUBGROUPS=4 -DRPS=4 -DPREFETCH=1
+// VARIANT r2 -DNFRAG=2 -DSUBGROUPS=4 -DRPS=4 -DPREFETCH=1
+// VARIANT r3 -DNFRAG=3 -DSUBGROUPS=4 -DRPS=4 -DPREFETCH=1
+// VARIANT r4 -DNFRAG=4 -DSUBGROUPS=4 -DRPS=4 -DPREFETCH=1
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), with the same fusions as conv_direct. fp16 storage only.
 //   M = pixels: a workgroup (SUBGROUPS subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
@@ -52,6 +62,13 @@
 //       t4 (64 outputs) fits only with unpadded halo pixels (2-way bank conflicts on A loads).
 //   ACC16 (q = p, h = t with fp16 accumulators): half the accumulator registers; the sums are
 //       rounded to fp16 at every MMA instead of once in the epilogue.
+//   r variants: 4 subgroups x 4 rows with prefetch (16 x 16 tiles with padded halo rows: each
+//       subgroup's 4 x NFRAG MMAs per tap need 4 + NFRAG fragment loads, as t, without t4's bank
+//       conflicts; fewer threads to stage with).
+//   u variants: 16 subgroups x 2 rows with prefetch (32 x 16 tiles as t, each subgroup as p).
+//   KSUB (k = p with KSUB 2): each staging step holds KSUB chunks of 16 channels (halo pixels of
+//       16 * KSUB channels, the weights of KSUB chunks), so half the barriers and twice the MMAs
+//       between them; fits 48 KiB with 16-row tiles up to 32 outputs.
 // Weights: f16 B[(tap * k_chunks + chunk) * 16 + k][n], row-major with row length n_pad.
 #define FP16 1
 #extension GL_NV_cooperative_matrix : require
@@ -73,6 +90,9 @@
 #ifndef PREFETCH
 #define PREFETCH 0
 #endif
+#ifndef KSUB
+#define KSUB 1
+#endif
 #if ACC16
 #define ACC_BITS 16
 #else
@@ -88,7 +108,7 @@
 // fragment load reads at a time fall in different banks (unpadded: 2-way conflicts on A, up to
 // 8-way on B).
 #ifndef PSTR
-#define PSTR 3             // halo pixel: 16 channels + pad
+#define PSTR (2 * KSUB + 1)  // halo pixel: 16 * KSUB channels + pad
 #endif
 #define WSTR (NP / 8 + 1)  // weight row: NP outputs + pad
 
@@ -99,7 +119,7 @@ layout(std430, binding = 1) readonly buffer RawB { uvec2 raw_b[]; };
 layout(std430, binding = 2) readonly buffer Weights { uvec4 wts[]; };
 
 shared uvec4 s_in[HH * HW * PSTR];  // [halo pixel][2 x 8 channels + pad]; reused as epilogue scratch
-shared uvec4 s_w[9 * 16 * WSTR];    // [tap][k][n + pad] fp16 of the current chunk
+shared uvec4 s_w[9 * KSUB * 16 * WSTR];  // [tap][k][n + pad] fp16 of the current step's chunks
 
 uvec2 load_raw(int y, int x, int c4) {
   if (y < 0 || x < 0 || y >= p.H || x >= p.W) return uvec2(0);
@@ -112,26 +132,29 @@ uvec2 load_raw(int y, int x, int c4) {
 
 // Staging of one K chunk: item i < HALO_ITEMS is half a halo pixel (8 channels), the rest are
 // weight pieces (8 outputs of one tap and k).
-#define HALO_ITEMS (HH * HW * 2)
-#define W_ITEMS (9 * 16 * NP / 8)
+#define HALO_ITEMS (HH * HW * 2 * KSUB)
+#define W_ITEMS (9 * KSUB * 16 * NP / 8)
 #define HALO_PER_THREAD ((HALO_ITEMS + THREADS - 1) / THREADS)
 #define W_PER_THREAD ((W_ITEMS + THREADS - 1) / THREADS)
 
-uvec4 fetch_halo(int idx, int chunk, int x0, int y0, int cin4) {
-  int pix = idx >> 1, c4 = chunk * 4 + (idx & 1) * 2;
+// step: KSUB consecutive 16-channel chunks.
+uvec4 fetch_halo(int idx, int step, int x0, int y0, int cin4) {
+  int pix = idx / (2 * KSUB), c4 = step * 4 * KSUB + (idx % (2 * KSUB)) * 2;
   int y = y0 + pix / HW - 1, x = x0 + pix % HW - 1;
   uvec2 lo = c4 < cin4 ? load_raw(y, x, c4) : uvec2(0);
   uvec2 hi = c4 + 1 < cin4 ? load_raw(y, x, c4 + 1) : uvec2(0);
   return uvec4(lo, hi);
 }
-void store_halo(int idx, uvec4 v) { s_in[(idx >> 1) * PSTR + (idx & 1)] = v; }
-uvec4 fetch_w(int idx, int chunk) {
-  int t = idx / (16 * NP / 8), rest = idx % (16 * NP / 8);
-  return wts[(t * p.k_chunks + chunk) * (16 * NP / 8) + rest];
+void store_halo(int idx, uvec4 v) { s_in[(idx / (2 * KSUB)) * PSTR + idx % (2 * KSUB)] = v; }
+uvec4 fetch_w(int idx, int step) {
+  int t = idx / (KSUB * 16 * NP / 8), rest = idx % (KSUB * 16 * NP / 8);
+  int chunk = step * KSUB + rest / (16 * NP / 8);
+  if (chunk >= p.k_chunks) return uvec4(0);  // past the last chunk of an odd count
+  return wts[(t * p.k_chunks + chunk) * (16 * NP / 8) + rest % (16 * NP / 8)];
 }
 void store_w(int idx, uvec4 v) {
-  int t = idx / (16 * NP / 8), rest = idx % (16 * NP / 8);
-  s_w[(t * 16 + rest / (NP / 8)) * WSTR + rest % (NP / 8)] = v;
+  int t = idx / (KSUB * 16 * NP / 8), rest = idx % (KSUB * 16 * NP / 8);
+  s_w[(t * KSUB * 16 + rest / (NP / 8)) * WSTR + rest % (NP / 8)] = v;
 }
 
 vec4 unpack4(uvec2 u) { return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }
@@ -153,7 +176,8 @@ void main() {
   [[unroll]] for (int i = 0; i < W_PER_THREAD; ++i)
     if (lid + i * THREADS < W_ITEMS) pf_w[i] = fetch_w(lid + i * THREADS, 0);
 #endif
-  for (int chunk = 0; chunk < p.k_chunks; ++chunk) {
+  const int steps = (p.k_chunks + KSUB - 1) / KSUB;
+  for (int chunk = 0; chunk < steps; ++chunk) {
     barrier();
 #if PREFETCH
     [[unroll]] for (int i = 0; i < HALO_PER_THREAD; ++i)
@@ -161,7 +185,7 @@ void main() {
     [[unroll]] for (int i = 0; i < W_PER_THREAD; ++i)
       if (lid + i * THREADS < W_ITEMS) store_w(lid + i * THREADS, pf_w[i]);
     barrier();
-    if (chunk + 1 < p.k_chunks) {  // next chunk's loads in flight during this chunk's MMAs
+    if (chunk + 1 < steps) {  // next chunk's loads in flight during this chunk's MMAs
       [[unroll]] for (int i = 0; i < HALO_PER_THREAD; ++i)
         if (lid + i * THREADS < HALO_ITEMS) pf_in[i] = fetch_halo(lid + i * THREADS, chunk + 1, x0, y0, cin4);
       [[unroll]] for (int i = 0; i < W_PER_THREAD; ++i)
@@ -172,17 +196,18 @@ void main() {
     for (int idx = lid; idx < W_ITEMS; idx += THREADS) store_w(idx, fetch_w(idx, chunk));
     barrier();
 #endif
-    [[unroll]] for (int t = 0; t < 9; ++t) {
-      const int dy = t / 3, dx = t % 3;
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[RPS];
-      [[unroll]] for (int r = 0; r < RPS; ++r)
-        coopMatLoadNV(a[r], s_in, uint(((sg * RPS + r + dy) * HW + dx) * PSTR), uint(PSTR), false);
-      [[unroll]] for (int n = 0; n < NFRAG; ++n) {
-        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
-        coopMatLoadNV(b, s_w, uint(t * 16 * WSTR + n * 2), uint(WSTR), false);
-        [[unroll]] for (int r = 0; r < RPS; ++r) acc[r][n] = coopMatMulAddNV(a[r], b, acc[r][n]);
+    [[unroll]] for (int t = 0; t < 9; ++t)
+      [[unroll]] for (int ks = 0; ks < KSUB; ++ks) {
+        const int dy = t / 3, dx = t % 3;
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[RPS];
+        [[unroll]] for (int r = 0; r < RPS; ++r)
+          coopMatLoadNV(a[r], s_in, uint(((sg * RPS + r + dy) * HW + dx) * PSTR + 2 * ks), uint(PSTR), false);
+        [[unroll]] for (int n = 0; n < NFRAG; ++n) {
+          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
+          coopMatLoadNV(b, s_w, uint((t * KSUB + ks) * 16 * WSTR + n * 2), uint(WSTR), false);
+          [[unroll]] for (int r = 0; r < RPS; ++r) acc[r][n] = coopMatMulAddNV(a[r], b, acc[r][n]);
+        }
       }
-    }
   }
 
   // Epilogue: each subgroup converts two rows x 16 channels at a time to fp16 in its own slice of
