@@ -1,5 +1,4 @@
-// Every Vulkan conv kernel and variant against a naive CPU reference (written here, NCHW, double
-// accumulation), on lavapipe in CI, with the Khronos validation layer on when installed (any
+// Every Vulkan conv kernel and variant against the CPU reference kernels (NCHW, double accumulation), on lavapipe in CI, with the Khronos validation layer on when installed (any
 // warning or error message fails the test). Shapes are odd on purpose (1x1, 17x5, 31x33, channel
 // counts 3/5/9/17) and small because lavapipe is slow.
 //
@@ -17,52 +16,20 @@
 #include "backends/vulkan/graph_executable.h"
 #include "common/test_util.h"
 #include "passes/fused_ops.h"
+#include "runtime/graph_runner.h"
 
 namespace vx::vk {
 namespace {
 
 // ---------------- CPU reference ----------------
 
-Tensor ref_conv(const Tensor& x, const Tensor& w, const Tensor& b, bool relu, bool pool) {
-  const int C = int(x.dim(1)), H = int(x.dim(2)), W = int(x.dim(3)), O = int(w.dim(0));
-  Tensor y(DType::f32, Shape{1, O, H, W});
-  const float *xs = x.data<float>(), *ws = w.data<float>(), *bs = b.data<float>();
-  float* ys = y.data<float>();
-  for (int o = 0; o < O; ++o)
-    for (int i = 0; i < H; ++i)
-      for (int j = 0; j < W; ++j) {
-        double acc = bs[o];
-        for (int c = 0; c < C; ++c)
-          for (int ky = 0; ky < 3; ++ky)
-            for (int kx = 0; kx < 3; ++kx) {
-              int yy = i + ky - 1, xx = j + kx - 1;
-              if (yy < 0 || xx < 0 || yy >= H || xx >= W) continue;
-              acc += double(ws[((o * C + c) * 3 + ky) * 3 + kx]) * xs[(c * H + yy) * W + xx];
-            }
-        ys[(o * H + i) * W + j] = float(relu ? std::max(acc, 0.0) : acc);
-      }
-  if (!pool) return y;
-  Tensor p(DType::f32, Shape{1, O, H / 2, W / 2});
-  float* ps = p.data<float>();
-  for (int o = 0; o < O; ++o)
-    for (int i = 0; i < H / 2; ++i)
-      for (int j = 0; j < W / 2; ++j) {
-        auto at = [&](int a, int c) { return ys[(o * H + 2 * i + a) * W + 2 * j + c]; };
-        ps[(o * (H / 2) + i) * (W / 2) + j] = std::max(std::max(at(0, 0), at(0, 1)), std::max(at(1, 0), at(1, 1)));
-      }
-  return p;
-}
-
-Tensor ref_upsample_concat(const Tensor& low, const Tensor& skip) {
-  const int CA = int(low.dim(1)), CB = int(skip.dim(1)), H = int(skip.dim(2)), W = int(skip.dim(3));
-  Tensor out(DType::f32, Shape{1, CA + CB, H, W});
-  float* o = out.data<float>();
-  const float *l = low.data<float>(), *s = skip.data<float>();
-  for (int c = 0; c < CA; ++c)
-    for (int i = 0; i < H; ++i)
-      for (int j = 0; j < W; ++j) o[(c * H + i) * W + j] = l[(c * (H / 2) + i / 2) * (W / 2) + j / 2];
-  std::copy(s, s + size_t(CB) * H * W, o + size_t(CA) * H * W);
-  return out;
+// The same graph on the CPU reference kernels (the oracle: NCHW, double accumulation), unoptimised.
+Tensor cpu_reference(const Graph& g, const Tensor& input) {
+  RunnerOptions options;
+  options.optimize = false;
+  options.reference_only = true;
+  GraphRunner runner(g, options);
+  return runner.run({input}).at(0);
 }
 
 // ---------------- graph building (fused form, as the fusion passes produce it) ----------------
@@ -171,7 +138,7 @@ TEST_P(VulkanConvKernels, SingleConvMatchesCpu) {
     o.kernels = kernel;
     VulkanGraphExecutable exe(*ctx_, g, input.shape(), o);
     ASSERT_EQ(exe.layers()[0].kernel, kernel);
-    Tensor ref = ref_conv(input, conv.w, conv.b, c.relu, c.pool);
+    Tensor ref = cpu_reference(g, input);
     expect_close(exe.run(input), ref, precision,
                  cat(kernel, " ", precision_name(precision), " cin ", c.cin, " cout ", c.cout, " ", c.h, "x", c.w,
                      c.relu ? " relu" : "", c.pool ? " pool" : ""));
@@ -200,8 +167,7 @@ TEST_P(VulkanConvKernels, UpsampleConcatMatchesCpu) {
     o.precision = precision;
     o.kernels = kernel;
     VulkanGraphExecutable exe(*ctx_, g, input.shape(), o);
-    Tensor low_ref = ref_conv(input, down.w, down.b, true, true);
-    Tensor ref = ref_conv(ref_upsample_concat(low_ref, input), up.w, up.b, true, false);
+    Tensor ref = cpu_reference(g, input);
     expect_close(exe.run(input), ref, precision,
                  cat(kernel, " ", precision_name(precision), " upcat low ", c.c_low, " skip ", c.c_skip, " -> ", c.cout,
                      " at ", c.h, "x", c.w));
@@ -244,16 +210,6 @@ MiniUNet make_mini_unet(int ic, uint64_t seed) {
   return net;
 }
 
-Tensor ref_mini_unet(const MiniUNet& n, const Tensor& x) {
-  auto conv = [&](int i, const Tensor& t) {
-    const ConvSpec& s = n.convs[size_t(i)];
-    return ref_conv(t, s.w, s.b, s.relu, s.pool);
-  };
-  Tensor e0 = conv(0, x), e1 = conv(1, e0), e2 = conv(2, e1), m = conv(3, e2);
-  Tensor d0 = conv(4, ref_upsample_concat(m, e1));
-  Tensor d1 = conv(5, ref_upsample_concat(d0, x));
-  return conv(6, d1);
-}
 
 class VulkanUNet : public VulkanParity, public ::testing::WithParamInterface<Param> {};
 
@@ -266,7 +222,7 @@ TEST_P(VulkanUNet, MatchesCpu) {
   o.kernels = kernel;
   o.timestamps = true;
   VulkanGraphExecutable exe(*ctx_, net.graph, input.shape(), o);
-  Tensor ref = ref_mini_unet(net, input);
+  Tensor ref = cpu_reference(net.graph, input);
   expect_close(exe.run(input), ref, precision, cat("mini U-Net ", kernel, " ", precision_name(precision)));
   // Runs are repeatable (the arena holds stale data from the last run: every output must be rewritten).
   expect_close(exe.run(input), ref, precision, "second run");
