@@ -1,6 +1,10 @@
 // Denoising quality with OIDN's real weights (../shared/weights): on a sample scene rendered at
 // 4 spp, each weight file must raise the PSNR against the converged reference by >= 10 dB; on the
 // real 1024x1024 render in ../shared/images the output must be finite and in range.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <fstream>
 
@@ -25,7 +29,36 @@ struct SampleScene {
 
 constexpr int kReferenceSpp = 512;  // per half: 1024 in all
 
-// One render shared by the tests of this file (rendering the reference is the slow part).
+// Renders once per build: ctest runs every test in its own process, so the renders are cached as
+// PFM files in the build folder under a lock (delete build/*/test-cache after changing the path
+// tracer: the cache is keyed by the render settings only).
+samples::RenderOutput render_cached(const samples::RenderSettings& s) {
+  const std::filesystem::path dir = std::filesystem::path(VOLVOX_BINARY_DIR) / "test-cache";
+  auto path = [&](const char* channel) {
+    return dir / cat(s.scene, "_", s.width, "x", s.height, "_", s.spp, "spp_seed", s.seed, "_", channel, ".pfm");
+  };
+  std::filesystem::create_directories(dir);
+  // Parallel test processes wait for the one rendering instead of rendering too.
+  const int lock = open((dir / "render.lock").c_str(), O_CREAT | O_RDWR, 0644);
+  if (lock >= 0) flock(lock, LOCK_EX);
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0) close(fd);  // closing releases the lock
+    }
+  } unlock{lock};
+  if (std::filesystem::exists(path("normal")))
+    return {read_image(path("color")), read_image(path("albedo")), read_image(path("normal"))};
+  samples::RenderOutput out = samples::render_scene(s);
+  for (auto [channel, img] : {std::pair{"color", &out.color}, {"albedo", &out.albedo}, {"normal", &out.normal}}) {
+    std::filesystem::path tmp = path(channel);
+    tmp.replace_extension(cat(getpid(), ".tmp.pfm"));
+    write_image(tmp, *img);
+    std::filesystem::rename(tmp, path(channel));  // "normal" last: its presence means all are there
+  }
+  return out;
+}
+
 const SampleScene& sample_scene() {
   static const SampleScene scene = [] {
     samples::RenderSettings s;
@@ -35,12 +68,12 @@ const SampleScene& sample_scene() {
     s.spp = 4;
     s.seed = 11;
     SampleScene out;
-    out.noisy = samples::render_scene(s);
+    out.noisy = render_cached(s);
     s.spp = kReferenceSpp;
     s.seed = 12;
-    out.reference_a = samples::render_scene(s).color;
+    out.reference_a = render_cached(s).color;
     s.seed = 13;
-    out.reference_b = samples::render_scene(s).color;
+    out.reference_b = render_cached(s).color;
     out.reference = out.reference_a;
     for (size_t i = 0; i < out.reference.pixels.size(); ++i)
       out.reference.pixels[i] = 0.5f * (out.reference_a.pixels[i] + out.reference_b.pixels[i]);
