@@ -110,8 +110,12 @@ TEST(Tiling, TilesCoverEveryPixelOnceAndStayAligned) {
           EXPECT_LE(t.buffer_x + t.in_w, l.tile_width);
           EXPECT_LE(t.buffer_y + t.in_h, l.tile_height);
           // The owned output is at least `overlap` away from any inner tile edge.
-          if (t.out_x > 0) EXPECT_GE(t.out_x - t.in_x, l.overlap);
-          if (t.out_x + t.out_w < w) EXPECT_GE(t.in_x + t.in_w - (t.out_x + t.out_w), l.overlap);
+          if (t.out_x > 0) {
+            EXPECT_GE(t.out_x - t.in_x, l.overlap);
+          }
+          if (t.out_x + t.out_w < w) {
+            EXPECT_GE(t.in_x + t.in_w - (t.out_x + t.out_w), l.overlap);
+          }
           for (int y = t.out_y; y < t.out_y + t.out_h; ++y)
             for (int x = t.out_x; x < t.out_x + t.out_w; ++x) hits[size_t(y) * size_t(w) + size_t(x)]++;
         }

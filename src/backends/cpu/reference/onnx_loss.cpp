@@ -64,7 +64,7 @@ void softmax_cross_entropy_kernel(KernelContext& ctx) {
   VX_CHECK(scores.dtype() == DType::f32, Unsupported, label(ctx), ": floats only");
   VX_CHECK(scores.rank() >= 2, InvalidArgument, label(ctx), ": scores must be [N, C, ...], not ",
            scores.shape().str());
-  const int64_t n = scores.dim(0), c = scores.dim(1), inner = n * c ? scores.numel() / (n * c) : 0;
+  const int64_t n = scores.dim(0), c = scores.dim(1), inner = n * c != 0 ? scores.numel() / (n * c) : 0;
   Tensor log_prob(DType::f32, scores.shape());
   const float* in = scores.data<float>();
   float* out = log_prob.data<float>();

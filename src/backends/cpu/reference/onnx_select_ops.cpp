@@ -20,7 +20,7 @@ void trilu_kernel(KernelContext& ctx) {
     k = kv[0];
   }
   bool upper = ctx.node().attrs.get_int("upper", 1) != 0;
-  int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1), mats = rows * cols ? x.numel() / (rows * cols) : 0;
+  int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1), mats = rows * cols != 0 ? x.numel() / (rows * cols) : 0;
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
   size_t elem = dtype_size(x.dtype());
   if (x.nbytes() && y.raw() != x.raw()) std::memmove(y.raw(), x.raw(), x.nbytes());
