@@ -54,8 +54,9 @@ TEST(Npy, RoundTripsEveryDtypeAndRank) {
       Tensor back = read_npy(file);
       ASSERT_EQ(back.dtype(), dtype) << dtype_name(dtype);
       ASSERT_EQ(back.shape(), shape) << shape.str();
-      if (t.nbytes() > 0)  // empty tensors have no buffer
+      if (t.nbytes() > 0) {  // empty tensors have no buffer
         ASSERT_EQ(std::memcmp(back.raw(), t.raw(), t.nbytes()), 0) << dtype_name(dtype) << " " << shape.str();
+      }
     }
   }
 }
