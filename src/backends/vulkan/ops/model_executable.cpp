@@ -4,8 +4,12 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 
 #include "core/half.h"
+#include "core/thread_pool.h"
 #include "passes/fold_constants.h"
 #include "passes/graph_queries.h"
 #include "passes/shape_inference.h"
@@ -18,6 +22,27 @@ namespace {
 bool is_float(DType t) { return t == DType::f32 || t == DType::f16; }
 
 VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+// One submission at a time per queue: executables of one context may run from several threads.
+std::mutex& queue_mutex(VkQueue queue) {
+  static std::mutex guard;
+  static std::map<VkQueue, std::unique_ptr<std::mutex>> mutexes;
+  std::lock_guard<std::mutex> lock(guard);
+  auto& m = mutexes[queue];
+  if (!m) m = std::make_unique<std::mutex>();
+  return *m;
+}
+
+// Element-wise conversions of large tensors spread over the global pool.
+template <class Fn>
+void for_chunks(int64_t n, Fn&& fn) {
+  constexpr int64_t kGrain = int64_t(1) << 16;
+  if (n <= kGrain) {
+    fn(int64_t(0), n);
+    return;
+  }
+  ThreadPool::global().parallel_for(n, [&](int64_t begin, int64_t end) { fn(begin, end); }, kGrain);
+}
 
 // Host tensor -> device bytes of `type` (op_kernel.h's storage). int64 values beyond int32 are
 // clamped (they occur as "to the end" sentinels such as Slice's INT64_MAX).
@@ -40,7 +65,9 @@ void to_device(const Tensor& t, DeviceType type, uint8_t* dst) {
       std::memcpy(out, t.raw(), size_t(n) * 2);
     } else if (src == DType::f32) {
       const float* in = static_cast<const float*>(t.raw());
-      for (int64_t i = 0; i < n; ++i) out[i] = float_to_half(in[i]);
+      for_chunks(n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) out[i] = float_to_half(in[i]);
+      });
     } else {
       for (int64_t i = 0; i < n; ++i) out[i] = float_to_half(float(t.get(i)));
     }
@@ -93,7 +120,9 @@ Tensor from_device(const uint8_t* src, DeviceType type, DType dtype, const Shape
       std::memcpy(t.raw(), src, size_t(n) * 2);
     } else if (dtype == DType::f32) {
       float* out = t.data<float>();
-      for (int64_t i = 0; i < n; ++i) out[i] = at(i);
+      for_chunks(n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) out[i] = at(i);
+      });
     } else if (dtype == DType::f16) {
       uint16_t* out = static_cast<uint16_t*>(t.raw());
       for (int64_t i = 0; i < n; ++i) out[i] = float_to_half(at(i));
@@ -447,6 +476,7 @@ void VulkanModelExecutable::plan_memory() {
   for (size_t n = 0; n < g.nodes.size(); ++n)
     for (ValueId id : g.nodes[n].outputs)
       if (id != kNoValue) producer[size_t(id)] = int(n);
+  const std::vector<std::vector<int>> consumers = g.consumers();
   std::vector<bool> is_output(n_values, false);
   for (ValueId id : g.outputs) is_output[size_t(id)] = true;
 
@@ -496,10 +526,8 @@ void VulkanModelExecutable::plan_memory() {
       for (ValueId id : g.nodes[n].outputs) {
         if (id == kNoValue) continue;
         bool needed = is_output[size_t(id)];
-        for (size_t m = n + 1; m < g.nodes.size() && !needed; ++m)
-          if (!on_gpu_[m])
-            for (ValueId in : g.nodes[m].inputs)
-              if (in == id) needed = true;
+        for (int m : consumers[size_t(id)])
+          if (!on_gpu_[size_t(m)]) needed = true;
         if (needed) {
           seg.downloads.push_back({id, 0});
           touch(id, seg_last);
@@ -627,7 +655,10 @@ void VulkanModelExecutable::plan_memory() {
     VkBufferCopy region{0, 0, constant_alloc.size()};
     vkCmdCopyBuffer(cmd, upload.buffer(), constants_.buffer(), 1, &region);
     VX_VK_CHECK(vkEndCommandBuffer(cmd));
-    ctx_.submit_and_wait(cmd, fence_);
+    {
+      std::lock_guard<std::mutex> queue_lock(queue_mutex(ctx_.queue()));
+      ctx_.submit_and_wait(cmd, fence_);
+    }
     vkFreeCommandBuffers(ctx_.device(), command_pool_, 1, &cmd);
   }
 }
@@ -852,7 +883,10 @@ std::vector<Tensor> VulkanModelExecutable::run(const std::vector<Tensor>& inputs
     for (const Transfer& t : seg.uploads) upload(host[size_t(t.value)], t.value, staging_.mapped() + t.staging_offset);
     staging_.flush();
     const auto start = Clock::now();
-    ctx_.submit_and_wait(seg.cmd, fence_);
+    {
+      std::lock_guard<std::mutex> queue_lock(queue_mutex(ctx_.queue()));
+      ctx_.submit_and_wait(seg.cmd, fence_);
+    }
     const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     staging_.invalidate();
     for (const Transfer& t : seg.downloads)
