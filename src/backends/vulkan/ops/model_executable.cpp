@@ -455,7 +455,7 @@ void VulkanModelExecutable::place_nodes() {
           plans_[n] = std::move(plan);
           gpu = true;
           break;
-        } catch (const Error& e) {
+        } catch (const std::exception& e) {  // vx::Error, or a factory's bug: either way not on the GPU
           reasons.push_back(e.what());
         }
       }
@@ -530,11 +530,19 @@ void VulkanModelExecutable::plan_memory() {
     const int seg_first = int(seg.steps.front()), seg_last = int(seg.steps.back());
     for (size_t n : seg.steps) {
       const Node& node = g.nodes[n];
-      for (ValueId id : node.inputs) {
+      // Constant inputs go to the device only when a dispatch binds them (ops that repack weights
+      // into their own constant blobs do not) or the output aliases them.
+      std::vector<bool> bound(node.inputs.size(), false);
+      for (const Dispatch& d : plans_[n].dispatches)
+        for (const Binding& b : d.bindings)
+          if (b.kind == Binding::Kind::input) bound[size_t(b.index)] = true;
+      if (plans_[n].output0_aliases_input0) bound[0] = true;
+      for (size_t k = 0; k < node.inputs.size(); ++k) {
+        const ValueId id = node.inputs[k];
         if (id == kNoValue) continue;
         const Value& v = g.value(id);
         if (v.is_constant()) {
-          on_device[size_t(id)] = true;
+          if (bound[k]) on_device[size_t(id)] = true;
           continue;
         }
         const bool host_made = producer[size_t(id)] < 0 || !on_gpu_[size_t(producer[size_t(id)])];
