@@ -30,8 +30,8 @@ VXModel vxNewModel(VXDevice device, const char* path);
 VXModel vxNewModelFromMemory(VXDevice device, const void* data, size_t size);
 void vxReleaseModel(VXModel model);
 
-/* "precision": 0 auto (fp16 where the device computes it well, i.e. a Vulkan GPU), 1 fp32, 2 fp16.
- * Takes effect at the next execute. */
+/* "precision": 0 auto (= fp32, the model's own answers), 1 fp32, 2 fp16 (Vulkan devices: fp16
+ * storage with fp32 arithmetic). Takes effect at the next execute. */
 void vxSetModelInt(VXModel model, const char* name, int value);
 
 size_t vxGetModelInputCount(VXModel model);
