@@ -11,13 +11,15 @@ namespace {
 // The cooperative-matrix variants: shader prefix (conv_coopmat.<prefix><fragments per workgroup>),
 // fragment width along N, the most fragments one workgroup's shader handles (shared memory and
 // registers, see variant_supports), how many workgroups along z share the N blocks (0: one per
-// fragment group of max_wg), the tile rows and the precision it runs.
+// fragment group of max_wg), the tile rows, the precision it runs and its 3xFP16 mode (X3 in the
+// shader: 1 = scaled lo with a second accumulator set, 2 = one set, weights stored times 256).
 struct CoopShape {
   ConvVariant variant;
   const char* name;
   const char* prefix;
   int nw, max_wg, split, rows;
   Precision precision;
+  int x3 = 0;
 };
 // split: 1 = all outputs in one workgroup, 2 = halves over 2 workgroups, 0 = max_wg outputs per
 // workgroup and as many workgroups as needed.
@@ -37,8 +39,12 @@ constexpr CoopShape kCoopShapes[] = {
     {ConvVariant::coopmat_e, "coopmat_e", "e", 8, 1, 1, 16, Precision::fp16},
     {ConvVariant::coopmat_eu, "coopmat_eu", "eu", 8, 1, 1, 32, Precision::fp16},
     {ConvVariant::coopmat_et, "coopmat_et", "et", 8, 1, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_x3, "coopmat_x3", "f", 16, 1, 0, 16, Precision::fp32},
-    {ConvVariant::coopmat_x3w, "coopmat_x3w", "f", 16, 2, 0, 16, Precision::fp32},
+    {ConvVariant::coopmat_pn, "coopmat_pn", "p", 16, 2, 0, 16, Precision::fp16},
+    {ConvVariant::coopmat_un, "coopmat_un", "u", 16, 2, 0, 32, Precision::fp16},
+    {ConvVariant::coopmat_x3, "coopmat_x3", "f", 16, 1, 0, 16, Precision::fp32, 1},
+    {ConvVariant::coopmat_x3w, "coopmat_x3w", "f", 16, 2, 0, 16, Precision::fp32, 1},
+    {ConvVariant::coopmat_x3s, "coopmat_x3s", "g", 16, 1, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_x3sw, "coopmat_x3sw", "g", 16, 2, 0, 16, Precision::fp32, 2},
 };
 
 const CoopShape* coop_shape(ConvVariant v) {
@@ -78,7 +84,8 @@ void store(std::vector<uint8_t>& out, size_t index, float v, bool half) {
   }
 }
 
-constexpr float kLoScale = 4096.0f;  // conv_coopmat.comp's LO_SCALE
+constexpr float kLoScale = 4096.0f;     // conv_coopmat.comp's LO_SCALE (X3 1)
+constexpr float kWeightScale = 256.0f;  // 1 / W_SCALE_INV (X3 2)
 
 }  // namespace
 
@@ -122,6 +129,11 @@ ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopm
   // there are many chunks to overlap, while for few chunks at 80/96 outputs its extra registers
   // cost more than it hides (coopmat_w); 112/128 outputs only fit coopmat.
   const int fragments = (d.cout + 15) / 16, chunks = coop_k_chunks(d);
+  // v8 (results/v8a_vulkan.md): 16x8x16 fragments for <= 8 outputs (-20%); the outputs split over
+  // 2 workgroups for 112/128 (-20-57%) and for 96 with <= 6 chunks (-4-30%).
+  if (d.cout <= 8) return ConvVariant::coopmat_e;
+  if (fragments >= 7) return ConvVariant::coopmat_ps;
+  if (fragments == 6 && chunks <= 6) return ConvVariant::coopmat_us;
   if (fragments == 3 || (fragments == 2 && chunks == 1) || (fragments == 4 && chunks >= 4 && chunks < 8))
     return ConvVariant::coopmat_u;
   if (fragments == 2 || (fragments == 4 && chunks >= 8)) return ConvVariant::coopmat_t;
@@ -139,20 +151,21 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
   auto weight = [&](int o, int c, int tap) { return src[(size_t(o) * cin + c) * 9 + tap]; };
 
   if (const CoopShape* s = coop_shape(v)) {
-    // B[(tap * kc + chunk) * 16 + k][n], rows of n_pad; x3: the hi plane, then lo = (w - hi) * 4096.
+    // B[(tap * kc + chunk) * 16 + k][n], rows of n_pad; x3: the hi plane, then the lo plane:
+    // mode 1: hi = fp16(w), lo = fp16((w - hi) * 4096); mode 2: hi = fp16(256 w), lo = fp16(256 w - hi).
     const int n_pad = coop_n_pad(*s, d), kc = coop_k_chunks(d);
-    const bool x3 = s->precision == Precision::fp32;
     const size_t plane = size_t(9) * kc * 16 * n_pad;
-    std::vector<uint8_t> out(plane * (x3 ? 2 : 1) * 2, 0);
+    std::vector<uint8_t> out(plane * (s->x3 ? 2 : 1) * 2, 0);
     for (int t = 0; t < 9; ++t)
       for (int k = 0; k < kc * 16; ++k) {
         int c = k < d.cin4() * 4 ? source_channel(d, k) : -1;
         if (c < 0) continue;
         for (int o = 0; o < d.cout; ++o) {
           const size_t at = (size_t(t) * kc * 16 + k) * n_pad + o;
-          const float x = weight(o, c, t);
+          const float x = s->x3 == 2 ? weight(o, c, t) * kWeightScale : weight(o, c, t);
           store(out, at, x, true);
-          if (x3) store(out, plane + at, (x - half_to_float(float_to_half(x))) * kLoScale, true);
+          const float lo = x - half_to_float(float_to_half(x));
+          if (s->x3) store(out, plane + at, s->x3 == 1 ? lo * kLoScale : lo, true);
         }
       }
     return out;

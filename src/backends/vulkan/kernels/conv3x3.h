@@ -26,18 +26,22 @@ const char* precision_name(Precision p);
 // N split: coopmat_ps / coopmat_us / coopmat_ts are p / u / t with the outputs split over 2
 // workgroups along z (half the accumulators per workgroup, the halo staged by each), up to 192 /
 // 128 / 128 outputs. 16x8x16 fragments (N blocks of 8 outputs, for <= 8 outputs such as the final
-// 3-channel conv): coopmat_e / coopmat_eu / coopmat_et in the shapes of p / u / t.
+// 3-channel conv): coopmat_e / coopmat_eu / coopmat_et in the shapes of p / u / t. coopmat_pn /
+// coopmat_un: p / u with 32 outputs per workgroup and as many workgroups along z as needed.
 // fp32 on tensor cores, "3xFP16": coopmat_x3 (8 subgroups x 2 rows, 16 outputs per workgroup)
 // and coopmat_x3w (32 per workgroup): each fp32 operand split into fp16 hi + scaled fp16 lo, three
-// MMAs per product, two fp32 accumulators (conv_coopmat.comp's X3).
+// MMAs per product, two fp32 accumulator sets; coopmat_x3s / coopmat_x3sw: the same with one
+// accumulator set and unscaled lo (weights stored times 256) (conv_coopmat.comp's X3).
 enum class ConvVariant {
   direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u,
-  coopmat_ps, coopmat_us, coopmat_ts, coopmat_e, coopmat_eu, coopmat_et, coopmat_x3, coopmat_x3w
+  coopmat_ps, coopmat_us, coopmat_ts, coopmat_e, coopmat_eu, coopmat_et, coopmat_pn, coopmat_un,
+  coopmat_x3, coopmat_x3w, coopmat_x3s, coopmat_x3sw
 };
 const char* variant_name(ConvVariant v);
 // "direct" | "tiled" | "coopmat" | "coopmat_w" | "coopmat_p" | "coopmat_t" | "coopmat_p16" |
 // "coopmat_t16" | "coopmat_k" | "coopmat_r" | "coopmat_u" | "coopmat_ps" | "coopmat_us" | "coopmat_ts" |
-// "coopmat_e" | "coopmat_eu" | "coopmat_et" | "coopmat_x3" | "coopmat_x3w"; throws InvalidArgument otherwise.
+// "coopmat_e" | "coopmat_eu" | "coopmat_et" | "coopmat_pn" | "coopmat_un" | "coopmat_x3" | "coopmat_x3w" |
+// "coopmat_x3s" | "coopmat_x3sw"; throws InvalidArgument otherwise.
 ConvVariant parse_variant(const std::string& name);
 
 // One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.

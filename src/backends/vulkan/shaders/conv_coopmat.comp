@@ -49,6 +49,8 @@
 // VARIANT et1 -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DNW=8
 // VARIANT f1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=1
 // VARIANT f2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=1 -DPSTR=2
+// VARIANT g1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2
+// VARIANT g2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2 -DPSTR=2
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), with the same fusions as conv_direct. fp16 storage only.
 //   M = pixels: a workgroup (SUBGROUPS subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
@@ -78,12 +80,16 @@
 //   N split: a workgroup computes NP = NFRAG * NW outputs, those from gl_WorkGroupID.z * NP on
 //       (the host dispatches n_pad / NP workgroups along z; z = 1 for a single N block), so a layer
 //       can hold half its accumulators per workgroup and re-stage the halo per N block.
-//   X3 (f variants, fp32 activations): "3xFP16": each fp32 operand x = hi + lo / 4096 with
-//       hi = fp16(x), lo = fp16((x - hi) * 4096) (the scale keeps lo clear of fp16 subnormals), and
-//       x * w ~= hi * hi' + (hi * lo' + lo * hi') / 4096 in three fp16 MMAs into two fp32
-//       accumulators (the main and the scaled correction sum): about fp32 accuracy on tensor cores.
+//   X3 (f, g variants; fp32 activations): "3xFP16": each fp32 operand x = hi + lo, hi = x with its
+//       mantissa cut to fp16's 10 bits (exact in fp16; the bit mask, since a compiler may fold
+//       x - fp16(x) to 0), and x * w ~= hi * hi' + hi * lo' + lo * hi' in three fp16 MMAs with fp32
+//       accumulation: about fp32 accuracy on tensor cores. X3 1 (f): lo scaled by 4096 (clear of
+//       fp16 subnormals), so the two lo products go to a second accumulator set, scaled back in the
+//       epilogue. X3 2 (g): one accumulator set, lo unscaled (fp16 subnormals for |x| < 2^-4,
+//       absolute error <= 2^-25 each); the weights are stored times 256 (their lo stays normal),
+//       and the epilogue divides by 256.
 // Weights: f16 B[(tap * k_chunks + chunk) * 16 + k][n], row-major with row length n_pad; X3: the hi
-// plane, then the lo plane (scaled by 4096).
+// plane, then the lo plane (X3 1: w = hi + lo / 4096; X3 2: 256 w = hi + lo).
 #if X3
 #define FP16 0
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -133,7 +139,12 @@
 #define HW (TW + 2)
 #define NP (NFRAG * NW)  // outputs of one workgroup
 #define NP8 (NP / 8)     // uvec4 (8 fp16) per weight row
-#define LO_SCALE 4096.0
+#if X3 == 1
+#define LO_SCALE 4096.0  // activations' and weights' lo
+#else
+#define LO_SCALE 1.0
+#endif
+#define W_SCALE_INV (1.0 / 256.0)  // X3 2: the weights are stored times 256
 // Row strides in shared memory, in uvec4 (8 fp16), padded by one uvec4 so that the 8 rows one
 // fragment load reads at a time fall in different banks (unpadded: 2-way conflicts on A, up to
 // 8-way on B).
@@ -164,7 +175,7 @@ layout(std430, binding = 2) readonly buffer Weights { uvec4 wts[]; };
 
 // [plane][halo pixel][2 x 8 channels + pad]; reused as epilogue scratch
 shared uvec4 s_in[PLANES * HALO_PLANE];
-#if X3 && PLANES * W_PLANE < SUBGROUPS * 128
+#if X3 == 1 && PLANES * W_PLANE < SUBGROUPS * 128
 shared uvec4 s_w[SUBGROUPS * 128];  // also the epilogue's scratch for the correction sums
 #else
 shared uvec4 s_w[PLANES * W_PLANE];  // [plane][tap][k][n + pad] fp16 of the current step's chunks
@@ -187,11 +198,11 @@ RAW4 load_raw(int y, int x, int c4) {
 #define W_PER_THREAD ((W_ITEMS + THREADS - 1) / THREADS)
 
 #if X3
-// 4 fp32 -> hi (fp16 bits) and lo = fp16((x - hi) * 4096)
+// 4 fp32 -> hi (fp16 bits of x with the low 13 mantissa bits cleared) and lo = fp16((x - hi) * LO_SCALE)
 void split4(uvec4 raw, out uvec2 hi, out uvec2 lo) {
-  vec4 v = uintBitsToFloat(raw);
-  hi = uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw));
-  vec4 r = (v - vec4(unpackHalf2x16(hi.x), unpackHalf2x16(hi.y))) * LO_SCALE;
+  vec4 v = uintBitsToFloat(raw), h = uintBitsToFloat(raw & uvec4(0xFFFFE000u));
+  hi = uvec2(packHalf2x16(h.xy), packHalf2x16(h.zw));
+  vec4 r = (v - h) * LO_SCALE;
   lo = uvec2(packHalf2x16(r.xy), packHalf2x16(r.zw));
 }
 #endif
@@ -244,9 +255,11 @@ void store_w(int idx, uvec4 v, uvec4 lo) {
 }
 
 vec4 unpack4(uvec2 u) { return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }
-#if X3
+#if X3 == 1
 // Epilogue: main sum + correction sum / 4096 (adding the two matrices in GLSL crashes glslc -O).
 vec4 scratch32(int at) { return uintBitsToFloat(s_in[at]) + uintBitsToFloat(s_w[at]) * (1.0 / LO_SCALE); }
+#elif X3 == 2
+vec4 scratch32(int at) { return uintBitsToFloat(s_in[at]) * W_SCALE_INV; }
 #endif
 
 void main() {
@@ -258,7 +271,7 @@ void main() {
   CMAT acc[RPS][NFRAG];
   [[unroll]] for (int r = 0; r < RPS; ++r)
     [[unroll]] for (int n = 0; n < NFRAG; ++n) acc[r][n] = CMAT(0.0);
-#if X3
+#if X3 == 1
   CMAT acc_lo[RPS][NFRAG];  // sum of hi * lo' + lo * hi', scaled by 4096
   [[unroll]] for (int r = 0; r < RPS; ++r)
     [[unroll]] for (int n = 0; n < NFRAG; ++n) acc_lo[r][n] = CMAT(0.0);
@@ -325,8 +338,13 @@ void main() {
           BMAT b_lo;
           coopMatLoadNV(b_lo, s_w, uint(W_PLANE + (t * KSUB + ks) * 16 * WSTR + n * (NW / 8)), uint(WSTR), false);
           [[unroll]] for (int r = 0; r < RPS; ++r) {
+#if X3 == 1
             acc_lo[r][n] = coopMatMulAddNV(a[r], b_lo, acc_lo[r][n]);
             acc_lo[r][n] = coopMatMulAddNV(a_lo[r], b, acc_lo[r][n]);
+#else
+            acc[r][n] = coopMatMulAddNV(a[r], b_lo, acc[r][n]);
+            acc[r][n] = coopMatMulAddNV(a_lo[r], b, acc[r][n]);
+#endif
           }
 #endif
         }
@@ -348,8 +366,10 @@ void main() {
 #if X3  // main and correction sums into s_in / s_w, added in the scalar code below
       coopMatStoreNV(acc[2 * rp][n], s_in, uint(sbase), uint(CPR), false);
       coopMatStoreNV(acc[2 * rp + 1][n], s_in, uint(sbase + 16 * CPR), uint(CPR), false);
+#if X3 == 1
       coopMatStoreNV(acc_lo[2 * rp][n], s_w, uint(sbase), uint(CPR), false);
       coopMatStoreNV(acc_lo[2 * rp + 1][n], s_w, uint(sbase + 16 * CPR), uint(CPR), false);
+#endif
 #else
       BMAT h0 = BMAT(acc[2 * rp][n]);
       BMAT h1 = BMAT(acc[2 * rp + 1][n]);
