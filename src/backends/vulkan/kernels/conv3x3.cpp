@@ -45,6 +45,8 @@ constexpr CoopShape kCoopShapes[] = {
     {ConvVariant::coopmat_x3w, "coopmat_x3w", "f", 16, 2, 0, 16, Precision::fp32, 1},
     {ConvVariant::coopmat_x3s, "coopmat_x3s", "g", 16, 1, 0, 16, Precision::fp32, 2},
     {ConvVariant::coopmat_x3sw, "coopmat_x3sw", "g", 16, 2, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_x3wn, "coopmat_x3wn", "fn", 16, 2, 0, 16, Precision::fp32, 1},
+    {ConvVariant::coopmat_x3swn, "coopmat_x3swn", "gn", 16, 2, 0, 16, Precision::fp32, 2},
 };
 
 const CoopShape* coop_shape(ConvVariant v) {

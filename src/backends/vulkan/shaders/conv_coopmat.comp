@@ -51,6 +51,8 @@
 // VARIANT f2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=1 -DPSTR=2
 // VARIANT g1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2
 // VARIANT g2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2 -DPSTR=2
+// VARIANT fn2 -DNFRAG=2 -DSUBGROUPS=8 -DX3=1 -DPSTR=2
+// VARIANT gn2 -DNFRAG=2 -DSUBGROUPS=8 -DX3=2 -DPSTR=2
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), with the same fusions as conv_direct. fp16 storage only.
 //   M = pixels: a workgroup (SUBGROUPS subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
