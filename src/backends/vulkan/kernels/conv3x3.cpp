@@ -45,6 +45,9 @@ constexpr CoopShape kCoopShapes[] = {
     {ConvVariant::coopmat_x3w, "coopmat_x3w", "f", 16, 2, 0, 16, Precision::fp32, 1},
     {ConvVariant::coopmat_x3s, "coopmat_x3s", "g", 16, 1, 0, 16, Precision::fp32, 2},
     {ConvVariant::coopmat_x3sw, "coopmat_x3sw", "g", 16, 2, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_x3c, "coopmat_x3c", "c", 16, 1, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_x3cw, "coopmat_x3cw", "c", 16, 2, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_x3swz, "coopmat_x3swz", "gz", 16, 2, 0, 16, Precision::fp32, 2},
     {ConvVariant::coopmat_x3wn, "coopmat_x3wn", "fn", 16, 2, 0, 16, Precision::fp32, 1},
     {ConvVariant::coopmat_x3swn, "coopmat_x3swn", "gn", 16, 2, 0, 16, Precision::fp32, 2},
 };

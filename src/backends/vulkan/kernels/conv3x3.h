@@ -32,17 +32,21 @@ const char* precision_name(Precision p);
 // and coopmat_x3w (32 per workgroup): each fp32 operand split into fp16 hi + scaled fp16 lo, three
 // MMAs per product, two fp32 accumulator sets; coopmat_x3s / coopmat_x3sw: the same with one
 // accumulator set and unscaled lo (weights stored times 256) (conv_coopmat.comp's X3);
-// coopmat_x3wn / coopmat_x3swn: x3w / x3sw without the register prefetch.
+// coopmat_x3wn / coopmat_x3swn: x3w / x3sw without the register prefetch. coopmat_x3c / coopmat_x3cw:
+// as x3s / x3sw, but each tap's three products go to a fresh fragment that is added to the
+// accumulator by fp32 adds (the MMA accumulation truncates; x3swz: x3sw built as they are, -O0).
 enum class ConvVariant {
   direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u,
   coopmat_ps, coopmat_us, coopmat_ts, coopmat_e, coopmat_eu, coopmat_et, coopmat_pn, coopmat_un,
-  coopmat_x3, coopmat_x3w, coopmat_x3s, coopmat_x3sw, coopmat_x3wn, coopmat_x3swn
+  coopmat_x3, coopmat_x3w, coopmat_x3s, coopmat_x3sw, coopmat_x3wn, coopmat_x3swn, coopmat_x3c, coopmat_x3cw,
+  coopmat_x3swz
 };
 const char* variant_name(ConvVariant v);
 // "direct" | "tiled" | "coopmat" | "coopmat_w" | "coopmat_p" | "coopmat_t" | "coopmat_p16" |
 // "coopmat_t16" | "coopmat_k" | "coopmat_r" | "coopmat_u" | "coopmat_ps" | "coopmat_us" | "coopmat_ts" |
 // "coopmat_e" | "coopmat_eu" | "coopmat_et" | "coopmat_pn" | "coopmat_un" | "coopmat_x3" | "coopmat_x3w" |
-// "coopmat_x3s" | "coopmat_x3sw" | "coopmat_x3wn" | "coopmat_x3swn"; throws InvalidArgument otherwise.
+// "coopmat_x3s" | "coopmat_x3sw" | "coopmat_x3wn" | "coopmat_x3swn" | "coopmat_x3c" | "coopmat_x3cw" |
+// "coopmat_x3swz"; throws InvalidArgument otherwise.
 ConvVariant parse_variant(const std::string& name);
 
 // One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.

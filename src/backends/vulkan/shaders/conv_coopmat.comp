@@ -51,6 +51,12 @@
 // VARIANT f2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=1 -DPSTR=2
 // VARIANT g1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2
 // VARIANT g2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2 -DPSTR=2
+// VARIANT c1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=3 -O0
+// VARIANT c2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=3 -DPSTR=2 -O0
+// VARIANT gz1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2 -O0
+// VARIANT gz2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2 -DPSTR=2 -O0
+// VARIANT fn1 -DNFRAG=1 -DSUBGROUPS=8 -DX3=1
+// VARIANT gn1 -DNFRAG=1 -DSUBGROUPS=8 -DX3=2
 // VARIANT fn2 -DNFRAG=2 -DSUBGROUPS=8 -DX3=1 -DPSTR=2
 // VARIANT gn2 -DNFRAG=2 -DSUBGROUPS=8 -DX3=2 -DPSTR=2
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
@@ -260,7 +266,7 @@ vec4 unpack4(uvec2 u) { return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }
 #if X3 == 1
 // Epilogue: main sum + correction sum / 4096 (adding the two matrices in GLSL crashes glslc -O).
 vec4 scratch32(int at) { return uintBitsToFloat(s_in[at]) + uintBitsToFloat(s_w[at]) * (1.0 / LO_SCALE); }
-#elif X3 == 2
+#elif X3 >= 2
 vec4 scratch32(int at) { return uintBitsToFloat(s_in[at]) * W_SCALE_INV; }
 #endif
 
@@ -335,7 +341,9 @@ void main() {
         [[unroll]] for (int n = 0; n < NFRAG; ++n) {
           BMAT b;
           coopMatLoadNV(b, s_w, uint((t * KSUB + ks) * 16 * WSTR + n * (NW / 8)), uint(WSTR), false);
+#if X3 != 3
           [[unroll]] for (int r = 0; r < RPS; ++r) acc[r][n] = coopMatMulAddNV(a[r], b, acc[r][n]);
+#endif
 #if X3
           BMAT b_lo;
           coopMatLoadNV(b_lo, s_w, uint(W_PLANE + (t * KSUB + ks) * 16 * WSTR + n * (NW / 8)), uint(WSTR), false);
@@ -343,9 +351,16 @@ void main() {
 #if X3 == 1
             acc_lo[r][n] = coopMatMulAddNV(a[r], b_lo, acc_lo[r][n]);
             acc_lo[r][n] = coopMatMulAddNV(a_lo[r], b, acc_lo[r][n]);
-#else
+#elif X3 == 2
             acc[r][n] = coopMatMulAddNV(a[r], b_lo, acc[r][n]);
             acc[r][n] = coopMatMulAddNV(a_lo[r], b, acc[r][n]);
+#else  // X3 3: this tap's three products in a fresh fragment, then into acc by fp32 (round to
+       // nearest) adds instead of the MMA's truncating accumulation (built with -O0: glslc -O
+       // crashes on adding two matrices; the driver optimises anyway).
+            CMAT c = coopMatMulAddNV(a_lo[r], b, CMAT(0.0));
+            c = coopMatMulAddNV(a[r], b_lo, c);
+            c = coopMatMulAddNV(a[r], b, c);
+            acc[r][n] = acc[r][n] + c;
 #endif
           }
 #endif
