@@ -72,9 +72,8 @@ TEST(OnnxConformance, CpuPassRate) {
 // storage instead (rtol = atol = 1e-2, report_vulkan_fp16.*, no floor).
 // Measured on lavapipe with the executor and the element-wise family alone: 321 of 1,072 cases pass
 // with every float node on the GPU (29.9%; 309 of them with no fallback at all), 669 more pass with
-// float nodes on the CPU (mostly Reshape,
-// Transpose, reductions, softmax, conv, pools: other op families), 1 fails (MelWeightMatrix, no
-// kernel anywhere), 81 excluded. Raise it as op families land.
+// float nodes on the CPU (mostly Reshape, Transpose, reductions, softmax, conv, pools: other op
+// families), 1 fails (MelWeightMatrix, no kernel anywhere), 81 excluded. Raise it as op families land.
 constexpr double kMinVulkanGpuPassRateOfAll = 0.29;
 
 TEST(OnnxConformance, VulkanPassRate) {
