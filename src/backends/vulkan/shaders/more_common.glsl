@@ -4,7 +4,10 @@
 #ifndef TX
 #define TX 0
 #endif
-#if TX == 1
+#ifndef TI
+#define TI 0
+#endif
+#if TX == 1 || TI == 1
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif

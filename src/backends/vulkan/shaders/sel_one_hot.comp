@@ -1,0 +1,36 @@
+#version 450
+// NO_DEFAULT_VARIANT
+// VARIANT ff -DTI=0 -DTX=0
+// VARIANT hh -DTI=1 -DTX=1
+// VARIANT if -DTI=2 -DTX=0
+// VARIANT ih -DTI=2 -DTX=1
+// VARIANT ii -DTI=2 -DTX=2
+// VARIANT fi -DTI=0 -DTX=2
+// VARIANT hi -DTI=1 -DTX=2
+// OneHot: y[o, d, i] = indices[o, i] (negative ones from the end) == d ? values[1] : values[0].
+// Float indices truncate toward zero. Variants name the storage of the indices and of the values.
+#include "more_common.glsl"
+
+layout(std430, binding = 0) readonly buffer I { MSTORAGE(TI) indices[]; };
+layout(std430, binding = 1) readonly buffer V { TXS values[]; };
+layout(std430, binding = 2) writeonly buffer Y { TXS y[]; };
+
+layout(push_constant) uniform Push {
+  uint count;
+  uint depth;
+  uint inner;  // product of the index dims from the axis on
+} p;
+
+void main() {
+  uint e = linear_index();
+  if (e >= p.count) return;
+  uint i = e % p.inner, d = (e / p.inner) % p.depth, o = e / (p.inner * p.depth);
+#if TI == 2
+  int index = indices[o * p.inner + i];
+#else
+  float f = float(indices[o * p.inner + i]);
+  int index = abs(f) < 2147483520.0 ? int(f) : -2147483647;  // NaN and huge values select nothing
+#endif
+  if (index < 0) index += int(p.depth);
+  y[e] = index == int(d) ? values[1] : values[0];
+}

@@ -1,0 +1,128 @@
+// The Vulkan generators (ConstantOfShape, Range, Hann/Hamming/Blackman windows) and selectors
+// (Hardmax, OneHot, Trilu, ReverseSequence) against the CPU reference kernels on lavapipe with
+// validation on, at odd shapes, fp32 and fp16 storage, integer types.
+//
+// Tolerances: fp32 |d| <= 1e-6 + 1e-5 |ref| (windows: cos in f32 against the CPU's double,
+// |d| <= 1e-6 absolute); fp16 storage |d| <= 1e-3 + 1e-2 |ref|; integers exact.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/test_util.h"
+#include "common/vulkan_op_test_util.h"
+
+namespace vx::test {
+namespace {
+
+using vk::Precision;
+
+class VulkanGenerate : public VulkanOpTest {};
+
+Tensor int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype = DType::i64) {
+  Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
+  Tensor t(dtype, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(f.get(i)));
+  return t;
+}
+
+TEST_F(VulkanGenerate, ConstantOfShapeFloatAndInt) {
+  Attributes a;
+  a.set("value", Tensor::from<float>({1}, {2.5f}));
+  for (Precision p : {Precision::fp32, Precision::fp16})
+    expect_matches_cpu(single_node("ConstantOfShape", {constant(Tensor::from<int64_t>({3}, {2, 3, 5}))}, 1, a), p);
+  expect_matches_cpu(single_node("ConstantOfShape", {constant(Tensor::from<int64_t>({2}, {7, 1}))}), Precision::fp32,
+                     {-1, -1}, false, "ConstantOfShape default");
+  Attributes ai;
+  ai.set("value", Tensor::from<int32_t>({1}, {-7}));
+  expect_matches_cpu(single_node("ConstantOfShape", {constant(Tensor::from<int64_t>({2}, {3, 4}))}, 1, ai),
+                     Precision::fp32, {-1, -1}, false, "ConstantOfShape int32");
+}
+
+TEST_F(VulkanGenerate, RangeFloatAndInt32) {
+  for (Precision p : {Precision::fp32, Precision::fp16}) {
+    // Values exact in fp16: the length must not change with the rounding.
+    expect_matches_cpu(single_node("Range", {input(Tensor::from<float>({}, {1.5f})), input(Tensor::from<float>({}, {9.25f})),
+                                             input(Tensor::from<float>({}, {0.75f}))}),
+                       p, {-1, -1}, false, "Range up");
+    expect_matches_cpu(single_node("Range", {input(Tensor::from<float>({}, {3.0f})), input(Tensor::from<float>({}, {-4.0f})),
+                                             input(Tensor::from<float>({}, {-1.25f}))}),
+                       p, {-1, -1}, false, "Range down");
+  }
+  expect_matches_cpu(single_node("Range", {input(Tensor::from<int32_t>({}, {-5})), input(Tensor::from<int32_t>({}, {30})),
+                                           input(Tensor::from<int32_t>({}, {3}))}),
+                     Precision::fp32, {-1, -1}, false, "Range int32");
+}
+
+TEST_F(VulkanGenerate, Windows) {
+  for (const char* op : {"HannWindow", "HammingWindow", "BlackmanWindow"})
+    for (int64_t periodic : {0, 1})
+      for (int64_t n : {1, 10, 33}) {
+        Attributes a;
+        a.set("periodic", periodic);
+        auto c = single_node(op, {constant(Tensor::from<int64_t>({}, {n}))}, 1, a, 17);
+        expect_matches_cpu(c, Precision::fp32, {1e-5, 1e-6}, false, cat(op, " n=", n, " periodic=", periodic));
+        expect_matches_cpu(c, Precision::fp16, {-1, -1}, false, cat(op, " n=", n, " periodic=", periodic));
+      }
+}
+
+TEST_F(VulkanGenerate, HardmaxAllAxesAndLegacyCoercion) {
+  Tensor x = random_tensor(Shape{3, 4, 5}, 1, -2, 2);
+  x.data<float>()[1] = x.data<float>()[0] = 5.0f;  // a tie: the first one wins
+  for (int64_t axis : {0, 1, 2, -1})
+    for (int64_t opset : {11, 13}) {
+      Attributes a;
+      a.set("axis", axis);
+      auto c = single_node("Hardmax", {input(x)}, 1, a, opset);
+      for (Precision p : {Precision::fp32, Precision::fp16})
+        expect_matches_cpu(c, p, {-1, -1}, false, cat("Hardmax axis ", axis, " opset ", opset));
+    }
+}
+
+TEST_F(VulkanGenerate, OneHotAxesIndexTypesAndNegativeIndices) {
+  Tensor idx = int_tensor(Shape{2, 3}, 2, -5, 6);
+  Tensor fidx = random_tensor(Shape{4}, 3, -3.9f, 7.9f);
+  for (int64_t axis : {-1, 0, 1, 2}) {
+    Attributes a;
+    a.set("axis", axis);
+    for (Precision p : {Precision::fp32, Precision::fp16}) {
+      expect_matches_cpu(single_node("OneHot", {input(idx), constant(Tensor::from<int64_t>({}, {5})),
+                                                input(Tensor::from<float>({2}, {-1.5f, 3.0f}))},
+                                     1, a, 11),
+                         p, {-1, -1}, false, cat("OneHot int indices axis ", axis));
+      if (axis <= 1)
+        expect_matches_cpu(single_node("OneHot", {input(fidx), constant(Tensor::from<float>({}, {6.0f})),
+                                                  input(Tensor::from<int64_t>({2}, {0, 9}))},
+                                       1, a, 11),
+                           p, {-1, -1}, false, cat("OneHot float indices, int values, axis ", axis));
+    }
+  }
+}
+
+TEST_F(VulkanGenerate, TriluUpperLowerWithK) {
+  Tensor x = random_tensor(Shape{2, 3, 5, 4}, 4);
+  for (int64_t upper : {0, 1})
+    for (int64_t k : {-7, -1, 0, 2, 9}) {
+      Attributes a;
+      a.set("upper", upper);
+      for (Precision p : {Precision::fp32, Precision::fp16})
+        expect_matches_cpu(single_node("Trilu", {input(x), input(Tensor::from<int64_t>({}, {k}))}, 1, a, 14), p,
+                           {-1, -1}, false, cat("Trilu upper=", upper, " k=", k));
+    }
+  expect_matches_cpu(single_node("Trilu", {input(int_tensor(Shape{4, 6}, 5, -9, 9, DType::i32))}, 1, {}, 14),
+                     Precision::fp32, {-1, -1}, false, "Trilu int32 without k");
+}
+
+TEST_F(VulkanGenerate, ReverseSequenceBothLayouts) {
+  for (int64_t batch_axis : {0, 1}) {
+    Attributes a;
+    a.set("batch_axis", batch_axis);
+    a.set("time_axis", 1 - batch_axis);
+    Shape s = batch_axis == 0 ? Shape{3, 5, 2, 3} : Shape{5, 3, 2};
+    auto c = single_node("ReverseSequence", {input(random_tensor(s, 6)), input(Tensor::from<int64_t>({3}, {5, 0, 3}))}, 1, a, 10);
+    for (Precision p : {Precision::fp32, Precision::fp16})
+      expect_matches_cpu(c, p, {-1, -1}, false, cat("ReverseSequence batch_axis ", batch_axis));
+  }
+}
+
+}  // namespace
+}  // namespace vx::test
