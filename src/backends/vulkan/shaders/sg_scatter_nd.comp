@@ -1,0 +1,49 @@
+#version 450
+// NO_DEFAULT_VARIANT
+// VARIANT f -DTX=0
+// VARIANT h -DTX=1
+// VARIANT i -DTX=2
+// ScatterND. Phase 0 copies the data to the output; phase 1 runs one invocation per element of a
+// slice and applies the tuples in order, so repeated tuples combine as in the sequential ONNX
+// definition (invocations never share an output element). Out-of-range tuples are skipped.
+#include "more_common.glsl"
+#include "sg_common.glsl"
+
+layout(std430, binding = 0) readonly buffer X { TXS x[]; };
+layout(std430, binding = 1) readonly buffer I { int indices[]; };
+layout(std430, binding = 2) readonly buffer U { TXS updates[]; };
+layout(std430, binding = 3) buffer Y { TXS y[]; };
+
+// Matches ScatterNDPush in scatter_gather.cpp.
+layout(push_constant) uniform Push {
+  uint count;  // phase 0: data elements; phase 1: slice elements
+  int phase;
+  int reduction;
+  int k;       // tuple length
+  int tuples;
+  int slice;
+  int dims[6];     // data extents of the first k axes
+  int strides[6];  // data strides of the first k axes
+} p;
+
+void main() {
+  uint e = linear_index();
+  if (e >= p.count) return;
+  if (p.phase == 0) {
+    y[e] = x[e];
+    return;
+  }
+  for (int t = 0; t < p.tuples; ++t) {
+    int offset = 0;
+    bool inside = true;
+    for (int j = 0; j < p.k; ++j) {
+      int idx = indices[t * p.k + j];
+      if (idx < 0) idx += p.dims[j];
+      inside = inside && idx >= 0 && idx < p.dims[j];
+      offset += idx * p.strides[j];
+    }
+    if (!inside) continue;
+    int dst = offset + int(e);
+    y[dst] = combine(y[dst], updates[t * p.slice + int(e)], p.reduction);
+  }
+}
