@@ -1,0 +1,49 @@
+#version 450
+// NO_DEFAULT_VARIANT
+// VARIANT f -DTX=0
+// VARIANT h -DTX=1
+// Det: one invocation per [M, M] matrix: LU decomposition with partial pivoting in fp32, in place
+// on the invocation's copy of its matrix in the f32 scratch buffer.
+#include "more_common.glsl"
+
+layout(std430, binding = 0) readonly buffer X { TXS x[]; };
+layout(std430, binding = 1) buffer A { float a[]; };
+layout(std430, binding = 2) writeonly buffer Y { TXS y[]; };
+
+layout(push_constant) uniform Push {
+  uint count;  // matrices
+  int m;
+} p;
+
+void main() {
+  uint b = linear_index();
+  if (b >= p.count) return;
+  int m = p.m;
+  uint base = b * uint(m * m);
+  for (int i = 0; i < m * m; ++i) a[base + uint(i)] = float(x[base + uint(i)]);
+  float det = 1.0;
+  for (int col = 0; col < m; ++col) {
+    int pivot = col;
+    for (int r = col + 1; r < m; ++r)
+      if (abs(a[base + uint(r * m + col)]) > abs(a[base + uint(pivot * m + col)])) pivot = r;
+    float pv = a[base + uint(pivot * m + col)];
+    if (pv == 0.0) {
+      det = 0.0;
+      break;
+    }
+    if (pivot != col) {
+      for (int k = 0; k < m; ++k) {
+        float t = a[base + uint(pivot * m + k)];
+        a[base + uint(pivot * m + k)] = a[base + uint(col * m + k)];
+        a[base + uint(col * m + k)] = t;
+      }
+      det = -det;
+    }
+    det *= pv;
+    for (int r = col + 1; r < m; ++r) {
+      float f = a[base + uint(r * m + col)] / pv;
+      for (int k = col; k < m; ++k) a[base + uint(r * m + k)] -= f * a[base + uint(col * m + k)];
+    }
+  }
+  y[b] = TXS(det);
+}
