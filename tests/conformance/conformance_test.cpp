@@ -74,7 +74,9 @@ TEST(OnnxConformance, CpuPassRate) {
 // with every float node on the GPU (29.9%; 309 of them with no fallback at all), 669 more pass with
 // float nodes on the CPU (mostly Reshape, Transpose, reductions, softmax, conv, pools: other op
 // families), 1 fails (MelWeightMatrix, no kernel anywhere), 81 excluded. Raise it as op families land.
-constexpr double kMinVulkanGpuPassRateOfAll = 0.29;
+// With the losses, generators, selectors, scatter/gather, quantization, Einsum, RNNs, DFT and the
+// other remaining families (branch h-vkmore): 464 of 1,072 (43.3%; 461 with no fallback at all).
+constexpr double kMinVulkanGpuPassRateOfAll = 0.42;
 
 TEST(OnnxConformance, VulkanPassRate) {
   const std::filesystem::path root = data_root();
