@@ -8,6 +8,7 @@
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/graph_executable.h"
 #include "core/error.h"
+#include "denoise/vulkan_image_runner.h"
 #include "passes/optimize.h"
 #include "plan/plan_cache.h"
 
@@ -73,6 +74,12 @@ class VulkanNetwork final : public TileNetwork {
 
   std::string device_name() const override { return device_name_; }
 
+  bool run_image(const ImageJob& job, ImageJobResult& result) override {
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    if (!runner_) runner_ = std::make_unique<VulkanImageRunner>(*shared_->context, precision_, device_name_);
+    return runner_->run(job, result, [&](int height, int width) { return executable_locked(height, width); });
+  }
+
  private:
   int64_t channels() const { return graph_.value(graph_.inputs[0]).shape[1]; }
 
@@ -93,6 +100,7 @@ class VulkanNetwork final : public TileNetwork {
   std::string kernels_;
   std::string device_name_;
   ShapeLruCache<vk::VulkanGraphExecutable> cache_;
+  std::unique_ptr<VulkanImageRunner> runner_;  // the whole-image path, made on first use
 };
 
 class VulkanDevice final : public Device {

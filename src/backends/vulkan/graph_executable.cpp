@@ -319,35 +319,46 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   record(cmd_resident_, false);
 }
 
-void VulkanGraphExecutable::record(VkCommandBuffer cmd, bool transfers) {
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-  auto barrier = [&](VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
-                     VkAccessFlags dst_access) {
-    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = src_access;
-    mb.dstAccessMask = dst_access;
-    vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
-  };
-  if (timestamps_) vkCmdResetQueryPool(cmd, query_pool_, 0, uint32_t(steps_.size() + 1));
-  if (transfers) {
-    VkBufferCopy region{0, input_.offset, input_.bytes};
-    vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
-    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT);
+namespace {
+void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
+                    VkAccessFlags dst_access) {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = src_access;
+  mb.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+}  // namespace
+
+void VulkanGraphExecutable::record_network(VkCommandBuffer cmd) {
+  if (timestamps_) {
+    vkCmdResetQueryPool(cmd, query_pool_, 0, uint32_t(steps_.size() + 1));
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_, 0);
   }
-  if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_, 0);
   for (size_t i = 0; i < steps_.size(); ++i) {
     const Step& s = steps_[i];
     if (i > 0)
-      barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
-              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+      memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline->pipeline());
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &s.set, 0, nullptr);
     vkCmdPushConstants(cmd, layout_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(s.push), s.push.data());
     vkCmdDispatch(cmd, s.groups[0], s.groups[1], s.groups[2]);
     if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_, uint32_t(i + 1));
   }
+}
+
+void VulkanGraphExecutable::record(VkCommandBuffer cmd, bool transfers) {
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+  auto barrier = [&](VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
+                     VkAccessFlags dst_access) { memory_barrier(cmd, src, src_access, dst, dst_access); };
+  if (transfers) {
+    VkBufferCopy region{0, input_.offset, input_.bytes};
+    vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
+    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_SHADER_READ_BIT);
+  }
+  record_network(cmd);
   if (transfers) {
     barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
             VK_ACCESS_TRANSFER_READ_BIT);
