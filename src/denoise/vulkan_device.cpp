@@ -159,6 +159,17 @@ std::shared_ptr<Device> make_vulkan_device(const std::string& kind, const Vulkan
   return std::make_shared<VulkanDevice>(std::make_unique<vk::VulkanContext>(co));
 }
 
+std::shared_ptr<Device> make_vulkan_device(const VulkanExternalDevice& external) {
+  vk::ExternalDevice e;
+  e.instance = static_cast<VkInstance>(external.instance);
+  e.physical_device = static_cast<VkPhysicalDevice>(external.physical_device);
+  e.device = static_cast<VkDevice>(external.device);
+  e.queue_family = external.queue_family;
+  e.queue_index = external.queue_index;
+  e.fp16_features_enabled = external.fp16_features_enabled;
+  return std::make_shared<VulkanDevice>(std::make_unique<vk::VulkanContext>(e, vk::ContextOptions{}));
+}
+
 std::vector<std::string> vulkan_validation_messages(const Device& device) {
   if (auto* vk = dynamic_cast<const VulkanDevice*>(&device)) return vk->context().validation_messages();
   return {};
