@@ -54,19 +54,30 @@ std::optional<AdaptiveTile> AdaptiveTiler::next() {
   tile.in_y = std::max(0, band_y_ - overlap_);
   tile.in_w = std::min(width_, x_ + w + overlap_) - tile.in_x;
   tile.in_h = std::min(height_, band_y_ + band_h_ + overlap_) - tile.in_y;
-  tile.buffer_x = 0, tile.buffer_y = 0;
   tile.out_offset_x = x_ - tile.in_x;
   tile.out_offset_y = band_y_ - tile.in_y;
   // One buffer shape per (side, band height): few network shapes, whatever the clipping at edges.
   t.buffer_w = buffer_side(side_, width_);
-  t.buffer_h = buffer_side(band_h_, height_);
+  t.buffer_h = buffer_side(round_up(band_h_, kTileAlignment), height_);
   t.buffer_w = std::max(t.buffer_w, round_up(tile.in_w, kTileAlignment));
   t.buffer_h = std::max(t.buffer_h, round_up(tile.in_h, kTileAlignment));
+  // Where the image ends, the buffer must end as in the untiled case (the padding to 16, then the
+  // convolutions' zero padding): past the first layer the padded pixels are not zero any more, so
+  // a wider gap would change pixels near the edge. A tile reaching the far edge is therefore
+  // aligned to the far end of its buffer (OIDN's rule); one at the near edge starts at 0.
+  tile.buffer_x = tile.in_x + tile.in_w == width_ ? t.buffer_w - round_up(tile.in_w, kTileAlignment) : 0;
+  tile.buffer_y = tile.in_y + tile.in_h == height_ ? t.buffer_h - round_up(tile.in_h, kTileAlignment) : 0;
   x_ += w;
   covered_ += int64_t(w) * band_h_;
   last_ = t;
   have_last_ = true;
   return t;
+}
+
+bool AdaptiveTiler::has_more() const {
+  if (band_y_ >= height_) return false;
+  if (!band_open_) return true;
+  return x_ < width_ || band_y_ + band_h_ < height_;
 }
 
 void AdaptiveTiler::report(double ms) {

@@ -1,10 +1,11 @@
 // Interactive tiling: tiles sized so that each takes about a target GPU time, from the measured
 // time of the tiles before it, so that a renderer can stay responsive (and cancel between tiles).
 // The image is walked in bands of tiles; every tile owns a 16-aligned rectangle of the output and
-// reads that rectangle grown by the overlap (clipped to the image), placed at the origin of its
-// buffer. Owned rectangles start on multiples of 16 and the overlap is a multiple of 16, so the
-// pooling grid stays aligned with the image and each owned pixel sees its whole receptive field:
-// the result equals the untiled one, whatever the sizes chosen.
+// reads that rectangle grown by the overlap (clipped to the image), placed at the start of its
+// buffer, or at its end for tiles that reach the image's far edge (so that the image ends where
+// the untiled buffer's would). Owned rectangles start on multiples of 16 and the overlap is a
+// multiple of 16, so the pooling grid stays aligned with the image and each owned pixel sees its
+// whole receptive field: the result equals the untiled one, whatever the sizes chosen.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -26,6 +27,8 @@ class AdaptiveTiler {
 
   // The next tile, or nothing when the image is covered.
   std::optional<AdaptiveTile> next();
+  // Whether next() would return a tile (without making it: later tiles are sized after report()).
+  bool has_more() const;
   // The time the tile returned last took (ms): later tiles are sized from it.
   void report(double ms);
 

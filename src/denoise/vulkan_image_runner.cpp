@@ -319,8 +319,7 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
   result = {};
   bool first_tile = true;
   while (tile) {
-    std::optional<AdaptiveTile> following = next_tile();
-    const bool last_tile = !following.has_value();
+    const bool last_tile = tiler ? !tiler->has_more() : fixed_index >= fixed_count;
     Sets& s = sets_for(tile->buffer_h, tile->buffer_w);
     const Tile& t = tile->tile;
 
@@ -407,7 +406,7 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     // After the last tile the callback is asked once the output is written (below).
     if (job.progress && !last_tile && !job.progress(progress))
       fail(ErrorCode::Cancelled, cat("denoising cancelled by the progress callback after tile ", result.tiles));
-    tile = following;
+    tile = next_tile();
   }
 
   params_.invalidate();
