@@ -64,7 +64,8 @@ class FilterRef {
     vxSetFilterVulkanBuffer(filter_, name, buffer, byte_offset, format, w, h, pixel_stride, row_stride);
     device_.check();
   }
-#ifdef VK_VERSION_1_0
+#if defined(VK_VERSION_1_0) && defined(VK_USE_64_BIT_PTR_DEFINES) && VK_USE_64_BIT_PTR_DEFINES == 1
+  // (Where VkBuffer is a pointer type; elsewhere it is uint64_t and the overload above takes it.)
   void set_vulkan_buffer(const char* name, VkBuffer buffer, size_t byte_offset, VXFormat format, size_t w, size_t h,
                          size_t pixel_stride = 0, size_t row_stride = 0) {
     set_vulkan_buffer(name, (uint64_t)(buffer), byte_offset, format, w, h, pixel_stride, row_stride);

@@ -22,6 +22,7 @@ constexpr size_t kExecutableCacheCapacity = 4;
 // executables are not safe to use from several threads at once.
 struct VulkanShared {
   std::unique_ptr<vk::VulkanContext> context;
+  bool device_processing = true;
   std::mutex mutex;
 };
 
@@ -75,6 +76,7 @@ class VulkanNetwork final : public TileNetwork {
   std::string device_name() const override { return device_name_; }
 
   bool run_image(const ImageJob& job, ImageJobResult& result) override {
+    if (!shared_->device_processing) return false;
     std::lock_guard<std::mutex> lock(shared_->mutex);
     if (!runner_) runner_ = std::make_unique<VulkanImageRunner>(*shared_->context, precision_, device_name_);
     return runner_->run(job, result, [&](int height, int width) { return executable_locked(height, width); });
@@ -105,8 +107,10 @@ class VulkanNetwork final : public TileNetwork {
 
 class VulkanDevice final : public Device {
  public:
-  explicit VulkanDevice(std::unique_ptr<vk::VulkanContext> context) : shared_(std::make_shared<VulkanShared>()) {
+  explicit VulkanDevice(std::unique_ptr<vk::VulkanContext> context, bool device_processing = true)
+      : shared_(std::make_shared<VulkanShared>()) {
     shared_->context = std::move(context);
+    shared_->device_processing = device_processing;
     const vk::DeviceInfo& info = shared_->context->info();
     name_ = cat("vulkan:", info.index, " (", info.name, ")");
   }
@@ -156,7 +160,7 @@ std::shared_ptr<Device> make_vulkan_device(const std::string& kind, const Vulkan
   } else {
     co.device_index = vk::parse_vulkan_device(kind);
   }
-  return std::make_shared<VulkanDevice>(std::make_unique<vk::VulkanContext>(co));
+  return std::make_shared<VulkanDevice>(std::make_unique<vk::VulkanContext>(co), options.device_processing);
 }
 
 std::shared_ptr<Device> make_vulkan_device(const VulkanExternalDevice& external) {

@@ -12,6 +12,10 @@ namespace vx::denoise {
 
 struct VulkanDeviceOptions {
   bool validation = false;  // Khronos validation layer on (when installed); messages are recorded
+  // Input/output processing, autoexposure and tiling on the device (only the user's images cross
+  // the bus). false: the filter's host path (processing on the CPU, one tile's tensors each way),
+  // for comparisons and debugging.
+  bool device_processing = true;
 };
 
 // kind: "vulkan" (the first discrete GPU, else the first device), "vulkan:N", or "auto" (a discrete

@@ -192,7 +192,7 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
                max_range, " bytes)");
       s.range = {to_vk_buffer(refs[i]->buffer), bound_offset, size};
     } else {
-      if (!strides_aligned(v, reinterpret_cast<uintptr_t>(v.data))) return false;
+      if (!strides_aligned(v, 0)) return false;  // rows are repacked: only the strides matter
       s.host = true;
       s.tight_row = round_up_to(row_span_bytes(v), 4);
       s.desc.row_stride = uint32_t(std::min<uint64_t>(s.tight_row, 0xffffffffull));
@@ -237,9 +237,18 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
   const int bins_h = vk::exposure_bins(H), bins_w = vk::exposure_bins(W);
   const bool autoexposure = std::isnan(job.input_scale);
   VX_CHECK(!autoexposure || job.hdr, Internal, "autoexposure is for HDR images");
-  if (host_bytes > 0) ensure_buffer(images_, host_bytes, vk::MemoryUse::DeviceLocal, "device copy of the images");
-  if (upload_bytes > 0) ensure_buffer(upload_, upload_bytes, vk::MemoryUse::Staging, "image upload");
-  if (slots[3].host) ensure_buffer(download_, slots[3].range.size, vk::MemoryUse::Staging, "image download");
+  try {
+    if (host_bytes > 0) ensure_buffer(images_, host_bytes, vk::MemoryUse::DeviceLocal, "device copy of the images");
+    if (upload_bytes > 0) ensure_buffer(upload_, upload_bytes, vk::MemoryUse::Staging, "image upload");
+    if (slots[3].host) ensure_buffer(download_, slots[3].range.size, vk::MemoryUse::Staging, "image download");
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::OutOfMemory) throw;
+    // The whole images do not fit next to the network: the host path moves one tile at a time.
+    images_ = vk::DeviceBuffer();
+    upload_ = vk::DeviceBuffer();
+    download_ = vk::DeviceBuffer();
+    return false;
+  }
   if (autoexposure) ensure_buffer(bins_, VkDeviceSize(bins_h) * bins_w * 8, vk::MemoryUse::DeviceLocal, "exposure bins");
   for (Slot& s : slots)
     if (s.used && s.host) s.range = {images_.buffer(), s.host_offset, s.range.size};

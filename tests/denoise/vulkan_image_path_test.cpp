@@ -23,6 +23,7 @@ using denoise::ImageView;
 using denoise::PixelType;
 
 constexpr double kFp32Tolerance = 1e-4;  // as the existing Vulkan-vs-CPU tests
+constexpr double kHostileFp32Tolerance = 5e-4;  // images with 1e6 and NaN pixels (see the test)
 
 // An image in caller-chosen layout, and a float copy of its pixels for the CPU filter.
 struct Strided {
@@ -84,6 +85,8 @@ class VulkanImagePath : public ::testing::Test {
       denoise::VulkanDeviceOptions o;
       o.validation = true;
       device_ = denoise::make_vulkan_device("vulkan", o);
+      o.device_processing = false;
+      host_processing_ = denoise::make_vulkan_device("vulkan", o);
       cpu_ = denoise::Device::create("cpu");
     } catch (const Error& e) {
       skip_ = e.what();
@@ -110,11 +113,11 @@ class VulkanImagePath : public ::testing::Test {
     return f;
   }
 
-  static std::shared_ptr<denoise::Device> device_, cpu_;
+  static std::shared_ptr<denoise::Device> device_, cpu_, host_processing_;
   static std::string skip_;
   size_t seen_ = 0;
 };
-std::shared_ptr<denoise::Device> VulkanImagePath::device_, VulkanImagePath::cpu_;
+std::shared_ptr<denoise::Device> VulkanImagePath::device_, VulkanImagePath::cpu_, VulkanImagePath::host_processing_;
 std::string VulkanImagePath::skip_;
 
 TEST_F(VulkanImagePath, HostileStridedInputsMatchCpu) {
@@ -159,14 +162,29 @@ TEST_F(VulkanImagePath, HostileStridedInputsMatchCpu) {
     if (c.ic >= 9) vf->set_image("normal", normal.view);
     vf->set_image("output", out.view);
     vf->execute();
+    // The same Vulkan network with the processing on the host: what the device processing adds.
+    Image host_out(W, H, c.out_channels);
+    auto hf = filter(host_processing_, weights, c.hdr, c.srgb);
+    hf->set_image("color", denoise::image_view(color_p));
+    if (c.ic >= 6) hf->set_image("albedo", denoise::image_view(albedo_p));
+    if (c.ic >= 9) hf->set_image("normal", denoise::image_view(normal_p));
+    hf->set_image("output", denoise::image_view(host_out));
+    hf->execute();
     if (c.hdr) {
       EXPECT_NEAR(vf->stats().input_scale, denoise::compute_autoexposure(color.view),
                   1e-5 * denoise::compute_autoexposure(color.view));
       EXPECT_NEAR(vf->stats().input_scale, cf->stats().input_scale, 1e-5 * cf->stats().input_scale);
     }
     const Image gpu_out = out.packed();
-    const double err = max_rel_diff(cpu_out, gpu_out);
-    EXPECT_LE(err, c.out_type == PixelType::f16 ? 1e-3 : kFp32Tolerance);
+    const double err = max_rel_diff(cpu_out, gpu_out), err_host = max_rel_diff(host_out, gpu_out);
+    // Against the host processing on the same network: the processing's float rounding (<= 2.4e-7
+    // per input value, tests/parity/vulkan_denoise_io_test.cpp), carried through the network; for
+    // HDR the inverse PU curve turns an absolute error dx of the network output into a relative
+    // one of about 16 dx, and pixels of 1e6 sit where that matters most. Against the CPU network
+    // the fp32 kernels also differ from oneDNN's in summation order.
+    const double tol = c.out_type == PixelType::f16 ? 1e-3 : c.hdr ? kHostileFp32Tolerance : 1e-5;
+    EXPECT_LE(err_host, tol);
+    EXPECT_LE(err, c.out_type == PixelType::f16 ? 1e-3 : kHostileFp32Tolerance);
     // The output's padding bytes (alpha, row ends) are untouched.
     for (int y = 0; y < H; ++y) {
       const size_t e = c.out_type == PixelType::f32 ? 4 : 2;
@@ -176,7 +194,7 @@ TEST_F(VulkanImagePath, HostileStridedInputsMatchCpu) {
       for (size_t b = size_t(W) * out.view.pixel_bytes(); b < out.view.row_bytes(); ++b)
         ASSERT_EQ(out.bytes[size_t(y) * out.view.row_bytes() + b], 0x5A);
     }
-    std::printf("case %d: max error vs cpu %.3g\n", n, err);
+    std::printf("case %d: max error vs cpu %.3g, vs host processing %.3g\n", n, err, err_host);
     ++n;
   }
 }
@@ -279,18 +297,8 @@ TEST_F(VulkanImagePath, DeviceLossAndDeviceOutOfMemoryAreReported) {
   EXPECT_EQ(max_rel_diff(reference, out.packed()), 0.0);
 }
 
-// A clock that says a tile takes time proportional to its buffer's pixels.
-struct FakeClock {
-  double ms_per_pixel = 1e-4;
-  std::vector<std::pair<int, int>> seen;
-  double operator()(int w, int h, double) {
-    seen.emplace_back(w, h);
-    return ms_per_pixel * w * h;
-  }
-};
-
 TEST_F(VulkanImagePath, InteractiveTilesFollowTheClockAndEqualUntiled) {
-  const int W = 260, H = 200;
+  const int W = 230, H = 120;  // the untiled network input is 240x128
   Strided color(W, H, 3, PixelType::f32, 0, 0), out(W, H, 3, PixelType::f32, 0, 0);
   fill(color, 11, 0.0f, 3.0f, false);
   const auto weights = test::random_weights_blob(UNetVariant::small, 3, 12);
@@ -301,12 +309,20 @@ TEST_F(VulkanImagePath, InteractiveTilesFollowTheClockAndEqualUntiled) {
   const Image untiled = out.packed();
   EXPECT_EQ(vf->stats().tiles, 1);
 
-  // The first tile owns 64x64 (buffer 256x208: the overlap of 96 around it, capped at the
-  // image's 272x208); at 1e-4 ms/pixel a budget just above the whole image lets the next tiles
-  // take the rest of the row, then the rest of the image: 3 tiles.
-  auto clock = std::make_shared<FakeClock>();
-  vf->params().target_tile_ms = 1e-4 * 272 * 208 * 1.01;
-  vf->params().tile_time_source = [clock](int w, int h, double ms) { return (*clock)(w, h, ms); };
+  // The injected clock says the first three tiles were too slow for the target, then fast: the
+  // tiler goes from its first 64 px side down to 16 px (buffer 16 + 2 * 96 = 208 wide; the height
+  // is capped at the image's 128), then up to the whole rest (capped at 240x128). Tiles: band
+  // one owns x in [0,64), [64,80), [80,96), [96,112), [112,230) (the last one reads from x = 16 and
+  // so sits at the far end of its buffer), then band two takes the rest of the image.
+  const double target = 10.0;
+  std::vector<double> script = {1.5 * target, 1.5 * target, 1.5 * target, 1.0, 1.0, 1.0};
+  std::vector<std::pair<int, int>> seen;
+  vf->params().target_tile_ms = target;
+  vf->params().tile_time_source = [&](int w, int h, double measured_ms) {
+    EXPECT_GE(measured_ms, 0.0);
+    seen.emplace_back(w, h);
+    return script.at(seen.size() - 1);
+  };
   std::vector<double> progress;
   vf->set_progress([&](double p) {
     progress.push_back(p);
@@ -314,33 +330,23 @@ TEST_F(VulkanImagePath, InteractiveTilesFollowTheClockAndEqualUntiled) {
   });
   std::fill(out.bytes.begin(), out.bytes.end(), 0);
   vf->execute();
-  const std::vector<std::pair<int, int>> expected = {{256, 208}, {272, 208}, {272, 208}};
-  EXPECT_EQ(clock->seen, expected);
-  EXPECT_EQ(vf->stats().tiles, 3);
+  const std::vector<std::pair<int, int>> expected_shapes = {{240, 128}, {208, 128}, {208, 128},
+                                                             {208, 128}, {240, 128}, {240, 128}};
+  EXPECT_EQ(seen, expected_shapes);
+  EXPECT_EQ(vf->stats().tiles, 6);
   EXPECT_LE(max_rel_diff(untiled, out.packed()), 1e-5);
-  ASSERT_GE(progress.size(), 2u);
-  EXPECT_EQ(progress.front(), 0.0);
-  EXPECT_EQ(progress.back(), 1.0);
-  EXPECT_TRUE(std::is_sorted(progress.begin(), progress.end()));
-
-  // A clock that first says "slow" (the second tile keeps the first one's 64 px side), then
-  // "fast": four tiles of three shapes, the same pixels.
-  std::vector<double> script = {vf->params().target_tile_ms * 0.97, 1e-3, 1e-3, 1e-3};
-  size_t call = 0;
-  clock->seen.clear();
-  vf->params().tile_time_source = [&](int w, int h, double) {
-    clock->seen.emplace_back(w, h);
-    return script.at(call++);
-  };
-  std::fill(out.bytes.begin(), out.bytes.end(), 0);
-  vf->execute();
-  const std::vector<std::pair<int, int>> expected_scripted = {{256, 208}, {256, 208}, {272, 208}, {272, 208}};
-  EXPECT_EQ(clock->seen, expected_scripted);
-  EXPECT_LE(max_rel_diff(untiled, out.packed()), 1e-5);
-  vf->params().tile_time_source = [clock](int w, int h, double ms) { return (*clock)(w, h, ms); };
+  const std::vector<double> expected_progress = {0.0,
+                                                 64.0 * 64 / (W * H),
+                                                 80.0 * 64 / (W * H),
+                                                 96.0 * 64 / (W * H),
+                                                 112.0 * 64 / (W * H),
+                                                 230.0 * 64 / (W * H),
+                                                 1.0};
+  ASSERT_EQ(progress.size(), expected_progress.size());
+  for (size_t i = 0; i < progress.size(); ++i) EXPECT_NEAR(progress[i], expected_progress[i], 1e-12) << i;
 
   // Cancelled after the first tile: the callback's "no" stops before the second tile runs.
-  clock->seen.clear();
+  seen.clear();
   int answers = 0;
   vf->set_progress([&](double) { return ++answers < 2; });  // yes to 0.0, no after tile 1
   try {
@@ -349,7 +355,7 @@ TEST_F(VulkanImagePath, InteractiveTilesFollowTheClockAndEqualUntiled) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::Cancelled) << e.what();
   }
-  EXPECT_EQ(clock->seen.size(), 1u);
+  EXPECT_EQ(seen.size(), 1u);
 }
 
 // The tiler alone, on a large virtual image: sizes follow the clock, tiles partition the image,
