@@ -78,7 +78,9 @@ void vxUnsetFilterImage(VXFilter filter, const char* name);
  * 2 for HALF*); 0 strides = tightly packed (e.g. FLOAT3, 12-byte pixels); an RGBA buffer is FLOAT3
  * with pixel_byte_stride 16 (alpha is left untouched in the output). The offset and strides must
  * be multiples of the element size; the buffer needs VK_BUFFER_USAGE_STORAGE_BUFFER_BIT and must
- * extend to the image's last byte rounded up to a multiple of 4.
+ * extend to the image's last byte rounded up to a multiple of 4. In-place filtering (the output
+ * shares bytes with an input) works; with several tiles that input is first copied on the device,
+ * so its buffer then also needs VK_BUFFER_USAGE_TRANSFER_SRC_BIT.
  * Synchronisation: writes to the input buffers made by earlier submissions on the same queue are
  * visible to the filter (its work starts with a full memory barrier); from another queue or the
  * host, make them complete first (semaphore wait / vkQueueWaitIdle / flushed mapped memory).

@@ -54,7 +54,7 @@ struct ImageJobResult {
   float input_scale = 1.0f;
   double ms_network = 0;
   int tiles = 0;
-  int tile_width = 0, tile_height = 0;  // largest network input used
+  int tile_width = 0, tile_height = 0;  // the largest network input used (a shape that ran)
   std::vector<LayerTiming> layers;      // summed over tiles when profiling
 };
 

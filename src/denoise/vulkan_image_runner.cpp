@@ -69,8 +69,12 @@ struct VulkanImageRunner::Slot {
   const ImageView* view = nullptr;
   vk::BufferRange range;
   vk::DenoiseImageDesc desc;
-  VkDeviceSize host_offset = 0;  // host images: where in the upload / images buffers
+  VkDeviceSize host_offset = 0;  // host images and copies: where in the upload / images buffers
   uint64_t tight_row = 0;
+  // A device input that the output overwrites (in-place filtering with several tiles): read from a
+  // copy of `copy_source` in the images buffer, as later tiles still need the original pixels.
+  bool copy = false;
+  vk::BufferRange copy_source;
 };
 
 VulkanImageRunner::VulkanImageRunner(const vk::VulkanContext& ctx, vk::Precision precision, std::string device_name)
@@ -205,6 +209,20 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     }
   }
 
+  // In-place filtering on device buffers: inputs that share bytes with the output are copied first
+  // when several tiles run (a tile's overlap reads pixels that earlier tiles have written).
+  const bool several_tiles = interactive || job.layout->tiles.size() > 1;
+  for (int i = 0; i < 3 && several_tiles; ++i) {
+    Slot& s = slots[i];
+    const Slot& o = slots[3];
+    if (!s.used || s.host || o.host || s.range.buffer != o.range.buffer) continue;
+    if (s.range.offset >= o.range.offset + o.range.size || o.range.offset >= s.range.offset + s.range.size) continue;
+    s.copy = true;
+    s.copy_source = s.range;
+    s.host_offset = host_bytes;
+    host_bytes = round_up_to(host_bytes + s.range.size, alignment);
+  }
+
   // ---- tiles ----
   std::optional<AdaptiveTiler> tiler;
   if (interactive) tiler.emplace(W, H, job.layout->overlap, job.target_tile_ms);
@@ -242,7 +260,7 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     if (upload_bytes > 0) ensure_buffer(upload_, upload_bytes, vk::MemoryUse::Staging, "image upload");
     if (slots[3].host) ensure_buffer(download_, slots[3].range.size, vk::MemoryUse::Staging, "image download");
   } catch (const Error& e) {
-    if (e.code() != ErrorCode::OutOfMemory) throw;
+    if (e.code() != ErrorCode::OutOfMemory || any_device) throw;
     // The whole images do not fit next to the network: the host path moves one tile at a time.
     images_ = vk::DeviceBuffer();
     upload_ = vk::DeviceBuffer();
@@ -251,7 +269,7 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
   }
   if (autoexposure) ensure_buffer(bins_, VkDeviceSize(bins_h) * bins_w * 8, vk::MemoryUse::DeviceLocal, "exposure bins");
   for (Slot& s : slots)
-    if (s.used && s.host) s.range = {images_.buffer(), s.host_offset, s.range.size};
+    if (s.used && (s.host || s.copy)) s.range = {images_.buffer(), s.host_offset, s.range.size};
 
   // Host images: rows copied as they are (pixel stride kept), tight row stride.
   for (int i = 0; i < 3; ++i) {
@@ -340,11 +358,18 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
       // The user's writes of device images, in earlier submissions on this queue, come first.
       barrier(cmd_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, kDeviceStages, kDeviceAccess);
       std::vector<VkBufferCopy> copies;
-      for (int i = 0; i < 3; ++i)
+      bool copied = false;
+      for (int i = 0; i < 3; ++i) {
         if (slots[i].used && slots[i].host)
           copies.push_back({slots[i].host_offset, slots[i].host_offset, slots[i].range.size});
-      if (!copies.empty()) {
-        vkCmdCopyBuffer(cmd_, upload_.buffer(), images_.buffer(), uint32_t(copies.size()), copies.data());
+        if (slots[i].used && slots[i].copy) {
+          const VkBufferCopy region{slots[i].copy_source.offset, slots[i].host_offset, slots[i].copy_source.size};
+          vkCmdCopyBuffer(cmd_, slots[i].copy_source.buffer, images_.buffer(), 1, &region);
+          copied = true;
+        }
+      }
+      if (!copies.empty()) vkCmdCopyBuffer(cmd_, upload_.buffer(), images_.buffer(), uint32_t(copies.size()), copies.data());
+      if (!copies.empty() || copied) {
         barrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_READ_BIT);
       }
@@ -400,8 +425,10 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     const double gpu_ms = s.exe->last_gpu_ms() > 0 ? s.exe->last_gpu_ms() : wall_ms;
     result.ms_network += gpu_ms;
     ++result.tiles;
-    result.tile_width = std::max(result.tile_width, tile->buffer_w);
-    result.tile_height = std::max(result.tile_height, tile->buffer_h);
+    if (int64_t(tile->buffer_w) * tile->buffer_h > int64_t(result.tile_width) * result.tile_height) {
+      result.tile_width = tile->buffer_w;  // the largest network input used (its arena is the peak)
+      result.tile_height = tile->buffer_h;
+    }
     if (job.profile) {
       const auto& timings = s.exe->last_timings();
       const auto& layers = s.exe->layers();

@@ -123,11 +123,11 @@ class App {
 
   // A host-visible, coherent storage buffer (a renderer's would usually be device-local; the
   // filter does not care).
-  AppBuffer make_buffer(VkDeviceSize size) {
+  AppBuffer make_buffer(VkDeviceSize size, VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) {
     AppBuffer b;
     VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bci.size = size;
-    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    bci.usage = usage;
     EXPECT_EQ(vkCreateBuffer(device, &bci, nullptr, &b.buffer), VK_SUCCESS);
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(device, b.buffer, &req);
@@ -274,6 +274,38 @@ TEST(VulkanExternalDevice, DenoisesTheApplicationsBuffersInPlace) {
   for (const auto& m : app.messages()) ADD_FAILURE() << "validation: " << m;
 }
 
+TEST(VulkanExternalDevice, InPlaceWithSeveralTilesReadsTheOriginalPixels) {
+  App app;
+  if (!app.skip.empty()) GTEST_SKIP() << app.skip;
+  const int W = 300, H = 40;
+  AppBuffer image = app.make_buffer(size_t(W) * H * 12,
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+  test::DenoiseInputs ref{Image(W, H, 3), {}, {}};
+  Tensor noise = test::random_tensor({int64_t(W) * H * 3}, 5, 0.0f, 1.0f);
+  for (size_t i = 0; i < size_t(W) * H * 3; ++i) {
+    const float v = (0.6f + 0.3f * std::sin(0.05f * float(i / 3 % W))) * 2.0f * noise.data<float>()[i];
+    ref.color.pixels[i] = v;
+    std::memcpy(image.mapped + i * 4, &v, 4);
+  }
+  const auto blob = test::random_weights_blob(UNetVariant::small, 3, 6);
+  const Image cpu = test::denoise_cpu(ref, blob, true);
+  {
+    volvox::DeviceRef device(app.desc(false));
+    volvox::FilterRef filter(device);
+    filter.set_vulkan_buffer("color", image.buffer, 0, VX_FORMAT_FLOAT3, W, H);
+    filter.set_vulkan_buffer("output", image.buffer, 0, VX_FORMAT_FLOAT3, W, H);
+    filter.set("hdr", true);
+    filter.set("precision", 1);
+    filter.set("maxTileSize", 208);  // two tiles side by side
+    filter.set_weights(blob.data(), blob.size());
+    filter.execute();
+  }
+  Image out(W, H, 3);
+  std::memcpy(out.pixels.data(), image.mapped, out.pixels.size() * 4);
+  EXPECT_LE(max_rel_diff(cpu, out), 1e-4);
+  for (const auto& m : app.messages()) ADD_FAILURE() << "validation: " << m;
+}
+
 TEST(VulkanExternalDevice, BadHandlesAndDevicelessBuffersAreErrors) {
   App app;
   if (!app.skip.empty()) GTEST_SKIP() << app.skip;
@@ -299,6 +331,10 @@ TEST(VulkanExternalDevice, BadHandlesAndDevicelessBuffersAreErrors) {
   EXPECT_NE(std::string(message).find("device buffers"), std::string::npos) << message;
   vxSetFilterVulkanBuffer(f, "color", 0, 0, VX_FORMAT_FLOAT3, 16, 16, 0, 0);
   EXPECT_EQ(vxGetDeviceError(cpu, &message), VX_ERROR_INVALID_ARGUMENT);
+  vxSetFilterFloat(f, "targetTileMs", -1.0f);
+  EXPECT_EQ(vxGetDeviceError(cpu, &message), VX_ERROR_INVALID_ARGUMENT);
+  vxSetFilterFloat(f, "targetTileMs", 16.0f);
+  EXPECT_EQ(vxGetDeviceError(cpu, nullptr), VX_ERROR_NONE);
   vxReleaseFilter(f);
   vxReleaseDevice(cpu);
 
