@@ -249,7 +249,9 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
   uint64_t device_heap = 0;
   for (const auto& heap : ctx_.info().heaps)
     if (heap.device_local) device_heap = std::max(device_heap, heap.size);
-  if (device_heap > 0 && host_bytes > device_heap / 2) return false;
+  if (device_heap > 0 && host_bytes > device_heap / 2)
+    return refuse(cat("copies of ", host_bytes >> 20, " MiB would take more than half of the device's ",
+                      device_heap >> 20, " MiB"));
 
   // ---- buffers and parameters ----
   const int bins_h = vk::exposure_bins(H), bins_w = vk::exposure_bins(W);

@@ -92,6 +92,13 @@ class VulkanImagePath : public ::testing::Test {
       skip_ = e.what();
     }
   }
+  // Devices go before the process exits: the loader and layers must still be there to destroy them.
+  static void TearDownTestSuite() {
+    device_.reset();
+    host_processing_.reset();
+    cpu_.reset();
+    skip_.clear();
+  }
   void SetUp() override {
     if (!device_) GTEST_SKIP() << "no Vulkan device: " << skip_;
     seen_ = denoise::vulkan_validation_messages(*device_).size();
