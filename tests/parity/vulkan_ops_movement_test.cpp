@@ -1,0 +1,350 @@
+// The Vulkan data-movement ops against the CPU reference kernels on lavapipe, with the validation
+// layer on (any message fails): Transpose, Slice, Concat, Split, Expand, Tile, Pad, Gather,
+// GatherElements, DepthToSpace, SpaceToDepth, Resize/Upsample and the aliases (Reshape, Squeeze,
+// Unsqueeze, Flatten, Identity, Dropout), at odd shapes (1x3x5x7, 2x1x9, rank 0, 1, 5 and 6,
+// negative axes, size-1 axes), fp32 and fp16 storage, and int64 tensors (int32 on the device).
+//
+// Tolerances: movement is exact at both precisions (the fp16 reference runs on fp16-rounded
+// inputs, and moving a value does not change it): Tolerance{0, 0}. Resize with linear or cubic
+// weights: fp32 |d| <= 1e-6 + 1e-5 |ref| (weights are fp32 on the GPU, double on the CPU); fp16
+// |d| <= 1e-3 + 1e-2 |ref|. Integers exact.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "common/test_util.h"
+#include "common/vulkan_op_test_util.h"
+
+namespace vx::test {
+namespace {
+
+using vk::Precision;
+
+constexpr Tolerance kExact{0, 0};
+const Precision kPrecisions[] = {Precision::fp32, Precision::fp16};
+
+class VulkanMovement : public VulkanOpTest {
+ protected:
+  // The case at fp32 and fp16 with float data, and once with int64 data when `with_ints`.
+  void check_all(const std::string& op, const std::vector<NodeInput>& inputs, Attributes attrs, int64_t opset,
+                 const std::string& what, size_t outputs = 1, Tolerance tol = kExact, bool with_ints = true) {
+    for (Precision p : kPrecisions)
+      expect_matches_cpu(single_node(op, inputs, outputs, attrs, opset), p, tol, false, what);
+    if (!with_ints) return;
+    // Every float input (the data, Concat's other inputs, Pad's value) as int64 in [-1000, 1000].
+    std::vector<NodeInput> int_inputs = inputs;
+    for (NodeInput& in : int_inputs) {
+      if (!in.value.defined() || in.value.dtype() != DType::f32) continue;
+      Tensor t(DType::i64, in.value.shape());
+      for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(in.value.get(i) * 1000));
+      in.value = t;
+    }
+    expect_matches_cpu(single_node(op, int_inputs, outputs, attrs, opset), Precision::fp32, kExact, false,
+                       what + " (int64)");
+  }
+};
+
+Tensor i64s(std::initializer_list<int64_t> v) { return Tensor::from<int64_t>(Shape{int64_t(v.size())}, v); }
+
+Attributes attr_ints(const std::string& name, std::vector<int64_t> v) {
+  Attributes a;
+  a.set(name, std::move(v));
+  return a;
+}
+
+Attributes attr_int(const std::string& name, int64_t v) {
+  Attributes a;
+  a.set(name, v);
+  return a;
+}
+
+TEST_F(VulkanMovement, Transpose) {
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> perm;  // empty: the default (reverse)
+  };
+  const Case cases[] = {{Shape{1, 3, 5, 7}, {}},          {Shape{1, 3, 5, 7}, {0, 2, 3, 1}},
+                        {Shape{2, 1, 9}, {2, 0, 1}},      {Shape{7}, {}},
+                        {Shape{2, 3, 1, 4, 5}, {4, 2, 0, 3, 1}}, {Shape{2, 1, 3, 2, 1, 3}, {5, 4, 3, 2, 1, 0}},
+                        {Shape{3, 4}, {1, 0}}};
+  uint64_t seed = 1;
+  for (const Case& c : cases) {
+    Attributes a;
+    if (!c.perm.empty()) a.set("perm", c.perm);
+    check_all("Transpose", {input(random_tensor(c.shape, seed++))}, a, 13, "Transpose " + c.shape.str());
+  }
+}
+
+TEST_F(VulkanMovement, SliceWithInputs) {
+  const int64_t big = std::numeric_limits<int64_t>::max(), small = std::numeric_limits<int64_t>::min();
+  struct Case {
+    Shape shape;
+    Tensor starts, ends, axes, steps;  // axes / steps may be undefined (omitted)
+  };
+  const Case cases[] = {
+      {Shape{1, 3, 5, 7}, i64s({0, 1}), i64s({2, 6}), i64s({1, 3}), i64s({1, 2})},
+      {Shape{1, 3, 5, 7}, i64s({-1, 4}), i64s({small, -big}), i64s({-1, 2}), i64s({-2, -1})},  // negative steps
+      {Shape{2, 1, 9}, i64s({1}), i64s({big}), i64s({-1}), Tensor()},
+      {Shape{9}, i64s({2}), i64s({-2}), Tensor(), Tensor()},
+      {Shape{9}, i64s({8}), i64s({0}), i64s({0}), i64s({-3})},
+      {Shape{2, 3, 2, 4, 5}, i64s({1, 0, 3}), i64s({2, 4, 1}), i64s({0, 1, -1}), i64s({1, 2, -1})},
+      {Shape{4, 5}, i64s({3}), i64s({1}), i64s({0}), i64s({1})},  // empty result
+      {Shape{4, 5}, i64s({0}), i64s({10}), i64s({1}), i64s({7})},  // step past the end
+  };
+  uint64_t seed = 10;
+  for (const Case& c : cases) {
+    std::vector<NodeInput> in = {input(random_tensor(c.shape, seed++)), constant(c.starts), constant(c.ends)};
+    in.push_back(c.axes.defined() ? constant(c.axes) : omitted());
+    if (c.steps.defined()) in.push_back(constant(c.steps));
+    check_all("Slice", in, {}, 13, "Slice " + c.shape.str());
+  }
+}
+
+TEST_F(VulkanMovement, SliceWithAttributes) {
+  Attributes a;
+  a.set("starts", std::vector<int64_t>{1, -4});
+  a.set("ends", std::vector<int64_t>{1000, -1});
+  a.set("axes", std::vector<int64_t>{0, 2});
+  check_all("Slice", {input(random_tensor(Shape{3, 2, 7}, 20))}, a, 1, "Slice-1");
+}
+
+TEST_F(VulkanMovement, SliceWithRuntimeStartsFallsBackToTheCpu) {
+  Tensor x = random_tensor(Shape{3, 8}, 21);
+  SingleNodeCase c = single_node("Slice", {input(x), input(i64s({1, 2})), constant(i64s({3, 7}))}, 1, {}, 13);
+  std::vector<Tensor> expected = run_cpu_reference(c.graph, c.inputs);
+  VulkanRun run = run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp32);
+  EXPECT_FALSE(run.all_on_gpu);
+  ASSERT_EQ(run.placements.size(), 1u);
+  EXPECT_NE(run.placements[0].reason.find("starts"), std::string::npos) << run.placements[0].reason;
+  EXPECT_TRUE(outputs_match(expected, run.outputs, kExact));
+}
+
+TEST_F(VulkanMovement, Concat) {
+  uint64_t seed = 30;
+  for (int64_t axis : {0, 1, -1, 3}) {
+    std::vector<NodeInput> in;
+    for (int64_t extent : {1, 3, 2}) {
+      std::vector<int64_t> dims = {2, 3, 5, 7};
+      dims[size_t(axis < 0 ? axis + 4 : axis)] = extent;
+      in.push_back(input(random_tensor(Shape(dims), seed++)));
+    }
+    check_all("Concat", in, attr_int("axis", axis), 13, cat("Concat axis ", axis));
+  }
+  // More inputs than a dispatch has bindings, one of them a constant.
+  std::vector<NodeInput> many;
+  for (int i = 0; i < 11; ++i) many.push_back(input(random_tensor(Shape{2, i % 3 + 1, 3}, seed++)));
+  many[4] = constant(random_tensor(Shape{2, 2, 3}, seed++));
+  check_all("Concat", many, attr_int("axis", -2), 13, "Concat 11 inputs");
+  check_all("Concat", {input(random_tensor(Shape{5}, seed++)), input(random_tensor(Shape{2}, seed++))},
+            attr_int("axis", 0), 13, "Concat rank 1");
+}
+
+TEST_F(VulkanMovement, Split) {
+  Tensor x = random_tensor(Shape{2, 9, 4}, 40);
+  // opset 13: sizes as an input; opset 11: as an attribute; equal parts; opset 18 num_outputs.
+  check_all("Split", {input(x), constant(i64s({2, 3, 4}))}, attr_int("axis", 1), 13, "Split-13 sizes", 3);
+  check_all("Split", {input(x)}, [] {
+    Attributes a = attr_ints("split", {1, 3});
+    a.set("axis", int64_t(-1));
+    return a;
+  }(), 11, "Split-11 attribute", 2);
+  check_all("Split", {input(x)}, attr_int("axis", -2), 13, "Split equal", 3);
+  check_all("Split", {input(random_tensor(Shape{7, 3}, 41))}, attr_int("num_outputs", 3), 18, "Split-18 num_outputs", 3);
+  check_all("Split", {input(random_tensor(Shape{5}, 42)), constant(i64s({0, 5}))}, {}, 13, "Split empty part", 2);
+}
+
+TEST_F(VulkanMovement, Expand) {
+  struct Case {
+    Shape in;
+    std::vector<int64_t> shape;
+  };
+  const Case cases[] = {{Shape{3, 1}, {2, 3, 4}}, {Shape{1}, {2, 1, 3, 1, 2}}, {Shape{1, 5, 1}, {4, 1, 1}},
+                        {Shape{}, {3, 2}}, {Shape{2, 1, 3}, {1, 2, 4, 3}}};
+  uint64_t seed = 50;
+  for (const Case& c : cases) {
+    Tensor shape(DType::i64, Shape{int64_t(c.shape.size())});
+    for (size_t i = 0; i < c.shape.size(); ++i) shape.set(int64_t(i), double(c.shape[i]));
+    check_all("Expand", {input(random_tensor(c.in, seed++)), constant(shape)}, {}, 13, "Expand " + c.in.str());
+  }
+}
+
+TEST_F(VulkanMovement, Tile) {
+  check_all("Tile", {input(random_tensor(Shape{2, 1, 3}, 60)), constant(i64s({2, 3, 1}))}, {}, 13, "Tile 2x1x3");
+  check_all("Tile", {input(random_tensor(Shape{5}, 61)), constant(i64s({3}))}, {}, 13, "Tile rank 1");
+  check_all("Tile", {input(random_tensor(Shape{1, 3, 5, 7}, 62)), constant(i64s({2, 1, 2, 1}))}, {}, 13, "Tile 4-D");
+}
+
+TEST_F(VulkanMovement, Pad) {
+  Tensor x = random_tensor(Shape{1, 3, 5, 7}, 70);
+  Tensor pads = i64s({0, 1, 2, 3, 0, 2, 1, 4});
+  for (const char* mode : {"constant", "reflect", "edge", "wrap"}) {
+    Attributes a;
+    a.set("mode", std::string(mode));
+    check_all("Pad", {input(x), constant(pads), constant(Tensor::from<float>(Shape{}, {1.5f}))}, a, 19,
+              cat("Pad ", mode));
+  }
+  // Negative pads crop; opset 2 attributes; opset 18 axes (negative); rank 1; reflect wider than the input.
+  check_all("Pad", {input(x), constant(i64s({0, -1, 1, -2, 0, 0, -1, 3}))}, {}, 13, "Pad negative");
+  Attributes old;
+  old.set("pads", std::vector<int64_t>{1, 0, 2, 2});
+  old.set("value", 2.0f);
+  check_all("Pad", {input(random_tensor(Shape{2, 9}, 71))}, old, 2, "Pad-2 attribute");
+  check_all("Pad", {input(x), constant(i64s({2, 1, 0, 3})), omitted(), constant(i64s({-1, 1}))},
+            [] {
+              Attributes a;
+              a.set("mode", std::string("edge"));
+              return a;
+            }(),
+            18, "Pad-18 axes");
+  Attributes reflect;
+  reflect.set("mode", std::string("reflect"));
+  check_all("Pad", {input(random_tensor(Shape{3}, 72)), constant(i64s({5, 6}))}, reflect, 13, "Pad reflect wide");
+  check_all("Pad", {input(random_tensor(Shape{1, 4}, 73)), constant(i64s({0, 2, 0, 1}))}, reflect, 13,
+            "Pad reflect size-1");
+}
+
+TEST_F(VulkanMovement, Gather) {
+  Tensor x = random_tensor(Shape{1, 3, 5, 7}, 80);
+  Tensor idx = Tensor::from<int64_t>(Shape{2, 2}, {0, -1, 2, -3});
+  for (int64_t axis : {0, 1, -1, 2}) {
+    Tensor ix = idx.clone();
+    if (axis == 0)
+      for (int64_t i = 0; i < 4; ++i) ix.set(i, i % 2 == 0 ? 0 : -1);
+    check_all("Gather", {input(x), constant(ix)}, attr_int("axis", axis), 13, cat("Gather const axis ", axis));
+    check_all("Gather", {input(x), input(ix)}, attr_int("axis", axis), 13, cat("Gather runtime axis ", axis));
+  }
+  check_all("Gather", {input(random_tensor(Shape{9}, 81)), input(Tensor::from<int64_t>(Shape{}, {-2}))}, {}, 13,
+            "Gather scalar index");
+  check_all("Gather", {input(random_tensor(Shape{2, 1, 9}, 82)), constant(Tensor::from<int32_t>(Shape{3}, {8, 0, 4}))},
+            attr_int("axis", 2), 13, "Gather int32 indices");
+}
+
+TEST_F(VulkanMovement, GatherElements) {
+  Tensor x = random_tensor(Shape{3, 4, 5}, 90);
+  Tensor idx(DType::i64, Shape{3, 2, 5});
+  for (int64_t i = 0; i < idx.numel(); ++i) idx.set(i, double(int64_t(i * 7 % 8) - 4));  // in [-4, 4)
+  check_all("GatherElements", {input(x), input(idx)}, attr_int("axis", 1), 13, "GatherElements axis 1");
+  check_all("GatherElements", {input(x), constant(idx)}, attr_int("axis", -2), 13, "GatherElements const");
+  Tensor idx0(DType::i64, Shape{2, 4, 5});
+  for (int64_t i = 0; i < idx0.numel(); ++i) idx0.set(i, double(int64_t(i * 5 % 6) - 3));
+  check_all("GatherElements", {input(x), input(idx0)}, attr_int("axis", 0), 13, "GatherElements axis 0");
+}
+
+TEST_F(VulkanMovement, DepthToSpaceAndSpaceToDepth) {
+  Tensor x = random_tensor(Shape{2, 8, 3, 5}, 100);
+  for (const char* mode : {"DCR", "CRD"}) {
+    Attributes a = attr_int("blocksize", 2);
+    a.set("mode", std::string(mode));
+    check_all("DepthToSpace", {input(x)}, a, 13, cat("DepthToSpace ", mode));
+  }
+  check_all("DepthToSpace", {input(random_tensor(Shape{1, 9, 2, 3}, 101))}, attr_int("blocksize", 3), 13,
+            "DepthToSpace b3");
+  check_all("SpaceToDepth", {input(random_tensor(Shape{1, 3, 6, 4}, 102))}, attr_int("blocksize", 2), 13,
+            "SpaceToDepth");
+}
+
+// Resize with scales or sizes as constants, every mode that matters for images.
+TEST_F(VulkanMovement, Resize) {
+  Tensor x = random_tensor(Shape{1, 2, 5, 7}, 110);
+  Tensor scales = Tensor::from<float>(Shape{4}, {1, 1, 2.0f, 1.5f});
+  Tensor down = Tensor::from<float>(Shape{4}, {1, 1, 0.6f, 0.5f});
+  Tensor sizes = i64s({1, 2, 9, 4});
+  struct Case {
+    std::string mode, transform, nearest;
+  };
+  const Case cases[] = {{"nearest", "asymmetric", "floor"},
+                        {"nearest", "half_pixel", "round_prefer_floor"},
+                        {"nearest", "align_corners", "round_prefer_ceil"},
+                        {"nearest", "tf_half_pixel_for_nn", "ceil"},
+                        {"nearest", "pytorch_half_pixel", "round_prefer_floor"},
+                        {"linear", "half_pixel", ""},
+                        {"linear", "align_corners", ""},
+                        {"linear", "asymmetric", ""},
+                        {"linear", "pytorch_half_pixel", ""},
+                        {"linear", "half_pixel_symmetric", ""},
+                        {"cubic", "half_pixel", ""},
+                        {"cubic", "align_corners", ""}};
+  for (const Case& c : cases) {
+    Attributes a;
+    a.set("mode", c.mode);
+    a.set("coordinate_transformation_mode", c.transform);
+    if (!c.nearest.empty()) a.set("nearest_mode", c.nearest);
+    const Tolerance tol[] = {c.mode == "nearest" ? kExact : Tolerance{1e-5, 1e-6}, Tolerance{1e-2, 1e-3}};
+    const bool ints = c.mode != "cubic";
+    const std::string what = cat("Resize ", c.mode, " ", c.transform, " ", c.nearest);
+    for (const Tensor* s : {&scales, &down}) {
+      for (int k = 0; k < 2; ++k)
+        expect_matches_cpu(single_node("Resize", {input(x), omitted(), constant(*s)}, 1, a, 13), kPrecisions[k],
+                           tol[k], false, what + " scales");
+      if (ints) {
+        Tensor xi(DType::i64, x.shape());
+        for (int64_t i = 0; i < xi.numel(); ++i) xi.set(i, std::floor(x.get(i) * 1000));
+        expect_matches_cpu(single_node("Resize", {input(xi), omitted(), constant(*s)}, 1, a, 13), Precision::fp32,
+                           kExact, false, what + " int64");
+      }
+    }
+    for (int k = 0; k < 2; ++k)
+      expect_matches_cpu(single_node("Resize", {input(x), omitted(), omitted(), constant(sizes)}, 1, a, 13),
+                         kPrecisions[k], tol[k], false, what + " sizes");
+  }
+  // tf_crop_and_resize with an roi and extrapolation; cubic with exclude_outside; axes (opset 18).
+  Attributes crop;
+  crop.set("mode", std::string("linear"));
+  crop.set("coordinate_transformation_mode", std::string("tf_crop_and_resize"));
+  crop.set("extrapolation_value", 0.25f);
+  Tensor roi = Tensor::from<float>(Shape{8}, {0, 0, -0.2f, 0.1f, 1, 1, 0.9f, 1.3f});
+  for (int k = 0; k < 2; ++k)
+    expect_matches_cpu(single_node("Resize", {input(x), constant(roi), constant(scales)}, 1, crop, 13), kPrecisions[k],
+                       k == 0 ? Tolerance{1e-5, 1e-6} : Tolerance{1e-2, 1e-3}, false, "Resize tf_crop_and_resize");
+  Attributes cubic;
+  cubic.set("mode", std::string("cubic"));
+  cubic.set("exclude_outside", int64_t(1));
+  cubic.set("cubic_coeff_a", -0.5f);
+  cubic.set("axes", std::vector<int64_t>{-1, 2});
+  expect_matches_cpu(single_node("Resize", {input(x), omitted(), constant(Tensor::from<float>(Shape{2}, {1.7f, 0.8f}))},
+                                 1, cubic, 18),
+                     Precision::fp32, Tolerance{1e-5, 1e-6}, false, "Resize-18 cubic axes");
+}
+
+TEST_F(VulkanMovement, ResizeLegacyAndUpsample) {
+  Tensor x = random_tensor(Shape{1, 3, 4, 5}, 120);
+  Tensor scales = Tensor::from<float>(Shape{4}, {1, 1, 2, 3});
+  for (const char* mode : {"nearest", "linear"}) {
+    Attributes a;
+    a.set("mode", std::string(mode));
+    const Tolerance tol = std::string(mode) == "nearest" ? kExact : Tolerance{1e-5, 1e-6};
+    expect_matches_cpu(single_node("Resize", {input(x), constant(scales)}, 1, a, 10), Precision::fp32, tol, false,
+                       cat("Resize-10 ", mode));
+    expect_matches_cpu(single_node("Upsample", {input(x), constant(scales)}, 1, a, 9), Precision::fp32, tol, false,
+                       cat("Upsample-9 ", mode));
+    a.set("scales", std::vector<float>{1, 1, 2, 3});
+    expect_matches_cpu(single_node("Upsample", {input(x)}, 1, a, 7), Precision::fp16, Tolerance{1e-2, 1e-3}, false,
+                       cat("Upsample-7 ", mode));
+  }
+  Attributes bilinear;
+  bilinear.set("mode", std::string("bilinear"));
+  bilinear.set("scales", std::vector<float>{1, 1, 2, 2});
+  expect_matches_cpu(single_node("Upsample", {input(x)}, 1, bilinear, 7), Precision::fp32, Tolerance{1e-5, 1e-6},
+                     false, "Upsample-7 bilinear");
+}
+
+TEST_F(VulkanMovement, AliasesCopyNothing) {
+  Tensor x = random_tensor(Shape{2, 1, 3, 1}, 130);
+  check_all("Reshape", {input(x), constant(i64s({3, -1}))}, {}, 14, "Reshape");
+  check_all("Squeeze", {input(x), constant(i64s({-1, 1}))}, {}, 13, "Squeeze-13");
+  check_all("Squeeze", {input(x)}, attr_ints("axes", {1}), 11, "Squeeze-11");
+  check_all("Unsqueeze", {input(x), constant(i64s({0, -1}))}, {}, 13, "Unsqueeze");
+  check_all("Flatten", {input(x)}, attr_int("axis", -2), 13, "Flatten");
+  check_all("Identity", {input(x)}, {}, 13, "Identity");
+  check_all("Dropout", {input(x)}, {}, 13, "Dropout");
+  // Aliases chain: the graph's output is a view of its input.
+  SingleNodeCase c = single_node("Reshape", {input(x), constant(i64s({6}))}, 1, {}, 14);
+  VulkanRun run = run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp32);
+  ASSERT_TRUE(run.all_on_gpu);
+  EXPECT_EQ(run.placements[0].variant, "alias");
+}
+
+}  // namespace
+}  // namespace vx::test

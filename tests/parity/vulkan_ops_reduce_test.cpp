@@ -1,0 +1,161 @@
+// The Vulkan reductions against the CPU reference kernels (double accumulation) on lavapipe, with
+// the validation layer on (any message fails): Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,LogSumExp,
+// SumSquare} (axes as attribute and as input, negative, keepdims, noop_with_empty_axes), ArgMax /
+// ArgMin (ties, select_last_index), Softmax / LogSoftmax / Hardmax (opset < 13 coerce-to-2-D and
+// opset 13 single axis) and CumSum (exclusive, reverse), at odd shapes, with long reduced axes
+// (workgroup reductions in shared memory), fp32 and fp16 storage and int64 tensors.
+//
+// Tolerances: fp32 |d| <= 1e-5 + 1e-5 |ref| (fp32 accumulation against double; sums of up to 3000
+// values in [-1, 1] carry ~1e-6 absolute rounding, hence atol 1e-5); fp16 storage |d| <= 1e-3 +
+// 1e-2 |ref| (the reference runs on the fp16-rounded inputs); integers exact.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/test_util.h"
+#include "common/vulkan_op_test_util.h"
+
+namespace vx::test {
+namespace {
+
+using vk::Precision;
+
+constexpr Tolerance kFp32{1e-5, 1e-5};
+constexpr Tolerance kFp16{1e-2, 1e-3};
+
+class VulkanReduce : public VulkanOpTest {
+ protected:
+  void check(const std::string& op, const std::vector<NodeInput>& inputs, const Attributes& attrs, int64_t opset,
+             const std::string& what, bool fp16 = true) {
+    expect_matches_cpu(single_node(op, inputs, 1, attrs, opset), Precision::fp32, kFp32, false, what);
+    if (fp16) expect_matches_cpu(single_node(op, inputs, 1, attrs, opset), Precision::fp16, kFp16, false, what);
+  }
+};
+
+Tensor i64s(std::initializer_list<int64_t> v) { return Tensor::from<int64_t>(Shape{int64_t(v.size())}, v); }
+
+Tensor ints(const Shape& shape, uint64_t seed, int lo, int hi) {
+  Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
+  Tensor t(DType::i64, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(f.get(i)));
+  return t;
+}
+
+const char* kReductions[] = {"ReduceSum", "ReduceMean", "ReduceMax",       "ReduceMin",      "ReduceProd",
+                             "ReduceL1",  "ReduceL2",   "ReduceLogSum",    "ReduceLogSumExp", "ReduceSumSquare"};
+
+// Values that keep every reduction finite (LogSum needs positive sums, Prod moderate magnitudes).
+Tensor data_for(const std::string& op, const Shape& shape, uint64_t seed) {
+  if (op == "ReduceLogSum") return random_tensor(shape, seed, 0.1f, 1.0f);
+  if (op == "ReduceProd") return random_tensor(shape, seed, 0.8f, 1.25f);
+  return random_tensor(shape, seed, -1.0f, 1.0f);
+}
+
+TEST_F(VulkanReduce, EveryReductionOverAxesAttribute) {
+  const std::vector<std::vector<int64_t>> axes_cases = {{}, {1}, {-1}, {0, 2}, {1, 3}, {0, 1, 2, 3}};
+  uint64_t seed = 1;
+  for (const char* op : kReductions)
+    for (const auto& axes : axes_cases)
+      for (int64_t keep : {0, 1}) {
+        Attributes a;
+        if (!axes.empty()) a.set("axes", axes);
+        a.set("keepdims", keep);
+        check(op, {input(data_for(op, Shape{2, 3, 5, 7}, seed++))}, a, 13 - (std::string(op) == "ReduceSum" ? 2 : 0),
+              cat(op, " axes ", Shape(axes).str(), " keepdims ", keep));
+      }
+}
+
+TEST_F(VulkanReduce, AxesAsInputAndNoop) {
+  uint64_t seed = 100;
+  for (const char* op : kReductions) {
+    Tensor x = data_for(op, Shape{2, 1, 9}, seed++);
+    check(op, {input(x), constant(i64s({-1, 0}))}, {}, 18, cat(op, "-18 axes input"));
+    check(op, {input(x)}, {}, 18, cat(op, "-18 all axes"));
+    Attributes noop;
+    noop.set("noop_with_empty_axes", int64_t(1));
+    check(op, {input(x), constant(Tensor(DType::i64, Shape{0}))}, noop, 18, cat(op, "-18 noop"));
+  }
+  check("ReduceSum", {input(random_tensor(Shape{4, 3}, seed++)), constant(i64s({1}))}, {}, 13, "ReduceSum-13 input");
+}
+
+TEST_F(VulkanReduce, LongAxesUseWorkgroups) {
+  uint64_t seed = 200;
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceLogSumExp"}) {
+    Attributes a;
+    a.set("axes", std::vector<int64_t>{-1});
+    check(op, {input(data_for(op, Shape{3, 3001}, seed++))}, a, 13, cat(op, " 3x3001"));
+    a.set("axes", std::vector<int64_t>{0, 2});
+    check(op, {input(data_for(op, Shape{37, 5, 41}, seed++))}, a, 13, cat(op, " 37x5x41 axes 0,2"));
+  }
+  Attributes all;
+  check("ReduceSum", {input(random_tensor(Shape{2, 3, 4, 5, 6}, seed++))}, all, 13, "ReduceSum rank 5");
+  check("ReduceMax", {input(random_tensor(Shape{7}, seed++))}, all, 13, "ReduceMax rank 1");
+}
+
+TEST_F(VulkanReduce, IntegerReductions) {
+  uint64_t seed = 300;
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+                         "ReduceSumSquare"}) {
+    Attributes a;
+    a.set("axes", std::vector<int64_t>{1});
+    Tensor x = std::string(op) == "ReduceProd" ? ints(Shape{3, 5, 2}, seed++, -3, 3) : ints(Shape{3, 50, 2}, seed++, -100, 100);
+    expect_matches_cpu(single_node(op, {input(x)}, 1, a, 13), Precision::fp32, {0, 0}, false, cat(op, " int64"));
+  }
+}
+
+TEST_F(VulkanReduce, ArgMaxArgMin) {
+  uint64_t seed = 400;
+  for (const char* op : {"ArgMax", "ArgMin"})
+    for (int64_t axis : {0, 1, -1})
+      for (int64_t keep : {0, 1})
+        for (int64_t last : {0, 1}) {
+          Attributes a;
+          a.set("axis", axis);
+          a.set("keepdims", keep);
+          a.set("select_last_index", last);
+          const std::string what = cat(op, " axis ", axis, " keepdims ", keep, " last ", last);
+          // Integers in a small range: many ties, so the index rule matters.
+          expect_matches_cpu(single_node(op, {input(ints(Shape{3, 40, 7}, seed++, -3, 3))}, 1, a, 13), Precision::fp32,
+                             {0, 0}, false, what + " int64");
+          check(op, {input(random_tensor(Shape{4, 300, 3}, seed++))}, a, 13, what);
+        }
+}
+
+TEST_F(VulkanReduce, SoftmaxFamily) {
+  uint64_t seed = 500;
+  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
+    Tensor x = random_tensor(Shape{2, 3, 5, 7}, seed++, -4, 4);
+    // Opset 11: coerce to 2-D at axis (default 1); opset 13: one axis (default -1).
+    check(op, {input(x)}, {}, 11, cat(op, "-11 default"));
+    Attributes a2;
+    a2.set("axis", int64_t(2));
+    check(op, {input(x)}, a2, 11, cat(op, "-11 axis 2"));
+    check(op, {input(x)}, {}, 13, cat(op, "-13 default"));
+    Attributes a1;
+    a1.set("axis", int64_t(-3));
+    check(op, {input(x)}, a1, 13, cat(op, "-13 axis -3"));
+    check(op, {input(random_tensor(Shape{3, 1000}, seed++, -4, 4))}, {}, 13, cat(op, " 3x1000"));
+    check(op, {input(random_tensor(Shape{9}, seed++, -4, 4))}, {}, 13, cat(op, " rank 1"));
+  }
+}
+
+TEST_F(VulkanReduce, CumSum) {
+  uint64_t seed = 600;
+  for (int64_t exclusive : {0, 1})
+    for (int64_t reverse : {0, 1})
+      for (int64_t axis : {0, 1, -1}) {
+        Attributes a;
+        a.set("exclusive", exclusive);
+        a.set("reverse", reverse);
+        const std::string what = cat("CumSum axis ", axis, " exclusive ", exclusive, " reverse ", reverse);
+        check("CumSum", {input(random_tensor(Shape{2, 9, 5}, seed++)), constant(i64s({axis}))}, a, 14, what);
+        expect_matches_cpu(
+            single_node("CumSum", {input(ints(Shape{2, 9, 5}, seed++, -50, 50)), constant(i64s({axis}))}, 1, a, 14),
+            Precision::fp32, {0, 0}, false, what + " int64");
+      }
+  check("CumSum", {input(random_tensor(Shape{7}, seed++)), constant(Tensor::from<int32_t>(Shape{}, {0}))}, {}, 14,
+        "CumSum rank 1");
+}
+
+}  // namespace
+}  // namespace vx::test
