@@ -2,12 +2,12 @@
 // the validation layer on (any message fails): Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,LogSumExp,
 // SumSquare} (axes as attribute and as input, negative, keepdims, noop_with_empty_axes), ArgMax /
 // ArgMin (ties, select_last_index), Softmax / LogSoftmax / Hardmax (opset < 13 coerce-to-2-D and
-// opset 13 single axis) and CumSum (exclusive, reverse), at odd shapes, with long reduced axes
+// opset 13 single axis), CumSum (exclusive, reverse) and TopK, at odd shapes, with long reduced axes
 // (workgroup reductions in shared memory), fp32 and fp16 storage and int32 tensors.
 //
 // Tolerances: fp32 |d| <= 1e-5 + 1e-5 |ref| (fp32 accumulation against double; sums of up to 3000
 // values in [-1, 1] carry ~1e-6 absolute rounding, hence atol 1e-5); fp16 storage |d| <= 1e-3 +
-// 1e-2 |ref| (the reference runs on the fp16-rounded inputs); integers exact.
+// 1e-2 |ref| (the reference runs on the fp16-rounded inputs); integers, arg indices and TopK exact.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -173,6 +173,30 @@ TEST_F(VulkanReduce, CumSum) {
       }
   check("CumSum", {input(random_tensor(Shape{7}, seed++)), constant(Tensor::from<int32_t>(Shape{}, {0}))}, {}, 14,
         "CumSum rank 1");
+}
+
+// TopK: values exact (they are moved, not computed) and indices exact; many ties in the int case.
+TEST_F(VulkanReduce, TopK) {
+  uint64_t seed = 700;
+  for (int64_t axis : {-1, 0, 1})
+    for (int64_t largest : {1, 0}) {
+      Attributes a;
+      a.set("axis", axis);
+      a.set("largest", largest);
+      const std::string what = cat("TopK axis ", axis, " largest ", largest);
+      Tensor k = i64s({3});
+      for (Precision p : {Precision::fp32, Precision::fp16})
+        expect_matches_cpu(single_node("TopK", {input(random_tensor(Shape{4, 9, 5}, seed++)), constant(k)}, 2, a, 11), p,
+                           {0, 0}, false, what);
+      expect_matches_cpu(single_node("TopK", {input(ints(Shape{4, 9, 5}, seed++, -2, 2)), constant(k)}, 2, a, 11),
+                         Precision::fp32, {0, 0}, false, what + " int32");
+    }
+  Attributes old;
+  old.set("k", int64_t(5));
+  expect_matches_cpu(single_node("TopK", {input(random_tensor(Shape{2, 1000}, seed++))}, 2, old, 1), Precision::fp32,
+                     {0, 0}, false, "TopK-1 k=5 of 1000");
+  expect_matches_cpu(single_node("TopK", {input(random_tensor(Shape{7}, seed++)), constant(i64s({7}))}, 2, {}, 11),
+                     Precision::fp32, {0, 0}, false, "TopK all of rank 1");
 }
 
 }  // namespace
