@@ -361,5 +361,18 @@ TEST_F(VulkanMovement, AliasesCopyNothing) {
   EXPECT_EQ(run.placements[0].variant, "alias");
 }
 
+TEST_F(VulkanMovement, EdgeShapes) {
+  uint64_t seed = 140;
+  // Rank 0, an empty input among Concat's, empty Gather indices, a size-0 output.
+  check_all("Transpose", {input(Tensor::from<float>(Shape{}, {1.25f}))}, {}, 13, "Transpose scalar");
+  check_all("Concat", {input(random_tensor(Shape{2, 3}, seed++)), input(Tensor(DType::f32, Shape{2, 0})),
+                       input(random_tensor(Shape{2, 1}, seed++))},
+            attr_int("axis", 1), 13, "Concat with an empty input");
+  check_all("Gather", {input(random_tensor(Shape{4, 3}, seed++)), constant(Tensor(DType::i64, Shape{2, 0}))},
+            attr_int("axis", 0), 13, "Gather no indices");
+  check_all("Slice", {input(random_tensor(Shape{4, 3}, seed++)), constant(i64s({2})), constant(i64s({2}))}, {}, 13,
+            "Slice to nothing");
+}
+
 }  // namespace
 }  // namespace vx::test

@@ -199,5 +199,16 @@ TEST_F(VulkanReduce, TopK) {
                      Precision::fp32, {0, 0}, false, "TopK all of rank 1");
 }
 
+TEST_F(VulkanReduce, EdgeShapes) {
+  uint64_t seed = 800;
+  // A scalar reduces to itself; size-1 reduced axes; an empty reduced axis gives the identity.
+  check("ReduceSum", {input(Tensor::from<float>(Shape{}, {2.5f}))}, {}, 13, "ReduceSum scalar");
+  Attributes a;
+  a.set("axes", std::vector<int64_t>{1});
+  check("ReduceMax", {input(random_tensor(Shape{3, 1, 4}, seed++))}, a, 13, "ReduceMax size-1 axis");
+  check("ReduceSum", {input(Tensor(DType::f32, Shape{3, 0}))}, a, 13, "ReduceSum empty axis");
+  check("Softmax", {input(random_tensor(Shape{1, 1}, seed++))}, {}, 13, "Softmax 1x1");
+}
+
 }  // namespace
 }  // namespace vx::test
