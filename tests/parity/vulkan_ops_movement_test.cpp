@@ -374,5 +374,32 @@ TEST_F(VulkanMovement, EdgeShapes) {
             "Slice to nothing");
 }
 
+// Bools and small integer types are int32 on the device; moving them must round-trip exactly.
+TEST_F(VulkanMovement, BoolAndByteTensors) {
+  Tensor mask(DType::boolean, Shape{2, 3, 5});
+  Tensor bytes(DType::u8, Shape{2, 3, 5});
+  for (int64_t i = 0; i < mask.numel(); ++i) {
+    mask.set(i, double((i * 7) % 3 == 0));
+    bytes.set(i, double((i * 37) % 256));
+  }
+  for (const Tensor& t : {mask, bytes}) {
+    const std::string type(dtype_name(t.dtype()));
+    expect_matches_cpu(single_node("Transpose", {input(t)}, 1, attr_ints("perm", {2, 0, 1}), 13), Precision::fp32,
+                       kExact, false, "Transpose " + type);
+    expect_matches_cpu(single_node("Concat", {input(t), input(t)}, 1, attr_int("axis", -1), 13), Precision::fp16,
+                       kExact, false, "Concat " + type);
+    expect_matches_cpu(single_node("Gather", {input(t), constant(i64s({2, 0}))}, 1, attr_int("axis", 1), 13),
+                       Precision::fp32, kExact, false, "Gather " + type);
+    expect_matches_cpu(single_node("Pad", {input(t), constant(i64s({0, 1, 0, 0, 2, 1}))}, 1, {}, 13), Precision::fp32,
+                       kExact, false, "Pad " + type);
+  }
+  Attributes nearest;
+  nearest.set("mode", std::string("nearest"));
+  expect_matches_cpu(single_node("Resize", {input(bytes.reshaped(Shape{1, 2, 3, 5})), omitted(),
+                                            constant(Tensor::from<float>(Shape{4}, {1, 1, 2, 1.5f}))},
+                                 1, nearest, 13),
+                     Precision::fp32, kExact, false, "Resize u8");
+}
+
 }  // namespace
 }  // namespace vx::test
