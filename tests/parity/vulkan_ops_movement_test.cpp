@@ -401,5 +401,34 @@ TEST_F(VulkanMovement, BoolAndByteTensors) {
                      Precision::fp32, kExact, false, "Resize u8");
 }
 
+TEST_F(VulkanMovement, GatherND) {
+  Tensor x = random_tensor(Shape{2, 3, 4, 5}, 150);
+  // batch_dims 0 with tuples of 2 (negative entries), batch_dims 1 with tuples of 1 and 3.
+  Tensor idx2 = Tensor::from<int64_t>(Shape{3, 2}, {0, 2, 1, -1, -2, 0});
+  check_all("GatherND", {input(x), constant(idx2)}, {}, 13, "GatherND k=2 const");
+  check_all("GatherND", {input(x), input(idx2)}, {}, 13, "GatherND k=2 runtime");
+  Tensor idx1 = Tensor::from<int64_t>(Shape{2, 2, 1}, {2, 0, -1, 1});
+  check_all("GatherND", {input(x), input(idx1)}, attr_int("batch_dims", 1), 13, "GatherND batch 1, k=1");
+  Tensor idx3 = Tensor::from<int64_t>(Shape{2, 3}, {1, 3, 4, 0, 0, -5});
+  check_all("GatherND", {input(x), constant(idx3)}, attr_int("batch_dims", 1), 13, "GatherND batch 1, k=3");
+}
+
+TEST_F(VulkanMovement, ScatterElementsAndScatterND) {
+  Tensor x = random_tensor(Shape{3, 4, 5}, 160);
+  // Distinct targets per column (ONNX leaves duplicates undefined).
+  Tensor idx(DType::i64, Shape{3, 2, 5});
+  for (int64_t a = 0; a < 3; ++a)
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t c = 0; c < 5; ++c) idx.set((a * 2 + b) * 5 + c, double(b == 0 ? (c % 2) : -1 - (c % 2)));
+  Tensor upd = random_tensor(Shape{3, 2, 5}, 161);
+  check_all("ScatterElements", {input(x), constant(idx), input(upd)}, attr_int("axis", 1), 13, "ScatterElements const");
+  check_all("ScatterElements", {input(x), input(idx), input(upd)}, attr_int("axis", -2), 13, "ScatterElements runtime");
+  check_all("Scatter", {input(x), input(idx), input(upd)}, attr_int("axis", 1), 10, "Scatter-10");
+  Tensor nd = Tensor::from<int64_t>(Shape{2, 2}, {0, 1, -1, -2});
+  check_all("ScatterND", {input(x), constant(nd), input(random_tensor(Shape{2, 5}, 162))}, {}, 13, "ScatterND k=2");
+  Tensor nd1 = Tensor::from<int64_t>(Shape{2, 1}, {2, 0});
+  check_all("ScatterND", {input(x), input(nd1), input(random_tensor(Shape{2, 4, 5}, 163))}, {}, 13, "ScatterND k=1");
+}
+
 }  // namespace
 }  // namespace vx::test

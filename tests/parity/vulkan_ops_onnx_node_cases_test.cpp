@@ -2,10 +2,11 @@
 // reduction ops, run through the Vulkan model executor on lavapipe at fp32 with the validation layer
 // on, against the suite's expected outputs: Transpose, Slice, Concat, Split, Expand, Tile, Pad,
 // Gather, GatherElements, DepthToSpace, SpaceToDepth, Resize, Upsample, the aliases, Reduce*,
-// ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum, TopK. Every case must match (|d| <= 1e-5 +
-// 1e-4 |ref|; integers exact). Nodes may fall back to the CPU only for the documented reasons: an
-// operand that decides which elements move (Slice starts, Pad pads, Resize scales/sizes/roi,
-// Reduce axes, CumSum axis) given as a run-time graph input, or Dropout's mask output.
+// ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum, TopK, GatherND, ScatterElements, ScatterND.
+// Every case must match (|d| <= 1e-5 + 1e-4 |ref|; integers exact). Nodes may fall back to the CPU
+// only for the documented reasons: an operand that decides which elements move (Slice starts, Pad
+// pads, Resize scales/sizes/roi, Reduce axes, CumSum axis) given as a run-time graph input,
+// Dropout's mask output, or a Scatter reduction (add/mul/max/min).
 // (fp16 storage is covered by the per-op tests; the suite's "large_number" Softmax cases and
 // ReduceProd's 12! exceed fp16's range by design.)
 #include <gtest/gtest.h>
@@ -25,14 +26,15 @@ const char* kCasePrefixes[] = {
     "test_wrap_pad",  "test_gather_",   "test_depthtospace", "test_spacetodepth", "test_resize",
     "test_upsample",  "test_reshape",   "test_squeeze",      "test_unsqueeze",    "test_flatten",
     "test_identity",  "test_dropout",   "test_reduce",       "test_argmax",       "test_argmin",
-    "test_softmax",   "test_logsoftmax", "test_hardmax",     "test_cumsum",       "test_top_k"};
+    "test_softmax",   "test_logsoftmax", "test_hardmax",     "test_cumsum",       "test_top_k",
+    "test_gathernd",  "test_scatter",   "test_scatternd"};
 
 // Cases whose models Volvox cannot import at all (optional and sequence values).
 const char* kNotImportable[] = {"test_identity_opt", "test_identity_sequence"};
 
 bool allowed_cpu_reason(const std::string& reason) {
   return reason.find("is computed at run time, not a constant") != std::string::npos ||
-         reason.find("mask output") != std::string::npos;
+         reason.find("mask output") != std::string::npos || reason.find("needs atomics") != std::string::npos;
 }
 
 class VulkanOnnxNodeCases : public VulkanOpTest {};

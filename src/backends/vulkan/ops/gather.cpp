@@ -1,5 +1,6 @@
-// Gather (any axis, indices of any rank, negative indices) and GatherElements. The indices are a
-// device tensor (int32) computed at run time, or a graph constant uploaded once as a blob.
+// Gather (any axis, indices of any rank, negative indices), GatherElements and GatherND
+// (batch_dims). The indices are a device tensor (int32) computed at run time, or a graph constant
+// checked and uploaded once as a blob. Run-time indices out of range are clamped (the CPU throws).
 #include <algorithm>
 #include <cstring>
 
@@ -12,25 +13,6 @@ namespace {
 using namespace opargs;
 
 constexpr int kMaxRank = 6;
-
-// The indices' binding: a constant blob (int32, range-checked now) or the input tensor.
-Binding indices_binding(const OpInfo& info, OpPlan& plan, int64_t extent) {
-  const OpTensor& idx = info.inputs.at(1);
-  if (idx.dtype == DType::f32 || idx.dtype == DType::f16) decline(info, "indices are not integers");
-  if (idx.constant == nullptr || !idx.constant->defined()) return Binding::in(1);
-  std::vector<int64_t> values = tensor_ints(*idx.constant);
-  std::vector<uint8_t> blob(values.size() * 4);
-  for (size_t i = 0; i < values.size(); ++i) {
-    int64_t v = values[i];
-    VX_CHECK(v >= -extent && v < extent, InvalidArgument, label(info), ": index ", v, " is out of range for extent ",
-             extent);
-    int32_t w = int32_t(v < 0 ? v + extent : v);
-    std::memcpy(blob.data() + i * 4, &w, 4);
-  }
-  if (blob.empty()) blob.resize(4);  // a buffer is never empty
-  plan.constants.push_back(std::move(blob));
-  return Binding::constant_blob(int(plan.constants.size() - 1));
-}
 
 OpPlan plan_gather(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
@@ -49,7 +31,7 @@ OpPlan plan_gather(const OpInfo& info) {
   OpPlan plan;
   if (count == 0) return plan;
   VX_CHECK(extent > 0, InvalidArgument, label(info), ": gathering from an empty axis");
-  Binding indices = indices_binding(info, plan, extent);
+  Binding indices = index_tensor_binding(info, plan, 1, [extent](size_t) { return extent; });
   struct {
     int32_t count, inner, n_indices, extent;
   } push{int32_t(count), int32_t(product(xd, axis + 1, xd.size())), int32_t(idx.shape.numel()), int32_t(extent)};
@@ -78,7 +60,7 @@ OpPlan plan_gather_elements(const OpInfo& info) {
   OpPlan plan;
   if (count == 0) return plan;
   VX_CHECK(extent > 0, InvalidArgument, label(info), ": gathering from an empty axis");
-  Binding indices = indices_binding(info, plan, extent);
+  Binding indices = index_tensor_binding(info, plan, 1, [extent](size_t) { return extent; });
   struct {
     int32_t count, rank, axis, extent;
     int32_t dims[kMaxRank];
@@ -102,9 +84,59 @@ OpPlan plan_gather_elements(const OpInfo& info) {
   return plan;
 }
 
+OpPlan plan_gather_nd(const OpInfo& info) {
+  const OpTensor& x = info.inputs.at(0);
+  const OpTensor& idx = info.inputs.at(1);
+  const int64_t batch = info.node.attrs.get_int("batch_dims", 0);
+  const int64_t r = int64_t(x.shape.rank()), q = int64_t(idx.shape.rank());
+  VX_CHECK(q >= 1 && batch >= 0 && batch < std::min(r, q), InvalidArgument, label(info), ": bad batch_dims ", batch,
+           " for ranks ", r, " and ", q);
+  const int64_t k = idx.shape[size_t(q - 1)];
+  VX_CHECK(k >= 1 && batch + k <= r, InvalidArgument, label(info), ": index tuples of length ", k,
+           " do not fit data of rank ", r);
+  if (k > kMaxRank) decline(info, cat("index tuples of length ", k, " (at most ", kMaxRank, ")"));
+  const auto& xd = x.shape.dims();
+  const auto& id = idx.shape.dims();
+  for (int64_t b = 0; b < batch; ++b)
+    VX_CHECK(xd[size_t(b)] == id[size_t(b)], InvalidArgument, label(info), ": batch extents differ");
+  std::vector<int64_t> dims(id.begin(), id.end() - 1);
+  dims.insert(dims.end(), xd.begin() + ptrdiff_t(batch + k), xd.end());
+  VX_CHECK(Shape(dims) == info.outputs.at(0).shape, InvalidArgument, label(info), ": output should be ",
+           Shape(dims).str());
+  const int64_t count = Shape(dims).numel();
+  require_int32_elements(info, std::max(count, x.shape.numel()));
+  OpPlan plan;
+  if (count == 0) return plan;
+  const std::vector<int64_t> strides = dense_strides(xd);
+  Binding indices = index_tensor_binding(info, plan, 1, [&](size_t i) { return xd[size_t(batch) + i % size_t(k)]; });
+  struct {
+    int32_t count, slice, k, tuples_per_batch, batch_stride;
+    int32_t extents[kMaxRank];
+    int32_t strides[kMaxRank];
+  } push{};
+  push.count = int32_t(count);
+  push.slice = int32_t(product(xd, size_t(batch + k), xd.size()));
+  push.k = int32_t(k);
+  push.tuples_per_batch = int32_t(std::max<int64_t>(1, product(id, size_t(batch), id.size() - 1)));
+  push.batch_stride = int32_t(batch > 0 ? strides[size_t(batch - 1)] : 0);
+  for (int64_t j = 0; j < k; ++j) {
+    push.extents[j] = int32_t(xd[size_t(batch + j)]);
+    push.strides[j] = int32_t(strides[size_t(batch + j)]);
+    VX_CHECK(push.extents[j] > 0, InvalidArgument, label(info), ": indexing an empty axis");
+  }
+  Dispatch d;
+  d.shader = move_shader("mv_gather_nd", x.device);
+  d.bindings = {Binding::in(0), indices, Binding::out(0)};
+  d.set_push(push);
+  d.groups = linear_groups(uint64_t(count));
+  plan.dispatches.push_back(std::move(d));
+  return plan;
+}
+
 }  // namespace
 
 VX_REGISTER_VK_OP(gather, {"Gather", "", 0, plan_gather});
 VX_REGISTER_VK_OP(gather_elements, {"GatherElements", "", 0, plan_gather_elements});
+VX_REGISTER_VK_OP(gather_nd, {"GatherND", "", 0, plan_gather_nd});
 
 }  // namespace vx::vk

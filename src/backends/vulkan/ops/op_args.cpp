@@ -1,5 +1,6 @@
 #include "backends/vulkan/ops/op_args.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -45,6 +46,24 @@ std::optional<std::vector<double>> constant_doubles(const OpInfo& info, size_t i
   const Tensor* c = info.inputs[i].constant;
   if (c == nullptr || !c->defined()) decline(info, cat(what, " (input ", i, ") is computed at run time, not a constant"));
   return tensor_doubles(*c);
+}
+
+Binding index_tensor_binding(const OpInfo& info, OpPlan& plan, size_t input,
+                             const std::function<int64_t(size_t)>& extent_at) {
+  const OpTensor& idx = info.inputs.at(input);
+  if (idx.dtype == DType::f32 || idx.dtype == DType::f16) decline(info, "indices are not integers");
+  if (idx.constant == nullptr || !idx.constant->defined()) return Binding::in(int(input));
+  std::vector<int64_t> values = tensor_ints(*idx.constant);
+  std::vector<uint8_t> blob(std::max<size_t>(values.size(), 1) * 4, 0);  // a buffer is never empty
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t v = values[i], extent = extent_at(i);
+    VX_CHECK(v >= -extent && v < extent, InvalidArgument, label(info), ": index ", v, " is out of range for extent ",
+             extent);
+    const int32_t w = int32_t(v < 0 ? v + extent : v);
+    std::memcpy(blob.data() + i * 4, &w, 4);
+  }
+  plan.constants.push_back(std::move(blob));
+  return Binding::constant_blob(int(plan.constants.size() - 1));
 }
 
 std::string move_shader(const std::string& stem, DeviceType t) { return t == DeviceType::f16 ? stem + ".f16" : stem; }

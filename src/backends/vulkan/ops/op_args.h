@@ -3,6 +3,7 @@
 // (Namespace vx::vk::opargs keeps them apart from other op families' helpers.)
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,12 @@ std::vector<double> tensor_doubles(const Tensor& t);
 // at run time; nullopt when the optional input is omitted.
 std::optional<std::vector<int64_t>> constant_ints(const OpInfo& info, size_t i, const std::string& what);
 std::optional<std::vector<double>> constant_doubles(const OpInfo& info, size_t i, const std::string& what);
+
+// The binding of an integer index tensor (input `input`) that a shader reads as int32: when it is a
+// graph constant, a blob of its values range-checked against extent_at(element) (InvalidArgument)
+// and made non-negative, added to `plan`; else the input itself (the shader clamps).
+Binding index_tensor_binding(const OpInfo& info, OpPlan& plan, size_t input,
+                             const std::function<int64_t(size_t)>& extent_at);
 
 // "stem" for 32-bit storage (f32 and i32 share it when a shader only moves bits), "stem.f16".
 std::string move_shader(const std::string& stem, DeviceType t);
