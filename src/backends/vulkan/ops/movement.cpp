@@ -3,6 +3,7 @@
 // Shapes come from the shape-bound graph; only operands that decide *which* elements move and are
 // not implied by the shapes (Slice's starts/steps) must be graph constants.
 #include <algorithm>
+#include <limits>
 
 #include "backends/vulkan/ops/op_args.h"
 #include "backends/vulkan/ops/strided_copy.h"
@@ -74,15 +75,17 @@ OpPlan plan_slice(const OpInfo& info) {
     // Clamp in int64 first: ends are often INT64_MAX / INT64_MIN.
     int64_t start = starts[i] < 0 ? std::max<int64_t>(starts[i], -d - 1) + d : starts[i];
     int64_t end = ends[i] < 0 ? std::max<int64_t>(ends[i], -d - 1) + d : ends[i];
+    // Counts written so that steps near INT64_MAX / INT64_MIN cannot overflow.
     int64_t count;
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, d);
       end = std::clamp<int64_t>(end, 0, d);
-      count = end > start ? (end - start + step - 1) / step : 0;
+      count = end > start ? (end - start - 1) / step + 1 : 0;
     } else {
       start = std::clamp<int64_t>(start, 0, d - 1);
       end = std::clamp<int64_t>(end, -1, d - 1);
-      count = start > end ? (start - end - step - 1) / -step : 0;
+      const int64_t magnitude = step == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -step;
+      count = start > end ? (start - end - 1) / magnitude + 1 : 0;
     }
     dims[a] = count;
     // A step beyond the extent only ever takes one element: keep the stride small.

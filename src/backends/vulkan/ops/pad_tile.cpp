@@ -96,6 +96,8 @@ OpPlan plan_pad(const OpInfo& info) {
   }
   VX_CHECK(pads.size() == 2 * axes.size(), InvalidArgument, label(info), ": ", pads.size(), " pads for ", axes.size(),
            " axes");
+  for (int64_t p : pads)
+    VX_CHECK(std::abs(p) <= int64_t(INT32_MAX) / 4, InvalidArgument, label(info), ": pad ", p, " is too large");
   std::vector<int64_t> begin(size_t(rank), 0), dims = x.shape.dims();
   for (size_t i = 0; i < axes.size(); ++i) {
     size_t a = size_t(axes[i]);

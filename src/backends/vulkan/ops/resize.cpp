@@ -79,6 +79,7 @@ std::vector<std::vector<Tap>> axis_taps(const OpInfo& info, int64_t in, int64_t 
   std::vector<std::vector<Tap>> result(static_cast<size_t>(out));
   for (int64_t o = 0; o < out; ++o) {
     double x = original_coordinate(info, double(o), scale, in, roi_start, roi_end, p.transform);
+    VX_CHECK(std::isfinite(x), InvalidArgument, label(info), ": output index ", o, " maps to ", x);
     std::vector<Tap>& taps = result[size_t(o)];
     if (p.transform == "tf_crop_and_resize" && (x < 0 || x > double(in - 1))) continue;
     if (p.mode == "nearest") {
@@ -186,7 +187,9 @@ OpPlan plan_resize(const OpInfo& info) {
     if (!scale_values.empty()) {
       VX_CHECK(scale_values[i] > 0, InvalidArgument, label(info), ": scale ", scale_values[i], " must be > 0");
       scales[d] = scale_values[i];
-      out_dims[d] = int64_t(std::floor(double(x.shape[d]) * scale_values[i]));
+      const double extent = std::floor(double(x.shape[d]) * scale_values[i]);
+      VX_CHECK(extent < 0x1p40, InvalidArgument, label(info), ": scale ", scale_values[i], " is too large");
+      out_dims[d] = int64_t(extent);
     }
   }
   if (!size_values.empty()) {
@@ -207,6 +210,7 @@ OpPlan plan_resize(const OpInfo& info) {
       for (size_t i = 0; i < n; ++i) {
         const size_t d = size_t(axes[i]);
         scales[d] = common;
+        VX_CHECK(common * double(x.shape[d]) < 0x1p40, InvalidArgument, label(info), ": sizes are too large");
         out_dims[d] = int64_t(std::nearbyint(common * double(x.shape[d])));
       }
   }
