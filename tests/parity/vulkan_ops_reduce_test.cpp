@@ -210,5 +210,31 @@ TEST_F(VulkanReduce, EdgeShapes) {
   check("Softmax", {input(random_tensor(Shape{1, 1}, seed++))}, {}, 13, "Softmax 1x1");
 }
 
+// Axes computed at run time (a graph input here): the executor observes the output shape, which
+// tells the reduced axes unless extents repeat (keepdims 0 of [3, 3]): then the CPU runs the node.
+TEST_F(VulkanReduce, RuntimeAxesFromTheBoundShapes) {
+  uint64_t seed = 900;
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceL2", "ReduceSumSquare", "ReduceMax"})
+    for (int64_t keep : {0, 1}) {
+      Attributes a;
+      a.set("keepdims", keep);
+      const std::string what = cat(op, " runtime axes keepdims ", keep);
+      check(op, {input(data_for(op, Shape{2, 3, 1, 7}, seed++)), input(i64s({-1, 1}))}, a, 18, what);
+      check(op, {input(data_for(op, Shape{2, 3, 1, 7}, seed++)), input(i64s({2, 0}))}, a, 18, what + " size-1 axis");
+    }
+  Attributes drop;
+  drop.set("keepdims", int64_t(0));
+  SingleNodeCase c = single_node("ReduceSum", {input(random_tensor(Shape{3, 3}, seed++)), input(i64s({1}))}, 1, drop, 18);
+  VulkanRun run = run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp32);
+  EXPECT_FALSE(run.all_on_gpu) << "[3, 3] -> [3] does not tell which axis";
+  EXPECT_TRUE(outputs_match(run_cpu_reference(c.graph, c.inputs), run.outputs, kFp32));
+  Attributes noop;
+  noop.set("noop_with_empty_axes", int64_t(1));
+  check("ReduceSum", {input(random_tensor(Shape{2, 4}, seed++)), input(Tensor(DType::i64, Shape{0}))}, noop, 18,
+        "ReduceSum runtime empty axes noop");
+  check("ReduceSum", {input(random_tensor(Shape{2, 4}, seed++)), input(Tensor(DType::i64, Shape{0}))}, {}, 18,
+        "ReduceSum runtime empty axes (all)");
+}
+
 }  // namespace
 }  // namespace vx::test

@@ -1,8 +1,12 @@
 // ONNX reductions over axes (shader red_reduce): ReduceSum, ReduceMean, ReduceMax, ReduceMin,
 // ReduceProd, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare; and ArgMax /
 // ArgMin (shader red_arg). Axes come from the attribute (ReduceSum < 13, the others < 18) or the
-// constant input 1 (later; a run-time axes input is declined); keepdims; noop_with_empty_axes
-// (an alias of the input). Int tensors: every reduction except L2, LogSum and LogSumExp.
+// input 1 (later): a constant, or computed at run time, when the bound output shape tells which axes
+// were reduced (else declined); keepdims; noop_with_empty_axes (an alias of the input). Int tensors:
+// every reduction except L2, LogSum and LogSumExp.
+#include <algorithm>
+#include <optional>
+
 #include "backends/vulkan/ops/op_args.h"
 #include "backends/vulkan/ops/reduction_layout.h"
 #include "core/error.h"
@@ -20,32 +24,84 @@ int reduce_code(const std::string& op) {
   fail(ErrorCode::Internal, cat("not a reduction: ", op));
 }
 
+OpPlan alias_plan() {
+  OpPlan plan;
+  plan.output0_aliases_input0 = true;
+  plan.variant = "alias";
+  return plan;
+}
+
+// Axes given as a run-time input: the bound output shape (observed by the executor) says which
+// axes were reduced, up to axes of extent 1, which change nothing for the sum-like reductions.
+// Returns the reduced axes, or nullopt for "the output is the input" (noop_with_empty_axes);
+// declines when the shapes leave the answer open.
+std::optional<std::vector<bool>> reduced_axes_from_shapes(const OpInfo& info, int code, bool keepdims, bool noop) {
+  const std::vector<int64_t>& in = info.inputs[0].shape.dims();
+  const std::vector<int64_t>& out = info.outputs.at(0).shape.dims();
+  const size_t rank = in.size();
+  // Over a single element these give the element itself (LogSumExp up to rounding).
+  const bool sum_like = code <= 4 || code == 8;
+  if (rank == 0) {
+    if (!sum_like) decline(info, "axes (input 1) of a scalar are computed at run time");
+    return std::vector<bool>{};
+  }
+  if (rank > 12) decline(info, "axes computed at run time on a tensor of rank > 12");
+  std::optional<std::vector<bool>> nontrivial;  // the reduced axes of extent != 1, agreed by every candidate
+  bool ambiguous = false, any = false;
+  for (uint32_t mask = 1; mask < (1u << rank); ++mask) {
+    std::vector<int64_t> dims;
+    for (size_t d = 0; d < rank; ++d) {
+      const bool r = (mask >> d) & 1u;
+      if (!r) dims.push_back(in[d]);
+      else if (keepdims) dims.push_back(1);
+    }
+    if (dims != out) continue;
+    std::vector<bool> set(rank, false);
+    for (size_t d = 0; d < rank; ++d) set[d] = ((mask >> d) & 1u) && in[d] != 1;
+    any = true;
+    if (nontrivial && *nontrivial != set) ambiguous = true;
+    nontrivial = set;
+  }
+  const bool identity = noop && out == in;
+  if (identity && !any) return std::nullopt;
+  if (!identity && !any)
+    fail(ErrorCode::InvalidArgument, cat(label(info), ": no set of axes reduces ", Shape(in).str(), " to ", Shape(out).str()));
+  if (ambiguous) decline(info, "axes (input 1) are computed at run time and the shapes do not tell which");
+  if (identity && (!sum_like || std::find(nontrivial->begin(), nontrivial->end(), true) != nontrivial->end()))
+    decline(info, "axes (input 1) are computed at run time and the shapes do not tell whether they are empty");
+  return nontrivial;
+}
+
 OpPlan plan_reduce(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
   const int64_t rank = int64_t(x.shape.rank());
   const int code = reduce_code(info.node.op);
   if (x.device == DeviceType::i32 && (code == 6 || code == 7 || code == 8))
     decline(info, "float-valued reduction of an integer tensor");
-  std::vector<int64_t> axes;
-  bool given = false;
-  if (auto a = constant_ints(info, 1, "axes")) {
-    axes = *a;
-    given = true;
-  } else if (info.node.attrs.has("axes")) {
-    axes = info.node.attrs.get_ints("axes");
-    given = true;
-  }
+  const bool keepdims = info.node.attrs.get_int("keepdims", 1) != 0;
+  const bool noop = info.node.attrs.get_int("noop_with_empty_axes", 0) != 0;
   std::vector<bool> reduced(size_t(rank), false);
-  if (!given || axes.empty()) {
-    if (info.node.attrs.get_int("noop_with_empty_axes", 0) != 0) {
-      OpPlan plan;
-      plan.output0_aliases_input0 = true;
-      plan.variant = "alias";
-      return plan;
+  const bool runtime_axes = info.has_input(1) && (info.inputs[1].constant == nullptr || !info.inputs[1].constant->defined());
+  if (runtime_axes) {
+    auto from_shapes = reduced_axes_from_shapes(info, code, keepdims, noop);
+    if (!from_shapes) return alias_plan();
+    reduced = *from_shapes;
+  } else {
+    std::vector<int64_t> axes;
+    bool given = false;
+    if (auto a = constant_ints(info, 1, "axes")) {
+      axes = *a;
+      given = true;
+    } else if (info.node.attrs.has("axes")) {
+      axes = info.node.attrs.get_ints("axes");
+      given = true;
     }
-    reduced.assign(size_t(rank), true);
+    if (!given || axes.empty()) {
+      if (noop) return alias_plan();
+      reduced.assign(size_t(rank), true);
+    }
+    for (int64_t a : axes) reduced[size_t(normalize_axis(info, a, rank))] = true;
   }
-  for (int64_t a : axes) reduced[size_t(normalize_axis(info, a, rank))] = true;
   // The output's element count must be the kept extents' product (keepdims or not).
   int64_t kept = 1;
   for (size_t d = 0; d < size_t(rank); ++d)
