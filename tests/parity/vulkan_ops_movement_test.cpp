@@ -323,6 +323,24 @@ TEST_F(VulkanMovement, Resize) {
                        "Resize-18 cubic exclude_outside");
 }
 
+// Sizes computed at run time (a graph input here): the executor observes the output shape.
+TEST_F(VulkanMovement, ResizeWithRuntimeSizes) {
+  Tensor x = random_tensor(Shape{1, 2, 5, 7}, 115);
+  for (const char* mode : {"nearest", "linear"}) {
+    Attributes a;
+    a.set("mode", std::string(mode));
+    const Tolerance tol = std::string(mode) == "nearest" ? kExact : Tolerance{1e-5, 1e-6};
+    expect_matches_cpu(single_node("Resize", {input(x), omitted(), omitted(), input(i64s({1, 2, 8, 3}))}, 1, a, 13),
+                       Precision::fp32, tol, false, cat("Resize runtime sizes ", mode));
+  }
+  Attributes policy;
+  policy.set("keep_aspect_ratio_policy", std::string("not_larger"));
+  SingleNodeCase c = single_node("Resize", {input(x), omitted(), omitted(), input(i64s({1, 2, 8, 3}))}, 1, policy, 18);
+  VulkanRun run = run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp32);
+  EXPECT_FALSE(run.all_on_gpu) << "not_larger needs the sizes' values";
+  EXPECT_TRUE(outputs_match(run_cpu_reference(c.graph, c.inputs), run.outputs, kExact));
+}
+
 TEST_F(VulkanMovement, ResizeLegacyAndUpsample) {
   Tensor x = random_tensor(Shape{1, 3, 4, 5}, 120);
   Tensor scales = Tensor::from<float>(Shape{4}, {1, 1, 2, 3});

@@ -4,7 +4,8 @@
 // the legacy floor/ceil rule, linear, cubic with cubic_coeff_a and exclude_outside) and every
 // coordinate_transformation_mode (half_pixel, half_pixel_symmetric, pytorch_half_pixel,
 // align_corners, asymmetric, tf_half_pixel_for_nn, tf_crop_and_resize with extrapolation_value)
-// runs on the GPU. Scales, sizes and roi must be graph constants.
+// runs on the GPU. Scales and roi must be graph constants; sizes may be computed at run time (with
+// keep_aspect_ratio_policy "stretch" they are the bound output extents).
 // Declined: antialias, cubic on integer tensors, rank > 6.
 #include <algorithm>
 #include <array>
@@ -154,11 +155,23 @@ OpPlan plan_resize(const OpInfo& info) {
       for (float s : info.node.attrs.get_floats("scales")) scale_values.push_back(s);
     }
   } else {
-    if (p.transform == "tf_crop_and_resize") {
-      if (auto r = constant_doubles(info, 1, "roi")) roi_values = *r;
+    // An operand with no elements counts as absent, whether constant or not.
+    auto given = [&](size_t i) { return info.has_input(i) && info.inputs[i].shape.numel() > 0; };
+    if (p.transform == "tf_crop_and_resize" && given(1)) roi_values = *constant_doubles(info, 1, "roi");
+    if (given(2)) scale_values = *constant_doubles(info, 2, "scales");
+    if (given(3)) {
+      if (info.inputs[3].constant != nullptr && info.inputs[3].constant->defined()) {
+        size_values = *constant_ints(info, 3, "sizes");
+      } else if (info.node.attrs.get_string("keep_aspect_ratio_policy", "stretch") == "stretch") {
+        // Sizes computed at run time: with "stretch" they are the bound output extents.
+        std::vector<int64_t> axes = info.node.attrs.get_ints("axes");
+        if (axes.empty())
+          for (size_t d = 0; d < rank; ++d) axes.push_back(int64_t(d));
+        for (int64_t a : axes) size_values.push_back(info.outputs.at(0).shape[size_t(normalize_axis(info, a, int64_t(rank)))]);
+      } else {
+        decline(info, "sizes (input 3) are computed at run time and keep_aspect_ratio_policy is not stretch");
+      }
     }
-    if (auto s = constant_doubles(info, 2, "scales")) scale_values = *s;
-    if (auto s = constant_ints(info, 3, "sizes")) size_values = *s;
   }
   VX_CHECK(scale_values.empty() != size_values.empty(), InvalidArgument, label(info),
            ": exactly one of scales and sizes must be given");
