@@ -173,6 +173,17 @@ TEST_F(VulkanReduce, CumSum) {
       }
   check("CumSum", {input(random_tensor(Shape{7}, seed++)), constant(Tensor::from<int32_t>(Shape{}, {0}))}, {}, 14,
         "CumSum rank 1");
+  // The axis computed at run time (a graph input here), read by the shader.
+  for (int64_t axis : {0, -1, 1}) {
+    Attributes a;
+    a.set("reverse", int64_t(axis == 1));
+    check("CumSum", {input(random_tensor(Shape{3, 4, 5}, seed++)), input(Tensor::from<int64_t>(Shape{}, {axis}))}, a,
+          14, cat("CumSum runtime axis ", axis));
+    expect_matches_cpu(single_node("CumSum", {input(ints(Shape{3, 4, 5}, seed++, -9, 9)),
+                                              input(Tensor::from<int32_t>(Shape{1}, {int32_t(axis)}))},
+                                   1, a, 14),
+                       Precision::fp32, {0, 0}, false, cat("CumSum runtime axis int32 ", axis));
+  }
 }
 
 // TopK: values exact (they are moved, not computed) and indices exact; many ties in the int case.
