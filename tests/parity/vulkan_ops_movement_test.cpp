@@ -232,6 +232,11 @@ TEST_F(VulkanMovement, GatherElements) {
   Tensor idx0(DType::i64, Shape{2, 4, 5});
   for (int64_t i = 0; i < idx0.numel(); ++i) idx0.set(i, double(int64_t(i * 5 % 6) - 3));
   check_all("GatherElements", {input(x), input(idx0)}, attr_int("axis", 0), 13, "GatherElements axis 0");
+  // Rank 7: axes the indices span fully merge, so it fits the shader's rank 6.
+  Tensor x7 = random_tensor(Shape{2, 3, 1, 2, 2, 3, 2}, 91);
+  Tensor idx7(DType::i64, Shape{1, 2, 1, 2, 2, 3, 2});
+  for (int64_t i = 0; i < idx7.numel(); ++i) idx7.set(i, double(i % 3) - 1);
+  check_all("GatherElements", {input(x7), input(idx7)}, attr_int("axis", 1), 13, "GatherElements rank 7");
 }
 
 TEST_F(VulkanMovement, DepthToSpaceAndSpaceToDepth) {

@@ -54,12 +54,29 @@ OpPlan plan_gather_elements(const OpInfo& info) {
   for (size_t d = 0; d < size_t(rank); ++d)
     VX_CHECK(d == axis || idx.shape[d] <= x.shape[d], InvalidArgument, label(info), ": indices shape ",
              idx.shape.str(), " exceeds data shape ", x.shape.str());
-  if (rank > kMaxRank) decline(info, cat("rank ", rank, " exceeds ", kMaxRank));
   const int64_t count = idx.shape.numel(), extent = x.shape[axis];
   require_int32_elements(info, std::max(count, x.shape.numel()));
   OpPlan plan;
   if (count == 0) return plan;
   VX_CHECK(extent > 0, InvalidArgument, label(info), ": gathering from an empty axis");
+  // Merge each axis other than `axis` into its outer neighbour when the indices span it fully (the
+  // pair is then contiguous in both tensors), so high ranks fit the shader's 6.
+  const std::vector<int64_t> x_strides = dense_strides(x.shape.dims());
+  std::vector<int64_t> dims, strides;
+  int merged_axis = -1;
+  for (size_t d = 0; d < size_t(rank); ++d) {
+    const bool mergeable = !dims.empty() && d != axis && int(dims.size()) - 1 != merged_axis &&
+                           idx.shape[d] == x.shape[d];
+    if (mergeable) {
+      dims.back() *= idx.shape[d];
+      strides.back() = x_strides[d];
+      continue;
+    }
+    if (d == axis) merged_axis = int(dims.size());
+    dims.push_back(idx.shape[d]);
+    strides.push_back(x_strides[d]);
+  }
+  if (dims.size() > size_t(kMaxRank)) decline(info, cat("rank ", dims.size(), " after merging exceeds ", kMaxRank));
   Binding indices = index_tensor_binding(info, plan, 1, [extent](size_t) { return extent; });
   struct {
     int32_t count, rank, axis, extent;
@@ -67,12 +84,11 @@ OpPlan plan_gather_elements(const OpInfo& info) {
     int32_t data_strides[kMaxRank];
   } push{};
   push.count = int32_t(count);
-  push.rank = int32_t(rank);
-  push.axis = int32_t(axis);
+  push.rank = int32_t(dims.size());
+  push.axis = int32_t(merged_axis);
   push.extent = int32_t(extent);
-  std::vector<int64_t> strides = dense_strides(x.shape.dims());
-  for (size_t d = 0; d < size_t(rank); ++d) {
-    push.dims[d] = int32_t(idx.shape[d]);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    push.dims[d] = int32_t(dims[d]);
     push.data_strides[d] = int32_t(strides[d]);
   }
   Dispatch d;
