@@ -2,7 +2,8 @@
 // reduction ops, run through the Vulkan model executor on lavapipe at fp32 with the validation layer
 // on, against the suite's expected outputs: Transpose, Slice, Concat, Split, Expand, Tile, Pad,
 // Gather, GatherElements, DepthToSpace, SpaceToDepth, Resize, Upsample, the aliases, Reduce*,
-// ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum, TopK, GatherND, ScatterElements, ScatterND.
+// ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum, TopK, GatherND, ScatterElements, ScatterND,
+// NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
 // Every case must match (|d| <= 1e-5 + 1e-4 |ref|; integers exact). Nodes may fall back to the CPU
 // only for the documented reasons: an operand that decides which elements move (Slice starts, Pad
 // pads, Resize scales/roi; Reduce axes when the shapes do not tell them) given as a
@@ -27,7 +28,7 @@ const char* kCasePrefixes[] = {
     "test_upsample",  "test_reshape",   "test_squeeze",      "test_unsqueeze",    "test_flatten",
     "test_identity",  "test_dropout",   "test_reduce",       "test_argmax",       "test_argmin",
     "test_softmax",   "test_logsoftmax", "test_hardmax",     "test_cumsum",       "test_top_k",
-    "test_gathernd",  "test_scatter",   "test_scatternd"};
+    "test_gathernd",  "test_scatter",   "test_scatternd",    "test_nllloss",      "test_sce"};
 
 // Cases whose models Volvox cannot import at all (optional and sequence values).
 const char* kNotImportable[] = {"test_identity_opt", "test_identity_sequence"};
@@ -52,7 +53,7 @@ TEST_F(VulkanOnnxNodeCases, MovementAndReductionCasesMatch) {
     if (ours && !skipped) cases.push_back(e.path());
   }
   std::sort(cases.begin(), cases.end());
-  ASSERT_GT(cases.size(), 200u);
+  ASSERT_GT(cases.size(), 300u);
   size_t on_gpu = 0;
   for (const auto& dir : cases) {
     const std::string name = dir.filename().string();

@@ -247,5 +247,35 @@ TEST_F(VulkanReduce, RuntimeAxesFromTheBoundShapes) {
         "ReduceSum runtime empty axes (all)");
 }
 
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: weights, ignore_index, every reduction,
+// extra spatial axes, the optional log-probability output.
+TEST_F(VulkanReduce, Losses) {
+  uint64_t seed = 1000;
+  Tensor labels = ints(Shape{3, 4}, seed++, 0, 4);  // [N, d1] over C = 5 classes
+  labels.set(5, 2);
+  Tensor weight = random_tensor(Shape{5}, seed++, 0.5f, 2.0f);
+  for (const char* reduction : {"none", "sum", "mean"})
+    for (bool weighted : {false, true})
+      for (bool ignore : {false, true}) {
+        Attributes a;
+        a.set("reduction", std::string(reduction));
+        if (ignore) a.set("ignore_index", int64_t(2));
+        const std::string what = cat(reduction, weighted ? " weighted" : "", ignore ? " ignore_index" : "");
+        std::vector<NodeInput> nll = {input(random_tensor(Shape{3, 5, 4}, seed++, -3, 0)), input(labels)};
+        std::vector<NodeInput> sce = {input(random_tensor(Shape{3, 5, 4}, seed++, -3, 3)), input(labels)};
+        if (weighted) {
+          nll.push_back(constant(weight));
+          sce.push_back(input(weight));
+        }
+        check("NegativeLogLikelihoodLoss", nll, a, 13, "NLL " + what);
+        check("SoftmaxCrossEntropyLoss", sce, a, 13, "SoftmaxCrossEntropyLoss " + what);
+        for (Precision p : {Precision::fp32, Precision::fp16})
+          expect_matches_cpu(single_node("SoftmaxCrossEntropyLoss", sce, 2, a, 13), p,
+                             p == Precision::fp32 ? kFp32 : kFp16, false, "SoftmaxCrossEntropyLoss log_prob " + what);
+      }
+  check("NegativeLogLikelihoodLoss", {input(random_tensor(Shape{6, 3}, seed++, -3, 0)), input(ints(Shape{6}, seed++, 0, 2))},
+        {}, 13, "NLL 2-D");
+}
+
 }  // namespace
 }  // namespace vx::test
