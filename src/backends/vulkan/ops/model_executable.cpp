@@ -356,7 +356,6 @@ void VulkanModelExecutable::bind_and_fold(const Graph& graph, const std::map<std
     infer_shapes(graph_, &shape_known_);
     if (graph_.nodes.size() == nodes_before) break;
   }
-  observed_shape_.assign(graph_.values.size(), false);
   bool all_known = true;
   for (const Node& node : graph_.nodes)
     for (ValueId id : node.outputs)
@@ -369,14 +368,18 @@ void VulkanModelExecutable::bind_and_fold(const Graph& graph, const std::map<std
     for (ValueId id : node.outputs)
       if (id != kNoValue && !shape_known_[size_t(id)]) probe.outputs.push_back(id);
   std::vector<Tensor> seen;
-  VX_WITH_CONTEXT("observing the shapes that shape inference cannot tell (one CPU run)",
-                  seen = run_graph_eager(probe, *sample_inputs));
+  try {
+    seen = run_graph_eager(probe, *sample_inputs);
+  } catch (const Error& e) {
+    // An op the CPU lacks: leave those shapes unknown (their nodes then report it when placed).
+    if (e.code() == ErrorCode::Unsupported) return;
+    throw e.with_context("observing the shapes that shape inference cannot tell (one CPU run)");
+  }
   for (size_t i = 0; i < probe.outputs.size(); ++i) {
     Value& v = graph_.value(probe.outputs[i]);
     v.shape = seen[i].shape();
     v.dtype = seen[i].dtype();
     shape_known_[size_t(probe.outputs[i])] = true;
-    observed_shape_[size_t(probe.outputs[i])] = true;
   }
 }
 

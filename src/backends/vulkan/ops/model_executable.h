@@ -133,7 +133,6 @@ class VulkanModelExecutable {
   ModelExecOptions options_;
   Graph graph_;                       // bound: shapes inferred, bind-time constants folded
   std::vector<bool> shape_known_;     // per value
-  std::vector<bool> observed_shape_;  // per value: shape known only from the sample run
   std::vector<NodePlacement> placements_;
   std::vector<OpPlan> plans_;  // per node (GPU nodes only)
   std::vector<std::string> variants_;
