@@ -453,5 +453,15 @@ TEST_F(VulkanMovement, ScatterElementsAndScatterND) {
   check_all("ScatterND", {input(x), input(nd1), input(random_tensor(Shape{2, 4, 5}, 163))}, {}, 13, "ScatterND k=1");
 }
 
+TEST_F(VulkanMovement, ReverseSequence) {
+  Tensor x = random_tensor(Shape{4, 3, 2, 5}, 170);
+  check_all("ReverseSequence", {input(x), input(i64s({4, 0, 2}))}, {}, 13, "ReverseSequence time 0, runtime lengths");
+  Attributes swapped;
+  swapped.set("batch_axis", int64_t(0));
+  swapped.set("time_axis", int64_t(1));
+  check_all("ReverseSequence", {input(random_tensor(Shape{3, 4}, 171)), constant(i64s({1, 4, 3}))}, swapped, 13,
+            "ReverseSequence time 1, constant lengths");
+}
+
 }  // namespace
 }  // namespace vx::test

@@ -3,7 +3,7 @@
 // on, against the suite's expected outputs: Transpose, Slice, Concat, Split, Expand, Tile, Pad,
 // Gather, GatherElements, DepthToSpace, SpaceToDepth, Resize, Upsample, the aliases, Reduce*,
 // ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum, TopK, GatherND, ScatterElements, ScatterND,
-// NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
+// NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, ReverseSequence.
 // Every case must match (|d| <= 1e-5 + 1e-4 |ref|; integers exact). Nodes may fall back to the CPU
 // only for the documented reasons: an operand that decides which elements move (Slice starts, Pad
 // pads, Resize scales/roi; Reduce axes when the shapes do not tell them) given as a
@@ -28,7 +28,8 @@ const char* kCasePrefixes[] = {
     "test_upsample",  "test_reshape",   "test_squeeze",      "test_unsqueeze",    "test_flatten",
     "test_identity",  "test_dropout",   "test_reduce",       "test_argmax",       "test_argmin",
     "test_softmax",   "test_logsoftmax", "test_hardmax",     "test_cumsum",       "test_top_k",
-    "test_gathernd",  "test_scatter",   "test_scatternd",    "test_nllloss",      "test_sce"};
+    "test_gathernd",  "test_scatter",   "test_scatternd",    "test_nllloss",      "test_sce",
+    "test_reversesequence"};
 
 // Cases whose models Volvox cannot import at all (optional and sequence values).
 const char* kNotImportable[] = {"test_identity_opt", "test_identity_sequence"};

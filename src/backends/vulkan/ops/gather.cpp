@@ -1,5 +1,5 @@
-// Gather (any axis, indices of any rank, negative indices), GatherElements and GatherND
-// (batch_dims). The indices are a device tensor (int32) computed at run time, or a graph constant
+// Gather (any axis, indices of any rank, negative indices), GatherElements, GatherND
+// (batch_dims) and ReverseSequence (a gather along time by per-batch lengths). The indices are a device tensor (int32) computed at run time, or a graph constant
 // checked and uploaded once as a blob. Run-time indices out of range are clamped (the CPU throws).
 #include <algorithm>
 #include <cstring>
@@ -149,10 +149,43 @@ OpPlan plan_gather_nd(const OpInfo& info) {
   return plan;
 }
 
+OpPlan plan_reverse_sequence(const OpInfo& info) {
+  const OpTensor& x = info.inputs.at(0);
+  const int64_t rank = int64_t(x.shape.rank());
+  VX_CHECK(rank >= 2, InvalidArgument, label(info), ": input must have rank >= 2");
+  const size_t batch_axis = size_t(normalize_axis(info, info.node.attrs.get_int("batch_axis", 1), rank));
+  const size_t time_axis = size_t(normalize_axis(info, info.node.attrs.get_int("time_axis", 0), rank));
+  VX_CHECK(batch_axis != time_axis && batch_axis <= 1 && time_axis <= 1, InvalidArgument, label(info),
+           ": batch_axis and time_axis must be 0 and 1 in some order");
+  const int64_t batches = x.shape[batch_axis], steps = x.shape[time_axis];
+  VX_CHECK(info.inputs.at(1).shape.numel() == batches, InvalidArgument, label(info), ": ",
+           info.inputs[1].shape.numel(), " sequence lengths for a batch of ", batches);
+  const int64_t count = x.shape.numel();
+  require_int32_elements(info, count);
+  OpPlan plan;
+  if (count == 0) return plan;
+  Binding lens = index_tensor_binding(info, plan, 1, [steps](size_t) { return steps + 1; });
+  if (info.inputs[1].constant != nullptr)
+    for (int64_t v : tensor_ints(*info.inputs[1].constant))
+      VX_CHECK(v >= 0 && v <= steps, InvalidArgument, label(info), ": sequence length ", v, " is out of range");
+  struct {
+    int32_t count, block, d1, time_axis, time_steps;
+  } push{int32_t(count), int32_t(product(x.shape.dims(), 2, size_t(rank))), int32_t(x.shape[1]), int32_t(time_axis),
+         int32_t(steps)};
+  Dispatch d;
+  d.shader = move_shader("mv_reverse_sequence", x.device);
+  d.bindings = {Binding::in(0), lens, Binding::out(0)};
+  d.set_push(push);
+  d.groups = linear_groups(uint64_t(count));
+  plan.dispatches.push_back(std::move(d));
+  return plan;
+}
+
 }  // namespace
 
 VX_REGISTER_VK_OP(gather, {"Gather", "", 0, plan_gather});
 VX_REGISTER_VK_OP(gather_elements, {"GatherElements", "", 0, plan_gather_elements});
 VX_REGISTER_VK_OP(gather_nd, {"GatherND", "", 0, plan_gather_nd});
+VX_REGISTER_VK_OP(reverse_sequence, {"ReverseSequence", "", 0, plan_reverse_sequence});
 
 }  // namespace vx::vk
