@@ -1,7 +1,7 @@
 // Data-movement ops that are strided copies (shader mv_copy): Transpose, Slice, Concat, Split,
 // Expand, DepthToSpace, SpaceToDepth. Any dtype (the copy moves storage elements as they are).
-// Shapes come from the shape-bound graph; only operands that decide *which* elements move and are
-// not implied by the shapes (Slice's starts/steps) must be graph constants.
+// Shapes come from the shape-bound graph. Slice with constant operands is a strided copy; with
+// starts, axes or steps computed at run time a shader reads them (mv_slice_dynamic).
 #include <algorithm>
 #include <limits>
 
@@ -40,9 +40,62 @@ OpPlan plan_transpose(const OpInfo& info) {
   return plan;
 }
 
+bool is_constant(const OpInfo& info, size_t i) {
+  return info.has_input(i) && info.inputs[i].constant != nullptr && info.inputs[i].constant->defined();
+}
+
+// Slice with starts, axes or steps computed at run time (shader mv_slice_dynamic): the bound output
+// shape gives the extents; the shader derives each axis' start and step from the operands.
+OpPlan plan_dynamic_slice(const OpInfo& info) {
+  constexpr int kMaxRank = 6;
+  const OpTensor& x = info.inputs.at(0);
+  const Shape& out = info.outputs.at(0).shape;
+  const size_t rank = x.shape.rank();
+  if (rank > size_t(kMaxRank)) decline(info, cat("starts computed at run time on a tensor of rank > ", kMaxRank));
+  VX_CHECK(out.rank() == rank, InvalidArgument, label(info), ": output rank differs from the input's");
+  const int64_t entries = info.inputs[1].shape.numel();
+  VX_CHECK(entries <= int64_t(rank), InvalidArgument, label(info), ": ", entries, " starts for rank ", rank);
+  for (size_t i : {size_t(1), size_t(3), size_t(4)})
+    if (info.has_input(i) && (info.inputs[i].dtype == DType::f32 || info.inputs[i].dtype == DType::f16))
+      decline(info, "slice operands are not integers");
+  const int64_t count = out.numel();
+  require_int32_elements(info, std::max(count, x.shape.numel()));
+  OpPlan plan;
+  if (count == 0) return plan;
+  for (size_t d = 0; d < rank; ++d) VX_CHECK(x.shape[d] > 0, InvalidArgument, label(info), ": slicing an empty axis");
+  struct {
+    int32_t count, rank, entries, has_axes, has_steps;
+    int32_t out_dims[kMaxRank];
+    int32_t in_dims[kMaxRank];
+  } push{};
+  push.count = int32_t(count);
+  push.rank = int32_t(rank);
+  push.entries = int32_t(entries);
+  push.has_axes = info.has_input(3) ? 1 : 0;
+  push.has_steps = info.has_input(4) ? 1 : 0;
+  for (size_t d = 0; d < rank; ++d) {
+    push.out_dims[d] = int32_t(out[d]);
+    push.in_dims[d] = int32_t(x.shape[d]);
+  }
+  // Constant operands among them are bound as themselves (the executor uploads them); absent ones
+  // bind the starts in their place (never read).
+  Dispatch d;
+  d.shader = move_shader("mv_slice_dynamic", x.device);
+  d.bindings = {Binding::in(0), Binding::in(1), Binding::in(info.has_input(3) ? 3 : 1),
+                Binding::in(info.has_input(4) ? 4 : 1), Binding::out(0)};
+  d.set_push(push);
+  d.groups = linear_groups(uint64_t(count));
+  plan.dispatches.push_back(std::move(d));
+  plan.variant = "dynamic";
+  return plan;
+}
+
 OpPlan plan_slice(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
   const int64_t rank = int64_t(x.shape.rank());
+  if (info.has_input(1) && (!is_constant(info, 1) || (info.has_input(3) && !is_constant(info, 3)) ||
+                            (info.has_input(4) && !is_constant(info, 4))))
+    return plan_dynamic_slice(info);
   std::vector<int64_t> starts, ends, axes, steps;
   if (info.opset >= 10 || info.has_input(1)) {  // operands are inputs
     VX_CHECK(info.has_input(1) && info.has_input(2), InvalidArgument, label(info), ": starts and ends are required");
