@@ -210,6 +210,20 @@ TEST_F(VulkanMovement, Pad) {
             "Pad reflect size-1");
 }
 
+// Pads and the fill value computed at run time (graph inputs here): the shader reads them.
+TEST_F(VulkanMovement, PadWithRuntimeOperands) {
+  Tensor x = random_tensor(Shape{1, 3, 5, 7}, 74);
+  for (const char* mode : {"constant", "reflect", "edge", "wrap"}) {
+    Attributes a;
+    a.set("mode", std::string(mode));
+    check_all("Pad", {input(x), input(i64s({0, 1, 2, -3, 0, 2, -1, 4})), input(Tensor::from<float>(Shape{}, {1.5f}))},
+              a, 19, cat("Pad runtime pads and value ", mode));
+  }
+  check_all("Pad", {input(x), input(i64s({2, 0, 1, 3})), constant(Tensor::from<float>(Shape{}, {-2.0f})),
+                    constant(i64s({-1, 1}))},
+            {}, 18, "Pad runtime pads, constant value and axes");
+}
+
 TEST_F(VulkanMovement, Gather) {
   Tensor x = random_tensor(Shape{1, 3, 5, 7}, 80);
   Tensor idx = Tensor::from<int64_t>(Shape{2, 2}, {0, -1, 2, -3});

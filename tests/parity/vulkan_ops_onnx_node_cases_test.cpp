@@ -5,8 +5,8 @@
 // ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum, TopK, GatherND, ScatterElements, ScatterND,
 // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, ReverseSequence.
 // Every case must match (|d| <= 1e-5 + 1e-4 |ref|; integers exact). Nodes may fall back to the CPU
-// only for the documented reasons: an operand that decides which elements move (Pad pads, Resize
-// scales/roi; Reduce axes when the shapes do not tell them) given as a
+// only for the documented reasons: an operand that decides which elements move (Resize scales/roi;
+// Reduce axes when the shapes do not tell them) given as a
 // run-time graph input, Dropout's mask output, or a Scatter reduction (add/mul/max/min).
 // (fp16 storage is covered by the per-op tests; the suite's "large_number" Softmax cases and
 // ReduceProd's 12! exceed fp16's range by design.)

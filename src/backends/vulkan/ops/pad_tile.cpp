@@ -1,6 +1,7 @@
-// Pad (opsets 2-19: pads as attribute or constant input, constant_value, axes, modes constant /
-// reflect / edge / wrap, negative pads) and Tile (a wrap-mode pad of the bound output shape, so
-// `repeats` need not be a constant). Shader mv_pad, rank <= 6.
+// Pad (opsets 2-19: pads as attribute or input (constant, or computed at run time and read by the
+// shader), constant_value, axes, modes constant / reflect / edge / wrap, negative pads) and Tile
+// (a wrap-mode pad of the bound output shape, so `repeats` need not be a constant). Shader mv_pad,
+// rank <= 6.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -23,7 +24,10 @@ struct PadPush {
   int32_t begin[kMaxRank];
 };
 
-OpPlan pad_plan(const OpInfo& info, const std::vector<int64_t>& begin, int mode, uint32_t fill) {
+// `begin`: per axis the begin pad, or with `pads_input` the slot of the axis' begin pad in the
+// run-time pads tensor (-1: none); `value_input`: the fill value is the run-time input 2.
+OpPlan pad_plan(const OpInfo& info, const std::vector<int64_t>& begin, int mode, uint32_t fill, bool pads_input = false,
+                bool value_input = false) {
   const OpTensor& x = info.inputs.at(0);
   const OpTensor& y = info.outputs.at(0);
   const size_t rank = x.shape.rank();
@@ -36,7 +40,7 @@ OpPlan pad_plan(const OpInfo& info, const std::vector<int64_t>& begin, int mode,
   PadPush push{};
   push.count = int32_t(count);
   push.rank = int32_t(rank);
-  push.mode = mode;
+  push.mode = mode | (value_input ? 4 : 0);
   push.fill = fill;
   for (size_t d = 0; d < rank; ++d) {
     VX_CHECK(mode == 0 || x.shape[d] > 0, InvalidArgument, label(info), ": cannot pad or tile an empty axis");
@@ -48,6 +52,13 @@ OpPlan pad_plan(const OpInfo& info, const std::vector<int64_t>& begin, int mode,
   Dispatch d;
   d.shader = move_shader("mv_pad", x.device);
   d.bindings = {Binding::in(0), Binding::out(0)};
+  if (pads_input) {
+    d.shader = x.device == DeviceType::f16 ? "mv_pad.f16_pads_input" : "mv_pad.pads_input";
+    // Without a run-time value, the pads stand in for it (never read).
+    d.bindings.push_back(Binding::in(1));
+    d.bindings.push_back(Binding::in(value_input ? 2 : 1));
+    plan.variant = "pads_input";
+  }
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
   plan.dispatches.push_back(std::move(d));
@@ -80,6 +91,27 @@ OpPlan plan_pad(const OpInfo& info) {
   else decline(info, cat("unknown mode '", mode, "'"));
   std::vector<int64_t> pads;
   double value = 0;
+  auto is_constant = [&](size_t i) {
+    return info.has_input(i) && info.inputs[i].constant != nullptr && info.inputs[i].constant->defined();
+  };
+  if ((info.opset >= 11 || info.has_input(1)) && info.has_input(1) &&
+      (!is_constant(1) || (info.has_input(2) && !is_constant(2)))) {
+    // Pads (or the value) computed at run time: the shader reads them; axes must be constant.
+    std::vector<int64_t> axes;
+    if (auto a = constant_ints(info, 3, "axes")) {
+      for (int64_t v : *a) axes.push_back(normalize_axis(info, v, rank));
+    } else {
+      for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+    }
+    VX_CHECK(info.inputs[1].shape.numel() == int64_t(2 * axes.size()), InvalidArgument, label(info), ": ",
+             info.inputs[1].shape.numel(), " pads for ", axes.size(), " axes");
+    if (info.inputs[1].dtype == DType::f32 || info.inputs[1].dtype == DType::f16) decline(info, "pads are not integers");
+    std::vector<int64_t> slot(size_t(rank), -1);
+    for (size_t i = 0; i < axes.size(); ++i) slot[size_t(axes[i])] = int64_t(i);
+    const bool value_input = info.has_input(2) && info.inputs[2].shape.numel() > 0 && !is_constant(2);
+    if (is_constant(2) && info.inputs[2].constant->numel() > 0) value = info.inputs[2].constant->get(0);
+    return pad_plan(info, slot, mode_code, fill_bits(x.device, value), true, value_input);
+  }
   if (info.opset >= 11 || info.has_input(1)) {
     VX_CHECK(info.has_input(1), InvalidArgument, label(info), ": pads input missing");
     pads = *constant_ints(info, 1, "pads");
