@@ -1,8 +1,10 @@
 // The Vulkan data-movement ops against the CPU reference kernels on lavapipe, with the validation
-// layer on (any message fails): Transpose, Slice, Concat, Split, Expand, Tile, Pad, Gather,
-// GatherElements, DepthToSpace, SpaceToDepth, Resize/Upsample and the aliases (Reshape, Squeeze,
-// Unsqueeze, Flatten, Identity, Dropout), at odd shapes (1x3x5x7, 2x1x9, rank 0, 1, 5 and 6,
-// negative axes, size-1 axes), fp32 and fp16 storage, and int32 tensors.
+// layer on (any message fails): Transpose, Slice (constant operands, and starts/axes/steps computed
+// at run time), Concat, Split, Expand, Tile, Pad (constant and run-time pads), Gather,
+// GatherElements, GatherND, ScatterElements, ScatterND, ReverseSequence, DepthToSpace, SpaceToDepth,
+// Resize/Upsample and the aliases (Reshape, Squeeze, Unsqueeze, Flatten, Identity, Dropout), at odd
+// shapes (1x3x5x7, 2x1x9, rank 0, 1, 5, 6 and 7, negative axes, size-1 axes, empty tensors), fp32
+// and fp16 storage, and int32, bool and uint8 tensors.
 //
 // Tolerances: movement is exact at both precisions (the fp16 reference runs on fp16-rounded
 // inputs, and moving a value does not change it): Tolerance{0, 0}. Resize with linear or cubic

@@ -1,13 +1,15 @@
 // The Vulkan reductions against the CPU reference kernels (double accumulation) on lavapipe, with
 // the validation layer on (any message fails): Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,LogSumExp,
-// SumSquare} (axes as attribute and as input, negative, keepdims, noop_with_empty_axes), ArgMax /
-// ArgMin (ties, select_last_index), Softmax / LogSoftmax / Hardmax (opset < 13 coerce-to-2-D and
-// opset 13 single axis), CumSum (exclusive, reverse) and TopK, at odd shapes, with long reduced axes
+// SumSquare} (axes as attribute, as constant input and computed at run time, negative, keepdims,
+// noop_with_empty_axes), ArgMax / ArgMin (ties, select_last_index), Softmax / LogSoftmax / Hardmax
+// (opset < 13 coerce-to-2-D and opset 13 single axis), CumSum (exclusive, reverse, run-time axis),
+// TopK, NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss, at odd shapes, with long reduced axes
 // (workgroup reductions in shared memory), fp32 and fp16 storage and int32 tensors.
 //
 // Tolerances: fp32 |d| <= 1e-5 + 1e-5 |ref| (fp32 accumulation against double; sums of up to 3000
 // values in [-1, 1] carry ~1e-6 absolute rounding, hence atol 1e-5); fp16 storage |d| <= 1e-3 +
-// 1e-2 |ref| (the reference runs on the fp16-rounded inputs); integers, arg indices and TopK exact.
+// 1e-2 |ref| (the reference runs on the fp16-rounded inputs); integers, ArgMax/ArgMin indices and
+// TopK exact.
 #include <gtest/gtest.h>
 
 #include <cmath>
