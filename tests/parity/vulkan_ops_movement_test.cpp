@@ -396,6 +396,16 @@ TEST_F(VulkanMovement, AliasesCopyNothing) {
   check_all("Flatten", {input(x)}, attr_int("axis", -2), 13, "Flatten");
   check_all("Identity", {input(x)}, {}, 13, "Identity");
   check_all("Dropout", {input(x)}, {}, 13, "Dropout");
+  // The mask (all true at inference) filled on the GPU. The mask's type and shape are declared as an
+  // imported model does (single_node's outputs start as f32 scalars).
+  for (Precision p : kPrecisions) {
+    SingleNodeCase c = single_node("Dropout", {input(x), constant(Tensor::from<float>(Shape{}, {0.3f})),
+                                               constant(Tensor::from<bool>(Shape{}, {false}))},
+                                   2, {}, 13);
+    c.graph.value(c.graph.outputs[1]).dtype = DType::boolean;
+    c.graph.value(c.graph.outputs[1]).shape = x.shape();
+    expect_matches_cpu(c, p, kExact, false, "Dropout with its mask");
+  }
   // Aliases chain: the graph's output is a view of its input.
   SingleNodeCase c = single_node("Reshape", {input(x), constant(i64s({6}))}, 1, {}, 14);
   VulkanRun run = run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp32);
