@@ -1,0 +1,37 @@
+// The one GEMM of the Vulkan math ops (shaders/nn_gemm.comp, nn_gemm_coopmat.comp), shared by
+// MatMul, Gemm and Conv (implicit im2col):
+//   Y[z](m, n) = act(alpha * sum_k A[z](m, k) B[z](k, n) + beta * C[z](m, n))
+// with every operand read through element strides and a two-level batch (z = z1 * z0_count + z0;
+// each operand's batch offset is base + z1 * s_z1 + z0 * s_z0). Y is dense row-major M x N per batch.
+#pragma once
+#include <string>
+
+#include "backends/vulkan/ops/nn_util.h"
+
+namespace vx::vk::nn {
+
+struct GemmDesc {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t sam = 0, sak = 1, sbk = 0, sbn = 1, scm = 0, scn = 0;
+  int64_t z1_count = 1, z0_count = 1;
+  int64_t a_z1 = 0, a_z0 = 0, b_z1 = 0, b_z0 = 0, c_z1 = 0, c_z0 = 0, o_z1 = 0, o_z0 = 0;
+  int64_t a_base = 0, b_base = 0, c_base = 0, o_base = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  bool has_c = false, relu = false;
+  Binding a, b, c, y;
+  // B is the implicit im2col matrix of a convolution input (k = (channel, kernel tap), n = output
+  // pixel) with this window; B's strides are then unused.
+  bool b_im2col = false;
+  Window3 conv;
+};
+
+// How the GEMM kernels are chosen: VOLVOX_VK_GEMM = "tiled" | "coopmat" | "auto" (default: the
+// cooperative-matrix kernel for fp16 storage on devices with fp16 16x16x16 cooperative matrices
+// when M, N and K are all at least 32).
+bool gemm_uses_coopmat(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k);
+
+// Appends the dispatches of one GEMM (several when the batch exceeds one dispatch's workgroup
+// count) and returns the variant ("tiled" or "coopmat").
+std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage);
+
+}  // namespace vx::vk::nn

@@ -1,0 +1,71 @@
+#version 450
+// NO_DEFAULT_VARIANT
+// VARIANT fp16 -DFP16=1
+// The GEMM of nn_gemm_io.glsl on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
+// fp32 accumulators), fp16 storage only. A workgroup of 4 subgroups (32 lanes) computes a 64 x 64
+// tile of Y, each subgroup a 32 x 32 quarter (2 x 2 fragments). Per K step of 32, the A slice
+// (64 x 32) and the B slice (32 x 64) are converted to fp16 in shared memory (rows padded by 8
+// halves against bank conflicts) by all threads, then each subgroup runs 2 x 2 x 2 MMAs. The
+// accumulators go through shared memory (fp32) for the epilogue, which handles ragged edges,
+// alpha, beta * C and ReLU like nn_gemm.
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#include "nn_gemm_io.glsl"
+
+#define BM 64
+#define BN 64
+#define BK 32
+#define THREADS 128
+#define ASTR (BK + 8)
+#define BSTR (BN + 8)
+#define CSTR (BN + 4)
+layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
+
+shared float16_t s_a[BM * ASTR];  // [m][k]
+shared float16_t s_b[BK * BSTR];  // [k][n]
+shared float s_c[BM * CSTR];      // [m][n] accumulators for the epilogue
+
+void main() {
+  const int lid = int(gl_LocalInvocationID.x), sg = int(gl_SubgroupID);
+  const int sm = sg / 2, sn = sg % 2;
+  const int m0 = int(gl_WorkGroupID.y) * BM, n0 = int(gl_WorkGroupID.x) * BN;
+  const BatchOffsets off = batch_offsets();
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[2][2];
+  [[unroll]] for (int i = 0; i < 2; ++i)
+    [[unroll]] for (int j = 0; j < 2; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+
+  for (int k0 = 0; k0 < p.K; k0 += BK) {
+    [[unroll]] for (int e = 0; e < (BM * BK) / THREADS; ++e) {
+      int idx = lid + THREADS * e;
+      int mm = A_M_FAST != 0 ? idx % BM : idx / BK, kk = A_M_FAST != 0 ? idx / BM : idx % BK;
+      int gm = m0 + mm, gk = k0 + kk;
+      s_a[mm * ASTR + kk] = float16_t((gm < p.M && gk < p.K) ? load_a(off.a, gm, gk) : 0.0);
+    }
+    [[unroll]] for (int e = 0; e < (BK * BN) / THREADS; ++e) {
+      int idx = lid + THREADS * e;
+      int kk = B_K_FAST != 0 ? idx % BK : idx / BN, nn = B_K_FAST != 0 ? idx / BK : idx % BN;
+      int gk = k0 + kk, gn = n0 + nn;
+      s_b[kk * BSTR + nn] = float16_t((gk < p.K && gn < p.N) ? load_b(off.b, gk, gn) : 0.0);
+    }
+    barrier();
+    [[unroll]] for (int ks = 0; ks < BK; ks += 16) {
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[2], b[2];
+      [[unroll]] for (int i = 0; i < 2; ++i)
+        coopMatLoadNV(a[i], s_a, uint((sm * 32 + 16 * i) * ASTR + ks), uint(ASTR), false);
+      [[unroll]] for (int j = 0; j < 2; ++j)
+        coopMatLoadNV(b[j], s_b, uint(ks * BSTR + sn * 32 + 16 * j), uint(BSTR), false);
+      [[unroll]] for (int i = 0; i < 2; ++i)
+        [[unroll]] for (int j = 0; j < 2; ++j) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
+    }
+    barrier();
+  }
+  [[unroll]] for (int i = 0; i < 2; ++i)
+    [[unroll]] for (int j = 0; j < 2; ++j)
+      coopMatStoreNV(acc[i][j], s_c, uint((sm * 32 + 16 * i) * CSTR + sn * 32 + 16 * j), uint(CSTR), false);
+  barrier();
+  for (int idx = lid; idx < BM * BN; idx += THREADS) {
+    int mm = idx / BN, nn = idx % BN, m = m0 + mm, n = n0 + nn;
+    if (m < p.M && n < p.N) store_y(off, m, n, s_c[mm * CSTR + nn]);
+  }
+}
