@@ -417,6 +417,192 @@ TEST_P(VulkanMathOps, Gemm) {
   }
 }
 
+// ---------------- Conv, vx.FusedConv, ConvTranspose ----------------
+
+struct ConvCase {
+  Shape x, w;
+  std::vector<int64_t> strides, dilations, pads;
+  int64_t group;
+  std::string auto_pad;
+  bool bias;
+};
+
+Attributes conv_attrs(const ConvCase& c) {
+  Attributes a;
+  if (!c.strides.empty()) a.set("strides", c.strides);
+  if (!c.dilations.empty()) a.set("dilations", c.dilations);
+  if (!c.pads.empty()) a.set("pads", c.pads);
+  if (c.group != 1) a.set("group", c.group);
+  if (!c.auto_pad.empty()) a.set("auto_pad", c.auto_pad);
+  return a;
+}
+
+const ConvCase kConvCases[] = {
+    // 2-D: 5 outputs, stride 2, dilation 2, asymmetric pads, groups 3
+    {{1, 3, 7, 9}, {5, 3, 3, 3}, {2, 2}, {2, 2}, {1, 0, 2, 1}, 1, "", true},
+    {{2, 6, 7, 9}, {9, 2, 3, 3}, {2, 1}, {1, 2}, {0, 1, 2, 1}, 3, "", true},
+    {{1, 6, 7, 9}, {6, 1, 3, 3}, {1, 1}, {}, {1, 1, 1, 1}, 6, "", true},           // depthwise
+    {{1, 4, 7, 9}, {8, 1, 5, 3}, {2, 2}, {}, {}, 4, "SAME_UPPER", false},         // depthwise x2
+    {{1, 5, 7, 9}, {7, 5, 4, 2}, {3, 2}, {}, {}, 1, "SAME_LOWER", true},
+    {{1, 5, 7, 9}, {7, 5, 3, 3}, {}, {}, {}, 1, "VALID", false},
+    {{2, 17, 5, 6}, {19, 17, 1, 1}, {}, {}, {}, 1, "", true},                     // pointwise
+    {{1, 33, 9, 10}, {70, 33, 3, 3}, {}, {}, {1, 1, 1, 1}, 1, "", true},          // several tiles
+    {{1, 4, 17}, {6, 2, 3}, {2}, {2}, {1, 2}, 2, "", true},                       // 1-D
+    {{1, 3, 4, 5, 6}, {4, 3, 2, 3, 2}, {1, 2, 1}, {}, {1, 0, 1, 0, 1, 1}, 1, "", true},  // 3-D
+};
+
+TEST_P(VulkanMathOps, Conv) {
+  uint64_t seed = 200;
+  for (const char* mode : {"auto", "direct", "gemm"}) {
+    ScopedEnv env("VOLVOX_VK_CONV", mode);
+    for (const ConvCase& c : kConvCases)
+      for (bool constant_w : {true, false}) {
+        OneNode n{"Conv", conv_attrs(c), {{rnd(c.x, seed++)}, {rnd(c.w, seed++, -0.5f, 0.5f), constant_w}}};
+        if (c.bias) n.inputs.push_back({rnd(Shape{c.w[0]}, seed++), constant_w});
+        std::string expect = std::string(mode) == "auto" ? "" : mode;
+        check(n, cat("Conv ", mode, " x ", c.x.str(), " w ", c.w.str(), " group ", c.group, " ", c.auto_pad,
+                     constant_w ? " constant W" : " W input"), expect);
+      }
+  }
+}
+
+TEST_P(VulkanMathOps, FusedConvReluPool) {
+  uint64_t seed = 300;
+  for (bool pool : {false, true}) {
+    Attributes a;
+    a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+    a.set("relu", int64_t(1));
+    a.set("pool", int64_t(pool));
+    OneNode n{kFusedConv, a, {{rnd(Shape{1, 5, 9, 11}, seed++)}, {rnd(Shape{6, 5, 3, 3}, seed++), true},
+                              {rnd(Shape{6}, seed++), true}}};
+    check(n, cat("vx.FusedConv relu", pool ? " pool" : ""));
+  }
+}
+
+TEST_P(VulkanMathOps, ConvTranspose) {
+  struct Case {
+    Shape x, w;
+    Attributes a;
+    bool bias;
+  };
+  auto attrs = [](std::vector<std::pair<std::string, std::vector<int64_t>>> ints, int64_t group = 1,
+                  std::string auto_pad = "") {
+    Attributes a;
+    for (auto& [k, v] : ints) a.set(k, v);
+    if (group != 1) a.set("group", group);
+    if (!auto_pad.empty()) a.set("auto_pad", auto_pad);
+    return a;
+  };
+  const Case cases[] = {
+      {{1, 3, 4, 5}, {3, 2, 3, 3}, attrs({{"strides", {2, 2}}}), true},
+      {{1, 6, 4, 5}, {6, 2, 3, 2}, attrs({{"strides", {2, 3}}, {"pads", {1, 0, 0, 1}}, {"output_padding", {1, 1}}}, 3), true},
+      {{2, 4, 3, 5}, {4, 3, 3, 3}, attrs({{"strides", {2, 1}}, {"dilations", {2, 2}}, {"pads", {1, 2, 0, 1}}}), false},
+      {{1, 2, 3, 4}, {2, 3, 3, 3}, attrs({{"strides", {2, 2}}, {"output_shape", {7, 9}}}), true},
+      {{1, 2, 3, 4}, {2, 3, 3, 3}, attrs({{"strides", {2, 2}}}, 1, "SAME_UPPER"), true},
+      {{1, 2, 3, 4}, {2, 3, 4, 3}, attrs({{"strides", {2, 2}}}, 1, "SAME_LOWER"), false},
+      {{1, 4, 7}, {4, 1, 3}, attrs({{"strides", {3}}}, 2), true},
+      {{1, 2, 2, 3, 2}, {2, 2, 2, 2, 3}, attrs({{"strides", {2, 1, 2}}}), true},
+  };
+  uint64_t seed = 400;
+  for (const Case& c : cases)
+    for (bool constant_w : {true, false}) {
+      OneNode n{"ConvTranspose", c.a, {{rnd(c.x, seed++)}, {rnd(c.w, seed++), constant_w}}};
+      if (c.bias) n.inputs.push_back({rnd(Shape{c.w[1] * c.a.get_int("group", 1)}, seed++), constant_w});
+      check(n, cat("ConvTranspose x ", c.x.str(), " w ", c.w.str(), constant_w ? " constant W" : " W input"));
+    }
+}
+
+// ---------------- pooling ----------------
+
+TEST_P(VulkanMathOps, Pooling) {
+  struct Case {
+    std::string op;
+    Shape x;
+    std::vector<int64_t> kernel, strides, pads, dilations;
+    int64_t ceil_mode, include_pad;
+    std::string auto_pad;
+  };
+  const Case cases[] = {
+      {"MaxPool", {1, 3, 7, 9}, {3, 3}, {2, 2}, {1, 0, 1, 1}, {}, 0, 0, ""},
+      {"MaxPool", {2, 2, 7, 9}, {3, 2}, {2, 2}, {1, 1, 1, 1}, {2, 1}, 1, 0, ""},
+      {"MaxPool", {1, 2, 7, 9}, {2, 2}, {2, 2}, {}, {}, 0, 0, "SAME_UPPER"},
+      {"MaxPool", {1, 2, 11}, {3}, {2}, {1, 1}, {}, 1, 0, ""},
+      {"MaxPool", {1, 2, 4, 5, 6}, {2, 2, 3}, {2, 1, 2}, {}, {}, 0, 0, ""},
+      {"AveragePool", {1, 3, 7, 9}, {3, 3}, {2, 2}, {1, 0, 1, 1}, {}, 0, 0, ""},
+      {"AveragePool", {1, 3, 7, 9}, {3, 3}, {2, 2}, {1, 0, 1, 1}, {}, 0, 1, ""},
+      {"AveragePool", {1, 3, 7, 9}, {3, 2}, {2, 2}, {1, 1, 0, 1}, {}, 1, 1, ""},
+      {"AveragePool", {1, 3, 7, 9}, {3, 2}, {2, 2}, {1, 1, 0, 1}, {}, 1, 0, ""},
+      {"AveragePool", {1, 2, 7, 9}, {2, 3}, {2, 2}, {}, {}, 0, 1, "SAME_LOWER"},
+      {"LpPool", {1, 3, 7, 9}, {3, 3}, {2, 2}, {1, 0, 1, 1}, {}, 0, 0, ""},
+  };
+  uint64_t seed = 500;
+  for (const Case& c : cases) {
+    Attributes a;
+    a.set("kernel_shape", c.kernel);
+    if (!c.strides.empty()) a.set("strides", c.strides);
+    if (!c.pads.empty()) a.set("pads", c.pads);
+    if (!c.dilations.empty()) a.set("dilations", c.dilations);
+    if (c.ceil_mode) a.set("ceil_mode", c.ceil_mode);
+    if (c.include_pad) a.set("count_include_pad", c.include_pad);
+    if (!c.auto_pad.empty()) a.set("auto_pad", c.auto_pad);
+    check(OneNode{c.op, a, {{rnd(c.x, seed++)}}, 1, 19},
+          cat(c.op, " ", c.x.str(), " kernel ", Shape(c.kernel).str(), c.ceil_mode ? " ceil" : "",
+              c.include_pad ? " include_pad" : "", " ", c.auto_pad));
+  }
+  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"})
+    for (Shape s : {Shape{2, 3, 7, 9}, Shape{1, 5, 300}, Shape{1, 2, 3, 4, 5}})
+      check(OneNode{op, {}, {{rnd(s, seed++)}}}, cat(op, " ", s.str()));
+}
+
+// ---------------- normalisations ----------------
+
+TEST_P(VulkanMathOps, BatchNormalization) {
+  uint64_t seed = 600;
+  for (bool constant : {true, false})
+    for (Shape s : {Shape{2, 3, 5, 7}, Shape{3, 4}, Shape{1, 5, 3, 2, 3}}) {
+      const int64_t c = s[1];
+      Attributes a;
+      a.set("epsilon", 1e-3f);
+      OneNode n{"BatchNormalization", a,
+                {{rnd(s, seed++)}, {rnd(Shape{c}, seed++, 0.5f, 1.5f), constant}, {rnd(Shape{c}, seed++), constant},
+                 {rnd(Shape{c}, seed++), constant}, {rnd(Shape{c}, seed++, 0.2f, 2.0f), constant}}};
+      check(n, cat("BatchNormalization ", s.str(), constant ? " constant" : " inputs"), constant ? "folded" : "direct");
+    }
+}
+
+TEST_P(VulkanMathOps, InstanceNormalization) {
+  uint64_t seed = 700;
+  for (bool constant : {true, false})
+    for (Shape s : {Shape{2, 3, 5, 7}, Shape{1, 4, 600}, Shape{1, 2, 3, 2, 3}}) {
+      OneNode n{"InstanceNormalization", {},
+                {{rnd(s, seed++, -2.0f, 3.0f)}, {rnd(Shape{s[1]}, seed++), constant}, {rnd(Shape{s[1]}, seed++), constant}}};
+      check(n, cat("InstanceNormalization ", s.str(), constant ? " constant" : " inputs"));
+    }
+}
+
+TEST_P(VulkanMathOps, LayerNormalization) {
+  struct Case {
+    Shape x;
+    int64_t axis;
+    Shape scale, bias;  // rank 0 bias: absent
+    bool constant, stats;
+  };
+  const Case cases[] = {
+      {{2, 3, 17}, -1, {17}, {17}, true, false},  {{2, 3, 17}, 1, {3, 17}, {3, 17}, false, false},
+      {{5, 700}, -1, {700}, {}, true, true},      {{2, 3, 4, 5}, 2, {1, 5}, {4, 1}, true, true},
+      {{3, 7}, 0, {3, 7}, {3, 7}, false, true},
+  };
+  uint64_t seed = 800;
+  for (const Case& c : cases) {
+    Attributes a;
+    a.set("axis", c.axis);
+    a.set("epsilon", 1e-4f);
+    OneNode n{"LayerNormalization", a, {{rnd(c.x, seed++, -3.0f, 5.0f)}, {rnd(c.scale, seed++), c.constant}}, c.stats ? 3u : 1u};
+    if (c.bias.rank() > 0) n.inputs.push_back({rnd(c.bias, seed++), c.constant});
+    check(n, cat("LayerNormalization ", c.x.str(), " axis ", c.axis, c.stats ? " with statistics" : ""));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, VulkanMathOps, ::testing::Values(Precision::fp32, Precision::fp16),
                          [](const auto& info) { return std::string(precision_name(info.param)); });
 
