@@ -377,7 +377,7 @@ TEST_P(VulkanMathOps, MatMul) {
       {{1, 17}, {17, 5}, false},          {{1, 17}, {17, 5}, true},          {{70, 33}, {33, 65}, false},
       {{3, 1, 7, 9}, {9, 11}, true},      {{3, 1, 7, 9}, {4, 9, 11}, false}, {{17}, {17, 5}, false},
       {{2, 3, 17}, {17}, false},          {{5}, {5}, false},                 {{2, 1, 3, 4, 6}, {1, 5, 1, 6, 7}, false},
-      {{129, 40}, {40, 3}, true},
+      {{129, 40}, {40, 3}, true},         {{1, 600}, {600, 70}, true},       {{2, 3, 300}, {300, 20}, false},
   };
   uint64_t seed = 1;
   for (const Case& c : cases) {
@@ -415,6 +415,25 @@ TEST_P(VulkanMathOps, Gemm) {
     check(n, cat("Gemm ", c.m, "x", c.k, "x", c.n, c.ta ? " transA" : "", c.tb ? " transB" : "", " C ",
                  c.c_present ? c.c.str() : "none"));
   }
+}
+
+// Every GEMM user with K forced into 3 chunks (partial sums, then the reduce pass).
+TEST_P(VulkanMathOps, SplitK) {
+  ScopedEnv env("VOLVOX_VK_SPLITK", "3");
+  uint64_t seed = 150;
+  check(OneNode{"MatMul", {}, {{rnd(Shape{3, 1, 7, 90}, seed++)}, {rnd(Shape{4, 90, 11}, seed++)}}}, "MatMul split K",
+        "tiled_splitk3");
+  Attributes a;
+  a.set("transB", int64_t(1));
+  a.set("alpha", 0.5f);
+  check(OneNode{"Gemm", a, {{rnd(Shape{5, 200}, seed++)}, {rnd(Shape{9, 200}, seed++), true}, {rnd(Shape{9}, seed++), true}}},
+        "Gemm split K", "tiled_splitk3");
+  ScopedEnv conv("VOLVOX_VK_CONV", "gemm");
+  Attributes c;
+  c.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  c.set("relu", int64_t(1));
+  check(OneNode{kFusedConv, c, {{rnd(Shape{2, 24, 5, 6}, seed++)}, {rnd(Shape{7, 24, 3, 3}, seed++), true}, {rnd(Shape{7}, seed++), true}}},
+        "vx.FusedConv split K", "gemm_tiled_splitk3");
 }
 
 // ---------------- Conv, vx.FusedConv, ConvTranspose ----------------

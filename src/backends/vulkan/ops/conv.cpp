@@ -145,10 +145,11 @@ OpPlan plan_fused_conv(const OpInfo& info) {
     check_output(info, conv_out, info.outputs[0].shape);
     return plan;
   }
+  plan.scratch_bytes.push_back(0);  // scratch 0: the conv output, sized below
   plan.variant = add_conv(plan, info, Binding::scratch_buffer(0), relu, storage, &g) + "+pool";
   if (g.rank() != 2 || g.output[0] < 2 || g.output[1] < 2) decline(info, "pool needs a 2-D output of at least 2x2");
   const int64_t planes = info.inputs[0].shape[0] * info.inputs[1].shape[0];
-  plan.scratch_bytes.push_back(uint64_t(planes * g.output[0] * g.output[1]) * device_type_bytes(storage));
+  plan.scratch_bytes[0] = uint64_t(planes * g.output[0] * g.output[1]) * device_type_bytes(storage);
   Attributes pool_attrs;
   pool_attrs.set("kernel_shape", std::vector<int64_t>{2, 2});
   pool_attrs.set("strides", std::vector<int64_t>{2, 2});

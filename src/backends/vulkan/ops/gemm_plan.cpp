@@ -17,11 +17,22 @@ struct GemmPush {
   int32_t a_base, b_base, c_base, o_base;
   float alpha, beta;
   int32_t flags;
+  int32_t splits, k_chunk, batches;
 };
-static_assert(sizeof(GemmPush) == 100);
+static_assert(sizeof(GemmPush) == 112);
 
 constexpr int64_t kTile = 64;
 constexpr int64_t kMaxGroups = 65535;
+// Split K when a product has fewer output tiles than this (a big GPU runs over a hundred
+// workgroups at once), into chunks of at least kMinChunk.
+constexpr int64_t kFewTiles = 128, kTargetGroups = 256, kMinChunk = 128;
+
+// K splits for this product: VOLVOX_VK_SPLITK = N forces N (tests), else by tile count.
+int64_t choose_splits(int64_t tiles, int64_t k) {
+  if (const char* env = std::getenv("VOLVOX_VK_SPLITK")) return std::max<int64_t>(1, std::atoll(env));
+  if (tiles >= kFewTiles || k < 2 * kMinChunk) return 1;
+  return std::min((kTargetGroups + tiles - 1) / tiles, k / kMinChunk);
+}
 
 int32_t i32(const OpInfo& info, int64_t v, const char* what) {
   if (v < INT_MIN || v > INT_MAX) decline(info, what, " ", v, " does not fit 32-bit indexing");
@@ -64,6 +75,22 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   }
   // Batches per dispatch: whole z0 rows, as many z1 as fit the workgroup-count limit.
   const int64_t z1_per_dispatch = std::max<int64_t>(1, kMaxGroups / d.z0_count);
+  const int64_t batches = d.z1_count * d.z0_count;
+  int64_t splits = z1_per_dispatch >= d.z1_count ? choose_splits(groups_x * groups_y * batches, d.k) : 1;
+  int64_t k_chunk = d.k;
+  if (splits > 1) {
+    k_chunk = (d.k + splits - 1) / splits;
+    k_chunk = (k_chunk + 31) / 32 * 32;  // whole K steps of either kernel
+    splits = std::max<int64_t>(1, (d.k + k_chunk - 1) / k_chunk);
+    const int64_t partials = batches * splits * d.m * d.n;
+    if (splits > 1 && (batches * splits > kMaxGroups || partials > INT_MAX)) splits = 1;
+    if (splits == 1) k_chunk = d.k;
+  }
+  Binding partials = d.a;
+  if (splits > 1) {
+    partials = Binding::scratch_buffer(int(plan.scratch_bytes.size()));
+    plan.scratch_bytes.push_back(uint64_t(batches * splits * d.m * d.n) * 4);
+  }
   for (int64_t z1 = 0; z1 < d.z1_count; z1 += z1_per_dispatch) {
     const int64_t count = std::min(z1_per_dispatch, d.z1_count - z1);
     GemmPush push{};
@@ -92,15 +119,25 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     push.alpha = d.alpha;
     push.beta = d.beta;
     push.flags = (d.has_c ? 1 : 0) | (d.relu ? 2 : 0);
+    push.splits = int32_t(splits);
+    push.k_chunk = int32_t(k_chunk);
+    push.batches = int32_t(count * d.z0_count);
     Dispatch dispatch;
     dispatch.shader = coopmat ? "nn_gemm_coopmat.fp16" : shader_for("nn_gemm", storage);
     dispatch.spec_constants = spec;
-    dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, d.y};
+    dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, d.y, partials};
     dispatch.set_push(push);
-    dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count)};
-    plan.dispatches.push_back(std::move(dispatch));
+    dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
+    plan.dispatches.push_back(dispatch);
+    if (splits > 1) {
+      dispatch.shader = shader_for("nn_gemm_reduce", storage);
+      dispatch.spec_constants = {};
+      dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n), 256);
+      plan.dispatches.push_back(std::move(dispatch));
+    }
   }
-  return coopmat ? "coopmat" : "tiled";
+  std::string variant = coopmat ? "coopmat" : "tiled";
+  return splits > 1 ? variant + "_splitk" + std::to_string(splits) : variant;
 }
 
 }  // namespace vx::vk::nn

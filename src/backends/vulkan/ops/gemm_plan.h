@@ -30,8 +30,13 @@ struct GemmDesc {
 // when M, N and K are all at least 32).
 bool gemm_uses_coopmat(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k);
 
+// Split K: a product with fewer than 128 output tiles of 64 x 64 (over all batches) and K >= 256
+// is cut into K chunks of >= 128 run as separate workgroups (about 256 in all) that write fp32
+// partial sums to a scratch buffer; a second dispatch (nn_gemm_reduce) adds them and applies the
+// epilogue. VOLVOX_VK_SPLITK = N forces N splits (tests, measurements; 1 = never).
+//
 // Appends the dispatches of one GEMM (several when the batch exceeds one dispatch's workgroup
-// count) and returns the variant ("tiled" or "coopmat").
+// count) and returns the variant ("tiled", "coopmat", "tiled_splitk4", ...).
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage);
 
 }  // namespace vx::vk::nn

@@ -17,23 +17,25 @@ shared float s_b[BK][BN + 1];
 void main() {
   const int lid = int(gl_LocalInvocationID.x), tx = lid % 16, ty = lid / 16;
   const int m0 = int(gl_WorkGroupID.y) * BM, n0 = int(gl_WorkGroupID.x) * BN;
-  const BatchOffsets off = batch_offsets();
+  const BatchOffsets off = batch_offsets(int(gl_WorkGroupID.z) / p.splits);
+  int k_begin, k_end;
+  k_range(k_begin, k_end);
   float acc[4][4];
   [[unroll]] for (int i = 0; i < 4; ++i)
     [[unroll]] for (int j = 0; j < 4; ++j) acc[i][j] = 0.0;
 
-  for (int k0 = 0; k0 < p.K; k0 += BK) {
+  for (int k0 = k_begin; k0 < k_end; k0 += BK) {
     [[unroll]] for (int e = 0; e < (BM * BK) / 256; ++e) {
       int idx = lid + 256 * e;
       int mm = A_M_FAST != 0 ? idx % BM : idx / BK, kk = A_M_FAST != 0 ? idx / BM : idx % BK;
       int gm = m0 + mm, gk = k0 + kk;
-      s_a[kk][mm] = (gm < p.M && gk < p.K) ? load_a(off.a, gm, gk) : 0.0;
+      s_a[kk][mm] = (gm < p.M && gk < k_end) ? load_a(off.a, gm, gk) : 0.0;
     }
     [[unroll]] for (int e = 0; e < (BK * BN) / 256; ++e) {
       int idx = lid + 256 * e;
       int kk = B_K_FAST != 0 ? idx % BK : idx / BN, nn = B_K_FAST != 0 ? idx / BK : idx % BN;
       int gk = k0 + kk, gn = n0 + nn;
-      s_b[kk][nn] = (gk < p.K && gn < p.N) ? load_b(off.b, gk, gn) : 0.0;
+      s_b[kk][nn] = (gk < k_end && gn < p.N) ? load_b(off.b, gk, gn) : 0.0;
     }
     barrier();
     [[unroll]] for (int kk = 0; kk < BK; ++kk) {
@@ -48,6 +50,6 @@ void main() {
   [[unroll]] for (int i = 0; i < 4; ++i)
     [[unroll]] for (int j = 0; j < 4; ++j) {
       int m = m0 + ty + 16 * i, n = n0 + tx + 16 * j;
-      if (m < p.M && n < p.N) store_y(off, m, n, acc[i][j]);
+      if (m < p.M && n < p.N) store_result(off, m, n, acc[i][j]);
     }
 }

@@ -30,23 +30,25 @@ void main() {
   const int lid = int(gl_LocalInvocationID.x), sg = int(gl_SubgroupID);
   const int sm = sg / 2, sn = sg % 2;
   const int m0 = int(gl_WorkGroupID.y) * BM, n0 = int(gl_WorkGroupID.x) * BN;
-  const BatchOffsets off = batch_offsets();
+  const BatchOffsets off = batch_offsets(int(gl_WorkGroupID.z) / p.splits);
+  int k_begin, k_end;
+  k_range(k_begin, k_end);
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[2][2];
   [[unroll]] for (int i = 0; i < 2; ++i)
     [[unroll]] for (int j = 0; j < 2; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 
-  for (int k0 = 0; k0 < p.K; k0 += BK) {
+  for (int k0 = k_begin; k0 < k_end; k0 += BK) {
     [[unroll]] for (int e = 0; e < (BM * BK) / THREADS; ++e) {
       int idx = lid + THREADS * e;
       int mm = A_M_FAST != 0 ? idx % BM : idx / BK, kk = A_M_FAST != 0 ? idx / BM : idx % BK;
       int gm = m0 + mm, gk = k0 + kk;
-      s_a[mm * ASTR + kk] = float16_t((gm < p.M && gk < p.K) ? load_a(off.a, gm, gk) : 0.0);
+      s_a[mm * ASTR + kk] = float16_t((gm < p.M && gk < k_end) ? load_a(off.a, gm, gk) : 0.0);
     }
     [[unroll]] for (int e = 0; e < (BK * BN) / THREADS; ++e) {
       int idx = lid + THREADS * e;
       int kk = B_K_FAST != 0 ? idx % BK : idx / BN, nn = B_K_FAST != 0 ? idx / BK : idx % BN;
       int gk = k0 + kk, gn = n0 + nn;
-      s_b[kk * BSTR + nn] = float16_t((gk < p.K && gn < p.N) ? load_b(off.b, gk, gn) : 0.0);
+      s_b[kk * BSTR + nn] = float16_t((gk < k_end && gn < p.N) ? load_b(off.b, gk, gn) : 0.0);
     }
     barrier();
     [[unroll]] for (int ks = 0; ks < BK; ks += 16) {
@@ -66,6 +68,6 @@ void main() {
   barrier();
   for (int idx = lid; idx < BM * BN; idx += THREADS) {
     int mm = idx / BN, nn = idx % BN, m = m0 + mm, n = n0 + nn;
-    if (m < p.M && n < p.N) store_y(off, m, n, s_c[mm * CSTR + nn]);
+    if (m < p.M && n < p.N) store_result(off, m, n, s_c[mm * CSTR + nn]);
   }
 }

@@ -7,7 +7,12 @@
 // B_MODE (spec constant 0): 0 = B read through strides; 1 = B is the implicit im2col matrix of a
 // convolution input (k = (c, kz, ky, kx), n = output pixel (oz, oy, ox)), geometry in spec
 // constants 3.. (1-D and 2-D convolutions use extent 1 on the leading axes).
-//   binding 0: A, binding 1: B, binding 2: C (any buffer when flags & 1 == 0), binding 3: Y.
+// Split K (splits > 1): workgroup z = batch * splits + split sums k in [split * k_chunk,
+// (split + 1) * k_chunk) and writes its raw fp32 sums to the partials buffer at [z][m][n];
+// nn_gemm_reduce then adds the splits and applies the epilogue (more workgroups for products with
+// few output tiles, e.g. a decoder's M = 1..128 rows).
+//   binding 0: A, binding 1: B, binding 2: C (any buffer when flags & 1 == 0), binding 3: Y,
+//   binding 4: fp32 partials (any buffer when splits == 1).
 #include "nn_common.glsl"
 
 layout(constant_id = 0) const int B_MODE = 0;
@@ -40,19 +45,23 @@ layout(push_constant) uniform Params {
   int a_base, b_base, c_base, o_base;
   float alpha, beta;
   int flags;  // 1: add beta * C; 2: ReLU at the end
+  int splits, k_chunk;
+  int batches;  // batches in this dispatch (nn_gemm_reduce)
 } p;
 
 layout(std430, binding = 0) readonly buffer BufA { sfp a_data[]; };
 layout(std430, binding = 1) readonly buffer BufB { sfp b_data[]; };
 layout(std430, binding = 2) readonly buffer BufC { sfp c_data[]; };
 layout(std430, binding = 3) writeonly buffer BufY { sfp y_data[]; };
+layout(std430, binding = 4) buffer BufPart { float part_data[]; };
 
 struct BatchOffsets {
   int a, b, c, o;
 };
 
-BatchOffsets batch_offsets() {
-  int z = int(gl_WorkGroupID.z), z1 = z / p.z0_count, z0 = z - z1 * p.z0_count;
+// Offsets of batch z (in this dispatch).
+BatchOffsets batch_offsets(int z) {
+  int z1 = z / p.z0_count, z0 = z - z1 * p.z0_count;
   BatchOffsets r;
   r.a = p.a_base + z1 * p.a_z1 + z0 * p.a_z0;
   r.b = p.b_base + z1 * p.b_z1 + z0 * p.b_z0;
@@ -75,9 +84,22 @@ float load_b(int base, int k, int n) {
   return float(b_data[base + ((c * IZ + iz) * IY + iy) * IX + ix]);
 }
 
+// The K range of this workgroup: [k_begin, k_end).
+void k_range(out int k_begin, out int k_end) {
+  int split = int(gl_WorkGroupID.z) % p.splits;
+  k_begin = split * p.k_chunk;
+  k_end = p.splits == 1 ? p.K : min(p.K, k_begin + p.k_chunk);
+}
+
 void store_y(BatchOffsets off, int m, int n, float acc) {
   float v = p.alpha * acc;
   if ((p.flags & 1) != 0) v += p.beta * float(c_data[off.c + m * p.scm + n * p.scn]);
   if ((p.flags & 2) != 0) v = max(v, 0.0);
   y_data[off.o + m * p.N + n] = sfp(v);
+}
+
+// The GEMM kernels' result for (m, n): the epilogue, or the raw partial sum when splitting K.
+void store_result(BatchOffsets off, int m, int n, float acc) {
+  if (p.splits > 1) part_data[(int(gl_WorkGroupID.z) * p.M + m) * p.N + n] = acc;
+  else store_y(off, m, n, acc);
 }
