@@ -2,9 +2,12 @@
 
 namespace vx::vk {
 
-KernelLayout::KernelLayout(const VulkanContext& ctx) : device_(ctx.device()) {
-  VkDescriptorSetLayoutBinding bindings[kKernelBindings];
-  for (uint32_t i = 0; i < kKernelBindings; ++i) {
+KernelLayout::KernelLayout(const VulkanContext& ctx) : KernelLayout(ctx, kKernelBindings, kPushConstantBytes) {}
+
+KernelLayout::KernelLayout(const VulkanContext& ctx, uint32_t binding_count, uint32_t push_bytes)
+    : device_(ctx.device()) {
+  std::vector<VkDescriptorSetLayoutBinding> bindings(binding_count);
+  for (uint32_t i = 0; i < binding_count; ++i) {
     bindings[i] = {};
     bindings[i].binding = i;
     bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -12,11 +15,11 @@ KernelLayout::KernelLayout(const VulkanContext& ctx) : device_(ctx.device()) {
     bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   }
   VkDescriptorSetLayoutCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dci.bindingCount = kKernelBindings;
-  dci.pBindings = bindings;
+  dci.bindingCount = binding_count;
+  dci.pBindings = bindings.data();
   VX_VK_CHECK(vkCreateDescriptorSetLayout(device_, &dci, nullptr, &set_layout_));
   track_created(ObjectKind::DescriptorSetLayout);
-  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
   VkPipelineLayoutCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   pci.setLayoutCount = 1;
   pci.pSetLayouts = &set_layout_;

@@ -1,0 +1,117 @@
+// Shared by the element-wise shaders: storage types chosen per binding by defines (0 = f32,
+// 1 = f16 storage, 2 = int32, which also holds bools and every narrower integer), the linear
+// invocation index, and float helpers with the accuracy the CPU reference has (GLSL has no erf or
+// expm1, and its tanh / exp overflow for large arguments on some drivers).
+#ifndef TA
+#define TA 0
+#endif
+#ifndef TB
+#define TB 0
+#endif
+#ifndef TI
+#define TI 0
+#endif
+#if TA == 1 || TB == 1 || TO == 1 || TI == 1
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
+
+#define STORAGE_0 float
+#define STORAGE_1 float16_t
+#define STORAGE_2 int
+#define STORAGE_OF(t) STORAGE_##t
+#define STORAGE(t) STORAGE_OF(t)
+
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+
+uint linear_index() { return gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * 256u) + gl_GlobalInvocationID.x; }
+
+// Integer outputs narrower than int32 wrap as C++ conversions do: 1 = uint8, 2 = int8.
+int wrap_int(int v, int wrap) {
+  if (wrap == 1) return v & 0xFF;
+  if (wrap == 2) return (v << 24) >> 24;
+  return v;
+}
+
+// float -> int32 saturating (NaN -> 0), as the CPU's saturate_from_double.
+int saturate_int(float v) {
+  if (isnan(v)) return 0;
+  if (v >= 2147483520.0) return 2147483647;
+  if (v <= -2147483648.0) return -2147483647 - 1;
+  return int(v);
+}
+
+float expm1_accurate(float x) {
+  if (abs(x) < 0.1) {
+    // Taylor series: exp(x) - 1 loses all relative precision near 0.
+    float x2 = x * x;
+    return x + x2 * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 + x * (1.0 / 720.0)))));
+  }
+  return exp(x) - 1.0;
+}
+
+float erf_accurate(float x) {
+  float a = abs(x);
+  if (a < 2.0) {
+    // Maclaurin series 2/sqrt(pi) * sum (-1)^n x^(2n+1) / (n! (2n+1)), enough terms for f32 at |x| < 2.
+    float x2 = x * x, term = x, sum = x;
+    for (int n = 1; n < 40; ++n) {
+      term *= -x2 / float(n);
+      float t = term / float(2 * n + 1);
+      sum += t;
+      if (abs(t) < 1e-9 * abs(sum)) break;
+    }
+    return 1.1283791670955126 * sum;
+  }
+  if (a > 6.0) return sign(x);
+  // Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7, erf is within 0.005 of 1 here).
+  float t = 1.0 / (1.0 + 0.3275911 * a);
+  float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t *
+                      exp(-a * a);
+  return sign(x) * y;
+}
+
+float tanh_stable(float x) {
+  float a = abs(x);
+  if (a < 0.1) {  // series: (1 - e) / (1 + e) loses relative precision near 0
+    float x2 = x * x;
+    return x * (1.0 + x2 * (-1.0 / 3.0 + x2 * (2.0 / 15.0 + x2 * (-17.0 / 315.0))));
+  }
+  float e = exp(-2.0 * a);
+  return sign(x) * (1.0 - e) / (1.0 + e);
+}
+
+float sigmoid_stable(float x) {
+  if (x >= 0.0) return 1.0 / (1.0 + exp(-x));
+  float e = exp(x);
+  return e / (1.0 + e);
+}
+
+float log1p_accurate(float x) {
+  if (abs(x) < 1e-3) return x * (1.0 - x * (0.5 - x * (1.0 / 3.0)));
+  return log(1.0 + x);
+}
+
+// pow with ONNX (C) semantics: negative bases with integer exponents, exact small integer powers.
+float pow_onnx(float x, float y) {
+  if (isnan(x) || isnan(y)) return x == 1.0 ? 1.0 : (y == 0.0 ? 1.0 : x + y);
+  if (y == 0.0) return 1.0;
+  bool integral = floor(y) == y;
+  if (integral && abs(y) <= 64.0) {
+    int n = int(abs(y));
+    float base = x, r = 1.0;
+    while (n > 0) {
+      if ((n & 1) != 0) r *= base;
+      base *= base;
+      n >>= 1;
+    }
+    return y < 0.0 ? 1.0 / r : r;
+  }
+  if (x == 0.0) return y > 0.0 ? 0.0 : uintBitsToFloat(0x7F800000u);
+  if (x < 0.0) {
+    if (!integral) return uintBitsToFloat(0x7FC00000u);
+    float r = exp2(y * log2(-x));
+    return mod(y, 2.0) == 1.0 ? -r : r;
+  }
+  return exp2(y * log2(x));
+}
