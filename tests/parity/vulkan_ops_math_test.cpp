@@ -4,9 +4,9 @@
 // on purpose (1x17 by 17x5, batches that broadcast, 7x9 images with 5 outputs, groups 3, stride 2,
 // dilation 2, asymmetric pads) and small because lavapipe is slow.
 //
-// Each plan runs through PlanRunner below: every tensor in its own host-visible buffer, one
-// descriptor set per dispatch, a barrier between dispatches (what the executor does, minus the
-// arena). fp16 cases round the inputs to fp16 first, so that the reference sees the same values.
+// Each case is a one-node graph run by the executor (VulkanModelExecutable, through
+// tests/common/vulkan_op_test_util.h) and by the CPU reference; the node must be placed on the GPU.
+// fp16 cases round the inputs to fp16 first, so that the reference sees the same values.
 //
 // Tolerances: fp32 storage: max |gpu - ref| <= 1e-4 * max(1, max |ref|).
 //             fp16 storage (fp32 accumulation, one rounding of the output and of repacked weights):
@@ -15,192 +15,21 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <memory>
 #include <optional>
+#include <string>
 
 #include "backends/vulkan/context.h"
-#include "backends/vulkan/memory.h"
-#include "backends/vulkan/ops/nn_util.h"
-#include "backends/vulkan/ops/op_kernel.h"
 #include "common/test_util.h"
-#include "core/half.h"
+#include "common/vulkan_op_test_util.h"
 #include "passes/fused_ops.h"
-#include "runtime/graph_runner.h"
 
 namespace vx::vk {
 namespace {
 
-// ---------------- a minimal executor of one OpPlan ----------------
-
-class PlanRunner {
- public:
-  explicit PlanRunner(const VulkanContext& ctx) : ctx_(ctx), device_(ctx.device()) {
-    VkDescriptorSetLayoutBinding b[kMaxOpBindings];
-    for (uint32_t i = 0; i < kMaxOpBindings; ++i)
-      b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
-    VkDescriptorSetLayoutCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    dci.bindingCount = kMaxOpBindings;
-    dci.pBindings = b;
-    VX_VK_CHECK(vkCreateDescriptorSetLayout(device_, &dci, nullptr, &set_layout_));
-    VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kOpPushConstantBytes};
-    VkPipelineLayoutCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    pci.setLayoutCount = 1;
-    pci.pSetLayouts = &set_layout_;
-    pci.pushConstantRangeCount = 1;
-    pci.pPushConstantRanges = &push;
-    VX_VK_CHECK(vkCreatePipelineLayout(device_, &pci, nullptr, &pipeline_layout_));
-    VkCommandPoolCreateInfo cpi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    cpi.queueFamilyIndex = ctx.queue_family();
-    VX_VK_CHECK(vkCreateCommandPool(device_, &cpi, nullptr, &command_pool_));
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VX_VK_CHECK(vkCreateFence(device_, &fci, nullptr, &fence_));
-  }
-  ~PlanRunner() {
-    vkDestroyFence(device_, fence_, nullptr);
-    vkDestroyCommandPool(device_, command_pool_, nullptr);
-    vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
-    vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
-  }
-
-  // Inputs and outputs as device bytes (absent inputs: empty vectors); returns the outputs' bytes.
-  std::vector<std::vector<uint8_t>> run(const OpPlan& plan, const std::vector<std::vector<uint8_t>>& inputs,
-                                        const std::vector<size_t>& output_bytes) {
-    std::vector<DeviceBuffer> in, out, constants, scratch;
-    auto make = [&](std::vector<DeviceBuffer>& list, size_t bytes, const uint8_t* data, const char* what) {
-      list.emplace_back(ctx_, std::max<size_t>(bytes, 16), MemoryUse::Staging, what);
-      if (data && bytes) std::memcpy(list.back().mapped(), data, bytes);
-      else std::memset(list.back().mapped(), 0, std::max<size_t>(bytes, 16));
-      list.back().flush();
-    };
-    for (const auto& v : inputs) make(in, v.size(), v.data(), "input");
-    for (size_t bytes : output_bytes) make(out, bytes, nullptr, "output");
-    for (const auto& v : plan.constants) make(constants, v.size(), v.data(), "constant");
-    for (uint64_t bytes : plan.scratch_bytes) make(scratch, size_t(bytes), nullptr, "scratch");
-    auto resolve = [&](const Binding& b) -> VkBuffer {
-      std::vector<DeviceBuffer>* list = b.kind == Binding::Kind::input    ? &in
-                                        : b.kind == Binding::Kind::output ? &out
-                                        : b.kind == Binding::Kind::constant ? &constants
-                                                                             : &scratch;
-      VX_CHECK(b.index >= 0 && size_t(b.index) < list->size(), Internal, "binding to a missing buffer");
-      return (*list)[size_t(b.index)].buffer();
-    };
-
-    const uint32_t sets = uint32_t(std::max<size_t>(plan.dispatches.size(), 1));
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sets * kMaxOpBindings};
-    VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dpi.maxSets = sets;
-    dpi.poolSizeCount = 1;
-    dpi.pPoolSizes = &size;
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    VX_VK_CHECK(vkCreateDescriptorPool(device_, &dpi, nullptr, &pool));
-    std::vector<VkPipeline> pipelines;
-    std::vector<VkShaderModule> modules;
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
-    try {
-      VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-      cai.commandPool = command_pool_;
-      cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-      cai.commandBufferCount = 1;
-      VX_VK_CHECK(vkAllocateCommandBuffers(device_, &cai, &cmd));
-      VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-      begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-      VX_VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
-      for (size_t i = 0; i < plan.dispatches.size(); ++i) {
-        const Dispatch& d = plan.dispatches[i];
-        std::span<const uint32_t> code = embedded_shader(d.shader);
-        VX_CHECK(!code.empty(), Internal, "shader '", d.shader, "' is not embedded");
-        VkShaderModuleCreateInfo mci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-        mci.codeSize = code.size() * 4;
-        mci.pCode = code.data();
-        modules.push_back(VK_NULL_HANDLE);
-        VX_VK_CHECK(vkCreateShaderModule(device_, &mci, nullptr, &modules.back()));
-        std::vector<VkSpecializationMapEntry> entries;
-        for (uint32_t s = 0; s < d.spec_constants.size(); ++s) entries.push_back({s, s * 4, 4});
-        VkSpecializationInfo spec{uint32_t(entries.size()), entries.data(), d.spec_constants.size() * 4,
-                                  d.spec_constants.data()};
-        VkComputePipelineCreateInfo pci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-        pci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-        pci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-        pci.stage.module = modules.back();
-        pci.stage.pName = "main";
-        pci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
-        pci.layout = pipeline_layout_;
-        pipelines.push_back(VK_NULL_HANDLE);
-        VX_VK_CHECK(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pci, nullptr, &pipelines.back()));
-
-        VkDescriptorSetAllocateInfo sai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-        sai.descriptorPool = pool;
-        sai.descriptorSetCount = 1;
-        sai.pSetLayouts = &set_layout_;
-        VkDescriptorSet set = VK_NULL_HANDLE;
-        VX_VK_CHECK(vkAllocateDescriptorSets(device_, &sai, &set));
-        std::vector<VkDescriptorBufferInfo> infos(d.bindings.size());
-        std::vector<VkWriteDescriptorSet> writes(d.bindings.size());
-        for (size_t b = 0; b < d.bindings.size(); ++b) {
-          infos[b] = {resolve(d.bindings[b]), 0, VK_WHOLE_SIZE};
-          writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-          writes[b].dstSet = set;
-          writes[b].dstBinding = uint32_t(b);
-          writes[b].descriptorCount = 1;
-          writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-          writes[b].pBufferInfo = &infos[b];
-        }
-        vkUpdateDescriptorSets(device_, uint32_t(writes.size()), writes.data(), 0, nullptr);
-        if (i > 0) {
-          VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-          barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-          barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-                               &barrier, 0, nullptr, 0, nullptr);
-        }
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.back());
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set, 0, nullptr);
-        if (!d.push.empty())
-          vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(d.push.size()), d.push.data());
-        vkCmdDispatch(cmd, d.groups[0], d.groups[1], d.groups[2]);
-      }
-      VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      to_host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-      to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0,
-                           nullptr, 0, nullptr);
-      VX_VK_CHECK(vkEndCommandBuffer(cmd));
-      ctx_.submit_and_wait(cmd, fence_);
-    } catch (...) {
-      release(pool, pipelines, modules, cmd);
-      throw;
-    }
-    release(pool, pipelines, modules, cmd);
-    std::vector<std::vector<uint8_t>> result;
-    for (size_t i = 0; i < out.size(); ++i) {
-      out[i].invalidate();
-      result.emplace_back(out[i].mapped(), out[i].mapped() + output_bytes[i]);
-    }
-    return result;
-  }
-
- private:
-  void release(VkDescriptorPool pool, std::vector<VkPipeline>& pipelines, std::vector<VkShaderModule>& modules,
-               VkCommandBuffer cmd) {
-    for (VkPipeline p : pipelines) vkDestroyPipeline(device_, p, nullptr);
-    for (VkShaderModule m : modules) vkDestroyShaderModule(device_, m, nullptr);
-    if (cmd) vkFreeCommandBuffers(device_, command_pool_, 1, &cmd);
-    vkDestroyDescriptorPool(device_, pool, nullptr);
-  }
-
-  const VulkanContext& ctx_;
-  VkDevice device_;
-  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
-  VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
-  VkCommandPool command_pool_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
-};
-
 // ---------------- one-node cases ----------------
 
 struct Input {
-  Tensor value;         // undefined: an omitted optional input
+  Tensor value;  // undefined: an omitted optional input
   bool constant = false;
 };
 
@@ -210,142 +39,50 @@ struct OneNode {
   std::vector<Input> inputs;
   size_t outputs = 1;
   int64_t opset = 17;
+  std::vector<Shape> declared;  // output shapes declared in the graph (else left to shape inference)
 };
 
-Tensor round_to_half(const Tensor& t) { return t.to(DType::f16).to(DType::f32); }
-
-std::vector<uint8_t> to_device(const Tensor& t, DeviceType type) {
-  return nn::pack(nn::constant_values(t), type);
-}
-
-Tensor from_device(const std::vector<uint8_t>& bytes, const Shape& shape, DeviceType type) {
-  Tensor t(DType::f32, shape);
-  float* p = t.data<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (type == DeviceType::f16) {
-      uint16_t h;
-      std::memcpy(&h, bytes.data() + 2 * i, 2);
-      p[i] = half_to_float(h);
-    } else {
-      std::memcpy(&p[i], bytes.data() + 4 * i, 4);
-    }
-  }
-  return t;
-}
-
-class VulkanMathOps : public ::testing::TestWithParam<Precision> {
+class VulkanMathOps : public test::VulkanOpTest, public ::testing::WithParamInterface<Precision> {
  protected:
-  static void SetUpTestSuite() {
-    try {
-      ContextOptions o;
-      o.validation = true;
-      ctx_ = new VulkanContext(o);
-      runner_ = new PlanRunner(*ctx_);
-    } catch (const Error& e) {
-      skip_reason_ = e.what();
-    }
-  }
-  static void TearDownTestSuite() {
-    delete runner_;
-    runner_ = nullptr;
-    delete ctx_;
-    ctx_ = nullptr;
-  }
   void SetUp() override {
-    if (!ctx_) GTEST_SKIP() << "no Vulkan device: " << skip_reason_;
-    if (GetParam() == Precision::fp16 && !ctx_->fp16_enabled()) GTEST_SKIP() << "the device has no fp16 storage";
-    seen_messages_ = ctx_->validation_messages().size();
-  }
-  void TearDown() override {
-    if (!ctx_) return;
-    auto messages = ctx_->validation_messages();
-    for (size_t i = seen_messages_; i < messages.size(); ++i) ADD_FAILURE() << "validation: " << messages[i];
+    test::VulkanOpTest::SetUp();
+    if (IsSkipped()) return;
+    if (GetParam() == Precision::fp16 && !ctx().fp16_enabled()) GTEST_SKIP() << "the device has no fp16 storage";
   }
 
-  // Plans `c` (expecting the given variant prefix when not empty), runs it and compares every
-  // output with the CPU reference.
-  void check(OneNode c, const std::string& what, const std::string& variant = "") {
+  // Runs `c` through the executor (every node must be planned on the GPU, with a variant starting
+  // with `variant` when given) and compares every output with the CPU reference.
+  void check(const OneNode& c, const std::string& what, const std::string& variant = "") {
     const Precision precision = GetParam();
-    const DeviceType storage = precision == Precision::fp16 ? DeviceType::f16 : DeviceType::f32;
-    if (precision == Precision::fp16) {
-      for (Input& in : c.inputs) {
-        if (in.value.defined()) in.value = round_to_half(in.value);
-      }
+    std::vector<test::NodeInput> inputs;
+    for (const Input& in : c.inputs) {
+      Tensor v = in.value;
+      if (v.defined() && precision == Precision::fp16) v = v.to(DType::f16).to(DType::f32);
+      inputs.push_back({v, in.constant});
     }
-    Graph g;
-    g.opsets[""] = c.opset;
-    std::vector<ValueId> ids;
-    std::vector<Tensor> feeds;
-    for (size_t i = 0; i < c.inputs.size(); ++i) {
-      const Input& in = c.inputs[i];
-      if (!in.value.defined()) {
-        ids.push_back(kNoValue);
-      } else if (in.constant) {
-        ids.push_back(g.add_constant(cat("c", i), in.value));
-      } else {
-        ids.push_back(g.add_value(cat("x", i), DType::f32, in.value.shape()));
-        g.inputs.push_back(ids.back());
-        feeds.push_back(in.value);
-      }
-    }
-    std::vector<ValueId> outs;
-    for (size_t i = 0; i < c.outputs; ++i) outs.push_back(g.add_value(cat("y", i), DType::f32, Shape()));
-    g.add_node(c.op, "node", ids, outs, c.attrs);
-    g.outputs = outs;
-    RunnerOptions ro;
-    ro.optimize = false;
-    ro.reference_only = true;
-    GraphRunner reference(g, ro);
-    std::vector<Tensor> expected = reference.run(feeds);
-    ASSERT_EQ(expected.size(), c.outputs) << what;
-
-    OpInfo info{g.nodes[0], g, c.opset, precision, ctx_->info(), {}, {}, {}};
-    for (size_t i = 0; i < c.inputs.size(); ++i) {
-      OpTensor t;
-      if (c.inputs[i].value.defined()) {
-        t.shape = c.inputs[i].value.shape();
-        t.device = device_dtype(DType::f32, precision);
-        if (c.inputs[i].constant) t.constant = &g.value(ids[i]).constant;
-      }
-      info.inputs.push_back(t);
-      info.present.push_back(c.inputs[i].value.defined());
-    }
-    for (const Tensor& e : expected) info.outputs.push_back({e.shape(), DType::f32, storage, nullptr});
-    std::vector<const OpEntry*> entries = find_ops(c.op);
-    ASSERT_FALSE(entries.empty()) << c.op << " has no Vulkan plan";
-    OpPlan plan;
-    try {
-      plan = entries[0]->plan(info);
-    } catch (const Error& e) {
-      FAIL() << what << ": declined: " << e.what();
-    }
+    test::SingleNodeCase sc = test::single_node(c.op, inputs, c.outputs, c.attrs, c.opset);
+    for (size_t i = 0; i < c.declared.size(); ++i) sc.graph.value(sc.graph.outputs[i]).shape = c.declared[i];
+    const std::vector<Tensor> expected = test::run_cpu_reference(sc.graph, sc.inputs);
+    const test::VulkanRun run = test::run_on_vulkan(ctx(), sc.graph, sc.inputs, precision);
+    std::string placement;
+    for (const vk::NodePlacement& p : run.placements)
+      if (p.op == c.op) placement = p.gpu ? p.variant : "cpu: " + p.reason;
+    ASSERT_TRUE(run.all_on_gpu) << what << ": " << placement;
     if (!variant.empty()) {
-      EXPECT_EQ(plan.variant.substr(0, variant.size()), variant) << what;
+      EXPECT_EQ(placement.substr(0, variant.size()), variant) << what;
     }
-    std::vector<std::vector<uint8_t>> in_bytes;
-    for (const Input& in : c.inputs) in_bytes.push_back(in.value.defined() ? to_device(in.value, storage) : std::vector<uint8_t>());
-    std::vector<size_t> out_bytes;
-    for (const Tensor& e : expected) out_bytes.push_back(size_t(e.numel()) * device_type_bytes(storage));
-    std::vector<std::vector<uint8_t>> got = runner_->run(plan, in_bytes, out_bytes);
+    ASSERT_EQ(run.outputs.size(), expected.size()) << what;
     for (size_t i = 0; i < expected.size(); ++i) {
-      Tensor y = from_device(got[i], expected[i].shape(), storage);
+      ASSERT_EQ(run.outputs[i].shape(), expected[i].shape()) << what << " output " << i;
       double peak = 1.0;
       for (int64_t j = 0; j < expected[i].numel(); ++j) peak = std::max(peak, std::abs(expected[i].get(j)));
       const double tol = (precision == Precision::fp16 ? 1e-2 : 1e-4) * peak;
-      const double err = test::max_abs_diff(y, expected[i]);
-      EXPECT_LE(err, tol) << what << " (" << precision_name(precision) << ", " << plan.variant << ") output " << i
+      const double err = test::max_abs_diff(run.outputs[i].to(DType::f32), expected[i].to(DType::f32));
+      EXPECT_LE(err, tol) << what << " (" << precision_name(precision) << ", " << placement << ") output " << i
                           << ": max abs error " << err;
     }
   }
-
-  static VulkanContext* ctx_;
-  static PlanRunner* runner_;
-  static std::string skip_reason_;
-  size_t seen_messages_ = 0;
 };
-VulkanContext* VulkanMathOps::ctx_ = nullptr;
-PlanRunner* VulkanMathOps::runner_ = nullptr;
-std::string VulkanMathOps::skip_reason_;
 
 Tensor rnd(Shape s, uint64_t seed, float lo = -1.0f, float hi = 1.0f) { return test::random_tensor(std::move(s), seed, lo, hi); }
 
@@ -618,6 +355,12 @@ TEST_P(VulkanMathOps, LayerNormalization) {
     a.set("epsilon", 1e-4f);
     OneNode n{"LayerNormalization", a, {{rnd(c.x, seed++, -3.0f, 5.0f)}, {rnd(c.scale, seed++), c.constant}}, c.stats ? 3u : 1u};
     if (c.bias.rank() > 0) n.inputs.push_back({rnd(c.bias, seed++), c.constant});
+    if (c.stats) {  // Mean and InvStdDev: the input's shape with the normalised axes 1
+      std::vector<int64_t> stats = c.x.dims();
+      const size_t axis = size_t(c.axis < 0 ? c.axis + int64_t(c.x.rank()) : c.axis);
+      for (size_t d = axis; d < stats.size(); ++d) stats[d] = 1;
+      n.declared = {c.x, Shape(stats), Shape(stats)};
+    }
     check(n, cat("LayerNormalization ", c.x.str(), " axis ", c.axis, c.stats ? " with statistics" : ""));
   }
 }

@@ -142,8 +142,13 @@ OpPlan plan_layer_norm(const OpInfo& info) {
   Binding mean = Binding::out(0), inv = Binding::out(0);
   if (info.outputs.size() > 1) {
     if (info.outputs.size() < 3) decline(info, "Mean without InvStdDev");  // both are written together
-    for (size_t i = 1; i < 3; ++i)
+    std::vector<int64_t> stats = xs.dims();
+    for (size_t a = size_t(axis); a < stats.size(); ++a) stats[a] = 1;
+    for (size_t i = 1; i < 3; ++i) {
       if (info.outputs[i].device != storage) decline(info, "statistics output ", i, " of another storage type");
+      if (info.outputs[i].shape != Shape(stats))
+        decline(info, "statistics output ", i, " planned as ", info.outputs[i].shape.str(), ", not ", Shape(stats).str());
+    }
     mean = Binding::out(1);
     inv = Binding::out(2);
     flags |= 4;
