@@ -8,6 +8,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -18,6 +19,7 @@
 #include "formats/onnx_import.h"
 #include "runtime/eager_runner.h"
 #include "runtime/model_runner.h"
+#include "runtime/vulkan_model_runner.h"
 
 namespace vx::conformance {
 namespace {
@@ -80,6 +82,44 @@ std::string compare(const Tensor& expected, const Tensor& actual, const std::str
 
 // Runs one case; throws vx::Error or returns a failure reason (empty on success). `planned` tells
 // whether every data set ran on the planned executor (not the eager fallback).
+// Lists the test_data_set_* folders of a case, sorted.
+std::vector<std::filesystem::path> data_sets(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> sets;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(entry.path());
+  std::sort(sets.begin(), sets.end());
+  return sets;
+}
+
+// The Vulkan run of one case: like run_case, and records which nodes fell back to the CPU.
+std::string run_case_vulkan(const std::filesystem::path& dir, const vk::VulkanContext& ctx, CaseResult* result) {
+  Graph graph = import_onnx(dir / "model.onnx");
+  VulkanModelRunner runner(ctx, graph);
+  std::vector<std::filesystem::path> sets = data_sets(dir);
+  if (sets.empty()) return "no test_data_set_* folder";
+  result->floats_on_gpu = true;
+  std::set<std::string> cpu_nodes;
+  for (const auto& set : sets) {
+    std::vector<Tensor> inputs;
+    for (const auto& f : numbered_files(set, "input_")) inputs.push_back(read_onnx_tensor_file(f));
+    std::vector<Tensor> expected;
+    for (const auto& f : numbered_files(set, "output_")) expected.push_back(read_onnx_tensor_file(f));
+    std::vector<Tensor> outputs = runner.run(inputs);
+    auto exe = runner.last_executable();
+    if (!exe->floats_all_on_gpu()) result->floats_on_gpu = false;
+    for (const auto& p : exe->fallbacks()) cpu_nodes.insert(cat(p.node, " (", p.op, "): ", p.reason));
+    result->cpu_nodes.assign(cpu_nodes.begin(), cpu_nodes.end());
+    if (outputs.size() != expected.size())
+      return cat(set.filename().string(), ": ", outputs.size(), " outputs, expected ", expected.size());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string diff = compare(expected[i], outputs[i], graph.value(graph.outputs[i]).name);
+      if (!diff.empty()) return cat(set.filename().string(), ": ", diff);
+    }
+  }
+  return {};
+}
+
 std::string run_case(const std::filesystem::path& dir, Engine engine, bool* planned) {
   Graph graph = import_onnx(dir / "model.onnx");
   ModelRunnerOptions runner_options;
@@ -87,11 +127,7 @@ std::string run_case(const std::filesystem::path& dir, Engine engine, bool* plan
   runner_options.optimize = engine == Engine::planned;
   ModelRunner runner(graph, runner_options);
   *planned = engine == Engine::planned;
-  std::vector<std::filesystem::path> sets;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
-      sets.push_back(entry.path());
-  std::sort(sets.begin(), sets.end());
+  std::vector<std::filesystem::path> sets = data_sets(dir);
   if (sets.empty()) return "no test_data_set_* folder";
   for (const auto& set : sets) {
     std::vector<Tensor> inputs;
@@ -138,7 +174,12 @@ std::vector<Exclusion> read_exclusions(const std::filesystem::path& file) {
 }
 
 std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::vector<Exclusion>& excluded,
-                                  double time_limit_s, const std::string& filter, Engine engine) {
+                                  double time_limit_s, const std::string& filter, Engine engine,
+                                  const vk::VulkanContext* vulkan) {
+  VX_CHECK(engine != Engine::vulkan || vulkan != nullptr, InvalidArgument, "the Vulkan engine needs a context");
+  // Vulkan cases share one context, whose queue takes one submission at a time: a case abandoned
+  // at the time limit keeps this lock, and later cases wait for it (then fail) instead of racing.
+  static std::timed_mutex vulkan_busy;
   std::vector<CaseResult> results;
   for (const char* suite : {"node", "pytorch-converted", "pytorch-operator", "simple"}) {
     std::filesystem::path suite_dir = root / suite;
@@ -171,9 +212,18 @@ std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::
       auto promise = std::make_shared<std::promise<std::string>>();
       std::future<std::string> future = promise->get_future();
       auto planned = std::make_shared<bool>(false);
-      std::thread([promise, dir, engine, planned] {
+      auto vulkan_result = std::make_shared<CaseResult>();
+      std::thread([promise, dir, engine, planned, vulkan, vulkan_result, time_limit_s] {
         try {
-          promise->set_value(run_case(dir, engine, planned.get()));
+          if (engine == Engine::vulkan) {
+            std::unique_lock<std::timed_mutex> lock(vulkan_busy, std::defer_lock);
+            if (!lock.try_lock_for(std::chrono::duration<double>(time_limit_s)))
+              promise->set_value("an earlier case abandoned at the time limit still holds the Vulkan device");
+            else
+              promise->set_value(run_case_vulkan(dir, *vulkan, vulkan_result.get()));
+          } else {
+            promise->set_value(run_case(dir, engine, planned.get()));
+          }
         } catch (const Error& e) {
           promise->set_value(cat(error_code_name(e.code()), ": ", e.what()));
         } catch (const std::exception& e) {
@@ -186,6 +236,8 @@ std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::
         r.reason = one_line(future.get());
         r.status = r.reason.empty() ? Status::passed : Status::failed;
         r.planned = *planned;
+        r.cpu_nodes = vulkan_result->cpu_nodes;
+        r.floats_on_gpu = vulkan_result->floats_on_gpu;
       }
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       results.push_back(r);
@@ -194,8 +246,99 @@ std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::
   return results;
 }
 
-void write_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir) {
+std::string vulkan_status(const CaseResult& r) {
+  if (r.status == Status::excluded) return "excluded";
+  if (r.status == Status::failed) return "fail";
+  return r.floats_on_gpu ? "pass (all on GPU)" : "pass with CPU fallback nodes";
+}
+
+namespace {
+
+void write_vulkan_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir) {
+  struct OpCount {
+    int gpu = 0, fallback = 0, failed = 0, excluded = 0;
+  };
+  std::map<std::string, OpCount> per_op;
+  std::map<std::string, int> fallback_ops;  // op -> cases where it fell back
+  int gpu = 0, fallback = 0, failed = 0, excluded = 0;
+  nlohmann::json cases = nlohmann::json::array();
+  for (const CaseResult& r : results) {
+    const std::string status = vulkan_status(r);
+    int OpCount::*field = status == "excluded"            ? &OpCount::excluded
+                          : status == "fail"              ? &OpCount::failed
+                          : status == "pass (all on GPU)" ? &OpCount::gpu
+                                                          : &OpCount::fallback;
+    (status == "excluded" ? excluded : status == "fail" ? failed : status == "pass (all on GPU)" ? gpu : fallback)++;
+    for (const auto& op : r.ops) ++(per_op[op].*field);
+    std::set<std::string> ops_fell_back;
+    for (const std::string& n : r.cpu_nodes) {
+      size_t open = n.find(" ("), close = n.find("): ");
+      if (open != std::string::npos && close != std::string::npos) ops_fell_back.insert(n.substr(open + 2, close - open - 2));
+    }
+    for (const auto& op : ops_fell_back) ++fallback_ops[op];
+    cases.push_back({{"suite", r.suite}, {"name", r.name}, {"status", status}, {"reason", r.reason}, {"ops", r.ops},
+                     {"cpu_nodes", r.cpu_nodes}, {"seconds", r.seconds}});
+  }
+  const int total = gpu + fallback + failed + excluded;
+  const double rate_all = total ? double(gpu) / double(total) : 0.0;
+  const double rate_run = gpu + fallback + failed ? double(gpu) / double(gpu + fallback + failed) : 0.0;
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto& [op, c] : per_op)
+    ops[op] = {{"pass_gpu", c.gpu}, {"pass_cpu_fallback", c.fallback}, {"failed", c.failed}, {"excluded", c.excluded}};
+  nlohmann::json report = {{"device", "vulkan"},
+                           {"precision", "fp32"},
+                           {"tolerance", {{"rtol", kTolerance}, {"atol", kTolerance}}},
+                           {"totals",
+                            {{"cases", total},
+                             {"pass_gpu", gpu},
+                             {"pass_cpu_fallback", fallback},
+                             {"failed", failed},
+                             {"excluded", excluded},
+                             {"gpu_pass_rate_of_all", rate_all},
+                             {"gpu_pass_rate_of_run", rate_run}}},
+                           {"ops", ops},
+                           {"fallback_ops", fallback_ops},
+                           {"cases", cases}};
+  std::ofstream(dir / "report_vulkan.json") << report.dump(2) << "\n";
+
+  std::ostringstream md;
+  md << "# ONNX conformance (Vulkan, fp32)\n\n";
+  md << "Cases: " << total << " | pass (all on GPU): " << gpu << " | pass with CPU fallback nodes: " << fallback
+     << " | fail: " << failed << " | excluded: " << excluded << "\n\nVulkan pass rate (a case counts only when no "
+     << "node touching a float tensor fell back to the CPU; shape computations on the CPU are allowed): "
+     << std::round(rate_all * 1000) / 10 << "% of all cases, " << std::round(rate_run * 1000) / 10
+     << "% of the cases run. Tolerance: rtol = atol = " << kTolerance << " for floats, exact for integers and bools.\n\n";
+  md << "## Ops that fell back to the CPU (cases)\n\n| op | cases |\n|---|---:|\n";
+  std::vector<std::pair<int, std::string>> by_count;
+  for (const auto& [op, n] : fallback_ops) by_count.push_back({-n, op});
+  std::sort(by_count.begin(), by_count.end());
+  for (const auto& [n, op] : by_count) md << "| " << op << " | " << -n << " |\n";
+  md << "\n## Per op\n\n| op | pass (GPU) | pass (CPU fallback) | fail | excluded |\n|---|---:|---:|---:|---:|\n";
+  for (const auto& [op, c] : per_op)
+    md << "| " << op << " | " << c.gpu << " | " << c.fallback << " | " << c.failed << " | " << c.excluded << " |\n";
+  md << "\n## Cases\n\n| suite | case | status | detail |\n|---|---|---|---|\n";
+  for (const CaseResult& r : results) {
+    const std::string status = vulkan_status(r);
+    if (status == "excluded") continue;
+    std::string detail = r.reason;
+    if (detail.empty() && !r.cpu_nodes.empty()) {
+      for (const auto& n : r.cpu_nodes) detail += (detail.empty() ? "" : "; ") + n;
+      detail = one_line(detail);
+    }
+    std::replace(detail.begin(), detail.end(), '|', '/');
+    md << "| " << r.suite << " | " << r.name << " | " << status << " | " << detail << " |\n";
+  }
+  std::ofstream(dir / "report_vulkan.md") << md.str();
+}
+
+}  // namespace
+
+void write_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir, const std::string& device) {
   std::filesystem::create_directories(dir);
+  if (device == "vulkan") {
+    write_vulkan_report(results, dir);
+    return;
+  }
   std::map<Status, int> totals;
   struct OpCount {
     int passed = 0, failed = 0, excluded = 0;

@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace vx::vk {
+class VulkanContext;
+}
+
 namespace vx::conformance {
 
 enum class Status { passed, failed, excluded };
@@ -18,11 +22,16 @@ struct CaseResult {
   std::string reason;  // failure or exclusion reason
   double seconds = 0;
   bool planned = false;  // ran on the planned executor, not the eager fallback
+  // Vulkan runs: nodes that fell back to the CPU ("node (op): reason"), and whether every node
+  // touching a float tensor ran on the GPU (shape computations on the CPU allowed).
+  std::vector<std::string> cpu_nodes;
+  bool floats_on_gpu = false;
 };
 
 // Planned: ModelRunner (optimize_onnx, planned executor, eager fallback when planning fails).
 // Eager: the eager runner on the graph as imported.
-enum class Engine { planned, eager };
+// Vulkan: VulkanModelRunner (runtime/vulkan_model_runner.h) at fp32 on the given context.
+enum class Engine { planned, eager, vulkan };
 
 struct Exclusion {
   std::string pattern;  // a case name, or a prefix ending in '*'
@@ -37,9 +46,14 @@ std::vector<Exclusion> read_exclusions(const std::filesystem::path& file);
 // case names to run (empty: all).
 std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::vector<Exclusion>& excluded,
                                   double time_limit_s, const std::string& filter = "",
-                                  Engine engine = Engine::planned);
+                                  Engine engine = Engine::planned, const vk::VulkanContext* vulkan = nullptr);
 
-// Writes report.json and report.md into `dir`.
-void write_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir);
+// Writes report.json and report.md into `dir` (device "cpu"), or report_vulkan.json and
+// report_vulkan.md (device "vulkan", with the GPU / CPU-fallback split per case and per op).
+void write_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir,
+                  const std::string& device = "cpu");
+
+// Vulkan statuses: "pass (all on GPU)", "pass with CPU fallback nodes", "fail", "excluded".
+std::string vulkan_status(const CaseResult& r);
 
 }  // namespace vx::conformance

@@ -1,6 +1,6 @@
-// `volvox bench model.onnx [--shape NAME=1x3x224x224 ...] [--runs N] [--warmup W] [--json]`: times
-// an ONNX model on the CPU (the same path as `volvox run`: planned executor, eager fallback) on
-// random inputs and prints the median and minimum milliseconds per run (with --json also one JSON
+// `volvox bench model.onnx [--shape NAME=1x3x224x224 ...] [--runs N] [--warmup W] [--json]
+// [--device cpu|vulkan[:N]] [--precision fp32|fp16]`: times an ONNX model on the CPU or a Vulkan GPU
+// (the same paths as `volvox run`) on random inputs and prints the median and minimum milliseconds per run (with --json also one JSON
 // line). Inputs whose declared shape is fully known need no --shape.
 #include <algorithm>
 #include <chrono>
@@ -15,7 +15,9 @@
 #include "command.h"
 #include "core/error.h"
 #include "formats/onnx_import.h"
+#include "backends/vulkan/context.h"
 #include "runtime/model_runner.h"
+#include "runtime/vulkan_model_runner.h"
 
 namespace vx::cli {
 namespace {
@@ -28,6 +30,8 @@ struct BenchOptions {
   int threads = 0;
   bool json = false;
   bool eager = false;
+  std::string device = "cpu";
+  std::string precision = "fp32";
 };
 
 // "1x3x224x224" -> [1, 3, 224, 224]
@@ -62,6 +66,19 @@ Tensor random_input(DType dtype, const Shape& shape, std::mt19937& rng) {
 
 void bench_command(const BenchOptions& opt) {
   VX_CHECK(opt.runs >= 1, InvalidArgument, "--runs must be at least 1");
+  const bool vulkan = opt.device.rfind("vulkan", 0) == 0;
+  VX_CHECK(opt.device == "cpu" || vulkan, InvalidArgument, "unknown device '", opt.device,
+           "' (use cpu, vulkan or vulkan:N)");
+  VX_CHECK(opt.precision == "fp32" || opt.precision == "fp16", InvalidArgument, "unknown precision '", opt.precision,
+           "' (use fp32 or fp16)");
+  VX_CHECK(opt.precision == "fp32" || vulkan, Unsupported, "precision '", opt.precision,
+           "' is not supported on the CPU (use fp32)");
+  std::unique_ptr<vk::VulkanContext> ctx;
+  if (vulkan) {
+    vk::ContextOptions context_options;
+    context_options.device_index = vk::parse_vulkan_device(opt.device);
+    ctx = std::make_unique<vk::VulkanContext>(context_options);
+  }
   Graph graph = import_onnx(opt.model);
   std::map<std::string, Shape> given;
   for (const std::string& spec : opt.shapes) {
@@ -84,47 +101,71 @@ void bench_command(const BenchOptions& opt) {
   }
   VX_CHECK(given.empty(), InvalidArgument, "the model has no input named '", given.begin()->first, "'");
 
-  ModelRunnerOptions runner_options;
-  runner_options.planned = !opt.eager;
-  runner_options.threads = opt.threads;
-  ModelRunner runner(std::move(graph), runner_options);
+  std::unique_ptr<ModelRunner> cpu_runner;
+  std::unique_ptr<VulkanModelRunner> vulkan_runner;
+  if (vulkan) {
+    VulkanRunnerOptions runner_options;
+    runner_options.precision = opt.precision == "fp16" ? vk::Precision::fp16 : vk::Precision::fp32;
+    vulkan_runner = std::make_unique<VulkanModelRunner>(*ctx, std::move(graph), runner_options);
+  } else {
+    ModelRunnerOptions runner_options;
+    runner_options.planned = !opt.eager;
+    runner_options.threads = opt.threads;
+    cpu_runner = std::make_unique<ModelRunner>(std::move(graph), runner_options);
+  }
+  auto run_once = [&] {
+    if (vulkan) vulkan_runner->run(inputs);
+    else cpu_runner->run(inputs);
+  };
   using clock = std::chrono::steady_clock;
   const auto first_start = clock::now();
-  runner.run(inputs);  // plans (and faults in the arena) once
+  run_once();  // plans (and faults in the arena) once
   const double first_ms = std::chrono::duration<double, std::milli>(clock::now() - first_start).count();
-  for (int i = 1; i < opt.warmup; ++i) runner.run(inputs);
+  for (int i = 1; i < opt.warmup; ++i) run_once();
   std::vector<double> times;
   for (int i = 0; i < opt.runs; ++i) {
     const auto start = clock::now();
-    runner.run(inputs);
+    run_once();
     times.push_back(std::chrono::duration<double, std::milli>(clock::now() - start).count());
   }
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
                                           : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
-  const std::string engine = runner.last_run_planned() ? "planned" : "eager";
-  std::printf("%s: %d runs, median %.3f ms, min %.3f ms (first run %.3f ms, %s executor%s%s)\n", opt.model.c_str(),
-              opt.runs, median, sorted.front(), first_ms, engine.c_str(),
-              runner.last_run_planned() ? "" : ": ", runner.last_run_planned() ? "" : runner.fallback_reason().c_str());
+  std::string engine, detail;
+  size_t cpu_nodes = 0;
+  if (vulkan) {
+    engine = "vulkan";
+    cpu_nodes = vulkan_runner->last_executable()->fallbacks().size();
+    detail = cat(" on ", ctx->info().name, ", ", opt.precision, cpu_nodes ? cat(", ", cpu_nodes, " node(s) on the CPU") : "");
+  } else {
+    const bool planned = cpu_runner->last_run_planned();
+    engine = planned ? "planned" : "eager";
+    if (!planned) detail = ": " + cpu_runner->fallback_reason();
+  }
+  std::printf("%s: %d runs, median %.3f ms, min %.3f ms (first run %.3f ms, %s executor%s)\n", opt.model.c_str(),
+              opt.runs, median, sorted.front(), first_ms, engine.c_str(), detail.c_str());
   if (opt.json) {
-    nlohmann::json j = {{"model", opt.model}, {"engine", engine},      {"runs", opt.runs},
-                        {"median_ms", median}, {"min_ms", sorted.front()}, {"first_run_ms", first_ms},
-                        {"times_ms", times},   {"input_shapes", shapes_json}};
+    nlohmann::json j = {{"model", opt.model},  {"engine", engine},          {"runs", opt.runs},
+                        {"median_ms", median},  {"min_ms", sorted.front()},  {"first_run_ms", first_ms},
+                        {"times_ms", times},    {"input_shapes", shapes_json}, {"device", opt.device},
+                        {"precision", opt.precision}, {"cpu_fallback_nodes", cpu_nodes}};
     std::printf("%s\n", j.dump().c_str());
   }
 }
 
 void setup(CLI::App& app) {
   auto opt = std::make_shared<BenchOptions>();
-  CLI::App* cmd = app.add_subcommand("bench", "Time an ONNX model on the CPU on random inputs");
+  CLI::App* cmd = app.add_subcommand("bench", "Time an ONNX model on the CPU or a Vulkan GPU on random inputs");
   cmd->add_option("model", opt->model, "the .onnx model")->required()->check(CLI::ExistingFile);
   cmd->add_option("--shape,-s", opt->shapes, "NAME=1x3x224x224 for an input whose shape is not fully declared");
   cmd->add_option("--runs,-n", opt->runs, "timed runs (default 10)");
   cmd->add_option("--warmup", opt->warmup, "untimed runs first, the planning run included (default 2)");
   cmd->add_option("--threads", opt->threads, "CPU threads (default: all)");
   cmd->add_flag("--json", opt->json, "also print one JSON line");
-  cmd->add_flag("--eager", opt->eager, "skip planning: time the eager runner");
+  cmd->add_flag("--eager", opt->eager, "skip planning: time the eager runner (CPU)");
+  cmd->add_option("--device", opt->device, "cpu (default), vulkan or vulkan:N");
+  cmd->add_option("--precision", opt->precision, "fp32 (default) or fp16 (Vulkan)");
   cmd->callback([opt] { bench_command(*opt); });
 }
 

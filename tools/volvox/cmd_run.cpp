@@ -1,7 +1,9 @@
-// `volvox run model.onnx --input NAME=FILE.npy ... [--output-dir D] [--device cpu] [--precision fp32]`:
-// imports an ONNX model, runs it on the CPU (planned executor, eager fallback: runtime/model_runner.h)
-// and writes each output as NAME.npy, printing its shape. --profile prints per-node times and
-// kernel variants.
+// `volvox run model.onnx --input NAME=FILE.npy ... [--output-dir D] [--device cpu|vulkan[:N]]
+// [--precision fp32|fp16]`: imports an ONNX model, runs it on the CPU (planned executor, eager
+// fallback: runtime/model_runner.h) or on a Vulkan GPU (runtime/vulkan_model_runner.h; nodes no
+// Vulkan op runs fall back to the CPU, listed on stderr) and writes each output as NAME.npy,
+// printing its shape. --profile prints per-node times (GPU timestamps on Vulkan) and where each
+// node ran.
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -14,7 +16,9 @@
 #include "core/error.h"
 #include "formats/npy.h"
 #include "formats/onnx_import.h"
+#include "backends/vulkan/context.h"
 #include "runtime/model_runner.h"
+#include "runtime/vulkan_model_runner.h"
 
 namespace vx::cli {
 namespace {
@@ -39,8 +43,20 @@ std::string file_safe(const std::string& name) {
 }
 
 void run_command(const RunOptions& opt) {
-  VX_CHECK(opt.device == "cpu", Unsupported, "device '", opt.device, "' is not available for ONNX models yet (use --device cpu)");
-  VX_CHECK(opt.precision == "fp32", Unsupported, "precision '", opt.precision, "' is not supported on the CPU (use fp32)");
+  const bool vulkan = opt.device.rfind("vulkan", 0) == 0;
+  VX_CHECK(opt.device == "cpu" || vulkan, InvalidArgument, "unknown device '", opt.device,
+           "' (use cpu, vulkan or vulkan:N)");
+  VX_CHECK(opt.precision == "fp32" || opt.precision == "fp16", InvalidArgument, "unknown precision '", opt.precision,
+           "' (use fp32 or fp16)");
+  VX_CHECK(opt.precision == "fp32" || vulkan, Unsupported, "precision '", opt.precision,
+           "' is not supported on the CPU (use fp32)");
+  VX_CHECK(!vulkan || !opt.eager, InvalidArgument, "--eager runs on the CPU only");
+  std::unique_ptr<vk::VulkanContext> ctx;
+  if (vulkan) {
+    vk::ContextOptions context_options;
+    context_options.device_index = vk::parse_vulkan_device(opt.device);
+    ctx = std::make_unique<vk::VulkanContext>(context_options);
+  }
   Graph graph = import_onnx(opt.model);
 
   std::map<std::string, Tensor> given;
@@ -62,14 +78,30 @@ void run_command(const RunOptions& opt) {
   }
   VX_CHECK(given.empty(), InvalidArgument, "the model has no input named '", given.begin()->first, "'");
 
-  ModelRunnerOptions runner_options;
-  runner_options.planned = !opt.eager;
-  ModelRunner runner(std::move(graph), runner_options);
   Profile profile;
-  std::vector<Tensor> outputs = runner.run(inputs, opt.profile ? &profile : nullptr);
-  if (!runner.last_run_planned())
-    std::fprintf(stderr, "note: ran on the eager runner (%s)\n", runner.fallback_reason().c_str());
-  const Graph& ran = runner.graph();
+  std::vector<Tensor> outputs;
+  std::unique_ptr<ModelRunner> cpu_runner;
+  std::unique_ptr<VulkanModelRunner> vulkan_runner;
+  std::string placements;
+  if (vulkan) {
+    VulkanRunnerOptions runner_options;
+    runner_options.precision = opt.precision == "fp16" ? vk::Precision::fp16 : vk::Precision::fp32;
+    runner_options.timestamps = opt.profile;
+    vulkan_runner = std::make_unique<VulkanModelRunner>(*ctx, std::move(graph), runner_options);
+    outputs = vulkan_runner->run(inputs, opt.profile ? &profile : nullptr);
+    auto exe = vulkan_runner->last_executable();
+    for (const auto& p : exe->fallbacks())
+      std::fprintf(stderr, "note: node '%s' (%s) ran on the CPU: %s\n", p.node.c_str(), p.op.c_str(), p.reason.c_str());
+    placements = exe->placement_report();
+  } else {
+    ModelRunnerOptions runner_options;
+    runner_options.planned = !opt.eager;
+    cpu_runner = std::make_unique<ModelRunner>(std::move(graph), runner_options);
+    outputs = cpu_runner->run(inputs, opt.profile ? &profile : nullptr);
+    if (!cpu_runner->last_run_planned())
+      std::fprintf(stderr, "note: ran on the eager runner (%s)\n", cpu_runner->fallback_reason().c_str());
+  }
+  const Graph& ran = vulkan ? vulkan_runner->graph() : cpu_runner->graph();
   std::filesystem::create_directories(opt.output_dir);
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string& name = ran.value(ran.outputs[i]).name;
@@ -78,7 +110,10 @@ void run_command(const RunOptions& opt) {
     std::printf("%s: %s %s -> %s\n", name.c_str(), std::string(dtype_name(outputs[i].dtype())).c_str(),
                 outputs[i].shape().str().c_str(), file.string().c_str());
   }
-  if (opt.profile) std::printf("\n%s", profile.str().c_str());
+  if (opt.profile) {
+    std::printf("\n%s", profile.str().c_str());
+    if (vulkan) std::printf("\nplacement (device %s):\n%s", ctx->info().name.c_str(), placements.c_str());
+  }
 }
 
 void setup(CLI::App& app) {
@@ -87,8 +122,8 @@ void setup(CLI::App& app) {
   cmd->add_option("model", opt->model, "the .onnx model")->required()->check(CLI::ExistingFile);
   cmd->add_option("--input,-i", opt->inputs, "NAME=FILE.npy, once per model input");
   cmd->add_option("--output-dir,-o", opt->output_dir, "folder for NAME.npy per output (default: .)");
-  cmd->add_option("--device", opt->device, "cpu (default)");
-  cmd->add_option("--precision", opt->precision, "fp32 (default)");
+  cmd->add_option("--device", opt->device, "cpu (default), vulkan or vulkan:N");
+  cmd->add_option("--precision", opt->precision, "fp32 (default) or fp16 (Vulkan: fp16 storage, fp32 arithmetic)");
   cmd->add_flag("--profile", opt->profile, "print per-node milliseconds and kernel variants");
   cmd->add_flag("--eager", opt->eager, "skip planning: run node by node on the eager runner");
   cmd->callback([opt] { run_command(*opt); });

@@ -45,7 +45,7 @@ enum UnaryOp {
   kCopy = 0, kRelu, kLeakyRelu, kElu, kSigmoid, kHardSigmoid, kHardSwish, kTanh, kErf, kSoftplus, kSqrt,
   kReciprocal, kExp, kLog, kNeg, kAbs, kFloor, kCeil, kRound, kNot, kSign, kSin, kCos, kSelu, kCelu,
   kThresholdedRelu, kSoftsign, kClip, kScale, kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kAsinh, kAcosh, kAtanh,
-  kIsNan, kIsInf, kGelu, kGeluTanh, kShrink, kToBool
+  kIsNan, kIsInf, kGelu, kGeluTanh, kShrink, kToBool, kOne
 };
 
 char letter(DeviceType t) { return t == DeviceType::f32 ? 'f' : t == DeviceType::f16 ? 'h' : 'i'; }
@@ -262,18 +262,28 @@ OpPlan plan_clip(const OpInfo& info) {
   return plan;
 }
 
-// Identity and Dropout (inference): the output is the input's bytes.
+// Identity and Dropout (inference, or training with ratio 0): the output is the input's bytes; a
+// Dropout mask output is all ones.
 OpPlan plan_alias(const OpInfo& info) {
   require_inputs(info, 1);
-  VX_CHECK(info.outputs.size() == 1 || info.node.outputs.size() < 2 || info.node.outputs[1] == kNoValue, Unsupported,
-           node_label(info), ": the dropout mask output is not produced on the GPU");
-  if (info.node.op == "Dropout" && info.has_input(2) && info.inputs[2].constant)
-    VX_CHECK(info.inputs[2].constant->get(0) == 0, Unsupported, node_label(info), ": training-mode dropout");
+  if (info.node.op == "Dropout" && info.has_input(2)) {
+    VX_CHECK(info.inputs[2].constant, Unsupported, node_label(info), ": training_mode is not a constant");
+    if (info.inputs[2].constant->get(0) != 0) {
+      const bool zero_ratio = info.has_input(1) && info.inputs[1].constant && info.inputs[1].constant->get(0) == 0;
+      VX_CHECK(zero_ratio, Unsupported, node_label(info), ": training-mode dropout with a nonzero ratio");
+    }
+  }
   VX_CHECK(info.inputs[0].shape == info.outputs[0].shape && info.inputs[0].device == info.outputs[0].device,
            InvalidArgument, node_label(info), ": output differs from the input");
   OpPlan plan;
   plan.output0_aliases_input0 = true;
   plan.variant = "alias";
+  if (info.node.outputs.size() > 1 && info.node.outputs[1] != kNoValue) {
+    VX_CHECK(info.outputs[1].shape == info.outputs[0].shape, InvalidArgument, node_label(info), ": mask shape");
+    Dispatch d = unary_dispatch(info, kOne, Binding::in(0), info.inputs[0].device, info.outputs[1]);
+    d.bindings = {Binding::in(0), Binding::out(1)};
+    plan.dispatches.push_back(d);
+  }
   return plan;
 }
 
@@ -299,8 +309,6 @@ OpPlan plan_binary(const OpInfo& info, BinaryOp op, BinaryKind kind) {
   }
   if (op == kMod && a.device != DeviceType::i32 && info.node.attrs.get_int("fmod", 0) != 0) op = kFmod;
   if (op == kMod && a.device == DeviceType::i32 && info.node.attrs.get_int("fmod", 0) != 0) op = kFmod;
-  if (op == kMod && a.device == DeviceType::i32)
-    VX_CHECK(a.dtype != DType::u8, Unsupported, node_label(info), ": uint8 Mod");
   OpPlan plan;
   plan.dispatches.push_back(binary_dispatch(info, op, Binding::in(0), a, Binding::in(1), b, y));
   return plan;
@@ -322,8 +330,15 @@ OpPlan plan_prelu(const OpInfo& info) {
   const OpTensor &x = info.inputs[0], &slope = info.inputs[1], &y = info.outputs[0];
   VX_CHECK(is_float(x.dtype) && x.device == slope.device, Unsupported, node_label(info), ": non-float PRelu");
   VX_CHECK(y.shape == x.shape, InvalidArgument, node_label(info), ": output shape differs from X's");
+  OpTensor s = slope;
+  // Legacy form (as the CPU kernel accepts): a 1-D slope of X's channel count applies along axis 1.
+  if (s.shape.rank() == 1 && x.shape.rank() >= 2 && s.shape[0] == x.shape[1] && s.shape[0] != x.shape.dims().back()) {
+    std::vector<int64_t> dims(x.shape.rank() - 1, 1);
+    dims[0] = s.shape[0];
+    s.shape = Shape(dims);
+  }
   OpPlan plan;
-  plan.dispatches.push_back(binary_dispatch(info, kPRelu, Binding::in(0), x, Binding::in(1), slope, y));
+  plan.dispatches.push_back(binary_dispatch(info, kPRelu, Binding::in(0), x, Binding::in(1), s, y));
   return plan;
 }
 

@@ -892,7 +892,7 @@ std::vector<NodePlacement> VulkanModelExecutable::fallbacks() const {
 
 bool VulkanModelExecutable::floats_all_on_gpu() const {
   for (const NodePlacement& p : placements_)
-    if (!p.gpu && p.touches_float) return false;
+    if (!p.gpu && !p.by_design && p.touches_float) return false;
   return true;
 }
 

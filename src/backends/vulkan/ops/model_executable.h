@@ -70,7 +70,7 @@ class VulkanModelExecutable {
   const std::vector<NodePlacement>& placements() const { return placements_; }
   // The nodes that fell back to the CPU for lack of a Vulkan op (not the shape computations).
   std::vector<NodePlacement> fallbacks() const;
-  // True when no node touching a float tensor runs on the CPU (shape computations are allowed).
+  // True when no node touching a float tensor fell back to the CPU (shape computations are allowed).
   bool floats_all_on_gpu() const;
   // One line per node: "node (op): gpu variant" / "node (op): cpu (reason)".
   std::string placement_report() const;

@@ -33,7 +33,7 @@ const int COPY = 0, RELU = 1, LEAKY_RELU = 2, ELU = 3, SIGMOID = 4, HARD_SIGMOID
           CEIL = 17, ROUND = 18, NOT = 19, SIGN = 20, SIN = 21, COS = 22, SELU = 23, CELU = 24,
           THRESHOLDED_RELU = 25, SOFTSIGN = 26, CLIP = 27, SCALE = 28, TAN = 29, ASIN = 30, ACOS = 31, ATAN = 32,
           SINH = 33, COSH = 34, ASINH = 35, ACOSH = 36, ATANH = 37, IS_NAN = 38, IS_INF = 39, GELU = 40,
-          GELU_TANH = 41, SHRINK = 42, TO_BOOL = 43;
+          GELU_TANH = 41, SHRINK = 42, TO_BOOL = 43, ONE = 44;
 
 #if TI == 2 && TO == 2
 int apply(int v) {
@@ -45,6 +45,7 @@ int apply(int v) {
     case NOT: return int(v == 0);
     case CLIP: return clamp(v, p.imin, p.imax);
     case TO_BOOL: return int(v != 0);
+    case ONE: return 1;
   }
   return v;  // COPY and casts between integer types (the wrap follows)
 }
@@ -96,6 +97,7 @@ float apply(float v) {
     case GELU_TANH: return 0.5 * v * (1.0 + tanh_stable(0.7978845608028654 * (v + 0.044715 * v * v * v)));
     case SHRINK: return v < -p.alpha ? v + p.beta : (v > p.alpha ? v - p.beta : 0.0);
     case TO_BOOL: return float(v != 0.0);
+    case ONE: return 1.0;
   }
   return v;
 }

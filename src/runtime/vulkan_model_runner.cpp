@@ -1,0 +1,68 @@
+#include "runtime/vulkan_model_runner.h"
+
+#include "core/error.h"
+#include "passes/fold_constants.h"
+#include "passes/fold_conv_batch_norm.h"
+#include "passes/remove_dead_nodes.h"
+
+namespace vx {
+
+void optimize_for_vulkan(Graph& graph) {
+  Graph g = remove_dead_nodes(std::move(graph));
+  g = fold_constants(std::move(g));
+  g = fold_conv_batch_norm(std::move(g));
+  g = remove_dead_nodes(std::move(g));
+  g.validate();
+  graph = std::move(g);
+}
+
+VulkanModelRunner::VulkanModelRunner(const vk::VulkanContext& ctx, Graph graph, VulkanRunnerOptions options)
+    : ctx_(ctx), graph_(std::move(graph)), options_(options), cache_(options.plan_cache_capacity) {
+  graph_.validate();
+  if (options_.optimize) optimize_for_vulkan(graph_);
+}
+
+std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::build(const std::vector<Tensor>& inputs,
+                                                                    const std::map<std::string, Shape>& shapes) {
+  vk::ModelExecOptions o;
+  o.precision = options_.precision;
+  o.timestamps = options_.timestamps;
+  return std::make_shared<vk::VulkanModelExecutable>(ctx_, graph_, shapes, o, &inputs);
+}
+
+std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::executable(const std::vector<Tensor>& inputs) {
+  VX_CHECK(inputs.size() == graph_.inputs.size(), InvalidArgument, "the model has ", graph_.inputs.size(),
+           " inputs but ", inputs.size(), " were given");
+  std::map<std::string, Shape> shapes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = graph_.value(graph_.inputs[i]);
+    VX_CHECK(inputs[i].defined(), InvalidArgument, "input '", v.name, "' is empty");
+    VX_CHECK(inputs[i].dtype() == v.dtype, InvalidArgument, "input '", v.name, "' must be ", dtype_name(v.dtype),
+             ", not ", dtype_name(inputs[i].dtype()));
+    shapes[v.name] = inputs[i].shape();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cache_.get_or_create(shapes, [&] { return build(inputs, shapes); });
+}
+
+std::vector<Tensor> VulkanModelRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {
+  std::shared_ptr<vk::VulkanModelExecutable> exe = executable(inputs);
+  last_ = exe;
+  try {
+    return exe->run(inputs, profile);
+  } catch (const Error& e) {
+    // Shapes observed on the first inputs no longer hold (a data-dependent op): rebuild for these.
+    if (std::string(e.what()).find("data-dependent shape changed") == std::string::npos) throw;
+    std::map<std::string, Shape> shapes;
+    for (size_t i = 0; i < inputs.size(); ++i) shapes[graph_.value(graph_.inputs[i]).name] = inputs[i].shape();
+    exe = build(inputs, shapes);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      cache_.insert(shapes, exe);
+    }
+    last_ = exe;
+    return exe->run(inputs, profile);
+  }
+}
+
+}  // namespace vx

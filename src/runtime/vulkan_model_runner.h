@@ -1,0 +1,58 @@
+// Runs an imported ONNX model on a Vulkan device: optimises the graph once for the GPU (dead
+// nodes, constant folding, Conv+BatchNormalization folding; no CPU-specific fusions), then builds a
+// VulkanModelExecutable per set of input shapes, kept in an LRU cache. Nodes no Vulkan op runs fall
+// back to the CPU inside the executable (see its placements()).
+#pragma once
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/context.h"
+#include "backends/vulkan/ops/model_executable.h"
+#include "core/graph.h"
+#include "core/tensor.h"
+#include "plan/plan_cache.h"
+#include "runtime/profile.h"
+
+namespace vx {
+
+struct VulkanRunnerOptions {
+  vk::Precision precision = vk::Precision::fp32;
+  bool timestamps = false;       // per-node GPU times in run()'s profile
+  bool optimize = true;          // run optimize_for_vulkan once
+  size_t plan_cache_capacity = 8;
+};
+
+// The passes the Vulkan path runs: remove dead nodes, fold constants, fold BatchNormalization into
+// Conv, remove dead nodes.
+void optimize_for_vulkan(Graph& graph);
+
+class VulkanModelRunner {
+ public:
+  // `ctx` must outlive the runner.
+  VulkanModelRunner(const vk::VulkanContext& ctx, Graph graph, VulkanRunnerOptions options = {});
+
+  // Inputs in graph input order (dtypes as declared); their shapes select (or build) the executable.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile = nullptr);
+  // The executable for these inputs' shapes (built now if new; the inputs also serve to observe
+  // shapes that shape inference cannot tell).
+  std::shared_ptr<vk::VulkanModelExecutable> executable(const std::vector<Tensor>& inputs);
+
+  const Graph& graph() const { return graph_; }
+  std::shared_ptr<vk::VulkanModelExecutable> last_executable() const { return last_; }
+  const ShapeLruCache<vk::VulkanModelExecutable>& cache() const { return cache_; }
+
+ private:
+  std::shared_ptr<vk::VulkanModelExecutable> build(const std::vector<Tensor>& inputs,
+                                                   const std::map<std::string, Shape>& shapes);
+  const vk::VulkanContext& ctx_;
+  Graph graph_;
+  VulkanRunnerOptions options_;
+  std::mutex mutex_;
+  ShapeLruCache<vk::VulkanModelExecutable> cache_;
+  std::shared_ptr<vk::VulkanModelExecutable> last_;
+};
+
+}  // namespace vx

@@ -1,0 +1,211 @@
+// The Vulkan model executor on multi-node graphs, against the CPU: GPU segments with a CPU fallback
+// node between them (transfers both ways), aliases, constants, shape computations folded at bind
+// time, int64 and bool at the host boundary, data-dependent shapes, the runner's plan cache,
+// timestamps and object release. Validation layer on (any message fails). Tolerances as in
+// vulkan_op_test_util.h (fp32: 1e-5 relative + 1e-6; fp16 storage: 1e-2 relative + 1e-3).
+#include <gtest/gtest.h>
+
+#include "backends/vulkan/vk_common.h"
+#include "common/test_util.h"
+#include "common/vulkan_op_test_util.h"
+#include "runtime/vulkan_model_runner.h"
+
+namespace vx::test {
+namespace {
+
+using vk::Precision;
+
+class VulkanExecutor : public VulkanOpTest {};
+
+// x [B,3,3] -> Mul(x, 2) -> Det (no Vulkan op: CPU) -> Add(det, y) -> Relu -> out0; Identity(mul) -> out1.
+Graph mixed_graph() {
+  Graph g;
+  g.name = "mixed";
+  g.opsets[""] = 18;
+  ValueId x = g.add_value("x", DType::f32, Shape{-1, 3, 3});
+  ValueId y = g.add_value("y", DType::f32, Shape{-1});
+  g.inputs = {x, y};
+  ValueId two = g.add_constant("two", Tensor::from<float>({}, {2.0f}));
+  ValueId m = g.add_value("m", DType::f32, Shape{});
+  ValueId d = g.add_value("d", DType::f32, Shape{});
+  ValueId s = g.add_value("s", DType::f32, Shape{});
+  ValueId r = g.add_value("r", DType::f32, Shape{});
+  ValueId i = g.add_value("i", DType::f32, Shape{});
+  g.add_node("Mul", "mul", {x, two}, {m});
+  g.add_node("Det", "det", {m}, {d});
+  g.add_node("Add", "add", {d, y}, {s});
+  g.add_node("Relu", "relu", {s}, {r});
+  g.add_node("Identity", "identity", {m}, {i});
+  g.outputs = {r, i};
+  return g;
+}
+
+TEST_F(VulkanExecutor, GpuCpuGpuSegmentsMatchTheCpu) {
+  Graph g = mixed_graph();
+  std::vector<Tensor> inputs = {random_tensor(Shape{4, 3, 3}, 1), random_tensor(Shape{4}, 2, -0.5f, 0.5f)};
+  std::vector<Tensor> expected = run_cpu_reference(g, inputs);
+  for (Precision p : {Precision::fp32, Precision::fp16}) {
+    vk::ModelExecOptions o;
+    o.precision = p;
+    // Det has no shape function: the sample inputs let the executor observe its output shape.
+    vk::VulkanModelExecutable exe(ctx(), g, {{"x", Shape{4, 3, 3}}, {"y", Shape{4}}}, o, &inputs);
+    EXPECT_EQ(exe.segment_count(), 3u);  // mul | det | add, relu, identity
+    auto fallbacks = exe.fallbacks();
+    ASSERT_EQ(fallbacks.size(), 1u);
+    EXPECT_EQ(fallbacks[0].op, "Det");
+    EXPECT_NE(fallbacks[0].reason.find("no Vulkan op"), std::string::npos) << fallbacks[0].reason;
+    EXPECT_FALSE(exe.floats_all_on_gpu());
+    for (int run = 0; run < 2; ++run) {  // the recorded command buffers are resubmitted
+      std::vector<Tensor> got = exe.run(inputs);
+      const std::vector<Tensor>& want = p == Precision::fp16 ? run_cpu_reference(g, round_to_fp16(inputs)) : expected;
+      // Det of 3x3 cubes the error of fp16 storage: 3e-2 relative there.
+      EXPECT_TRUE(outputs_match(want, got, p == Precision::fp16 ? Tolerance{3e-2, 3e-3} : default_tolerance(p)))
+          << precision_name(p) << " run " << run;
+    }
+  }
+}
+
+TEST_F(VulkanExecutor, WithoutSampleInputsUnknownShapesStayOnTheCpu) {
+  Graph g = mixed_graph();
+  std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)};
+  vk::VulkanModelExecutable exe(ctx(), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, {});
+  ASSERT_EQ(exe.fallbacks().size(), 3u);  // Det, and Add and Relu of its (unknown) output shape
+  EXPECT_NE(exe.fallbacks()[1].reason.find("not known when planning"), std::string::npos) << exe.fallbacks()[1].reason;
+  EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe.run(inputs), {}));
+}
+
+TEST_F(VulkanExecutor, ShapeComputationsFoldAndIntegersCrossTheBoundary) {
+  // x f32 [2,3,4] -> Shape -> Gather(1) -> (3) ; Reshape-free: Cast(x > 0) to int64 -> out_i64;
+  // k int64 input [2,3,4] -> Cast to float -> Add x -> out_f.
+  Graph g;
+  g.opsets[""] = 18;
+  ValueId x = g.add_value("x", DType::f32, Shape{2, 3, 4});
+  ValueId k = g.add_value("k", DType::i64, Shape{2, 3, 4});
+  g.inputs = {x, k};
+  ValueId shape = g.add_value("shape", DType::i64, Shape{3});
+  ValueId idx = g.add_constant("idx", Tensor::from<int64_t>({}, {1}));
+  ValueId dim = g.add_value("dim", DType::i64, Shape{});
+  ValueId gt = g.add_value("gt", DType::boolean, Shape{});
+  ValueId zero = g.add_constant("zero", Tensor::from<float>({}, {0.0f}));
+  ValueId as_int = g.add_value("as_int", DType::i64, Shape{});
+  ValueId kf = g.add_value("kf", DType::f32, Shape{});
+  ValueId sum = g.add_value("sum", DType::f32, Shape{});
+  ValueId dimf = g.add_value("dimf", DType::f32, Shape{});
+  ValueId scaled = g.add_value("scaled", DType::f32, Shape{});
+  Attributes to_i64, to_f32;
+  to_i64.set("to", int64_t(7));
+  to_f32.set("to", int64_t(1));
+  g.add_node("Shape", "shape", {x}, {shape});
+  g.add_node("Gather", "gather", {shape, idx}, {dim});
+  g.add_node("Cast", "dim_to_float", {dim}, {dimf}, to_f32);
+  g.add_node("Greater", "gt", {x, zero}, {gt});
+  g.add_node("Cast", "to_i64", {gt}, {as_int}, to_i64);
+  g.add_node("Cast", "k_to_f32", {k}, {kf}, to_f32);
+  g.add_node("Add", "add", {x, kf}, {sum});
+  g.add_node("Mul", "scale", {sum, dimf}, {scaled});
+  g.outputs = {as_int, scaled};
+  Tensor kt(DType::i64, Shape{2, 3, 4});
+  for (int64_t i = 0; i < kt.numel(); ++i) kt.data<int64_t>()[i] = i * 37 - 400;
+  std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 4}, 5), kt};
+  vk::VulkanModelExecutable exe(ctx(), g, {}, {});
+  // Shape, Gather and the Cast of the folded dim became constants; everything left is on the GPU.
+  EXPECT_TRUE(exe.fallbacks().empty()) << exe.placement_report();
+  EXPECT_TRUE(exe.floats_all_on_gpu());
+  for (const auto& p : exe.placements()) EXPECT_TRUE(p.gpu) << p.node << ": " << p.reason;
+  EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe.run(inputs), default_tolerance(Precision::fp32)));
+}
+
+// Greater (GPU) -> NonZero (CPU, data-dependent shape) -> Cast to float (GPU): shapes are observed on
+// the first inputs; other data changes them, which the runner answers by rebuilding.
+TEST_F(VulkanExecutor, DataDependentShapesAreObservedAndRebuilt) {
+  Graph g;
+  g.opsets[""] = 18;
+  ValueId x = g.add_value("x", DType::f32, Shape{6});
+  g.inputs = {x};
+  ValueId zero = g.add_constant("zero", Tensor::from<float>({}, {0.0f}));
+  ValueId gt = g.add_value("gt", DType::boolean, Shape{});
+  ValueId nz = g.add_value("nz", DType::i64, Shape{});
+  ValueId f = g.add_value("f", DType::f32, Shape{});
+  Attributes to_f32;
+  to_f32.set("to", int64_t(1));
+  g.add_node("Greater", "gt", {x, zero}, {gt});
+  g.add_node("NonZero", "nonzero", {gt}, {nz});
+  g.add_node("Cast", "cast", {nz}, {f}, to_f32);
+  g.outputs = {f};
+  Tensor a = Tensor::from<float>({6}, {1, -1, 2, -2, 3, -3});
+  Tensor b = Tensor::from<float>({6}, {1, 1, 2, -2, 3, 3});
+  VulkanModelRunner runner(ctx(), g);
+  EXPECT_TRUE(outputs_match(run_cpu_reference(g, {a}), runner.run({a}), {}));
+  auto first = runner.last_executable();
+  EXPECT_TRUE(outputs_match(run_cpu_reference(g, {b}), runner.run({b}), {}));
+  EXPECT_NE(runner.last_executable(), first);  // rebuilt for the new shape of nz
+  EXPECT_THROW(first->run({b}), Error);
+}
+
+TEST_F(VulkanExecutor, RunnerCachesOneExecutablePerInputShape) {
+  Graph g = mixed_graph();
+  VulkanModelRunner runner(ctx(), g);
+  for (int64_t b : {2, 5, 2, 5, 2}) {
+    std::vector<Tensor> in = {random_tensor(Shape{b, 3, 3}, uint64_t(b)), random_tensor(Shape{b}, uint64_t(b + 1))};
+    EXPECT_TRUE(outputs_match(run_cpu_reference(g, in), runner.run(in), {})) << "batch " << b;
+  }
+  EXPECT_EQ(runner.cache().size(), 2u);
+  EXPECT_EQ(runner.cache().misses(), 2u);
+  EXPECT_EQ(runner.cache().hits(), 3u);
+}
+
+TEST_F(VulkanExecutor, ArenaSharesMemoryAlongAChain) {
+  Graph g;
+  g.opsets[""] = 18;
+  ValueId v = g.add_value("x", DType::f32, Shape{1000});
+  g.inputs = {v};
+  for (int i = 0; i < 10; ++i) {
+    ValueId next = g.add_value(cat("v", i), DType::f32, Shape{});
+    g.add_node(i % 2 ? "Relu" : "Neg", cat("n", i), {v}, {next});
+    v = next;
+  }
+  g.outputs = {v};
+  Tensor x = random_tensor(Shape{1000}, 3);
+  vk::VulkanModelExecutable exe(ctx(), g, {}, {});
+  EXPECT_LE(exe.arena_bytes(), 3u * 4096u);  // two or three 4000-byte buffers, not eleven
+  EXPECT_TRUE(outputs_match(run_cpu_reference(g, {x}), exe.run({x}), {}));
+}
+
+TEST_F(VulkanExecutor, ProfilesEveryNodeAndRejectsWrongInputs) {
+  Graph g = mixed_graph();
+  std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)};
+  vk::ModelExecOptions o;
+  o.timestamps = true;
+  vk::VulkanModelExecutable exe(ctx(), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, o, &inputs);
+  EXPECT_EQ(exe.fallbacks().size(), 1u);
+  Profile profile;
+  exe.run(inputs, &profile);
+  ASSERT_EQ(profile.entries.size(), 5u);
+  EXPECT_EQ(profile.entries[0].variant.rfind("vulkan:", 0), 0u);
+  EXPECT_EQ(profile.entries[1].variant.rfind("cpu:", 0), 0u);
+  for (const auto& e : profile.entries) EXPECT_GE(e.milliseconds, 0.0);
+  try {
+    exe.run({random_tensor(Shape{3, 3, 3}, 1), inputs[1]});
+    FAIL() << "a wrong input shape was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+}
+
+TEST_F(VulkanExecutor, ReleasesEveryObject) {
+  const int before = vk::live_objects();
+  {
+    Graph g = mixed_graph();
+    VulkanRunnerOptions o;
+    o.timestamps = true;
+    VulkanModelRunner runner(ctx(), g, o);
+    runner.run({random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)});
+    runner.run({random_tensor(Shape{3, 3, 3}, 1), random_tensor(Shape{3}, 2)});
+    EXPECT_GT(vk::live_objects(), before);
+  }
+  EXPECT_EQ(vk::live_objects(), before);
+}
+
+}  // namespace
+}  // namespace vx::test
