@@ -157,6 +157,28 @@ TEST_P(VulkanMathOps, Gemm) {
   }
 }
 
+// Shapes whose rows allow 16-byte staging loads of A and / or B (8 fp16 or 4 fp32 values).
+TEST_P(VulkanMathOps, VectorLoads) {
+  uint64_t seed = 170;
+  check(OneNode{"MatMul", {}, {{rnd(Shape{70, 32}, seed++)}, {rnd(Shape{32, 72}, seed++)}}}, "MatMul aligned",
+        "tiled+vecA+vecB");
+  check(OneNode{"MatMul", {}, {{rnd(Shape{3, 1, 9, 16}, seed++)}, {rnd(Shape{4, 16, 24}, seed++), true}}},
+        "MatMul aligned batches", "tiled+vecA+vecB");
+  check(OneNode{"MatMul", {}, {{rnd(Shape{5, 48}, seed++)}, {rnd(Shape{48, 13}, seed++)}}}, "MatMul aligned A", "tiled+vecA");
+  check(OneNode{"MatMul", {}, {{rnd(Shape{5, 13}, seed++)}, {rnd(Shape{13, 40}, seed++), true}}}, "MatMul aligned B",
+        "tiled+vecB");
+  ScopedEnv conv("VOLVOX_VK_CONV", "gemm");
+  check(OneNode{"Conv", {}, {{rnd(Shape{1, 16, 4, 6}, seed++)}, {rnd(Shape{9, 16, 1, 1}, seed++), true}, {rnd(Shape{9}, seed++), true}}},
+        "pointwise Conv aligned", "gemm1x1_tiled+vecA+vecB");
+  Attributes a;
+  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  check(OneNode{"Conv", a, {{rnd(Shape{2, 8, 5, 7}, seed++)}, {rnd(Shape{11, 8, 3, 3}, seed++), true}}}, "3x3 Conv aligned",
+        "gemm_tiled+vecA");
+  ScopedEnv split("VOLVOX_VK_SPLITK", "3");
+  check(OneNode{"MatMul", {}, {{rnd(Shape{5, 256}, seed++)}, {rnd(Shape{256, 24}, seed++), true}}}, "MatMul aligned split K",
+        "tiled_splitk3+vecA+vecB");
+}
+
 // Every GEMM user with K forced into 3 chunks (partial sums, then the reduce pass).
 TEST_P(VulkanMathOps, SplitK) {
   ScopedEnv env("VOLVOX_VK_SPLITK", "3");

@@ -65,14 +65,25 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   else i32(info, d.b_base + (d.z1_count - 1) * d.b_z1 + (d.z0_count - 1) * d.b_z0 + d.k / std::max<int64_t>(d.conv.kernel_size(), 1) * d.conv.in_size(), "B offset");
   i32(info, last(d.o_base, d.o_z1, d.o_z0, d.m, d.n, d.n, 1), "Y offset");
 
+  // Spec constants (shaders/nn_gemm_io.glsl): modes, the im2col window (defaults without one), and
+  // whether A / B rows can be staged with 16-byte loads.
   std::vector<int32_t> spec = {d.b_im2col ? 1 : 0, d.sam == 1 && d.sak != 1 ? 1 : 0,
                                !d.b_im2col && d.sbk == 1 && d.sbn != 1 ? 1 : 0};
-  if (d.b_im2col) {
-    std::vector<int32_t> w = d.conv.spec_constants();  // in, kernel, stride, dilation, pad_begin, out
-    spec.insert(spec.end(), w.begin(), w.begin() + 15);
-    spec.push_back(d.conv.out[1]);
-    spec.push_back(d.conv.out[2]);
-  }
+  const Window3 window = d.b_im2col ? d.conv : Window3{};
+  const std::vector<int32_t> w = window.spec_constants();  // in, kernel, stride, dilation, pad_begin, out
+  spec.insert(spec.end(), w.begin(), w.begin() + 15);
+  spec.push_back(window.out[1]);
+  spec.push_back(window.out[2]);
+  const int64_t vec = storage == DeviceType::f16 ? 8 : 4;  // elements per 16 bytes
+  auto aligned = [&](std::initializer_list<int64_t> values) {
+    for (int64_t v : values)
+      if (v % vec != 0) return false;
+    return true;
+  };
+  const bool a_vec = d.sak == 1 && aligned({d.sam, d.a_base, d.a_z1, d.a_z0, d.k});
+  const bool b_vec = !d.b_im2col && d.sbn == 1 && aligned({d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
+  spec.push_back(a_vec ? 1 : 0);
+  spec.push_back(b_vec ? 1 : 0);
   // Batches per dispatch: whole z0 rows, as many z1 as fit the workgroup-count limit.
   const int64_t z1_per_dispatch = std::max<int64_t>(1, kMaxGroups / d.z0_count);
   const int64_t batches = d.z1_count * d.z0_count;
@@ -137,7 +148,10 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     }
   }
   std::string variant = coopmat ? "coopmat" : "tiled";
-  return splits > 1 ? variant + "_splitk" + std::to_string(splits) : variant;
+  if (splits > 1) variant += "_splitk" + std::to_string(splits);
+  if (a_vec) variant += "+vecA";
+  if (b_vec) variant += "+vecB";
+  return variant;
 }
 
 }  // namespace vx::vk::nn

@@ -36,7 +36,8 @@ bool gemm_uses_coopmat(const OpInfo& info, DeviceType storage, int64_t m, int64_
 // epilogue. VOLVOX_VK_SPLITK = N forces N splits (tests, measurements; 1 = never).
 //
 // Appends the dispatches of one GEMM (several when the batch exceeds one dispatch's workgroup
-// count) and returns the variant ("tiled", "coopmat", "tiled_splitk4", ...).
+// count) and returns the variant ("tiled", "coopmat", "tiled_splitk4", with "+vecA" / "+vecB" when
+// A's rows (K-contiguous) / B's rows (N-contiguous) are staged with 16-byte loads).
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage);
 
 }  // namespace vx::vk::nn

@@ -5,7 +5,8 @@
 // fp32 accumulators), fp16 storage only. A workgroup of 4 subgroups (32 lanes) computes a 64 x 64
 // tile of Y, each subgroup a 32 x 32 quarter (2 x 2 fragments). Per K step of 32, the A slice
 // (64 x 32) and the B slice (32 x 64) are converted to fp16 in shared memory (rows padded by 8
-// halves against bank conflicts) by all threads, then each subgroup runs 2 x 2 x 2 MMAs. The
+// halves against bank conflicts) by all threads (16-byte global loads where the layout allows:
+// A_VEC / B_VEC), then each subgroup runs 2 x 2 x 2 MMAs. The
 // accumulators go through shared memory (fp32) for the epilogue, which handles ragged edges,
 // alpha, beta * C and ReLU like nn_gemm.
 #extension GL_NV_cooperative_matrix : require
@@ -38,17 +39,39 @@ void main() {
     [[unroll]] for (int j = 0; j < 2; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 
   for (int k0 = k_begin; k0 < k_end; k0 += BK) {
-    [[unroll]] for (int e = 0; e < (BM * BK) / THREADS; ++e) {
-      int idx = lid + THREADS * e;
-      int mm = A_M_FAST != 0 ? idx % BM : idx / BK, kk = A_M_FAST != 0 ? idx / BM : idx % BK;
-      int gm = m0 + mm, gk = k0 + kk;
-      s_a[mm * ASTR + kk] = float16_t((gm < p.M && gk < k_end) ? load_a(off.a, gm, gk) : 0.0);
+    if (A_VEC != 0) {
+      [[unroll]] for (int e = 0; e < (BM * BK) / (VEC * THREADS); ++e) {
+        int idx = lid + THREADS * e;
+        int mm = idx / (BK / VEC), kk = (idx % (BK / VEC)) * VEC, gm = m0 + mm, gk = k0 + kk;
+        float v[VEC];
+        if (gm < p.M && gk < k_end) load_a_vec(off.a, gm, gk, v);
+        else [[unroll]] for (int i = 0; i < VEC; ++i) v[i] = 0.0;
+        [[unroll]] for (int i = 0; i < VEC; ++i) s_a[mm * ASTR + kk + i] = float16_t(v[i]);
+      }
+    } else {
+      [[unroll]] for (int e = 0; e < (BM * BK) / THREADS; ++e) {
+        int idx = lid + THREADS * e;
+        int mm = A_M_FAST != 0 ? idx % BM : idx / BK, kk = A_M_FAST != 0 ? idx / BM : idx % BK;
+        int gm = m0 + mm, gk = k0 + kk;
+        s_a[mm * ASTR + kk] = float16_t((gm < p.M && gk < k_end) ? load_a(off.a, gm, gk) : 0.0);
+      }
     }
-    [[unroll]] for (int e = 0; e < (BK * BN) / THREADS; ++e) {
-      int idx = lid + THREADS * e;
-      int kk = B_K_FAST != 0 ? idx % BK : idx / BN, nn = B_K_FAST != 0 ? idx / BK : idx % BN;
-      int gk = k0 + kk, gn = n0 + nn;
-      s_b[kk * BSTR + nn] = float16_t((gk < k_end && gn < p.N) ? load_b(off.b, gk, gn) : 0.0);
+    if (B_VEC != 0) {
+      [[unroll]] for (int e = 0; e < (BK * BN) / (VEC * THREADS); ++e) {
+        int idx = lid + THREADS * e;
+        int kk = idx / (BN / VEC), nn = (idx % (BN / VEC)) * VEC, gk = k0 + kk, gn = n0 + nn;
+        float v[VEC];
+        if (gk < k_end && gn < p.N) load_b_vec(off.b, gk, gn, v);
+        else [[unroll]] for (int i = 0; i < VEC; ++i) v[i] = 0.0;
+        [[unroll]] for (int i = 0; i < VEC; ++i) s_b[kk * BSTR + nn + i] = float16_t(v[i]);
+      }
+    } else {
+      [[unroll]] for (int e = 0; e < (BK * BN) / THREADS; ++e) {
+        int idx = lid + THREADS * e;
+        int kk = B_K_FAST != 0 ? idx % BK : idx / BN, nn = B_K_FAST != 0 ? idx / BK : idx % BN;
+        int gk = k0 + kk, gn = n0 + nn;
+        s_b[kk * BSTR + nn] = float16_t((gk < k_end && gn < p.N) ? load_b(off.b, gk, gn) : 0.0);
+      }
     }
     barrier();
     [[unroll]] for (int ks = 0; ks < BK; ks += 16) {

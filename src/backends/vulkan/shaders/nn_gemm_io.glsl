@@ -35,6 +35,16 @@ layout(constant_id = 16) const int PY = 0;
 layout(constant_id = 17) const int PX = 0;
 layout(constant_id = 18) const int OY = 1;  // output extents (OZ follows from N)
 layout(constant_id = 19) const int OX = 1;
+// 16-byte loads (VEC elements): A_VEC when A's rows are K-contiguous (sak 1) and every row start
+// and K are multiples of VEC; B_VEC when B's rows are N-contiguous (sbn 1, B_MODE 0) and every
+// row start and N are multiples of VEC. Tiles then stage whole vectors (never straddling K / N).
+layout(constant_id = 20) const int A_VEC = 0;
+layout(constant_id = 21) const int B_VEC = 0;
+#if FP16
+#define VEC 8
+#else
+#define VEC 4
+#endif
 
 layout(push_constant) uniform Params {
   int M, N, K;
@@ -51,6 +61,8 @@ layout(push_constant) uniform Params {
 
 layout(std430, binding = 0) readonly buffer BufA { sfp a_data[]; };
 layout(std430, binding = 1) readonly buffer BufB { sfp b_data[]; };
+layout(std430, binding = 0) readonly buffer BufAVec { uvec4 a_vec[]; };  // 16-byte views of A and B
+layout(std430, binding = 1) readonly buffer BufBVec { uvec4 b_vec[]; };
 layout(std430, binding = 2) readonly buffer BufC { sfp c_data[]; };
 layout(std430, binding = 3) writeonly buffer BufY { sfp y_data[]; };
 layout(std430, binding = 4) buffer BufPart { float part_data[]; };
@@ -90,6 +102,19 @@ void k_range(out int k_begin, out int k_end) {
   k_begin = split * p.k_chunk;
   k_end = p.splits == 1 ? p.K : min(p.K, k_begin + p.k_chunk);
 }
+
+// VEC consecutive values from 16 bytes.
+void unpack_vec(uvec4 u, out float v[VEC]) {
+#if FP16
+  vec2 h0 = unpackHalf2x16(u.x), h1 = unpackHalf2x16(u.y), h2 = unpackHalf2x16(u.z), h3 = unpackHalf2x16(u.w);
+  v[0] = h0.x; v[1] = h0.y; v[2] = h1.x; v[3] = h1.y; v[4] = h2.x; v[5] = h2.y; v[6] = h3.x; v[7] = h3.y;
+#else
+  v[0] = uintBitsToFloat(u.x); v[1] = uintBitsToFloat(u.y); v[2] = uintBitsToFloat(u.z); v[3] = uintBitsToFloat(u.w);
+#endif
+}
+// A(m, k .. k + VEC) (A_VEC; k a multiple of VEC) and B(k, n .. n + VEC) (B_VEC).
+void load_a_vec(int base, int m, int k, out float v[VEC]) { unpack_vec(a_vec[(base + m * p.sam + k) / VEC], v); }
+void load_b_vec(int base, int k, int n, out float v[VEC]) { unpack_vec(b_vec[(base + k * p.sbk + n) / VEC], v); }
 
 void store_y(BatchOffsets off, int m, int n, float acc) {
   float v = p.alpha * acc;
