@@ -24,6 +24,7 @@ void main() {
   k_range(k_begin, k_end);
   vec4 acc[4];
   [[unroll]] for (int i = 0; i < 4; ++i) acc[i] = vec4(0.0);
+  const ivec3 origin = B_MODE == 1 ? im2col_origin(n0 + lid % BN) : ivec3(0);  // this thread's B column
 
   for (int k0 = k_begin; k0 < k_end; k0 += BK) {
     if (A_VEC != 0) {
@@ -49,6 +50,11 @@ void main() {
         if (gk < k_end && gn < p.N) load_b_vec(off.b, gk, gn, v);
         else [[unroll]] for (int e = 0; e < VEC; ++e) v[e] = 0.0;
         [[unroll]] for (int e = 0; e < VEC; ++e) s_b[kk][(nn + e) / 4][(nn + e) % 4] = v[e];
+      }
+    } else if (B_MODE == 1) {
+      [[unroll]] for (int e = 0; e < (BK * BN) / 256; ++e) {
+        int kk = lid / BN + e * (256 / BN), nn = lid % BN, gk = k0 + kk;
+        s_b[kk][nn / 4][nn % 4] = (gk < k_end && n0 + nn < p.N) ? load_b_im2col(off.b, gk, origin) : 0.0;
       }
     } else {
       [[unroll]] for (int e = 0; e < (BK * BN) / 256; ++e) {

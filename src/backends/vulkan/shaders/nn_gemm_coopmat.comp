@@ -37,6 +37,7 @@ void main() {
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[2][2];
   [[unroll]] for (int i = 0; i < 2; ++i)
     [[unroll]] for (int j = 0; j < 2; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+  const ivec3 origin = B_MODE == 1 ? im2col_origin(n0 + lid % BN) : ivec3(0);  // this thread's B column
 
   for (int k0 = k_begin; k0 < k_end; k0 += BK) {
     if (A_VEC != 0) {
@@ -64,6 +65,11 @@ void main() {
         if (gk < k_end && gn < p.N) load_b_vec(off.b, gk, gn, v);
         else [[unroll]] for (int i = 0; i < VEC; ++i) v[i] = 0.0;
         [[unroll]] for (int i = 0; i < VEC; ++i) s_b[kk * BSTR + nn + i] = float16_t(v[i]);
+      }
+    } else if (B_MODE == 1) {
+      [[unroll]] for (int e = 0; e < (BK * BN) / THREADS; ++e) {
+        int kk = lid / BN + e * (THREADS / BN), nn = lid % BN, gk = k0 + kk;
+        s_b[kk * BSTR + nn] = float16_t((gk < k_end && n0 + nn < p.N) ? load_b_im2col(off.b, gk, origin) : 0.0);
       }
     } else {
       [[unroll]] for (int e = 0; e < (BK * BN) / THREADS; ++e) {

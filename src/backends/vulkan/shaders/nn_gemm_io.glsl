@@ -85,15 +85,26 @@ BatchOffsets batch_offsets(int z) {
 // Callers check m < M, k < K, n < N.
 float load_a(int base, int m, int k) { return float(a_data[base + m * p.sam + k * p.sak]); }
 
-float load_b(int base, int k, int n) {
-  if (B_MODE == 0) return float(b_data[base + k * p.sbk + n * p.sbn]);
+// The input position of kernel tap 0 for output pixel n (im2col: B_MODE 1): hoisted out of the K
+// loop by the kernels, whose threads each stage one fixed column of B.
+ivec3 im2col_origin(int n) {
+  int oz = n / (OY * OX), oyx = n - oz * (OY * OX), oy = oyx / OX, ox = oyx - oy * OX;
+  return ivec3(oz * SZ - PZ, oy * SY - PY, ox * SX - PX);
+}
+
+// B(k, n) of the im2col matrix, for n's origin.
+float load_b_im2col(int base, int k, ivec3 origin) {
   const int ksize = KZ * KY * KX;
   int c = k / ksize, r = k - c * ksize;
   int kz = r / (KY * KX), kyx = r - kz * (KY * KX), ky = kyx / KX, kx = kyx - ky * KX;
-  int oz = n / (OY * OX), oyx = n - oz * (OY * OX), oy = oyx / OX, ox = oyx - oy * OX;
-  int iz = oz * SZ - PZ + kz * DZ, iy = oy * SY - PY + ky * DY, ix = ox * SX - PX + kx * DX;
+  int iz = origin.x + kz * DZ, iy = origin.y + ky * DY, ix = origin.z + kx * DX;
   if (iz < 0 || iy < 0 || ix < 0 || iz >= IZ || iy >= IY || ix >= IX) return 0.0;
   return float(b_data[base + ((c * IZ + iz) * IY + iy) * IX + ix]);
+}
+
+float load_b(int base, int k, int n) {
+  if (B_MODE == 0) return float(b_data[base + k * p.sbk + n * p.sbn]);
+  return load_b_im2col(base, k, im2col_origin(n));
 }
 
 // The K range of this workgroup: [k_begin, k_end).
