@@ -20,8 +20,8 @@ namespace vx {
 
 struct VulkanRunnerOptions {
   vk::Precision precision = vk::Precision::fp32;
-  bool timestamps = false;       // per-node GPU times in run()'s profile
-  bool optimize = true;          // run optimize_for_vulkan once
+  bool timestamps = false;  // per-node GPU times in run()'s profile
+  bool optimize = true;     // run optimize_for_vulkan once
   size_t plan_cache_capacity = 8;
 };
 

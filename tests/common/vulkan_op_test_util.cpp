@@ -69,22 +69,26 @@ Tolerance default_tolerance(vk::Precision precision) {
   for (size_t k = 0; k < expected.size(); ++k) {
     const Tensor &e = expected[k], &a = got[k];
     if (e.dtype() != a.dtype())
-      return ::testing::AssertionFailure() << "output " << k << " is " << dtype_name(a.dtype()) << ", expected "
-                                           << dtype_name(e.dtype());
+      return ::testing::AssertionFailure()
+             << "output " << k << " is " << dtype_name(a.dtype()) << ", expected " << dtype_name(e.dtype());
     if (!(e.shape() == a.shape()))
-      return ::testing::AssertionFailure() << "output " << k << " has shape " << a.shape().str() << ", expected "
-                                           << e.shape().str();
+      return ::testing::AssertionFailure()
+             << "output " << k << " has shape " << a.shape().str() << ", expected " << e.shape().str();
     const bool exact = e.dtype() != DType::f32 && e.dtype() != DType::f16;
     for (int64_t i = 0; i < e.numel(); ++i) {
       const double x = e.get(i), y = a.get(i);
       bool ok;
-      if (exact) ok = x == y;
-      else if (std::isnan(x) || std::isnan(y)) ok = std::isnan(x) && std::isnan(y);
-      else if (std::isinf(x) || std::isinf(y)) ok = x == y;
-      else ok = std::fabs(x - y) <= tol.atol + tol.rtol * std::fabs(x);
+      if (exact)
+        ok = x == y;
+      else if (std::isnan(x) || std::isnan(y))
+        ok = std::isnan(x) && std::isnan(y);
+      else if (std::isinf(x) || std::isinf(y))
+        ok = x == y;
+      else
+        ok = std::fabs(x - y) <= tol.atol + tol.rtol * std::fabs(x);
       if (!ok)
-        return ::testing::AssertionFailure() << "output " << k << " element " << i << " is " << y << ", expected "
-                                             << x << " (rtol " << tol.rtol << ", atol " << tol.atol << ")";
+        return ::testing::AssertionFailure() << "output " << k << " element " << i << " is " << y << ", expected " << x
+                                             << " (rtol " << tol.rtol << ", atol " << tol.atol << ")";
     }
   }
   return ::testing::AssertionSuccess();

@@ -23,7 +23,7 @@ namespace vx::test {
 
 // One input of the node: a runtime tensor (a graph input), a constant (an initializer), or omitted.
 struct NodeInput {
-  Tensor value;           // undefined: an omitted optional input
+  Tensor value;  // undefined: an omitted optional input
   bool constant = false;
 };
 inline NodeInput input(Tensor t) { return {std::move(t), false}; }

@@ -25,6 +25,7 @@ namespace vx::conformance {
 namespace {
 
 constexpr double kTolerance = 1e-3;  // rtol = atol for floats; integers and bools are exact
+constexpr double kFp16Tolerance = 1e-2;  // Vulkan at fp16 storage
 
 const char* status_name(Status s) {
   switch (s) {
@@ -57,7 +58,8 @@ std::vector<std::filesystem::path> numbered_files(const std::filesystem::path& d
 }
 
 // Empty when equal within tolerance, else why not.
-std::string compare(const Tensor& expected, const Tensor& actual, const std::string& name) {
+std::string compare(const Tensor& expected, const Tensor& actual, const std::string& name,
+                    double tolerance = kTolerance) {
   if (actual.dtype() != expected.dtype())
     return cat("output '", name, "' has type ", dtype_name(actual.dtype()), ", expected ", dtype_name(expected.dtype()));
   if (!(actual.shape() == expected.shape()))
@@ -74,8 +76,8 @@ std::string compare(const Tensor& expected, const Tensor& actual, const std::str
     }
     if (std::isnan(e) && std::isnan(a)) continue;
     if (std::isinf(e) && a == e) continue;
-    if (!(std::fabs(a - e) <= kTolerance + kTolerance * std::fabs(e)))
-      return cat("output '", name, "' element ", i, " is ", a, ", expected ", e, " (rtol = atol = ", kTolerance, ")");
+    if (!(std::fabs(a - e) <= tolerance + tolerance * std::fabs(e)))
+      return cat("output '", name, "' element ", i, " is ", a, ", expected ", e, " (rtol = atol = ", tolerance, ")");
   }
   return {};
 }
@@ -93,9 +95,12 @@ std::vector<std::filesystem::path> data_sets(const std::filesystem::path& dir) {
 }
 
 // The Vulkan run of one case: like run_case, and records which nodes fell back to the CPU.
-std::string run_case_vulkan(const std::filesystem::path& dir, const vk::VulkanContext& ctx, CaseResult* result) {
+std::string run_case_vulkan(const std::filesystem::path& dir, const vk::VulkanContext& ctx, bool fp16,
+                            CaseResult* result) {
   Graph graph = import_onnx(dir / "model.onnx");
-  VulkanModelRunner runner(ctx, graph);
+  VulkanRunnerOptions options;
+  options.precision = fp16 ? vk::Precision::fp16 : vk::Precision::fp32;
+  VulkanModelRunner runner(ctx, graph, options);
   std::vector<std::filesystem::path> sets = data_sets(dir);
   if (sets.empty()) return "no test_data_set_* folder";
   result->floats_on_gpu = true;
@@ -113,7 +118,8 @@ std::string run_case_vulkan(const std::filesystem::path& dir, const vk::VulkanCo
     if (outputs.size() != expected.size())
       return cat(set.filename().string(), ": ", outputs.size(), " outputs, expected ", expected.size());
     for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string diff = compare(expected[i], outputs[i], graph.value(graph.outputs[i]).name);
+      std::string diff =
+          compare(expected[i], outputs[i], graph.value(graph.outputs[i]).name, fp16 ? kFp16Tolerance : kTolerance);
       if (!diff.empty()) return cat(set.filename().string(), ": ", diff);
     }
   }
@@ -175,7 +181,7 @@ std::vector<Exclusion> read_exclusions(const std::filesystem::path& file) {
 
 std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::vector<Exclusion>& excluded,
                                   double time_limit_s, const std::string& filter, Engine engine,
-                                  const vk::VulkanContext* vulkan) {
+                                  const vk::VulkanContext* vulkan, bool vulkan_fp16) {
   VX_CHECK(engine != Engine::vulkan || vulkan != nullptr, InvalidArgument, "the Vulkan engine needs a context");
   // Vulkan cases share one context, whose queue takes one submission at a time: a case abandoned
   // at the time limit keeps this lock, and later cases wait for it (then fail) instead of racing.
@@ -213,14 +219,14 @@ std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::
       std::future<std::string> future = promise->get_future();
       auto planned = std::make_shared<bool>(false);
       auto vulkan_result = std::make_shared<CaseResult>();
-      std::thread([promise, dir, engine, planned, vulkan, vulkan_result, time_limit_s] {
+      std::thread([promise, dir, engine, planned, vulkan, vulkan_fp16, vulkan_result, time_limit_s] {
         try {
           if (engine == Engine::vulkan) {
             std::unique_lock<std::timed_mutex> lock(vulkan_busy, std::defer_lock);
             if (!lock.try_lock_for(std::chrono::duration<double>(time_limit_s)))
               promise->set_value("an earlier case abandoned at the time limit still holds the Vulkan device");
             else
-              promise->set_value(run_case_vulkan(dir, *vulkan, vulkan_result.get()));
+              promise->set_value(run_case_vulkan(dir, *vulkan, vulkan_fp16, vulkan_result.get()));
           } else {
             promise->set_value(run_case(dir, engine, planned.get()));
           }
@@ -254,7 +260,7 @@ std::string vulkan_status(const CaseResult& r) {
 
 namespace {
 
-void write_vulkan_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir) {
+void write_vulkan_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir, bool fp16) {
   struct OpCount {
     int gpu = 0, fallback = 0, failed = 0, excluded = 0;
   };
@@ -285,9 +291,11 @@ void write_vulkan_report(const std::vector<CaseResult>& results, const std::file
   nlohmann::json ops = nlohmann::json::object();
   for (const auto& [op, c] : per_op)
     ops[op] = {{"pass_gpu", c.gpu}, {"pass_cpu_fallback", c.fallback}, {"failed", c.failed}, {"excluded", c.excluded}};
+  const double tolerance = fp16 ? kFp16Tolerance : kTolerance;
+  const std::string stem = fp16 ? "report_vulkan_fp16" : "report_vulkan";
   nlohmann::json report = {{"device", "vulkan"},
-                           {"precision", "fp32"},
-                           {"tolerance", {{"rtol", kTolerance}, {"atol", kTolerance}}},
+                           {"precision", fp16 ? "fp16" : "fp32"},
+                           {"tolerance", {{"rtol", tolerance}, {"atol", tolerance}}},
                            {"totals",
                             {{"cases", total},
                              {"pass_gpu", gpu},
@@ -299,15 +307,15 @@ void write_vulkan_report(const std::vector<CaseResult>& results, const std::file
                            {"ops", ops},
                            {"fallback_ops", fallback_ops},
                            {"cases", cases}};
-  std::ofstream(dir / "report_vulkan.json") << report.dump(2) << "\n";
+  std::ofstream(dir / (stem + ".json")) << report.dump(2) << "\n";
 
   std::ostringstream md;
-  md << "# ONNX conformance (Vulkan, fp32)\n\n";
+  md << "# ONNX conformance (Vulkan, " << (fp16 ? "fp16 storage" : "fp32") << ")\n\n";
   md << "Cases: " << total << " | pass (all on GPU): " << gpu << " | pass with CPU fallback nodes: " << fallback
      << " | fail: " << failed << " | excluded: " << excluded << "\n\nVulkan pass rate (a case counts only when no "
      << "node touching a float tensor fell back to the CPU; shape computations on the CPU are allowed): "
      << std::round(rate_all * 1000) / 10 << "% of all cases, " << std::round(rate_run * 1000) / 10
-     << "% of the cases run. Tolerance: rtol = atol = " << kTolerance << " for floats, exact for integers and bools.\n\n";
+     << "% of the cases run. Tolerance: rtol = atol = " << tolerance << " for floats, exact for integers and bools.\n\n";
   md << "## Ops that fell back to the CPU (cases)\n\n| op | cases |\n|---|---:|\n";
   std::vector<std::pair<int, std::string>> by_count;
   for (const auto& [op, n] : fallback_ops) by_count.push_back({-n, op});
@@ -328,15 +336,15 @@ void write_vulkan_report(const std::vector<CaseResult>& results, const std::file
     std::replace(detail.begin(), detail.end(), '|', '/');
     md << "| " << r.suite << " | " << r.name << " | " << status << " | " << detail << " |\n";
   }
-  std::ofstream(dir / "report_vulkan.md") << md.str();
+  std::ofstream(dir / (stem + ".md")) << md.str();
 }
 
 }  // namespace
 
 void write_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir, const std::string& device) {
   std::filesystem::create_directories(dir);
-  if (device == "vulkan") {
-    write_vulkan_report(results, dir);
+  if (device == "vulkan" || device == "vulkan-fp16") {
+    write_vulkan_report(results, dir, device == "vulkan-fp16");
     return;
   }
   std::map<Status, int> totals;

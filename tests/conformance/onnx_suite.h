@@ -30,7 +30,8 @@ struct CaseResult {
 
 // Planned: ModelRunner (optimize_onnx, planned executor, eager fallback when planning fails).
 // Eager: the eager runner on the graph as imported.
-// Vulkan: VulkanModelRunner (runtime/vulkan_model_runner.h) at fp32 on the given context.
+// Vulkan: VulkanModelRunner (runtime/vulkan_model_runner.h) on the given context, at fp32 (or at
+// fp16 storage with vulkan_fp16, compared with rtol = atol = 1e-2).
 enum class Engine { planned, eager, vulkan };
 
 struct Exclusion {
@@ -46,10 +47,11 @@ std::vector<Exclusion> read_exclusions(const std::filesystem::path& file);
 // case names to run (empty: all).
 std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::vector<Exclusion>& excluded,
                                   double time_limit_s, const std::string& filter = "",
-                                  Engine engine = Engine::planned, const vk::VulkanContext* vulkan = nullptr);
+                                  Engine engine = Engine::planned, const vk::VulkanContext* vulkan = nullptr,
+                                  bool vulkan_fp16 = false);
 
-// Writes report.json and report.md into `dir` (device "cpu"), or report_vulkan.json and
-// report_vulkan.md (device "vulkan", with the GPU / CPU-fallback split per case and per op).
+// Writes report.json and report.md into `dir` (device "cpu"), or report_vulkan.{json,md} (device
+// "vulkan"; "vulkan-fp16": report_vulkan_fp16.*) with the GPU / CPU-fallback split per case and op.
 void write_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir,
                   const std::string& device = "cpu");
 

@@ -5,9 +5,17 @@
 // vulkan_op_test_util.h (fp32: 1e-5 relative + 1e-6; fp16 storage: 1e-2 relative + 1e-3).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "backends/vulkan/vk_common.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
+#include "formats/npy.h"
+#include "formats/onnx_import.h"
 #include "runtime/vulkan_model_runner.h"
 
 namespace vx::test {
@@ -205,6 +213,43 @@ TEST_F(VulkanExecutor, ReleasesEveryObject) {
     EXPECT_GT(vk::live_objects(), before);
   }
   EXPECT_EQ(vk::live_objects(), before);
+}
+
+// `volvox run / bench --device vulkan` end to end on an ONNX suite model (test_add_bcast).
+TEST_F(VulkanExecutor, CliRunsAndBenchesOnVulkan) {
+  const char* env = std::getenv("VOLVOX_ONNX_TESTDATA");
+  const std::filesystem::path model_dir =
+      std::filesystem::path(env ? env : "/usr/share/libonnx-testdata/data") / "node/test_add_bcast";
+  if (!std::filesystem::exists(model_dir / "model.onnx")) GTEST_SKIP() << "libonnx-testdata is not installed";
+  const std::filesystem::path dir = temp_dir();
+  const std::filesystem::path data = model_dir / "test_data_set_0";
+  write_npy(dir / "x.npy", read_onnx_tensor_file(data / "input_0.pb"));
+  write_npy(dir / "y.npy", read_onnx_tensor_file(data / "input_1.pb"));
+  auto cli = [&](const std::string& args, const std::string& log) {
+    const std::string cmd = cli_path() + " " + args + " > " + (dir / log).string() + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    std::ifstream in(dir / log);
+    return std::make_pair(rc, std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  };
+  const std::string model = (model_dir / "model.onnx").string();
+  const std::string io = " -i x=" + (dir / "x.npy").string() + " -i y=" + (dir / "y.npy").string() + " -o " + dir.string();
+  for (const char* precision : {"fp32", "fp16"}) {
+    auto [rc, text] = cli("run " + model + io + " --device vulkan --precision " + precision + " --profile", "run.txt");
+    ASSERT_EQ(rc, 0) << text;
+    EXPECT_NE(text.find("vulkan:"), std::string::npos) << text;  // the profile names the GPU variant
+    EXPECT_NE(text.find("sum (Add): gpu"), std::string::npos) << text;
+    const double tol = std::string(precision) == "fp16" ? 1e-2 : 1e-6;
+    EXPECT_LE(max_abs_diff(read_npy(dir / "sum.npy"), read_onnx_tensor_file(data / "output_0.pb")), tol) << precision;
+  }
+  auto [rc, text] = cli("bench " + model + " --device vulkan --runs 2 --json", "bench.txt");
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find("\"engine\":\"vulkan\""), std::string::npos) << text;
+  // Bad options fail with one line.
+  for (const std::string& bad : {std::string("--device vulkan --precision fp8"), std::string("--device vulkan:99")}) {
+    auto [bad_rc, message] = cli("run " + model + io + " " + bad, "bad.txt");
+    EXPECT_NE(bad_rc, 0) << bad;
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
+  }
 }
 
 }  // namespace

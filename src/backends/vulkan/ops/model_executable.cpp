@@ -4,8 +4,12 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 
 #include "core/half.h"
+#include "core/thread_pool.h"
 #include "passes/fold_constants.h"
 #include "passes/graph_queries.h"
 #include "passes/shape_inference.h"
@@ -18,6 +22,28 @@ namespace {
 bool is_float(DType t) { return t == DType::f32 || t == DType::f16; }
 
 VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+// One submission at a time per queue: executables of one context may run from several threads.
+std::mutex& queue_mutex(VkQueue queue) {
+  static std::mutex guard;
+  static std::map<VkQueue, std::unique_ptr<std::mutex>> mutexes;
+  std::lock_guard<std::mutex> lock(guard);
+  auto& m = mutexes[queue];
+  if (!m) m = std::make_unique<std::mutex>();
+  return *m;
+}
+
+// Element-wise conversions of large tensors spread over the global pool.
+template <class Fn>
+void for_chunks(int64_t n, Fn&& fn) {
+  constexpr int64_t kGrain = int64_t(1) << 16;
+  if (n <= kGrain) {
+    fn(int64_t(0), n);
+    return;
+  }
+  ThreadPool::global().parallel_for(
+      n, [&](int64_t begin, int64_t end) { fn(begin, end); }, kGrain);
+}
 
 // Host tensor -> device bytes of `type` (op_kernel.h's storage). int64 values beyond int32 are
 // clamped (they occur as "to the end" sentinels such as Slice's INT64_MAX).
@@ -40,19 +66,23 @@ void to_device(const Tensor& t, DeviceType type, uint8_t* dst) {
       std::memcpy(out, t.raw(), size_t(n) * 2);
     } else if (src == DType::f32) {
       const float* in = static_cast<const float*>(t.raw());
-      for (int64_t i = 0; i < n; ++i) out[i] = float_to_half(in[i]);
+      for_chunks(n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) out[i] = float_to_half(in[i]);
+      });
     } else {
       for (int64_t i = 0; i < n; ++i) out[i] = float_to_half(float(t.get(i)));
     }
   } else {
     int32_t* out = reinterpret_cast<int32_t*>(dst);
     switch (src) {
-      case DType::i32: std::memcpy(out, t.raw(), size_t(n) * 4); break;
+      case DType::i32:
+        std::memcpy(out, t.raw(), size_t(n) * 4);
+        break;
       case DType::i64: {
         const int64_t* in = static_cast<const int64_t*>(t.raw());
         for (int64_t i = 0; i < n; ++i)
-          out[i] = int32_t(std::clamp<int64_t>(in[i], std::numeric_limits<int32_t>::min(),
-                                               std::numeric_limits<int32_t>::max()));
+          out[i] = int32_t(
+              std::clamp<int64_t>(in[i], std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
         break;
       }
       case DType::i8: {
@@ -93,7 +123,9 @@ Tensor from_device(const uint8_t* src, DeviceType type, DType dtype, const Shape
       std::memcpy(t.raw(), src, size_t(n) * 2);
     } else if (dtype == DType::f32) {
       float* out = t.data<float>();
-      for (int64_t i = 0; i < n; ++i) out[i] = at(i);
+      for_chunks(n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) out[i] = at(i);
+      });
     } else if (dtype == DType::f16) {
       uint16_t* out = static_cast<uint16_t*>(t.raw());
       for (int64_t i = 0; i < n; ++i) out[i] = float_to_half(at(i));
@@ -104,7 +136,9 @@ Tensor from_device(const uint8_t* src, DeviceType type, DType dtype, const Shape
   }
   const int32_t* in = reinterpret_cast<const int32_t*>(src);
   switch (dtype) {
-    case DType::i32: std::memcpy(t.raw(), src, size_t(n) * 4); break;
+    case DType::i32:
+      std::memcpy(t.raw(), src, size_t(n) * 4);
+      break;
     case DType::i64: {
       int64_t* out = t.data<int64_t>();
       for (int64_t i = 0; i < n; ++i) out[i] = in[i];
@@ -201,6 +235,50 @@ class HostContext final : public cpu::KernelContext {
   std::vector<Tensor> scratch_;
 };
 
+// What the executor relies on before it accepts a plan; throws (the node then runs on the CPU).
+void check_plan(const OpPlan& plan, const OpInfo& info, const DeviceInfo& device) {
+  const Node& node = info.node;
+  for (const Dispatch& d : plan.dispatches) {
+    VX_CHECK(d.bindings.size() <= kMaxOpBindings && d.push.size() <= kOpPushConstantBytes, Internal, "plan exceeds ",
+             kMaxOpBindings, " bindings or ", kOpPushConstantBytes, " push bytes");
+    VX_CHECK(!embedded_shader(d.shader).empty(), Internal, "shader '", d.shader, "' is not embedded");
+    for (const Binding& b : d.bindings) {
+      bool ok = b.index >= 0;
+      switch (b.kind) {
+        case Binding::Kind::input:
+          ok = ok && info.has_input(size_t(b.index));
+          break;
+        case Binding::Kind::output:
+          ok = ok && size_t(b.index) < node.outputs.size() && node.outputs[size_t(b.index)] != kNoValue;
+          break;
+        case Binding::Kind::constant:
+          ok = ok && size_t(b.index) < plan.constants.size();
+          break;
+        case Binding::Kind::scratch:
+          ok = ok && size_t(b.index) < plan.scratch_bytes.size();
+          break;
+      }
+      VX_CHECK(ok, Unsupported, "plan binds a missing tensor (kind ", int(b.kind), ", index ", b.index, ")");
+    }
+  }
+  // Every bound tensor must fit one descriptor range.
+  const uint64_t max_range = device.max_storage_buffer_range;
+  auto fits = [&](const OpTensor& t) {
+    return max_range == 0 || uint64_t(t.shape.numel()) * device_type_bytes(t.device) <= max_range;
+  };
+  for (const OpTensor& t : info.inputs)
+    VX_CHECK(fits(t), Unsupported, "a tensor exceeds the device's storage buffer range");
+  for (const OpTensor& t : info.outputs)
+    VX_CHECK(fits(t), Unsupported, "a tensor exceeds the device's storage buffer range");
+  for (uint64_t bytes : plan.scratch_bytes)
+    VX_CHECK(max_range == 0 || bytes <= max_range, Unsupported, "scratch exceeds the device's storage buffer range");
+  if (plan.output0_aliases_input0)
+    VX_CHECK(info.has_input(0) && !node.outputs.empty() && node.outputs[0] != kNoValue &&
+                 device_type_bytes(info.inputs[0].device) == device_type_bytes(info.outputs[0].device) &&
+                 info.inputs[0].shape.numel() == info.outputs[0].shape.numel(),
+             Internal, "an aliasing plan whose output is not the input's bytes");
+}
+
 // Best-fit placement of buffers with lifetimes (as plan/arena_planner, with the device's alignment).
 struct ArenaRequest {
   VkDeviceSize bytes = 0;
@@ -278,7 +356,6 @@ void VulkanModelExecutable::bind_and_fold(const Graph& graph, const std::map<std
     infer_shapes(graph_, &shape_known_);
     if (graph_.nodes.size() == nodes_before) break;
   }
-  observed_shape_.assign(graph_.values.size(), false);
   bool all_known = true;
   for (const Node& node : graph_.nodes)
     for (ValueId id : node.outputs)
@@ -291,14 +368,18 @@ void VulkanModelExecutable::bind_and_fold(const Graph& graph, const std::map<std
     for (ValueId id : node.outputs)
       if (id != kNoValue && !shape_known_[size_t(id)]) probe.outputs.push_back(id);
   std::vector<Tensor> seen;
-  VX_WITH_CONTEXT("observing the shapes that shape inference cannot tell (one CPU run)",
-                  seen = run_graph_eager(probe, *sample_inputs));
+  try {
+    seen = run_graph_eager(probe, *sample_inputs);
+  } catch (const Error& e) {
+    // An op the CPU lacks: leave those shapes unknown (their nodes then report it when placed).
+    if (e.code() == ErrorCode::Unsupported) return;
+    throw e.with_context("observing the shapes that shape inference cannot tell (one CPU run)");
+  }
   for (size_t i = 0; i < probe.outputs.size(); ++i) {
     Value& v = graph_.value(probe.outputs[i]);
     v.shape = seen[i].shape();
     v.dtype = seen[i].dtype();
     shape_known_[size_t(probe.outputs[i])] = true;
-    observed_shape_[size_t(probe.outputs[i])] = true;
   }
 }
 
@@ -373,33 +454,11 @@ void VulkanModelExecutable::place_nodes() {
       for (const OpEntry* entry : entries) {
         try {
           OpPlan plan = entry->plan(info);
-          // Check what the executor relies on before accepting the plan.
-          for (const Dispatch& d : plan.dispatches) {
-            VX_CHECK(d.bindings.size() <= kMaxOpBindings && d.push.size() <= kOpPushConstantBytes, Internal,
-                     "plan exceeds ", kMaxOpBindings, " bindings or ", kOpPushConstantBytes, " push bytes");
-            VX_CHECK(!embedded_shader(d.shader).empty(), Internal, "shader '", d.shader, "' is not embedded");
-            for (const Binding& b : d.bindings) {
-              bool ok = b.index >= 0;
-              switch (b.kind) {
-                case Binding::Kind::input: ok = ok && info.has_input(size_t(b.index)); break;
-                case Binding::Kind::output:
-                  ok = ok && size_t(b.index) < node.outputs.size() && node.outputs[size_t(b.index)] != kNoValue;
-                  break;
-                case Binding::Kind::constant: ok = ok && size_t(b.index) < plan.constants.size(); break;
-                case Binding::Kind::scratch: ok = ok && size_t(b.index) < plan.scratch_bytes.size(); break;
-              }
-              VX_CHECK(ok, Unsupported, "plan binds a missing tensor (kind ", int(b.kind), ", index ", b.index, ")");
-            }
-          }
-          if (plan.output0_aliases_input0)
-            VX_CHECK(info.has_input(0) && !node.outputs.empty() && node.outputs[0] != kNoValue &&
-                         device_type_bytes(info.inputs[0].device) == device_type_bytes(info.outputs[0].device) &&
-                         info.inputs[0].shape.numel() == info.outputs[0].shape.numel(),
-                     Internal, "an aliasing plan whose output is not the input's bytes");
+          check_plan(plan, info, ctx_.info());
           plans_[n] = std::move(plan);
           gpu = true;
           break;
-        } catch (const Error& e) {
+        } catch (const std::exception& e) {  // vx::Error, or a factory's bug: either way not on the GPU
           reasons.push_back(e.what());
         }
       }
@@ -420,8 +479,8 @@ void VulkanModelExecutable::place_nodes() {
         if (id != kNoValue) value_on_gpu[size_t(id)] = true;
     } else {
       const cpu::KernelEntry* kernel = cpu::find_kernel(node, g);
-      VX_CHECK(kernel != nullptr, Unsupported, "node '", node.name, "' (", p.op, "): no Vulkan op runs it (",
-               p.reason, ") and there is no CPU kernel");
+      VX_CHECK(kernel != nullptr, Unsupported, "node '", node.name, "' (", p.op, "): no Vulkan op runs it (", p.reason,
+               ") and there is no CPU kernel");
       p.variant = kernel->variant;
       VX_WITH_CONTEXT(cat("node '", node.name, "' (", p.op, ")"),
                       step.cpu_kernel = kernel->create ? kernel->create(node, g) : kernel->run);
@@ -440,13 +499,13 @@ void VulkanModelExecutable::place_nodes() {
 void VulkanModelExecutable::plan_memory() {
   const Graph& g = graph_;
   const size_t n_values = g.values.size();
-  const VkDeviceSize alignment =
-      std::max<VkDeviceSize>(64, ctx_.properties().limits.minStorageBufferOffsetAlignment);
+  const VkDeviceSize alignment = std::max<VkDeviceSize>(64, ctx_.properties().limits.minStorageBufferOffsetAlignment);
   slots_.assign(n_values, {});
   std::vector<int> producer(n_values, -1);
   for (size_t n = 0; n < g.nodes.size(); ++n)
     for (ValueId id : g.nodes[n].outputs)
       if (id != kNoValue) producer[size_t(id)] = int(n);
+  const std::vector<std::vector<int>> consumers = g.consumers();
   std::vector<bool> is_output(n_values, false);
   for (ValueId id : g.outputs) is_output[size_t(id)] = true;
 
@@ -458,7 +517,8 @@ void VulkanModelExecutable::plan_memory() {
     return v;
   };
   for (size_t n = 0; n < g.nodes.size(); ++n)
-    if (on_gpu_[n] && plans_[n].output0_aliases_input0) root[size_t(g.nodes[n].outputs[0])] = find_root(g.nodes[n].inputs[0]);
+    if (on_gpu_[n] && plans_[n].output0_aliases_input0)
+      root[size_t(g.nodes[n].outputs[0])] = find_root(g.nodes[n].inputs[0]);
 
   // Device presence and lifetimes (in node indices) of every value the GPU touches.
   std::vector<int> first(n_values, std::numeric_limits<int>::max()), last(n_values, -1);
@@ -473,11 +533,19 @@ void VulkanModelExecutable::plan_memory() {
     const int seg_first = int(seg.steps.front()), seg_last = int(seg.steps.back());
     for (size_t n : seg.steps) {
       const Node& node = g.nodes[n];
-      for (ValueId id : node.inputs) {
+      // Constant inputs go to the device only when a dispatch binds them (ops that repack weights
+      // into their own constant blobs do not) or the output aliases them.
+      std::vector<bool> bound(node.inputs.size(), false);
+      for (const Dispatch& d : plans_[n].dispatches)
+        for (const Binding& b : d.bindings)
+          if (b.kind == Binding::Kind::input) bound[size_t(b.index)] = true;
+      if (plans_[n].output0_aliases_input0) bound[0] = true;
+      for (size_t k = 0; k < node.inputs.size(); ++k) {
+        const ValueId id = node.inputs[k];
         if (id == kNoValue) continue;
         const Value& v = g.value(id);
         if (v.is_constant()) {
-          on_device[size_t(id)] = true;
+          if (bound[k]) on_device[size_t(id)] = true;
           continue;
         }
         const bool host_made = producer[size_t(id)] < 0 || !on_gpu_[size_t(producer[size_t(id)])];
@@ -496,10 +564,8 @@ void VulkanModelExecutable::plan_memory() {
       for (ValueId id : g.nodes[n].outputs) {
         if (id == kNoValue) continue;
         bool needed = is_output[size_t(id)];
-        for (size_t m = n + 1; m < g.nodes.size() && !needed; ++m)
-          if (!on_gpu_[m])
-            for (ValueId in : g.nodes[m].inputs)
-              if (in == id) needed = true;
+        for (int m : consumers[size_t(id)])
+          if (!on_gpu_[size_t(m)]) needed = true;
         if (needed) {
           seg.downloads.push_back({id, 0});
           touch(id, seg_last);
@@ -598,8 +664,8 @@ void VulkanModelExecutable::plan_memory() {
 
   arena_ = DeviceBuffer(ctx_, std::max<VkDeviceSize>(arena_bytes, 16), MemoryUse::DeviceLocal, "activation arena");
   staging_ = DeviceBuffer(ctx_, std::max<VkDeviceSize>(staging, 16), MemoryUse::Staging, "staging");
-  constants_ = DeviceBuffer(ctx_, std::max<VkDeviceSize>(constant_alloc.size(), 16), MemoryUse::DeviceLocal,
-                            "constants");
+  constants_ =
+      DeviceBuffer(ctx_, std::max<VkDeviceSize>(constant_alloc.size(), 16), MemoryUse::DeviceLocal, "constants");
   dummy_ = DeviceBuffer(ctx_, 256, MemoryUse::DeviceLocal, "unused bindings");
 
   // Command pool and fence first: the constant upload uses them.
@@ -627,7 +693,10 @@ void VulkanModelExecutable::plan_memory() {
     VkBufferCopy region{0, 0, constant_alloc.size()};
     vkCmdCopyBuffer(cmd, upload.buffer(), constants_.buffer(), 1, &region);
     VX_VK_CHECK(vkEndCommandBuffer(cmd));
-    ctx_.submit_and_wait(cmd, fence_);
+    {
+      std::lock_guard<std::mutex> queue_lock(queue_mutex(ctx_.queue()));
+      ctx_.submit_and_wait(cmd, fence_);
+    }
     vkFreeCommandBuffers(ctx_.device(), command_pool_, 1, &cmd);
   }
 }
@@ -687,8 +756,12 @@ void VulkanModelExecutable::create_gpu_objects() {
         if (k < d.bindings.size()) {
           const Binding& b = d.bindings[k];
           switch (b.kind) {
-            case Binding::Kind::input: infos[k] = buffer_info(slots_[size_t(node.inputs[size_t(b.index)])]); break;
-            case Binding::Kind::output: infos[k] = buffer_info(slots_[size_t(node.outputs[size_t(b.index)])]); break;
+            case Binding::Kind::input:
+              infos[k] = buffer_info(slots_[size_t(node.inputs[size_t(b.index)])]);
+              break;
+            case Binding::Kind::output:
+              infos[k] = buffer_info(slots_[size_t(node.outputs[size_t(b.index)])]);
+              break;
             case Binding::Kind::constant:
               infos[k] = {constants_.buffer(), plan_constant_offsets_[n][size_t(b.index)],
                           std::max<VkDeviceSize>(plan.constants[size_t(b.index)].size(), 4)};
@@ -757,8 +830,7 @@ void VulkanModelExecutable::record_segment(Segment& seg) {
     VkBufferCopy region{t.staging_offset, s.offset, s.bytes};
     vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
   }
-  if (query_pool_)
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query);
+  if (query_pool_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query);
   for (size_t k = 0; k < seg.steps.size(); ++k) {
     const Step& step = steps_[seg.steps[k]];
     for (const GpuCopy& c : step.copies) {
@@ -814,7 +886,8 @@ void VulkanModelExecutable::run_cpu_step(const Step& step, std::vector<Tensor>& 
   }
   for (ValueId id : node.outputs) {
     if (id == kNoValue) continue;
-    VX_CHECK(host[size_t(id)].defined(), Internal, "node '", node.name, "' did not write '", graph_.value(id).name, "'");
+    VX_CHECK(host[size_t(id)].defined(), Internal, "node '", node.name, "' did not write '", graph_.value(id).name,
+             "'");
     // The GPU side was planned for these shapes.
     if (shape_known_[size_t(id)] && slots_[size_t(id)].pool != DeviceSlot::Pool::none)
       VX_CHECK(host[size_t(id)].shape() == graph_.value(id).shape, Unsupported, "data-dependent shape changed: '",
@@ -852,7 +925,10 @@ std::vector<Tensor> VulkanModelExecutable::run(const std::vector<Tensor>& inputs
     for (const Transfer& t : seg.uploads) upload(host[size_t(t.value)], t.value, staging_.mapped() + t.staging_offset);
     staging_.flush();
     const auto start = Clock::now();
-    ctx_.submit_and_wait(seg.cmd, fence_);
+    {
+      std::lock_guard<std::mutex> queue_lock(queue_mutex(ctx_.queue()));
+      ctx_.submit_and_wait(seg.cmd, fence_);
+    }
     const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     staging_.invalidate();
     for (const Transfer& t : seg.downloads)

@@ -10,16 +10,16 @@
 // submits the segments in order (running CPU nodes between them) and converts the outputs back.
 //
 // Placement policy: nodes that compute shapes (every output int64, no input living on the GPU and
-// no float input other than constants) run on the CPU by design; every other node runs on the GPU unless no Vulkan op accepts it, and
-// then it falls back to the CPU with the reason recorded (fallbacks()).
+// no float input other than constants) run on the CPU by design; every other node runs on the GPU unless no Vulkan op
+// accepts it, and then it falls back to the CPU with the reason recorded (fallbacks()).
 //
 // Device storage follows op_kernel.h: dense row-major, floats f32 (or f16 at Precision::fp16),
 // integers and bools int32; conversions happen at the host boundary.
 #pragma once
 #include <array>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -131,16 +131,15 @@ class VulkanModelExecutable {
 
   const VulkanContext& ctx_;
   ModelExecOptions options_;
-  Graph graph_;                         // bound: shapes inferred, bind-time constants folded
-  std::vector<bool> shape_known_;       // per value
-  std::vector<bool> observed_shape_;    // per value: shape known only from the sample run
+  Graph graph_;                       // bound: shapes inferred, bind-time constants folded
+  std::vector<bool> shape_known_;     // per value
   std::vector<NodePlacement> placements_;
-  std::vector<OpPlan> plans_;           // per node (GPU nodes only)
+  std::vector<OpPlan> plans_;  // per node (GPU nodes only)
   std::vector<std::string> variants_;
   std::vector<Step> steps_;
   std::vector<Segment> segments_;
-  std::vector<DeviceSlot> slots_;       // per value
-  std::vector<bool> on_gpu_;            // per node
+  std::vector<DeviceSlot> slots_;                                 // per value
+  std::vector<bool> on_gpu_;                                      // per node
   std::vector<std::vector<VkDeviceSize>> plan_constant_offsets_;  // per node: its OpPlan constants
   VkDeviceSize staging_bytes_ = 0;
   bool timestamps_ = false;
