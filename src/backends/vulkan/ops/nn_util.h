@@ -57,8 +57,10 @@ std::array<uint32_t, 3> element_groups(const OpInfo& info, int64_t count);
 namespace vx::vk::nn {
 
 enum class PoolMode { max = 0, average = 1, lp = 2 };
-// Appends one nn_pool dispatch: `planes` (N * C) planes of window `w` from `x` to `y`.
+// Appends one nn_pool dispatch: `planes` (N * C) planes of window `w` from `x` to `y`; with
+// `indices` (max only), also MaxPool's Indices as int32 (storage_order 0 row-major, 1 column-major).
 void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, const Window3& w, int64_t planes,
-                       PoolMode mode, bool count_include_pad, int p, DeviceType storage);
+                       PoolMode mode, bool count_include_pad, int p, DeviceType storage,
+                       const Binding* indices = nullptr, int storage_order = 0);
 
 }  // namespace vx::vk::nn

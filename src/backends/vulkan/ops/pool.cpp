@@ -1,4 +1,5 @@
-// MaxPool (kernel, strides, pads, auto_pad, dilations, ceil_mode; the Indices output is declined),
+// MaxPool (kernel, strides, pads, auto_pad, dilations, ceil_mode, the Indices output with
+// storage_order),
 // AveragePool (count_include_pad, ceil_mode), LpPool: one output element per invocation
 // (shaders/nn_pool.comp). GlobalAveragePool, GlobalMaxPool, GlobalLpPool: one workgroup reduction
 // per (n, c) plane (shaders/nn_rows.comp).
@@ -7,7 +8,8 @@
 namespace vx::vk::nn {
 
 void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, const Window3& w, int64_t planes,
-                       PoolMode mode, bool count_include_pad, int p, DeviceType storage) {
+                       PoolMode mode, bool count_include_pad, int p, DeviceType storage, const Binding* indices,
+                       int storage_order) {
   const int64_t total = planes * w.out_size();
   check_indexable(info, planes * w.in_size(), "X");
   Dispatch d;
@@ -16,7 +18,9 @@ void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, c
   const std::vector<int32_t> ws = w.spec_constants();
   d.spec_constants.insert(d.spec_constants.end(), ws.begin(), ws.end());
   d.spec_constants.insert(d.spec_constants.end(), w.pad_end.begin(), w.pad_end.end());
-  d.bindings = {x, y};
+  d.spec_constants.push_back(indices ? 1 : 0);
+  d.spec_constants.push_back(storage_order);
+  d.bindings = {x, y, indices ? *indices : y};
   struct {
     int32_t total;
   } push{int32_t(total)};
@@ -32,7 +36,14 @@ OpPlan plan_pool(const OpInfo& info, PoolMode mode) {
   const Attributes& attrs = info.node.attrs;
   const Shape& xs = info.inputs[0].shape;
   if (xs.rank() < 3 || xs.rank() > 5) decline(info, "input ", xs.str(), " must be N, C and 1 to 3 spatial axes");
-  if (mode == PoolMode::max && info.outputs.size() > 1) decline(info, "the Indices output is not computed on the GPU");
+  const bool with_indices = info.node.outputs.size() > 1 && info.node.outputs[1] != kNoValue;
+  const int64_t storage_order = attrs.get_int("storage_order", 0);
+  if (with_indices) {
+    if (mode != PoolMode::max) decline(info, "a second output");
+    if (storage_order != 0 && storage_order != 1) decline(info, "storage_order ", storage_order);
+    if (info.outputs[1].device != DeviceType::i32 || info.outputs[1].shape != info.outputs[0].shape)
+      decline(info, "Indices planned as ", info.outputs[1].shape.str(), " of another type or shape than Y");
+  }
   const std::vector<int64_t> in(xs.begin() + 2, xs.end());
   if (attrs.get_ints("kernel_shape").size() != in.size()) decline(info, "kernel_shape must have one entry per spatial axis");
   const bool ceil_mode = attrs.get_int("ceil_mode", 0) != 0;
@@ -53,8 +64,10 @@ OpPlan plan_pool(const OpInfo& info, PoolMode mode) {
     p = int(power);
   }
   OpPlan plan;
+  const Binding indices = Binding::out(1);
   add_pool_dispatch(plan, info, Binding::in(0), Binding::out(0), window3(g, in), xs[0] * xs[1], mode,
-                    attrs.get_int("count_include_pad", 0) != 0, p, storage);
+                    attrs.get_int("count_include_pad", 0) != 0, p, storage, with_indices ? &indices : nullptr,
+                    int(storage_order));
   plan.variant = "direct";
   return plan;
 }
