@@ -311,34 +311,36 @@ TEST_P(VulkanMathOps, ConvTranspose) {
 TEST_P(VulkanMathOps, CooperativeMatrix) {
   if (GetParam() != Precision::fp16 || !ctx().coopmat_enabled())
     GTEST_SKIP() << "needs fp16 storage and fp16 cooperative matrices (" << ctx().info().name << ")";
-  ScopedEnv gemm("VOLVOX_VK_GEMM", "coopmat");
-  uint64_t seed = 190;
-  check(OneNode{"MatMul", {}, {{rnd(Shape{1, 17}, seed++)}, {rnd(Shape{17, 5}, seed++)}}}, "coopmat MatMul tiny", "coopmat");
-  check(OneNode{"MatMul", {}, {{rnd(Shape{70, 33}, seed++)}, {rnd(Shape{33, 65}, seed++)}}}, "coopmat MatMul odd", "coopmat");
-  check(OneNode{"MatMul", {}, {{rnd(Shape{3, 1, 70, 40}, seed++)}, {rnd(Shape{4, 40, 72}, seed++), true}}},
-        "coopmat MatMul batched, vector loads", "coopmat+vecA+vecB");
-  check(OneNode{"MatMul", {}, {{rnd(Shape{1, 1000}, seed++)}, {rnd(Shape{1000, 200}, seed++), true}}},
-        "coopmat MatMul split K", "coopmat_splitk");
-  Attributes ta;
-  ta.set("transA", int64_t(1));
-  ta.set("transB", int64_t(1));
-  ta.set("alpha", 0.5f);
-  ta.set("beta", 2.0f);
-  check(OneNode{"Gemm", ta, {{rnd(Shape{45, 130}, seed++)}, {rnd(Shape{99, 45}, seed++)}, {rnd(Shape{130, 1}, seed++)}}},
-        "coopmat Gemm transposed", "coopmat");
-  ScopedEnv conv("VOLVOX_VK_CONV", "gemm");
-  for (const ConvCase& c : kConvCases) {
-    OneNode n{"Conv", conv_attrs(c), {{rnd(c.x, seed++)}, {rnd(c.w, seed++, -0.5f, 0.5f), true}}};
-    if (c.bias) n.inputs.push_back({rnd(Shape{c.w[0]}, seed++), true});
-    check(n, cat("coopmat Conv x ", c.x.str(), " w ", c.w.str(), " group ", c.group));
+  for (const std::string kernel : {"coopmat", "coopmat128"}) {
+    ScopedEnv gemm("VOLVOX_VK_GEMM", kernel.c_str());
+    uint64_t seed = 190;
+    check(OneNode{"MatMul", {}, {{rnd(Shape{1, 17}, seed++)}, {rnd(Shape{17, 5}, seed++)}}}, kernel + " MatMul tiny", kernel);
+    check(OneNode{"MatMul", {}, {{rnd(Shape{70, 33}, seed++)}, {rnd(Shape{33, 65}, seed++)}}}, kernel + " MatMul odd", kernel);
+    check(OneNode{"MatMul", {}, {{rnd(Shape{3, 1, 150, 40}, seed++)}, {rnd(Shape{4, 40, 136}, seed++), true}}},
+          kernel + " MatMul batched, vector loads", kernel + "+vecA+vecB");
+    check(OneNode{"MatMul", {}, {{rnd(Shape{1, 1000}, seed++)}, {rnd(Shape{1000, 200}, seed++), true}}},
+          kernel + " MatMul split K", kernel + "_splitk");
+    Attributes ta;
+    ta.set("transA", int64_t(1));
+    ta.set("transB", int64_t(1));
+    ta.set("alpha", 0.5f);
+    ta.set("beta", 2.0f);
+    check(OneNode{"Gemm", ta, {{rnd(Shape{45, 130}, seed++)}, {rnd(Shape{99, 45}, seed++)}, {rnd(Shape{130, 1}, seed++)}}},
+          kernel + " Gemm transposed", kernel);
+    ScopedEnv conv("VOLVOX_VK_CONV", "gemm");
+    for (const ConvCase& c : kConvCases) {
+      OneNode n{"Conv", conv_attrs(c), {{rnd(c.x, seed++)}, {rnd(c.w, seed++, -0.5f, 0.5f), true}}};
+      if (c.bias) n.inputs.push_back({rnd(Shape{c.w[0]}, seed++), true});
+      check(n, cat(kernel, " Conv x ", c.x.str(), " w ", c.w.str(), " group ", c.group));
+    }
+    Attributes a;
+    a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+    a.set("strides", std::vector<int64_t>{2, 2});
+    a.set("relu", int64_t(1));
+    check(OneNode{kFusedConv, a, {{rnd(Shape{2, 64, 31, 29}, seed++)}, {rnd(Shape{136, 64, 3, 3}, seed++, -0.1f, 0.1f), true},
+                                  {rnd(Shape{136}, seed++), true}}},
+          kernel + " FusedConv 64 -> 136 stride 2", "gemm_" + kernel);
   }
-  Attributes a;
-  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  a.set("strides", std::vector<int64_t>{2, 2});
-  a.set("relu", int64_t(1));
-  check(OneNode{kFusedConv, a, {{rnd(Shape{2, 64, 15, 13}, seed++)}, {rnd(Shape{96, 64, 3, 3}, seed++, -0.1f, 0.1f), true},
-                                {rnd(Shape{96}, seed++), true}}},
-        "coopmat FusedConv 64 -> 96 stride 2", "gemm_coopmat");
 }
 
 // ---------------- pooling ----------------

@@ -21,7 +21,6 @@ struct GemmPush {
 };
 static_assert(sizeof(GemmPush) == 112);
 
-constexpr int64_t kTile = 64;
 constexpr int64_t kMaxGroups = 65535;
 // Split K when a product has fewer output tiles than this (a big GPU runs over a hundred
 // workgroups at once), into chunks of at least kMinChunk.
@@ -41,19 +40,21 @@ int32_t i32(const OpInfo& info, int64_t v, const char* what) {
 
 }  // namespace
 
-bool gemm_uses_coopmat(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k) {
-  if (storage != DeviceType::f16 || !info.device.has_fp16_coopmat_16x16x16()) return false;
+GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k) {
+  if (storage != DeviceType::f16 || !info.device.has_fp16_coopmat_16x16x16()) return GemmKernel::tiled;
   const char* env = std::getenv("VOLVOX_VK_GEMM");
   const std::string mode = env ? env : "auto";
-  if (mode == "tiled") return false;
-  if (mode == "coopmat") return true;
-  return m >= 32 && n >= 32 && k >= 32;
+  if (mode == "tiled") return GemmKernel::tiled;
+  if (mode == "coopmat") return GemmKernel::coopmat;
+  if (mode == "coopmat128") return GemmKernel::coopmat128;
+  return m >= 32 && n >= 32 && k >= 32 ? GemmKernel::coopmat : GemmKernel::tiled;
 }
 
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage) {
   if (d.m <= 0 || d.n <= 0) decline(info, "empty product");
-  const bool coopmat = gemm_uses_coopmat(info, storage, d.m, d.n, d.k);
-  const int64_t groups_x = (d.n + kTile - 1) / kTile, groups_y = (d.m + kTile - 1) / kTile;
+  const GemmKernel kernel = choose_gemm_kernel(info, storage, d.m, d.n, d.k);
+  const int64_t tile = kernel == GemmKernel::coopmat128 ? 128 : 64;
+  const int64_t groups_x = (d.n + tile - 1) / tile, groups_y = (d.m + tile - 1) / tile;
   if (groups_x > kMaxGroups || groups_y > kMaxGroups || d.z0_count > kMaxGroups)
     decline(info, "product of ", d.m, " x ", d.n, " in ", d.z1_count * d.z0_count, " batches exceeds the dispatch limits");
   // The largest offset each operand is read at must fit 32 bits.
@@ -134,7 +135,9 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     push.k_chunk = int32_t(k_chunk);
     push.batches = int32_t(count * d.z0_count);
     Dispatch dispatch;
-    dispatch.shader = coopmat ? "nn_gemm_coopmat.fp16" : shader_for("nn_gemm", storage);
+    dispatch.shader = kernel == GemmKernel::coopmat      ? "nn_gemm_coopmat.fp16"
+                      : kernel == GemmKernel::coopmat128 ? "nn_gemm_coopmat.large_fp16"
+                                                         : shader_for("nn_gemm", storage);
     dispatch.spec_constants = spec;
     dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, d.y, partials};
     dispatch.set_push(push);
@@ -147,7 +150,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
       plan.dispatches.push_back(std::move(dispatch));
     }
   }
-  std::string variant = coopmat ? "coopmat" : "tiled";
+  std::string variant = kernel == GemmKernel::coopmat ? "coopmat" : kernel == GemmKernel::coopmat128 ? "coopmat128" : "tiled";
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
   if (a_vec) variant += "+vecA";
   if (b_vec) variant += "+vecB";

@@ -25,10 +25,14 @@ struct GemmDesc {
   Window3 conv;
 };
 
-// How the GEMM kernels are chosen: VOLVOX_VK_GEMM = "tiled" | "coopmat" | "auto" (default: the
-// cooperative-matrix kernel for fp16 storage on devices with fp16 16x16x16 cooperative matrices
-// when M, N and K are all at least 32).
-bool gemm_uses_coopmat(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k);
+// The GEMM kernels: tiled (nn_gemm: 64 x 64 tiles, any precision and device), coopmat
+// (nn_gemm_coopmat.fp16: tensor cores, 64 x 64 tiles) and coopmat128 (nn_gemm_coopmat.large_fp16:
+// 128 x 128 tiles, 8 subgroups). VOLVOX_VK_GEMM = "tiled" | "coopmat" | "coopmat128" | "auto"
+// chooses; auto (the default) takes coopmat for fp16 storage on devices with fp16 16x16x16
+// cooperative matrices when M, N and K are all at least 32, else tiled. The cooperative-matrix
+// kernels are only ever chosen where the device has them.
+enum class GemmKernel { tiled, coopmat, coopmat128 };
+GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k);
 
 // Split K: a product with fewer than 128 output tiles of 64 x 64 (over all batches) and K >= 256
 // is cut into K chunks of >= 128 run as separate workgroups (about 256 in all) that write fp32
@@ -36,7 +40,7 @@ bool gemm_uses_coopmat(const OpInfo& info, DeviceType storage, int64_t m, int64_
 // epilogue. VOLVOX_VK_SPLITK = N forces N splits (tests, measurements; 1 = never).
 //
 // Appends the dispatches of one GEMM (several when the batch exceeds one dispatch's workgroup
-// count) and returns the variant ("tiled", "coopmat", "tiled_splitk4", with "+vecA" / "+vecB" when
+// count) and returns the variant ("tiled", "coopmat", "coopmat128", "tiled_splitk4", with "+vecA" / "+vecB" when
 // A's rows (K-contiguous) / B's rows (N-contiguous) are staged with 16-byte loads).
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage);
 

@@ -1,42 +1,56 @@
 #version 450
 // NO_DEFAULT_VARIANT
 // VARIANT fp16 -DFP16=1
+// VARIANT large_fp16 -DFP16=1 -DLARGE=1
 // The GEMM of nn_gemm_io.glsl on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
-// fp32 accumulators), fp16 storage only. A workgroup of 4 subgroups (32 lanes) computes a 64 x 64
-// tile of Y, each subgroup a 32 x 32 quarter (2 x 2 fragments). Per K step of 32, the A slice
-// (64 x 32) and the B slice (32 x 64) are converted to fp16 in shared memory (rows padded by 8
-// halves against bank conflicts) by all threads (16-byte global loads where the layout allows:
-// A_VEC / B_VEC), then each subgroup runs 2 x 2 x 2 MMAs. The
-// accumulators go through shared memory (fp32) for the epilogue, which handles ragged edges,
-// alpha, beta * C and ReLU like nn_gemm.
+// fp32 accumulators), fp16 storage only. A workgroup of SGM x SGN subgroups (32 lanes) computes a
+// BM x BN tile of Y, each subgroup WM x WN fragments of it:
+//   default: 2 x 2 subgroups of 2 x 2 fragments: 64 x 64 tiles, 128 threads;
+//   LARGE:   2 x 4 subgroups of 4 x 2 fragments: 128 x 128 tiles, 256 threads (twice the MMAs per
+//            staged value; for large products).
+// Per K step of 32, the A slice (BM x 32) and the B slice (32 x BN) are converted to fp16 in shared
+// memory (rows padded by 8 halves against bank conflicts) by all threads (16-byte global loads
+// where the layout allows: A_VEC / B_VEC), then each subgroup runs WM x WN x 2 MMAs. The epilogue
+// passes each accumulator fragment through the subgroup's own 16 x 16 fp32 patch of shared memory
+// and handles ragged edges, alpha, beta * C and ReLU like nn_gemm (or writes split-K partials).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #include "nn_gemm_io.glsl"
 
-#define BM 64
-#define BN 64
+#if LARGE
+#define SGM 2
+#define SGN 4
+#define WM 4
+#define WN 2
+#else
+#define SGM 2
+#define SGN 2
+#define WM 2
+#define WN 2
+#endif
+#define BM (SGM * 16 * WM)
+#define BN (SGN * 16 * WN)
 #define BK 32
-#define THREADS 128
+#define THREADS (32 * SGM * SGN)
 #define ASTR (BK + 8)
 #define BSTR (BN + 8)
-#define CSTR (BN + 4)
 layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 
-shared float16_t s_a[BM * ASTR];  // [m][k]
-shared float16_t s_b[BK * BSTR];  // [k][n]
-shared float s_c[BM * CSTR];      // [m][n] accumulators for the epilogue
+shared float16_t s_a[BM * ASTR];        // [m][k]
+shared float16_t s_b[BK * BSTR];        // [k][n]
+shared float s_c[SGM * SGN * 16 * 16];  // per subgroup: one accumulator fragment in the epilogue
 
 void main() {
-  const int lid = int(gl_LocalInvocationID.x), sg = int(gl_SubgroupID);
-  const int sm = sg / 2, sn = sg % 2;
+  const int lid = int(gl_LocalInvocationID.x), sg = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
+  const int sm = sg / SGN, sn = sg % SGN;
   const int m0 = int(gl_WorkGroupID.y) * BM, n0 = int(gl_WorkGroupID.x) * BN;
   const BatchOffsets off = batch_offsets(int(gl_WorkGroupID.z) / p.splits);
   int k_begin, k_end;
   k_range(k_begin, k_end);
-  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[2][2];
-  [[unroll]] for (int i = 0; i < 2; ++i)
-    [[unroll]] for (int j = 0; j < 2; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[WM][WN];
+  [[unroll]] for (int i = 0; i < WM; ++i)
+    [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
   const ivec3 origin = B_MODE == 1 ? im2col_origin(n0 + lid % BN) : ivec3(0);  // this thread's B column
 
   for (int k0 = k_begin; k0 < k_end; k0 += BK) {
@@ -81,22 +95,27 @@ void main() {
     }
     barrier();
     [[unroll]] for (int ks = 0; ks < BK; ks += 16) {
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[2], b[2];
-      [[unroll]] for (int i = 0; i < 2; ++i)
-        coopMatLoadNV(a[i], s_a, uint((sm * 32 + 16 * i) * ASTR + ks), uint(ASTR), false);
-      [[unroll]] for (int j = 0; j < 2; ++j)
-        coopMatLoadNV(b[j], s_b, uint(ks * BSTR + sn * 32 + 16 * j), uint(BSTR), false);
-      [[unroll]] for (int i = 0; i < 2; ++i)
-        [[unroll]] for (int j = 0; j < 2; ++j) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[WM], b[WN];
+      [[unroll]] for (int i = 0; i < WM; ++i)
+        coopMatLoadNV(a[i], s_a, uint((sm * 16 * WM + 16 * i) * ASTR + ks), uint(ASTR), false);
+      [[unroll]] for (int j = 0; j < WN; ++j)
+        coopMatLoadNV(b[j], s_b, uint(ks * BSTR + sn * 16 * WN + 16 * j), uint(BSTR), false);
+      [[unroll]] for (int i = 0; i < WM; ++i)
+        [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
     }
     barrier();
   }
-  [[unroll]] for (int i = 0; i < 2; ++i)
-    [[unroll]] for (int j = 0; j < 2; ++j)
-      coopMatStoreNV(acc[i][j], s_c, uint((sm * 32 + 16 * i) * CSTR + sn * 32 + 16 * j), uint(CSTR), false);
-  barrier();
-  for (int idx = lid; idx < BM * BN; idx += THREADS) {
-    int mm = idx / BN, nn = idx % BN, m = m0 + mm, n = n0 + nn;
-    if (m < p.M && n < p.N) store_result(off, m, n, s_c[mm * CSTR + nn]);
-  }
+  const int slot = sg * 256;  // this subgroup's patch of s_c
+  [[unroll]] for (int i = 0; i < WM; ++i)
+    [[unroll]] for (int j = 0; j < WN; ++j) {
+      coopMatStoreNV(acc[i][j], s_c, uint(slot), 16u, false);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      const int mb = m0 + sm * 16 * WM + 16 * i, nb = n0 + sn * 16 * WN + 16 * j;
+      for (int e = lane; e < 256; e += 32) {
+        int m = mb + e / 16, n = nb + e % 16;
+        if (m < p.M && n < p.N) store_result(off, m, n, s_c[slot + e]);
+      }
+      subgroupBarrier();  // the patch is rewritten by the next fragment
+    }
 }
