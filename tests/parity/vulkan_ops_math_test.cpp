@@ -450,6 +450,19 @@ TEST_P(VulkanMathOps, LayerNormalization) {
   }
 }
 
+TEST_P(VulkanMathOps, LRN) {
+  uint64_t seed = 850;
+  for (int64_t size : {1, 2, 3, 5})
+    for (Shape s : {Shape{2, 7, 3, 4}, Shape{1, 4, 5}}) {
+      Attributes a;
+      a.set("size", size);
+      a.set("alpha", 0.3f);
+      a.set("beta", 0.6f);
+      a.set("bias", 1.5f);
+      check(OneNode{"LRN", a, {{rnd(s, seed++, -2.0f, 2.0f)}}}, cat("LRN ", s.str(), " size ", size));
+    }
+}
+
 // ---------------- ONNX's own node tests (libonnx-testdata) ----------------
 
 // The ONNX backend suite's node cases of these ops, run by the executor against the expected
@@ -464,7 +477,7 @@ TEST_P(VulkanMathOps, OnnxNodeSuite) {
   const std::vector<std::string> prefixes = {
       "test_matmul_", "test_gemm_", "test_conv_", "test_basic_conv_", "test_convtranspose", "test_maxpool_",
       "test_averagepool_", "test_lppool", "test_globalaveragepool", "test_globalmaxpool", "test_batchnorm_",
-      "test_instancenorm_", "test_layer_normalization_"};
+      "test_instancenorm_", "test_layer_normalization_", "test_lrn"};
   const std::vector<std::string> cpu_expected = {"training_mode", "uint8"};
   int cases = 0;
   for (const auto& entry : std::filesystem::directory_iterator(root)) {

@@ -5,6 +5,7 @@
 //     too): one workgroup per normalised row with two-pass mean / variance reductions
 //     (shaders/nn_rows.comp). LayerNormalization's Scale and B broadcast onto the normalised axes:
 //     constants are expanded at plan time; a non-constant one must have the full normalised shape.
+//   LRN: per element, the sum of squares over neighbouring channels (shaders/nn_lrn.comp).
 #include <cmath>
 
 #include "backends/vulkan/ops/nn_util.h"
@@ -164,8 +165,34 @@ OpPlan plan_layer_norm(const OpInfo& info) {
   return plan;
 }
 
+OpPlan plan_lrn(const OpInfo& info) {
+  const DeviceType storage = float_storage(info, 0);
+  const Attributes& attrs = info.node.attrs;
+  const Shape& xs = info.inputs[0].shape;
+  if (xs.rank() < 3) decline(info, "expects N x C x D1..., got ", xs.str());
+  const int64_t size = attrs.get_int("size", 0);
+  if (size < 1) decline(info, "size must be >= 1");
+  check_indexable(info, xs.numel(), "X");
+  const int64_t spatial = xs.numel() / std::max<int64_t>(xs[0] * xs[1], 1);
+  OpPlan plan;
+  Dispatch d;
+  d.shader = shader_for("nn_lrn", storage);
+  d.bindings = {Binding::in(0), Binding::out(0)};
+  struct {
+    int32_t total, channels, spatial, size;
+    float alpha, beta, bias;
+  } push{int32_t(xs.numel()), int32_t(xs[1]), int32_t(spatial), int32_t(size), attrs.get_float("alpha", 1e-4f),
+         attrs.get_float("beta", 0.75f), attrs.get_float("bias", 1.0f)};
+  d.set_push(push);
+  d.groups = element_groups(info, xs.numel());
+  plan.dispatches.push_back(std::move(d));
+  plan.variant = "direct";
+  return plan;
+}
+
 }  // namespace
 
+VX_REGISTER_VK_OP(nn_lrn, {"LRN", "", 0, plan_lrn});
 VX_REGISTER_VK_OP(nn_batch_norm, {"BatchNormalization", "", 0, plan_batch_norm});
 VX_REGISTER_VK_OP(nn_instance_norm, {"InstanceNormalization", "", 0, plan_instance_norm});
 VX_REGISTER_VK_OP(nn_layer_norm, {"LayerNormalization", "", 0, plan_layer_norm});
