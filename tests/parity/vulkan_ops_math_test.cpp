@@ -208,6 +208,9 @@ TEST_P(VulkanMathOps, SplitK) {
   c.set("relu", int64_t(1));
   check(OneNode{kFusedConv, c, {{rnd(Shape{2, 24, 5, 6}, seed++)}, {rnd(Shape{7, 24, 3, 3}, seed++), true}, {rnd(Shape{7}, seed++), true}}},
         "vx.FusedConv split K", "gemm_tiled_splitk3");
+  c.set("pool", int64_t(1));  // two scratch buffers: the conv output before the pool, the partial sums
+  check(OneNode{kFusedConv, c, {{rnd(Shape{1, 24, 6, 7}, seed++)}, {rnd(Shape{5, 24, 3, 3}, seed++), true}, {rnd(Shape{5}, seed++), true}}},
+        "vx.FusedConv pool split K", "gemm_tiled_splitk3");
 }
 
 // ---------------- Conv, vx.FusedConv, ConvTranspose ----------------
