@@ -10,6 +10,7 @@ seed so every run benchmarks the same numbers:
 
 Run with Debian's python (python3-torch, python3-onnx): /usr/bin/python3 bench/onnx/make_models.py
 """
+import inspect
 import math
 import os
 import sys
@@ -17,7 +18,7 @@ import sys
 import torch
 from torch import nn
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models")
+OUT = os.environ.get("VOLVOX_BENCH_MODELS", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
 
 
 class Bottleneck(nn.Module):
@@ -105,9 +106,12 @@ class Decoder(nn.Module):
 def export(model, example, name, input_name, output_name):
     model.eval()
     path = os.path.join(OUT, name)
+    # Newer PyTorch (>= 2.5) defaults to the dynamo exporter, which needs onnxscript: ask for the
+    # TorchScript exporter, which Debian's 1.13 uses anyway.
+    extra = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
     with torch.no_grad():
         torch.onnx.export(model, (example,), path, input_names=[input_name], output_names=[output_name],
-                          opset_version=17, do_constant_folding=True)
+                          opset_version=17, do_constant_folding=True, **extra)
     print(f"wrote {os.path.relpath(path)} ({os.path.getsize(path) / 2**20:.1f} MiB)")
 
 

@@ -154,6 +154,18 @@ Tensor ref_unet(const UNet& n, const Tensor& x) {
   return c(15, v);
 }
 
+// max |a - b|
+double abs_error(const Tensor& a, const Tensor& b) {
+  double err = 0;
+  const float *pa = a.data<float>(), *pb = b.data<float>();
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double d = std::abs(double(pa[i]) - pb[i]);
+    if (std::isnan(d)) return INFINITY;
+    err = std::max(err, d);
+  }
+  return err;
+}
+
 // max |a - b| / max(1e-6, max |b|)
 double rel_error(const Tensor& a, const Tensor& b) {
   double err = 0, peak = 1e-6;
@@ -244,12 +256,13 @@ int main(int argc, char** argv) {
         o.precision = p;
         o.kernels = k;
         VulkanGraphExecutable exe(ctx, net.graph, x.shape(), o);
-        double err = rel_error(exe.run(x), ref);
+        Tensor y = exe.run(x);
+        double err = rel_error(y, ref);
         double tol = p == Precision::fp16 ? 2e-2 : 1e-4;
         bool ok = err <= tol;
         failures += !ok;
-        std::printf("check %dx%d %s %-8s vs CPU reference: max rel error %.3g (tolerance %.0e) %s\n", h, w,
-                    precision_name(p), k.c_str(), err, tol, ok ? "ok" : "FAIL");
+        std::printf("check %dx%d %s %-8s vs CPU reference: max rel error %.3g (tolerance %.0e), max abs error %.3g %s\n",
+                    h, w, precision_name(p), k.c_str(), err, tol, abs_error(y, ref), ok ? "ok" : "FAIL");
       }
     }
 

@@ -68,4 +68,6 @@ void vxExecuteFilter(VXFilter filter);
 }
 #endif
 
+#include "volvox/model.h" /* ONNX models on the same devices */
+
 #endif /* VOLVOX_H */

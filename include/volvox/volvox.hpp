@@ -1,8 +1,10 @@
 // Volvox C++ wrapper over the C API (header-only): RAII handles, exceptions on error.
 #pragma once
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "volvox/volvox.h"
 
@@ -60,6 +62,72 @@ class FilterRef {
  private:
   const DeviceRef& device_;
   VXFilter filter_;
+};
+
+// An ONNX model on a device: inputs by name, run, outputs by name.
+//   volvox::DeviceRef device("vulkan");
+//   volvox::Model model(device, "resnet50.onnx");
+//   model.set_input("input", image.data(), {1, 3, 224, 224});
+//   model.execute();
+//   volvox::Model::Output logits = model.output("logits");  // logits.as<float>()[i]
+class Model {
+ public:
+  struct Output {
+    VXDataType type = VX_TYPE_FLOAT32;
+    std::vector<int64_t> shape;
+    const void* data = nullptr;  // valid until the next execute
+    template <class T>
+    const T* as() const { return static_cast<const T*>(data); }
+    int64_t size() const {
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      return n;
+    }
+  };
+
+  Model(const DeviceRef& device, const char* path) : device_(device), model_(vxNewModel(device.get(), path)) {
+    device_.check();
+  }
+  Model(const DeviceRef& device, const void* data, size_t size)
+      : device_(device), model_(vxNewModelFromMemory(device.get(), data, size)) {
+    device_.check();
+  }
+  ~Model() { vxReleaseModel(model_); }
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  std::vector<std::string> input_names() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < vxGetModelInputCount(model_); ++i) names.push_back(vxGetModelInputName(model_, i));
+    return names;
+  }
+  std::vector<std::string> output_names() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < vxGetModelOutputCount(model_); ++i) names.push_back(vxGetModelOutputName(model_, i));
+    return names;
+  }
+  void set(const char* name, int value) { vxSetModelInt(model_, name, value), device_.check(); }
+  void set_input(const char* name, VXDataType type, const std::vector<int64_t>& shape, const void* data) {
+    vxSetModelInput(model_, name, type, shape.data(), shape.size(), data);
+    device_.check();
+  }
+  void set_input(const char* name, const float* data, const std::vector<int64_t>& shape) {
+    set_input(name, VX_TYPE_FLOAT32, shape, data);
+  }
+  void execute() { vxExecuteModel(model_), device_.check(); }
+  Output output(const char* name) const {
+    Output out;
+    const int64_t* shape = nullptr;
+    size_t rank = 0;
+    vxGetModelOutput(model_, name, &out.type, &shape, &rank, &out.data);
+    device_.check();
+    out.shape.assign(shape, shape + rank);
+    return out;
+  }
+
+ private:
+  const DeviceRef& device_;
+  VXModel model_;
 };
 
 }  // namespace volvox

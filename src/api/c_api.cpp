@@ -4,25 +4,20 @@
 #include <mutex>
 #include <string>
 
+#include "api/c_api_internal.h"
 #include "core/error.h"
-#include "denoise/filter.h"
-#include "volvox/volvox.h"
-
-struct VXDeviceImpl {
-  std::shared_ptr<vx::denoise::Device> device;
-  std::mutex mutex;
-  VXError error = VX_ERROR_NONE;
-  std::string message;
-};
 
 struct VXFilterImpl {
   VXDeviceImpl* owner;
   vx::denoise::Filter filter;
 };
 
-namespace {
+namespace vx::api {
 
-VXDeviceImpl g_no_device;  // holds errors of vxNewDevice and of calls on null handles
+VXDeviceImpl& no_device() {
+  static VXDeviceImpl d;
+  return d;
+}
 
 VXError to_c(vx::ErrorCode code) {
   switch (code) {
@@ -39,7 +34,7 @@ VXError to_c(vx::ErrorCode code) {
 }
 
 void record(VXDeviceImpl* d, VXError e, const std::string& message) {
-  if (!d) d = &g_no_device;
+  if (!d) d = &no_device();
   std::lock_guard<std::mutex> lock(d->mutex);
   if (d->error == VX_ERROR_NONE) {
     d->error = e;
@@ -47,19 +42,12 @@ void record(VXDeviceImpl* d, VXError e, const std::string& message) {
   }
 }
 
-// Runs fn, turning any exception into an error recorded on device d.
-template <class Fn>
-void guarded(VXDeviceImpl* d, Fn&& fn) {
-  try {
-    fn();
-  } catch (const vx::Error& e) {
-    record(d, to_c(e.code()), e.what());
-  } catch (const std::bad_alloc&) {
-    record(d, VX_ERROR_OUT_OF_MEMORY, "out of memory");
-  } catch (const std::exception& e) {
-    record(d, VX_ERROR_INTERNAL, e.what());
-  }
-}
+}  // namespace vx::api
+
+namespace {
+
+using vx::api::guarded;
+using vx::api::record;
 
 VXDeviceImpl* owner_of(VXFilter f) { return f ? f->owner : nullptr; }
 
@@ -86,7 +74,7 @@ VXDevice vxNewDevice(const char* kind, int num_threads) {
 void vxReleaseDevice(VXDevice device) { delete device; }
 
 VXError vxGetDeviceError(VXDevice device, const char** message) {
-  VXDeviceImpl* d = device ? device : &g_no_device;
+  VXDeviceImpl* d = device ? device : &vx::api::no_device();
   std::lock_guard<std::mutex> lock(d->mutex);
   VXError e = d->error;
   static thread_local std::string last;

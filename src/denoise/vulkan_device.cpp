@@ -122,6 +122,10 @@ class VulkanDevice final : public Device {
   }
 
   const vk::VulkanContext& context() const { return *shared_->context; }
+  // Aliases the shared state: the context lives as long as the pointer.
+  std::shared_ptr<const vk::VulkanContext> shared_context() const {
+    return std::shared_ptr<const vk::VulkanContext>(shared_, shared_->context.get());
+  }
 
  private:
   std::shared_ptr<VulkanShared> shared_;
@@ -164,6 +168,11 @@ bool vulkan_fp16_available(const Device& device) {
 bool vulkan_validation_enabled(const Device& device) {
   auto* vk = dynamic_cast<const VulkanDevice*>(&device);
   return vk && vk->context().validation_enabled();
+}
+
+std::shared_ptr<const vk::VulkanContext> vulkan_context_of(const std::shared_ptr<Device>& device) {
+  auto* vk = dynamic_cast<const VulkanDevice*>(device.get());
+  return vk ? vk->shared_context() : nullptr;
 }
 
 }  // namespace vx::denoise

@@ -7,6 +7,10 @@
 
 #include "denoise/filter.h"
 
+namespace vx::vk {
+class VulkanContext;
+}
+
 namespace vx::denoise {
 
 struct VulkanDeviceOptions {
@@ -25,5 +29,9 @@ std::vector<std::string> vulkan_validation_messages(const Device& device);
 bool vulkan_fp16_available(const Device& device);
 // Whether the validation layer is active on this (Vulkan) device.
 bool vulkan_validation_enabled(const Device& device);
+
+// The Vulkan context of a (Vulkan) device, kept alive by the returned pointer (ONNX models loaded
+// on a filter device run on it); null for other devices.
+std::shared_ptr<const vk::VulkanContext> vulkan_context_of(const std::shared_ptr<Device>& device);
 
 }  // namespace vx::denoise

@@ -290,7 +290,8 @@ std::string read_file_bytes(const std::filesystem::path& path, const char* what)
 std::vector<std::string> unsupported_onnx_nodes(const Graph& graph) {
   std::vector<std::string> result;
   for (const Node& n : graph.nodes) {
-    bool ok = n.domain.empty() && !n.attrs.has(kUnsupportedAttribute) && cpu::find_kernel(n, graph) != nullptr;
+    // Custom domains are supported when a kernel was registered for them (register_custom_op).
+    bool ok = !n.attrs.has(kUnsupportedAttribute) && cpu::find_kernel(n, graph) != nullptr;
     if (!ok) result.push_back(cat(n.name, " (", n.domain.empty() ? "" : n.domain + ".", n.op, ")"));
   }
   return result;

@@ -152,14 +152,21 @@ bool same_shape_as_first_input(const Node& node, Graph& graph) {
   return true;
 }
 
-void register_shape_fn(const std::string& op, ShapeFn fn) {
+namespace {
+// Custom domains get their own key space ("com.example::Op"), so they never shadow ONNX ops.
+std::string shape_fn_key(const std::string& op, const std::string& domain) {
+  return domain.empty() ? op : domain + "::" + op;
+}
+}  // namespace
+
+void register_shape_fn(const std::string& op, ShapeFn fn, const std::string& domain) {
   std::lock_guard<std::mutex> lock(shape_fns_mutex());
-  shape_fns()[op] = std::move(fn);
+  shape_fns()[shape_fn_key(op, domain)] = std::move(fn);
 }
 
-const ShapeFn* find_shape_fn(const std::string& op) {
+const ShapeFn* find_shape_fn(const std::string& op, const std::string& domain) {
   std::lock_guard<std::mutex> lock(shape_fns_mutex());
-  auto it = shape_fns().find(op);
+  auto it = shape_fns().find(shape_fn_key(op, domain));
   return it == shape_fns().end() ? nullptr : &it->second;
 }
 
@@ -174,7 +181,7 @@ void infer_shapes(Graph& graph, std::vector<bool>* inferred) {
     for (ValueId id : node.inputs)
       if (id != kNoValue && !known[size_t(id)]) inputs_known = false;
     if (!inputs_known) continue;
-    const ShapeFn* fn = find_shape_fn(node.op);
+    const ShapeFn* fn = find_shape_fn(node.op, node.domain);
     if (fn == nullptr) continue;
     if (!(*fn)(node, graph)) continue;
     for (ValueId id : node.outputs)

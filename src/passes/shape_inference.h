@@ -17,9 +17,10 @@ namespace vx {
 // data-dependent shape; throws InvalidArgument naming the node when the inputs are inconsistent.
 using ShapeFn = std::function<bool(const Node& node, Graph& graph)>;
 
-void register_shape_fn(const std::string& op, ShapeFn fn);
+// `domain`: "" for ai.onnx and our own vx.* ops, else a custom op's domain.
+void register_shape_fn(const std::string& op, ShapeFn fn, const std::string& domain = "");
 // nullptr when none is registered.
-const ShapeFn* find_shape_fn(const std::string& op);
+const ShapeFn* find_shape_fn(const std::string& op, const std::string& domain = "");
 
 // Runs the shape functions over the nodes in order. When `inferred` is given it is resized to the
 // number of values and marks each value whose shape is now known: produced by a node whose shape

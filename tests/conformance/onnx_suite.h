@@ -55,7 +55,11 @@ std::vector<CaseResult> run_suite(const std::filesystem::path& root, const std::
 void write_report(const std::vector<CaseResult>& results, const std::filesystem::path& dir,
                   const std::string& device = "cpu");
 
-// Vulkan statuses: "pass (all on GPU)", "pass with CPU fallback nodes", "fail", "excluded".
+// Vulkan statuses: "pass (all on GPU)" (no fallback; shape computations on the CPU by design are
+// not fallbacks), "pass with CPU fallback nodes", "fail", "excluded".
 std::string vulkan_status(const CaseResult& r);
+// Whether a case counts toward the Vulkan pass rate: passed, and no node touching a float tensor
+// fell back to the CPU (integer-only fallbacks are allowed).
+bool counts_for_vulkan(const CaseResult& r);
 
 }  // namespace vx::conformance

@@ -6,16 +6,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
 #include "backends/vulkan/vk_common.h"
+#include "core/half.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 #include "formats/npy.h"
 #include "formats/onnx_import.h"
+#include "passes/shape_inference.h"
 #include "runtime/vulkan_model_runner.h"
 
 namespace vx::test {
@@ -24,6 +27,101 @@ namespace {
 using vk::Precision;
 
 class VulkanExecutor : public VulkanOpTest {};
+
+// A test-only op exercising what op families rely on: several dispatches, a scratch buffer, a
+// constant blob and two outputs. y0 = x + [0, 1, 2, ...] (through scratch), y1 = x.
+struct UnaryPushMirror {  // eltwise_unary.comp's push block
+  uint32_t count = 0;
+  int32_t op = 0;
+  float alpha = 0, beta = 0, gamma = 0;
+  int32_t flags = 0, imin = 0, imax = 0;
+};
+struct BinaryPushMirror {  // eltwise_binary.comp's push block
+  uint32_t count = 0;
+  int32_t op = 0;
+  float alpha = 0, beta = 0, gamma = 0;
+  int32_t flags = 0;
+  int32_t dims[6]{}, sa[6]{}, sb[6]{}, sc[6]{};
+};
+
+vk::OpPlan plan_scratch_blob_test(const vk::OpInfo& info) {
+  const vk::OpTensor& x = info.inputs[0];
+  VX_CHECK(x.device == vk::DeviceType::f32 || x.device == vk::DeviceType::f16, Unsupported, "floats only");
+  const uint32_t n = uint32_t(x.shape.numel());
+  vk::OpPlan plan;
+  std::vector<float> ramp(n);
+  for (uint32_t i = 0; i < n; ++i) ramp[i] = float(i);
+  if (x.device == vk::DeviceType::f32) {
+    plan.constants.push_back(std::vector<uint8_t>(reinterpret_cast<uint8_t*>(ramp.data()),
+                                                  reinterpret_cast<uint8_t*>(ramp.data() + n)));
+  } else {
+    std::vector<uint8_t> bytes(n * 2);
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint16_t h = float_to_half(ramp[i]);
+      std::memcpy(bytes.data() + i * 2, &h, 2);
+    }
+    plan.constants.push_back(bytes);
+  }
+  plan.scratch_bytes.push_back(uint64_t(n) * vk::device_type_bytes(x.device));
+  const char* t = x.device == vk::DeviceType::f32 ? "f" : "h";
+  vk::Dispatch copy_in;  // scratch = x
+  copy_in.shader = cat("eltwise_unary.", t, t);
+  copy_in.bindings = {vk::Binding::in(0), vk::Binding::scratch_buffer(0)};
+  copy_in.set_push(UnaryPushMirror{n});
+  copy_in.groups = vk::linear_groups(n);
+  vk::Dispatch add;  // y0 = scratch + blob
+  add.shader = cat("eltwise_binary.", t, t, t);
+  add.bindings = {vk::Binding::scratch_buffer(0), vk::Binding::constant_blob(0), vk::Binding::out(0)};
+  BinaryPushMirror bp;
+  bp.count = n;
+  bp.flags = 7;
+  for (int d = 0; d < 6; ++d) bp.dims[d] = 1;
+  bp.dims[5] = int32_t(n);
+  add.set_push(bp);
+  add.groups = vk::linear_groups(n);
+  vk::Dispatch copy_out = copy_in;  // y1 = x
+  copy_out.bindings = {vk::Binding::in(0), vk::Binding::out(1)};
+  plan.dispatches = {copy_in, add, copy_out};
+  plan.variant = "test";
+  return plan;
+}
+
+VX_REGISTER_VK_OP(scratch_blob_test, {"ScratchBlobTest", "vx.test", 0, plan_scratch_blob_test});
+VX_REGISTER_SHAPE_FN(scratch_blob_test, "ScratchBlobTest", [](const Node& node, Graph& g) {
+  for (ValueId y : node.outputs) {
+    g.value(y).shape = g.value(node.inputs[0]).shape;
+    g.value(y).dtype = g.value(node.inputs[0]).dtype;
+  }
+  return true;
+});
+
+TEST_F(VulkanExecutor, ScratchConstantBlobsAndTwoOutputs) {
+  Graph g;
+  g.opsets[""] = 18;
+  g.opsets["vx.test"] = 1;
+  ValueId x = g.add_value("x", DType::f32, Shape{3, 37});
+  ValueId y0 = g.add_value("y0", DType::f32, Shape{}), y1 = g.add_value("y1", DType::f32, Shape{});
+  ValueId r = g.add_value("r", DType::f32, Shape{});
+  g.add_node("ScratchBlobTest", "test", {x}, {y0, y1}).domain = "vx.test";
+  g.add_node("Relu", "relu", {y1}, {r});
+  g.inputs = {x};
+  g.outputs = {y0, r};
+  Tensor in = random_tensor(Shape{3, 37}, 9, -2, 2);
+  Tensor want0 = in.clone(), want1 = in.clone();
+  for (int64_t i = 0; i < in.numel(); ++i) {
+    want0.data<float>()[i] += float(i);
+    want1.data<float>()[i] = std::max(0.0f, want1.data<float>()[i]);
+  }
+  for (Precision p : {Precision::fp32, Precision::fp16}) {
+    vk::ModelExecOptions o;
+    o.precision = p;
+    vk::VulkanModelExecutable exe(ctx(), g, {}, o);
+    ASSERT_TRUE(exe.fallbacks().empty()) << exe.placement_report();
+    EXPECT_GE(exe.constant_bytes(), uint64_t(in.numel()) * (p == Precision::fp16 ? 2 : 4));
+    const Tolerance tol = p == Precision::fp16 ? Tolerance{2e-3, 2e-3} : default_tolerance(p);
+    EXPECT_TRUE(outputs_match({want0, want1}, exe.run({in}), tol)) << precision_name(p);
+  }
+}
 
 // x [B,3,3] -> Mul(x, 2) -> Det (no Vulkan op: CPU) -> Add(det, y) -> Relu -> out0; Identity(mul) -> out1.
 Graph mixed_graph() {

@@ -209,6 +209,19 @@ TEST_F(VulkanEltwise, CastBetweenFloatsIntsAndBools) {
                      "Cast bool -> f32 at fp16");
 }
 
+TEST_F(VulkanEltwise, EyeLikeOnAndOffTheDiagonal) {
+  for (int64_t k : {0, 2, -1, 9}) {
+    Attributes a;
+    a.set("k", k);
+    expect_matches_cpu(single_node("EyeLike", {input(random_tensor(Shape{4, 6}, 5))}, 1, a), Precision::fp32, {-1, -1},
+                       false, cat("EyeLike k=", k));
+  }
+  Attributes as_int;
+  as_int.set("dtype", int64_t(6));
+  expect_matches_cpu(single_node("EyeLike", {input(random_tensor(Shape{5, 3}, 6))}, 1, as_int), Precision::fp16,
+                     {-1, -1}, false, "EyeLike int32");
+}
+
 // Every Vulkan object the executable created is gone after destruction.
 TEST_F(VulkanEltwise, ReleasesEveryObject) {
   const int before = vk::live_objects();

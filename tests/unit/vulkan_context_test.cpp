@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -171,14 +172,49 @@ TEST(VulkanConvPacking, CoopMatLayoutIsTapMajorFp16) {
   EXPECT_EQ(pc[11], 32);  // n_pad
 }
 
+TEST(VulkanConvPacking, ThreeFp16PlanesSumToTheWeights) {
+  ConvDesc d;
+  d.height = d.width = 4;
+  d.cin_a = 9;
+  d.cout = 20;  // 2 fragments: one workgroup of 32 outputs (x3cw) or two of 16 (x3c)
+  Tensor w = coded_weights(20, 9);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = 1e-3f * w.data<float>()[i] + 1.0f / 3.0f;
+  for (ConvVariant v : {ConvVariant::coopmat_x3w, ConvVariant::coopmat_x3cw}) {
+    auto packed = pack_weights(v, d, Precision::fp32, w);
+    const size_t plane = size_t(9) * 16 * 32;
+    ASSERT_EQ(packed.size(), 2 * plane * 2);
+    auto half_at = [&](size_t i) {
+      uint16_t h;
+      std::memcpy(&h, packed.data() + i * 2, 2);
+      return double(half_to_float(h));
+    };
+    // hi + lo / 4096 (x3w) or (hi + lo) / 256 (x3cw) recovers the fp32 weight to ~2^-22 relative
+    const bool scaled_lo = v == ConvVariant::coopmat_x3w;
+    for (int t : {0, 4, 8})
+      for (int k : {0, 5, 8})
+        for (int o : {0, 7, 19}) {
+          size_t at = size_t(t * 16 + k) * 32 + o;
+          double x = scaled_lo ? half_at(at) + half_at(plane + at) / 4096.0 : (half_at(at) + half_at(plane + at)) / 256.0;
+          double ref = w.data<float>()[(o * 9 + k) * 9 + t];
+          EXPECT_NEAR(x, ref, 1e-6 * std::abs(ref)) << variant_name(v) << " t" << t << " k" << k << " o" << o;
+        }
+  }
+  w.data<float>()[0] = 1000.0f;  // 256 x 1000 does not fit fp16
+  EXPECT_THROW(pack_weights(ConvVariant::coopmat_x3cw, d, Precision::fp32, w), Error);
+}
+
 TEST(VulkanConvPacking, VariantChoice) {
   ConvDesc d;
   d.height = d.width = 8;
   d.cin_a = 32;
   d.cout = 112;
-  EXPECT_EQ(choose_variant(d, Precision::fp32, true), ConvVariant::tiled);
+  EXPECT_EQ(choose_variant(d, Precision::fp32, true), ConvVariant::coopmat_x3cw);  // 3xFP16 on tensor cores
+  EXPECT_EQ(choose_variant(d, Precision::fp32, false), ConvVariant::tiled);
   EXPECT_EQ(choose_variant(d, Precision::fp16, false), ConvVariant::tiled);
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat);  // 7 fragments: too many for _w
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_ps);  // 7 fragments: split over 2 workgroups
+  EXPECT_EQ(dispatch_size(ConvVariant::coopmat_ps, d)[2], 2u);
+  EXPECT_EQ(shader_name(ConvVariant::coopmat_ps, d, Precision::fp16), "conv_coopmat.p4");
+  EXPECT_EQ(push_constants(ConvVariant::coopmat_ps, d)[11], 128);  // n_pad: 2 x 4 fragments
   d.cout = 64;  // 2 K chunks: register prefetch
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_p);
   d.cin_a = 64;  // 4 K chunks: 16 subgroups of 2 rows
@@ -194,8 +230,9 @@ TEST(VulkanConvPacking, VariantChoice) {
   d.cin_a = 128;
   d.cout = 96;  // 6 fragments, 8 chunks: prefetch; with 2 chunks the 8-subgroup kernel without it
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_p);
-  d.cin_a = 32;
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_w);
+  d.cin_a = 32;  // 2 chunks: split over 2 workgroups of 16 subgroups
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_us);
+  EXPECT_EQ(shader_name(ConvVariant::coopmat_us, d, Precision::fp16), "conv_coopmat.u3");
   EXPECT_FALSE(variant_supports(ConvVariant::coopmat_t, d, Precision::fp16, true));  // 96 outputs: over 48 KiB
   EXPECT_EQ(dispatch_size(ConvVariant::coopmat_t, d)[1], 1u);  // 32-row tiles
   EXPECT_FALSE(variant_supports(ConvVariant::coopmat_k, d, Precision::fp16, true));  // 32-channel steps: <= 32 outputs
@@ -210,8 +247,14 @@ TEST(VulkanConvPacking, VariantChoice) {
   EXPECT_EQ(dispatch_size(ConvVariant::coopmat_r, d)[1], 1u);  // 16-row tiles
   EXPECT_EQ(parse_variant("coopmat_k"), ConvVariant::coopmat_k);
   EXPECT_EQ(parse_variant("coopmat_r"), ConvVariant::coopmat_r);
+  d.cout = 3;  // 16x8x16 fragments
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_e);
+  EXPECT_EQ(push_constants(ConvVariant::coopmat_e, d)[11], 8);
   d.cout = 200;
   EXPECT_FALSE(variant_supports(ConvVariant::coopmat, d, Precision::fp16, true));
+  EXPECT_TRUE(variant_supports(ConvVariant::coopmat_x3cw, d, Precision::fp32, true));  // any count: 32 per workgroup
+  EXPECT_EQ(dispatch_size(ConvVariant::coopmat_x3cw, d)[2], 7u);
+  EXPECT_FALSE(variant_supports(ConvVariant::coopmat_x3cw, d, Precision::fp16, true));
   EXPECT_THROW(parse_variant("winograd"), Error);
 }
 

@@ -78,7 +78,7 @@ class ExecutionContext final : public KernelContext {
 
 const KernelEntry* choose_kernel(const Node& node, const Graph& graph, bool reference_only) {
   if (!reference_only) return find_kernel(node, graph);
-  const KernelEntry* ref = find_reference_kernel(node.op);
+  const KernelEntry* ref = find_reference_kernel(node.op, node.domain);
   return ref && (!ref->supports || ref->supports(node, graph)) ? ref : nullptr;
 }
 

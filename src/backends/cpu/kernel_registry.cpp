@@ -22,25 +22,26 @@ void register_kernel(KernelEntry entry) {
   auto& all = entries();
   all.push_back(std::move(entry));
   std::stable_sort(all.begin(), all.end(), [](const KernelEntry& a, const KernelEntry& b) {
+    if (a.domain != b.domain) return a.domain < b.domain;
     return a.op != b.op ? a.op < b.op : a.priority > b.priority;
   });
 }
 
 const KernelEntry* find_kernel(const Node& node, const Graph& graph) {
   for (const KernelEntry& e : entries())
-    if (e.op == node.op && (!e.supports || e.supports(node, graph))) return &e;
+    if (e.op == node.op && e.domain == node.domain && (!e.supports || e.supports(node, graph))) return &e;
   return nullptr;
 }
 
-const KernelEntry* find_reference_kernel(const std::string& op) {
+const KernelEntry* find_reference_kernel(const std::string& op, const std::string& domain) {
   for (const KernelEntry& e : entries())
-    if (e.op == op && e.priority == 0) return &e;
+    if (e.op == op && e.domain == domain && e.priority == 0) return &e;
   return nullptr;
 }
 
 std::vector<std::string> registered_ops() {
   std::set<std::string> ops;
-  for (const KernelEntry& e : entries()) ops.insert(e.op);
+  for (const KernelEntry& e : entries()) ops.insert(e.domain.empty() ? e.op : e.domain + "." + e.op);
   return {ops.begin(), ops.end()};
 }
 

@@ -57,13 +57,14 @@ struct KernelEntry {
   SupportsFn supports;  // null = supports every node of this op
   KernelFn run;                    // may be null when `create` is set
   KernelFactory create = nullptr;  // optional; when set the executor uses create(node, graph), not run
+  std::string domain = "";         // "" for ai.onnx and our own vx.* ops; a custom op's domain otherwise
 };
 
 void register_kernel(KernelEntry entry);
 // The chosen kernel for a node, or nullptr when none supports it.
 const KernelEntry* find_kernel(const Node& node, const Graph& graph);
 // The reference (priority 0) kernel for an op, or nullptr; tests compare fast paths against it.
-const KernelEntry* find_reference_kernel(const std::string& op);
+const KernelEntry* find_reference_kernel(const std::string& op, const std::string& domain = "");
 std::vector<std::string> registered_ops();
 
 // Static registration from a kernel's .cpp file:

@@ -1,5 +1,7 @@
 #include "backends/vulkan/pipeline.h"
 
+#include "backends/vulkan/shader_registry.h"
+
 namespace vx::vk {
 
 KernelLayout::KernelLayout(const VulkanContext& ctx) : KernelLayout(ctx, kKernelBindings, kPushConstantBytes) {}
@@ -44,8 +46,8 @@ KernelLayout::~KernelLayout() {
 ComputePipeline::ComputePipeline(const VulkanContext& ctx, const KernelLayout& layout, const std::string& shader,
                                  const std::vector<int32_t>& spec_constants)
     : device_(ctx.device()), shader_(shader) {
-  std::span<const uint32_t> code = embedded_shader(shader);
-  VX_CHECK(!code.empty(), Internal, "shader '", shader, "' is not embedded in this build");
+  std::span<const uint32_t> code = find_shader(shader);
+  VX_CHECK(!code.empty(), Internal, "shader '", shader, "' is neither embedded in this build nor registered");
   try {
     VkShaderModuleCreateInfo mci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     mci.codeSize = code.size() * sizeof(uint32_t);

@@ -1,5 +1,7 @@
 #include "backends/vulkan/kernels/conv3x3.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "core/half.h"
@@ -7,17 +9,69 @@
 namespace vx::vk {
 namespace {
 
-constexpr int kCoopMaxFragments = 8;  // shaders/conv_coopmat.comp variants n1..n8
+// The cooperative-matrix variants: shader prefix (conv_coopmat.<prefix><fragments per workgroup>),
+// fragment width along N, the most fragments one workgroup's shader handles (shared memory and
+// registers, see variant_supports), how many workgroups along z share the N blocks (0: one per
+// fragment group of max_wg), the tile rows, the precision it runs and its 3xFP16 mode (X3 in the
+// shader: 1 = scaled lo with a second accumulator set, 2 = one set, weights stored times 256).
+struct CoopShape {
+  ConvVariant variant;
+  const char* name;
+  const char* prefix;
+  int nw, max_wg, split, rows;
+  Precision precision;
+  int x3 = 0;
+};
+// split: 1 = all outputs in one workgroup, 2 = halves over 2 workgroups, 0 = max_wg outputs per
+// workgroup and as many workgroups as needed.
+constexpr CoopShape kCoopShapes[] = {
+    {ConvVariant::coopmat, "coopmat", "n", 16, 8, 1, 0, Precision::fp16},
+    {ConvVariant::coopmat_w, "coopmat_w", "w", 16, 6, 1, 16, Precision::fp16},
+    {ConvVariant::coopmat_p, "coopmat_p", "p", 16, 6, 1, 16, Precision::fp16},
+    {ConvVariant::coopmat_t, "coopmat_t", "t", 16, 4, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_p16, "coopmat_p16", "q", 16, 6, 1, 16, Precision::fp16},
+    {ConvVariant::coopmat_t16, "coopmat_t16", "h", 16, 4, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_k, "coopmat_k", "k", 16, 2, 1, 16, Precision::fp16},
+    {ConvVariant::coopmat_r, "coopmat_r", "r", 16, 4, 1, 16, Precision::fp16},
+    {ConvVariant::coopmat_u, "coopmat_u", "u", 16, 4, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_ps, "coopmat_ps", "p", 16, 6, 2, 16, Precision::fp16},
+    {ConvVariant::coopmat_us, "coopmat_us", "u", 16, 4, 2, 32, Precision::fp16},
+    {ConvVariant::coopmat_ts, "coopmat_ts", "t", 16, 4, 2, 32, Precision::fp16},
+    {ConvVariant::coopmat_e, "coopmat_e", "e", 8, 1, 1, 16, Precision::fp16},
+    {ConvVariant::coopmat_eu, "coopmat_eu", "eu", 8, 1, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_et, "coopmat_et", "et", 8, 1, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_pn, "coopmat_pn", "p", 16, 2, 0, 16, Precision::fp16},
+    {ConvVariant::coopmat_un, "coopmat_un", "u", 16, 2, 0, 32, Precision::fp16},
+    {ConvVariant::coopmat_x3, "coopmat_x3", "f", 16, 1, 0, 16, Precision::fp32, 1},
+    {ConvVariant::coopmat_x3w, "coopmat_x3w", "f", 16, 2, 0, 16, Precision::fp32, 1},
+    {ConvVariant::coopmat_x3s, "coopmat_x3s", "g", 16, 1, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_x3sw, "coopmat_x3sw", "g", 16, 2, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_x3c, "coopmat_x3c", "c", 16, 1, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_x3cw, "coopmat_x3cw", "c", 16, 2, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_x3swz, "coopmat_x3swz", "gz", 16, 2, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_x3wn, "coopmat_x3wn", "fn", 16, 2, 0, 16, Precision::fp32, 1},
+    {ConvVariant::coopmat_x3swn, "coopmat_x3swn", "gn", 16, 2, 0, 16, Precision::fp32, 2},
+};
 
-bool is_coopmat(ConvVariant v) {
-  return v == ConvVariant::coopmat || v == ConvVariant::coopmat_w || v == ConvVariant::coopmat_p ||
-         v == ConvVariant::coopmat_t || v == ConvVariant::coopmat_p16 || v == ConvVariant::coopmat_t16 ||
-         v == ConvVariant::coopmat_k || v == ConvVariant::coopmat_r || v == ConvVariant::coopmat_u;
+const CoopShape* coop_shape(ConvVariant v) {
+  for (const auto& s : kCoopShapes)
+    if (s.variant == v) return &s;
+  return nullptr;
 }
 
-int coop_fragments(const ConvDesc& d) { return (d.cout + 15) / 16; }
-int coop_k_chunks(const ConvDesc& d) { return (d.cin4() + 3) / 4; }
 uint32_t div_up(int a, int b) { return uint32_t((a + b - 1) / b); }
+int coop_k_chunks(const ConvDesc& d) { return (d.cin4() + 3) / 4; }
+int coop_fragments(const CoopShape& s, const ConvDesc& d) { return (d.cout + s.nw - 1) / s.nw; }  // all outputs
+// Fragments one workgroup computes, and workgroups along z.
+int coop_wg_fragments(const CoopShape& s, const ConvDesc& d) {
+  int f = coop_fragments(s, d);
+  if (s.split == 0) return std::min(f, s.max_wg);
+  return (f + s.split - 1) / s.split;
+}
+int coop_groups_z(const CoopShape& s, const ConvDesc& d) {
+  return int(div_up(coop_fragments(s, d), coop_wg_fragments(s, d)));
+}
+int coop_n_pad(const CoopShape& s, const ConvDesc& d) { return coop_groups_z(s, d) * coop_wg_fragments(s, d) * s.nw; }
 
 // Original input channel of padded-concat channel c (blocks of 4 per source), or -1 for padding.
 int source_channel(const ConvDesc& d, int c) {
@@ -36,61 +90,48 @@ void store(std::vector<uint8_t>& out, size_t index, float v, bool half) {
   }
 }
 
+constexpr float kLoScale = 4096.0f;     // conv_coopmat.comp's LO_SCALE (X3 1)
+constexpr float kWeightScale = 256.0f;  // 1 / W_SCALE_INV (X3 2)
+
 }  // namespace
 
 const char* precision_name(Precision p) { return p == Precision::fp16 ? "fp16" : "fp32"; }
 
 const char* variant_name(ConvVariant v) {
-  switch (v) {
-    case ConvVariant::direct: return "direct";
-    case ConvVariant::tiled: return "tiled";
-    case ConvVariant::coopmat: return "coopmat";
-    case ConvVariant::coopmat_w: return "coopmat_w";
-    case ConvVariant::coopmat_p: return "coopmat_p";
-    case ConvVariant::coopmat_t: return "coopmat_t";
-    case ConvVariant::coopmat_p16: return "coopmat_p16";
-    case ConvVariant::coopmat_t16: return "coopmat_t16";
-    case ConvVariant::coopmat_k: return "coopmat_k";
-    case ConvVariant::coopmat_r: return "coopmat_r";
-    case ConvVariant::coopmat_u: return "coopmat_u";
-  }
-  return "?";
+  if (v == ConvVariant::direct) return "direct";
+  if (v == ConvVariant::tiled) return "tiled";
+  const CoopShape* s = coop_shape(v);
+  return s ? s->name : "?";
 }
 
 ConvVariant parse_variant(const std::string& name) {
   if (name == "direct") return ConvVariant::direct;
   if (name == "tiled") return ConvVariant::tiled;
-  if (name == "coopmat") return ConvVariant::coopmat;
-  if (name == "coopmat_w") return ConvVariant::coopmat_w;
-  if (name == "coopmat_p") return ConvVariant::coopmat_p;
-  if (name == "coopmat_t") return ConvVariant::coopmat_t;
-  if (name == "coopmat_p16") return ConvVariant::coopmat_p16;
-  if (name == "coopmat_t16") return ConvVariant::coopmat_t16;
-  if (name == "coopmat_k") return ConvVariant::coopmat_k;
-  if (name == "coopmat_r") return ConvVariant::coopmat_r;
-  if (name == "coopmat_u") return ConvVariant::coopmat_u;
-  fail(ErrorCode::InvalidArgument, cat("unknown Vulkan conv kernel '", name,
-                                       "' (direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u)"));
+  std::string known = "direct, tiled";
+  for (const auto& s : kCoopShapes) {
+    if (name == s.name) return s.variant;
+    known += cat(", ", s.name);
+  }
+  fail(ErrorCode::InvalidArgument, cat("unknown Vulkan conv kernel '", name, "' (", known, ")"));
 }
 
 bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device_has_coopmat) {
-  if (!is_coopmat(v)) return true;
-  // Shared memory (halo + all-tap weights of one chunk) fits 48 KiB up to 96 outputs with 8
-  // subgroups of 2 rows (coopmat_w/p), up to 64 with 8 subgroups of 4 rows (coopmat_t; at 64 outputs
-  // with unpadded halo pixels).
-  // coopmat_k (32-channel K steps, 16-row tiles) fits up to 32 outputs; coopmat_r (4 subgroups of 4
-  // rows) is limited by registers (4 x NFRAG fp32 accumulators plus the prefetch) to 64, coopmat_u
-  // (16 subgroups of 2 rows, 32-row tiles) by shared memory to 64 (unpadded halo pixels at 64).
-  int max_fragments = 6;
-  if (v == ConvVariant::coopmat_t || v == ConvVariant::coopmat_t16 || v == ConvVariant::coopmat_r ||
-      v == ConvVariant::coopmat_u)
-    max_fragments = 4;
-  if (v == ConvVariant::coopmat_k) max_fragments = 2;
-  if (v == ConvVariant::coopmat) max_fragments = kCoopMaxFragments;
-  return p == Precision::fp16 && device_has_coopmat && coop_fragments(d) <= max_fragments;
+  const CoopShape* s = coop_shape(v);
+  if (!s) return true;
+  // Shared memory (halo + all-tap weights of one chunk) fits 48 KiB up to 6 fragments per
+  // workgroup with 8 subgroups of 2 rows (coopmat_w/p), up to 4 with 8 subgroups of 4 rows
+  // (coopmat_t; at 4 with unpadded halo pixels) or 16 of 2 rows (coopmat_u, likewise); coopmat_k
+  // (32-channel K steps) up to 2; coopmat_r (4 subgroups of 4 rows) is limited by registers to 4.
+  // The split variants hold half the fragments per workgroup; the x3 ones take any count.
+  return p == s->precision && device_has_coopmat && coop_wg_fragments(*s, d) <= s->max_wg;
 }
 
 ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopmat) {
+  // fp32 on tensor cores (results/v8d_vulkan.md): 3xFP16 with per-tap fp32 adds is as accurate as
+  // the fp32 tiled kernel (max abs error 2.2e-6 vs 2.7e-6 against the CPU reference) and 3.3x
+  // faster; coopmat_x3sw is 12% faster still but 25x less accurate (5.8e-5), so it stays opt-in.
+  if (p == Precision::fp32 && variant_supports(ConvVariant::coopmat_x3cw, d, p, device_has_coopmat))
+    return ConvVariant::coopmat_x3cw;
   if (!variant_supports(ConvVariant::coopmat, d, p, device_has_coopmat)) return ConvVariant::tiled;
   // Per-layer medians on an H200 (bench/vulkan/results/v5{a,b}_vulkan.md, v6b_vulkan.md; 1080p and
   // 4K): 32 x 16 tiles win for 32/48 outputs and for 64 outputs with >= 4 chunks; of those, 16
@@ -98,7 +139,12 @@ ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopm
   // one chunk and at 64 outputs with 4-7 chunks (dec_conv1a -7%); the register prefetch pays where
   // there are many chunks to overlap, while for few chunks at 80/96 outputs its extra registers
   // cost more than it hides (coopmat_w); 112/128 outputs only fit coopmat.
-  const int fragments = coop_fragments(d), chunks = coop_k_chunks(d);
+  const int fragments = (d.cout + 15) / 16, chunks = coop_k_chunks(d);
+  // v8 (results/v8a_vulkan.md): 16x8x16 fragments for <= 8 outputs (-20%); the outputs split over
+  // 2 workgroups for 112/128 (-20-57%) and for 96 with <= 6 chunks (-4-30%).
+  if (d.cout <= 8) return ConvVariant::coopmat_e;
+  if (fragments >= 7) return ConvVariant::coopmat_ps;
+  if (fragments == 6 && chunks <= 6) return ConvVariant::coopmat_us;
   if (fragments == 3 || (fragments == 2 && chunks == 1) || (fragments == 4 && chunks >= 4 && chunks < 8))
     return ConvVariant::coopmat_u;
   if (fragments == 2 || (fragments == 4 && chunks >= 8)) return ConvVariant::coopmat_t;
@@ -115,14 +161,30 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
   const float* src = w.data<float>();
   auto weight = [&](int o, int c, int tap) { return src[(size_t(o) * cin + c) * 9 + tap]; };
 
-  if (is_coopmat(v)) {
-    const int n_pad = coop_fragments(d) * 16, kc = coop_k_chunks(d);
-    std::vector<uint8_t> out(size_t(9) * kc * 16 * n_pad * 2, 0);
+  if (const CoopShape* s = coop_shape(v)) {
+    // B[(tap * kc + chunk) * 16 + k][n], rows of n_pad; x3: the hi plane, then the lo plane:
+    // mode 1: hi = fp16(w), lo = fp16((w - hi) * 4096); mode 2: hi = fp16(256 w), lo = fp16(256 w - hi).
+    const int n_pad = coop_n_pad(*s, d), kc = coop_k_chunks(d);
+    if (s->x3) {  // the hi parts must fit fp16 (activations must too: beyond 65504 they become inf)
+      float peak = 0;
+      for (int64_t i = 0; i < w.numel(); ++i) peak = std::max(peak, std::abs(src[i]));
+      const float limit = s->x3 == 2 ? 65504.0f / kWeightScale : 65504.0f;
+      VX_CHECK(peak <= limit, Unsupported, "kernel '", s->name, "' needs |weights| <= ", limit, " (fp16 hi parts), got ",
+               peak, "; use the tiled kernel");
+    }
+    const size_t plane = size_t(9) * kc * 16 * n_pad;
+    std::vector<uint8_t> out(plane * (s->x3 ? 2 : 1) * 2, 0);
     for (int t = 0; t < 9; ++t)
       for (int k = 0; k < kc * 16; ++k) {
         int c = k < d.cin4() * 4 ? source_channel(d, k) : -1;
         if (c < 0) continue;
-        for (int o = 0; o < d.cout; ++o) store(out, (size_t(t) * kc * 16 + k) * n_pad + o, weight(o, c, t), true);
+        for (int o = 0; o < d.cout; ++o) {
+          const size_t at = (size_t(t) * kc * 16 + k) * n_pad + o;
+          const float x = s->x3 == 2 ? weight(o, c, t) * kWeightScale : weight(o, c, t);
+          store(out, at, x, true);
+          const float lo = x - half_to_float(float_to_half(x));
+          if (s->x3) store(out, plane + at, s->x3 == 1 ? lo * kLoScale : lo, true);
+        }
       }
     return out;
   }
@@ -150,45 +212,26 @@ std::vector<uint8_t> pack_bias(const ConvDesc& d, const Tensor& bias) {
 }
 
 std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p) {
-  switch (v) {
-    case ConvVariant::direct: return p == Precision::fp16 ? "conv_direct.fp16" : "conv_direct";
-    case ConvVariant::tiled: return p == Precision::fp16 ? "conv_tiled.fp16" : "conv_tiled";
-    case ConvVariant::coopmat: return cat("conv_coopmat.n", coop_fragments(d));
-    case ConvVariant::coopmat_w: return cat("conv_coopmat.w", coop_fragments(d));
-    case ConvVariant::coopmat_p: return cat("conv_coopmat.p", coop_fragments(d));
-    case ConvVariant::coopmat_t: return cat("conv_coopmat.t", coop_fragments(d));
-    case ConvVariant::coopmat_p16: return cat("conv_coopmat.q", coop_fragments(d));
-    case ConvVariant::coopmat_t16: return cat("conv_coopmat.h", coop_fragments(d));
-    case ConvVariant::coopmat_k: return cat("conv_coopmat.k", coop_fragments(d));
-    case ConvVariant::coopmat_r: return cat("conv_coopmat.r", coop_fragments(d));
-    case ConvVariant::coopmat_u: return cat("conv_coopmat.u", coop_fragments(d));
-  }
-  return "";
+  if (v == ConvVariant::direct) return p == Precision::fp16 ? "conv_direct.fp16" : "conv_direct";
+  if (v == ConvVariant::tiled) return p == Precision::fp16 ? "conv_tiled.fp16" : "conv_tiled";
+  const CoopShape& s = *coop_shape(v);
+  return cat("conv_coopmat.", s.prefix, coop_wg_fragments(s, d));
 }
 
 std::array<int32_t, 12> push_constants(ConvVariant v, const ConvDesc& d) {
+  const CoopShape* s = coop_shape(v);
+  const int n_pad = s ? coop_n_pad(*s, d) : (d.cout + 15) / 16 * 16;
   return {d.height,         d.width,         d.cin4_a(),       d.cin4_b(),       d.cout4(),          d.out_height(),
-          d.out_width(),    int(d.relu),     int(d.pool),      int(d.upsample_concat), coop_k_chunks(d), coop_fragments(d) * 16};
+          d.out_width(),    int(d.relu),     int(d.pool),      int(d.upsample_concat), coop_k_chunks(d), n_pad};
 }
 
 std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d) {
-  switch (v) {
-    case ConvVariant::direct: return {div_up(d.out_width(), 8), div_up(d.out_height(), 8), uint32_t(d.cout4())};
-    case ConvVariant::tiled: return {div_up(d.width, 16), div_up(d.height, 16), div_up(d.cout4(), 4)};
-    case ConvVariant::coopmat:  // tile rows: 4 subgroups x (4 rows up to 64 outputs, else 2)
-      return {div_up(d.width, 16), div_up(d.height, coop_fragments(d) <= 4 ? 16 : 8), 1};
-    case ConvVariant::coopmat_w:  // 8 subgroups x 2 rows
-    case ConvVariant::coopmat_p:
-    case ConvVariant::coopmat_p16:
-    case ConvVariant::coopmat_k:
-    case ConvVariant::coopmat_r:  // 4 subgroups x 4 rows
-      return {div_up(d.width, 16), div_up(d.height, 16), 1};
-    case ConvVariant::coopmat_t:  // 8 subgroups x 4 rows
-    case ConvVariant::coopmat_t16:
-    case ConvVariant::coopmat_u:  // 16 subgroups x 2 rows
-      return {div_up(d.width, 16), div_up(d.height, 32), 1};
-  }
-  return {0, 0, 0};
+  if (v == ConvVariant::direct) return {div_up(d.out_width(), 8), div_up(d.out_height(), 8), uint32_t(d.cout4())};
+  if (v == ConvVariant::tiled) return {div_up(d.width, 16), div_up(d.height, 16), div_up(d.cout4(), 4)};
+  const CoopShape& s = *coop_shape(v);
+  // coopmat: 4 subgroups x (4 rows up to 64 outputs, else 2); the others have fixed tile rows.
+  const int rows = s.rows ? s.rows : (coop_wg_fragments(s, d) <= 4 ? 16 : 8);
+  return {div_up(d.width, 16), div_up(d.height, rows), uint32_t(coop_groups_z(s, d))};
 }
 
 }  // namespace vx::vk

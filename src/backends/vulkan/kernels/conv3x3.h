@@ -23,10 +23,30 @@ const char* precision_name(Precision p);
 // twice the MMAs between them), up to 32 outputs (48 KiB of shared memory). coopmat_r: 4 subgroups
 // of 4 rows with the prefetch (16 x 16 tiles, padded halo), up to 64 outputs. coopmat_u: 16
 // subgroups of 2 rows with the prefetch (32 x 16 tiles), up to 64 outputs.
-enum class ConvVariant { direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u };
+// N split: coopmat_ps / coopmat_us / coopmat_ts are p / u / t with the outputs split over 2
+// workgroups along z (half the accumulators per workgroup, the halo staged by each), up to 192 /
+// 128 / 128 outputs. 16x8x16 fragments (N blocks of 8 outputs, for <= 8 outputs such as the final
+// 3-channel conv): coopmat_e / coopmat_eu / coopmat_et in the shapes of p / u / t. coopmat_pn /
+// coopmat_un: p / u with 32 outputs per workgroup and as many workgroups along z as needed.
+// fp32 on tensor cores, "3xFP16": coopmat_x3 (8 subgroups x 2 rows, 16 outputs per workgroup)
+// and coopmat_x3w (32 per workgroup): each fp32 operand split into fp16 hi + scaled fp16 lo, three
+// MMAs per product, two fp32 accumulator sets; coopmat_x3s / coopmat_x3sw: the same with one
+// accumulator set and unscaled lo (weights stored times 256) (conv_coopmat.comp's X3);
+// coopmat_x3wn / coopmat_x3swn: x3w / x3sw without the register prefetch. coopmat_x3c / coopmat_x3cw:
+// as x3s / x3sw, but each tap's three products go to a fresh fragment that is added to the
+// accumulator by fp32 adds (the MMA accumulation truncates; x3swz: x3sw built as they are, -O0).
+enum class ConvVariant {
+  direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u,
+  coopmat_ps, coopmat_us, coopmat_ts, coopmat_e, coopmat_eu, coopmat_et, coopmat_pn, coopmat_un,
+  coopmat_x3, coopmat_x3w, coopmat_x3s, coopmat_x3sw, coopmat_x3wn, coopmat_x3swn, coopmat_x3c, coopmat_x3cw,
+  coopmat_x3swz
+};
 const char* variant_name(ConvVariant v);
 // "direct" | "tiled" | "coopmat" | "coopmat_w" | "coopmat_p" | "coopmat_t" | "coopmat_p16" |
-// "coopmat_t16" | "coopmat_k" | "coopmat_r" | "coopmat_u"; throws InvalidArgument otherwise.
+// "coopmat_t16" | "coopmat_k" | "coopmat_r" | "coopmat_u" | "coopmat_ps" | "coopmat_us" | "coopmat_ts" |
+// "coopmat_e" | "coopmat_eu" | "coopmat_et" | "coopmat_pn" | "coopmat_un" | "coopmat_x3" | "coopmat_x3w" |
+// "coopmat_x3s" | "coopmat_x3sw" | "coopmat_x3wn" | "coopmat_x3swn" | "coopmat_x3c" | "coopmat_x3cw" |
+// "coopmat_x3swz"; throws InvalidArgument otherwise.
 ConvVariant parse_variant(const std::string& name);
 
 // One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.
@@ -52,7 +72,7 @@ bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device
 ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopmat);
 
 // Weights (f32 [cout, cin_a + cin_b, 3, 3]) repacked for the variant, in the storage precision
-// (coopmat is always fp16). Bias (f32 [cout]) padded to vec4 blocks, always fp32.
+// (coopmat is always fp16; coopmat_x3*: an fp16 hi plane, then the lo plane, see conv_coopmat.comp). Bias (f32 [cout]) padded to vec4 blocks, always fp32.
 std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p, const Tensor& weights);
 std::vector<uint8_t> pack_bias(const ConvDesc& d, const Tensor& bias);
 

@@ -45,7 +45,7 @@ enum UnaryOp {
   kCopy = 0, kRelu, kLeakyRelu, kElu, kSigmoid, kHardSigmoid, kHardSwish, kTanh, kErf, kSoftplus, kSqrt,
   kReciprocal, kExp, kLog, kNeg, kAbs, kFloor, kCeil, kRound, kNot, kSign, kSin, kCos, kSelu, kCelu,
   kThresholdedRelu, kSoftsign, kClip, kScale, kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kAsinh, kAcosh, kAtanh,
-  kIsNan, kIsInf, kGelu, kGeluTanh, kShrink, kToBool, kOne
+  kIsNan, kIsInf, kGelu, kGeluTanh, kShrink, kToBool, kOne, kEye
 };
 
 char letter(DeviceType t) { return t == DeviceType::f32 ? 'f' : t == DeviceType::f16 ? 'h' : 'i'; }
@@ -287,6 +287,28 @@ OpPlan plan_alias(const OpInfo& info) {
   return plan;
 }
 
+// EyeLike: a 2-D identity-like tensor of the input's shape (only the shape is read).
+OpPlan plan_eye_like(const OpInfo& info) {
+  require_inputs(info, 1);
+  const OpTensor& y = info.outputs[0];
+  VX_CHECK(y.shape.rank() == 2 && y.shape == info.inputs[0].shape, InvalidArgument, node_label(info),
+           ": EyeLike needs a 2-D input, got ", info.inputs[0].shape.str());
+  UnaryPush push;
+  push.count = element_count(info, y.shape);
+  push.op = kEye;
+  push.imin = int32_t(std::max<int64_t>(y.shape[1], 1));
+  const int64_t k = info.node.attrs.get_int("k", 0);
+  push.imax = int32_t(std::clamp<int64_t>(k, -int64_t(1) << 30, int64_t(1) << 30));
+  Dispatch d;
+  d.shader = cat("eltwise_unary.", letter(y.device), letter(y.device));
+  d.bindings = {Binding::out(0), Binding::out(0)};
+  d.set_push(push);
+  d.groups = linear_groups(push.count);
+  OpPlan plan;
+  plan.dispatches.push_back(d);
+  return plan;
+}
+
 // ---------------- binary ----------------
 
 enum class BinaryKind { arithmetic, compare, logic, shift };
@@ -441,6 +463,7 @@ VX_REGISTER_VK_OP(cast, {"Cast", "", 0, plan_cast});
 VX_REGISTER_VK_OP(cast_like, {"CastLike", "", 0, plan_cast});
 VX_REGISTER_VK_OP(clip, {"Clip", "", 0, plan_clip});
 VX_REGISTER_VK_OP(identity, {"Identity", "", 0, plan_alias});
+VX_REGISTER_VK_OP(eye_like, {"EyeLike", "", 0, plan_eye_like});
 VX_REGISTER_VK_OP(dropout, {"Dropout", "", 0, plan_alias});
 
 // Binary.

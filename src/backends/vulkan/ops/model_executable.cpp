@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include "backends/vulkan/shader_registry.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
 #include "passes/fold_constants.h"
@@ -241,7 +242,7 @@ void check_plan(const OpPlan& plan, const OpInfo& info, const DeviceInfo& device
   for (const Dispatch& d : plan.dispatches) {
     VX_CHECK(d.bindings.size() <= kMaxOpBindings && d.push.size() <= kOpPushConstantBytes, Internal, "plan exceeds ",
              kMaxOpBindings, " bindings or ", kOpPushConstantBytes, " push bytes");
-    VX_CHECK(!embedded_shader(d.shader).empty(), Internal, "shader '", d.shader, "' is not embedded");
+    VX_CHECK(!find_shader(d.shader).empty(), Internal, "shader '", d.shader, "' is neither embedded nor registered");
     for (const Binding& b : d.bindings) {
       bool ok = b.index >= 0;
       switch (b.kind) {

@@ -44,6 +44,21 @@
 // VARIANT r2 -DNFRAG=2 -DSUBGROUPS=4 -DRPS=4 -DPREFETCH=1
 // VARIANT r3 -DNFRAG=3 -DSUBGROUPS=4 -DRPS=4 -DPREFETCH=1
 // VARIANT r4 -DNFRAG=4 -DSUBGROUPS=4 -DRPS=4 -DPREFETCH=1
+// VARIANT e1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DNW=8
+// VARIANT eu1 -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DNW=8
+// VARIANT et1 -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DNW=8
+// VARIANT f1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=1
+// VARIANT f2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=1 -DPSTR=2
+// VARIANT g1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2
+// VARIANT g2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2 -DPSTR=2
+// VARIANT c1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=3 -O0
+// VARIANT c2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=3 -DPSTR=2 -O0
+// VARIANT gz1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2 -O0
+// VARIANT gz2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DX3=2 -DPSTR=2 -O0
+// VARIANT fn1 -DNFRAG=1 -DSUBGROUPS=8 -DX3=1
+// VARIANT gn1 -DNFRAG=1 -DSUBGROUPS=8 -DX3=2
+// VARIANT fn2 -DNFRAG=2 -DSUBGROUPS=8 -DX3=1 -DPSTR=2
+// VARIANT gn2 -DNFRAG=2 -DSUBGROUPS=8 -DX3=2 -DPSTR=2
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), with the same fusions as conv_direct. fp16 storage only.
 //   M = pixels: a workgroup (SUBGROUPS subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
@@ -69,8 +84,26 @@
 //   KSUB (k = p with KSUB 2): each staging step holds KSUB chunks of 16 channels (halo pixels of
 //       16 * KSUB channels, the weights of KSUB chunks), so half the barriers and twice the MMAs
 //       between them; fits 48 KiB with 16-row tiles up to 32 outputs.
-// Weights: f16 B[(tap * k_chunks + chunk) * 16 + k][n], row-major with row length n_pad.
+//   NW 8 (e variants): 16x8x16 MMAs (N fragments of 8 outputs): half the wasted work for 3 outputs.
+//   N split: a workgroup computes NP = NFRAG * NW outputs, those from gl_WorkGroupID.z * NP on
+//       (the host dispatches n_pad / NP workgroups along z; z = 1 for a single N block), so a layer
+//       can hold half its accumulators per workgroup and re-stage the halo per N block.
+//   X3 (f, g variants; fp32 activations): "3xFP16": each fp32 operand x = hi + lo, hi = x with its
+//       mantissa cut to fp16's 10 bits (exact in fp16; the bit mask, since a compiler may fold
+//       x - fp16(x) to 0), and x * w ~= hi * hi' + hi * lo' + lo * hi' in three fp16 MMAs with fp32
+//       accumulation: about fp32 accuracy on tensor cores. X3 1 (f): lo scaled by 4096 (clear of
+//       fp16 subnormals), so the two lo products go to a second accumulator set, scaled back in the
+//       epilogue. X3 2 (g): one accumulator set, lo unscaled (fp16 subnormals for |x| < 2^-4,
+//       absolute error <= 2^-25 each); the weights are stored times 256 (their lo stays normal),
+//       and the epilogue divides by 256.
+// Weights: f16 B[(tap * k_chunks + chunk) * 16 + k][n], row-major with row length n_pad; X3: the hi
+// plane, then the lo plane (X3 1: w = hi + lo / 4096; X3 2: 256 w = hi + lo).
+#if X3
+#define FP16 0
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#else
 #define FP16 1
+#endif
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -93,36 +126,71 @@
 #ifndef KSUB
 #define KSUB 1
 #endif
+#ifndef X3
+#define X3 0
+#endif
+#ifndef NW
+#define NW 16
+#endif
 #if ACC16
 #define ACC_BITS 16
 #else
 #define ACC_BITS 32
 #endif
+#define AMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define BMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, NW>
+#define CMAT fcoopmatNV<ACC_BITS, gl_ScopeSubgroup, 16, NW>
 #define TH (SUBGROUPS * RPS)
 #define THREADS (32 * SUBGROUPS)
 #define TW 16
 #define HH (TH + 2)
 #define HW (TW + 2)
-#define NP (NFRAG * 16)
+#define NP (NFRAG * NW)  // outputs of one workgroup
+#define NP8 (NP / 8)     // uvec4 (8 fp16) per weight row
+#if X3 == 1
+#define LO_SCALE 4096.0  // activations' and weights' lo
+#else
+#define LO_SCALE 1.0
+#endif
+#define W_SCALE_INV (1.0 / 256.0)  // X3 2: the weights are stored times 256
 // Row strides in shared memory, in uvec4 (8 fp16), padded by one uvec4 so that the 8 rows one
 // fragment load reads at a time fall in different banks (unpadded: 2-way conflicts on A, up to
 // 8-way on B).
 #ifndef PSTR
 #define PSTR (2 * KSUB + 1)  // halo pixel: 16 * KSUB channels + pad
 #endif
-#define WSTR (NP / 8 + 1)  // weight row: NP outputs + pad
+#define WSTR (NP8 + 1)  // weight row: NP outputs + pad
+#if X3
+#define PLANES 2
+#else
+#define PLANES 1
+#endif
+#define HALO_PLANE (HH * HW * PSTR)
+#define W_PLANE (9 * KSUB * 16 * WSTR)
 
 layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
-// Raw views of the same buffers: 4 fp16 channels = uvec2, 8 = uvec4.
+// Raw views of the same buffers: fp16: 4 channels = uvec2, 8 = uvec4; fp32 (X3): 4 channels = uvec4.
+#if X3
+layout(std430, binding = 0) readonly buffer RawA { uvec4 raw_a[]; };
+layout(std430, binding = 1) readonly buffer RawB { uvec4 raw_b[]; };
+#define RAW4 uvec4
+#else
 layout(std430, binding = 0) readonly buffer RawA { uvec2 raw_a[]; };
 layout(std430, binding = 1) readonly buffer RawB { uvec2 raw_b[]; };
+#define RAW4 uvec2
+#endif
 layout(std430, binding = 2) readonly buffer Weights { uvec4 wts[]; };
 
-shared uvec4 s_in[HH * HW * PSTR];  // [halo pixel][2 x 8 channels + pad]; reused as epilogue scratch
-shared uvec4 s_w[9 * KSUB * 16 * WSTR];  // [tap][k][n + pad] fp16 of the current step's chunks
+// [plane][halo pixel][2 x 8 channels + pad]; reused as epilogue scratch
+shared uvec4 s_in[PLANES * HALO_PLANE];
+#if X3 == 1 && PLANES * W_PLANE < SUBGROUPS * 128
+shared uvec4 s_w[SUBGROUPS * 128];  // also the epilogue's scratch for the correction sums
+#else
+shared uvec4 s_w[PLANES * W_PLANE];  // [plane][tap][k][n + pad] fp16 of the current step's chunks
+#endif  // [plane][tap][k][n + pad] fp16 of the current step's chunks
 
-uvec2 load_raw(int y, int x, int c4) {
-  if (y < 0 || x < 0 || y >= p.H || x >= p.W) return uvec2(0);
+RAW4 load_raw(int y, int x, int c4) {
+  if (y < 0 || x < 0 || y >= p.H || x >= p.W) return RAW4(0);
   if (p.upcat != 0) {
     if (c4 < p.cin4_a) return raw_a[((y >> 1) * (p.W >> 1) + (x >> 1)) * p.cin4_a + c4];
     return raw_b[(y * p.W + x) * p.cin4_b + (c4 - p.cin4_a)];
@@ -133,31 +201,74 @@ uvec2 load_raw(int y, int x, int c4) {
 // Staging of one K chunk: item i < HALO_ITEMS is half a halo pixel (8 channels), the rest are
 // weight pieces (8 outputs of one tap and k).
 #define HALO_ITEMS (HH * HW * 2 * KSUB)
-#define W_ITEMS (9 * KSUB * 16 * NP / 8)
+#define W_ITEMS (9 * KSUB * 16 * NP8)
 #define HALO_PER_THREAD ((HALO_ITEMS + THREADS - 1) / THREADS)
 #define W_PER_THREAD ((W_ITEMS + THREADS - 1) / THREADS)
 
-// step: KSUB consecutive 16-channel chunks.
-uvec4 fetch_halo(int idx, int step, int x0, int y0, int cin4) {
+#if X3
+// 4 fp32 -> hi (fp16 bits of x with the low 13 mantissa bits cleared) and lo = fp16((x - hi) * LO_SCALE)
+void split4(uvec4 raw, out uvec2 hi, out uvec2 lo) {
+  vec4 v = uintBitsToFloat(raw), h = uintBitsToFloat(raw & uvec4(0xFFFFE000u));
+  hi = uvec2(packHalf2x16(h.xy), packHalf2x16(h.zw));
+  vec4 r = (v - h) * LO_SCALE;
+  lo = uvec2(packHalf2x16(r.xy), packHalf2x16(r.zw));
+}
+#endif
+
+// step: KSUB consecutive 16-channel chunks. X3: also the lo halves (8 fp16) in lo.
+uvec4 fetch_halo(int idx, int step, int x0, int y0, int cin4, out uvec4 lo) {
   int pix = idx / (2 * KSUB), c4 = step * 4 * KSUB + (idx % (2 * KSUB)) * 2;
   int y = y0 + pix / HW - 1, x = x0 + pix % HW - 1;
-  uvec2 lo = c4 < cin4 ? load_raw(y, x, c4) : uvec2(0);
-  uvec2 hi = c4 + 1 < cin4 ? load_raw(y, x, c4 + 1) : uvec2(0);
-  return uvec4(lo, hi);
+  RAW4 a = c4 < cin4 ? load_raw(y, x, c4) : RAW4(0);
+  RAW4 b = c4 + 1 < cin4 ? load_raw(y, x, c4 + 1) : RAW4(0);
+#if X3
+  uvec2 ha, la, hb, lb;
+  split4(a, ha, la);
+  split4(b, hb, lb);
+  lo = uvec4(la, lb);
+  return uvec4(ha, hb);
+#else
+  lo = uvec4(0);
+  return uvec4(a, b);
+#endif
 }
-void store_halo(int idx, uvec4 v) { s_in[(idx / (2 * KSUB)) * PSTR + idx % (2 * KSUB)] = v; }
-uvec4 fetch_w(int idx, int step) {
-  int t = idx / (KSUB * 16 * NP / 8), rest = idx % (KSUB * 16 * NP / 8);
-  int chunk = step * KSUB + rest / (16 * NP / 8);
+void store_halo(int idx, uvec4 v, uvec4 lo) {
+  int at = (idx / (2 * KSUB)) * PSTR + idx % (2 * KSUB);
+  s_in[at] = v;
+#if X3
+  s_in[HALO_PLANE + at] = lo;
+#endif
+}
+// The weight piece idx of step for this workgroup's N block (global rows are n_pad long); X3: the
+// lo plane's piece in lo.
+uvec4 fetch_w(int idx, int step, out uvec4 lo) {
+  int t = idx / (KSUB * 16 * NP8), rest = idx % (KSUB * 16 * NP8);
+  int chunk = step * KSUB + rest / (16 * NP8), rr = rest % (16 * NP8);
+  lo = uvec4(0);
   if (chunk >= p.k_chunks) return uvec4(0);  // past the last chunk of an odd count
-  return wts[(t * p.k_chunks + chunk) * (16 * NP / 8) + rest % (16 * NP / 8)];
+  int row8 = p.n_pad / 8;
+  int at = ((t * p.k_chunks + chunk) * 16 + rr / NP8) * row8 + int(gl_WorkGroupID.z) * NP8 + rr % NP8;
+#if X3
+  lo = wts[9 * p.k_chunks * 16 * row8 + at];
+#endif
+  return wts[at];
 }
-void store_w(int idx, uvec4 v) {
-  int t = idx / (KSUB * 16 * NP / 8), rest = idx % (KSUB * 16 * NP / 8);
-  s_w[(t * KSUB * 16 + rest / (NP / 8)) * WSTR + rest % (NP / 8)] = v;
+void store_w(int idx, uvec4 v, uvec4 lo) {
+  int t = idx / (KSUB * 16 * NP8), rest = idx % (KSUB * 16 * NP8);
+  int at = (t * KSUB * 16 + rest / NP8) * WSTR + rest % NP8;
+  s_w[at] = v;
+#if X3
+  s_w[W_PLANE + at] = lo;
+#endif
 }
 
 vec4 unpack4(uvec2 u) { return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }
+#if X3 == 1
+// Epilogue: main sum + correction sum / 4096 (adding the two matrices in GLSL crashes glslc -O).
+vec4 scratch32(int at) { return uintBitsToFloat(s_in[at]) + uintBitsToFloat(s_w[at]) * (1.0 / LO_SCALE); }
+#elif X3 >= 2
+vec4 scratch32(int at) { return uintBitsToFloat(s_in[at]) * W_SCALE_INV; }
+#endif
 
 void main() {
   int lid = int(gl_LocalInvocationID.x);
@@ -165,82 +276,155 @@ void main() {
   int x0 = int(gl_WorkGroupID.x) * TW, y0 = int(gl_WorkGroupID.y) * TH;
   int cin4 = p.cin4_a + p.cin4_b;
 
-  fcoopmatNV<ACC_BITS, gl_ScopeSubgroup, 16, 16> acc[RPS][NFRAG];
+  CMAT acc[RPS][NFRAG];
   [[unroll]] for (int r = 0; r < RPS; ++r)
-    [[unroll]] for (int n = 0; n < NFRAG; ++n) acc[r][n] = fcoopmatNV<ACC_BITS, gl_ScopeSubgroup, 16, 16>(0.0);
+    [[unroll]] for (int n = 0; n < NFRAG; ++n) acc[r][n] = CMAT(0.0);
+#if X3 == 1
+  CMAT acc_lo[RPS][NFRAG];  // sum of hi * lo' + lo * hi', scaled by 4096
+  [[unroll]] for (int r = 0; r < RPS; ++r)
+    [[unroll]] for (int n = 0; n < NFRAG; ++n) acc_lo[r][n] = CMAT(0.0);
+#endif
 
 #if PREFETCH
   uvec4 pf_in[HALO_PER_THREAD], pf_w[W_PER_THREAD];
+#if X3
+  uvec4 pf_in_lo[HALO_PER_THREAD], pf_w_lo[W_PER_THREAD];
+#define PF_IN_LO(i) pf_in_lo[i]
+#define PF_W_LO(i) pf_w_lo[i]
+#else
+  uvec4 unused_lo;
+#define PF_IN_LO(i) unused_lo
+#define PF_W_LO(i) unused_lo
+#endif
   [[unroll]] for (int i = 0; i < HALO_PER_THREAD; ++i)
-    if (lid + i * THREADS < HALO_ITEMS) pf_in[i] = fetch_halo(lid + i * THREADS, 0, x0, y0, cin4);
+    if (lid + i * THREADS < HALO_ITEMS) pf_in[i] = fetch_halo(lid + i * THREADS, 0, x0, y0, cin4, PF_IN_LO(i));
   [[unroll]] for (int i = 0; i < W_PER_THREAD; ++i)
-    if (lid + i * THREADS < W_ITEMS) pf_w[i] = fetch_w(lid + i * THREADS, 0);
+    if (lid + i * THREADS < W_ITEMS) pf_w[i] = fetch_w(lid + i * THREADS, 0, PF_W_LO(i));
 #endif
   const int steps = (p.k_chunks + KSUB - 1) / KSUB;
   for (int chunk = 0; chunk < steps; ++chunk) {
     barrier();
 #if PREFETCH
     [[unroll]] for (int i = 0; i < HALO_PER_THREAD; ++i)
-      if (lid + i * THREADS < HALO_ITEMS) store_halo(lid + i * THREADS, pf_in[i]);
+      if (lid + i * THREADS < HALO_ITEMS) store_halo(lid + i * THREADS, pf_in[i], PF_IN_LO(i));
     [[unroll]] for (int i = 0; i < W_PER_THREAD; ++i)
-      if (lid + i * THREADS < W_ITEMS) store_w(lid + i * THREADS, pf_w[i]);
+      if (lid + i * THREADS < W_ITEMS) store_w(lid + i * THREADS, pf_w[i], PF_W_LO(i));
     barrier();
     if (chunk + 1 < steps) {  // next chunk's loads in flight during this chunk's MMAs
       [[unroll]] for (int i = 0; i < HALO_PER_THREAD; ++i)
-        if (lid + i * THREADS < HALO_ITEMS) pf_in[i] = fetch_halo(lid + i * THREADS, chunk + 1, x0, y0, cin4);
+        if (lid + i * THREADS < HALO_ITEMS) pf_in[i] = fetch_halo(lid + i * THREADS, chunk + 1, x0, y0, cin4, PF_IN_LO(i));
       [[unroll]] for (int i = 0; i < W_PER_THREAD; ++i)
-        if (lid + i * THREADS < W_ITEMS) pf_w[i] = fetch_w(lid + i * THREADS, chunk + 1);
+        if (lid + i * THREADS < W_ITEMS) pf_w[i] = fetch_w(lid + i * THREADS, chunk + 1, PF_W_LO(i));
     }
 #else
-    for (int idx = lid; idx < HALO_ITEMS; idx += THREADS) store_halo(idx, fetch_halo(idx, chunk, x0, y0, cin4));
-    for (int idx = lid; idx < W_ITEMS; idx += THREADS) store_w(idx, fetch_w(idx, chunk));
+    for (int idx = lid; idx < HALO_ITEMS; idx += THREADS) {
+      uvec4 lo, v = fetch_halo(idx, chunk, x0, y0, cin4, lo);
+      store_halo(idx, v, lo);
+    }
+    for (int idx = lid; idx < W_ITEMS; idx += THREADS) {
+      uvec4 lo, v = fetch_w(idx, chunk, lo);
+      store_w(idx, v, lo);
+    }
     barrier();
 #endif
     [[unroll]] for (int t = 0; t < 9; ++t)
       [[unroll]] for (int ks = 0; ks < KSUB; ++ks) {
         const int dy = t / 3, dx = t % 3;
-        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[RPS];
+        AMAT a[RPS];
         [[unroll]] for (int r = 0; r < RPS; ++r)
           coopMatLoadNV(a[r], s_in, uint(((sg * RPS + r + dy) * HW + dx) * PSTR + 2 * ks), uint(PSTR), false);
+#if X3
+        AMAT a_lo[RPS];
+        [[unroll]] for (int r = 0; r < RPS; ++r)
+          coopMatLoadNV(a_lo[r], s_in, uint(HALO_PLANE + ((sg * RPS + r + dy) * HW + dx) * PSTR + 2 * ks), uint(PSTR), false);
+#endif
         [[unroll]] for (int n = 0; n < NFRAG; ++n) {
-          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
-          coopMatLoadNV(b, s_w, uint((t * KSUB + ks) * 16 * WSTR + n * 2), uint(WSTR), false);
+          BMAT b;
+          coopMatLoadNV(b, s_w, uint((t * KSUB + ks) * 16 * WSTR + n * (NW / 8)), uint(WSTR), false);
+#if X3 != 3
           [[unroll]] for (int r = 0; r < RPS; ++r) acc[r][n] = coopMatMulAddNV(a[r], b, acc[r][n]);
+#endif
+#if X3
+          BMAT b_lo;
+          coopMatLoadNV(b_lo, s_w, uint(W_PLANE + (t * KSUB + ks) * 16 * WSTR + n * (NW / 8)), uint(WSTR), false);
+          [[unroll]] for (int r = 0; r < RPS; ++r) {
+#if X3 == 1
+            acc_lo[r][n] = coopMatMulAddNV(a[r], b_lo, acc_lo[r][n]);
+            acc_lo[r][n] = coopMatMulAddNV(a_lo[r], b, acc_lo[r][n]);
+#elif X3 == 2
+            acc[r][n] = coopMatMulAddNV(a[r], b_lo, acc[r][n]);
+            acc[r][n] = coopMatMulAddNV(a_lo[r], b, acc[r][n]);
+#else  // X3 3: this tap's three products in a fresh fragment, then into acc by fp32 (round to
+       // nearest) adds instead of the MMA's truncating accumulation (built with -O0: glslc -O
+       // crashes on adding two matrices; the driver optimises anyway).
+            CMAT c = coopMatMulAddNV(a_lo[r], b, CMAT(0.0));
+            c = coopMatMulAddNV(a[r], b_lo, c);
+            c = coopMatMulAddNV(a[r], b, c);
+            acc[r][n] = acc[r][n] + c;
+#endif
+          }
+#endif
         }
       }
   }
 
-  // Epilogue: each subgroup converts two rows x 16 channels at a time to fp16 in its own slice of
-  // s_in (64 uvec4 = 32 pixels x 16 channels), then adds bias, applies ReLU / pool and stores.
+  // Epilogue: each subgroup stages two rows x NW channels at a time in its own slice of s_in
+  // (32 pixels x CPR uvec4: fp16, or fp32 for X3), then adds bias, applies ReLU / pool and stores.
+#if X3
+  const int CPR = NW / 4;
+#else
+  const int CPR = NW / 8;
+#endif
+  const int QB = NW / 4;  // output vec4 blocks per fragment row
   barrier();
-  const int sbase = sg * 64;
+  const int sbase = sg * 32 * CPR;
   [[unroll]] for (int rp = 0; rp < RPS / 2; ++rp) {
     [[unroll]] for (int n = 0; n < NFRAG; ++n) {
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> h0 = fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[2 * rp][n]);
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> h1 = fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[2 * rp + 1][n]);
-      coopMatStoreNV(h0, s_in, uint(sbase), 2u, false);
-      coopMatStoreNV(h1, s_in, uint(sbase + 32), 2u, false);
+#if X3  // main and correction sums into s_in / s_w, added in the scalar code below
+      coopMatStoreNV(acc[2 * rp][n], s_in, uint(sbase), uint(CPR), false);
+      coopMatStoreNV(acc[2 * rp + 1][n], s_in, uint(sbase + 16 * CPR), uint(CPR), false);
+#if X3 == 1
+      coopMatStoreNV(acc_lo[2 * rp][n], s_w, uint(sbase), uint(CPR), false);
+      coopMatStoreNV(acc_lo[2 * rp + 1][n], s_w, uint(sbase + 16 * CPR), uint(CPR), false);
+#endif
+#else
+      BMAT h0 = BMAT(acc[2 * rp][n]);
+      BMAT h1 = BMAT(acc[2 * rp + 1][n]);
+      coopMatStoreNV(h0, s_in, uint(sbase), uint(CPR), false);
+      coopMatStoreNV(h1, s_in, uint(sbase + 16 * CPR), uint(CPR), false);
+#endif
       subgroupMemoryBarrierShared();
       subgroupBarrier();
+      const int ob = (int(gl_WorkGroupID.z) * NP + n * NW) / 4;  // first output block of fragment n
       if (p.pool != 0) {
-        int j = lane >> 2, q = lane & 3, o = n * 4 + q;
+        int j = lane / QB, q = lane % QB, o = ob + q;
         int oy = y0 / 2 + sg * (RPS / 2) + rp, ox = x0 / 2 + j;
-        if (o < p.cout4 && oy < p.out_h && ox < p.out_w) {
-          vec4 m = vec4(-65504.0);
+        if (lane < 8 * QB && o < p.cout4 && oy < p.out_h && ox < p.out_w) {
+          vec4 m = vec4(-3.0e38);
           for (int r = 0; r < 2; ++r)
             for (int c = 0; c < 2; ++c) {
-              uvec4 w = s_in[sbase + (r * 16 + 2 * j + c) * 2 + (q >> 1)];
+              int pix = r * 16 + 2 * j + c;
+#if X3
+              m = max(m, scratch32(sbase + pix * CPR + q));
+#else
+              uvec4 w = s_in[sbase + pix * CPR + (q >> 1)];
               m = max(m, unpack4((q & 1) == 0 ? w.xy : w.zw));
+#endif
             }
           dst[(oy * p.out_w + ox) * p.cout4 + o] = sfpvec4(activate(m + bias[o]));
         }
       } else {
-        for (int k = 0; k < 4; ++k) {
-          int item = lane + 32 * k, pix = item >> 2, q = item & 3, o = n * 4 + q;
+        for (int k = 0; k < QB; ++k) {
+          int item = lane + 32 * k, pix = item / QB, q = item % QB, o = ob + q;
           int y = y0 + sg * RPS + 2 * rp + (pix >> 4), x = x0 + (pix & 15);
           if (o < p.cout4 && y < p.out_h && x < p.out_w) {
-            uvec4 w = s_in[sbase + pix * 2 + (q >> 1)];
-            dst[(y * p.out_w + x) * p.cout4 + o] = sfpvec4(activate(unpack4((q & 1) == 0 ? w.xy : w.zw) + bias[o]));
+#if X3
+            vec4 v = scratch32(sbase + pix * CPR + q);
+#else
+            uvec4 w = s_in[sbase + pix * CPR + (q >> 1)];
+            vec4 v = unpack4((q & 1) == 0 ? w.xy : w.zw);
+#endif
+            dst[(y * p.out_w + x) * p.cout4 + o] = sfpvec4(activate(v + bias[o]));
           }
         }
       }

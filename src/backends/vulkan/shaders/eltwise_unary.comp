@@ -33,7 +33,7 @@ const int COPY = 0, RELU = 1, LEAKY_RELU = 2, ELU = 3, SIGMOID = 4, HARD_SIGMOID
           CEIL = 17, ROUND = 18, NOT = 19, SIGN = 20, SIN = 21, COS = 22, SELU = 23, CELU = 24,
           THRESHOLDED_RELU = 25, SOFTSIGN = 26, CLIP = 27, SCALE = 28, TAN = 29, ASIN = 30, ACOS = 31, ATAN = 32,
           SINH = 33, COSH = 34, ASINH = 35, ACOSH = 36, ATANH = 37, IS_NAN = 38, IS_INF = 39, GELU = 40,
-          GELU_TANH = 41, SHRINK = 42, TO_BOOL = 43, ONE = 44;
+          GELU_TANH = 41, SHRINK = 42, TO_BOOL = 43, ONE = 44, EYE = 45;
 
 #if TI == 2 && TO == 2
 int apply(int v) {
@@ -107,6 +107,11 @@ void main() {
   uint i = linear_index();
   if (i >= p.count) return;
   const int wrap = (p.flags >> 8) & 3;
+  if (p.op == EYE) {  // EyeLike: ones where column - row == k (imin = columns, imax = k); x is not read
+    int column = int(i % uint(p.imin)), row = int(i / uint(p.imin));
+    y[i] = STORAGE(TO)(column - row == p.imax ? 1 : 0);
+    return;
+  }
 #if TI == 2 && TO == 2
   y[i] = wrap_int(apply(x[i]), wrap);
 #else

@@ -1,0 +1,57 @@
+/* Volvox C API for ONNX models: load a model on a device (the device's kind decides where it runs),
+ * set inputs by name, execute, read outputs. Errors are recorded on the device like the filter's
+ * (vxGetDeviceError). Included by volvox.h. */
+#ifndef VOLVOX_MODEL_H
+#define VOLVOX_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct VXModelImpl* VXModel;
+
+typedef enum {
+  VX_TYPE_FLOAT32 = 1,
+  VX_TYPE_FLOAT16 = 2,
+  VX_TYPE_INT8 = 3,
+  VX_TYPE_UINT8 = 4,
+  VX_TYPE_INT32 = 5,
+  VX_TYPE_INT64 = 6,
+  VX_TYPE_BOOL = 7
+} VXDataType;
+
+/* Loads an ONNX file (external data files next to it) or an in-memory model. A model with ops that
+ * cannot run fails here with an error listing every such node. NULL on failure. */
+VXModel vxNewModel(VXDevice device, const char* path);
+VXModel vxNewModelFromMemory(VXDevice device, const void* data, size_t size);
+void vxReleaseModel(VXModel model);
+
+/* "precision": 0 auto (= fp32, the model's own answers), 1 fp32, 2 fp16 (Vulkan devices: fp16
+ * storage with fp32 arithmetic). Takes effect at the next execute. */
+void vxSetModelInt(VXModel model, const char* name, int value);
+
+size_t vxGetModelInputCount(VXModel model);
+size_t vxGetModelOutputCount(VXModel model);
+/* NULL when index is out of range; the string lives as long as the model. */
+const char* vxGetModelInputName(VXModel model, size_t index);
+const char* vxGetModelOutputName(VXModel model, size_t index);
+
+/* Copies the input (row-major, `rank` dimensions). Every input must be set before execute; an input
+ * keeps its value across executes until set again. */
+void vxSetModelInput(VXModel model, const char* name, VXDataType type, const int64_t* shape, size_t rank,
+                     const void* data);
+void vxExecuteModel(VXModel model);
+/* After execute: the output's type, shape and data, valid until the next execute or release.
+ * Returns false (and records an error) when there is no such output or no execute ran yet. */
+bool vxGetModelOutput(VXModel model, const char* name, VXDataType* type, const int64_t** shape, size_t* rank,
+                      const void** data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VOLVOX_MODEL_H */

@@ -1,0 +1,26 @@
+// A model as the C API holds it: the imported graph and the runner for the device it was loaded on
+// (the CPU's ModelRunner, or the Vulkan model runner on a Vulkan device).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/tensor.h"
+#include "denoise/filter.h"
+
+namespace vx::api {
+
+enum class ModelPrecision { automatic, fp32, fp16 };
+
+class ModelSession {
+ public:
+  virtual ~ModelSession() = default;
+  // The graph as it runs (optimised); inputs and outputs keep the model's names and order.
+  virtual const Graph& graph() const = 0;
+  virtual void set_precision(ModelPrecision precision) = 0;
+  virtual std::vector<Tensor> run(const std::vector<Tensor>& inputs) = 0;
+};
+
+std::unique_ptr<ModelSession> make_model_session(std::shared_ptr<denoise::Device> device, Graph graph);
+
+}  // namespace vx::api
