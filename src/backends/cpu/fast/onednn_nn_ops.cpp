@@ -181,9 +181,8 @@ bool layer_norm_supports(const Node& node, const Graph& g) {
       if (i == 1) return false;
       continue;
     }
-    if (!f32_known(g, id) || g.value(id).shape.numel() != c || g.value(id).shape.rank() > 1 &&
-        g.value(id).shape[g.value(id).shape.rank() - 1] != c)
-      return false;
+    const Shape& p = g.value(id).shape;
+    if (!f32_known(g, id) || p.numel() != c || (p.rank() > 1 && p[p.rank() - 1] != c)) return false;
   }
   return true;
 }
