@@ -15,8 +15,7 @@ using namespace pattern;
 bool private_value(const Graph& g, const Index& ix, ValueId id) { return has_single_private_consumer(g, ix.consumers, id); }
 
 // Whether the Softmax normalises the last axis of its input.
-bool softmax_last_axis(const Graph& g, const Node& softmax) {
-  const int64_t rank = int64_t(g.value(softmax.input(0)).shape.rank());
+bool softmax_last_axis(const Graph& g, const Node& softmax, int64_t rank) {
   const int64_t axis = softmax.attrs.get_int("axis", g.opset("") >= 13 ? -1 : 1);
   return axis == -1 || (rank > 0 && axis == rank - 1);
 }
@@ -35,10 +34,13 @@ bool swaps_last_two(const Node& t) {
 
 Graph fuse_attention(Graph graph) {
   Index ix(graph);
+  const std::vector<Shape> shapes = inferred_shapes(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& softmax = graph.nodes[i];
     if (!is_op(softmax, "Softmax") || ix.taken[i] || softmax.outputs.size() != 1) continue;
-    if (!softmax_last_axis(graph, softmax) || graph.value(softmax.input(0)).dtype != DType::f32) continue;
+    const ValueId scores = softmax.input(0);
+    if (!softmax_last_axis(graph, softmax, int64_t(shapes[size_t(scores)].rank()))) continue;
+    if (graph.value(scores).dtype != DType::f32) continue;
     std::vector<int> nodes = {int(i)};
     ValueId cur = softmax.input(0), mask = kNoValue;
     double scale = 1.0;
@@ -87,7 +89,7 @@ Graph fuse_attention(Graph graph) {
     const ValueId v = graph.nodes[size_t(pv)].input(1);
     bool ranks_ok = true;
     for (ValueId id : {q, kt, v})
-      ranks_ok &= graph.value(id).shape.rank() != 1 && graph.value(id).dtype == DType::f32;  // 0: not yet inferred
+      ranks_ok &= shapes[size_t(id)].rank() != 1 && graph.value(id).dtype == DType::f32;  // 0: unknown
     if (!ranks_ok) continue;
     ValueId k = kt;
     int64_t k_transposed = 1;

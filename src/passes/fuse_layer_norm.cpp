@@ -13,7 +13,7 @@ namespace {
 using namespace pattern;
 
 // Whether the ReduceMean reduces exactly the last axis of `x` and keeps it.
-bool reduces_last_axis(const Graph& g, const Node& r, ValueId x) {
+bool reduces_last_axis(const Graph& g, const Node& r, int64_t rank) {
   if (r.attrs.get_int("keepdims", 1) != 1) return false;
   std::vector<int64_t> axes = r.attrs.get_ints("axes");
   if (r.input(1) != kNoValue) {
@@ -23,7 +23,6 @@ bool reduces_last_axis(const Graph& g, const Node& r, ValueId x) {
     for (int64_t i = 0; i < a.constant.numel(); ++i) axes.push_back(int64_t(a.constant.get(i)));
   }
   if (axes.size() != 1) return false;
-  const int64_t rank = int64_t(g.value(x).shape.rank());
   return axes[0] == -1 || (rank > 0 && axes[0] == rank - 1);
 }
 
@@ -31,13 +30,15 @@ bool reduces_last_axis(const Graph& g, const Node& r, ValueId x) {
 bool channel_constant(const Graph& g, ValueId id, int64_t c) {
   if (id == kNoValue || !g.value(id).is_constant()) return false;
   const Tensor& t = g.value(id).constant;
-  return t.dtype() == DType::f32 && t.rank() == 1 && (c < 0 || t.numel() == c);
+  // With C unknown, a one-value constant could be a broadcast scalar, which vx.LayerNorm does not take.
+  return t.dtype() == DType::f32 && t.rank() == 1 && (c < 0 ? t.numel() > 1 : t.numel() == c);
 }
 
 }  // namespace
 
 Graph fuse_layer_norm(Graph graph) {
   Index ix(graph);
+  const std::vector<Shape> shapes = inferred_shapes(graph);
   int fused = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     Node& n = graph.nodes[i];
@@ -46,7 +47,7 @@ Graph fuse_layer_norm(Graph graph) {
       bool extra_outputs = false;
       for (size_t o = 1; o < n.outputs.size(); ++o)
         extra_outputs |= n.outputs[o] != kNoValue && !ix.consumers[size_t(n.outputs[o])].empty();
-      const int64_t rank = int64_t(graph.value(n.input(0)).shape.rank());
+      const int64_t rank = int64_t(shapes[size_t(n.input(0))].rank());
       const int64_t axis = n.attrs.get_int("axis", -1);
       if (extra_outputs || !(axis == -1 || (rank > 0 && axis == rank - 1))) continue;
       if (graph.value(n.input(0)).dtype != DType::f32) continue;
@@ -60,7 +61,8 @@ Graph fuse_layer_norm(Graph graph) {
     }
     if (!is_op(n, "ReduceMean") || n.outputs.size() != 1) continue;
     const ValueId x = n.input(0), mean = n.outputs[0];
-    if (graph.value(x).dtype != DType::f32 || !reduces_last_axis(graph, n, x)) continue;
+    const int64_t rank = int64_t(shapes[size_t(x)].rank());
+    if (graph.value(x).dtype != DType::f32 || !reduces_last_axis(graph, n, rank)) continue;
     const int sub = sole_consumer_op(graph, ix, mean, "Sub");
     if (sub < 0 || graph.nodes[size_t(sub)].input(0) != x || graph.nodes[size_t(sub)].input(1) != mean) continue;
     const ValueId d = graph.nodes[size_t(sub)].outputs[0];
@@ -79,7 +81,7 @@ Graph fuse_layer_norm(Graph graph) {
     if (square < 0 || div < 0 || readers.size() != (mul_square ? 3u : 2u)) continue;
     if (mul_square && std::count(readers.begin(), readers.end(), square) != 2) continue;
     const int var = sole_consumer_op(graph, ix, graph.nodes[size_t(square)].outputs[0], "ReduceMean");
-    if (var < 0 || !reduces_last_axis(graph, graph.nodes[size_t(var)], d)) continue;
+    if (var < 0 || !reduces_last_axis(graph, graph.nodes[size_t(var)], rank)) continue;
     const ValueId var_out = graph.nodes[size_t(var)].outputs[0];
     const int add_eps = sole_consumer_op(graph, ix, var_out, "Add");
     if (add_eps < 0) continue;
@@ -91,7 +93,7 @@ Graph fuse_layer_norm(Graph graph) {
     std::vector<int> nodes = {int(i), sub, square, var, add_eps, sqrt, div};
     int last = div;
     ValueId gamma = kNoValue, beta = kNoValue;
-    const int64_t c = graph.value(x).shape.rank() ? graph.value(x).shape.dims().back() : -1;
+    const int64_t c = rank > 0 ? shapes[size_t(x)].dims().back() : -1;  // -1 also when unknown
     if (const int mul = sole_consumer_op(graph, ix, graph.nodes[size_t(div)].outputs[0], "Mul"); mul >= 0) {
       const ValueId o = other_input(graph.nodes[size_t(mul)], graph.nodes[size_t(div)].outputs[0]);
       if (channel_constant(graph, o, c)) {

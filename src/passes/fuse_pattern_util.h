@@ -8,6 +8,7 @@
 
 #include "core/graph.h"
 #include "passes/graph_queries.h"
+#include "passes/shape_inference.h"
 
 namespace vx::pattern {
 
@@ -35,6 +36,21 @@ inline int sole_consumer_op(const Graph& g, const Index& ix, ValueId id, const c
   const int c = ix.consumers[size_t(id)][0];
   if (ix.taken[size_t(c)] || !is_op(g.nodes[size_t(c)], op)) return -1;
   return c;
+}
+
+// The shape of every value as far as shape inference on a copy of the graph can tell (intermediate
+// values of an imported graph usually have no shape yet); rank 0 where unknown.
+inline std::vector<Shape> inferred_shapes(const Graph& g) {
+  Graph copy = g;  // constants share their buffers: cheap
+  try {
+    infer_shapes(copy);
+  } catch (const std::exception&) {
+    // inconsistent shapes somewhere: fall back to what the graph itself says
+    copy = g;
+  }
+  std::vector<Shape> shapes(copy.values.size());
+  for (size_t i = 0; i < shapes.size(); ++i) shapes[i] = copy.values[i].shape;
+  return shapes;
 }
 
 // The value of a one-element float constant.

@@ -16,6 +16,7 @@ void optimize_onnx(Graph& graph) { optimize_onnx(graph, OnnxOptimizeOptions{}); 
 
 void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
   Graph g = remove_dead_nodes(std::move(graph));
+  g = fuse_dequantize_matmul(std::move(g));  // before constant folding turns the int8 weights into floats
   g = fold_constants(std::move(g));
   g = fold_conv_batch_norm(std::move(g));
   g = fuse_conv_bias_relu(std::move(g));  // every Conv -> vx.FusedConv: the op the oneDNN kernel runs
@@ -25,7 +26,6 @@ void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
     g = fuse_attention(std::move(g));     // before the MatMul fusion, which would take its MatMuls apart
     g = fuse_matmul_bias_act(std::move(g));
   }
-  g = fuse_dequantize_matmul(std::move(g));
   if (options.int8_weights) g = quantize_weights_int8(std::move(g));
   g = remove_dead_nodes(std::move(g));
   g.validate();
