@@ -46,7 +46,8 @@ Graph fuse_layer_norm(Graph graph) {
     if (is_op(n, "LayerNormalization")) {
       bool extra_outputs = false;
       for (size_t o = 1; o < n.outputs.size(); ++o)
-        extra_outputs |= n.outputs[o] != kNoValue && !ix.consumers[size_t(n.outputs[o])].empty();
+        extra_outputs |= n.outputs[o] != kNoValue &&
+                         (!ix.consumers[size_t(n.outputs[o])].empty() || is_graph_output(graph, n.outputs[o]));
       const int64_t rank = int64_t(shapes[size_t(n.input(0))].rank());
       const int64_t axis = n.attrs.get_int("axis", -1);
       if (extra_outputs || !(axis == -1 || (rank > 0 && axis == rank - 1))) continue;
