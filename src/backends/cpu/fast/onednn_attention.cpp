@@ -157,7 +157,7 @@ class OneDnnAttention {
   std::vector<float> scores_;
 };
 
-bool attention_supports(const Node& node, const Graph& g) {
+bool attention_supports_unchecked(const Node& node, const Graph& g) {
   if (node.outputs.size() != 1 || node.outputs[0] == kNoValue) return false;
   for (size_t i = 0; i < 3; ++i)
     if (!f32_known(g, node.input(i)) || g.value(node.input(i)).shape.numel() == 0) return false;
@@ -168,6 +168,10 @@ bool attention_supports(const Node& node, const Graph& g) {
     return false;
   }
   return true;
+}
+
+bool attention_supports(const Node& node, const Graph& g) {
+  return declines_on_error([&] { return attention_supports_unchecked(node, g); });
 }
 
 KernelFn make_attention(const Node& node, const Graph& g) {

@@ -292,7 +292,7 @@ class OneDnnMatMul {
   std::vector<float> dequantized_;  // one block of int8 weights as floats (runs are serialised)
 };
 
-bool matmul_supports(const Node& node, const Graph& g) {
+bool matmul_supports_unchecked(const Node& node, const Graph& g) {
   const bool int8 = node.op == kMatMulInt8W;
   if (node.outputs.size() != 1 || !known_f32(g, node.input(0))) return false;
   if (!int8 && !known_f32(g, node.input(1))) return false;
@@ -309,6 +309,10 @@ bool matmul_supports(const Node& node, const Graph& g) {
     return false;
   }
   return true;
+}
+
+bool matmul_supports(const Node& node, const Graph& g) {
+  return declines_on_error([&] { return matmul_supports_unchecked(node, g); });
 }
 
 KernelFn make_matmul(const Node& node, const Graph& g) {

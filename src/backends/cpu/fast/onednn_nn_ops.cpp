@@ -63,7 +63,7 @@ PoolSetup pool_setup(const Node& node, const Graph& g) {
   return s;
 }
 
-bool pool_supports(const Node& node, const Graph& g) {
+bool pool_supports_unchecked(const Node& node, const Graph& g) {
   if (node.outputs.size() != 1 || !f32_known(g, node.input(0)) || !single_f32_output(node, g)) return false;
   if (node.op == "MaxPool" && node.attrs.get_int("storage_order", 0) != 0) return false;
   try {
@@ -73,6 +73,10 @@ bool pool_supports(const Node& node, const Graph& g) {
   } catch (const std::exception&) {
     return false;
   }
+}
+
+bool pool_supports(const Node& node, const Graph& g) {
+  return declines_on_error([&] { return pool_supports_unchecked(node, g); });
 }
 
 KernelFn make_pool(const Node& node, const Graph& g) {
@@ -107,10 +111,14 @@ bool softmax_view(const Node& node, const Graph& g, int64_t opset, int64_t& rows
   return rows > 0 && cols > 0;
 }
 
-bool softmax_supports(const Node& node, const Graph& g) {
+bool softmax_supports_unchecked(const Node& node, const Graph& g) {
   int64_t rows = 0, cols = 0;
   return node.outputs.size() == 1 && f32_known(g, node.input(0)) && single_f32_output(node, g) &&
          softmax_view(node, g, g.opset(""), rows, cols);
+}
+
+bool softmax_supports(const Node& node, const Graph& g) {
+  return declines_on_error([&] { return softmax_supports_unchecked(node, g); });
 }
 
 KernelFn make_softmax(const Node& node, const Graph& g) {
@@ -135,10 +143,14 @@ KernelFn make_softmax(const Node& node, const Graph& g) {
 
 // ---- Gelu ----
 
-bool gelu_supports(const Node& node, const Graph& g) {
+bool gelu_supports_unchecked(const Node& node, const Graph& g) {
   const std::string approx = node.attrs.get_string("approximate", "none");
   return node.outputs.size() == 1 && f32_known(g, node.input(0)) && single_f32_output(node, g) &&
          (approx == "none" || approx == "tanh") && g.value(node.input(0)).shape.numel() > 0;
+}
+
+bool gelu_supports(const Node& node, const Graph& g) {
+  return declines_on_error([&] { return gelu_supports_unchecked(node, g); });
 }
 
 KernelFn make_gelu(const Node& node, const Graph& g) {
@@ -163,7 +175,7 @@ KernelFn make_gelu(const Node& node, const Graph& g) {
 
 // ---- layer normalisation over the last axis ----
 
-bool layer_norm_supports(const Node& node, const Graph& g) {
+bool layer_norm_supports_unchecked(const Node& node, const Graph& g) {
   if (node.outputs.size() != 1 && !(node.op == "LayerNormalization" && node.outputs.size() <= 3)) return false;
   for (size_t i = 1; i < node.outputs.size(); ++i)
     if (node.outputs[i] != kNoValue) return false;  // mean / inv std dev wanted: the reference writes them
@@ -185,6 +197,10 @@ bool layer_norm_supports(const Node& node, const Graph& g) {
     if (!f32_known(g, id) || p.numel() != c || (p.rank() > 1 && p[p.rank() - 1] != c)) return false;
   }
   return true;
+}
+
+bool layer_norm_supports(const Node& node, const Graph& g) {
+  return declines_on_error([&] { return layer_norm_supports_unchecked(node, g); });
 }
 
 void layer_norm_fast(KernelContext& ctx) {
