@@ -216,5 +216,37 @@ TEST(CpuFastOps, Pooling) {
   }
 }
 
+TEST(CpuFastOps, GroupedDepthwiseAndStridedConvolutions) {
+  struct Case {
+    int64_t c_in, c_out, group, kernel, stride, pad;
+    bool relu;
+  };
+  const std::vector<Case> cases = {
+      {6, 4, 2, 3, 1, 1, true},   {8, 8, 8, 3, 2, 1, true},  {9, 9, 9, 5, 1, 2, false},  // depthwise
+      {12, 18, 3, 1, 2, 0, false}, {17, 5, 1, 1, 2, 0, true}, {3, 8, 1, 7, 2, 3, true},   // ResNet's stem shape
+  };
+  uint64_t seed = 700;
+  for (const Case& c : cases) {
+    const float bound = 1.0f / std::sqrt(float(c.c_in / c.group * c.kernel * c.kernel));
+    OneNode t;
+    t.g.opsets[""] = 17;
+    const ValueId x = t.g.add_value("x", DType::f32, {2, c.c_in, 13, 11});
+    t.g.inputs = {x};
+    t.feeds = {test::random_tensor({2, c.c_in, 13, 11}, seed + 1)};
+    const ValueId w = t.g.add_constant(
+        "w", test::random_tensor({c.c_out, c.c_in / c.group, c.kernel, c.kernel}, seed + 2, -bound, bound));
+    const ValueId b = t.g.add_constant("b", test::random_tensor({c.c_out}, seed + 3));
+    const ValueId y = t.g.add_value("y", DType::f32, {});
+    t.g.add_node(kFusedConv, "node", {x, w, b}, {y},
+                 with({{"kernel_shape", std::vector<int64_t>{c.kernel, c.kernel}},
+                       {"strides", std::vector<int64_t>{c.stride, c.stride}},
+                       {"pads", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad}}, {"group", c.group},
+                       {"relu", int64_t(c.relu)}, {"pool", int64_t(0)}, {"upsample_concat", int64_t(0)}}));
+    t.g.outputs = {y};
+    EXPECT_LE(fast_vs_reference(t, "onednn"), kTolerance) << "c_in " << c.c_in << " group " << c.group;
+    seed += 10;
+  }
+}
+
 }  // namespace
 }  // namespace vx

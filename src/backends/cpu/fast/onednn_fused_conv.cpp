@@ -71,6 +71,7 @@ struct FusedConvShape {
   int64_t n = 0, c_low = 0, c_skip = 0, c = 0, h = 0, w = 0;  // conv input (after upsample + concat)
   int64_t c_conv = 0;  // the convolution's input channels: c, or c padded with zeros to a multiple of 16
   int64_t m = 0, conv_h = 0, conv_w = 0;                        // conv output
+  int64_t group = 1;  // grouped / depthwise: oneDNN's goihw weights
   int64_t out_h = 0, out_w = 0;                                 // node output (after pool)
   WindowGeometry g;
 
@@ -114,8 +115,9 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   }
   s.c = s.c_low + s.c_skip;
   s.m = wshape[0];
-  VX_CHECK(wshape[1] == s.c && node.attrs.get_int("group", 1) == 1, Unsupported, what, ": weights ", wshape.str(),
-           " do not fit ", s.c, " input channels with group 1");
+  s.group = node.attrs.get_int("group", 1);
+  VX_CHECK(s.group >= 1 && wshape[1] * s.group == s.c && s.m % s.group == 0 && (s.group == 1 || !s.upsample_concat),
+           Unsupported, what, ": weights ", wshape.str(), " do not fit ", s.c, " input channels in ", s.group, " groups");
   s.g = window_geometry(node.attrs, {s.h, s.w}, {wshape[2], wshape[3]}, false, what);
   s.conv_h = s.g.output[0];
   s.conv_w = s.g.output[1];
@@ -132,7 +134,7 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   // last decoder level of the U-Nets.
   const int64_t c_padded = (s.c + 15) / 16 * 16;
   const bool paddable = s.c % 16 == 0 || (s.upsample_concat && c_padded * 8 <= s.c * 9);
-  s.winograd = s.g.kernel == std::vector<int64_t>{3, 3} && all(s.g.strides, 1) && all(s.g.dilations, 1) &&
+  s.winograd = s.group == 1 && s.g.kernel == std::vector<int64_t>{3, 3} && all(s.g.strides, 1) && all(s.g.dilations, 1) &&
                all(s.g.pads_begin, 1) && all(s.g.pads_end, 1) && paddable && s.m % 16 == 0;
   s.c_conv = s.winograd ? c_padded : s.c;
   s.work = s.winograd ? Layout::nchw16c : Layout::nhwc;
@@ -150,7 +152,9 @@ class OneDnnFusedConv {
     const memory::dims src_dims = {s_.n, s_.c_conv, s_.h, s_.w};
     const memory::dims dst_dims = {s_.n, s_.m, s_.conv_h, s_.conv_w};
     const memory::dims out_dims = {s_.n, s_.m, s_.out_h, s_.out_w};
-    const memory::dims w_dims = {s_.m, s_.c_conv, s_.g.kernel[0], s_.g.kernel[1]};
+    const memory::dims w_dims =
+        s_.group == 1 ? memory::dims{s_.m, s_.c_conv, s_.g.kernel[0], s_.g.kernel[1]}
+                      : memory::dims{s_.group, s_.m / s_.group, s_.c / s_.group, s_.g.kernel[0], s_.g.kernel[1]};
     if (s_.c_conv != s_.c) weights_source_ = pad_input_channels(weights_source_, s_.c_conv);
     src_md_ = memory::desc(src_dims, f32, tag_of(s_.work));
     conv_dst_md_ = memory::desc(dst_dims, f32, tag_of(s_.work));
@@ -175,7 +179,8 @@ class OneDnnFusedConv {
     conv_ = dnnl::convolution_forward(*pd);  // DNNL_VERBOSE=1 shows which implementation ran
 
     // Weights: reordered once from OIHW into the layout the primitive chose.
-    memory user_w({w_dims, f32, Tag::oihw}, engine, const_cast<void*>(weights_source_.raw()));
+    memory user_w({w_dims, f32, s_.group == 1 ? Tag::oihw : Tag::goihw}, engine,
+                  const_cast<void*>(weights_source_.raw()));
     weights_ = memory(pd->weights_desc(), engine);
     dnnl::stream stream(engine);
     dnnl::reorder(user_w, weights_).execute(stream, user_w, weights_);
@@ -389,7 +394,7 @@ bool onednn_fused_conv_supports(const Node& node, const Graph& graph) {
   try {
     fused_conv_shape(node, graph);
   } catch (const Error&) {
-    return false;  // unknown shapes, groups, 1-D: the reference kernel handles (or reports) those
+    return false;  // unknown shapes, 1-D, odd groups: the reference kernel handles (or reports) those
   }
   return true;
 }
