@@ -168,6 +168,13 @@ TEST(FusionPasses, LayerNormOverAnotherAxisIsNotFused) {
   const ValueId x = b.input("x", {2, 9, 24});
   b.g.outputs = {layer_norm(b, x, 24, 1, false, false)};
   check_fusion(b, kLayerNorm, 0);
+
+  Builder stats;  // LayerNormalization whose Mean is a graph output keeps its extra outputs
+  const ValueId y = stats.input("x", {3, 16});
+  const ValueId out = stats.g.add_value("y", DType::f32, {}), mean = stats.g.add_value("mean", DType::f32, {});
+  stats.g.add_node("LayerNormalization", "ln", {y, stats.constant(test::random_tensor({16}, 5))}, {out, mean});
+  stats.g.outputs = {out, mean};
+  check_fusion(stats, kLayerNorm, 0);
 }
 
 // ---- attention ----
