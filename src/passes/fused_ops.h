@@ -20,6 +20,10 @@
 //              upsample_concat  int 0/1   see inputs
 //     output:  Y (NCHW; H/2 x W/2 when pool = 1)
 //
+//   vx.FusedConvResidual  (kFusedConvResidual; passes/fuse_conv_residual.h)   Y = relu?(Conv(X) + B + R)
+//     inputs:  X, W, B (B may be omitted), R (the residual, the output's shape)
+//     attrs:   as vx.FusedConv with pool = 0 and upsample_concat = 0; relu applies after adding R
+//
 // The ONNX fusion passes (fuse_matmul_bias_act, fuse_attention, fuse_layer_norm, fuse_gelu,
 // quantize_weights_int8) create:
 //
@@ -44,6 +48,7 @@
 namespace vx {
 
 inline constexpr const char* kFusedConv = "vx.FusedConv";
+inline constexpr const char* kFusedConvResidual = "vx.FusedConvResidual";
 inline constexpr const char* kFusedMatMul = "vx.FusedMatMul";
 inline constexpr const char* kMatMulInt8W = "vx.MatMulInt8W";
 inline constexpr const char* kAttention = "vx.Attention";

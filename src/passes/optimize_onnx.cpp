@@ -4,6 +4,7 @@
 #include "passes/fold_conv_batch_norm.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
+#include "passes/fuse_conv_residual.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul_bias_act.h"
@@ -20,6 +21,7 @@ void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
   g = fold_constants(std::move(g));
   g = fold_conv_batch_norm(std::move(g));
   g = fuse_conv_bias_relu(std::move(g));  // every Conv -> vx.FusedConv: the op the oneDNN kernel runs
+  g = fuse_conv_residual(std::move(g));   // + residual Add (+ Relu): ResNet's block ends
   if (options.fuse_transformer) {
     g = fuse_gelu(std::move(g));          // before the MatMul fusion, which takes vx.Gelu as its activation
     g = fuse_layer_norm(std::move(g));

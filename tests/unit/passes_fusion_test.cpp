@@ -246,6 +246,37 @@ TEST(FusionPasses, MatMulBiasActivation) {
   check_fusion(runtime_bias, kFusedMatMul, 0);
 }
 
+// ---- Conv + residual Add (+ Relu) ----
+
+ValueId conv(Builder& b, ValueId x, int64_t c_in, int64_t c_out, int64_t k, int64_t stride = 1) {
+  const float bound = 1.0f / std::sqrt(float(c_in * k * k));
+  const ValueId w = b.constant(test::random_tensor({c_out, c_in, k, k}, b.seed++, -bound, bound));
+  const ValueId bias = b.constant(test::random_tensor({c_out}, b.seed++));
+  return b.node("Conv", {x, w, bias},
+                with({{"kernel_shape", std::vector<int64_t>{k, k}}, {"pads", std::vector<int64_t>(4, k / 2)},
+                      {"strides", std::vector<int64_t>{stride, stride}}}));
+}
+
+TEST(FusionPasses, ConvResidualBlocks) {
+  Builder b;
+  const ValueId x = b.input("x", {1, 8, 9, 7});
+  // Block with a projection shortcut, then one with the identity (both residuals internal to the
+  // oneDNN convolutions' layout), then one without the trailing Relu.
+  ValueId y = b.node("Relu", {conv(b, b.node("Relu", {conv(b, x, 8, 16, 3)}), 16, 16, 3)});
+  y = b.node("Relu", {b.node("Add", {conv(b, y, 16, 32, 1), conv(b, x, 8, 32, 1)})});
+  y = b.node("Relu", {b.node("Add", {y, conv(b, b.node("Relu", {conv(b, y, 32, 16, 1)}), 16, 32, 3)})});
+  b.g.outputs = {b.node("Add", {conv(b, y, 32, 32, 1), y})};
+  Graph fused = check_fusion(b, kFusedConvResidual, 3);
+  EXPECT_EQ(count_ops(fused, "Add") + count_ops(fused, "Relu"), 0);
+}
+
+TEST(FusionPasses, ConvWithABroadcastAddIsNotFused) {
+  Builder b;
+  const ValueId x = b.input("x", {1, 4, 6, 5});
+  b.g.outputs = {b.node("Add", {conv(b, x, 4, 8, 3), b.input("bias", {1, 8, 1, 1})})};
+  check_fusion(b, kFusedConvResidual, 0);
+}
+
 // ---- int8 weights ----
 
 TEST(FusionPasses, Int8WeightsStayWithinTheQuantisationBound) {

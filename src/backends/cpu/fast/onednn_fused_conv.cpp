@@ -64,6 +64,7 @@ struct LayoutView {
 // Everything about one node that does not change between runs.
 struct FusedConvShape {
   bool upsample_concat = false, relu = false, pool = false;
+  bool residual = false;  // vx.FusedConvResidual: R (in layout in[1]) is added before the ReLU
   Layout in[2] = {Layout::nchw, Layout::nchw};
   Layout out = Layout::nchw;
   Layout work = Layout::nhwc;  // what the convolution reads and writes (mixed layouts are slow)
@@ -85,10 +86,15 @@ struct FusedConvShape {
   }
 };
 
+constexpr int64_t kWinogradMinPixels = 96 * 96;
+
 FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
-  const std::string what = std::string(kFusedConv) + " '" + node.name + "'";
+  const std::string what = node.op + " '" + node.name + "'";
   FusedConvShape s;
+  s.residual = node.op == kFusedConvResidual;
   s.upsample_concat = node.attrs.get_int("upsample_concat", 0) != 0;
+  VX_CHECK(!s.residual || (!s.upsample_concat && node.attrs.get_int("pool", 0) == 0 && node.input(3) != kNoValue),
+           Unsupported, what, ": a residual without pool or upsample_concat");
   s.relu = node.attrs.get_int("relu", 0) != 0;
   s.pool = node.attrs.get_int("pool", 0) != 0;
   const std::vector<int64_t> in_layouts = node.attrs.get_ints(kLayoutInputsAttr);
@@ -134,8 +140,12 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   // last decoder level of the U-Nets.
   const int64_t c_padded = (s.c + 15) / 16 * 16;
   const bool paddable = s.c % 16 == 0 || (s.upsample_concat && c_padded * 8 <= s.c * 9);
-  s.winograd = s.group == 1 && s.g.kernel == std::vector<int64_t>{3, 3} && all(s.g.strides, 1) && all(s.g.dilations, 1) &&
-               all(s.g.pads_begin, 1) && all(s.g.pads_end, 1) && paddable && s.m % 16 == 0;
+  // Only on large images (the denoiser's), or where the source is packed anyway (upsample_concat):
+  // on ResNet-sized maps (56x56 and less) Winograd gains little and its blocked layout costs a
+  // reorder on each side, between NHWC 1x1 convolutions (ResNet-50: 21 reorders per run -> 4).
+  const bool large = s.h * s.w >= kWinogradMinPixels || s.upsample_concat;
+  s.winograd = large && s.group == 1 && s.g.kernel == std::vector<int64_t>{3, 3} && all(s.g.strides, 1) &&
+               all(s.g.dilations, 1) && all(s.g.pads_begin, 1) && all(s.g.pads_end, 1) && paddable && s.m % 16 == 0;
   s.c_conv = s.winograd ? c_padded : s.c;
   s.work = s.winograd ? Layout::nchw16c : Layout::nhwc;
   return s;
@@ -162,11 +172,10 @@ class OneDnnFusedConv {
     out_md_ = memory::desc(out_dims, f32, tag_of(s_.out));
 
     dnnl::primitive_attr attr;
-    if (s_.relu) {
-      dnnl::post_ops ops;
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-      attr.set_post_ops(ops);
-    }
+    dnnl::post_ops ops;
+    if (s_.residual) ops.append_sum(1.0f);  // dst holds R when the convolution starts
+    if (s_.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    if (s_.residual || s_.relu) attr.set_post_ops(ops);
     // Winograd when the layouts allow it and oneDNN has it for this shape and CPU; else direct.
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
     if (s_.winograd) {
@@ -198,6 +207,11 @@ class OneDnnFusedConv {
     if (!s_.upsample_concat && s_.in[0] != s_.work) {
       in_md_ = memory::desc(src_dims, f32, tag_of(s_.in[0]));
       to_source_ = dnnl::reorder(memory(in_md_, engine, nullptr), memory(src_md_, engine, nullptr));
+    }
+    if (s_.residual) {
+      residual_md_ = memory::desc(dst_dims, f32, tag_of(s_.in[1]));
+      if (s_.in[1] != s_.work)
+        residual_to_dst_ = dnnl::reorder(memory(residual_md_, engine, nullptr), memory(conv_dst_md_, engine, nullptr));
     }
   }
 
@@ -231,6 +245,17 @@ class OneDnnFusedConv {
     // Convolution (+ bias + ReLU).
     float* dst = s_.pool || s_.out != s_.work ? conv_out : y.data<float>();
     memory src_mem(src_md_, engine, const_cast<float*>(src)), dst_mem(conv_dst_md_, engine, dst);
+    if (s_.residual) {  // the sum post-op adds what dst holds: R in the working layout
+      const Tensor& r = ctx.input(3);
+      VX_CHECK(r.shape() == Shape({s_.n, s_.m, s_.conv_h, s_.conv_w}), InvalidArgument, "residual ", r.shape().str(),
+               " differs from the planned shape");
+      if (s_.in[1] == s_.work) {
+        if (r.raw() != dst) std::memcpy(dst, r.raw(), r.nbytes());
+      } else {
+        memory from(residual_md_, engine, const_cast<void*>(r.raw()));
+        residual_to_dst_.execute(stream, from, dst_mem);
+      }
+    }
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_mem}};
     if (bias_.defined()) args[DNNL_ARG_BIAS] = bias_mem_;
     conv_.execute(stream, args);
@@ -358,7 +383,8 @@ class OneDnnFusedConv {
   memory::desc in_md_, src_md_, conv_dst_md_, pool_dst_md_, out_md_;
   dnnl::convolution_forward conv_;
   dnnl::pooling_forward pool_;
-  dnnl::reorder to_output_, to_source_;
+  dnnl::reorder to_output_, to_source_, residual_to_dst_;
+  memory::desc residual_md_;
   memory weights_, bias_mem_;
 };
 
@@ -384,7 +410,10 @@ Layout onednn_working_layout(const Node& node, const Graph& graph) {
 }
 
 bool onednn_fused_conv_supports(const Node& node, const Graph& graph) {
-  if (node.op != kFusedConv) return false;
+  if (node.op != kFusedConv && node.op != kFusedConvResidual) return false;
+  if (node.op == kFusedConvResidual &&
+      (node.input(3) == kNoValue || graph.value(node.input(3)).dtype != DType::f32))
+    return false;
   const bool upcat = node.attrs.get_int("upsample_concat", 0) != 0;
   const size_t w_at = upcat ? 2 : 1;
   if (!constant_f32(graph, node.input(w_at))) return false;
@@ -412,5 +441,7 @@ KernelFn make_onednn_fused_conv(const Node& node, const Graph& graph) {
 
 VX_REGISTER_CPU_KERNEL(fused_conv_onednn, {kFusedConv, kOneDnnVariant, 10, onednn_fused_conv_supports,
                                            nullptr, make_onednn_fused_conv});
+VX_REGISTER_CPU_KERNEL(fused_conv_residual_onednn, {kFusedConvResidual, kOneDnnVariant, 10,
+                                                    onednn_fused_conv_supports, nullptr, make_onednn_fused_conv});
 
 }  // namespace vx::cpu::fast
