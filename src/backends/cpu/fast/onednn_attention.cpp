@@ -91,7 +91,6 @@ class OneDnnAttention {
     softmax_ = dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
         dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, flat, 1), engine));
     flat_md_ = flat;
-    scores_.resize(size_t(rows_ * cols_));
     if (has_mask_) {
       // Offset of each score row's mask row, and the mask's stride along the last axis.
       const std::vector<int64_t> m = padded(mask_shape_, rank);
@@ -121,6 +120,7 @@ class OneDnnAttention {
                  (!has_mask_ || ctx.input(3).shape() == mask_shape_),
              InvalidArgument, "inputs differ from the planned shapes");
     set_onednn_threads(ctx.pool().size());
+    if (scores_.empty()) scores_.resize(size_t(rows_ * cols_));  // on first use: supports() builds one too
     auto& engine = onednn_engine();
     dnnl::stream stream(engine);
     memory q_mem(q_md_, engine, const_cast<void*>(q.raw())), k_mem(kt_md_, engine, const_cast<void*>(k.raw())),
