@@ -87,13 +87,18 @@ vk::OpPlan plan_scratch_blob_test(const vk::OpInfo& info) {
 }
 
 VX_REGISTER_VK_OP(scratch_blob_test, {"ScratchBlobTest", "vx.test", 0, plan_scratch_blob_test});
-VX_REGISTER_SHAPE_FN(scratch_blob_test, "ScratchBlobTest", [](const Node& node, Graph& g) {
-  for (ValueId y : node.outputs) {
-    g.value(y).shape = g.value(node.inputs[0]).shape;
-    g.value(y).dtype = g.value(node.inputs[0]).dtype;
-  }
-  return true;
-});
+// Shape functions of ops in their own domain are registered under that domain.
+const bool scratch_blob_test_shape_registered = (register_shape_fn(
+                                                     "ScratchBlobTest",
+                                                     [](const Node& node, Graph& g) {
+                                                       for (ValueId y : node.outputs) {
+                                                         g.value(y).shape = g.value(node.inputs[0]).shape;
+                                                         g.value(y).dtype = g.value(node.inputs[0]).dtype;
+                                                       }
+                                                       return true;
+                                                     },
+                                                     "vx.test"),
+                                                 true);
 
 TEST_F(VulkanExecutor, ScratchConstantBlobsAndTwoOutputs) {
   Graph g;

@@ -36,9 +36,9 @@ struct Builder {
     feeds.push_back(test::random_tensor(shape, seed++));
     return id;
   }
-  ValueId constant(Tensor t) { return g.add_constant("c" + std::to_string(counter++), std::move(t)); }
+  ValueId constant(Tensor t) { return g.add_constant(cat("c", counter++), std::move(t)); }
   ValueId node(const std::string& op, std::vector<ValueId> ins, Attributes attrs = {}) {
-    const ValueId y = g.add_value("v" + std::to_string(counter++), DType::f32, {});
+    const ValueId y = g.add_value(cat("v", counter++), DType::f32, {});
     g.add_node(op, op + std::to_string(counter++), std::move(ins), {y}, std::move(attrs));
     return y;
   }
