@@ -22,6 +22,14 @@ class Exception : public std::runtime_error {
 class DeviceRef {
  public:
   explicit DeviceRef(const char* kind = "auto", int threads = 0) : device_(vxNewDevice(kind, threads)) { check(); }
+  // A renderer's own Vulkan device (see vxNewVulkanDevice for the rules).
+  explicit DeviceRef(const VXVulkanDeviceDesc& vulkan) : device_(vxNewVulkanDevice(&vulkan)) { check(); }
+#ifdef VK_VERSION_1_2
+  DeviceRef(VkInstance instance, VkPhysicalDevice physical_device, VkDevice device, uint32_t queue_family,
+            uint32_t queue_index, bool fp16_features_enabled = false)
+      : DeviceRef(VXVulkanDeviceDesc{instance, physical_device, device, queue_family, queue_index,
+                                     fp16_features_enabled}) {}
+#endif
   ~DeviceRef() { vxReleaseDevice(device_); }
   DeviceRef(const DeviceRef&) = delete;
   DeviceRef& operator=(const DeviceRef&) = delete;
@@ -50,6 +58,23 @@ class FilterRef {
                  size_t row_stride = 0) {
     vxSetFilterImage(filter_, name, ptr, format, w, h, pixel_stride, row_stride);
     device_.check();
+  }
+  // An image in a VkBuffer of the device (see vxSetFilterVulkanBuffer for layout and synchronisation).
+  void set_vulkan_buffer(const char* name, uint64_t buffer, size_t byte_offset, VXFormat format, size_t w, size_t h,
+                         size_t pixel_stride = 0, size_t row_stride = 0) {
+    vxSetFilterVulkanBuffer(filter_, name, buffer, byte_offset, format, w, h, pixel_stride, row_stride);
+    device_.check();
+  }
+#if defined(VK_VERSION_1_0) && defined(VK_USE_64_BIT_PTR_DEFINES) && VK_USE_64_BIT_PTR_DEFINES == 1
+  // (Where VkBuffer is a pointer type; elsewhere it is uint64_t and the overload above takes it.)
+  void set_vulkan_buffer(const char* name, VkBuffer buffer, size_t byte_offset, VXFormat format, size_t w, size_t h,
+                         size_t pixel_stride = 0, size_t row_stride = 0) {
+    set_vulkan_buffer(name, (uint64_t)(buffer), byte_offset, format, w, h, pixel_stride, row_stride);
+  }
+#endif
+  void unset_image(const char* name) { vxUnsetFilterImage(filter_, name), device_.check(); }
+  void set_progress(VXProgressMonitorFunction fn, void* user_ptr) {
+    vxSetFilterProgressMonitorFunction(filter_, fn, user_ptr), device_.check();
   }
   void set(const char* name, bool v) { vxSetFilterBool(filter_, name, v), device_.check(); }
   void set(const char* name, int v) { vxSetFilterInt(filter_, name, v), device_.check(); }

@@ -6,6 +6,7 @@
 
 #include "api/c_api_internal.h"
 #include "core/error.h"
+#include "denoise/vulkan_device.h"
 
 struct VXFilterImpl {
   VXDeviceImpl* owner;
@@ -73,6 +74,24 @@ VXDevice vxNewDevice(const char* kind, int num_threads) {
 
 void vxReleaseDevice(VXDevice device) { delete device; }
 
+VXDevice vxNewVulkanDevice(const VXVulkanDeviceDesc* desc) {
+  VXDevice result = nullptr;
+  guarded(nullptr, [&] {
+    VX_CHECK(desc != nullptr, InvalidArgument, "null Vulkan device description");
+    vx::denoise::VulkanExternalDevice e;
+    e.instance = desc->instance;
+    e.physical_device = desc->physical_device;
+    e.device = desc->device;
+    e.queue_family = desc->queue_family;
+    e.queue_index = desc->queue_index;
+    e.fp16_features_enabled = desc->fp16_features_enabled;
+    auto d = std::make_unique<VXDeviceImpl>();
+    d->device = vx::denoise::make_vulkan_device(e);
+    result = d.release();
+  });
+  return result;
+}
+
 VXError vxGetDeviceError(VXDevice device, const char** message) {
   VXDeviceImpl* d = device ? device : &vx::api::no_device();
   std::lock_guard<std::mutex> lock(d->mutex);
@@ -98,21 +117,44 @@ VXFilter vxNewFilter(VXDevice device, const char* type) {
 
 void vxReleaseFilter(VXFilter filter) { delete filter; }
 
+}  // extern "C"
+
+namespace {
+vx::denoise::ImageView image_layout(const char* name, void* ptr, VXFormat format, size_t width, size_t height,
+                                    size_t pixel_byte_stride, size_t row_byte_stride) {
+  vx::denoise::ImageView v;
+  v.data = ptr;
+  v.type = int(format) >= VX_FORMAT_HALF ? vx::denoise::PixelType::f16 : vx::denoise::PixelType::f32;
+  v.channels = int(format) % 10;
+  VX_CHECK(v.channels >= 1 && v.channels <= 3, InvalidArgument, "unknown image format ", int(format));
+  VX_CHECK(width <= (1u << 20) && height <= (1u << 20), InvalidArgument, "image '", name, "' is too large");
+  v.width = int(width);
+  v.height = int(height);
+  v.pixel_stride = pixel_byte_stride;
+  v.row_stride = row_byte_stride;
+  return v;
+}
+}  // namespace
+
+extern "C" {
+
 void vxSetFilterImage(VXFilter filter, const char* name, void* ptr, VXFormat format, size_t width, size_t height,
                       size_t pixel_byte_stride, size_t row_byte_stride) {
   VX_REQUIRE_FILTER(filter);
   guarded(owner_of(filter), [&] {
-    vx::denoise::ImageView v;
-    v.data = ptr;
-    v.type = int(format) >= VX_FORMAT_HALF ? vx::denoise::PixelType::f16 : vx::denoise::PixelType::f32;
-    v.channels = int(format) % 10;
-    VX_CHECK(v.channels >= 1 && v.channels <= 3, InvalidArgument, "unknown image format ", int(format));
-    VX_CHECK(width <= (1u << 20) && height <= (1u << 20), InvalidArgument, "image '", name, "' is too large");
-    v.width = int(width);
-    v.height = int(height);
-    v.pixel_stride = pixel_byte_stride;
-    v.row_stride = row_byte_stride;
-    filter->filter.set_image(name ? name : "", v);
+    filter->filter.set_image(name ? name : "",
+                             image_layout(name, ptr, format, width, height, pixel_byte_stride, row_byte_stride));
+  });
+}
+
+void vxSetFilterVulkanBuffer(VXFilter filter, const char* name, uint64_t buffer, size_t byte_offset, VXFormat format,
+                             size_t width, size_t height, size_t pixel_byte_stride, size_t row_byte_stride) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] {
+    VX_CHECK(buffer != 0, InvalidArgument, "null VkBuffer for image '", name ? name : "(null)", "'");
+    filter->filter.set_device_image(name ? name : "",
+                                    image_layout(name, nullptr, format, width, height, pixel_byte_stride, row_byte_stride),
+                                    {buffer, byte_offset});
   });
 }
 
@@ -156,8 +198,14 @@ void vxSetFilterFloat(VXFilter filter, const char* name, float value) {
   VX_REQUIRE_FILTER(filter);
   guarded(owner_of(filter), [&] {
     const std::string n = name ? name : "";
-    VX_CHECK(n == "inputScale", InvalidArgument, "unknown float parameter '", n, "'");
-    filter->filter.params().input_scale = value;
+    if (n == "inputScale") {
+      filter->filter.params().input_scale = value;
+    } else if (n == "targetTileMs") {
+      VX_CHECK(value >= 0 && std::isfinite(value), InvalidArgument, "targetTileMs must be 0 (off) or a positive time");
+      filter->filter.params().target_tile_ms = value;
+    } else {
+      vx::fail(vx::ErrorCode::InvalidArgument, "unknown float parameter '" + n + "'");
+    }
   });
 }
 

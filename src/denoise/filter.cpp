@@ -59,21 +59,32 @@ Filter::Filter(std::shared_ptr<Device> device) : device_(std::move(device)) {
 }
 Filter::~Filter() = default;
 
+namespace {
+// The data pointer of a device image's view: never dereferenced (the host path refuses them).
+char g_device_image_marker;
+}  // namespace
+
 void Filter::set_image(const std::string& name, const ImageView& image) {
+  set_device_image(name, image, {});
+}
+
+void Filter::set_device_image(const std::string& name, const ImageView& layout, const DeviceImage& buffer) {
+  ImageView image = layout;
+  if (buffer.on_device()) image.data = &g_device_image_marker;
   image.validate(name);
-  if (name == "color") color_ = image;
-  else if (name == "albedo") albedo_ = image;
-  else if (name == "normal") normal_ = image;
-  else if (name == "output") output_ = image;
+  if (name == "color") color_ = image, color_buffer_ = buffer;
+  else if (name == "albedo") albedo_ = image, albedo_buffer_ = buffer;
+  else if (name == "normal") normal_ = image, normal_buffer_ = buffer;
+  else if (name == "output") output_ = image, output_buffer_ = buffer;
   else fail(ErrorCode::InvalidArgument, cat("unknown image '", name, "' (expected color, albedo, normal or output)"));
   dirty_ = true;
 }
 
 void Filter::unset_image(const std::string& name) {
-  if (name == "color") color_ = {};
-  else if (name == "albedo") albedo_ = {};
-  else if (name == "normal") normal_ = {};
-  else if (name == "output") output_ = {};
+  if (name == "color") color_ = {}, color_buffer_ = {};
+  else if (name == "albedo") albedo_ = {}, albedo_buffer_ = {};
+  else if (name == "normal") normal_ = {}, normal_buffer_ = {};
+  else if (name == "output") output_ = {}, output_buffer_ = {};
   dirty_ = true;
 }
 
@@ -161,6 +172,45 @@ void Filter::execute() {
   p.hdr = params_.hdr;
   p.transfer = transfer_for(params_.hdr, params_.srgb);
   p.input_channels = c.spec.input_channels;
+
+  // Devices that run whole images (vulkan): processing, autoexposure and tiles on the device.
+  {
+    ImageJob job;
+    job.color = color_, job.albedo = albedo_, job.normal = normal_, job.output = output_;
+    job.color_buffer = color_buffer_, job.albedo_buffer = albedo_buffer_;
+    job.normal_buffer = normal_buffer_, job.output_buffer = output_buffer_;
+    job.layout = &c.layout;
+    job.transfer = p.transfer;
+    job.hdr = p.hdr;
+    job.input_scale = std::isnan(params_.input_scale) ? (params_.hdr ? NAN : 1.0f) : params_.input_scale;
+    VX_CHECK(std::isnan(job.input_scale) || (std::isfinite(job.input_scale) && job.input_scale > 0), InvalidArgument,
+             "inputScale ", job.input_scale, " is not a positive finite number");
+    job.input_channels = c.spec.input_channels;
+    job.max_memory_mb = params_.max_memory_mb;
+    job.target_tile_ms = params_.target_tile_ms;
+    job.tile_time = params_.tile_time_source;
+    job.progress = progress_;
+    job.profile = profiling_;
+    if (progress_ && !progress_(0.0)) fail(ErrorCode::Cancelled, "denoising cancelled by the progress callback");
+    ImageJobResult r;
+    if (c.network->run_image(job, r)) {
+      stats_.input_scale = r.input_scale;
+      stats_.ms_network = r.ms_network;
+      stats_.layers = std::move(r.layers);
+      stats_.tiles = r.tiles;
+      stats_.tile_width = r.tile_width;
+      stats_.tile_height = r.tile_height;
+      stats_.arena_bytes = c.network->arena_bytes(r.tile_height, r.tile_width);
+      stats_.sum_activation_bytes = c.network->sum_activation_bytes(r.tile_height, r.tile_width);
+      stats_.ms_total = ms_since(t0);
+      return;
+    }
+    VX_CHECK(!color_buffer_.on_device() && !albedo_buffer_.on_device() && !normal_buffer_.on_device() &&
+                 !output_buffer_.on_device(),
+             Unsupported, "images in device buffers need a device that runs whole images (vulkan); ",
+             device_->name(), " cannot take them");
+  }
+
   if (std::isnan(params_.input_scale))
     p.input_scale = params_.hdr ? compute_autoexposure(color_) : 1.0f;
   else
@@ -181,7 +231,6 @@ void Filter::execute() {
   Tensor input(DType::f32, {1, c.spec.input_channels, c.layout.tile_height, c.layout.tile_width});
   std::vector<LayerTiming> tile_profile;
   const size_t n = c.layout.tiles.size();
-  if (progress_ && !progress_(0.0)) fail(ErrorCode::Cancelled, "denoising cancelled by the progress callback");
   for (size_t i = 0; i < n; ++i) {
     const Tile& tile = c.layout.tiles[i];
     process_input_tile(color, albedo, normal, tile, p, input);

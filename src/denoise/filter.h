@@ -33,6 +33,12 @@ struct FilterParams {
   // Conv kernel choice for the vulkan device: "auto", a variant for every layer ("direct", "tiled",
   // "coopmat"), optionally with per-layer overrides ("auto,dec_conv0=direct"). The cpu takes "auto".
   std::string kernels = "auto";
+  // Interactive mode (vulkan device; > 0): tiles sized to about this GPU time (ms) each, from the
+  // measured time of earlier tiles, cancellable between tiles; the result equals the untiled one.
+  // The cpu device ignores it.
+  double target_tile_ms = 0;
+  // Replaces the measured tile time in interactive mode (tests: a deterministic clock).
+  std::function<double(int buffer_width, int buffer_height, double measured_ms)> tile_time_source;
 };
 
 // Returns false to cancel; progress goes from 0 to 1.
@@ -58,6 +64,10 @@ class Filter {
 
   void set_image(const std::string& name, const ImageView& image);  // color, albedo, normal, output
   void unset_image(const std::string& name);
+  // An image in a Vulkan buffer of the device's own VkDevice (see vulkan_device.h), laid out as
+  // `layout` says (its data pointer is ignored). Only devices that run whole images (vulkan) take
+  // them; execute() then reads and writes the buffers in place.
+  void set_device_image(const std::string& name, const ImageView& layout, const DeviceImage& buffer);
   FilterParams& params() { return params_; }
   void set_weights_file(const std::filesystem::path& path);
   void set_weights_blob(std::span<const std::byte> blob);  // copied
@@ -76,6 +86,7 @@ class Filter {
  private:
   std::shared_ptr<Device> device_;
   ImageView color_, albedo_, normal_, output_;
+  DeviceImage color_buffer_, albedo_buffer_, normal_buffer_, output_buffer_;
   FilterParams params_;
   std::vector<std::byte> weights_;
   std::string weights_origin_;

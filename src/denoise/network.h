@@ -1,12 +1,17 @@
 // The U-Net as the filter drives it: one network input tile in, one output tile out. Each device
 // (cpu, vulkan) provides one; the filter does not care how it runs.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/graph.h"
 #include "core/tensor.h"
+#include "denoise/image_view.h"
+#include "denoise/tiling.h"
+#include "denoise/transfer.h"
 
 namespace vx::denoise {
 
@@ -15,6 +20,42 @@ struct LayerTiming {
   std::string op;
   std::string variant;  // kernel variant chosen for the layer
   double ms = 0;
+};
+
+// An image that lives in device memory instead of host memory: a VkBuffer of the device's VkDevice
+// (as an integer handle) and the byte offset of pixel (0, 0); the ImageView beside it gives the
+// layout (its data pointer is unused). buffer 0: the image is in host memory.
+struct DeviceImage {
+  uint64_t buffer = 0;
+  uint64_t offset = 0;
+  bool on_device() const { return buffer != 0; }
+};
+
+// A whole image for a device that runs input processing, every tile and output processing itself
+// (the vulkan device), so that only the user's images cross the bus.
+struct ImageJob {
+  ImageView color, albedo, normal, output;  // albedo / normal not valid() when unused
+  DeviceImage color_buffer, albedo_buffer, normal_buffer, output_buffer;
+  const TileLayout* layout = nullptr;  // the filter's fixed tiles (unused in interactive mode)
+  TransferKind transfer = TransferKind::pu;
+  bool hdr = true;
+  float input_scale = 1.0f;  // NaN: autoexposure on the device (HDR)
+  int input_channels = 3;
+  int max_memory_mb = -1;
+  // Interactive mode (> 0): tiles sized to about this GPU time from the measured time of earlier
+  // tiles; tile_time, when set, replaces the measured time (tests: a deterministic clock).
+  double target_tile_ms = 0;
+  std::function<double(int buffer_width, int buffer_height, double measured_ms)> tile_time;
+  std::function<bool(double progress)> progress;  // false: cancel (checked between tiles)
+  bool profile = false;
+};
+
+struct ImageJobResult {
+  float input_scale = 1.0f;
+  double ms_network = 0;
+  int tiles = 0;
+  int tile_width = 0, tile_height = 0;  // the largest network input used (a shape that ran)
+  std::vector<LayerTiming> layers;      // summed over tiles when profiling
 };
 
 class TileNetwork {
@@ -27,6 +68,9 @@ class TileNetwork {
   virtual size_t arena_bytes(int height, int width) = 0;
   virtual size_t sum_activation_bytes(int height, int width) = 0;
   virtual std::string device_name() const = 0;
+  // Runs a whole image on the device when it can (see ImageJob) and returns true; false leaves it
+  // to the filter's host path (tile by tile through run()). Throws for errors (e.g. OutOfMemory).
+  virtual bool run_image(const ImageJob& job, ImageJobResult& result) { return false; }
 };
 
 // The CPU network: the graph optimised once (fusion), planned per tile shape (cached).

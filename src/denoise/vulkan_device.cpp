@@ -8,6 +8,7 @@
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/graph_executable.h"
 #include "core/error.h"
+#include "denoise/vulkan_image_runner.h"
 #include "passes/optimize.h"
 #include "plan/plan_cache.h"
 
@@ -21,6 +22,7 @@ constexpr size_t kExecutableCacheCapacity = 4;
 // executables are not safe to use from several threads at once.
 struct VulkanShared {
   std::unique_ptr<vk::VulkanContext> context;
+  bool device_processing = true;
   std::mutex mutex;
 };
 
@@ -73,6 +75,13 @@ class VulkanNetwork final : public TileNetwork {
 
   std::string device_name() const override { return device_name_; }
 
+  bool run_image(const ImageJob& job, ImageJobResult& result) override {
+    if (!shared_->device_processing) return false;
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    if (!runner_) runner_ = std::make_unique<VulkanImageRunner>(*shared_->context, precision_, device_name_);
+    return runner_->run(job, result, [&](int height, int width) { return executable_locked(height, width); });
+  }
+
  private:
   int64_t channels() const { return graph_.value(graph_.inputs[0]).shape[1]; }
 
@@ -93,12 +102,15 @@ class VulkanNetwork final : public TileNetwork {
   std::string kernels_;
   std::string device_name_;
   ShapeLruCache<vk::VulkanGraphExecutable> cache_;
+  std::unique_ptr<VulkanImageRunner> runner_;  // the whole-image path, made on first use
 };
 
 class VulkanDevice final : public Device {
  public:
-  explicit VulkanDevice(std::unique_ptr<vk::VulkanContext> context) : shared_(std::make_shared<VulkanShared>()) {
+  explicit VulkanDevice(std::unique_ptr<vk::VulkanContext> context, bool device_processing = true)
+      : shared_(std::make_shared<VulkanShared>()) {
     shared_->context = std::move(context);
+    shared_->device_processing = device_processing;
     const vk::DeviceInfo& info = shared_->context->info();
     name_ = cat("vulkan:", info.index, " (", info.name, ")");
   }
@@ -152,7 +164,18 @@ std::shared_ptr<Device> make_vulkan_device(const std::string& kind, const Vulkan
   } else {
     co.device_index = vk::parse_vulkan_device(kind);
   }
-  return std::make_shared<VulkanDevice>(std::make_unique<vk::VulkanContext>(co));
+  return std::make_shared<VulkanDevice>(std::make_unique<vk::VulkanContext>(co), options.device_processing);
+}
+
+std::shared_ptr<Device> make_vulkan_device(const VulkanExternalDevice& external) {
+  vk::ExternalDevice e;
+  e.instance = static_cast<VkInstance>(external.instance);
+  e.physical_device = static_cast<VkPhysicalDevice>(external.physical_device);
+  e.device = static_cast<VkDevice>(external.device);
+  e.queue_family = external.queue_family;
+  e.queue_index = external.queue_index;
+  e.fp16_features_enabled = external.fp16_features_enabled;
+  return std::make_shared<VulkanDevice>(std::make_unique<vk::VulkanContext>(e, vk::ContextOptions{}));
 }
 
 std::vector<std::string> vulkan_validation_messages(const Device& device) {

@@ -19,10 +19,40 @@
 //              pool             int 0/1   2x2 max pool, stride 2, after the ReLU
 //              upsample_concat  int 0/1   see inputs
 //     output:  Y (NCHW; H/2 x W/2 when pool = 1)
+//
+//   vx.FusedConvResidual  (kFusedConvResidual; passes/fuse_conv_residual.h)   Y = relu?(Conv(X) + B + R)
+//     inputs:  X, W, B (B may be omitted), R (the residual, the output's shape)
+//     attrs:   as vx.FusedConv with pool = 0 and upsample_concat = 0; relu applies after adding R
+//
+// The ONNX fusion passes (fuse_matmul_bias_act, fuse_attention, fuse_layer_norm, fuse_gelu,
+// quantize_weights_int8) create:
+//
+//   vx.FusedMatMul  (kFusedMatMul)   Y = act(MatMul(A, B) + Bias)
+//     inputs:  A, B (numpy matmul semantics, as MatMul), Bias (optional, 1-D [N], added to the last axis)
+//     attrs:   activation  string "none" | "relu" | "gelu_erf" | "gelu_tanh"
+//   vx.MatMulInt8W  (kMatMulInt8W)   Y = act(MatMul(A, W) + Bias) with W = Wq * Scales (per column)
+//     inputs:  A [..., K] f32, Wq [K, N] int8 constant, Scales [N] f32 constant, Bias (optional, [N])
+//     attrs:   activation  (as vx.FusedMatMul)
+//   vx.Attention  (kAttention)   Y = Softmax(Q K^T * scale + Mask, last axis) V
+//     inputs:  Q [..., Sq, D], K [..., Sk, D] (or [..., D, Sk] when k_transposed = 1), V [..., Sk, Dv],
+//              Mask (optional, broadcast onto [..., Sq, Sk]); batch extents broadcast as in MatMul
+//     attrs:   scale float, k_transposed int 0/1
+//     output:  [..., Sq, Dv]
+//   vx.LayerNorm  (kLayerNorm)   Y = (X - mean) / sqrt(var + epsilon) * Scale + Bias over the last axis
+//     inputs:  X, Scale [C], Bias (optional, [C])
+//     attrs:   epsilon float
+//   vx.Gelu  (kGelu)   Y = 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation
+//     inputs:  X;  attrs: approximate string "none" | "tanh"
 #pragma once
 
 namespace vx {
 
 inline constexpr const char* kFusedConv = "vx.FusedConv";
+inline constexpr const char* kFusedConvResidual = "vx.FusedConvResidual";
+inline constexpr const char* kFusedMatMul = "vx.FusedMatMul";
+inline constexpr const char* kMatMulInt8W = "vx.MatMulInt8W";
+inline constexpr const char* kAttention = "vx.Attention";
+inline constexpr const char* kLayerNorm = "vx.LayerNorm";
+inline constexpr const char* kGelu = "vx.Gelu";
 
 }  // namespace vx

@@ -2,16 +2,33 @@
 
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_batch_norm.h"
+#include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
+#include "passes/fuse_conv_residual.h"
+#include "passes/fuse_gelu.h"
+#include "passes/fuse_layer_norm.h"
+#include "passes/fuse_matmul_bias_act.h"
+#include "passes/fuse_matmul_int8_weights.h"
 #include "passes/remove_dead_nodes.h"
 
 namespace vx {
 
-void optimize_onnx(Graph& graph) {
+void optimize_onnx(Graph& graph) { optimize_onnx(graph, OnnxOptimizeOptions{}); }
+
+void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
   Graph g = remove_dead_nodes(std::move(graph));
+  g = fuse_dequantize_matmul(std::move(g));  // before constant folding turns the int8 weights into floats
   g = fold_constants(std::move(g));
   g = fold_conv_batch_norm(std::move(g));
   g = fuse_conv_bias_relu(std::move(g));  // every Conv -> vx.FusedConv: the op the oneDNN kernel runs
+  g = fuse_conv_residual(std::move(g));   // + residual Add (+ Relu): ResNet's block ends
+  if (options.fuse_transformer) {
+    g = fuse_gelu(std::move(g));          // before the MatMul fusion, which takes vx.Gelu as its activation
+    g = fuse_layer_norm(std::move(g));
+    g = fuse_attention(std::move(g));     // before the MatMul fusion, which would take its MatMuls apart
+    g = fuse_matmul_bias_act(std::move(g));
+  }
+  if (options.int8_weights) g = quantize_weights_int8(std::move(g));
   g = remove_dead_nodes(std::move(g));
   g.validate();
   graph = std::move(g);

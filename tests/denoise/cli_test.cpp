@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "backends/vulkan/context.h"
 #include "common/test_util.h"
 #include "denoise/denoise_helpers.h"
 #include "formats/image_io.h"
@@ -92,6 +93,35 @@ TEST(Cli, QualityPicksLargeOrSmallWeightsWhenInstalled) {
   EXPECT_NE(high.output.find("large U-Net"), std::string::npos) << high.output;
   EXPECT_NE(balanced.output.find("base U-Net"), std::string::npos) << balanced.output;
   EXPECT_NE(fast.output.find("base U-Net"), std::string::npos) << fast.output;
+}
+
+// Interactive mode from the command line: a tiny per-tile time target makes many tiles, and the
+// result still equals the untiled one (tiles keep the overlap).
+TEST(Cli, InteractiveTilesOnVulkanEqualUntiled) {
+  bool have_vulkan = false;
+  try {
+    have_vulkan = !vk::VulkanContext::list_devices().empty();
+  } catch (const Error&) {
+  }
+  if (!have_vulkan) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
+  const auto dir = test::temp_dir();
+  Image color(300, 200, 3);
+  Tensor r = test::random_tensor({300 * 200 * 3}, 21, 0.0f, 1.0f);
+  for (size_t i = 0; i < color.pixels.size(); ++i) color.pixels[i] = r.data<float>()[i];
+  write_image(dir / "c.pfm", color);
+  write_tza_file(dir / "w.tza", make_random_unet_weights(UNetVariant::small, 3, 5));
+  const std::string common = "denoise --weights " + (dir / "w.tza").string() + " --color " + (dir / "c.pfm").string() +
+                             " --device vulkan --precision fp32 --json";
+  CommandResult whole = run(common + " -o " + (dir / "whole.pfm").string());
+  ASSERT_EQ(whole.status, 0) << whole.output;
+  CommandResult tiled = run(common + " --target-tile-ms 0.001 -o " + (dir / "tiled.pfm").string());
+  ASSERT_EQ(tiled.status, 0) << tiled.output;
+  EXPECT_EQ(tiled.output.find("\"tiles\":1,"), std::string::npos) << "expected several tiles: " << tiled.output;
+  const Image a = read_image(dir / "whole.pfm"), b = read_image(dir / "tiled.pfm");
+  ASSERT_EQ(a.pixels.size(), b.pixels.size());
+  float worst = 0;
+  for (size_t i = 0; i < a.pixels.size(); ++i) worst = std::max(worst, std::fabs(a.pixels[i] - b.pixels[i]));
+  EXPECT_LE(worst, 1e-5f);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "backends/cpu/kernel_registry.h"
 #include "backends/vulkan/vk_common.h"
 #include "core/half.h"
 #include "common/test_util.h"
@@ -87,13 +88,18 @@ vk::OpPlan plan_scratch_blob_test(const vk::OpInfo& info) {
 }
 
 VX_REGISTER_VK_OP(scratch_blob_test, {"ScratchBlobTest", "vx.test", 0, plan_scratch_blob_test});
-VX_REGISTER_SHAPE_FN(scratch_blob_test, "ScratchBlobTest", [](const Node& node, Graph& g) {
-  for (ValueId y : node.outputs) {
-    g.value(y).shape = g.value(node.inputs[0]).shape;
-    g.value(y).dtype = g.value(node.inputs[0]).dtype;
-  }
-  return true;
-});
+// Shape functions of ops in their own domain are registered under that domain.
+const bool scratch_blob_test_shape_registered = (register_shape_fn(
+                                                     "ScratchBlobTest",
+                                                     [](const Node& node, Graph& g) {
+                                                       for (ValueId y : node.outputs) {
+                                                         g.value(y).shape = g.value(node.inputs[0]).shape;
+                                                         g.value(y).dtype = g.value(node.inputs[0]).dtype;
+                                                       }
+                                                       return true;
+                                                     },
+                                                     "vx.test"),
+                                                 true);
 
 TEST_F(VulkanExecutor, ScratchConstantBlobsAndTwoOutputs) {
   Graph g;
@@ -123,7 +129,14 @@ TEST_F(VulkanExecutor, ScratchConstantBlobsAndTwoOutputs) {
   }
 }
 
-// x [B,3,3] -> Mul(x, 2) -> Det (no Vulkan op: CPU) -> Add(det, y) -> Relu -> out0; Identity(mul) -> out1.
+// A float op with a CPU kernel (Det's) and neither a Vulkan op nor a shape function: the CPU
+// fallback of the tests below (every ONNX op gets a Vulkan op sooner or later).
+VX_REGISTER_CPU_KERNEL(cpu_only_det_test, {"CpuOnlyDet", "reference", 0, nullptr,
+                                           [](cpu::KernelContext& c) { cpu::find_reference_kernel("Det")->run(c); },
+                                           nullptr, "vx.test"});
+
+// x [B,3,3] -> Mul(x, 2) -> vx.test.CpuOnlyDet (no Vulkan op: CPU) -> Add(det, y) -> Relu -> out0;
+// Identity(mul) -> out1.
 Graph mixed_graph() {
   Graph g;
   g.name = "mixed";
@@ -138,7 +151,7 @@ Graph mixed_graph() {
   ValueId r = g.add_value("r", DType::f32, Shape{});
   ValueId i = g.add_value("i", DType::f32, Shape{});
   g.add_node("Mul", "mul", {x, two}, {m});
-  g.add_node("Det", "det", {m}, {d});
+  g.add_node("CpuOnlyDet", "det", {m}, {d}).domain = "vx.test";
   g.add_node("Add", "add", {d, y}, {s});
   g.add_node("Relu", "relu", {s}, {r});
   g.add_node("Identity", "identity", {m}, {i});
@@ -153,12 +166,12 @@ TEST_F(VulkanExecutor, GpuCpuGpuSegmentsMatchTheCpu) {
   for (Precision p : {Precision::fp32, Precision::fp16}) {
     vk::ModelExecOptions o;
     o.precision = p;
-    // Det has no shape function: the sample inputs let the executor observe its output shape.
+    // CpuOnlyDet has no shape function: the sample inputs let the executor observe its output shape.
     vk::VulkanModelExecutable exe(ctx(), g, {{"x", Shape{4, 3, 3}}, {"y", Shape{4}}}, o, &inputs);
     EXPECT_EQ(exe.segment_count(), 3u);  // mul | det | add, relu, identity
     auto fallbacks = exe.fallbacks();
     ASSERT_EQ(fallbacks.size(), 1u);
-    EXPECT_EQ(fallbacks[0].op, "Det");
+    EXPECT_EQ(fallbacks[0].op, "vx.test.CpuOnlyDet");
     EXPECT_NE(fallbacks[0].reason.find("no Vulkan op"), std::string::npos) << fallbacks[0].reason;
     EXPECT_FALSE(exe.floats_all_on_gpu());
     for (int run = 0; run < 2; ++run) {  // the recorded command buffers are resubmitted
@@ -175,7 +188,7 @@ TEST_F(VulkanExecutor, WithoutSampleInputsUnknownShapesStayOnTheCpu) {
   Graph g = mixed_graph();
   std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)};
   vk::VulkanModelExecutable exe(ctx(), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, {});
-  ASSERT_EQ(exe.fallbacks().size(), 3u);  // Det, and Add and Relu of its (unknown) output shape
+  ASSERT_EQ(exe.fallbacks().size(), 3u);  // CpuOnlyDet, and Add and Relu of its (unknown) output shape
   EXPECT_NE(exe.fallbacks()[1].reason.find("not known when planning"), std::string::npos) << exe.fallbacks()[1].reason;
   EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe.run(inputs), {}));
 }

@@ -1,5 +1,5 @@
 // The Vulkan generators (ConstantOfShape, Range, Hann/Hamming/Blackman windows) and selectors
-// (Hardmax, OneHot, Trilu, ReverseSequence) against the CPU reference kernels on lavapipe with
+// (OneHot, Trilu) against the CPU reference kernels on lavapipe with
 // validation on, at odd shapes, fp32 and fp16 storage, integer types.
 //
 // Tolerances: fp32 |d| <= 1e-6 + 1e-5 |ref| (windows: cos in f32 against the CPU's double,
@@ -65,19 +65,6 @@ TEST_F(VulkanGenerate, Windows) {
       }
 }
 
-TEST_F(VulkanGenerate, HardmaxAllAxesAndLegacyCoercion) {
-  Tensor x = random_tensor(Shape{3, 4, 5}, 1, -2, 2);
-  x.data<float>()[1] = x.data<float>()[0] = 5.0f;  // a tie: the first one wins
-  for (int64_t axis : {0, 1, 2, -1})
-    for (int64_t opset : {11, 13}) {
-      Attributes a;
-      a.set("axis", axis);
-      auto c = single_node("Hardmax", {input(x)}, 1, a, opset);
-      for (Precision p : {Precision::fp32, Precision::fp16})
-        expect_matches_cpu(c, p, {-1, -1}, false, cat("Hardmax axis ", axis, " opset ", opset));
-    }
-}
-
 TEST_F(VulkanGenerate, OneHotAxesIndexTypesAndNegativeIndices) {
   Tensor idx = int_tensor(Shape{2, 3}, 2, -5, 6);
   Tensor fidx = random_tensor(Shape{4}, 3, -3.9f, 7.9f);
@@ -110,18 +97,6 @@ TEST_F(VulkanGenerate, TriluUpperLowerWithK) {
     }
   expect_matches_cpu(single_node("Trilu", {input(int_tensor(Shape{4, 6}, 5, -9, 9, DType::i32))}, 1, {}, 14),
                      Precision::fp32, {-1, -1}, false, "Trilu int32 without k");
-}
-
-TEST_F(VulkanGenerate, ReverseSequenceBothLayouts) {
-  for (int64_t batch_axis : {0, 1}) {
-    Attributes a;
-    a.set("batch_axis", batch_axis);
-    a.set("time_axis", 1 - batch_axis);
-    Shape s = batch_axis == 0 ? Shape{3, 5, 2, 3} : Shape{5, 3, 2};
-    auto c = single_node("ReverseSequence", {input(random_tensor(s, 6)), input(Tensor::from<int64_t>({3}, {5, 0, 3}))}, 1, a, 10);
-    for (Precision p : {Precision::fp32, Precision::fp16})
-      expect_matches_cpu(c, p, {-1, -1}, false, cat("ReverseSequence batch_axis ", batch_axis));
-  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The Vulkan LRN and MeanVarianceNormalization against the CPU reference kernels on lavapipe with
-// validation on, at odd shapes. Tolerances: fp32 |d| <= 1e-5 + 1e-5 |ref| (f32 pow / sums against
+// The Vulkan MeanVarianceNormalization against the CPU reference kernel on lavapipe with
+// validation on, at odd shapes. Tolerances: fp32 |d| <= 1e-5 + 1e-5 |ref| (f32 sums against
 // the CPU's double); fp16 storage |d| <= 1e-3 + 1e-2 |ref|.
 #include <gtest/gtest.h>
 
@@ -12,21 +12,6 @@ namespace {
 using vk::Precision;
 
 class VulkanLocalNorm : public VulkanOpTest {};
-
-TEST_F(VulkanLocalNorm, LrnWindows) {
-  uint64_t seed = 1;
-  for (int64_t size : {1, 2, 3, 5})
-    for (Shape s : {Shape{2, 7, 3, 5}, Shape{1, 4, 9}}) {
-      Attributes a;
-      a.set("size", size);
-      a.set("alpha", 0.02f);
-      a.set("beta", 0.6f);
-      a.set("bias", 1.5f);
-      auto c = single_node("LRN", {input(random_tensor(s, seed++, -3, 3))}, 1, a, 13);
-      expect_matches_cpu(c, Precision::fp32, {1e-5, 1e-5}, false, cat("LRN size ", size, " ", s.str()));
-      expect_matches_cpu(c, Precision::fp16, {-1, -1}, false, cat("LRN size ", size, " ", s.str()));
-    }
-}
 
 TEST_F(VulkanLocalNorm, MeanVarianceNormalizationAxes) {
   uint64_t seed = 10;

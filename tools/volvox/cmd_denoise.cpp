@@ -21,6 +21,7 @@ struct DenoiseArgs {
   float input_scale = NAN;
   std::string device = "auto", precision = "auto", quality = "high", kernels = "auto";
   int max_tile = 0, max_memory_mb = -1, threads = 0, repeat = 1;
+  double target_tile_ms = 0;
 };
 
 bool is_png(const std::string& path) {
@@ -93,6 +94,7 @@ void run_denoise(const DenoiseArgs& a) {
   filter.params().input_scale = a.input_scale;
   filter.params().max_tile_size = a.max_tile;
   filter.params().max_memory_mb = a.max_memory_mb;
+  filter.params().target_tile_ms = a.target_tile_ms;
   filter.params().precision = a.precision == "fp32"   ? denoise::Precision::fp32
                               : a.precision == "fp16" ? denoise::Precision::fp16
                                                       : denoise::Precision::automatic;
@@ -153,6 +155,9 @@ void setup(CLI::App& app) {
       ->check(CLI::IsMember({"fast", "balanced", "high"}));
   cmd->add_option("--max-tile", args->max_tile, "largest tile side in pixels (0: untiled)");
   cmd->add_option("--max-memory-mb", args->max_memory_mb, "memory cap for tiles");
+  cmd->add_option("--target-tile-ms", args->target_tile_ms,
+                  "interactive mode (vulkan): size tiles so each takes about this GPU time (0: off)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--threads", args->threads, "CPU threads (0: all)");
   cmd->add_flag("--json", args->json, "print one JSON line with timings");
   cmd->add_option("--repeat", args->repeat, "denoise N times (benchmarks; a JSON line per run with --json)");

@@ -365,6 +365,49 @@ VulkanContext::VulkanContext(const ContextOptions& options) {
   }
 }
 
+VulkanContext::VulkanContext(const ExternalDevice& external, const ContextOptions& options) : external_(true) {
+  VX_CHECK(external.instance && external.physical_device && external.device, InvalidArgument,
+           "an external Vulkan device needs its VkInstance, VkPhysicalDevice and VkDevice");
+  load_loader();
+  // Instance-level functions for the application's instance; device functions go through the
+  // loader's dispatch, as for our own devices.
+  volkLoadInstanceOnly(external.instance);
+  volkLoadInstance(external.instance);
+  instance_ = external.instance;
+  physical_ = external.physical_device;
+  device_ = external.device;
+  try {
+    uint32_t n = 0;
+    VX_VK_CHECK(vkEnumeratePhysicalDevices(instance_, &n, nullptr));
+    std::vector<VkPhysicalDevice> devices(n);
+    VX_VK_CHECK(vkEnumeratePhysicalDevices(instance_, &n, devices.data()));
+    const auto it = std::find(devices.begin(), devices.end(), physical_);
+    VX_CHECK(it != devices.end(), InvalidArgument, "the external VkPhysicalDevice does not belong to its VkInstance");
+    info_ = query_device(instance_, physical_, int(it - devices.begin()));
+    vkGetPhysicalDeviceProperties(physical_, &properties_);
+    vkGetPhysicalDeviceMemoryProperties(physical_, &memory_properties_);
+    VX_CHECK(properties_.apiVersion >= VK_API_VERSION_1_2, Unsupported, "the external Vulkan device '", info_.name,
+             "' supports Vulkan ", info_.api_version, "; 1.2 or newer is needed");
+    uint32_t nf = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nf, nullptr);
+    std::vector<VkQueueFamilyProperties> families(nf);
+    vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nf, families.data());
+    VX_CHECK(external.queue_family < nf && (families[external.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT),
+             InvalidArgument, "queue family ", external.queue_family, " of '", info_.name,
+             "' does not exist or has no compute support");
+    VX_CHECK(external.queue_index < families[external.queue_family].queueCount, InvalidArgument, "queue index ",
+             external.queue_index, " does not exist in queue family ", external.queue_family);
+    queue_family_ = external.queue_family;
+    vkGetDeviceQueue(device_, queue_family_, external.queue_index, &queue_);
+    fp16_enabled_ = external.fp16_features_enabled && info_.fp16_arithmetic && info_.storage_16bit;
+    coopmat_enabled_ = false;  // needs an extension we cannot know the application enabled
+    create_pipeline_cache(options.pipeline_cache_dir);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
 VulkanContext::~VulkanContext() { release(); }
 
 namespace {
@@ -452,6 +495,11 @@ void VulkanContext::release() {
     save_pipeline_cache();
     vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
     pipeline_cache_ = VK_NULL_HANDLE;
+  }
+  if (external_) {  // the application's objects: only forget them
+    device_ = VK_NULL_HANDLE;
+    instance_ = VK_NULL_HANDLE;
+    return;
   }
   if (device_) {
     vkDeviceWaitIdle(device_);

@@ -58,12 +58,30 @@ struct ContextOptions {
   std::string pipeline_cache_dir;
 };
 
+// A Vulkan device the application created and keeps owning (a renderer that denoises its own
+// buffers): we use it and its queue but never destroy them. The application must have enabled
+// shaderFloat16 and storageBuffer16BitAccess to get fp16 (say so with fp16_features_enabled);
+// otherwise we compute in fp32. Vulkan 1.2 or newer.
+struct ExternalDevice {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  uint32_t queue_family = 0;  // must support compute
+  uint32_t queue_index = 0;
+  bool fp16_features_enabled = false;
+};
+
 // "vulkan" -> -1 (automatic), "vulkan:N" -> N; throws InvalidArgument for anything else.
 int parse_vulkan_device(const std::string& spec);
 
 class VulkanContext {
  public:
   explicit VulkanContext(const ContextOptions& options = {});
+  // Adopts the application's device (see ExternalDevice); options.device_index and validation are
+  // ignored (the application's instance decides about layers).
+  VulkanContext(const ExternalDevice& external, const ContextOptions& options);
+  // Whether the device is the application's (not destroyed by us).
+  bool external() const { return external_; }
   ~VulkanContext();
   VulkanContext(const VulkanContext&) = delete;
   VulkanContext& operator=(const VulkanContext&) = delete;
@@ -123,6 +141,7 @@ class VulkanContext {
   VkPhysicalDeviceMemoryProperties memory_properties_{};
   DeviceInfo info_;
   bool fp16_enabled_ = false, coopmat_enabled_ = false;
+  bool external_ = false;
   mutable std::mutex messages_mutex_;
   std::vector<std::string> messages_;
 };

@@ -6,6 +6,7 @@
 #include "core/half.h"
 #include "core/thread_pool.h"
 #include "passes/fused_ops.h"
+#include "plan/arena_planner.h"
 
 namespace vx::vk {
 namespace {
@@ -39,33 +40,6 @@ KernelChoice parse_kernels(const std::string& spec) {
   }
   return choice;
 }
-
-// Arena placement: first fit among the blocks live at the time of allocation.
-class ArenaPlanner {
- public:
-  explicit ArenaPlanner(VkDeviceSize alignment) : alignment_(alignment) {}
-  VkDeviceSize allocate(int id, VkDeviceSize bytes) {
-    bytes = (bytes + alignment_ - 1) / alignment_ * alignment_;
-    std::vector<std::pair<VkDeviceSize, VkDeviceSize>> used;
-    for (auto& [key, block] : live_) used.push_back(block);
-    std::sort(used.begin(), used.end());
-    VkDeviceSize offset = 0;
-    for (auto [o, s] : used) {
-      if (offset + bytes <= o) break;
-      offset = std::max(offset, o + s);
-    }
-    live_[id] = {offset, bytes};
-    size_ = std::max(size_, offset + bytes);
-    return offset;
-  }
-  void release(int id) { live_.erase(id); }
-  VkDeviceSize size() const { return size_; }
-
- private:
-  VkDeviceSize alignment_;
-  std::map<int, std::pair<VkDeviceSize, VkDeviceSize>> live_;
-  VkDeviceSize size_ = 0;
-};
 
 Tensor constant_of(const Graph& g, ValueId id, const Node& node, const char* what) {
   VX_CHECK(id != kNoValue && g.value(id).is_constant(), Unsupported, "node '", node.name, "': the ", what,
@@ -192,19 +166,29 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   }
   last_use[out_id] = ios.size();
   const VkDeviceSize alignment = std::max<VkDeviceSize>(256, ctx_.properties().limits.minStorageBufferOffsetAlignment);
-  ArenaPlanner planner(alignment);
-  auto place = [&](ValueId id) {
+  // Offsets from the liveness planner (src/plan): the input lives from step 0, each output from its
+  // node's step, each value to its last reader (the graph output to the end). Sizes rounded up to
+  // the storage-buffer offset alignment keep every offset aligned (the planner places buffers at 0
+  // or at the end of another).
+  std::vector<ValueId> order{in_id};
+  std::vector<plan::BufferRequest> requests;
+  auto request = [&](ValueId id, int first) {
     Activation& a = acts[id];
     a.bytes = bytes_of(a);
-    a.offset = planner.allocate(id, a.bytes);
+    const int last = last_use.count(id) ? int(last_use[id]) : first;  // a dead output is still written once
+    requests.push_back({size_t((a.bytes + alignment - 1) / alignment * alignment), first, last});
+    order.push_back(id);
   };
-  place(in_id);
-  for (size_t i = 0; i < ios.size(); ++i) {
-    place(ios[i].out);
-    if (!last_use.count(ios[i].out)) planner.release(ios[i].out);  // dead output: still written once
-    for (ValueId v : {ios[i].a, ios[i].b})
-      if (last_use[v] == i) planner.release(v);
+  order.clear();
+  request(in_id, 0);
+  for (size_t i = 0; i < ios.size(); ++i) request(ios[i].out, int(i));
+  const plan::ArenaLayout arena_layout = plan::plan_arena(requests);
+  for (size_t k = 0; k < order.size(); ++k) {
+    acts[order[k]].offset = VkDeviceSize(arena_layout.offsets[k]);
+    VX_CHECK(acts[order[k]].offset % alignment == 0, Internal, "arena offset ", acts[order[k]].offset,
+             " is not aligned to ", alignment);
   }
+  const VkDeviceSize arena_size = std::max<VkDeviceSize>(arena_layout.arena_bytes, 16);
   input_ = acts[in_id];
   output_ = acts[out_id];
   output_shape_ = Shape{1, output_.channels, output_.height, output_.width};
@@ -226,7 +210,7 @@ void VulkanGraphExecutable::build(const Graph& graph) {
     weight_offsets.push_back(weight_alloc.allocate(packed.back().size()));
   }
   weights_ = DeviceBuffer(ctx_, weight_alloc.size(), MemoryUse::DeviceLocal, "weights");
-  arena_ = DeviceBuffer(ctx_, planner.size(), MemoryUse::DeviceLocal, "activation arena");
+  arena_ = DeviceBuffer(ctx_, arena_size, MemoryUse::DeviceLocal, "activation arena");
   staging_output_offset_ = (input_.bytes + alignment - 1) / alignment * alignment;
   staging_ = DeviceBuffer(ctx_, staging_output_offset_ + output_.bytes, MemoryUse::Staging, "staging");
 
@@ -319,35 +303,46 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   record(cmd_resident_, false);
 }
 
-void VulkanGraphExecutable::record(VkCommandBuffer cmd, bool transfers) {
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-  auto barrier = [&](VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
-                     VkAccessFlags dst_access) {
-    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = src_access;
-    mb.dstAccessMask = dst_access;
-    vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
-  };
-  if (timestamps_) vkCmdResetQueryPool(cmd, query_pool_, 0, uint32_t(steps_.size() + 1));
-  if (transfers) {
-    VkBufferCopy region{0, input_.offset, input_.bytes};
-    vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
-    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT);
+namespace {
+void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
+                    VkAccessFlags dst_access) {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = src_access;
+  mb.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+}  // namespace
+
+void VulkanGraphExecutable::record_network(VkCommandBuffer cmd) {
+  if (timestamps_) {
+    vkCmdResetQueryPool(cmd, query_pool_, 0, uint32_t(steps_.size() + 1));
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_, 0);
   }
-  if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_, 0);
   for (size_t i = 0; i < steps_.size(); ++i) {
     const Step& s = steps_[i];
     if (i > 0)
-      barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
-              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+      memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline->pipeline());
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &s.set, 0, nullptr);
     vkCmdPushConstants(cmd, layout_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(s.push), s.push.data());
     vkCmdDispatch(cmd, s.groups[0], s.groups[1], s.groups[2]);
     if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_, uint32_t(i + 1));
   }
+}
+
+void VulkanGraphExecutable::record(VkCommandBuffer cmd, bool transfers) {
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+  auto barrier = [&](VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
+                     VkAccessFlags dst_access) { memory_barrier(cmd, src, src_access, dst, dst_access); };
+  if (transfers) {
+    VkBufferCopy region{0, input_.offset, input_.bytes};
+    vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
+    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_SHADER_READ_BIT);
+  }
+  record_network(cmd);
   if (transfers) {
     barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
             VK_ACCESS_TRANSFER_READ_BIT);

@@ -64,6 +64,18 @@ class VulkanGraphExecutable {
   uint64_t weight_bytes() const { return weights_.size(); }
   double flops() const;
 
+  // Device-resident use (the denoiser's input/output processing runs on the device around the
+  // network): where the input and output activations live in the arena (NHWC, channels in blocks
+  // of 4, in the storage precision), and the network's dispatches recorded into the caller's
+  // command buffer. The caller orders its own writes of the input before, and its reads of the
+  // output after, with barriers; after the submission finished, collect_timings() reads the
+  // per-layer timestamps (last_timings()).
+  BufferRange input_range() const { return arena_.range(input_.offset, input_.bytes); }
+  BufferRange output_range() const { return arena_.range(output_.offset, output_.bytes); }
+  Precision precision() const { return options_.precision; }
+  void record_network(VkCommandBuffer cmd);
+  void collect_timings() { read_timings(); }
+
  private:
   struct Activation {  // a value living in the arena, NHWC, channels in blocks of 4
     int channels = 0, height = 0, width = 0;

@@ -1,5 +1,7 @@
 #include "backends/cpu/fast/cpu_layout.h"
 
+#include <algorithm>
+
 #include "backends/cpu/fast/onednn_fused_conv.h"
 #include "passes/fused_ops.h"
 #include "passes/graph_queries.h"
@@ -9,9 +11,18 @@ namespace vx::cpu {
 namespace {
 bool is_onednn_conv(const Plan& plan, int step) {
   const Node& n = plan.graph.nodes[size_t(plan.steps[size_t(step)].node)];
-  return n.op == kFusedConv && plan.steps[size_t(step)].variant == kOneDnnVariant;
+  return (n.op == kFusedConv || n.op == kFusedConvResidual) && plan.steps[size_t(step)].variant == kOneDnnVariant;
 }
-size_t data_inputs(const Node& n) { return n.attrs.get_int("upsample_concat", 0) != 0 ? 2 : 1; }
+// The inputs a oneDNN conv reads as activations (in any layout): X (X_low, X_skip), and R.
+std::vector<size_t> data_inputs(const Node& n) {
+  if (n.op == kFusedConvResidual) return {0, 3};
+  if (n.attrs.get_int("upsample_concat", 0) != 0) return {0, 1};
+  return {0};
+}
+bool is_data_input(const Node& n, size_t i) {
+  const std::vector<size_t> d = data_inputs(n);
+  return std::find(d.begin(), d.end(), i) != d.end();
+}
 }  // namespace
 
 void prepare_cpu_plan(Plan& plan) {
@@ -30,7 +41,7 @@ void prepare_cpu_plan(Plan& plan) {
     const Node& n = g.nodes[size_t(plan.steps[s].node)];
     const bool onednn = is_onednn_conv(plan, int(s));
     for (size_t i = 0; i < n.inputs.size(); ++i)
-      if (n.inputs[i] != kNoValue && (!onednn || i >= data_inputs(n))) internal[size_t(n.inputs[i])] = 0;
+      if (n.inputs[i] != kNoValue && (!onednn || !is_data_input(n, i))) internal[size_t(n.inputs[i])] = 0;
   }
   // An internal value is kept in the layout its producer computes in, so producing it costs nothing.
   auto layout_of = [&](ValueId id) {
@@ -46,7 +57,7 @@ void prepare_cpu_plan(Plan& plan) {
       continue;
     }
     std::vector<int64_t> in_layouts;
-    for (size_t i = 0; i < data_inputs(n); ++i) in_layouts.push_back(int64_t(layout_of(n.inputs[i])));
+    for (size_t i : data_inputs(n)) in_layouts.push_back(int64_t(layout_of(n.inputs[i])));
     n.attrs.set(kLayoutInputsAttr, in_layouts);
     n.attrs.set(kLayoutOutputAttr, int64_t(layout_of(n.outputs[0])));
     plan.steps[s].scratch_bytes = fast::onednn_fused_conv_scratch_bytes(n, g);

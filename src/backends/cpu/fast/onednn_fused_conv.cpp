@@ -64,6 +64,7 @@ struct LayoutView {
 // Everything about one node that does not change between runs.
 struct FusedConvShape {
   bool upsample_concat = false, relu = false, pool = false;
+  bool residual = false;  // vx.FusedConvResidual: R (in layout in[1]) is added before the ReLU
   Layout in[2] = {Layout::nchw, Layout::nchw};
   Layout out = Layout::nchw;
   Layout work = Layout::nhwc;  // what the convolution reads and writes (mixed layouts are slow)
@@ -71,6 +72,7 @@ struct FusedConvShape {
   int64_t n = 0, c_low = 0, c_skip = 0, c = 0, h = 0, w = 0;  // conv input (after upsample + concat)
   int64_t c_conv = 0;  // the convolution's input channels: c, or c padded with zeros to a multiple of 16
   int64_t m = 0, conv_h = 0, conv_w = 0;                        // conv output
+  int64_t group = 1;  // grouped / depthwise: oneDNN's goihw weights
   int64_t out_h = 0, out_w = 0;                                 // node output (after pool)
   WindowGeometry g;
 
@@ -84,10 +86,15 @@ struct FusedConvShape {
   }
 };
 
+constexpr int64_t kWinogradMinPixels = 64 * 64;  // above ResNet's 56x56, below a 1080p U-Net's deepest 120x67
+
 FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
-  const std::string what = std::string(kFusedConv) + " '" + node.name + "'";
+  const std::string what = node.op + " '" + node.name + "'";
   FusedConvShape s;
+  s.residual = node.op == kFusedConvResidual;
   s.upsample_concat = node.attrs.get_int("upsample_concat", 0) != 0;
+  VX_CHECK(!s.residual || (!s.upsample_concat && node.attrs.get_int("pool", 0) == 0 && node.input(3) != kNoValue),
+           Unsupported, what, ": a residual without pool or upsample_concat");
   s.relu = node.attrs.get_int("relu", 0) != 0;
   s.pool = node.attrs.get_int("pool", 0) != 0;
   const std::vector<int64_t> in_layouts = node.attrs.get_ints(kLayoutInputsAttr);
@@ -114,8 +121,9 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   }
   s.c = s.c_low + s.c_skip;
   s.m = wshape[0];
-  VX_CHECK(wshape[1] == s.c && node.attrs.get_int("group", 1) == 1, Unsupported, what, ": weights ", wshape.str(),
-           " do not fit ", s.c, " input channels with group 1");
+  s.group = node.attrs.get_int("group", 1);
+  VX_CHECK(s.group >= 1 && wshape[1] * s.group == s.c && s.m % s.group == 0 && (s.group == 1 || !s.upsample_concat),
+           Unsupported, what, ": weights ", wshape.str(), " do not fit ", s.c, " input channels in ", s.group, " groups");
   s.g = window_geometry(node.attrs, {s.h, s.w}, {wshape[2], wshape[3]}, false, what);
   s.conv_h = s.g.output[0];
   s.conv_w = s.g.output[1];
@@ -132,8 +140,12 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   // last decoder level of the U-Nets.
   const int64_t c_padded = (s.c + 15) / 16 * 16;
   const bool paddable = s.c % 16 == 0 || (s.upsample_concat && c_padded * 8 <= s.c * 9);
-  s.winograd = s.g.kernel == std::vector<int64_t>{3, 3} && all(s.g.strides, 1) && all(s.g.dilations, 1) &&
-               all(s.g.pads_begin, 1) && all(s.g.pads_end, 1) && paddable && s.m % 16 == 0;
+  // Only on large images (the denoiser's), or where the source is packed anyway (upsample_concat):
+  // on ResNet-sized maps (56x56 and less) Winograd gains little and its blocked layout costs a
+  // reorder on each side, between NHWC 1x1 convolutions (ResNet-50: 21 reorders per run -> 4).
+  const bool large = s.h * s.w >= kWinogradMinPixels || s.upsample_concat;
+  s.winograd = large && s.group == 1 && s.g.kernel == std::vector<int64_t>{3, 3} && all(s.g.strides, 1) &&
+               all(s.g.dilations, 1) && all(s.g.pads_begin, 1) && all(s.g.pads_end, 1) && paddable && s.m % 16 == 0;
   s.c_conv = s.winograd ? c_padded : s.c;
   s.work = s.winograd ? Layout::nchw16c : Layout::nhwc;
   return s;
@@ -150,7 +162,9 @@ class OneDnnFusedConv {
     const memory::dims src_dims = {s_.n, s_.c_conv, s_.h, s_.w};
     const memory::dims dst_dims = {s_.n, s_.m, s_.conv_h, s_.conv_w};
     const memory::dims out_dims = {s_.n, s_.m, s_.out_h, s_.out_w};
-    const memory::dims w_dims = {s_.m, s_.c_conv, s_.g.kernel[0], s_.g.kernel[1]};
+    const memory::dims w_dims =
+        s_.group == 1 ? memory::dims{s_.m, s_.c_conv, s_.g.kernel[0], s_.g.kernel[1]}
+                      : memory::dims{s_.group, s_.m / s_.group, s_.c / s_.group, s_.g.kernel[0], s_.g.kernel[1]};
     if (s_.c_conv != s_.c) weights_source_ = pad_input_channels(weights_source_, s_.c_conv);
     src_md_ = memory::desc(src_dims, f32, tag_of(s_.work));
     conv_dst_md_ = memory::desc(dst_dims, f32, tag_of(s_.work));
@@ -158,11 +172,10 @@ class OneDnnFusedConv {
     out_md_ = memory::desc(out_dims, f32, tag_of(s_.out));
 
     dnnl::primitive_attr attr;
-    if (s_.relu) {
-      dnnl::post_ops ops;
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-      attr.set_post_ops(ops);
-    }
+    dnnl::post_ops ops;
+    if (s_.residual) ops.append_sum(1.0f);  // dst holds R when the convolution starts
+    if (s_.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    if (s_.residual || s_.relu) attr.set_post_ops(ops);
     // Winograd when the layouts allow it and oneDNN has it for this shape and CPU; else direct.
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
     if (s_.winograd) {
@@ -175,7 +188,8 @@ class OneDnnFusedConv {
     conv_ = dnnl::convolution_forward(*pd);  // DNNL_VERBOSE=1 shows which implementation ran
 
     // Weights: reordered once from OIHW into the layout the primitive chose.
-    memory user_w({w_dims, f32, Tag::oihw}, engine, const_cast<void*>(weights_source_.raw()));
+    memory user_w({w_dims, f32, s_.group == 1 ? Tag::oihw : Tag::goihw}, engine,
+                  const_cast<void*>(weights_source_.raw()));
     weights_ = memory(pd->weights_desc(), engine);
     dnnl::stream stream(engine);
     dnnl::reorder(user_w, weights_).execute(stream, user_w, weights_);
@@ -193,6 +207,11 @@ class OneDnnFusedConv {
     if (!s_.upsample_concat && s_.in[0] != s_.work) {
       in_md_ = memory::desc(src_dims, f32, tag_of(s_.in[0]));
       to_source_ = dnnl::reorder(memory(in_md_, engine, nullptr), memory(src_md_, engine, nullptr));
+    }
+    if (s_.residual) {
+      residual_md_ = memory::desc(dst_dims, f32, tag_of(s_.in[1]));
+      if (s_.in[1] != s_.work)
+        residual_to_dst_ = dnnl::reorder(memory(residual_md_, engine, nullptr), memory(conv_dst_md_, engine, nullptr));
     }
   }
 
@@ -226,6 +245,17 @@ class OneDnnFusedConv {
     // Convolution (+ bias + ReLU).
     float* dst = s_.pool || s_.out != s_.work ? conv_out : y.data<float>();
     memory src_mem(src_md_, engine, const_cast<float*>(src)), dst_mem(conv_dst_md_, engine, dst);
+    if (s_.residual) {  // the sum post-op adds what dst holds: R in the working layout
+      const Tensor& r = ctx.input(3);
+      VX_CHECK(r.shape() == Shape({s_.n, s_.m, s_.conv_h, s_.conv_w}), InvalidArgument, "residual ", r.shape().str(),
+               " differs from the planned shape");
+      if (s_.in[1] == s_.work) {
+        if (r.raw() != dst) std::memcpy(dst, r.raw(), r.nbytes());
+      } else {
+        memory from(residual_md_, engine, const_cast<void*>(r.raw()));
+        residual_to_dst_.execute(stream, from, dst_mem);
+      }
+    }
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_mem}};
     if (bias_.defined()) args[DNNL_ARG_BIAS] = bias_mem_;
     conv_.execute(stream, args);
@@ -353,7 +383,8 @@ class OneDnnFusedConv {
   memory::desc in_md_, src_md_, conv_dst_md_, pool_dst_md_, out_md_;
   dnnl::convolution_forward conv_;
   dnnl::pooling_forward pool_;
-  dnnl::reorder to_output_, to_source_;
+  dnnl::reorder to_output_, to_source_, residual_to_dst_;
+  memory::desc residual_md_;
   memory weights_, bias_mem_;
 };
 
@@ -379,7 +410,10 @@ Layout onednn_working_layout(const Node& node, const Graph& graph) {
 }
 
 bool onednn_fused_conv_supports(const Node& node, const Graph& graph) {
-  if (node.op != kFusedConv) return false;
+  if (node.op != kFusedConv && node.op != kFusedConvResidual) return false;
+  if (node.op == kFusedConvResidual &&
+      (node.input(3) == kNoValue || graph.value(node.input(3)).dtype != DType::f32))
+    return false;
   const bool upcat = node.attrs.get_int("upsample_concat", 0) != 0;
   const size_t w_at = upcat ? 2 : 1;
   if (!constant_f32(graph, node.input(w_at))) return false;
@@ -389,7 +423,7 @@ bool onednn_fused_conv_supports(const Node& node, const Graph& graph) {
   try {
     fused_conv_shape(node, graph);
   } catch (const Error&) {
-    return false;  // unknown shapes, groups, 1-D: the reference kernel handles (or reports) those
+    return false;  // unknown shapes, 1-D, odd groups: the reference kernel handles (or reports) those
   }
   return true;
 }
@@ -407,5 +441,7 @@ KernelFn make_onednn_fused_conv(const Node& node, const Graph& graph) {
 
 VX_REGISTER_CPU_KERNEL(fused_conv_onednn, {kFusedConv, kOneDnnVariant, 10, onednn_fused_conv_supports,
                                            nullptr, make_onednn_fused_conv});
+VX_REGISTER_CPU_KERNEL(fused_conv_residual_onednn, {kFusedConvResidual, kOneDnnVariant, 10,
+                                                    onednn_fused_conv_supports, nullptr, make_onednn_fused_conv});
 
 }  // namespace vx::cpu::fast

@@ -18,7 +18,8 @@ namespace vx::cpu::fast {
 // stride 1, dilation 1, pad 1, input and output channels dividing by 16), else NHWC. Inputs in
 // another layout are reordered (or packed) into it; outputs wanted in another layout are reordered.
 Layout onednn_working_layout(const Node& node, const Graph& graph);
-// Whether the oneDNN kernel takes this node: 2-D, float32, group 1, constant weights and bias.
+// Whether the oneDNN kernel takes this node: 2-D, float32, constant weights and bias; grouped and
+// depthwise convolutions too (without upsample_concat).
 bool onednn_fused_conv_supports(const Node& node, const Graph& graph);
 // The scratch bytes one run of this (annotated) node needs: the packed NHWC source when the input
 // is NCHW or upsample_concat is set, the full-size conv output when pooling or writing NCHW.

@@ -11,7 +11,8 @@ namespace {
 
 void fused_conv_kernel(KernelContext& ctx) {
   const Node& node = ctx.node();
-  const std::string what = std::string(kFusedConv) + " '" + node.name + "'";
+  const std::string what = node.op + " '" + node.name + "'";
+  const bool residual = node.op == kFusedConvResidual;
   const bool upsample_concat = node.attrs.get_int("upsample_concat", 0) != 0;
   const bool relu_after = node.attrs.get_int("relu", 0) != 0;
   const bool pool_after = node.attrs.get_int("pool", 0) != 0;
@@ -42,9 +43,17 @@ void fused_conv_kernel(KernelContext& ctx) {
   if (!pool_after) {
     Tensor& y = ctx.output(0, DType::f32, Shape(conv_out));
     conv(x, w, b, g, node.attrs.get_int("group", 1), y, ctx.pool());
+    if (residual) {  // Y += R before the ReLU
+      VX_CHECK(!upsample_concat && ctx.has_input(3) && ctx.input(3).shape() == y.shape(), InvalidArgument, what,
+               ": the residual must have the output's shape ", y.shape().str());
+      const float* r = ctx.input(3).data<float>();
+      float* out = y.data<float>();
+      for (int64_t i = 0; i < y.numel(); ++i) out[i] = float(double(out[i]) + double(r[i]));
+    }
     if (relu_after) relu(y, y);
     return;
   }
+  VX_CHECK(!residual, InvalidArgument, what, ": pool with a residual");
   VX_CHECK(conv_out.size() == 4 && conv_out[2] >= 2 && conv_out[3] >= 2, InvalidArgument, what,
            ": pool needs a 2-D convolution output of at least 2x2, got ", Shape(conv_out).str());
   Tensor full(DType::f32, Shape(conv_out));
@@ -61,5 +70,6 @@ void fused_conv_kernel(KernelContext& ctx) {
 }  // namespace
 
 VX_REGISTER_CPU_KERNEL(fused_conv_reference, {kFusedConv, "reference", 0, nullptr, fused_conv_kernel});
+VX_REGISTER_CPU_KERNEL(fused_conv_residual_reference, {kFusedConvResidual, "reference", 0, nullptr, fused_conv_kernel});
 
 }  // namespace vx::cpu::ref

@@ -1,6 +1,7 @@
 // The element-wise family on Vulkan: unary ops (activations, math, rounding, Not, Cast, Clip with
 // constant bounds), broadcasting binary ops (arithmetic, Pow, Mod, Min/Max/Sum/Mean over any
-// number of inputs, comparisons, logic, BitShift, PRelu), Where, and Identity/Dropout (aliases).
+// number of inputs, comparisons, logic, BitShift, PRelu) and Where. Identity, Dropout and the
+// reshapes are aliases (alias_ops.cpp).
 // Two shaders with variants per storage type (eltwise_unary.comp, eltwise_binary.comp); the op is
 // a push constant.
 #include <algorithm>
@@ -262,31 +263,6 @@ OpPlan plan_clip(const OpInfo& info) {
   return plan;
 }
 
-// Identity and Dropout (inference, or training with ratio 0): the output is the input's bytes; a
-// Dropout mask output is all ones.
-OpPlan plan_alias(const OpInfo& info) {
-  require_inputs(info, 1);
-  if (info.node.op == "Dropout" && info.has_input(2)) {
-    VX_CHECK(info.inputs[2].constant, Unsupported, node_label(info), ": training_mode is not a constant");
-    if (info.inputs[2].constant->get(0) != 0) {
-      const bool zero_ratio = info.has_input(1) && info.inputs[1].constant && info.inputs[1].constant->get(0) == 0;
-      VX_CHECK(zero_ratio, Unsupported, node_label(info), ": training-mode dropout with a nonzero ratio");
-    }
-  }
-  VX_CHECK(info.inputs[0].shape == info.outputs[0].shape && info.inputs[0].device == info.outputs[0].device,
-           InvalidArgument, node_label(info), ": output differs from the input");
-  OpPlan plan;
-  plan.output0_aliases_input0 = true;
-  plan.variant = "alias";
-  if (info.node.outputs.size() > 1 && info.node.outputs[1] != kNoValue) {
-    VX_CHECK(info.outputs[1].shape == info.outputs[0].shape, InvalidArgument, node_label(info), ": mask shape");
-    Dispatch d = unary_dispatch(info, kOne, Binding::in(0), info.inputs[0].device, info.outputs[1]);
-    d.bindings = {Binding::in(0), Binding::out(1)};
-    plan.dispatches.push_back(d);
-  }
-  return plan;
-}
-
 // EyeLike: a 2-D identity-like tensor of the input's shape (only the shape is read).
 OpPlan plan_eye_like(const OpInfo& info) {
   require_inputs(info, 1);
@@ -462,9 +438,7 @@ VX_REGISTER_VK_OP(not_op, {"Not", "", 0, plan_not});
 VX_REGISTER_VK_OP(cast, {"Cast", "", 0, plan_cast});
 VX_REGISTER_VK_OP(cast_like, {"CastLike", "", 0, plan_cast});
 VX_REGISTER_VK_OP(clip, {"Clip", "", 0, plan_clip});
-VX_REGISTER_VK_OP(identity, {"Identity", "", 0, plan_alias});
 VX_REGISTER_VK_OP(eye_like, {"EyeLike", "", 0, plan_eye_like});
-VX_REGISTER_VK_OP(dropout, {"Dropout", "", 0, plan_alias});
 
 // Binary.
 VX_REGISTER_VK_OP(add, {"Add", "", 0, binary(kAdd)});

@@ -1,5 +1,5 @@
-// Local normalizations on Vulkan: LRN (more_lrn.comp, across channels) and
-// MeanVarianceNormalization (more_mvn.comp, over any set of axes; default 0, 2, 3). fp32 math.
+// MeanVarianceNormalization on Vulkan (more_mvn.comp): over any set of axes (default 0, 2, 3),
+// two passes per group in fp32.
 #include "backends/vulkan/ops/more_ops_util.h"
 
 namespace vx::vk {
@@ -7,41 +7,11 @@ namespace {
 
 using namespace more;
 
-struct LrnPush {
-  uint32_t count = 0;
-  int32_t channels = 0;
-  uint32_t spatial = 1;
-  int32_t before = 0, after = 0;
-  float alpha_over_size = 0, beta = 0, bias = 0;
-};
 struct MvnPush {
   uint32_t count = 0, reduced = 1;
   int32_t reduce_mask = 0;
   int32_t dims[6]{}, strides[6]{};
 };
-
-OpPlan plan_lrn(const OpInfo& info) {
-  require_inputs(info, 1);
-  const OpTensor& x = info.inputs[0];
-  VX_CHECK(is_float(x.dtype), Unsupported, node_label(info), ": floats only");
-  VX_CHECK(x.shape.rank() >= 2, InvalidArgument, node_label(info), ": expects N x C x ..., got ", x.shape.str());
-  const Attributes& at = info.node.attrs;
-  const int64_t size = at.get_int("size", 0);
-  VX_CHECK(size >= 1, InvalidArgument, node_label(info), ": size must be >= 1");
-  LrnPush push;
-  push.count = count32(info, x.shape.numel());
-  push.channels = int32_t(x.shape[1]);
-  push.spatial = uint32_t(std::max<int64_t>(product(x.shape, 2, x.shape.rank()), 1));
-  push.before = int32_t((size - 1) / 2);
-  push.after = int32_t(size - 1 - push.before);
-  push.alpha_over_size = at.get_float("alpha", 1e-4f) / float(size);
-  push.beta = at.get_float("beta", 0.75f);
-  push.bias = at.get_float("bias", 1.0f);
-  OpPlan plan;
-  plan.dispatches.push_back(
-      make_dispatch(cat("more_lrn.", letter(x.device)), {Binding::in(0), Binding::out(0)}, push, push.count));
-  return plan;
-}
 
 OpPlan plan_mvn(const OpInfo& info) {
   require_inputs(info, 1);
@@ -76,7 +46,6 @@ OpPlan plan_mvn(const OpInfo& info) {
 
 }  // namespace
 
-VX_REGISTER_VK_OP(lrn, {"LRN", "", 0, plan_lrn});
 VX_REGISTER_VK_OP(mean_variance_normalization, {"MeanVarianceNormalization", "", 0, plan_mvn});
 
 }  // namespace vx::vk

@@ -1,88 +1,108 @@
-// The loss family on Vulkan: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (opset 12/13)
-// with class weights, ignore_index (negative too), reduction none / sum / mean, any rank and SCE's
-// optional log_prob output. Targets are int32 on the device. loss_nll.comp computes the loss per
-// target position; for sum / mean loss_reduce.comp then sums (loss, weight) pairs in one workgroup
-// (mean divides by the total weight of the targets that count, as the ONNX reference does).
-#include "backends/vulkan/ops/more_ops_util.h"
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (opsets 12, 13; shader red_nll, and
+// red_softmax for the log-probabilities): class weights, ignore_index, reduction none / sum / mean
+// (mean divides by the sum of the counted targets' weights, as ONNX does). Float inputs only.
+// Labels outside [0, C) (the CPU throws) are clamped on the GPU.
+#include <algorithm>
+
+#include "backends/vulkan/ops/op_args.h"
+#include "backends/vulkan/ops/reduction_layout.h"
+#include "core/error.h"
 
 namespace vx::vk {
 namespace {
 
-using namespace more;
+using namespace opargs;
 
-struct LossPush {  // loss_nll.comp
-  uint32_t count = 0, classes = 0, inner = 0;
-  int32_t flags = 0;
-  int32_t ignore_index = 0;
-};
-struct LossReducePush {  // loss_reduce.comp
-  uint32_t count = 0;
-  int32_t mean = 0;
+struct NllPush {
+  int32_t count, classes, inner, stage, reduction, has_weight, has_ignore, ignore_index;
 };
 
-OpPlan plan_loss(const OpInfo& info, bool softmax) {
-  require_inputs(info, 2);
-  const OpTensor& x = info.inputs[0];
-  const OpTensor& target = info.inputs[1];
-  VX_CHECK(is_float(x.dtype), Unsupported, node_label(info), ": ", dtype_name(x.dtype), " scores (floats only)");
-  VX_CHECK(x.shape.rank() >= 2, InvalidArgument, node_label(info), ": the input must be [N, C, ...], not ",
-           x.shape.str());
+// The NLL dispatches over log-probabilities bound at `log_prob` (shape of input 0).
+void add_nll(const OpInfo& info, OpPlan& plan, Binding log_prob) {
+  const OpTensor& x = info.inputs.at(0);
+  const OpTensor& target = info.inputs.at(1);
+  VX_CHECK(x.shape.rank() >= 2, InvalidArgument, label(info), ": the input must be [N, C, ...], not ", x.shape.str());
+  if (x.device == DeviceType::i32) decline(info, "integer input");
+  if (target.dtype == DType::f32 || target.dtype == DType::f16) decline(info, "the target is not integers");
   std::vector<int64_t> target_dims = x.shape.dims();
   target_dims.erase(target_dims.begin() + 1);
-  VX_CHECK(target.shape == Shape(target_dims), InvalidArgument, node_label(info), ": the target must have shape ",
+  VX_CHECK(target.shape == Shape(target_dims), InvalidArgument, label(info), ": the target must have shape ",
            Shape(target_dims).str(), ", not ", target.shape.str());
-  VX_CHECK(target.device == DeviceType::i32, InvalidArgument, node_label(info), ": the target is not integer");
-  const bool weighted = info.has_input(2);
-  if (weighted)
-    VX_CHECK(info.inputs[2].shape.numel() == x.shape[1] && info.inputs[2].device == x.device, InvalidArgument,
-             node_label(info), ": weights must be [", x.shape[1], "] of the input's type");
-  const Attributes& at = info.node.attrs;
-  const std::string reduction = at.get_string("reduction", "mean");
-  VX_CHECK(reduction == "none" || reduction == "sum" || reduction == "mean", InvalidArgument, node_label(info),
-           ": unknown reduction '", reduction, "'");
-  const bool reduce = reduction != "none";
-  const OpTensor& y = info.outputs[0];
-  VX_CHECK(y.device == x.device, InvalidArgument, node_label(info), ": the loss is not of the input's type");
-  VX_CHECK(reduce ? y.shape.numel() == 1 : y.shape == target.shape, InvalidArgument, node_label(info),
-           ": loss shape ", y.shape.str());
-  const bool log_prob = softmax && info.node.outputs.size() > 1 && info.node.outputs[1] != kNoValue;
-  if (log_prob)
-    VX_CHECK(info.outputs[1].shape == x.shape && info.outputs[1].device == x.device, InvalidArgument,
-             node_label(info), ": log_prob output differs from the scores");
-  const int64_t ignore = at.get_int("ignore_index", 0);
-  VX_CHECK(ignore >= std::numeric_limits<int32_t>::min() && ignore <= std::numeric_limits<int32_t>::max(),
-           Unsupported, node_label(info), ": ignore_index ", ignore, " exceeds int32");
-
-  LossPush push;
-  push.count = count32(info, target.shape.numel());
-  push.classes = count32(info, x.shape[1]);
-  push.inner = uint32_t(std::max<int64_t>(product(x.shape, 2, x.shape.rank()), 1));
-  count32(info, x.shape.numel());
-  push.flags = (weighted ? 1 : 0) | (at.has("ignore_index") ? 2 : 0) | (softmax ? 4 : 0) | (reduce ? 8 : 0) |
-               (log_prob ? 16 : 0);
-  push.ignore_index = int32_t(ignore);
-  OpPlan plan;
-  if (reduce) plan.scratch_bytes.push_back(std::max<uint64_t>(uint64_t(push.count) * 8, 8));
-  const Binding partial = reduce ? Binding::scratch_buffer(0) : Binding::out(0);
-  const char v = letter(x.device);
-  plan.dispatches.push_back(make_dispatch(cat("loss_nll.", v),
-                                          {Binding::in(0), Binding::in(1), weighted ? Binding::in(2) : Binding::in(0),
-                                           Binding::out(0), partial, log_prob ? Binding::out(1) : Binding::out(0)},
-                                          push, push.count));
-  if (reduce) {
-    LossReducePush r{push.count, reduction == "mean" ? 1 : 0};
-    Dispatch d = make_dispatch(cat("loss_reduce.", v), {Binding::scratch_buffer(0), Binding::out(0)}, r, 1);
+  const int64_t classes = x.shape[1], count = target.shape.numel();
+  const bool has_weight = info.has_input(2);
+  if (has_weight)
+    VX_CHECK(info.inputs[2].shape.numel() == classes, InvalidArgument, label(info), ": weights must be [", classes, "]");
+  const std::string reduction = info.node.attrs.get_string("reduction", "mean");
+  if (reduction != "none" && reduction != "sum" && reduction != "mean")
+    decline(info, cat("unknown reduction '", reduction, "'"));
+  require_int32_elements(info, x.shape.numel());
+  if (count == 0 || classes == 0) decline(info, "empty input");
+  NllPush push{};
+  push.count = int32_t(count);
+  push.classes = int32_t(classes);
+  push.inner = int32_t(count / x.shape[0]);
+  push.reduction = reduction == "none" ? 0 : reduction == "sum" ? 1 : 2;
+  push.has_weight = has_weight ? 1 : 0;
+  push.has_ignore = info.node.attrs.has("ignore_index") ? 1 : 0;
+  const int64_t ignore = info.node.attrs.get_int("ignore_index", 0);
+  push.ignore_index = int32_t(std::clamp<int64_t>(ignore, INT32_MIN, INT32_MAX));
+  if (ignore != int64_t(push.ignore_index)) push.has_ignore = 0;  // no int32 label can equal it
+  plan.scratch_bytes.push_back(uint64_t(count) * 2 * sizeof(float));
+  const Binding scratch = Binding::scratch_buffer(int(plan.scratch_bytes.size() - 1));
+  Dispatch d;
+  d.shader = move_shader("red_nll", x.device);
+  // An absent weight binds the input in its place (never read).
+  d.bindings = {log_prob, Binding::in(1), has_weight ? Binding::in(2) : Binding::in(0), Binding::out(0), scratch};
+  d.set_push(push);
+  d.groups = linear_groups(uint64_t(count));
+  plan.dispatches.push_back(d);
+  if (push.reduction != 0) {
+    push.stage = 1;
+    d.set_push(push);
     d.groups = {1, 1, 1};
-    plan.dispatches.push_back(d);
+    plan.dispatches.push_back(std::move(d));
   }
-  plan.variant = reduce ? "per-target+reduce" : "per-target";
+}
+
+OpPlan plan_nll(const OpInfo& info) {
+  OpPlan plan;
+  add_nll(info, plan, Binding::in(0));
+  return plan;
+}
+
+OpPlan plan_softmax_cross_entropy(const OpInfo& info) {
+  const OpTensor& x = info.inputs.at(0);
+  VX_CHECK(x.shape.rank() >= 2, InvalidArgument, label(info), ": scores must be [N, C, ...], not ", x.shape.str());
+  if (x.device == DeviceType::i32) decline(info, "integer input");
+  OpPlan plan;
+  // log_softmax over axis 1 into output 1 when requested, else into a scratch buffer.
+  const bool wants_log_prob = info.node.outputs.size() > 1 && info.node.outputs[1] != kNoValue;
+  Binding log_prob = Binding::out(1);
+  if (!wants_log_prob) {
+    plan.scratch_bytes.push_back(uint64_t(x.shape.numel()) * device_type_bytes(x.device));
+    log_prob = Binding::scratch_buffer(0);
+  }
+  AxisRows r = rows_at(x.shape, 1);
+  const int64_t rows = r.outer * r.inner;
+  require_int32_elements(info, x.shape.numel());
+  if (rows == 0 || r.n == 0) decline(info, "empty input");
+  const int32_t threads = threads_per_output(r.n);
+  struct {
+    int32_t rows, n, inner, threads, kind;
+  } push{int32_t(rows), int32_t(r.n), int32_t(r.inner), threads, 1};
+  Dispatch d;
+  d.shader = move_shader("red_softmax", x.device);
+  d.bindings = {Binding::in(0), log_prob};
+  d.set_push(push);
+  d.groups = reduction_groups(rows, threads);
+  plan.dispatches.push_back(std::move(d));
+  add_nll(info, plan, log_prob);
   return plan;
 }
 
 }  // namespace
 
-VX_REGISTER_VK_OP(nll_loss, {"NegativeLogLikelihoodLoss", "", 0, [](const OpInfo& i) { return plan_loss(i, false); }});
-VX_REGISTER_VK_OP(softmax_cross_entropy_loss,
-                  {"SoftmaxCrossEntropyLoss", "", 0, [](const OpInfo& i) { return plan_loss(i, true); }});
+VX_REGISTER_VK_OP(nll_loss, {"NegativeLogLikelihoodLoss", "", 0, plan_nll});
+VX_REGISTER_VK_OP(softmax_cross_entropy, {"SoftmaxCrossEntropyLoss", "", 0, plan_softmax_cross_entropy});
 
 }  // namespace vx::vk

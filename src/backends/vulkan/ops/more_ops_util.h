@@ -1,6 +1,6 @@
-// Small helpers shared by the Vulkan op families in loss.cpp, generate.cpp, select.cpp,
-// scatter_gather.cpp, quantize.cpp, einsum.cpp and local_norm.cpp: labels for errors, storage
-// letters for shader variants, argument checks and a one-dispatch builder.
+// Small helpers shared by the Vulkan op files generate, select, quantize, einsum, local_norm,
+// grid_sample, recurrent, tfidf, dft, det, qmatmul, qconv and roi_align: labels for errors,
+// storage letters for shader variants, argument checks and a one-dispatch builder.
 #pragma once
 #include <cstdint>
 #include <limits>

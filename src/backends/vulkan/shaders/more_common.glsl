@@ -1,5 +1,5 @@
-// Shared by the shaders of the loss, generate, select, scatter/gather, quantize, einsum and
-// local-norm families: storage types by define (0 = f32, 1 = f16, 2 = int32), 256 invocations per
+// Shared by the shaders of the ops in more_ops_util.h's files (gen_*, sel_*, q_*, rnn_*, more_*,
+// einsum): storage types by define (0 = f32, 1 = f16, 2 = int32), 256 invocations per
 // workgroup, the linear invocation index of linear_groups().
 #ifndef TX
 #define TX 0

@@ -1,8 +1,9 @@
-// Index-driven scatters and gathers on Vulkan that the layout family does not cover:
-// ScatterElements / Scatter (with reduction none / add / mul / max / min), ScatterND (same
-// reductions) and GatherND (batch_dims). Indices are int32 on the device; data of every storage
-// type. Scatters copy the data first, then apply the updates in ONNX's sequential order with
-// invocations that never share an output element (see sg_scatter_*.comp).
+// ScatterElements / Scatter and ScatterND in ONNX's sequential update order, for every reduction
+// (none / add / mul / max / min): the data is copied first, then each invocation applies, in
+// order, all the updates that can reach its output elements (one line along the axis, or one
+// element of the slices), so repeated indices combine without atomics (sg_scatter_*.comp).
+// Registered below the movement family's scatters (priority -1): used where those decline
+// (reductions, which they would need atomics for). Indices int32 on the device; every data type.
 #include "backends/vulkan/ops/more_ops_util.h"
 
 namespace vx::vk {
@@ -21,11 +22,6 @@ static_assert(sizeof(ScatterElementsPush) <= kOpPushConstantBytes);
 struct ScatterNDPush {
   uint32_t count = 0;
   int32_t phase = 0, reduction = 0, k = 0, tuples = 0, slice = 0;
-  int32_t dims[kRank]{}, strides[kRank]{};
-};
-struct GatherNDPush {
-  uint32_t count = 0;
-  int32_t k = 0, slice = 1, tuples_per_batch = 1, batch_stride = 0;
   int32_t dims[kRank]{}, strides[kRank]{};
 };
 
@@ -118,42 +114,10 @@ OpPlan plan_scatter_nd(const OpInfo& info) {
                       uint32_t(push.slice));
 }
 
-OpPlan plan_gather_nd(const OpInfo& info) {
-  require_inputs(info, 2);
-  const OpTensor &x = info.inputs[0], &idx = info.inputs[1];
-  const OpTensor& y = info.outputs[0];
-  const int64_t batch = info.node.attrs.get_int("batch_dims", 0);
-  const int64_t r = int64_t(x.shape.rank()), q = int64_t(idx.shape.rank());
-  VX_CHECK(q >= 1 && batch >= 0 && batch < std::min(r, q) && idx.device == DeviceType::i32, InvalidArgument,
-           node_label(info), ": bad batch_dims ", batch, " for ranks ", r, " and ", q);
-  const int64_t k = idx.shape[size_t(q - 1)];
-  VX_CHECK(k >= 1 && batch + k <= r && k <= kRank, InvalidArgument, node_label(info), ": index tuples of length ", k,
-           " do not fit data of rank ", r);
-  for (int64_t b = 0; b < batch; ++b)
-    VX_CHECK(x.shape[size_t(b)] == idx.shape[size_t(b)], InvalidArgument, node_label(info), ": batch extents differ");
-  GatherNDPush push;
-  push.count = count32(info, y.shape.numel());
-  count32(info, x.shape.numel());
-  push.k = int32_t(k);
-  push.slice = int32_t(std::max<int64_t>(product(x.shape, size_t(batch + k), size_t(r)), 1));
-  push.tuples_per_batch = int32_t(std::max<int64_t>(product(idx.shape, size_t(batch), size_t(q - 1)), 1));
-  const std::vector<int64_t> xs = strides_of(x.shape);
-  push.batch_stride = batch > 0 ? int32_t(xs[size_t(batch - 1)]) : 0;
-  for (int64_t j = 0; j < k; ++j) {
-    push.dims[j] = int32_t(x.shape[size_t(batch + j)]);
-    push.strides[j] = int32_t(xs[size_t(batch + j)]);
-  }
-  OpPlan plan;
-  plan.dispatches.push_back(make_dispatch(cat("sg_gather_nd.", letter(x.device)),
-                                          {Binding::in(0), Binding::in(1), Binding::out(0)}, push, push.count));
-  return plan;
-}
-
 }  // namespace
 
-VX_REGISTER_VK_OP(scatter_elements, {"ScatterElements", "", 0, plan_scatter_elements});
-VX_REGISTER_VK_OP(scatter, {"Scatter", "", 0, plan_scatter_elements});
-VX_REGISTER_VK_OP(scatter_nd, {"ScatterND", "", 0, plan_scatter_nd});
-VX_REGISTER_VK_OP(gather_nd, {"GatherND", "", 0, plan_gather_nd});
+VX_REGISTER_VK_OP(ordered_scatter_elements, {"ScatterElements", "", -1, plan_scatter_elements});
+VX_REGISTER_VK_OP(ordered_scatter, {"Scatter", "", -1, plan_scatter_elements});
+VX_REGISTER_VK_OP(ordered_scatter_nd, {"ScatterND", "", -1, plan_scatter_nd});
 
 }  // namespace vx::vk

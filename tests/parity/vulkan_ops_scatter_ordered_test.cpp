@@ -1,4 +1,5 @@
-// The Vulkan ScatterElements / Scatter / ScatterND / GatherND against the CPU reference kernels on
+// The Vulkan ScatterElements / Scatter / ScatterND (whichever registered op takes each case: the
+// movement family's, or the ordered scatters for reductions) against the CPU reference kernels on
 // lavapipe with validation on: every axis, negative and repeated indices, all reductions, fp32,
 // fp16 and int32 data. Tolerances: fp32 |d| <= 1e-6 + 1e-5 |ref|; fp16 storage |d| <= 1e-3 +
 // 1e-2 |ref|; integers exact.
@@ -14,7 +15,7 @@ namespace {
 
 using vk::Precision;
 
-class VulkanScatterGather : public VulkanOpTest {};
+class VulkanScatterOrdered : public VulkanOpTest {};
 
 Tensor int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype = DType::i64) {
   Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
@@ -23,7 +24,7 @@ Tensor int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype = DTyp
   return t;
 }
 
-TEST_F(VulkanScatterGather, ScatterElementsEveryAxisAndReduction) {
+TEST_F(VulkanScatterOrdered, ScatterElementsEveryAxisAndReduction) {
   const Shape data{3, 4, 5}, upd{2, 3, 4};
   uint64_t seed = 1;
   for (int64_t axis : {0, 1, 2, -1})
@@ -52,7 +53,7 @@ TEST_F(VulkanScatterGather, ScatterElementsEveryAxisAndReduction) {
                      Precision::fp32, {-1, -1}, false, "Scatter opset 10");
 }
 
-TEST_F(VulkanScatterGather, ScatterNDTuplesAndSlices) {
+TEST_F(VulkanScatterOrdered, ScatterNDTuplesAndSlices) {
   uint64_t seed = 200;
   for (const char* reduction : {"none", "add", "mul", "max", "min"}) {
     Attributes a;
@@ -70,29 +71,6 @@ TEST_F(VulkanScatterGather, ScatterNDTuplesAndSlices) {
         expect_matches_cpu(c, p, {-1, -1}, false, cat("ScatterND k=", k, " ", reduction));
     }
   }
-}
-
-TEST_F(VulkanScatterGather, GatherNDWithBatchDims) {
-  uint64_t seed = 300;
-  struct Case {
-    Shape data, indices;
-    int64_t batch;
-    int lo, hi;
-  };
-  const std::vector<Case> cases = {{Shape{3, 4, 5}, Shape{2, 1}, 0, -3, 2},  {Shape{3, 4, 5}, Shape{2, 3, 2}, 0, -3, 2},
-                                   {Shape{3, 4, 5}, Shape{4, 3}, 0, 0, 2},   {Shape{3, 4, 5}, Shape{3, 2, 1}, 1, -4, 3},
-                                   {Shape{2, 3, 4, 5}, Shape{2, 3, 2}, 2, 0, 3}};
-  for (const Case& cs : cases) {
-    Attributes a;
-    a.set("batch_dims", cs.batch);
-    auto c = single_node("GatherND", {input(random_tensor(cs.data, seed++)), input(int_tensor(cs.indices, seed++, cs.lo, cs.hi))},
-                         1, a, 13);
-    for (Precision p : {Precision::fp32, Precision::fp16})
-      expect_matches_cpu(c, p, {-1, -1}, false, cat("GatherND ", cs.data.str(), " ", cs.indices.str(), " b=", cs.batch));
-  }
-  expect_matches_cpu(single_node("GatherND", {input(int_tensor(Shape{4, 3}, 390, -9, 9, DType::i32)),
-                                              input(int_tensor(Shape{2, 2}, 391, 0, 2))}),
-                     Precision::fp32, {-1, -1}, false, "GatherND int32");
 }
 
 }  // namespace

@@ -1,0 +1,29 @@
+// What every oneDNN kernel of the CPU backend shares: the engine, a stream per call, plain memory
+// descriptors over row-major tensors, and the thread count (oneDNN's OpenMP threads follow the size
+// of the executor's ThreadPool, set_onednn_threads in onednn_fused_conv.h).
+#pragma once
+#include <dnnl.hpp>
+#include <vector>
+
+#include "core/shape.h"
+
+namespace vx::cpu::fast {
+
+dnnl::engine& onednn_engine();
+// Row-major f32 descriptor of these extents (a scalar becomes {1}).
+dnnl::memory::desc plain_f32_desc(const std::vector<int64_t>& dims);
+// Runs a kernel's supports() test, declining (false) where the node cannot even be inspected
+// (values missing from the graph, attributes of the wrong type): supports() must never throw.
+template <class Test>
+bool declines_on_error(Test&& test) {
+  try {
+    return test();
+  } catch (...) {
+    return false;
+  }
+}
+
+// Row-major strides of these extents.
+dnnl::memory::dims row_major_strides(const std::vector<int64_t>& dims);
+
+}  // namespace vx::cpu::fast

@@ -1,0 +1,191 @@
+// Reference kernels of the fused ops the ONNX fusion passes create (passes/fused_ops.h):
+// vx.FusedMatMul, vx.MatMulInt8W, vx.Attention, vx.LayerNorm and vx.Gelu. Each is literally the
+// unfused computation in double precision, so that the passes and the fast kernels can be judged
+// against it.
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "backends/cpu/kernel_registry.h"
+#include "backends/cpu/reference/broadcast.h"
+#include "backends/cpu/reference/onnx_kernel_util.h"
+#include "passes/fused_ops.h"
+
+namespace vx::cpu::ref {
+namespace {
+
+struct Matrix {
+  std::vector<double> v;
+  Shape shape;
+};
+
+// numpy.matmul in double.
+Matrix matmul(const Matrix& a_in, const Matrix& b_in, const KernelContext& ctx) {
+  std::vector<int64_t> a = a_in.shape.dims(), b = b_in.shape.dims();
+  VX_CHECK(!a.empty() && !b.empty(), InvalidArgument, node_label(ctx), ": scalar operand");
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), 1);
+  if (b_vec) b.push_back(1);
+  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  VX_CHECK(b[b.size() - 2] == k, InvalidArgument, node_label(ctx), ": inner extents differ in ", a_in.shape.str(),
+           " x ", b_in.shape.str());
+  Shape ba(std::vector<int64_t>(a.begin(), a.end() - 2)), bb(std::vector<int64_t>(b.begin(), b.end() - 2));
+  Shape batch;
+  VX_WITH_CONTEXT(node_label(ctx), batch = broadcast_shapes(ba, bb));
+  std::array<std::vector<int64_t>, 2> strides = {broadcast_strides(ba, batch), broadcast_strides(bb, batch)};
+  Matrix y;
+  std::vector<int64_t> out = batch.dims();
+  if (!a_vec) out.push_back(m);
+  if (!b_vec) out.push_back(n);
+  y.shape = Shape(out);
+  y.v.assign(size_t(batch.numel() * m * n), 0.0);
+  for_each_broadcast<2>(batch, strides, [&](int64_t i, const std::array<int64_t, 2>& off) {
+    const double* pa = a_in.v.data() + off[0] * m * k;
+    const double* pb = b_in.v.data() + off[1] * k * n;
+    double* py = y.v.data() + i * m * n;
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t j = 0; j < k; ++j) {
+        const double x = pa[r * k + j];
+        for (int64_t c = 0; c < n; ++c) py[r * n + c] += x * pb[j * n + c];
+      }
+  });
+  return y;
+}
+
+Matrix read(const Tensor& t) { return {read_doubles(t), t.shape()}; }
+
+// Swaps the two innermost axes.
+Matrix transpose_last(const Matrix& x) {
+  const size_t r = x.shape.rank();
+  VX_CHECK(r >= 2, InvalidArgument, "transpose of rank ", r);
+  const int64_t rows = x.shape[r - 2], cols = x.shape[r - 1], batches = x.shape.numel() / std::max<int64_t>(1, rows * cols);
+  Matrix y;
+  std::vector<int64_t> d = x.shape.dims();
+  std::swap(d[r - 2], d[r - 1]);
+  y.shape = Shape(d);
+  y.v.resize(x.v.size());
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) y.v[size_t(b * rows * cols + j * rows + i)] = x.v[size_t(b * rows * cols + i * cols + j)];
+  return y;
+}
+
+double gelu_erf(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+double gelu_tanh(double x) {
+  return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+void apply_activation(std::vector<double>& v, const std::string& act, const KernelContext& ctx) {
+  if (act == "none" || act.empty()) return;
+  if (act == "relu") {
+    for (double& x : v) x = x > 0 ? x : 0;
+  } else if (act == "gelu_erf") {
+    for (double& x : v) x = gelu_erf(x);
+  } else if (act == "gelu_tanh") {
+    for (double& x : v) x = gelu_tanh(x);
+  } else {
+    VX_CHECK(false, Unsupported, node_label(ctx), ": unknown activation '", act, "'");
+  }
+}
+
+// act(y + bias) with bias [N] on the last axis, written to output 0.
+void finish_product(KernelContext& ctx, Matrix& y, size_t bias_input) {
+  if (ctx.has_input(bias_input)) {
+    const std::vector<double> bias = read_doubles(ctx.input(bias_input));
+    const int64_t n = y.shape.rank() ? y.shape[y.shape.rank() - 1] : 1;
+    VX_CHECK(int64_t(bias.size()) == n, InvalidArgument, node_label(ctx), ": bias of ", bias.size(),
+             " values for ", n, " columns");
+    for (size_t i = 0; i < y.v.size(); ++i) y.v[i] += bias[i % size_t(n)];
+  }
+  apply_activation(y.v, ctx.node().attrs.get_string("activation", "none"), ctx);
+  write_doubles(ctx.output(0, DType::f32, y.shape), y.v);
+}
+
+void fused_matmul_kernel(KernelContext& ctx) {
+  Matrix y = matmul(read(ctx.input(0)), read(ctx.input(1)), ctx);
+  finish_product(ctx, y, 2);
+}
+
+void matmul_int8w_kernel(KernelContext& ctx) {
+  const Tensor& wq = ctx.input(1);
+  const Tensor& scales = ctx.input(2);
+  VX_CHECK(wq.dtype() == DType::i8 && wq.rank() == 2, InvalidArgument, node_label(ctx),
+           ": weights must be an int8 matrix, got ", dtype_name(wq.dtype()), " ", wq.shape().str());
+  VX_CHECK(scales.numel() == wq.dim(1), InvalidArgument, node_label(ctx), ": ", scales.numel(), " scales for ",
+           wq.dim(1), " columns");
+  Matrix w = read(wq);
+  const std::vector<double> s = read_doubles(scales);
+  for (size_t i = 0; i < w.v.size(); ++i) w.v[i] *= s[i % s.size()];
+  Matrix y = matmul(read(ctx.input(0)), w, ctx);
+  finish_product(ctx, y, 3);
+}
+
+void attention_kernel(KernelContext& ctx) {
+  const Attributes& attrs = ctx.node().attrs;
+  const double scale = attrs.get_float("scale", 1.0f);
+  Matrix k = read(ctx.input(1));
+  if (attrs.get_int("k_transposed", 0) == 0) k = transpose_last(k);
+  Matrix s = matmul(read(ctx.input(0)), k, ctx);
+  for (double& x : s.v) x *= scale;
+  if (ctx.has_input(3)) {
+    const Tensor& mask = ctx.input(3);
+    std::vector<int64_t> strides;
+    VX_WITH_CONTEXT(node_label(ctx) + ": mask", strides = broadcast_strides(mask.shape(), s.shape));
+    const std::vector<double> m = read_doubles(mask);
+    for_each_broadcast<1>(s.shape, {strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+      s.v[size_t(i)] += m[size_t(off[0])];
+    });
+  }
+  const int64_t cols = s.shape[s.shape.rank() - 1];
+  for (size_t r = 0; r < s.v.size(); r += size_t(cols)) {
+    double* row = s.v.data() + r;
+    double peak = -std::numeric_limits<double>::infinity();
+    for (int64_t c = 0; c < cols; ++c) peak = std::max(peak, row[c]);
+    double sum = 0;
+    for (int64_t c = 0; c < cols; ++c) sum += row[c] = std::exp(row[c] - peak);
+    for (int64_t c = 0; c < cols; ++c) row[c] /= sum;
+  }
+  Matrix y = matmul(s, read(ctx.input(2)), ctx);
+  write_doubles(ctx.output(0, DType::f32, y.shape), y.v);
+}
+
+void layer_norm_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  VX_CHECK(x.rank() >= 1, InvalidArgument, node_label(ctx), ": scalar input");
+  const int64_t c = x.dim(x.rank() - 1), rows = c ? x.numel() / c : 0;
+  const double eps = ctx.node().attrs.get_float("epsilon", 1e-5f);
+  const std::vector<double> scale = read_doubles(ctx.input(1));
+  const std::vector<double> bias = ctx.has_input(2) ? read_doubles(ctx.input(2)) : std::vector<double>(size_t(c), 0.0);
+  VX_CHECK(int64_t(scale.size()) == c && int64_t(bias.size()) == c, InvalidArgument, node_label(ctx),
+           ": scale and bias must have ", c, " values");
+  std::vector<double> v = read_doubles(x);
+  for (int64_t r = 0; r < rows; ++r) {
+    double* row = v.data() + r * c;
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < c; ++i) mean += row[i];
+    mean /= double(c);
+    for (int64_t i = 0; i < c; ++i) var += (row[i] - mean) * (row[i] - mean);
+    const double inv = 1.0 / std::sqrt(var / double(c) + eps);
+    for (int64_t i = 0; i < c; ++i) row[i] = (row[i] - mean) * inv * scale[size_t(i)] + bias[size_t(i)];
+  }
+  write_doubles(ctx.output(0, DType::f32, x.shape()), v);
+}
+
+void gelu_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  std::vector<double> v = read_doubles(x);
+  const std::string approx = ctx.node().attrs.get_string("approximate", "none");
+  VX_CHECK(approx == "none" || approx == "tanh", InvalidArgument, node_label(ctx), ": approximate '", approx, "'");
+  for (double& e : v) e = approx == "tanh" ? gelu_tanh(e) : gelu_erf(e);
+  write_doubles(ctx.output(0, x.dtype(), x.shape()), v);
+}
+
+}  // namespace
+
+VX_REGISTER_CPU_KERNEL(vx_fused_matmul, {kFusedMatMul, "reference", 0, nullptr, fused_matmul_kernel});
+VX_REGISTER_CPU_KERNEL(vx_matmul_int8w, {kMatMulInt8W, "reference", 0, nullptr, matmul_int8w_kernel});
+VX_REGISTER_CPU_KERNEL(vx_attention, {kAttention, "reference", 0, nullptr, attention_kernel});
+VX_REGISTER_CPU_KERNEL(vx_layer_norm, {kLayerNorm, "reference", 0, nullptr, layer_norm_kernel});
+VX_REGISTER_CPU_KERNEL(vx_gelu, {kGelu, "reference", 0, nullptr, gelu_kernel});
+
+}  // namespace vx::cpu::ref

@@ -1,0 +1,62 @@
+#version 450
+// VARIANT fp16 -DFP16=1
+// OIDN's output processing for one tile, from the network's output activation straight into the
+// user's output image: NaN -> 0, clamp at 0, transfer inverse, clamp to 1 (LDR), / inputScale;
+// a 1-channel output gets the mean of the three channels. Only the tile's owned pixels are written.
+// f16 outputs share 32-bit words between neighbours: they are written with atomics on their half.
+#if FP16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define sfpvec4 f16vec4
+#else
+#define sfpvec4 vec4
+#endif
+#include "denoise_common.glsl"
+
+layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
+layout(std430, binding = 0) readonly buffer Src { sfpvec4 src[]; };
+layout(std430, binding = 4) buffer Out { uint out_words[]; };
+
+layout(push_constant) uniform Tile {
+  int src_x, src_y;        // buffer position of the first owned pixel
+  int out_x, out_y;        // its image position
+  int out_w, out_h;        // owned size
+  int buffer_w;            // tile buffer width
+  int c4;                  // vec4 blocks per pixel of the network output
+} t;
+
+void store_elem(int x, int y, int c, float value) {
+  ImageDesc d = job.images[3];
+  uint byte_ = d.offset + uint(y) * d.row_stride + uint(x) * d.pixel_stride;
+  if (d.half_type != 0) {
+    byte_ += uint(c) * 2u;
+    uint shift = (byte_ & 2u) * 8u;
+    uint bits = packHalf2x16(vec2(value, 0.0)) & 0xffffu;
+    atomicAnd(out_words[byte_ >> 2], ~(0xffffu << shift));
+    atomicOr(out_words[byte_ >> 2], bits << shift);
+  } else {
+    byte_ += uint(c) * 4u;
+    out_words[byte_ >> 2] = floatBitsToUint(value);
+  }
+}
+
+void main() {
+  int ox = int(gl_GlobalInvocationID.x), oy = int(gl_GlobalInvocationID.y);
+  if (ox >= t.out_w || oy >= t.out_h) return;
+  vec4 raw = vec4(src[((t.src_y + oy) * t.buffer_w + t.src_x + ox) * t.c4]);
+  float inv_scale = 1.0 / job.input_scale;
+  vec3 rgb;
+  for (int c = 0; c < 3; ++c) {
+    float v = max(nan_to_zero(raw[c]), 0.0);
+    v = transfer_inverse(v);
+    if (job.hdr == 0) v = min(v, 1.0);
+    rgb[c] = v * inv_scale;
+  }
+  int x = t.out_x + ox, y = t.out_y + oy;
+  int channels = job.images[3].channels;
+  if (channels == 1) {
+    store_elem(x, y, 0, (rgb[0] + rgb[1] + rgb[2]) / 3.0);
+  } else {
+    for (int c = 0; c < channels; ++c) store_elem(x, y, c, rgb[c]);
+  }
+}

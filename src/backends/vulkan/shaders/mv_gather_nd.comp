@@ -1,0 +1,30 @@
+#version 450
+// VARIANT f16 -DFP16=1
+// GatherND: output element o is element e of slice t (o = t * slice + e); tuple t (k indices)
+// belongs to batch b = t / tuples_per_batch and reads data at
+// b * batch_stride + sum_j idx[t * k + j] * strides[j] + e. Negative indices count from the end;
+// out-of-range ones are clamped (never read out of bounds).
+#include "mv_common.glsl"
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Params {
+  int count, slice, k, tuples_per_batch, batch_stride;
+  int extents[kMaxRank];  // of the indexed data axes
+  int strides[kMaxRank];
+} p;
+layout(std430, binding = 0) readonly buffer Src { move_t src[]; };
+layout(std430, binding = 1) readonly buffer Indices { int indices[]; };
+layout(std430, binding = 2) writeonly buffer Dst { move_t dst[]; };
+
+void main() {
+  int i = global_index();
+  if (i >= p.count) return;
+  int t = i / p.slice, e = i % p.slice;
+  int s = (t / p.tuples_per_batch) * p.batch_stride + e;
+  for (int j = 0; j < p.k; ++j) {
+    int idx = indices[t * p.k + j];
+    if (idx < 0) idx += p.extents[j];
+    s += clamp(idx, 0, p.extents[j] - 1) * p.strides[j];
+  }
+  dst[i] = src[s];
+}

@@ -1,0 +1,32 @@
+#version 450
+// VARIANT f16 -DFP16=1
+// ScatterElements (reduction none), after the data was copied to the output: update element c
+// (over the indices' shape, rank <= 6) goes to the output at c with c[axis] replaced by idx[c].
+// Negative indices count from the end; out-of-range ones are clamped. Duplicate indices: one of the
+// updates wins (ONNX leaves the order undefined).
+#include "mv_common.glsl"
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Params {
+  int count, rank, axis, extent;
+  int dims[kMaxRank];  // of the indices and the updates
+  int out_strides[kMaxRank];
+} p;
+layout(std430, binding = 0) readonly buffer Indices { int indices[]; };
+layout(std430, binding = 1) readonly buffer Updates { move_t updates[]; };
+layout(std430, binding = 2) buffer Dst { move_t dst[]; };
+
+void main() {
+  int i = global_index();
+  if (i >= p.count) return;
+  int idx = indices[i];
+  if (idx < 0) idx += p.extent;
+  idx = clamp(idx, 0, p.extent - 1);
+  int d = 0, rest = i;
+  for (int k = p.rank - 1; k >= 0; --k) {
+    int c = rest % p.dims[k];
+    rest /= p.dims[k];
+    d += (k == p.axis ? idx : c) * p.out_strides[k];
+  }
+  dst[d] = updates[i];
+}

@@ -1,0 +1,30 @@
+#version 450
+// VARIANT f16 -DFP16=1
+// ScatterND (reduction none), after the data was copied to the output: update element i is
+// element e of slice t (i = t * slice + e) and goes to sum_j idx[t * k + j] * strides[j] + e.
+// Negative indices count from the end; out-of-range ones are clamped. Duplicate index tuples: one
+// of the updates wins (ONNX leaves it undefined).
+#include "mv_common.glsl"
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Params {
+  int count, slice, k, unused;
+  int extents[kMaxRank];
+  int strides[kMaxRank];
+} p;
+layout(std430, binding = 0) readonly buffer Indices { int indices[]; };
+layout(std430, binding = 1) readonly buffer Updates { move_t updates[]; };
+layout(std430, binding = 2) buffer Dst { move_t dst[]; };
+
+void main() {
+  int i = global_index();
+  if (i >= p.count) return;
+  int t = i / p.slice, e = i % p.slice;
+  int d = e;
+  for (int j = 0; j < p.k; ++j) {
+    int idx = indices[t * p.k + j];
+    if (idx < 0) idx += p.extents[j];
+    d += clamp(idx, 0, p.extents[j] - 1) * p.strides[j];
+  }
+  dst[d] = updates[i];
+}

@@ -1,0 +1,144 @@
+#include "passes/fuse_attention.h"
+
+#include <algorithm>
+
+#include "passes/fuse_pattern_util.h"
+#include "passes/fused_ops.h"
+#include "passes/shape_inference.h"
+
+namespace vx {
+
+namespace {
+
+using namespace pattern;
+
+bool private_value(const Graph& g, const Index& ix, ValueId id) { return has_single_private_consumer(g, ix.consumers, id); }
+
+// Whether the Softmax normalises the last axis of its input.
+bool softmax_last_axis(const Graph& g, const Node& softmax, int64_t rank) {
+  const int64_t axis = softmax.attrs.get_int("axis", g.opset("") >= 13 ? -1 : 1);
+  return axis == -1 || (rank > 0 && axis == rank - 1);
+}
+
+// Transpose swapping only the two innermost axes.
+bool swaps_last_two(const Node& t) {
+  const std::vector<int64_t> perm = t.attrs.get_ints("perm");
+  const size_t rank = perm.size();
+  if (rank < 2) return false;
+  for (size_t i = 0; i + 2 < rank; ++i)
+    if (perm[i] != int64_t(i)) return false;
+  return perm[rank - 2] == int64_t(rank - 1) && perm[rank - 1] == int64_t(rank - 2);
+}
+
+}  // namespace
+
+Graph fuse_attention(Graph graph) {
+  Index ix(graph);
+  const std::vector<Shape> shapes = inferred_shapes(graph);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& softmax = graph.nodes[i];
+    if (!is_op(softmax, "Softmax") || ix.taken[i] || softmax.outputs.size() != 1) continue;
+    const ValueId scores = softmax.input(0);
+    if (!softmax_last_axis(graph, softmax, int64_t(shapes[size_t(scores)].rank()))) continue;
+    if (graph.value(scores).dtype != DType::f32) continue;
+    std::vector<int> nodes = {int(i)};
+    ValueId cur = softmax.input(0), mask = kNoValue;
+    double scale = 1.0;
+    // + Mask
+    if (const int add = producer_op(graph, ix, cur, "Add"); add >= 0 && private_value(graph, ix, cur)) {
+      const Node& a = graph.nodes[size_t(add)];
+      // The scores side is the one produced by the MatMul chain.
+      for (int side = 0; side < 2; ++side) {
+        const ValueId s = a.input(size_t(side));
+        if (producer_op(graph, ix, s, "MatMul") >= 0 || producer_op(graph, ix, s, "Mul") >= 0 ||
+            producer_op(graph, ix, s, "Div") >= 0) {
+          mask = a.input(size_t(1 - side));
+          cur = s;
+          break;
+        }
+      }
+      if (mask == kNoValue || graph.value(mask).dtype != DType::f32) continue;
+      nodes.push_back(add);
+    }
+    // * c or / c
+    if (!private_value(graph, ix, cur)) continue;
+    if (const int mul = producer_op(graph, ix, cur, "Mul"); mul >= 0) {
+      const Node& m = graph.nodes[size_t(mul)];
+      int side = -1;
+      for (int s = 0; s < 2; ++s)
+        if (scalar_constant(graph, m.input(size_t(s))) && producer_op(graph, ix, m.input(size_t(1 - s)), "MatMul") >= 0)
+          side = s;
+      if (side < 0) continue;
+      scale = *scalar_constant(graph, m.input(size_t(side)));
+      cur = m.input(size_t(1 - side));
+      nodes.push_back(mul);
+    } else if (const int div = producer_op(graph, ix, cur, "Div"); div >= 0) {
+      const Node& d = graph.nodes[size_t(div)];
+      const auto c = scalar_constant(graph, d.input(1));
+      if (!c || *c == 0.0) continue;
+      scale = 1.0 / *c;
+      cur = d.input(0);
+      nodes.push_back(div);
+    }
+    const int qk = producer_op(graph, ix, cur, "MatMul");
+    if (qk < 0 || !private_value(graph, ix, cur)) continue;
+    nodes.push_back(qk);
+    const int pv = sole_consumer_op(graph, ix, softmax.outputs[0], "MatMul");
+    if (pv < 0 || graph.nodes[size_t(pv)].input(0) != softmax.outputs[0]) continue;
+    const ValueId q = graph.nodes[size_t(qk)].input(0), kt = graph.nodes[size_t(qk)].input(1);
+    const ValueId v = graph.nodes[size_t(pv)].input(1);
+    bool ranks_ok = true;
+    for (ValueId id : {q, kt, v})
+      ranks_ok &= shapes[size_t(id)].rank() != 1 && graph.value(id).dtype == DType::f32;  // 0: unknown
+    if (!ranks_ok) continue;
+    ValueId k = kt;
+    int64_t k_transposed = 1;
+    if (const int t = producer_op(graph, ix, kt, "Transpose");
+        t >= 0 && private_value(graph, ix, kt) && swaps_last_two(graph.nodes[size_t(t)])) {
+      k = graph.nodes[size_t(t)].input(0);
+      k_transposed = 0;
+      nodes.push_back(t);
+    }
+    for (int n : nodes) ix.taken[size_t(n)] = true;
+    Node& out = graph.nodes[size_t(pv)];
+    ix.taken[size_t(pv)] = false;
+    const ValueId y = out.outputs[0];
+    out = Node{kAttention, out.name, "", {q, k, v}, {y}, {}};
+    if (mask != kNoValue) out.inputs.push_back(mask);
+    out.attrs.set("scale", float(scale));
+    out.attrs.set("k_transposed", k_transposed);
+  }
+  erase_marked_nodes(graph, ix.taken);
+  return graph;
+}
+
+namespace {
+// [batch..., Sq, Dv]: batch extents of Q, K and V broadcast.
+bool attention_shape(const Node& node, Graph& graph) {
+  const Shape& q = graph.value(node.input(0)).shape;
+  const Shape& k = graph.value(node.input(1)).shape;
+  const Shape& v = graph.value(node.input(2)).shape;
+  VX_CHECK(q.rank() >= 2 && k.rank() >= 2 && v.rank() >= 2, InvalidArgument, kAttention, " '", node.name,
+           "': operands need rank >= 2");
+  const size_t rank = std::max({q.rank(), k.rank(), v.rank()});
+  std::vector<int64_t> out(rank - 2, 1);
+  for (const Shape* s : {&q, &k, &v})
+    for (size_t i = 0; i + 2 < s->rank(); ++i) {
+      const int64_t e = (*s)[i];
+      int64_t& o = out[i + rank - s->rank()];
+      VX_CHECK(o == 1 || e == 1 || o == e, InvalidArgument, kAttention, " '", node.name, "': batch extents of Q ",
+               q.str(), ", K ", k.str(), ", V ", v.str(), " do not broadcast");
+      if (e != 1) o = e;
+    }
+  out.push_back(q[q.rank() - 2]);
+  out.push_back(v[v.rank() - 1]);
+  Value& y = graph.value(node.outputs[0]);
+  y.shape = Shape(out);
+  y.dtype = graph.value(node.input(0)).dtype;
+  return true;
+}
+}  // namespace
+
+VX_REGISTER_SHAPE_FN(vx_attention, kAttention, attention_shape);
+
+}  // namespace vx

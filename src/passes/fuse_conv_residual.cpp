@@ -1,0 +1,72 @@
+#include "passes/fuse_conv_residual.h"
+
+#include "passes/fuse_pattern_util.h"
+#include "passes/fused_ops.h"
+#include "passes/shape_inference.h"
+
+namespace vx {
+
+namespace {
+
+using namespace pattern;
+
+bool plain_fused_conv(const Node& n) {
+  return n.op == kFusedConv && n.attrs.get_int("relu", 0) == 0 && n.attrs.get_int("pool", 0) == 0 &&
+         n.attrs.get_int("upsample_concat", 0) == 0 && n.outputs.size() == 1 && n.inputs.size() >= 2;
+}
+
+bool residual_shape(const Node& node, Graph& graph) {
+  const ShapeFn* conv = find_shape_fn(kFusedConv);
+  if (conv == nullptr) return false;
+  Node plain = node;
+  plain.inputs.resize(3);
+  return (*conv)(plain, graph);
+}
+
+}  // namespace
+
+Graph fuse_conv_residual(Graph graph) {
+  Index ix(graph);
+  const std::vector<Shape> shapes = inferred_shapes(graph);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& add = graph.nodes[i];
+    if (!is_op(add, "Add") || ix.taken[i] || add.outputs.size() != 1 || add.inputs.size() != 2) continue;
+    // The later-produced operand first: its conv then runs where the Add is, after the other one.
+    int conv = -1;
+    ValueId residual = kNoValue;
+    for (int side : {1, 0}) {
+      const ValueId y = add.inputs[size_t(side)], r = add.inputs[size_t(1 - side)];
+      const int p = ix.producers[size_t(y)];
+      if (p < 0 || ix.taken[size_t(p)] || !plain_fused_conv(graph.nodes[size_t(p)])) continue;
+      if (!has_single_private_consumer(graph, ix.consumers, y) || y == r) continue;
+      if (!shapes[size_t(y)].is_known() || shapes[size_t(y)].rank() != 4 || !(shapes[size_t(y)] == shapes[size_t(r)]))
+        continue;
+      if (graph.value(r).dtype != DType::f32 || graph.value(y).dtype != DType::f32) continue;
+      conv = p;
+      residual = r;
+      break;
+    }
+    if (conv < 0) continue;
+    int last = int(i);
+    bool relu = false;
+    if (const int r = sole_consumer_op(graph, ix, add.outputs[0], "Relu"); r >= 0) {
+      relu = true;
+      last = r;
+    }
+    Node fused = graph.nodes[size_t(conv)];
+    fused.op = kFusedConvResidual;
+    fused.inputs.resize(3, kNoValue);
+    fused.inputs.push_back(residual);
+    fused.outputs = {graph.nodes[size_t(last)].outputs[0]};
+    fused.attrs.set("relu", int64_t(relu));
+    ix.taken[size_t(conv)] = true;
+    if (last != int(i)) ix.taken[i] = true;
+    graph.nodes[size_t(last)] = std::move(fused);  // where the Add (or Relu) was: every input is ready
+  }
+  erase_marked_nodes(graph, ix.taken);
+  return graph;
+}
+
+VX_REGISTER_SHAPE_FN(fused_conv_residual, kFusedConvResidual, residual_shape);
+
+}  // namespace vx

@@ -1,0 +1,76 @@
+// Small pattern-matching helpers shared by the ONNX fusion passes (fuse_gelu, fuse_layer_norm,
+// fuse_attention, fuse_matmul_bias_act, fuse_matmul_int8_weights): which node produces a value,
+// whether a node is a given plain ONNX op, scalar constants, the other operand of a binary op.
+#pragma once
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "core/graph.h"
+#include "passes/graph_queries.h"
+#include "passes/shape_inference.h"
+
+namespace vx::pattern {
+
+// The graph's producer and consumer tables, and which nodes a pass has already taken.
+struct Index {
+  explicit Index(const Graph& g) : producers(g.producers()), consumers(g.consumers()), taken(g.nodes.size(), false) {}
+  std::vector<int> producers;
+  std::vector<std::vector<int>> consumers;
+  std::vector<bool> taken;
+};
+
+inline bool is_op(const Node& n, const char* op) { return n.op == op && n.domain.empty(); }
+
+// The node (index) producing `id` when it is the plain ONNX `op` and not yet taken, else -1.
+inline int producer_op(const Graph& g, const Index& ix, ValueId id, const char* op) {
+  if (id == kNoValue) return -1;
+  const int p = ix.producers[size_t(id)];
+  if (p < 0 || ix.taken[size_t(p)] || !is_op(g.nodes[size_t(p)], op)) return -1;
+  return p;
+}
+
+// The single node reading `id` (which is not a graph output), when it is the plain ONNX `op`; else -1.
+inline int sole_consumer_op(const Graph& g, const Index& ix, ValueId id, const char* op) {
+  if (!has_single_private_consumer(g, ix.consumers, id)) return -1;
+  const int c = ix.consumers[size_t(id)][0];
+  if (ix.taken[size_t(c)] || !is_op(g.nodes[size_t(c)], op)) return -1;
+  return c;
+}
+
+// The shape of every value as far as shape inference on a copy of the graph can tell (intermediate
+// values of an imported graph usually have no shape yet); rank 0 where unknown.
+inline std::vector<Shape> inferred_shapes(const Graph& g) {
+  Graph copy = g;  // constants share their buffers: cheap
+  try {
+    infer_shapes(copy);
+  } catch (const std::exception&) {
+    // inconsistent shapes somewhere: fall back to what the graph itself says
+    copy = g;
+  }
+  std::vector<Shape> shapes(copy.values.size());
+  for (size_t i = 0; i < shapes.size(); ++i) shapes[i] = copy.values[i].shape;
+  return shapes;
+}
+
+// The value of a one-element float constant.
+inline std::optional<double> scalar_constant(const Graph& g, ValueId id) {
+  if (id == kNoValue || !g.value(id).is_constant()) return std::nullopt;
+  const Tensor& t = g.value(id).constant;
+  if (t.numel() != 1 || (t.dtype() != DType::f32 && t.dtype() != DType::f16)) return std::nullopt;
+  return t.get(0);
+}
+
+inline bool near(std::optional<double> v, double want, double rel = 1e-3) {
+  return v && std::abs(*v - want) <= rel * std::abs(want);
+}
+
+// For a two-input node with `known` as one operand: the other operand, else kNoValue.
+inline ValueId other_input(const Node& n, ValueId known) {
+  if (n.inputs.size() != 2) return kNoValue;
+  if (n.inputs[0] == known) return n.inputs[1];
+  if (n.inputs[1] == known) return n.inputs[0];
+  return kNoValue;
+}
+
+}  // namespace vx::pattern

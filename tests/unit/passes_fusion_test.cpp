@@ -1,0 +1,343 @@
+// The ONNX fusion passes (Gelu, LayerNorm, attention, MatMul + bias + activation, int8 weights):
+// each pattern, built as an exporter writes it, is fused into the expected vx.* op, and the fused
+// graph computes what the unfused one does (both on the reference kernels: 1e-5 of the output's
+// peak; the fused graph on the fast kernels too: 1e-4). Patterns that differ are left alone.
+#include <cmath>
+#include <functional>
+
+#include "common/test_util.h"
+#include "passes/fuse_matmul_int8_weights.h"
+#include "passes/fused_ops.h"
+#include "passes/optimize_onnx.h"
+#include "runtime/graph_runner.h"
+
+namespace vx {
+namespace {
+
+Tensor scalar(float v) { return Tensor::from<float>(Shape{}, {v}); }
+
+Attributes with(std::initializer_list<std::pair<const char*, Attribute>> list) {
+  Attributes a;
+  for (const auto& [k, v] : list) a.set(k, v);
+  return a;
+}
+
+// A graph under construction: inputs with random feeds, constants, nodes writing fresh values.
+struct Builder {
+  Graph g;
+  std::vector<Tensor> feeds;
+  uint64_t seed = 1;
+  int counter = 0;
+
+  explicit Builder(int64_t opset = 17) { g.opsets[""] = opset; }
+  ValueId input(const std::string& name, Shape shape) {
+    const ValueId id = g.add_value(name, DType::f32, shape);
+    g.inputs.push_back(id);
+    feeds.push_back(test::random_tensor(shape, seed++));
+    return id;
+  }
+  ValueId constant(Tensor t) { return g.add_constant(cat("c", counter++), std::move(t)); }
+  ValueId node(const std::string& op, std::vector<ValueId> ins, Attributes attrs = {}) {
+    const ValueId y = g.add_value(cat("v", counter++), DType::f32, {});
+    g.add_node(op, op + std::to_string(counter++), std::move(ins), {y}, std::move(attrs));
+    return y;
+  }
+};
+
+int count_ops(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Node& node : g.nodes) n += node.op == op;
+  return n;
+}
+
+std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& feeds, bool reference_only) {
+  RunnerOptions o;
+  o.optimize = false;
+  o.reference_only = reference_only;
+  GraphRunner runner(g, o);
+  return runner.run(feeds);
+}
+
+double relative_error(const Tensor& got, const Tensor& want) {
+  EXPECT_EQ(got.shape(), want.shape());
+  if (got.shape() != want.shape()) return 1e9;
+  double peak = 1e-6;
+  for (int64_t i = 0; i < want.numel(); ++i) peak = std::max(peak, std::abs(want.get(i)));
+  return test::max_abs_diff(got, want) / peak;
+}
+
+// Optimises a copy of b's graph; expects `fused_op` to appear `expected` times, and the outputs
+// to match the unfused graph's.
+Graph check_fusion(const Builder& b, const std::string& fused_op, int expected) {
+  Graph fused = b.g;
+  optimize_onnx(fused);
+  EXPECT_EQ(count_ops(fused, fused_op), expected) << fused_op;
+  const std::vector<Tensor> want = run(b.g, b.feeds, true);
+  const std::vector<Tensor> ref = run(fused, b.feeds, true);
+  const std::vector<Tensor> fast = run(fused, b.feeds, false);
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_LE(relative_error(ref[i], want[i]), 1e-5) << fused_op << " output " << i << " (reference kernels)";
+    EXPECT_LE(relative_error(fast[i], want[i]), 1e-4) << fused_op << " output " << i << " (fast kernels)";
+  }
+  return fused;
+}
+
+// ---- Gelu ----
+
+// 0.5 * x * (1 + erf(x / sqrt2)), with the final products in the order `order` (0, 1, 2).
+ValueId gelu_erf(Builder& b, ValueId x, int order, float sqrt2 = float(std::sqrt(2.0))) {
+  const ValueId t = b.node("Div", {x, b.constant(scalar(sqrt2))});
+  const ValueId a = b.node("Add", {b.node("Erf", {t}), b.constant(scalar(1.0f))});
+  if (order == 0) return b.node("Mul", {b.node("Mul", {x, a}), b.constant(scalar(0.5f))});
+  if (order == 1) return b.node("Mul", {x, b.node("Mul", {a, b.constant(scalar(0.5f))})});
+  return b.node("Mul", {b.node("Mul", {x, b.constant(scalar(0.5f))}), a});
+}
+
+TEST(FusionPasses, GeluErfInEveryAssociation) {
+  for (int order = 0; order < 3; ++order) {
+    Builder b;
+    const ValueId x = b.input("x", {2, 5, 7});
+    b.g.outputs = {gelu_erf(b, x, order)};
+    Graph fused = check_fusion(b, kGelu, 1);
+    EXPECT_EQ(fused.nodes.size(), 1u) << "order " << order;
+  }
+}
+
+TEST(FusionPasses, GeluTanhForm) {
+  Builder b;
+  const ValueId x = b.input("x", {3, 11});
+  const ValueId cube = b.node("Pow", {x, b.constant(scalar(3.0f))});
+  const ValueId inner = b.node("Add", {x, b.node("Mul", {cube, b.constant(scalar(0.044715f))})});
+  const ValueId th = b.node("Tanh", {b.node("Mul", {b.constant(scalar(0.7978845608f)), inner})});
+  const ValueId a = b.node("Add", {th, b.constant(scalar(1.0f))});
+  b.g.outputs = {b.node("Mul", {b.node("Mul", {x, a}), b.constant(scalar(0.5f))})};
+  Graph fused = check_fusion(b, kGelu, 1);
+  ASSERT_EQ(fused.nodes.size(), 1u);
+  EXPECT_EQ(fused.nodes[0].attrs.get_string("approximate", ""), "tanh");
+}
+
+TEST(FusionPasses, GeluLookalikesAreNotFused) {
+  Builder wrong_constant;
+  const ValueId x = wrong_constant.input("x", {4, 6});
+  wrong_constant.g.outputs = {gelu_erf(wrong_constant, x, 0, 2.0f)};
+  check_fusion(wrong_constant, kGelu, 0);
+
+  Builder shared_intermediate;  // the Erf's result is also a graph output
+  const ValueId y = shared_intermediate.input("x", {4, 6});
+  const ValueId gelu = gelu_erf(shared_intermediate, y, 0);
+  const ValueId erf_out = shared_intermediate.g.nodes[1].outputs[0];
+  shared_intermediate.g.outputs = {gelu, erf_out};
+  check_fusion(shared_intermediate, kGelu, 0);
+}
+
+// ---- LayerNorm ----
+
+// The decomposition torch exports for older opsets; axes as attribute (opset 17) or input (18).
+ValueId layer_norm(Builder& b, ValueId x, int64_t c, int64_t axis, bool axes_input, bool affine) {
+  auto mean = [&](ValueId v) {
+    if (axes_input)
+      return b.node("ReduceMean", {v, b.constant(Tensor::from<int64_t>(Shape{1}, {axis}))});
+    return b.node("ReduceMean", {v}, with({{"axes", std::vector<int64_t>{axis}}}));
+  };
+  const ValueId d = b.node("Sub", {x, mean(x)});
+  const ValueId var = mean(b.node("Pow", {d, b.constant(scalar(2.0f))}));
+  const ValueId s = b.node("Sqrt", {b.node("Add", {var, b.constant(scalar(1e-5f))})});
+  ValueId y = b.node("Div", {d, s});
+  if (!affine) return y;
+  y = b.node("Mul", {y, b.constant(test::random_tensor({c}, 77))});
+  return b.node("Add", {y, b.constant(test::random_tensor({c}, 78))});
+}
+
+TEST(FusionPasses, LayerNormDecompositions) {
+  for (int variant = 0; variant < 3; ++variant) {
+    Builder b(variant == 1 ? 18 : 17);
+    const ValueId x = b.input("x", {2, 9, 24});
+    b.g.outputs = {layer_norm(b, x, 24, variant == 2 ? 2 : -1, variant == 1, variant != 2)};
+    Graph fused = check_fusion(b, kLayerNorm, 1);
+    EXPECT_EQ(fused.nodes.size(), 1u) << "variant " << variant;
+  }
+  Builder onnx_op;  // LayerNormalization itself becomes vx.LayerNorm
+  const ValueId x = onnx_op.input("x", {3, 16});
+  onnx_op.g.outputs = {onnx_op.node("LayerNormalization", {x, onnx_op.constant(test::random_tensor({16}, 5)),
+                                                           onnx_op.constant(test::random_tensor({16}, 6))})};
+  check_fusion(onnx_op, kLayerNorm, 1);
+}
+
+TEST(FusionPasses, LayerNormOverAnotherAxisIsNotFused) {
+  Builder b;
+  const ValueId x = b.input("x", {2, 9, 24});
+  b.g.outputs = {layer_norm(b, x, 24, 1, false, false)};
+  check_fusion(b, kLayerNorm, 0);
+
+  Builder stats;  // LayerNormalization whose Mean is a graph output keeps its extra outputs
+  const ValueId y = stats.input("x", {3, 16});
+  const ValueId out = stats.g.add_value("y", DType::f32, {}), mean = stats.g.add_value("mean", DType::f32, {});
+  stats.g.add_node("LayerNormalization", "ln", {y, stats.constant(test::random_tensor({16}, 5))}, {out, mean});
+  stats.g.outputs = {out, mean};
+  check_fusion(stats, kLayerNorm, 0);
+}
+
+// ---- attention ----
+
+struct AttentionCase {
+  bool transpose_k = true, mask = true, divide = true;
+  int64_t softmax_axis = -1;
+  bool scale_is_input = false;
+};
+
+Builder attention_graph(const AttentionCase& c) {
+  Builder b;
+  const ValueId q = b.input("q", {1, 2, 5, 4});
+  const ValueId k = b.input("k", c.transpose_k ? Shape{1, 2, 6, 4} : Shape{1, 2, 4, 6});
+  const ValueId v = b.input("v", {1, 2, 6, 3});
+  const ValueId kt = c.transpose_k ? b.node("Transpose", {k}, with({{"perm", std::vector<int64_t>{0, 1, 3, 2}}})) : k;
+  ValueId s = b.node("MatMul", {q, kt});
+  const ValueId scale = c.scale_is_input ? b.input("scale", Shape{}) : b.constant(scalar(c.divide ? 2.0f : 0.5f));
+  s = b.node(c.divide ? "Div" : "Mul", {s, scale});
+  if (c.mask) s = b.node("Add", {s, b.input("mask", {1, 1, 5, 6})});
+  const ValueId p = b.node("Softmax", {s}, with({{"axis", c.softmax_axis}}));
+  b.g.outputs = {b.node("MatMul", {p, v})};
+  return b;
+}
+
+TEST(FusionPasses, AttentionPatterns) {
+  for (int variant = 0; variant < 4; ++variant) {
+    AttentionCase c;
+    c.transpose_k = variant != 1;
+    c.mask = variant != 2;
+    c.divide = variant != 3;
+    if (variant == 3) c.softmax_axis = 3;
+    Graph fused = check_fusion(attention_graph(c), kAttention, 1);
+    ASSERT_EQ(fused.nodes.size(), 1u) << "variant " << variant;
+    EXPECT_EQ(fused.nodes[0].attrs.get_int("k_transposed", -1), c.transpose_k ? 0 : 1);
+    EXPECT_FLOAT_EQ(fused.nodes[0].attrs.get_float("scale", 0), 0.5f);
+  }
+}
+
+TEST(FusionPasses, AttentionLookalikesAreNotFused) {
+  AttentionCase other_axis;
+  other_axis.softmax_axis = 2;
+  check_fusion(attention_graph(other_axis), kAttention, 0);
+  AttentionCase runtime_scale;
+  runtime_scale.scale_is_input = true;
+  check_fusion(attention_graph(runtime_scale), kAttention, 0);
+}
+
+// ---- MatMul + bias + activation ----
+
+TEST(FusionPasses, MatMulBiasActivation) {
+  for (int act = 0; act < 3; ++act) {
+    Builder b;
+    const ValueId a = b.input("a", {2, 7, 12});
+    ValueId y = b.node("MatMul", {a, b.constant(test::random_tensor({12, 20}, 40))});
+    y = b.node("Add", {b.constant(test::random_tensor({20}, 41)), y});
+    if (act == 1) y = b.node("Relu", {y});
+    if (act == 2) y = gelu_erf(b, y, 0);
+    b.g.outputs = {y};
+    Graph fused = check_fusion(b, kFusedMatMul, 1);
+    ASSERT_EQ(fused.nodes.size(), 1u);
+    EXPECT_EQ(fused.nodes[0].attrs.get_string("activation", ""),
+              std::string(act == 0 ? "none" : act == 1 ? "relu" : "gelu_erf"));
+  }
+  Builder runtime_bias;  // a bias that is not a constant stays an Add
+  const ValueId a = runtime_bias.input("a", {3, 12});
+  const ValueId y = runtime_bias.node("MatMul", {a, runtime_bias.constant(test::random_tensor({12, 5}, 42))});
+  runtime_bias.g.outputs = {runtime_bias.node("Add", {y, runtime_bias.input("bias", {5})})};
+  check_fusion(runtime_bias, kFusedMatMul, 0);
+}
+
+// ---- Conv + residual Add (+ Relu) ----
+
+ValueId conv(Builder& b, ValueId x, int64_t c_in, int64_t c_out, int64_t k, int64_t stride = 1) {
+  const float bound = 1.0f / std::sqrt(float(c_in * k * k));
+  const ValueId w = b.constant(test::random_tensor({c_out, c_in, k, k}, b.seed++, -bound, bound));
+  const ValueId bias = b.constant(test::random_tensor({c_out}, b.seed++));
+  return b.node("Conv", {x, w, bias},
+                with({{"kernel_shape", std::vector<int64_t>{k, k}}, {"pads", std::vector<int64_t>(4, k / 2)},
+                      {"strides", std::vector<int64_t>{stride, stride}}}));
+}
+
+TEST(FusionPasses, ConvResidualBlocks) {
+  Builder b;
+  const ValueId x = b.input("x", {1, 8, 9, 7});
+  // Block with a projection shortcut, then one with the identity (both residuals internal to the
+  // oneDNN convolutions' layout), then one without the trailing Relu.
+  ValueId y = b.node("Relu", {conv(b, b.node("Relu", {conv(b, x, 8, 16, 3)}), 16, 16, 3)});
+  y = b.node("Relu", {b.node("Add", {conv(b, y, 16, 32, 1), conv(b, x, 8, 32, 1)})});
+  y = b.node("Relu", {b.node("Add", {y, conv(b, b.node("Relu", {conv(b, y, 32, 16, 1)}), 16, 32, 3)})});
+  b.g.outputs = {b.node("Add", {conv(b, y, 32, 32, 1), y})};
+  Graph fused = check_fusion(b, kFusedConvResidual, 3);
+  EXPECT_EQ(count_ops(fused, "Add") + count_ops(fused, "Relu"), 0);
+}
+
+TEST(FusionPasses, ConvWithABroadcastAddIsNotFused) {
+  Builder b;
+  const ValueId x = b.input("x", {1, 4, 6, 5});
+  b.g.outputs = {b.node("Add", {conv(b, x, 4, 8, 3), b.input("bias", {1, 8, 1, 1})})};
+  check_fusion(b, kFusedConvResidual, 0);
+}
+
+// ---- int8 weights ----
+
+TEST(FusionPasses, Int8WeightsStayWithinTheQuantisationBound) {
+  Builder b;
+  const ValueId a = b.input("a", {6, 64});
+  const Tensor w = test::random_tensor({64, 96}, 50);
+  ValueId y = b.node("MatMul", {a, b.constant(w)});
+  y = b.node("Add", {y, b.constant(test::random_tensor({96}, 51))});
+  b.g.outputs = {y};
+  Graph f32 = b.g, int8 = b.g;
+  optimize_onnx(f32);
+  OnnxOptimizeOptions options;
+  options.int8_weights = true;
+  optimize_onnx(int8, options);
+  // Below the size threshold nothing is quantised; here 64 x 96 = 6144 >= 4096.
+  ASSERT_EQ(count_ops(int8, kMatMulInt8W), 1);
+  const Tensor want = run(f32, b.feeds, true)[0];
+  for (bool reference : {true, false}) {
+    const Tensor got = run(int8, b.feeds, reference)[0];
+    // Per weight |w - q s| <= s / 2 with s = max_k |w[k, n]| / 127, so per output
+    // |y - y_q| <= sum_k |a[k]| s[n] / 2 (plus float rounding).
+    const Tensor& av = b.feeds[0];
+    double worst_ratio = 0;
+    for (int64_t r = 0; r < 6; ++r)
+      for (int64_t n = 0; n < 96; ++n) {
+        double peak = 0, sum_a = 0;
+        for (int64_t k = 0; k < 64; ++k) {
+          peak = std::max(peak, std::abs(w.get(k * 96 + n)));
+          sum_a += std::abs(av.get(r * 64 + k));
+        }
+        const double bound = sum_a * peak / 127.0 / 2.0 + 1e-5;
+        const double err = std::abs(got.get(r * 96 + n) - want.get(r * 96 + n));
+        worst_ratio = std::max(worst_ratio, err / bound);
+      }
+    EXPECT_LE(worst_ratio, 1.0) << (reference ? "reference" : "fast");
+    EXPECT_GT(test::max_abs_diff(got, want), 0.0);  // it really is quantised
+  }
+  Builder small;  // below min_elements: untouched
+  const ValueId s = small.input("a", {2, 8});
+  small.g.outputs = {small.node("MatMul", {s, small.constant(test::random_tensor({8, 8}, 52))})};
+  EXPECT_EQ(count_ops(quantize_weights_int8(small.g), kMatMulInt8W), 0);
+}
+
+TEST(FusionPasses, DequantizeLinearMatMulBecomesInt8Weights) {
+  for (bool per_column : {false, true}) {
+    Builder b(13);
+    const ValueId a = b.input("a", {2, 3, 10});
+    Tensor wq(DType::i8, Shape({10, 7}));
+    for (int64_t i = 0; i < wq.numel(); ++i) wq.data<int8_t>()[i] = int8_t((i * 53) % 200 - 100);
+    const Tensor scale = per_column ? test::random_tensor({7}, 60, 0.01f, 0.05f) : scalar(0.03f);
+    const ValueId zero = b.constant([] {
+      Tensor z(DType::i8, Shape{});
+      return z;
+    }());
+    const ValueId w = b.node("DequantizeLinear", {b.constant(wq), b.constant(scale), zero},
+                             with({{"axis", int64_t(1)}}));
+    b.g.outputs = {b.node("MatMul", {a, w})};
+    Graph fused = check_fusion(b, kMatMulInt8W, 1);
+    EXPECT_EQ(count_ops(fused, "DequantizeLinear"), 0);
+  }
+}
+
+}  // namespace
+}  // namespace vx
