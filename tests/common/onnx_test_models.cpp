@@ -2,6 +2,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
+#include <stdexcept>
 #include <utility>
 
 // GCC 12 flags protobuf's inlined string setters with a false -Wrestrict (GCC bug 105329).
@@ -44,6 +46,24 @@ std::string custom_op_model(const std::string& domain, const std::string& custom
   add->add_input("x");
   add->add_output("y");
   return model.SerializeAsString();
+}
+
+float scaled_swish(float x, float alpha) { return x / (1.0f + std::exp(-alpha * x)); }
+
+volvox::CustomOp scaled_swish_op(const std::string& domain) {
+  volvox::CustomOp op;
+  op.domain = domain;
+  op.op_type = "ScaledSwish";
+  op.infer_outputs = [](const std::vector<volvox::TensorInfo>& in, const volvox::OpAttributes&) {
+    if (in.size() != 1 || in[0].type != VX_TYPE_FLOAT32) throw std::invalid_argument("expects one float input");
+    return std::vector<volvox::TensorInfo>{in[0]};
+  };
+  op.cpu = [](const std::vector<volvox::TensorRef>& in, const std::vector<volvox::TensorRef>& out,
+              const volvox::OpAttributes& attrs) {
+    const float alpha = attrs.get_float("alpha", 1.0f);
+    for (int64_t i = 0; i < in[0].size(); ++i) out[0].as<float>()[i] = scaled_swish(in[0].as<float>()[i], alpha);
+  };
+  return op;
 }
 
 }  // namespace vx::test

@@ -2,9 +2,16 @@
 #pragma once
 #include <string>
 
+#include "volvox/custom_op.hpp"
+
 namespace vx::test {
 
 // x [2, 3, 5] float -> <domain>.<op>(alpha 1.5) -> s; y = Add(s, x). Opsets: ai.onnx 13, domain 1.
 std::string custom_op_model(const std::string& domain, const std::string& op);
+
+// The custom-op example: y = x * sigmoid(alpha * x) (attribute alpha, default 1), one float input;
+// its shape function and CPU kernel (add the Vulkan kernel before registering).
+float scaled_swish(float x, float alpha);
+volvox::CustomOp scaled_swish_op(const std::string& domain);
 
 }  // namespace vx::test

@@ -109,8 +109,26 @@ std::vector<Tensor> round_to_fp16(const std::vector<Tensor>& inputs) {
   return out;
 }
 
-const vk::VulkanContext* vulkan_test_context(std::string* skip_reason) {
+namespace {
+
+std::unique_ptr<vk::VulkanContext>& shared_test_context() {
   static std::unique_ptr<vk::VulkanContext> ctx;
+  return ctx;
+}
+
+// Destroys the shared context when the tests end, before static destruction: by then a driver's
+// own globals may be gone (NVIDIA's driver crashed in vkDestroyDevice at exit).
+class ReleaseSharedTestContext : public ::testing::Environment {
+ public:
+  void TearDown() override { shared_test_context().reset(); }
+};
+[[maybe_unused]] ::testing::Environment* const release_shared_test_context =
+    ::testing::AddGlobalTestEnvironment(new ReleaseSharedTestContext);
+
+}  // namespace
+
+const vk::VulkanContext* vulkan_test_context(std::string* skip_reason) {
+  std::unique_ptr<vk::VulkanContext>& ctx = shared_test_context();
   static std::string reason;
   static bool tried = false;
   if (!tried) {

@@ -113,6 +113,11 @@ class VulkanDenoise : public ::testing::Test {
       skip_reason_ = e.what();
     }
   }
+  // Before static destruction, when a driver's own globals may already be gone.
+  static void TearDownTestSuite() {
+    device_.reset();
+    cpu_.reset();
+  }
   void SetUp() override {
     if (!device_) GTEST_SKIP() << "no Vulkan device: " << skip_reason_;
     seen_messages_ = denoise::vulkan_validation_messages(*device_).size();

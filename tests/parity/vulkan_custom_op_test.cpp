@@ -18,7 +18,7 @@
 namespace vx {
 namespace {
 
-float scaled_swish(float x, float alpha) { return x / (1.0f + std::exp(-alpha * x)); }
+using test::scaled_swish;
 
 std::vector<uint32_t> read_spirv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -31,18 +31,7 @@ std::vector<uint32_t> read_spirv(const std::string& path) {
 void register_gpu_scaled_swish() {
   static std::once_flag once;
   std::call_once(once, [] {
-    volvox::CustomOp op;
-    op.domain = "com.example.gpu";
-    op.op_type = "ScaledSwish";
-    op.infer_outputs = [](const std::vector<volvox::TensorInfo>& in, const volvox::OpAttributes&) {
-      if (in.size() != 1 || in[0].type != VX_TYPE_FLOAT32) throw std::invalid_argument("expects one float input");
-      return std::vector<volvox::TensorInfo>{in[0]};
-    };
-    op.cpu = [](const std::vector<volvox::TensorRef>& in, const std::vector<volvox::TensorRef>& out,
-                const volvox::OpAttributes& attrs) {
-      const float alpha = attrs.get_float("alpha", 1.0f);
-      for (int64_t i = 0; i < in[0].size(); ++i) out[0].as<float>()[i] = scaled_swish(in[0].as<float>()[i], alpha);
-    };
+    volvox::CustomOp op = test::scaled_swish_op("com.example.gpu");
     op.vulkan.spirv = read_spirv(std::string(VOLVOX_CUSTOM_OP_SPIRV_DIR) + "/scaled_swish.spv");
     op.vulkan.launch = [](const std::vector<volvox::TensorInfo>& in, const std::vector<volvox::TensorInfo>&,
                           const volvox::OpAttributes& attrs) {

@@ -12,26 +12,11 @@
 
 namespace {
 
-// y = x * sigmoid(alpha * x)
-float scaled_swish(float x, float alpha) { return x / (1.0f + std::exp(-alpha * x)); }
+using vx::test::scaled_swish;
 
 void register_scaled_swish() {
   static std::once_flag once;
-  std::call_once(once, [] {
-    volvox::CustomOp op;
-    op.domain = "com.example";
-    op.op_type = "ScaledSwish";
-    op.infer_outputs = [](const std::vector<volvox::TensorInfo>& in, const volvox::OpAttributes&) {
-      if (in.size() != 1 || in[0].type != VX_TYPE_FLOAT32) throw std::invalid_argument("expects one float input");
-      return std::vector<volvox::TensorInfo>{in[0]};
-    };
-    op.cpu = [](const std::vector<volvox::TensorRef>& in, const std::vector<volvox::TensorRef>& out,
-                const volvox::OpAttributes& attrs) {
-      const float alpha = attrs.get_float("alpha", 1.0f);
-      for (int64_t i = 0; i < in[0].size(); ++i) out[0].as<float>()[i] = scaled_swish(in[0].as<float>()[i], alpha);
-    };
-    volvox::register_custom_op(op);
-  });
+  std::call_once(once, [] { volvox::register_custom_op(vx::test::scaled_swish_op("com.example")); });
 }
 
 std::string swish_model(const std::string& custom_op = "ScaledSwish") {

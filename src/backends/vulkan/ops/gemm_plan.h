@@ -28,9 +28,9 @@ struct GemmDesc {
 // The GEMM kernels: tiled (nn_gemm: 64 x 64 tiles, any precision and device), coopmat
 // (nn_gemm_coopmat.fp16: tensor cores, 64 x 64 tiles) and coopmat128 (nn_gemm_coopmat.large_fp16:
 // 128 x 128 tiles, 8 subgroups). VOLVOX_VK_GEMM = "tiled" | "coopmat" | "coopmat128" | "auto"
-// chooses; auto (the default) takes coopmat for fp16 storage on devices with fp16 16x16x16
-// cooperative matrices when M, N and K are all at least 32, else tiled. The cooperative-matrix
-// kernels are only ever chosen where the device has them.
+// chooses; auto (the default) takes tiled: on the H200 the cooperative-matrix kernels are correct
+// but slower so far (BENCHMARKS.md). They are only ever chosen where the device has fp16 16x16x16
+// cooperative matrices and the storage is fp16.
 enum class GemmKernel { tiled, coopmat, coopmat128 };
 GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k);
 

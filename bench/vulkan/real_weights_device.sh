@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Device side of real_weights_check.py: the Vulkan denoiser at fp32 and fp16 on the prepared crops.
+# Needs .gl/onnx (bench/onnx/prepare_device_run.sh: volvox and its libraries) and .gl/denoise.
+set -euo pipefail
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+mkdir -p /tmp/vxlib && tar -C /tmp -xJf .gl/onnx/vxlib.tar.xz
+export LD_LIBRARY_PATH=/tmp/vxlib
+V=.gl/onnx/volvox; D=.gl/denoise
+for p in fp32 fp16; do
+  $V denoise --weights $D/rt_hdr_alb_nrm.tza --hdr --color $D/hdr_color.pfm --albedo $D/albedo.pfm \
+    --normal $D/normal.pfm -o "$OUT/hdr_$p.pfm" --device vulkan --precision $p --json | tail -1
+  $V denoise --weights $D/rt_ldr_alb_nrm.tza --srgb --color $D/ldr_color.pfm --albedo $D/albedo.pfm \
+    --normal $D/normal.pfm -o "$OUT/ldr_$p.pfm" --device vulkan --precision $p --json | tail -1
+done
