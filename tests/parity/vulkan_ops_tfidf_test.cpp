@@ -37,7 +37,9 @@ TEST_F(VulkanTfIdf, ModesGramsAndSkips) {
           a.set("ngram_indexes", std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6});
           a.set("pool_int64s", std::vector<int64_t>{2, 3, 5, 4, 5, 6, 7, 8, 6, 7});
           if (std::string(mode) != "TF") a.set("weights", std::vector<float>{0.5f, 1.5f, 2.0f, 0.25f, 3.0f, 1.0f, 0.75f});
-          auto c = single_node("TfIdfVectorizer", {input(tokens(s, seed++, seed % 2 ? DType::i64 : DType::i32))}, 1, a, 9);
+          const DType token_type = seed % 2 ? DType::i32 : DType::i64;  // both index types
+          auto c = single_node("TfIdfVectorizer", {input(tokens(s, seed, token_type))}, 1, a, 9);
+          ++seed;
           const std::string what = cat("TfIdf ", mode, " min ", min_n, " skip ", max_skip, " ", s.str());
           expect_matches_cpu(c, Precision::fp32, {-1, -1}, false, what);
           expect_matches_cpu(c, Precision::fp16, {-1, -1}, false, what);
