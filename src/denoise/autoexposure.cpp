@@ -1,5 +1,6 @@
 #include "denoise/autoexposure.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <vector>
@@ -48,7 +49,9 @@ float compute_autoexposure(const ImageView& color) {
       ++count;
     }
   if (count == 0) return 1.0f;
-  return float(kKey / std::exp2(log_sum / double(count)));
+  // Never below the smallest normal float: only images of pixels near FLT_MAX get there, and a
+  // denormal (or, on GPUs, flushed-to-zero) scale would divide the output by zero.
+  return float(std::max(kKey / std::exp2(log_sum / double(count)), double(FLT_MIN)));
 }
 
 }  // namespace vx::denoise

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
 
+#include "backends/vulkan/shader_registry.h"
 #include "common/onnx_test_models.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
@@ -32,7 +34,10 @@ void register_gpu_scaled_swish() {
   static std::once_flag once;
   std::call_once(once, [] {
     volvox::CustomOp op = test::scaled_swish_op("com.example.gpu");
-    op.vulkan.spirv = read_spirv(std::string(VOLVOX_CUSTOM_OP_SPIRV_DIR) + "/scaled_swish.spv");
+    // The build compiles it next to the tests; $VOLVOX_CUSTOM_OP_SPIRV_DIR points elsewhere (a test
+    // binary copied to another machine).
+    const char* dir = std::getenv("VOLVOX_CUSTOM_OP_SPIRV_DIR");
+    op.vulkan.spirv = read_spirv(std::string(dir ? dir : VOLVOX_CUSTOM_OP_SPIRV_DIR) + "/scaled_swish.spv");
     op.vulkan.launch = [](const std::vector<volvox::TensorInfo>& in, const std::vector<volvox::TensorInfo>&,
                           const volvox::OpAttributes& attrs) {
       int64_t count = 1;
@@ -51,7 +56,16 @@ void register_gpu_scaled_swish() {
   });
 }
 
-class VulkanCustomOp : public test::VulkanOpTest {};
+class VulkanCustomOp : public test::VulkanOpTest {
+ protected:
+  void SetUp() override {
+    test::VulkanOpTest::SetUp();
+    if (IsSkipped()) return;
+    register_gpu_scaled_swish();
+    ASSERT_TRUE(vk::find_shader("custom.com.example.gpu.ScaledSwish").size() > 0)
+        << "the example's SPIR-V was not found (scaled_swish.spv in VOLVOX_CUSTOM_OP_SPIRV_DIR)";
+  }
+};
 
 TEST_F(VulkanCustomOp, RunsOnTheGpuNextToABuiltInOp) {
   register_gpu_scaled_swish();

@@ -71,6 +71,9 @@ void main() {
     }
     barrier();
   }
-  if (lid == 0u) job.input_scale = partial_count[0] > 0.0 ? 0.18 / exp2(partial[0] / partial_count[0]) : 1.0;
+  // As the CPU (denoise/autoexposure.cpp): 0.18 / 2^mean without overflowing 2^mean, never below
+  // the smallest normal float (images of pixels near FLT_MAX; GPUs flush denormals to 0).
+  if (lid == 0u)
+    job.input_scale = partial_count[0] > 0.0 ? max(exp2(log2(0.18) - partial[0] / partial_count[0]), 1.17549435e-38) : 1.0;
 }
 #endif
