@@ -7,7 +7,7 @@
 
 #include "api/api_types.h"
 #include "backends/cpu/kernel_registry.h"
-#include "backends/vulkan/ops/op_kernel.h"
+#include "backends/vulkan/kernels/op_kernel.h"
 #include "backends/vulkan/shader_registry.h"
 #include "core/attribute.h"
 #include "passes/shape_inference.h"

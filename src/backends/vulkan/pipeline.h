@@ -17,7 +17,7 @@ class KernelLayout {
  public:
   explicit KernelLayout(const VulkanContext& ctx);
   // A layout of `bindings` storage buffers (binding 0..bindings-1) and `push_bytes` of push
-  // constants: the ONNX op executor uses 8 and 128 (ops/op_kernel.h).
+  // constants: the ONNX op executor uses 8 and 128 (kernels/op_kernel.h).
   KernelLayout(const VulkanContext& ctx, uint32_t bindings, uint32_t push_bytes);
   ~KernelLayout();
   KernelLayout(const KernelLayout&) = delete;

@@ -1,0 +1,256 @@
+// Conv (1-D to 3-D, groups incl. depthwise, strides, dilations, pads, auto_pad, bias),
+// vx.FusedConv (Conv + ReLU (+ 2x2 max pool) as the fusion passes produce it; upsample_concat is
+// declined) and ConvTranspose.
+//   Conv: an implicit GEMM on the shared GEMM kernels (gemm_plan.h): per (image, group) the
+//   weights [M/g, C/g * k] times the im2col matrix of the input [C/g * k, output pixels], which
+//   the kernel reads straight from the NCHW input (1x1 convolutions with stride 1 and no padding
+//   read the input as a plain matrix); bias in the epilogue. Convolutions with few input values
+//   per output (C/g * k < 32: depthwise, tiny channel counts) use the direct kernel instead.
+//   VOLVOX_VK_CONV = "direct" | "gemm" forces one (tests, measurements).
+//   ConvTranspose: a direct gather kernel (shaders/nn_conv_transpose.comp).
+#include <cstdlib>
+
+#include "backends/vulkan/kernels/gemm_plan.h"
+#include "passes/fused_ops.h"
+
+namespace vx::vk::nn {
+namespace {
+
+int add_constant(OpPlan& plan, const Tensor& t, DeviceType storage) {
+  plan.constants.push_back(pack(constant_values(t), storage));
+  return int(plan.constants.size() - 1);
+}
+
+Binding operand(OpPlan& plan, const OpInfo& info, int i, DeviceType storage) {
+  if (info.inputs[size_t(i)].constant) return Binding::constant_blob(add_constant(plan, *info.inputs[size_t(i)].constant, storage));
+  return Binding::in(i);
+}
+
+void check_output(const OpInfo& info, const std::vector<int64_t>& expected, const Shape& actual) {
+  if (Shape(expected) != actual) decline(info, "planned output ", actual.str(), " differs from the attributes' ", Shape(expected).str());
+}
+
+// Y = conv(X, W) + B (+ ReLU) into `y`.
+std::string add_conv(OpPlan& plan, const OpInfo& info, Binding y, bool relu, DeviceType storage, WindowGeometry* geometry) {
+  float_storage(info, 1);
+  const Shape& xs = info.inputs[0].shape;
+  const Shape& ws = info.inputs[1].shape;
+  if (xs.rank() < 3 || xs.rank() > 5 || ws.rank() != xs.rank())
+    decline(info, "input ", xs.str(), " and weights ", ws.str(), " must be N, C and 1 to 3 spatial axes");
+  const int64_t batch = xs[0], channels = xs[1], outputs = ws[0], group = info.node.attrs.get_int("group", 1);
+  if (group < 1 || channels % group != 0 || outputs % group != 0 || ws[1] != channels / group)
+    decline(info, "input ", xs.str(), " and weights ", ws.str(), " do not fit group ", group);
+  const std::vector<int64_t> in(xs.begin() + 2, xs.end());
+  WindowGeometry g;
+  try {
+    g = window_geometry(info.node.attrs, in, std::vector<int64_t>(ws.begin() + 2, ws.end()), false, label(info));
+  } catch (const Error& e) {
+    decline(info, e.what());
+  }
+  if (g.kernel != std::vector<int64_t>(ws.begin() + 2, ws.end())) decline(info, "kernel_shape differs from the weights ", ws.str());
+  if (geometry) *geometry = g;
+  const Window3 w = window3(g, in);
+  const int64_t cg = channels / group, mg = outputs / group, ks = w.kernel_size(), in_size = w.in_size(),
+                out_size = w.out_size();
+  check_indexable(info, xs.numel(), "X");
+  check_indexable(info, ws.numel(), "W");
+  check_indexable(info, batch * outputs * out_size, "Y");
+  const bool has_bias = info.has_input(2);
+  if (has_bias) {
+    float_storage(info, 2);
+    if (info.inputs[2].shape.numel() != outputs) decline(info, "bias ", info.inputs[2].shape.str(), " for ", outputs, " outputs");
+  }
+
+  const char* env = std::getenv("VOLVOX_VK_CONV");
+  const std::string mode = env ? env : "auto";
+  const bool direct = mode == "direct" || (mode != "gemm" && cg * ks < 32);
+  const Binding wb = operand(plan, info, 1, storage);
+  const Binding bb = has_bias ? operand(plan, info, 2, storage) : Binding::in(0);
+  if (direct) {
+    Dispatch d;
+    d.shader = shader_for("nn_conv_direct", storage);
+    d.spec_constants = {int32_t(cg), int32_t(mg)};
+    const std::vector<int32_t> ws3 = w.spec_constants();
+    d.spec_constants.insert(d.spec_constants.end(), ws3.begin(), ws3.end());
+    d.spec_constants.push_back(has_bias ? 1 : 0);
+    d.spec_constants.push_back(relu ? 1 : 0);
+    d.bindings = {Binding::in(0), wb, bb, y};
+    const int64_t total = batch * outputs * out_size;
+    struct {
+      int32_t total, c, m;
+    } push{int32_t(total), int32_t(channels), int32_t(outputs)};
+    d.set_push(push);
+    d.groups = element_groups(info, total);
+    plan.dispatches.push_back(std::move(d));
+    return "direct";
+  }
+  GemmDesc d;
+  d.m = mg;
+  d.n = out_size;
+  d.k = cg * ks;
+  d.sam = cg * ks;
+  d.sak = 1;
+  const bool pointwise = ks == 1 && w.stride == std::array<int32_t, 3>{1, 1, 1} &&
+                         w.pad_begin == std::array<int32_t, 3>{0, 0, 0} && w.out == w.in;
+  if (pointwise) {
+    d.sbk = in_size;
+    d.sbn = 1;
+  } else {
+    d.b_im2col = true;
+    d.conv = w;
+  }
+  d.z1_count = batch;
+  d.z0_count = group;
+  d.a_z0 = mg * cg * ks;
+  d.b_z1 = channels * in_size;
+  d.b_z0 = cg * in_size;
+  d.o_z1 = outputs * out_size;
+  d.o_z0 = mg * out_size;
+  d.has_c = has_bias;
+  d.beta = 1.0f;
+  d.scm = 1;
+  d.scn = 0;
+  d.c_z0 = mg;
+  d.relu = relu;
+  d.a = wb;
+  d.b = Binding::in(0);
+  d.c = bb;
+  d.y = y;
+  return std::string(pointwise ? "gemm1x1_" : "gemm_") + add_gemm(plan, info, d, storage);
+}
+
+OpPlan plan_conv(const OpInfo& info) {
+  const DeviceType storage = float_storage(info, 0);
+  OpPlan plan;
+  WindowGeometry g;
+  plan.variant = add_conv(plan, info, Binding::out(0), false, storage, &g);
+  std::vector<int64_t> expected = {info.inputs[0].shape[0], info.inputs[1].shape[0]};
+  expected.insert(expected.end(), g.output.begin(), g.output.end());
+  check_output(info, expected, info.outputs[0].shape);
+  return plan;
+}
+
+OpPlan plan_fused_conv(const OpInfo& info) {
+  const DeviceType storage = float_storage(info, 0);
+  const Attributes& attrs = info.node.attrs;
+  if (attrs.get_int("upsample_concat", 0) != 0) decline(info, "upsample_concat is not planned here");
+  const bool relu = attrs.get_int("relu", 0) != 0, pool = attrs.get_int("pool", 0) != 0;
+  OpPlan plan;
+  WindowGeometry g;
+  std::vector<int64_t> conv_out;
+  if (!pool) {
+    plan.variant = add_conv(plan, info, Binding::out(0), relu, storage, &g);
+    conv_out = {info.inputs[0].shape[0], info.inputs[1].shape[0]};
+    conv_out.insert(conv_out.end(), g.output.begin(), g.output.end());
+    check_output(info, conv_out, info.outputs[0].shape);
+    return plan;
+  }
+  plan.scratch_bytes.push_back(0);  // scratch 0: the conv output, sized below
+  plan.variant = add_conv(plan, info, Binding::scratch_buffer(0), relu, storage, &g) + "+pool";
+  if (g.rank() != 2 || g.output[0] < 2 || g.output[1] < 2) decline(info, "pool needs a 2-D output of at least 2x2");
+  const int64_t planes = info.inputs[0].shape[0] * info.inputs[1].shape[0];
+  plan.scratch_bytes[0] = uint64_t(planes * g.output[0] * g.output[1]) * device_type_bytes(storage);
+  Attributes pool_attrs;
+  pool_attrs.set("kernel_shape", std::vector<int64_t>{2, 2});
+  pool_attrs.set("strides", std::vector<int64_t>{2, 2});
+  const WindowGeometry pg = window_geometry(pool_attrs, g.output, {}, false, label(info));
+  check_output(info, {info.inputs[0].shape[0], info.inputs[1].shape[0], pg.output[0], pg.output[1]},
+               info.outputs[0].shape);
+  add_pool_dispatch(plan, info, Binding::scratch_buffer(0), Binding::out(0), window3(pg, g.output), planes,
+                    PoolMode::max, false, 0, storage);
+  return plan;
+}
+
+OpPlan plan_conv_transpose(const OpInfo& info) {
+  const DeviceType storage = float_storage(info, 0);
+  float_storage(info, 1);
+  const Attributes& attrs = info.node.attrs;
+  const Shape& xs = info.inputs[0].shape;
+  const Shape& ws = info.inputs[1].shape;
+  if (xs.rank() < 3 || xs.rank() > 5 || ws.rank() != xs.rank())
+    decline(info, "input ", xs.str(), " and weights ", ws.str(), " must be N, C and 1 to 3 spatial axes");
+  const size_t nd = xs.rank() - 2;
+  const int64_t batch = xs[0], channels = xs[1], group = attrs.get_int("group", 1);
+  if (group < 1 || channels % group != 0 || ws[0] != channels)
+    decline(info, "weights ", ws.str(), " do not fit ", channels, " input channels in ", group, " groups");
+  const int64_t mg = ws[1], outputs = mg * group;
+  auto per_axis = [&](const char* name, int64_t fallback) {
+    std::vector<int64_t> v = attrs.get_ints(name);
+    if (v.empty()) v.assign(nd, fallback);
+    if (v.size() != nd) decline(info, name, " has ", v.size(), " entries for ", nd, " spatial axes");
+    return v;
+  };
+  WindowGeometry g;
+  g.strides = per_axis("strides", 1);
+  g.dilations = per_axis("dilations", 1);
+  const std::vector<int64_t> output_padding = per_axis("output_padding", 0);
+  g.kernel.assign(ws.begin() + 2, ws.end());
+  const std::vector<int64_t> kernel_attr = attrs.get_ints("kernel_shape");
+  if (!kernel_attr.empty() && kernel_attr != g.kernel) decline(info, "kernel_shape differs from the weights ", ws.str());
+  std::vector<int64_t> pads = attrs.get_ints("pads");
+  if (pads.empty()) pads.assign(2 * nd, 0);
+  if (pads.size() != 2 * nd) decline(info, "pads has ", pads.size(), " entries");
+  const std::string auto_pad = attrs.get_string("auto_pad", "NOTSET");
+  std::vector<int64_t> output_shape = attrs.get_ints("output_shape");
+  if (output_shape.size() == nd + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (!output_shape.empty() && output_shape.size() != nd) decline(info, "output_shape has ", output_shape.size(), " entries");
+  const std::vector<int64_t> in(xs.begin() + 2, xs.end());
+  g.output.resize(nd);
+  g.pads_begin.resize(nd);
+  g.pads_end.assign(nd, 0);
+  for (size_t i = 0; i < nd; ++i) {
+    if (g.strides[i] < 1 || g.dilations[i] < 1 || output_padding[i] < 0) decline(info, "bad strides, dilations or output_padding");
+    // As the reference: the full extent, then the given output extent pads the difference.
+    const int64_t full = g.strides[i] * (in[i] - 1) + output_padding[i] + (g.kernel[i] - 1) * g.dilations[i] + 1;
+    if (!output_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      g.output[i] = !output_shape.empty() ? output_shape[i] : in[i] * g.strides[i];
+      const int64_t total = std::max<int64_t>(0, full - g.output[i]);
+      g.pads_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    } else if (auto_pad == "VALID") {
+      g.output[i] = full;
+      g.pads_begin[i] = 0;
+    } else {
+      if (auto_pad != "NOTSET") decline(info, "unknown auto_pad '", auto_pad, "'");
+      g.output[i] = full - pads[i] - pads[i + nd];
+      g.pads_begin[i] = pads[i];
+    }
+    if (g.output[i] <= 0) decline(info, "empty output on spatial axis ", i);
+  }
+  std::vector<int64_t> expected = {batch, outputs};
+  expected.insert(expected.end(), g.output.begin(), g.output.end());
+  check_output(info, expected, info.outputs[0].shape);
+  const Window3 w = window3(g, in);
+  check_indexable(info, xs.numel(), "X");
+  check_indexable(info, ws.numel(), "W");
+  const int64_t total = batch * outputs * w.out_size();
+  const bool has_bias = info.has_input(2);
+  if (has_bias) {
+    float_storage(info, 2);
+    if (info.inputs[2].shape.numel() != outputs) decline(info, "bias ", info.inputs[2].shape.str(), " for ", outputs, " outputs");
+  }
+  OpPlan plan;
+  Dispatch d;
+  d.shader = shader_for("nn_conv_transpose", storage);
+  d.spec_constants = {int32_t(channels / group), int32_t(mg)};
+  const std::vector<int32_t> ws3 = w.spec_constants();
+  d.spec_constants.insert(d.spec_constants.end(), ws3.begin(), ws3.end());
+  d.spec_constants.push_back(has_bias ? 1 : 0);
+  d.bindings = {Binding::in(0), operand(plan, info, 1, storage), has_bias ? operand(plan, info, 2, storage) : Binding::in(0),
+                Binding::out(0)};
+  struct {
+    int32_t total, c, m;
+  } push{int32_t(total), int32_t(channels), int32_t(outputs)};
+  d.set_push(push);
+  d.groups = element_groups(info, total);
+  plan.dispatches.push_back(std::move(d));
+  plan.variant = "direct";
+  return plan;
+}
+
+}  // namespace
+
+VX_REGISTER_VK_OP(nn_conv, {"Conv", "", 0, plan_conv});
+VX_REGISTER_VK_OP(nn_fused_conv, {kFusedConv, "", 0, plan_fused_conv});
+VX_REGISTER_VK_OP(nn_conv_transpose, {"ConvTranspose", "", 0, plan_conv_transpose});
+
+}  // namespace vx::vk::nn

@@ -1,0 +1,164 @@
+#include "backends/vulkan/kernels/gemm_plan.h"
+
+#include <climits>
+#include <cstdlib>
+
+#include "backends/vulkan/context.h"
+
+namespace vx::vk::nn {
+namespace {
+
+// Mirrors the push-constant block of shaders/nn_gemm_io.glsl.
+struct GemmPush {
+  int32_t m, n, k;
+  int32_t sam, sak, sbk, sbn, scm, scn;
+  int32_t z0_count;
+  int32_t a_z1, a_z0, b_z1, b_z0, c_z1, c_z0, o_z1, o_z0;
+  int32_t a_base, b_base, c_base, o_base;
+  float alpha, beta;
+  int32_t flags;
+  int32_t splits, k_chunk, batches;
+};
+static_assert(sizeof(GemmPush) == 112);
+
+constexpr int64_t kMaxGroups = 65535;
+// Split K when a product has fewer output tiles than this (a big GPU runs over a hundred
+// workgroups at once), into chunks of at least kMinChunk.
+constexpr int64_t kFewTiles = 128, kTargetGroups = 256, kMinChunk = 128;
+
+// K splits for this product: VOLVOX_VK_SPLITK = N forces N (tests), else by tile count.
+int64_t choose_splits(int64_t tiles, int64_t k) {
+  if (const char* env = std::getenv("VOLVOX_VK_SPLITK")) return std::max<int64_t>(1, std::atoll(env));
+  if (tiles >= kFewTiles || k < 2 * kMinChunk) return 1;
+  return std::min((kTargetGroups + tiles - 1) / tiles, k / kMinChunk);
+}
+
+int32_t i32(const OpInfo& info, int64_t v, const char* what) {
+  if (v < INT_MIN || v > INT_MAX) decline(info, what, " ", v, " does not fit 32-bit indexing");
+  return int32_t(v);
+}
+
+}  // namespace
+
+GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k) {
+  if (storage != DeviceType::f16 || !info.device.has_fp16_coopmat_16x16x16()) return GemmKernel::tiled;
+  const char* env = std::getenv("VOLVOX_VK_GEMM");
+  const std::string mode = env ? env : "auto";
+  if (mode == "tiled") return GemmKernel::tiled;
+  if (mode == "coopmat") return GemmKernel::coopmat;
+  if (mode == "coopmat128") return GemmKernel::coopmat128;
+  // Measured on the H200 (BENCHMARKS.md): the cooperative-matrix kernels, correct there, are still
+  // slower than the tiled one (ResNet-50 fp16 6.7 vs 1.6 ms, the GPT-2 decoder 10.9 vs 4.2 ms), so
+  // automatic choice is tiled until they are tuned; VOLVOX_VK_GEMM=coopmat opts in.
+  (void)m, (void)n, (void)k;
+  return GemmKernel::tiled;
+}
+
+std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage) {
+  if (d.m <= 0 || d.n <= 0) decline(info, "empty product");
+  const GemmKernel kernel = choose_gemm_kernel(info, storage, d.m, d.n, d.k);
+  const int64_t tile = kernel == GemmKernel::coopmat128 ? 128 : 64;
+  const int64_t groups_x = (d.n + tile - 1) / tile, groups_y = (d.m + tile - 1) / tile;
+  if (groups_x > kMaxGroups || groups_y > kMaxGroups || d.z0_count > kMaxGroups)
+    decline(info, "product of ", d.m, " x ", d.n, " in ", d.z1_count * d.z0_count, " batches exceeds the dispatch limits");
+  // The largest offset each operand is read at must fit 32 bits.
+  auto last = [&](int64_t base, int64_t s1, int64_t s0, int64_t rows, int64_t sr, int64_t cols, int64_t sc) {
+    return base + (d.z1_count - 1) * s1 + (d.z0_count - 1) * s0 + (rows - 1) * sr + (cols - 1) * sc;
+  };
+  i32(info, last(d.a_base, d.a_z1, d.a_z0, d.m, d.sam, std::max<int64_t>(d.k, 1), d.sak), "A offset");
+  if (!d.b_im2col) i32(info, last(d.b_base, d.b_z1, d.b_z0, std::max<int64_t>(d.k, 1), d.sbk, d.n, d.sbn), "B offset");
+  else i32(info, d.b_base + (d.z1_count - 1) * d.b_z1 + (d.z0_count - 1) * d.b_z0 + d.k / std::max<int64_t>(d.conv.kernel_size(), 1) * d.conv.in_size(), "B offset");
+  i32(info, last(d.o_base, d.o_z1, d.o_z0, d.m, d.n, d.n, 1), "Y offset");
+
+  // Spec constants (shaders/nn_gemm_io.glsl): modes, the im2col window (defaults without one), and
+  // whether A / B rows can be staged with 16-byte loads.
+  std::vector<int32_t> spec = {d.b_im2col ? 1 : 0, d.sam == 1 && d.sak != 1 ? 1 : 0,
+                               !d.b_im2col && d.sbk == 1 && d.sbn != 1 ? 1 : 0};
+  const Window3 window = d.b_im2col ? d.conv : Window3{};
+  const std::vector<int32_t> w = window.spec_constants();  // in, kernel, stride, dilation, pad_begin, out
+  spec.insert(spec.end(), w.begin(), w.begin() + 15);
+  spec.push_back(window.out[1]);
+  spec.push_back(window.out[2]);
+  const int64_t vec = storage == DeviceType::f16 ? 8 : 4;  // elements per 16 bytes
+  auto aligned = [&](std::initializer_list<int64_t> values) {
+    for (int64_t v : values)
+      if (v % vec != 0) return false;
+    return true;
+  };
+  const bool a_vec = d.sak == 1 && aligned({d.sam, d.a_base, d.a_z1, d.a_z0, d.k});
+  const bool b_vec = !d.b_im2col && d.sbn == 1 && aligned({d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
+  spec.push_back(a_vec ? 1 : 0);
+  spec.push_back(b_vec ? 1 : 0);
+  // Batches per dispatch: whole z0 rows, as many z1 as fit the workgroup-count limit.
+  const int64_t z1_per_dispatch = std::max<int64_t>(1, kMaxGroups / d.z0_count);
+  const int64_t batches = d.z1_count * d.z0_count;
+  int64_t splits = z1_per_dispatch >= d.z1_count ? choose_splits(groups_x * groups_y * batches, d.k) : 1;
+  int64_t k_chunk = d.k;
+  if (splits > 1) {
+    k_chunk = (d.k + splits - 1) / splits;
+    k_chunk = (k_chunk + 31) / 32 * 32;  // whole K steps of either kernel
+    splits = std::max<int64_t>(1, (d.k + k_chunk - 1) / k_chunk);
+    const int64_t partials = batches * splits * d.m * d.n;
+    if (splits > 1 && (batches * splits > kMaxGroups || partials > INT_MAX)) splits = 1;
+    if (splits == 1) k_chunk = d.k;
+  }
+  Binding partials = d.a;
+  if (splits > 1) {
+    partials = Binding::scratch_buffer(int(plan.scratch_bytes.size()));
+    plan.scratch_bytes.push_back(uint64_t(batches * splits * d.m * d.n) * 4);
+  }
+  for (int64_t z1 = 0; z1 < d.z1_count; z1 += z1_per_dispatch) {
+    const int64_t count = std::min(z1_per_dispatch, d.z1_count - z1);
+    GemmPush push{};
+    push.m = int32_t(d.m);
+    push.n = int32_t(d.n);
+    push.k = i32(info, d.k, "K");
+    push.sam = i32(info, d.sam, "stride");
+    push.sak = i32(info, d.sak, "stride");
+    push.sbk = i32(info, d.sbk, "stride");
+    push.sbn = i32(info, d.sbn, "stride");
+    push.scm = i32(info, d.scm, "stride");
+    push.scn = i32(info, d.scn, "stride");
+    push.z0_count = int32_t(d.z0_count);
+    push.a_z1 = i32(info, d.a_z1, "stride");
+    push.a_z0 = i32(info, d.a_z0, "stride");
+    push.b_z1 = i32(info, d.b_z1, "stride");
+    push.b_z0 = i32(info, d.b_z0, "stride");
+    push.c_z1 = i32(info, d.c_z1, "stride");
+    push.c_z0 = i32(info, d.c_z0, "stride");
+    push.o_z1 = i32(info, d.o_z1, "stride");
+    push.o_z0 = i32(info, d.o_z0, "stride");
+    push.a_base = i32(info, d.a_base + z1 * d.a_z1, "offset");
+    push.b_base = i32(info, d.b_base + z1 * d.b_z1, "offset");
+    push.c_base = i32(info, d.c_base + z1 * d.c_z1, "offset");
+    push.o_base = i32(info, d.o_base + z1 * d.o_z1, "offset");
+    push.alpha = d.alpha;
+    push.beta = d.beta;
+    push.flags = (d.has_c ? 1 : 0) | (d.relu ? 2 : 0);
+    push.splits = int32_t(splits);
+    push.k_chunk = int32_t(k_chunk);
+    push.batches = int32_t(count * d.z0_count);
+    Dispatch dispatch;
+    dispatch.shader = kernel == GemmKernel::coopmat      ? "nn_gemm_coopmat.fp16"
+                      : kernel == GemmKernel::coopmat128 ? "nn_gemm_coopmat.large_fp16"
+                                                         : shader_for("nn_gemm", storage);
+    dispatch.spec_constants = spec;
+    dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, d.y, partials};
+    dispatch.set_push(push);
+    dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
+    plan.dispatches.push_back(dispatch);
+    if (splits > 1) {
+      dispatch.shader = shader_for("nn_gemm_reduce", storage);
+      dispatch.spec_constants = {};
+      dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n), 256);
+      plan.dispatches.push_back(std::move(dispatch));
+    }
+  }
+  std::string variant = kernel == GemmKernel::coopmat ? "coopmat" : kernel == GemmKernel::coopmat128 ? "coopmat128" : "tiled";
+  if (splits > 1) variant += "_splitk" + std::to_string(splits);
+  if (a_vec) variant += "+vecA";
+  if (b_vec) variant += "+vecB";
+  return variant;
+}
+
+}  // namespace vx::vk::nn

@@ -1,0 +1,47 @@
+// The one GEMM of the Vulkan math ops (shaders/nn_gemm.comp, nn_gemm_coopmat.comp), shared by
+// MatMul, Gemm and Conv (implicit im2col):
+//   Y[z](m, n) = act(alpha * sum_k A[z](m, k) B[z](k, n) + beta * C[z](m, n))
+// with every operand read through element strides and a two-level batch (z = z1 * z0_count + z0;
+// each operand's batch offset is base + z1 * s_z1 + z0 * s_z0). Y is dense row-major M x N per batch.
+#pragma once
+#include <string>
+
+#include "backends/vulkan/kernels/nn_util.h"
+
+namespace vx::vk::nn {
+
+struct GemmDesc {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t sam = 0, sak = 1, sbk = 0, sbn = 1, scm = 0, scn = 0;
+  int64_t z1_count = 1, z0_count = 1;
+  int64_t a_z1 = 0, a_z0 = 0, b_z1 = 0, b_z0 = 0, c_z1 = 0, c_z0 = 0, o_z1 = 0, o_z0 = 0;
+  int64_t a_base = 0, b_base = 0, c_base = 0, o_base = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  bool has_c = false, relu = false;
+  Binding a, b, c, y;
+  // B is the implicit im2col matrix of a convolution input (k = (channel, kernel tap), n = output
+  // pixel) with this window; B's strides are then unused.
+  bool b_im2col = false;
+  Window3 conv;
+};
+
+// The GEMM kernels: tiled (nn_gemm: 64 x 64 tiles, any precision and device), coopmat
+// (nn_gemm_coopmat.fp16: tensor cores, 64 x 64 tiles) and coopmat128 (nn_gemm_coopmat.large_fp16:
+// 128 x 128 tiles, 8 subgroups). VOLVOX_VK_GEMM = "tiled" | "coopmat" | "coopmat128" | "auto"
+// chooses; auto (the default) takes tiled: on the H200 the cooperative-matrix kernels are correct
+// but slower so far (BENCHMARKS.md). They are only ever chosen where the device has fp16 16x16x16
+// cooperative matrices and the storage is fp16.
+enum class GemmKernel { tiled, coopmat, coopmat128 };
+GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k);
+
+// Split K: a product with fewer than 128 output tiles of 64 x 64 (over all batches) and K >= 256
+// is cut into K chunks of >= 128 run as separate workgroups (about 256 in all) that write fp32
+// partial sums to a scratch buffer; a second dispatch (nn_gemm_reduce) adds them and applies the
+// epilogue. VOLVOX_VK_SPLITK = N forces N splits (tests, measurements; 1 = never).
+//
+// Appends the dispatches of one GEMM (several when the batch exceeds one dispatch's workgroup
+// count) and returns the variant ("tiled", "coopmat", "coopmat128", "tiled_splitk4", with "+vecA" / "+vecB" when
+// A's rows (K-contiguous) / B's rows (N-contiguous) are staged with 16-byte loads).
+std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage);
+
+}  // namespace vx::vk::nn

@@ -1,0 +1,182 @@
+// MatMul (NumPy semantics: 1-D operands promoted, batch axes of any rank broadcast) and Gemm
+// (transA, transB, alpha, beta, C broadcast to M x N) on the shared GEMM kernels (gemm_plan.h).
+// Constant operands (weights) are uploaded once, converted to the storage type and laid out
+// row-major in the orientation the kernel reads fastest (B as K x N, A as M x K).
+#include <algorithm>
+
+#include "backends/vulkan/kernels/gemm_plan.h"
+
+namespace vx::vk::nn {
+namespace {
+
+// A constant matrix stack [batch][rows][cols] as a blob, transposed per matrix when asked.
+int add_matrix_constant(OpPlan& plan, const Tensor& t, int64_t rows, int64_t cols, bool transpose,
+                        DeviceType storage) {
+  std::vector<float> v = constant_values(t);
+  if (transpose) {  // stored [cols][rows] per matrix
+    std::vector<float> out(v.size());
+    const int64_t per = rows * cols;
+    for (int64_t b = 0; b < int64_t(v.size()) / std::max<int64_t>(per, 1); ++b)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) out[size_t(b * per + r * cols + c)] = v[size_t(b * per + c * rows + r)];
+    v.swap(out);
+  }
+  plan.constants.push_back(pack(v, storage));
+  return int(plan.constants.size() - 1);
+}
+
+struct BatchAxis {
+  int64_t extent, sa, sb, so;  // element strides of A, B and Y along this batch axis
+};
+
+OpPlan plan_matmul(const OpInfo& info) {
+  const DeviceType storage = float_storage(info, 0);
+  float_storage(info, 1);
+  const Shape& as = info.inputs[0].shape;
+  const Shape& bs = info.inputs[1].shape;
+  if (as.rank() < 1 || bs.rank() < 1) decline(info, "operands of rank 0");
+  std::vector<int64_t> a = as.dims(), b = bs.dims();
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  if (b[b.size() - 2] != k) decline(info, "inner extents differ in ", as.str(), " x ", bs.str());
+  check_indexable(info, as.numel(), "A");
+  check_indexable(info, bs.numel(), "B");
+  check_indexable(info, info.outputs[0].shape.numel(), "Y");
+
+  // Batch axes, right-aligned and broadcast; strides in elements of each operand (0 where broadcast).
+  const size_t ra = a.size() - 2, rb = b.size() - 2, rank = std::max(ra, rb);
+  std::vector<BatchAxis> axes(rank);
+  int64_t sa = m * k, sb = k * n, so = m * n;
+  for (size_t i = rank; i-- > 0;) {
+    const int64_t ea = i + ra >= rank ? a[i + ra - rank] : 1, eb = i + rb >= rank ? b[i + rb - rank] : 1;
+    if (ea != eb && ea != 1 && eb != 1) decline(info, "batch axes of ", as.str(), " and ", bs.str(), " do not broadcast");
+    const int64_t e = std::max(ea, eb);
+    axes[i] = {e, ea == 1 ? 0 : sa, eb == 1 ? 0 : sb, so};
+    sa *= ea;
+    sb *= eb;
+    so *= e;
+  }
+  // Drop unit axes, merge neighbours that are one strided run in every operand.
+  std::vector<BatchAxis> merged;
+  for (const BatchAxis& ax : axes) {
+    if (ax.extent == 1) continue;
+    if (!merged.empty()) {
+      BatchAxis& prev = merged.back();
+      if (prev.sa == ax.sa * ax.extent && prev.sb == ax.sb * ax.extent && prev.so == ax.so * ax.extent) {
+        prev = {prev.extent * ax.extent, ax.sa, ax.sb, ax.so};
+        continue;
+      }
+    }
+    merged.push_back(ax);
+  }
+  while (merged.size() < 2) merged.insert(merged.begin(), BatchAxis{1, 0, 0, 0});
+  const std::vector<BatchAxis> outer(merged.begin(), merged.end() - 2);  // one GEMM call per index
+
+  OpPlan plan;
+  GemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.sam = k;
+  d.sak = 1;
+  d.sbk = n;
+  d.sbn = 1;
+  const BatchAxis& z1 = merged[merged.size() - 2];
+  const BatchAxis& z0 = merged.back();
+  d.z1_count = z1.extent;
+  d.z0_count = z0.extent;
+  d.a_z1 = z1.sa;
+  d.a_z0 = z0.sa;
+  d.b_z1 = z1.sb;
+  d.b_z0 = z0.sb;
+  d.o_z1 = z1.so;
+  d.o_z0 = z0.so;
+  d.a = info.inputs[0].constant ? Binding::constant_blob(add_matrix_constant(plan, *info.inputs[0].constant, 0, 0, false, storage))
+                                : Binding::in(0);
+  d.b = info.inputs[1].constant ? Binding::constant_blob(add_matrix_constant(plan, *info.inputs[1].constant, 0, 0, false, storage))
+                                : Binding::in(1);
+  d.y = Binding::out(0);
+  int64_t outer_count = 1;
+  for (const BatchAxis& ax : outer) outer_count *= ax.extent;
+  if (outer_count > 4096) decline(info, "batch broadcast pattern of ", as.str(), " x ", bs.str(), " needs too many dispatches");
+  for (int64_t idx = 0; idx < outer_count; ++idx) {
+    int64_t rest = idx;
+    d.a_base = d.b_base = d.o_base = 0;
+    for (size_t i = outer.size(); i-- > 0;) {
+      const int64_t c = rest % outer[i].extent;
+      rest /= outer[i].extent;
+      d.a_base += c * outer[i].sa;
+      d.b_base += c * outer[i].sb;
+      d.o_base += c * outer[i].so;
+    }
+    plan.variant = add_gemm(plan, info, d, storage);
+  }
+  return plan;
+}
+
+OpPlan plan_gemm(const OpInfo& info) {
+  const DeviceType storage = float_storage(info, 0);
+  float_storage(info, 1);
+  const Attributes& attrs = info.node.attrs;
+  const bool trans_a = attrs.get_int("transA", 0) != 0, trans_b = attrs.get_int("transB", 0) != 0;
+  const float alpha = attrs.get_float("alpha", 1.0f), beta = attrs.get_float("beta", 1.0f);
+  const Shape& as = info.inputs[0].shape;
+  const Shape& bs = info.inputs[1].shape;
+  if (as.rank() != 2 || bs.rank() != 2) decline(info, "operands must be matrices, got ", as.str(), " and ", bs.str());
+  const int64_t m = trans_a ? as[1] : as[0], k = trans_a ? as[0] : as[1];
+  const int64_t kb = trans_b ? bs[1] : bs[0], n = trans_b ? bs[0] : bs[1];
+  if (k != kb) decline(info, "inner extents differ (", k, " vs ", kb, ")");
+  check_indexable(info, as.numel(), "A");
+  check_indexable(info, bs.numel(), "B");
+  check_indexable(info, m * n, "Y");
+
+  OpPlan plan;
+  GemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.alpha = alpha;
+  d.y = Binding::out(0);
+  if (info.inputs[0].constant) {  // uploaded as M x K
+    d.a = Binding::constant_blob(add_matrix_constant(plan, *info.inputs[0].constant, m, k, trans_a, storage));
+    d.sam = k;
+    d.sak = 1;
+  } else {
+    d.a = Binding::in(0);
+    d.sam = trans_a ? 1 : k;
+    d.sak = trans_a ? m : 1;
+  }
+  if (info.inputs[1].constant) {  // uploaded as K x N
+    d.b = Binding::constant_blob(add_matrix_constant(plan, *info.inputs[1].constant, k, n, trans_b, storage));
+    d.sbk = n;
+    d.sbn = 1;
+  } else {
+    d.b = Binding::in(1);
+    d.sbk = trans_b ? 1 : n;
+    d.sbn = trans_b ? k : 1;
+  }
+  if (info.has_input(2) && beta != 0.0f) {
+    float_storage(info, 2);
+    const Shape& cs = info.inputs[2].shape;
+    if (cs.rank() > 2) decline(info, "C of rank ", cs.rank());
+    const int64_t cm = cs.rank() == 2 ? cs[0] : 1, cn = cs.rank() >= 1 ? cs[cs.rank() - 1] : 1;
+    if ((cm != 1 && cm != m) || (cn != 1 && cn != n)) decline(info, "C ", cs.str(), " does not broadcast to ", m, " x ", n);
+    d.has_c = true;
+    d.beta = beta;
+    d.scm = cm == 1 ? 0 : cn;
+    d.scn = cn == 1 ? 0 : 1;
+    d.c = info.inputs[2].constant
+              ? Binding::constant_blob(add_matrix_constant(plan, *info.inputs[2].constant, 0, 0, false, storage))
+              : Binding::in(2);
+  }
+  plan.variant = add_gemm(plan, info, d, storage);
+  return plan;
+}
+
+}  // namespace
+
+VX_REGISTER_VK_OP(nn_matmul, {"MatMul", "", 0, plan_matmul});
+VX_REGISTER_VK_OP(nn_gemm, {"Gemm", "", 0, plan_gemm});
+
+}  // namespace vx::vk::nn

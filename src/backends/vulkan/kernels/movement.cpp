@@ -1,0 +1,272 @@
+// Data-movement ops that are strided copies (shader mv_copy): Transpose, Slice, Concat, Split,
+// Expand, DepthToSpace, SpaceToDepth. Any dtype (the copy moves storage elements as they are).
+// Shapes come from the shape-bound graph. Slice with constant operands is a strided copy; with
+// starts, axes or steps computed at run time a shader reads them (mv_slice_dynamic).
+#include <algorithm>
+#include <limits>
+
+#include "backends/vulkan/kernels/op_args.h"
+#include "backends/vulkan/kernels/strided_copy.h"
+#include "core/error.h"
+
+namespace vx::vk {
+namespace {
+
+using namespace opargs;
+
+void add(OpPlan& plan, std::optional<Dispatch> d) {
+  if (d) plan.dispatches.push_back(std::move(*d));
+}
+
+OpPlan plan_transpose(const OpInfo& info) {
+  const OpTensor& x = info.inputs.at(0);
+  const int64_t rank = int64_t(x.shape.rank());
+  std::vector<int64_t> perm = info.node.attrs.get_ints("perm");
+  if (perm.empty())
+    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  VX_CHECK(int64_t(perm.size()) == rank, InvalidArgument, label(info), ": perm has ", perm.size(),
+           " entries for rank ", rank);
+  std::vector<int64_t> in_strides = dense_strides(x.shape.dims()), dims, strides;
+  std::vector<bool> seen(size_t(rank), false);
+  for (int64_t p : perm) {
+    p = normalize_axis(info, p, rank);
+    VX_CHECK(!seen[size_t(p)], InvalidArgument, label(info), ": perm repeats axis ", p);
+    seen[size_t(p)] = true;
+    dims.push_back(x.shape[size_t(p)]);
+    strides.push_back(in_strides[size_t(p)]);
+  }
+  OpPlan plan;
+  add(plan, copy_dispatch(info, dense_output_view(dims, strides), Binding::in(0), Binding::out(0), x.device));
+  return plan;
+}
+
+bool is_constant(const OpInfo& info, size_t i) {
+  return info.has_input(i) && info.inputs[i].constant != nullptr && info.inputs[i].constant->defined();
+}
+
+// Slice with starts, axes or steps computed at run time (shader mv_slice_dynamic): the bound output
+// shape gives the extents; the shader derives each axis' start and step from the operands.
+OpPlan plan_dynamic_slice(const OpInfo& info) {
+  constexpr int kMaxRank = 6;
+  const OpTensor& x = info.inputs.at(0);
+  const Shape& out = info.outputs.at(0).shape;
+  const size_t rank = x.shape.rank();
+  if (rank > size_t(kMaxRank)) decline(info, cat("starts computed at run time on a tensor of rank > ", kMaxRank));
+  VX_CHECK(out.rank() == rank, InvalidArgument, label(info), ": output rank differs from the input's");
+  const int64_t entries = info.inputs[1].shape.numel();
+  VX_CHECK(entries <= int64_t(rank), InvalidArgument, label(info), ": ", entries, " starts for rank ", rank);
+  for (size_t i : {size_t(1), size_t(3), size_t(4)})
+    if (info.has_input(i) && (info.inputs[i].dtype == DType::f32 || info.inputs[i].dtype == DType::f16))
+      decline(info, "slice operands are not integers");
+  const int64_t count = out.numel();
+  require_int32_elements(info, std::max(count, x.shape.numel()));
+  OpPlan plan;
+  if (count == 0) return plan;
+  for (size_t d = 0; d < rank; ++d) VX_CHECK(x.shape[d] > 0, InvalidArgument, label(info), ": slicing an empty axis");
+  struct {
+    int32_t count, rank, entries, has_axes, has_steps;
+    int32_t out_dims[kMaxRank];
+    int32_t in_dims[kMaxRank];
+  } push{};
+  push.count = int32_t(count);
+  push.rank = int32_t(rank);
+  push.entries = int32_t(entries);
+  push.has_axes = info.has_input(3) ? 1 : 0;
+  push.has_steps = info.has_input(4) ? 1 : 0;
+  for (size_t d = 0; d < rank; ++d) {
+    push.out_dims[d] = int32_t(out[d]);
+    push.in_dims[d] = int32_t(x.shape[d]);
+  }
+  // Constant operands among them are bound as themselves (the executor uploads them); absent ones
+  // bind the starts in their place (never read).
+  Dispatch d;
+  d.shader = move_shader("mv_slice_dynamic", x.device);
+  d.bindings = {Binding::in(0), Binding::in(1), Binding::in(info.has_input(3) ? 3 : 1),
+                Binding::in(info.has_input(4) ? 4 : 1), Binding::out(0)};
+  d.set_push(push);
+  d.groups = linear_groups(uint64_t(count));
+  plan.dispatches.push_back(std::move(d));
+  plan.variant = "dynamic";
+  return plan;
+}
+
+OpPlan plan_slice(const OpInfo& info) {
+  const OpTensor& x = info.inputs.at(0);
+  const int64_t rank = int64_t(x.shape.rank());
+  if (info.has_input(1) && (!is_constant(info, 1) || (info.has_input(3) && !is_constant(info, 3)) ||
+                            (info.has_input(4) && !is_constant(info, 4))))
+    return plan_dynamic_slice(info);
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (info.opset >= 10 || info.has_input(1)) {  // operands are inputs
+    VX_CHECK(info.has_input(1) && info.has_input(2), InvalidArgument, label(info), ": starts and ends are required");
+    starts = *constant_ints(info, 1, "starts");
+    ends = *constant_ints(info, 2, "ends");
+    if (auto a = constant_ints(info, 3, "axes")) axes = *a;
+    if (auto s = constant_ints(info, 4, "steps")) steps = *s;
+  } else {  // opset 1: attributes
+    starts = info.node.attrs.get_ints("starts");
+    ends = info.node.attrs.get_ints("ends");
+    axes = info.node.attrs.get_ints("axes");
+  }
+  VX_CHECK(starts.size() == ends.size(), InvalidArgument, label(info), ": ", starts.size(), " starts but ", ends.size(),
+           " ends");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  VX_CHECK(axes.size() == starts.size() && steps.size() == starts.size(), InvalidArgument, label(info),
+           ": starts, ends, axes and steps differ in length");
+  std::vector<int64_t> in_strides = dense_strides(x.shape.dims());
+  std::vector<int64_t> dims = x.shape.dims(), strides = in_strides;
+  std::vector<bool> seen(size_t(rank), false);
+  int64_t base = 0;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    size_t a = size_t(normalize_axis(info, axes[i], rank));
+    VX_CHECK(!seen[a], InvalidArgument, label(info), ": axis ", axes[i], " repeated");
+    seen[a] = true;
+    const int64_t d = x.shape[a], step = steps[i];
+    VX_CHECK(step != 0, InvalidArgument, label(info), ": step 0 on axis ", axes[i]);
+    // Clamp in int64 first: ends are often INT64_MAX / INT64_MIN.
+    int64_t start = starts[i] < 0 ? std::max<int64_t>(starts[i], -d - 1) + d : starts[i];
+    int64_t end = ends[i] < 0 ? std::max<int64_t>(ends[i], -d - 1) + d : ends[i];
+    // Counts written so that steps near INT64_MAX / INT64_MIN cannot overflow.
+    int64_t count;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, d);
+      end = std::clamp<int64_t>(end, 0, d);
+      count = end > start ? (end - start - 1) / step + 1 : 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, d - 1);
+      end = std::clamp<int64_t>(end, -1, d - 1);
+      const int64_t magnitude = step == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -step;
+      count = start > end ? (start - end - 1) / magnitude + 1 : 0;
+    }
+    dims[a] = count;
+    // A step beyond the extent only ever takes one element: keep the stride small.
+    strides[a] = in_strides[a] * (count > 1 ? step : 1);
+    if (count > 0) base += start * in_strides[a];
+  }
+  VX_CHECK(Shape(dims) == info.outputs.at(0).shape, InvalidArgument, label(info), ": slice gives ", Shape(dims).str(),
+           " but the graph says ", info.outputs.at(0).shape.str());
+  OpPlan plan;
+  add(plan, copy_dispatch(info, dense_output_view(dims, strides, base), Binding::in(0), Binding::out(0), x.device));
+  return plan;
+}
+
+OpPlan plan_concat(const OpInfo& info) {
+  const OpTensor& y = info.outputs.at(0);
+  const int64_t rank = int64_t(y.shape.rank());
+  VX_CHECK(rank >= 1, InvalidArgument, label(info), ": cannot concatenate scalars");
+  const size_t axis = size_t(normalize_axis(info, info.node.attrs.get_int("axis", 1), rank));
+  const std::vector<int64_t> out_strides = dense_strides(y.shape.dims());
+  OpPlan plan;
+  int64_t offset = 0;  // along the axis
+  for (size_t i = 0; i < info.inputs.size(); ++i) {
+    VX_CHECK(info.has_input(i), InvalidArgument, label(info), ": input ", i, " is omitted");
+    const OpTensor& x = info.inputs[i];
+    VX_CHECK(int64_t(x.shape.rank()) == rank, InvalidArgument, label(info), ": input ", i, " has rank ",
+             x.shape.rank(), ", the output ", rank);
+    for (size_t a = 0; a < size_t(rank); ++a)
+      VX_CHECK(a == axis || x.shape[a] == y.shape[a], InvalidArgument, label(info), ": input ", i, " has shape ",
+               x.shape.str(), ", the output ", y.shape.str());
+    CopyView v = dense_output_view(x.shape.dims(), dense_strides(x.shape.dims()));
+    v.dst_strides = out_strides;
+    v.dst_base = offset * out_strides[axis];
+    add(plan, copy_dispatch(info, v, Binding::in(int(i)), Binding::out(0), y.device));
+    offset += x.shape[axis];
+  }
+  VX_CHECK(offset == y.shape[axis], InvalidArgument, label(info), ": inputs sum to ", offset, " along axis ", axis,
+           ", the output has ", y.shape[axis]);
+  return plan;
+}
+
+// Split sizes come from the outputs' bound shapes (however the node gave them: equal parts, the
+// `split` attribute or input, or num_outputs).
+OpPlan plan_split(const OpInfo& info) {
+  const OpTensor& x = info.inputs.at(0);
+  const int64_t rank = int64_t(x.shape.rank());
+  const size_t axis = size_t(normalize_axis(info, info.node.attrs.get_int("axis", 0), rank));
+  const std::vector<int64_t> in_strides = dense_strides(x.shape.dims());
+  OpPlan plan;
+  int64_t offset = 0;
+  for (size_t i = 0; i < info.outputs.size(); ++i) {
+    if (i >= info.node.outputs.size() || info.node.outputs[i] == kNoValue) decline(info, "an output is omitted");
+    const OpTensor& y = info.outputs[i];
+    VX_CHECK(int64_t(y.shape.rank()) == rank, InvalidArgument, label(info), ": output ", i, " has rank ",
+             y.shape.rank());
+    add(plan, copy_dispatch(info, dense_output_view(y.shape.dims(), in_strides, offset * in_strides[axis]),
+                            Binding::in(0), Binding::out(int(i)), x.device));
+    offset += y.shape[axis];
+  }
+  VX_CHECK(offset == x.shape[axis], InvalidArgument, label(info), ": outputs sum to ", offset, " along axis ", axis,
+           ", the input has ", x.shape[axis]);
+  return plan;
+}
+
+// Expand: the input right-aligned against the bound output shape, broadcast axes read with stride 0.
+OpPlan plan_expand(const OpInfo& info) {
+  const OpTensor& x = info.inputs.at(0);
+  const Shape& out = info.outputs.at(0).shape;
+  VX_CHECK(x.shape.rank() <= out.rank(), InvalidArgument, label(info), ": input ", x.shape.str(),
+           " has higher rank than the output ", out.str());
+  const size_t lead = out.rank() - x.shape.rank();
+  std::vector<int64_t> in_strides = dense_strides(x.shape.dims()), strides(out.rank(), 0);
+  for (size_t d = 0; d < x.shape.rank(); ++d) {
+    const int64_t e = x.shape[d], o = out[lead + d];
+    VX_CHECK(e == o || e == 1, InvalidArgument, label(info), ": cannot broadcast ", x.shape.str(), " to ", out.str());
+    strides[lead + d] = e == 1 ? 0 : in_strides[d];
+  }
+  OpPlan plan;
+  add(plan, copy_dispatch(info, dense_output_view(out.dims(), strides), Binding::in(0), Binding::out(0), x.device));
+  return plan;
+}
+
+void require_nchw(const OpInfo& info) {
+  VX_CHECK(info.inputs.at(0).shape.rank() == 4, InvalidArgument, label(info), ": expects NCHW input, got ",
+           info.inputs.at(0).shape.str());
+}
+
+OpPlan plan_depth_to_space(const OpInfo& info) {
+  require_nchw(info);
+  const OpTensor& x = info.inputs[0];
+  const int64_t b = info.node.attrs.get_int("blocksize", 0);
+  const std::string mode = info.node.attrs.get_string("mode", "DCR");
+  const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+  VX_CHECK(b > 0 && c % (b * b) == 0, InvalidArgument, label(info), ": channels ", c,
+           " not divisible by blocksize^2 (blocksize ", b, ")");
+  if (mode != "DCR" && mode != "CRD") decline(info, cat("unknown mode '", mode, "'"));
+  const int64_t oc = c / (b * b), hw = h * w;
+  // Output seen as (n, oc, h, bh, w, bw). DCR reads channel (bh*b + bw)*oc + oc_i, CRD oc_i*b*b + bh*b + bw.
+  const bool dcr = mode == "DCR";
+  std::vector<int64_t> view = {n, oc, h, b, w, b};
+  std::vector<int64_t> strides = {c * hw, dcr ? hw : b * b * hw, w, dcr ? b * oc * hw : b * hw, 1, dcr ? oc * hw : hw};
+  OpPlan plan;
+  add(plan, copy_dispatch(info, dense_output_view(view, strides), Binding::in(0), Binding::out(0), x.device));
+  return plan;
+}
+
+OpPlan plan_space_to_depth(const OpInfo& info) {
+  require_nchw(info);
+  const OpTensor& x = info.inputs[0];
+  const int64_t b = info.node.attrs.get_int("blocksize", 0);
+  const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+  VX_CHECK(b > 0 && h % b == 0 && w % b == 0, InvalidArgument, label(info), ": spatial extents ", x.shape.str(),
+           " not divisible by blocksize ", b);
+  // Output seen as (n, bh, bw, c, oh, ow) reads input (n, c, oh*b + bh, ow*b + bw).
+  std::vector<int64_t> view = {n, b, b, c, h / b, w / b};
+  std::vector<int64_t> strides = {c * h * w, w, 1, h * w, b * w, b};
+  OpPlan plan;
+  add(plan, copy_dispatch(info, dense_output_view(view, strides), Binding::in(0), Binding::out(0), x.device));
+  return plan;
+}
+
+}  // namespace
+
+VX_REGISTER_VK_OP(transpose, {"Transpose", "", 0, plan_transpose});
+VX_REGISTER_VK_OP(slice, {"Slice", "", 0, plan_slice});
+VX_REGISTER_VK_OP(concat, {"Concat", "", 0, plan_concat});
+VX_REGISTER_VK_OP(split, {"Split", "", 0, plan_split});
+VX_REGISTER_VK_OP(expand, {"Expand", "", 0, plan_expand});
+VX_REGISTER_VK_OP(depth_to_space, {"DepthToSpace", "", 0, plan_depth_to_space});
+VX_REGISTER_VK_OP(space_to_depth, {"SpaceToDepth", "", 0, plan_space_to_depth});
+
+}  // namespace vx::vk

@@ -1,0 +1,96 @@
+#include "backends/vulkan/kernels/op_args.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "core/error.h"
+
+namespace vx::vk::opargs {
+
+std::string label(const OpInfo& info) { return cat(info.node.op, " '", info.node.name, "'"); }
+
+void decline(const OpInfo& info, const std::string& why) { fail(ErrorCode::Unsupported, cat(label(info), ": ", why)); }
+
+int64_t normalize_axis(const OpInfo& info, int64_t axis, int64_t rank) {
+  VX_CHECK(axis >= -rank && axis < rank, InvalidArgument, label(info), ": axis ", axis, " is out of range for rank ",
+           rank);
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> tensor_ints(const Tensor& t) {
+  std::vector<int64_t> v(size_t(t.numel()));
+  if (t.dtype() == DType::i64) {
+    if (!v.empty()) std::memcpy(v.data(), t.raw(), v.size() * sizeof(int64_t));
+  } else {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = int64_t(t.get(int64_t(i)));
+  }
+  return v;
+}
+
+std::vector<double> tensor_doubles(const Tensor& t) {
+  std::vector<double> v(size_t(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = t.get(int64_t(i));
+  return v;
+}
+
+std::optional<std::vector<int64_t>> constant_ints(const OpInfo& info, size_t i, const std::string& what) {
+  if (!info.has_input(i)) return std::nullopt;
+  const Tensor* c = info.inputs[i].constant;
+  if (c == nullptr || !c->defined()) decline(info, cat(what, " (input ", i, ") is computed at run time, not a constant"));
+  return tensor_ints(*c);
+}
+
+std::optional<std::vector<double>> constant_doubles(const OpInfo& info, size_t i, const std::string& what) {
+  if (!info.has_input(i)) return std::nullopt;
+  const Tensor* c = info.inputs[i].constant;
+  if (c == nullptr || !c->defined()) decline(info, cat(what, " (input ", i, ") is computed at run time, not a constant"));
+  return tensor_doubles(*c);
+}
+
+Binding index_tensor_binding(const OpInfo& info, OpPlan& plan, size_t input,
+                             const std::function<int64_t(size_t)>& extent_at) {
+  const OpTensor& idx = info.inputs.at(input);
+  if (idx.dtype == DType::f32 || idx.dtype == DType::f16) decline(info, "indices are not integers");
+  if (idx.constant == nullptr || !idx.constant->defined()) return Binding::in(int(input));
+  std::vector<int64_t> values = tensor_ints(*idx.constant);
+  std::vector<uint8_t> blob(std::max<size_t>(values.size(), 1) * 4, 0);  // a buffer is never empty
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t v = values[i], extent = extent_at(i);
+    VX_CHECK(v >= -extent && v < extent, InvalidArgument, label(info), ": index ", v, " is out of range for extent ",
+             extent);
+    const int32_t w = int32_t(v < 0 ? v + extent : v);
+    std::memcpy(blob.data() + i * 4, &w, 4);
+  }
+  plan.constants.push_back(std::move(blob));
+  return Binding::constant_blob(int(plan.constants.size() - 1));
+}
+
+std::string move_shader(const std::string& stem, DeviceType t) { return t == DeviceType::f16 ? stem + ".f16" : stem; }
+
+std::string typed_shader(const std::string& stem, DeviceType t) {
+  switch (t) {
+    case DeviceType::f16: return stem + ".f16";
+    case DeviceType::i32: return stem + ".i32";
+    default: return stem;
+  }
+}
+
+void require_int32_elements(const OpInfo& info, int64_t count) {
+  if (count > int64_t(std::numeric_limits<int32_t>::max()))
+    decline(info, cat(count, " elements exceed the shaders' 32-bit indexing"));
+}
+
+std::vector<int64_t> dense_strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end && i < dims.size(); ++i) p *= dims[i];
+  return p;
+}
+
+}  // namespace vx::vk::opargs
