@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "backends/vulkan/context.h"
-#include "backends/vulkan/ops/model_executable.h"
+#include "backends/vulkan/kernels/model_executable.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 

@@ -1,4 +1,4 @@
-// The Vulkan plans of ONNX's math ops (src/backends/vulkan/ops/{matmul,conv,pool,norm}.cpp) against
+// The Vulkan plans of ONNX's math ops (src/backends/vulkan/kernels/{matmul,conv,pool,norm}.cpp) against
 // the CPU reference kernels (double accumulation), one node at a time, on lavapipe in CI with the
 // Khronos validation layer on when installed (any warning or error fails the test). Shapes are odd
 // on purpose (1x17 by 17x5, batches that broadcast, 7x9 images with 5 outputs, groups 3, stride 2,
