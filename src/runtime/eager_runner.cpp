@@ -4,44 +4,10 @@
 
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
+#include "runtime/host_kernel_context.h"
 
 namespace vx {
 namespace {
-
-class EagerContext : public cpu::KernelContext {
- public:
-  EagerContext(const Graph& graph, const Node& node, std::vector<Tensor>& values)
-      : graph_(graph), node_(node), values_(values) {}
-
-  const Node& node() const override { return node_; }
-  int64_t opset() const override { return graph_.opset(""); }
-  size_t num_inputs() const override { return node_.inputs.size(); }
-  bool has_input(size_t i) const override { return i < node_.inputs.size() && node_.inputs[i] != kNoValue; }
-  const Tensor& input(size_t i) const override {
-    VX_CHECK(has_input(i), InvalidArgument, "input ", i, " is missing");
-    const Tensor& t = values_[size_t(node_.inputs[i])];
-    VX_CHECK(t.defined(), Internal, "input ", i, " ('", graph_.value(node_.inputs[i]).name, "') was never computed");
-    return t;
-  }
-  size_t num_outputs() const override { return node_.outputs.size(); }
-  Tensor& output(size_t i, DType dtype, const Shape& shape) override {
-    VX_CHECK(i < node_.outputs.size(), Internal, "output ", i, " requested but the node has ", node_.outputs.size());
-    if (node_.outputs[i] == kNoValue) {  // an omitted optional output: compute into a scratch tensor
-      scratch_.emplace_back(dtype, shape);
-      return scratch_.back();
-    }
-    Tensor& t = values_[size_t(node_.outputs[i])];
-    t = Tensor(dtype, shape);
-    return t;
-  }
-  ThreadPool& pool() override { return ThreadPool::global(); }
-
- private:
-  const Graph& graph_;
-  const Node& node_;
-  std::vector<Tensor>& values_;
-  std::vector<Tensor> scratch_;
-};
 
 void check_inputs(const Graph& graph, const std::vector<Tensor>& inputs) {
   VX_CHECK(inputs.size() == graph.inputs.size(), InvalidArgument, "the graph has ", graph.inputs.size(),
@@ -80,7 +46,7 @@ std::vector<Tensor> run_graph_eager(const Graph& graph, const std::vector<Tensor
   for (const Node& node : graph.nodes) {
     const cpu::KernelEntry* kernel = cpu::find_kernel(node, graph);
     VX_CHECK(kernel != nullptr, Unsupported, "node '", node.name, "' (", node.op, ") has no CPU kernel");
-    EagerContext ctx(graph, node, values);
+    HostKernelContext ctx(graph, node, values);
     try {
       // Factory kernels (the oneDNN ones) are instantiated per node here: eager runs are one-offs.
       if (kernel->create) kernel->create(node, graph)(ctx);

@@ -16,6 +16,7 @@
 #include "passes/shape_inference.h"
 #include "plan/plan.h"
 #include "runtime/eager_runner.h"
+#include "runtime/host_kernel_context.h"
 
 namespace vx::vk {
 namespace {
@@ -200,41 +201,6 @@ bool fold_bound_shape_nodes(Graph& g, const std::vector<bool>& known) {
   if (changed) erase_marked_nodes(g, erase);
   return changed;
 }
-
-// The CPU kernels' view of one node over the executable's host values.
-class HostContext final : public cpu::KernelContext {
- public:
-  HostContext(const Graph& graph, const Node& node, std::vector<Tensor>& values)
-      : graph_(graph), node_(node), values_(values) {}
-  const Node& node() const override { return node_; }
-  int64_t opset() const override { return graph_.opset(""); }
-  size_t num_inputs() const override { return node_.inputs.size(); }
-  bool has_input(size_t i) const override { return i < node_.inputs.size() && node_.inputs[i] != kNoValue; }
-  const Tensor& input(size_t i) const override {
-    VX_CHECK(has_input(i), InvalidArgument, "input ", i, " is missing");
-    const Tensor& t = values_[size_t(node_.inputs[i])];
-    VX_CHECK(t.defined(), Internal, "input ", i, " ('", graph_.value(node_.inputs[i]).name, "') was never computed");
-    return t;
-  }
-  size_t num_outputs() const override { return node_.outputs.size(); }
-  Tensor& output(size_t i, DType dtype, const Shape& shape) override {
-    VX_CHECK(i < node_.outputs.size(), Internal, "output ", i, " requested but the node has ", node_.outputs.size());
-    if (node_.outputs[i] == kNoValue) {
-      scratch_.emplace_back(dtype, shape);
-      return scratch_.back();
-    }
-    Tensor& t = values_[size_t(node_.outputs[i])];
-    t = Tensor(dtype, shape);
-    return t;
-  }
-  ThreadPool& pool() override { return ThreadPool::global(); }
-
- private:
-  const Graph& graph_;
-  const Node& node_;
-  std::vector<Tensor>& values_;
-  std::vector<Tensor> scratch_;
-};
 
 // What the executor relies on before it accepts a plan; throws (the node then runs on the CPU).
 void check_plan(const OpPlan& plan, const OpInfo& info, const DeviceInfo& device) {
@@ -879,7 +845,7 @@ Tensor VulkanModelExecutable::download(ValueId id, const uint8_t* src) const {
 
 void VulkanModelExecutable::run_cpu_step(const Step& step, std::vector<Tensor>& host) {
   const Node& node = graph_.nodes[size_t(step.node)];
-  HostContext context(graph_, node, host);
+  HostKernelContext context(graph_, node, host);
   try {
     step.cpu_kernel(context);
   } catch (const Error& e) {
