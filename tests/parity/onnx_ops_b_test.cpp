@@ -3,6 +3,7 @@
 // Each kernel runs through a minimal KernelContext; expected values were worked out by hand from
 // the ONNX spec (and agree with onnx's reference implementation).
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "backends/cpu/kernel_registry.h"
@@ -102,6 +103,18 @@ TEST(OnnxOpsB, SliceNegativeStepsClampAndReverse) {
   // An empty result when start passes end.
   out = run_op("Slice", {iota({4}), i64({3}), i64({1})});
   expect_tensor(out[0], Shape{0}, {});
+}
+
+TEST(OnnxOpsB, SliceStepsAtTheInt64Limits) {
+  const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+  // One element each: from the start with the largest step, from the end with the smallest.
+  auto out = run_op("Slice", {iota({5}), i64({0}), i64({hi}), i64({0}), i64({hi})});
+  expect_tensor(out[0], Shape{1}, {0});
+  out = run_op("Slice", {iota({5}), i64({hi}), i64({lo}), i64({0}), i64({lo})});
+  expect_tensor(out[0], Shape{1}, {4});
+  // The whole axis reversed with starts/ends at the limits.
+  out = run_op("Slice", {iota({5}), i64({hi}), i64({lo}), i64({0}), i64({-1})});
+  expect_tensor(out[0], Shape{5}, {4, 3, 2, 1, 0});
 }
 
 TEST(OnnxOpsB, PadReflectEdgeConstant) {

@@ -39,6 +39,9 @@ TEST_F(VulkanRecurrent, CellsDirectionsAndOptions) {
       {"LSTM", "forward", true, true, false, true, false, {}},
       {"LSTM", "bidirectional", true, true, true, true, false, {}},
       {"LSTM", "forward", false, false, false, false, true, {}},
+      // batch-major initial states are [batch, dirs, hidden] (the CPU reference once read them seq-major)
+      {"LSTM", "bidirectional", true, true, false, true, true, {}},
+      {"GRU", "reverse", false, true, true, false, true, {}},
   };
   uint64_t seed = 1;
   for (const RecurrentCase& c : cases) {
@@ -55,9 +58,10 @@ TEST_F(VulkanRecurrent, CellsDirectionsAndOptions) {
         input(random_tensor(Shape{dirs, gates * hidden, hidden}, seed++, -0.6f, 0.6f))};
     inputs.push_back(c.bias ? input(random_tensor(Shape{dirs, 2 * gates * hidden}, seed++, -0.3f, 0.3f)) : omitted());
     inputs.push_back(c.lens ? input(Tensor::from<int32_t>({batch}, {5, 2, 0})) : omitted());
-    inputs.push_back(c.initial ? input(random_tensor(Shape{dirs, batch, hidden}, seed++)) : omitted());
+    const Shape state = c.batch_major ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
+    inputs.push_back(c.initial ? input(random_tensor(state, seed++)) : omitted());
     if (op == "LSTM") {
-      inputs.push_back(c.initial ? input(random_tensor(Shape{dirs, batch, hidden}, seed++)) : omitted());
+      inputs.push_back(c.initial ? input(random_tensor(state, seed++)) : omitted());
       inputs.push_back(c.peepholes ? input(random_tensor(Shape{dirs, 3 * hidden}, seed++, -0.5f, 0.5f)) : omitted());
     }
     while (!inputs.empty() && !inputs.back().value.defined()) inputs.pop_back();

@@ -108,8 +108,8 @@ void recurrent_kernel(KernelContext& ctx, Cell cell) {
       VX_CHECK(len >= 0 && len <= seq, InvalidArgument, what, ": sequence length ", len, " of batch ", b,
                " is out of range");
       for (int64_t j = 0; j < H; ++j) {
-        h[size_t(j)] = h0 ? h0->get((d * batch + b) * H + j) : 0.0;
-        c[size_t(j)] = c0 ? c0->get((d * batch + b) * H + j) : 0.0;
+        h[size_t(j)] = h0 ? h0->get(s_at(d, b) + j) : 0.0;  // layout 1: [batch, dirs, H]
+        c[size_t(j)] = c0 ? c0->get(s_at(d, b) + j) : 0.0;
       }
       for (int64_t s = 0; s < len; ++s) {
         const int64_t t = reverse ? len - 1 - s : s;

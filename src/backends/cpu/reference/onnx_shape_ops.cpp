@@ -198,18 +198,22 @@ void slice_kernel(KernelContext& ctx) {
     VX_CHECK(step != 0, InvalidArgument, node_label(ctx), ": step 0 on axis ", axes[i]);
     int64_t start = starts[i] < 0 ? starts[i] + d : starts[i];
     int64_t end = ends[i] < 0 ? ends[i] + d : ends[i];
-    int64_t count;
+    // Counts from the span (at most d + 1) and the step's magnitude in unsigned arithmetic, so
+    // steps near the int64 limits (INT64_MIN included) cannot overflow.
+    const uint64_t magnitude = step > 0 ? uint64_t(step) : uint64_t(-(step + 1)) + 1;
+    int64_t span;
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, d);
       end = std::clamp<int64_t>(end, 0, d);
-      count = end > start ? (end - start + step - 1) / step : 0;
+      span = end - start;
     } else {
       start = std::clamp<int64_t>(start, 0, d - 1);
       end = std::clamp<int64_t>(end, -1, d - 1);
-      count = start > end ? (start - end - step - 1) / -step : 0;
+      span = start - end;
     }
+    const int64_t count = span > 0 ? int64_t((uint64_t(span) - 1) / magnitude + 1) : 0;
     dims[a] = count;
-    strides[a] = in_strides[a] * step;
+    strides[a] = count > 1 ? in_strides[a] * step : 0;  // |step| < d here, so no overflow
     if (count > 0) base += start * in_strides[a];
   }
   Tensor& y = ctx.output(0, x.dtype(), Shape(dims));
