@@ -113,21 +113,9 @@ VulkanImageRunner::~VulkanImageRunner() { release(); }
 
 void VulkanImageRunner::release() {
   VkDevice device = ctx_.device();
-  if (descriptor_pool_) {
-    vkDestroyDescriptorPool(device, descriptor_pool_, nullptr);
-    vk::track_destroyed(vk::ObjectKind::DescriptorPool);
-    descriptor_pool_ = VK_NULL_HANDLE;
-  }
-  if (fence_) {
-    vkDestroyFence(device, fence_, nullptr);
-    vk::track_destroyed(vk::ObjectKind::Fence);
-    fence_ = VK_NULL_HANDLE;
-  }
-  if (command_pool_) {
-    vkDestroyCommandPool(device, command_pool_, nullptr);
-    vk::track_destroyed(vk::ObjectKind::CommandPool);
-    command_pool_ = VK_NULL_HANDLE;
-  }
+  vk::destroy_tracked(device, descriptor_pool_, vkDestroyDescriptorPool, vk::ObjectKind::DescriptorPool);
+  vk::destroy_tracked(device, fence_, vkDestroyFence, vk::ObjectKind::Fence);
+  vk::destroy_tracked(device, command_pool_, vkDestroyCommandPool, vk::ObjectKind::CommandPool);
 }
 
 void VulkanImageRunner::ensure_buffer(vk::DeviceBuffer& buffer, VkDeviceSize size, vk::MemoryUse use,

@@ -73,11 +73,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 }
 
 void DeviceBuffer::release() {
-  if (buffer_) {
-    vkDestroyBuffer(device_, buffer_, nullptr);
-    track_destroyed(ObjectKind::Buffer);
-    buffer_ = VK_NULL_HANDLE;
-  }
+  destroy_tracked(device_, buffer_, vkDestroyBuffer, ObjectKind::Buffer);
   if (memory_) {
     if (mapped_) vkUnmapMemory(device_, memory_);
     vkFreeMemory(device_, memory_, nullptr);

@@ -79,16 +79,8 @@ ComputePipeline::ComputePipeline(const VulkanContext& ctx, const KernelLayout& l
 ComputePipeline::~ComputePipeline() { release(); }
 
 void ComputePipeline::release() {
-  if (pipeline_) {
-    vkDestroyPipeline(device_, pipeline_, nullptr);
-    track_destroyed(ObjectKind::Pipeline);
-    pipeline_ = VK_NULL_HANDLE;
-  }
-  if (module_) {
-    vkDestroyShaderModule(device_, module_, nullptr);
-    track_destroyed(ObjectKind::ShaderModule);
-    module_ = VK_NULL_HANDLE;
-  }
+  destroy_tracked(device_, pipeline_, vkDestroyPipeline, ObjectKind::Pipeline);
+  destroy_tracked(device_, module_, vkDestroyShaderModule, ObjectKind::ShaderModule);
 }
 
 }  // namespace vx::vk

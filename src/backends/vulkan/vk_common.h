@@ -37,6 +37,16 @@ int live_objects(ObjectKind kind);
 // All kinds together.
 int live_objects();
 
+// Destroys a counted device-level object, if there is one, and clears its handle:
+//   destroy_tracked(device, fence_, vkDestroyFence, ObjectKind::Fence);
+template <class Handle, class Destroy>
+void destroy_tracked(VkDevice device, Handle& handle, Destroy destroy, ObjectKind kind) {
+  if (handle == VK_NULL_HANDLE) return;
+  destroy(device, handle, nullptr);
+  track_destroyed(kind);
+  handle = VK_NULL_HANDLE;
+}
+
 }  // namespace vx::vk
 
 #define VX_VK_CHECK(call) ::vx::vk::check((call), #call)

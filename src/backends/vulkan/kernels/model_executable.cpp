@@ -949,26 +949,10 @@ std::string VulkanModelExecutable::placement_report() const {
 
 void VulkanModelExecutable::release() {
   VkDevice device = ctx_.device();
-  if (fence_) {
-    vkDestroyFence(device, fence_, nullptr);
-    track_destroyed(ObjectKind::Fence);
-    fence_ = VK_NULL_HANDLE;
-  }
-  if (query_pool_) {
-    vkDestroyQueryPool(device, query_pool_, nullptr);
-    track_destroyed(ObjectKind::QueryPool);
-    query_pool_ = VK_NULL_HANDLE;
-  }
-  if (command_pool_) {
-    vkDestroyCommandPool(device, command_pool_, nullptr);
-    track_destroyed(ObjectKind::CommandPool);
-    command_pool_ = VK_NULL_HANDLE;
-  }
-  if (descriptor_pool_) {
-    vkDestroyDescriptorPool(device, descriptor_pool_, nullptr);
-    track_destroyed(ObjectKind::DescriptorPool);
-    descriptor_pool_ = VK_NULL_HANDLE;
-  }
+  destroy_tracked(device, fence_, vkDestroyFence, ObjectKind::Fence);
+  destroy_tracked(device, query_pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
+  destroy_tracked(device, command_pool_, vkDestroyCommandPool, ObjectKind::CommandPool);
+  destroy_tracked(device, descriptor_pool_, vkDestroyDescriptorPool, ObjectKind::DescriptorPool);
   steps_.clear();
   segments_.clear();
   pipelines_.clear();
