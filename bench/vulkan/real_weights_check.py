@@ -61,7 +61,8 @@ def compare(folder):
         ref_path = f"/tmp/vx_{kind}_cpu.pfm"
         denoise_cpu(kind, ref_path)
         ref = read_pfm(ref_path)
-        for precision in ["fp32", "fp16"]:
+        runs = sorted(f[len(kind) + 1:-4] for f in os.listdir(folder) if f.startswith(kind + "_") and f.endswith(".pfm"))
+        for precision in runs:  # fp32, fp16 and fp32_<kernel> for the forced fp32 kernels
             out = read_pfm(os.path.join(folder, f"{kind}_{precision}.pfm"))
             err = np.abs(out - ref).max()
             psnr = 10 * np.log10(ref.max() ** 2 / np.mean((out - ref) ** 2))

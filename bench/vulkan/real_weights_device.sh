@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Device side of real_weights_check.py: the Vulkan denoiser at fp32 and fp16 on the prepared crops.
 # Needs .gl/onnx (bench/onnx/prepare_device_run.sh: volvox and its libraries) and .gl/denoise.
+# FP32_KERNELS="coopmat_x3sw ..." also runs fp32 with each of those conv kernels forced
+# ($OUT/{hdr,ldr}_fp32_<kernel>.pfm).
 set -euo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -12,4 +14,10 @@ for p in fp32 fp16; do
     --normal $D/normal.pfm -o "$OUT/hdr_$p.pfm" --device vulkan --precision $p --json | tail -1
   $V denoise --weights $D/rt_ldr_alb_nrm.tza --srgb --color $D/ldr_color.pfm --albedo $D/albedo.pfm \
     --normal $D/normal.pfm -o "$OUT/ldr_$p.pfm" --device vulkan --precision $p --json | tail -1
+done
+for k in ${FP32_KERNELS:-}; do
+  $V denoise --weights $D/rt_hdr_alb_nrm.tza --hdr --color $D/hdr_color.pfm --albedo $D/albedo.pfm \
+    --normal $D/normal.pfm -o "$OUT/hdr_fp32_$k.pfm" --device vulkan --precision fp32 --kernel "$k" --json | tail -1
+  $V denoise --weights $D/rt_ldr_alb_nrm.tza --srgb --color $D/ldr_color.pfm --albedo $D/albedo.pfm \
+    --normal $D/normal.pfm -o "$OUT/ldr_fp32_$k.pfm" --device vulkan --precision fp32 --kernel "$k" --json | tail -1
 done
