@@ -1,10 +1,12 @@
-// MatMul (NumPy semantics: 1-D operands promoted, batch axes of any rank broadcast) and Gemm
-// (transA, transB, alpha, beta, C broadcast to M x N) on the shared GEMM kernels (gemm_plan.h).
+// MatMul (NumPy semantics: 1-D operands promoted, batch axes of any rank broadcast), vx.FusedMatMul
+// (MatMul + bias [N] + activation, passes/fused_ops.h, in the GEMM's epilogue) and Gemm (transA,
+// transB, alpha, beta, C broadcast to M x N) on the shared GEMM kernels (gemm_plan.h).
 // Constant operands (weights) are uploaded once, converted to the storage type and laid out
 // row-major in the orientation the kernel reads fastest (B as K x N, A as M x K).
 #include <algorithm>
 
 #include "backends/vulkan/kernels/gemm_plan.h"
+#include "passes/fused_ops.h"
 
 namespace vx::vk::nn {
 namespace {
@@ -29,7 +31,8 @@ struct BatchAxis {
   int64_t extent, sa, sb, so;  // element strides of A, B and Y along this batch axis
 };
 
-OpPlan plan_matmul(const OpInfo& info) {
+// MatMul with an epilogue: bias (input `bias_input` when present) and activation.
+OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivation act) {
   const DeviceType storage = float_storage(info, 0);
   float_storage(info, 1);
   const Shape& as = info.inputs[0].shape;
@@ -97,6 +100,16 @@ OpPlan plan_matmul(const OpInfo& info) {
   d.b = info.inputs[1].constant ? Binding::constant_blob(add_matrix_constant(plan, *info.inputs[1].constant, 0, 0, false, storage))
                                 : Binding::in(1);
   d.y = Binding::out(0);
+  d.act = act;
+  if (info.has_input(bias_input)) {
+    float_storage(info, bias_input);
+    const OpTensor& bias = info.inputs[bias_input];
+    if (bias.shape.numel() != n || bias.shape.rank() > 1)
+      decline(info, "bias ", bias.shape.str(), " is not a vector of ", n, " values");
+    d.has_bias = true;
+    d.bias = bias.constant ? Binding::constant_blob(add_matrix_constant(plan, *bias.constant, 0, 0, false, storage))
+                           : Binding::in(int(bias_input));
+  }
   int64_t outer_count = 1;
   for (const BatchAxis& ax : outer) outer_count *= ax.extent;
   if (outer_count > 4096) decline(info, "batch broadcast pattern of ", as.str(), " x ", bs.str(), " needs too many dispatches");
@@ -113,6 +126,12 @@ OpPlan plan_matmul(const OpInfo& info) {
     plan.variant = add_gemm(plan, info, d, storage);
   }
   return plan;
+}
+
+OpPlan plan_matmul(const OpInfo& info) { return plan_matmul_epilogue(info, 2, GemmActivation::none); }
+
+OpPlan plan_fused_matmul(const OpInfo& info) {
+  return plan_matmul_epilogue(info, 2, parse_gemm_activation(info, info.node.attrs.get_string("activation", "none")));
 }
 
 OpPlan plan_gemm(const OpInfo& info) {
@@ -178,5 +197,6 @@ OpPlan plan_gemm(const OpInfo& info) {
 
 VX_REGISTER_VK_OP(nn_matmul, {"MatMul", "", 0, plan_matmul});
 VX_REGISTER_VK_OP(nn_gemm, {"Gemm", "", 0, plan_gemm});
+VX_REGISTER_VK_OP(nn_fused_matmul, {kFusedMatMul, "", 0, plan_fused_matmul});
 
 }  // namespace vx::vk::nn
