@@ -34,6 +34,8 @@ RES="$OUT/gemm_h200.jsonl"
 : >"$RES"
 
 has() { [[ " $STAGES " == *" $1 "* ]]; }
+# PACK=FILE.tgz: every log and result so far in one archive after each stage (few files come back).
+pack() { if [ -n "${PACK:-}" ]; then tar -C "$OUT" -czf "$PACK" .; fi; }
 
 # Exports the decoder in the background (CPU) while the GPU stages run.
 if has gpt2 || has check; then
@@ -46,7 +48,10 @@ bench() {
   shift 5
   [ $SECONDS -gt "${DEADLINE:-100000}" ] && return  # DEADLINE: seconds after which nothing new starts
   local line
-  line=$(VOLVOX_VK_GEMM=$mode timeout 60 "$bin" bench "$model" --device vulkan --precision "$precision" \
+  # MODE[/sN]: VOLVOX_VK_GEMM=MODE, and VOLVOX_VK_SPLITK=N when given.
+  local splitk=""
+  [[ $mode == */s* ]] && splitk=${mode##*/s}
+  line=$(VOLVOX_VK_GEMM=${mode%%/*} VOLVOX_VK_SPLITK=$splitk timeout 60 "$bin" bench "$model" --device vulkan --precision "$precision" \
          --runs "$RUNS" --warmup "$WARMUP" --json "$@" 2>>"$OUT/bench.log" | tail -1)
   [[ "$line" == \{* ]] || line='{"error": "bench failed"}'
   python3 -c 'import json,sys; j=json.loads(sys.argv[1]); j.update(label=sys.argv[2], precision=sys.argv[3], gemm=sys.argv[4]); print(json.dumps(j))' \
@@ -54,45 +59,59 @@ bench() {
 }
 
 if has tests; then
-  VOLVOX_SHARED=/nonexistent timeout 45 /tmp/gemm/test_parity \
-    --gtest_filter='*VulkanGemm*:*CooperativeMatrix*:*VectorLoads*:*SplitK*' >"$OUT/tests.log" 2>&1
+  VOLVOX_SHARED=/nonexistent timeout "${TEST_TIMEOUT:-45}" /tmp/gemm/test_parity \
+    --gtest_filter="${TEST_FILTER:-*VulkanGemm*:*VulkanMathOps.CooperativeMatrix*:*VectorLoads*:*SplitK*}" >"$OUT/tests.log" 2>&1
   echo "tests rc=$?" >>"$OUT/tests.log"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests rc" "$OUT/tests.log"
+  pack
 fi
+
+# Knobs (defaults: everything): which precisions and VOLVOX_VK_GEMM modes the one-MatMul models
+# run at; the decoder cases as precision:mode:binary (plain = volvox, fused = volvox_fused); the
+# checked outputs as precision:binary.
+GEMM_PRECISIONS="${GEMM_PRECISIONS:-fp32 fp16}"
+GEMM_MODES="${GEMM_MODES:-tiled auto}"
+GPT2_CASES="${GPT2_CASES:-fp32:tiled:plain fp32:auto:plain fp16:tiled:plain fp16:auto:plain fp32:tiled:fused fp32:auto:fused fp16:tiled:fused fp16:auto:fused}"
+CHECK_CASES="${CHECK_CASES:-fp32:plain fp16:plain fp32:fused fp16:fused}"
 
 if has gemm; then
   python3 "$HERE/make_gemm_models.py" $M >/dev/null
   for name in qkv proj fc out lm_head square2048; do
-    for p in fp32 fp16; do
-      bench "$name" "$M/gemm_$name.onnx" $p tiled $V
-      bench "$name" "$M/gemm_$name.onnx" $p auto $V
-      [ $p = fp16 ] && bench "$name" "$M/gemm_$name.onnx" $p simt $V
+    for p in $GEMM_PRECISIONS; do
+      for mode in $GEMM_MODES; do bench "$name" "$M/gemm_$name.onnx" $p $mode $V; done
     done
   done
+  pack
 fi
 
 if has gpt2 || has check; then
-  for _ in $(seq 120); do [ -e $M/.gpt2_done ] && break; sleep 1; done
+  for _ in $(seq 150); do [ -e $M/.gpt2_done ] && break; sleep 1; done
 fi
 G=$M/gpt2_decoder.onnx
+if has check && [ -e $G ]; then  # the CPU reference, on the CPU while the GPU benches run
+  python3 -c 'import numpy as np; np.save("/tmp/ids.npy", (np.arange(128, dtype=np.int64) * 7919 % 50257).reshape(1, 128))'
+  (timeout 90 $V run $G --device cpu -i input_ids=/tmp/ids.npy -o /tmp/o_cpu >/dev/null 2>>"$OUT/check.log"; touch /tmp/o_cpu.done) &
+fi
 if has gpt2 && [ -e $G ]; then
-  for p in fp32 fp16; do
-    bench gpt2 $G $p tiled $V --shape input_ids=1x128
-    bench gpt2 $G $p auto $V --shape input_ids=1x128
-    bench gpt2_fused $G $p tiled $VF --shape input_ids=1x128
-    bench gpt2_fused $G $p auto $VF --shape input_ids=1x128
+  for c in $GPT2_CASES; do
+    IFS=: read -r p mode kind <<<"$c"
+    bin=$V label=gpt2
+    [ "$kind" = fused ] && bin=$VF label=gpt2_fused
+    bench $label $G $p $mode $bin --shape input_ids=1x128
   done
+  pack
 fi
 
-if has check && [ -e $G ] && [ $SECONDS -lt "${DEADLINE:-100000}" ]; then
-  python3 -c 'import numpy as np; np.save("/tmp/ids.npy", (np.arange(128, dtype=np.int64) * 7919 % 50257).reshape(1, 128))'
-  timeout 60 $V run $G --device cpu -i input_ids=/tmp/ids.npy -o /tmp/o_cpu >/dev/null 2>>"$OUT/check.log"
-  for p in fp32 fp16; do
-    VOLVOX_VK_GEMM=auto timeout 30 $V run $G --device vulkan --precision $p -i input_ids=/tmp/ids.npy -o /tmp/o_$p --profile \
-      >"$OUT/gpt2_${p}_profile.txt" 2>>"$OUT/check.log"
-    timeout 30 $VF run $G --device vulkan --precision $p -i input_ids=/tmp/ids.npy -o /tmp/o_fused_$p --profile \
-      >"$OUT/gpt2_fused_${p}_profile.txt" 2>>"$OUT/check.log"
+if has check && [ -e $G ]; then
+  for c in $CHECK_CASES; do
+    [ $SECONDS -gt "${DEADLINE:-100000}" ] && break
+    IFS=: read -r p kind <<<"$c"
+    bin=$V tag=$p
+    [ "$kind" = fused ] && bin=$VF tag=fused_$p
+    timeout 30 $bin run $G --device vulkan --precision $p -i input_ids=/tmp/ids.npy -o /tmp/o_$tag --profile \
+      >"$OUT/gpt2_${tag}_profile.txt" 2>>"$OUT/check.log"
   done
+  for _ in $(seq 60); do [ -e /tmp/o_cpu.done ] && break; sleep 1; done
   python3 - "$OUT" <<'PY' >>"$OUT/check.log" 2>&1
 import numpy as np, sys, json
 ref = np.load("/tmp/o_cpu/logits.npy").astype(np.float64)
@@ -108,7 +127,8 @@ for tag in ["fp32", "fp16", "fused_fp32", "fused_fp16"]:
 print(json.dumps({"check": rows}))
 open(sys.argv[1] + "/gemm_check.json", "w").write(json.dumps(rows, indent=1))
 PY
-  cat "$OUT/check.log" | tail -3
+  tail -3 "$OUT/check.log"
+  pack
 fi
 
 python3 - "$RES" "$OUT" <<'PY'
@@ -136,3 +156,4 @@ for (label, p), d in by.items():
 open(sys.argv[2] + "/gemm_h200.md", "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 PY
+pack

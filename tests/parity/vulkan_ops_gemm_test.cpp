@@ -177,16 +177,18 @@ TEST_P(VulkanGemm, SimtLargeTiles) {
         "simt FusedMatMul 64 batches of 140x24x260", "@simt128x128");
 }
 
-// The automatic choice without VOLVOX_VK_GEMM: short products keep the 64 x 64 kernel, taller
-// ones the register-tiled one (or the staged tensor-core kernel where it can run).
+// The automatic choice without VOLVOX_VK_GEMM: the staged tensor-core kernel wherever it can run;
+// else the 64 x 64 kernel, and the 128 x 128 register-tiled one for large products.
 TEST_P(VulkanGemm, AutomaticChoice) {
   ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
   ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
   const bool tensor_cores = GetParam() == Precision::fp16 && ctx().coopmat_enabled();
-  check(matmul(rnd(Shape{5, 40}, 510), rnd(Shape{40, 33}, 511)), "auto 5x40x33", "tiled+vecA");
-  check(matmul(rnd(Shape{96, 40}, 512), rnd(Shape{40, 33}, 513)), "auto 96x40x33", "@simt128x64");
+  const bool big_shared = ctx().info().max_shared_memory >= 32768;
+  check(matmul(rnd(Shape{5, 40}, 510), rnd(Shape{40, 33}, 511)), "auto 5x40x33", tensor_cores ? "@staged64x128" : "tiled+vecA");
   check(matmul(rnd(Shape{96, 64}, 514), rnd(Shape{64, 48}, 515)), "auto 96x64x48",
-        tensor_cores ? "@staged64x128" : "@simt128x64");
+        tensor_cores ? "@staged64x128" : "tiled+vecA+vecB");
+  check(matmul(rnd(Shape{1024, 8}, 516), rnd(Shape{8, 2048}, 517)), "auto 1024x8x2048",
+        tensor_cores ? "@staged64x128" : big_shared ? "@simt128x128" : "tiled+vecA+vecB");
 }
 
 // The staged tensor-core kernel (fp16 storage, fp16 cooperative matrices: the H200).
@@ -203,6 +205,17 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
         "@staged64x128");
   check(matmul(r(Shape{32, 260, 64}), r(Shape{32, 64, 264}), false), "staged 32 batches 260x64x264",
         "@staged128x128");
+  // Layouts without 16-byte rows: gathered staging.
+  check(matmul(r(Shape{70, 33}), r(Shape{33, 65}), false), "staged odd 70x33x65", "coopmat@staged64x128");
+  check(matmul(r(Shape{128, 64}), r(Shape{64, 1001})), "staged ragged N 128x64x1001", "coopmat+vecA@staged64x128");
+  check(matmul(r(Shape{2, 7, 19}), r(Shape{19, 40})), "staged K 19", "@staged64x128");
+  Attributes t;
+  t.set("transA", int64_t(1));
+  t.set("transB", int64_t(1));
+  t.set("alpha", 0.5f);
+  t.set("beta", 2.0f);
+  check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})), test::input(r(Shape{133, 1}))}, t, ""},
+        "staged Gemm transposed with C", "@staged64x128");
   for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"})
     check(fused(r(Shape{77, 96}), r(Shape{96, 136}), r(Shape{136}), act),
           std::string("staged FusedMatMul ") + act, "@staged64x128");

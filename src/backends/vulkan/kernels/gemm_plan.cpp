@@ -30,7 +30,7 @@ constexpr int64_t kMinChunkStaged = 64;
 
 // K splits for this product: VOLVOX_VK_SPLITK = N forces N (tests), else by tile count.
 int64_t choose_splits(int64_t tiles, int64_t k, int64_t min_chunk) {
-  if (const char* env = std::getenv("VOLVOX_VK_SPLITK")) return std::max<int64_t>(1, std::atoll(env));
+  if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
   if (tiles >= kFewTiles || k < 2 * min_chunk) return 1;
   return std::min((kTargetGroups + tiles - 1) / tiles, k / min_chunk);
 }
@@ -84,7 +84,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   const char* env = std::getenv("VOLVOX_VK_GEMM");
   const std::string mode = env ? env : "auto";
   const bool tensor_cores = storage == DeviceType::f16 && info.device.has_fp16_coopmat_16x16x16();
-  const bool staged_fits = tensor_cores && layout.a_vec && layout.b_vec && !layout.b_im2col;
+  const bool staged_fits = tensor_cores && !layout.b_im2col;
   const int64_t tiles128 = (m + 127) / 128 * ((n + 127) / 128) * layout.batches;
   // Shared memory: nn_gemm_cm.large_fp16 46080 bytes, nn_gemm_simt (BN 128) 32768.
   const uint32_t shared = info.device.max_shared_memory;
@@ -94,12 +94,13 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   if (mode == "simt") return simt;
   if (tensor_cores && mode == "coopmat") return GemmKernel::coopmat;
   if (tensor_cores && mode == "coopmat128") return GemmKernel::coopmat128;
-  // "staged" and "auto" (the default):
-  // Measured on the H200 (bench/onnx/results/gemm.md): the staged tensor-core kernel is the
-  // fastest fp16 kernel wherever it runs; for fp32 the register-tiled SIMT kernel beats the 64 x 64
-  // one except on short products, where its 128-row tiles would be mostly empty.
+  // "staged" and "auto" (the default). Measured on the H200 (bench/onnx/results/gemm_h200.md): the
+  // staged tensor-core kernel beats the 64 x 64 SIMT kernel at fp16 by 1.1-1.4x at a decoder's
+  // M = 128 products and 4.6x at 2048^3; at fp32 the register-tiled SIMT kernel only wins on large
+  // products (1.04x at 2048^3; 0.85-0.93x at M = 128, where split K dominates), so it is taken
+  // for M >= 1024 with many tiles.
   if (staged_fits) return staged;
-  return m > 64 ? simt : GemmKernel::tiled;
+  return m >= 1024 && simt == GemmKernel::simt ? simt : GemmKernel::tiled;
 }
 
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage) {

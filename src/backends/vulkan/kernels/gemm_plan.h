@@ -39,15 +39,14 @@ struct GemmDesc {
 //   simt_n64   nn_gemm_simt.n64: 128 x 64 tiles (products with few 128 x 128 tiles);
 //   coopmat    nn_gemm_coopmat.fp16: tensor cores, 64 x 64 tiles, any layout;
 //   coopmat128 nn_gemm_coopmat.large_fp16: 128 x 128 tiles;
-//   staged     nn_gemm_cm.fp16: tensor cores, 64 x 128 tiles, double-buffered 16-byte staging;
-//              only where A's and B's rows load as 16-byte vectors (A_VEC and B_VEC);
-//   staged_large nn_gemm_cm.large_fp16: 128 x 128 tiles.
+//   staged     nn_gemm_cm.fp16: tensor cores, 64 x 128 tiles, double-buffered staging (16-byte
+//              loads where rows allow, else gathered), any layout but im2col;
+//   staged_large nn_gemm_cm.large_fp16: 128 x 128 tiles (products with >= 256 of them).
 // VOLVOX_VK_GEMM chooses: "tiled" (the old 64 x 64 kernel everywhere: the baseline of
-// measurements), "simt" (simt / simt_n64 everywhere), "coopmat" | "coopmat128" | "staged" (where
-// the device has fp16 16x16x16 cooperative matrices and the storage is fp16; staged only where its
-// layout holds, else auto's choice), or "auto" (the default): staged (large when the product has
-// at least 256 tiles of 128 x 128) where it can run, else simt for M > 64, else tiled (64-row
-// tiles waste less of a short product).
+// measurements), "simt" (simt / simt_n64 everywhere), "coopmat" | "coopmat128" (where the device
+// has fp16 16x16x16 cooperative matrices and the storage is fp16), or "auto" = "staged" (the
+// default): staged where the device has fp16 cooperative matrices, the storage is fp16 and B is
+// no im2col matrix; else simt for M >= 1024 with >= 128 tiles of 128 x 128; else tiled.
 enum class GemmKernel { tiled, simt, simt_n64, coopmat, coopmat128, staged, staged_large };
 struct GemmLayout {
   bool a_vec = false, b_vec = false;  // rows of A / B load as 16-byte vectors

@@ -3,9 +3,9 @@
 // VARIANT fp16 -DFP16=1
 // VARIANT large_fp16 -DFP16=1 -DLARGE=1
 // The staged tensor-core GEMM (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments, fp32
-// accumulators) for fp16 storage with 16-byte loadable rows on both sides (A_VEC and B_VEC: A rows
-// K-contiguous, B rows N-contiguous, K and N multiples of 8; the plan checks), any M. Operands and
-// epilogue as in nn_gemm_io.glsl.
+// accumulators) for fp16 storage, any M, N, K and strides (operands and epilogue as in
+// nn_gemm_io.glsl). Rows that load as 16-byte vectors (A_VEC / B_VEC) are staged as loaded; other
+// layouts (ragged N or K, transposes, im2col) gather 8 values per staged word element by element.
 // A workgroup of SGM x SGN subgroups (32 lanes) computes a BM x BN tile of Y, each subgroup a
 // 32 x 64 block as 2 x 4 accumulator fragments:
 //   default: 2 x 2 subgroups: 64 x 128 tiles, 128 threads (products with M ~ 128, e.g. a decoder);
@@ -48,16 +48,34 @@ shared float s_c[SGM * SGN * 16 * 16];  // per subgroup: one accumulator fragmen
 
 uvec4 ra[A_PER], rb[B_PER];
 
+// 8 values as one staged word of fp16 bits (each value is already an fp16 number).
+uvec4 pack8(float v[8]) {
+  return uvec4(packHalf2x16(vec2(v[0], v[1])), packHalf2x16(vec2(v[2], v[3])), packHalf2x16(vec2(v[4], v[5])),
+               packHalf2x16(vec2(v[6], v[7])));
+}
+
 void load_tiles(int lid, BatchOffsets off, int m0, int n0, int k0, int k_end) {
   [[unroll]] for (int e = 0; e < A_PER; ++e) {
     int idx = lid + THREADS * e, mm = idx / (BK / 8), kk = (idx % (BK / 8)) * 8;
     int gm = m0 + mm, gk = k0 + kk;
-    ra[e] = (gm < p.M && gk < k_end) ? a_vec[(off.a + gm * p.sam + gk) / 8] : uvec4(0);
+    if (A_VEC != 0) {
+      ra[e] = (gm < p.M && gk < k_end) ? a_vec[(off.a + gm * p.sam + gk) / 8] : uvec4(0);
+    } else {
+      float v[8];
+      [[unroll]] for (int i = 0; i < 8; ++i) v[i] = (gm < p.M && gk + i < k_end) ? load_a(off.a, gm, gk + i) : 0.0;
+      ra[e] = pack8(v);
+    }
   }
   [[unroll]] for (int e = 0; e < B_PER; ++e) {
     int idx = lid + THREADS * e, kk = idx / (BN / 8), nn = (idx % (BN / 8)) * 8;
     int gk = k0 + kk, gn = n0 + nn;
-    rb[e] = (gk < k_end && gn < p.N) ? b_vec[(off.b + gk * p.sbk + gn) / 8] : uvec4(0);
+    if (B_VEC != 0) {
+      rb[e] = (gk < k_end && gn < p.N) ? b_vec[(off.b + gk * p.sbk + gn) / 8] : uvec4(0);
+    } else {
+      float v[8];
+      [[unroll]] for (int i = 0; i < 8; ++i) v[i] = (gk < k_end && gn + i < p.N) ? load_b(off.b, gk, gn + i) : 0.0;
+      rb[e] = pack8(v);
+    }
   }
 }
 
