@@ -1,6 +1,8 @@
 #include "backends/vulkan/kernels/gemm_plan.h"
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 
 #include "backends/vulkan/context.h"
@@ -25,14 +27,26 @@ constexpr int64_t kMaxGroups = 65535;
 // Split K when a product has fewer output tiles than this (a big GPU runs over a hundred
 // workgroups at once), into chunks of at least kMinChunk.
 constexpr int64_t kFewTiles = 128, kTargetGroups = 256, kMinChunk = 128;
-// The register-tiled kernels hide the cost of short chunks better (double-buffered staging).
-constexpr int64_t kMinChunkStaged = 64;
+// The register-tiled SIMT kernels hide the cost of short chunks better (double-buffered staging).
+constexpr int64_t kMinChunkSimt = 64;
 
 // K splits for this product: VOLVOX_VK_SPLITK = N forces N (tests), else by tile count.
 int64_t choose_splits(int64_t tiles, int64_t k, int64_t min_chunk) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
   if (tiles >= kFewTiles || k < 2 * min_chunk) return 1;
   return std::min((kTargetGroups + tiles - 1) / tiles, k / min_chunk);
+}
+
+// K splits for the staged tensor-core kernel. Fitted to an H200 sweep at M = 128 (1, 2 and up to
+// 20 splits; bench/onnx/results/gemm_h200.md): a run costs about 16 us + 0.6 us per K step of 32
+// of one workgroup + 1.7 us per MB of fp32 partial sums (written and reduced), which is least at
+// splits = sqrt(2824 K / (batches M N)); measured best: 2 for [128x768]x[768x2304] and
+// [128x768]x[768x3072] (-25 to -30% against 8 and 6), ~10-20 for [128x3072]x[3072x768].
+int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k) {
+  if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
+  if (tiles >= kFewTiles || k < 2 * kMinChunkSimt) return 1;
+  const double best = std::sqrt(2824.0 * double(k) / (double(batches) * double(m) * double(n)));
+  return std::clamp<int64_t>(int64_t(best), 1, k / kMinChunkSimt);
 }
 
 struct KernelShape {
@@ -146,10 +160,13 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   // Batches per dispatch: whole z0 rows, as many z1 as fit the workgroup-count limit.
   const int64_t z1_per_dispatch = std::max<int64_t>(1, kMaxGroups / d.z0_count);
   const int64_t batches = d.z1_count * d.z0_count;
-  const bool double_buffered = kernel == GemmKernel::simt || kernel == GemmKernel::simt_n64 ||
-                               kernel == GemmKernel::staged || kernel == GemmKernel::staged_large;
-  const int64_t min_chunk = double_buffered ? kMinChunkStaged : kMinChunk;
-  int64_t splits = z1_per_dispatch >= d.z1_count ? choose_splits(groups_x * groups_y * batches, d.k, min_chunk) : 1;
+  const bool staged = kernel == GemmKernel::staged || kernel == GemmKernel::staged_large;
+  const bool simt = kernel == GemmKernel::simt || kernel == GemmKernel::simt_n64;
+  const int64_t tiles = groups_x * groups_y * batches;
+  int64_t splits = 1;
+  if (z1_per_dispatch >= d.z1_count)
+    splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k)
+                    : choose_splits(tiles, d.k, simt ? kMinChunkSimt : kMinChunk);
   int64_t k_chunk = d.k;
   if (splits > 1) {
     k_chunk = (d.k + splits - 1) / splits;
