@@ -3,7 +3,8 @@
 // "tiled" one, the register-tiled "simt" ones at 128 x 64 and 128 x 128 tiles) at odd shapes (M, N,
 // K not multiples of 4 / 16, ragged tiles), batched and broadcast, transposed strides, 16-byte
 // loads on and off, split K on and off, im2col (Conv), and the fused epilogue (bias, ReLU, GELU
-// with erf and tanh, beta * C) through MatMul, Gemm and vx.FusedMatMul; fp32 and fp16 storage.
+// with erf and tanh, beta * C) through MatMul, Gemm, vx.FusedMatMul and vx.MatMulInt8W (int8 weights);
+// fp32 and fp16 storage.
 // The staged tensor-core kernel runs where the device has fp16 cooperative matrices (the H200;
 // skipped on lavapipe, which has none).
 //
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <random>
 #include <string>
 
 #include "common/test_util.h"
@@ -64,6 +66,23 @@ Case fused(Tensor a, Tensor b, std::optional<Tensor> bias, const std::string& ac
   return c;
 }
 
+// vx.MatMulInt8W: Y = act(A (Wq * scales) + bias), Wq int8 [K, N], scales [N].
+Case int8w(Tensor a, Tensor wq, Tensor scales, std::optional<Tensor> bias, const std::string& act) {
+  Case c{kMatMulInt8W, {test::input(std::move(a)), test::constant(std::move(wq)), test::constant(std::move(scales))}, {}, ""};
+  if (bias) c.inputs.push_back(test::constant(*bias));
+  c.attrs.set("activation", act);
+  return c;
+}
+
+// Random int8 weights in [-127, 127].
+Tensor int8_weights(Shape s, uint64_t seed) {
+  Tensor t(DType::i8, std::move(s));
+  std::mt19937_64 rng(seed);
+  int8_t* p = t.data<int8_t>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = int8_t(int(rng() % 255) - 127);
+  return t;
+}
+
 class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterface<Precision> {
  protected:
   // Random inputs, each from the next seed.
@@ -83,7 +102,7 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
     std::vector<NodeInput> inputs = c.inputs;
     if (precision == Precision::fp16)
       for (NodeInput& in : inputs)
-        if (in.value.defined()) in.value = in.value.to(DType::f16).to(DType::f32);
+        if (in.value.defined() && in.value.dtype() == DType::f32) in.value = in.value.to(DType::f16).to(DType::f32);
     const test::SingleNodeCase sc = test::single_node(c.op, inputs, 1, c.attrs, 17, c.domain);
     const std::vector<Tensor> expected = test::run_cpu_reference(sc.graph, sc.inputs);
     const test::VulkanRun run = test::run_on_vulkan(ctx(), sc.graph, sc.inputs, precision);
@@ -228,6 +247,23 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
   check(matmul(r(Shape{128, 768}), r(Shape{768, 136})), "staged split K 3", "coopmat_splitk3");
   check(fused(r(Shape{20, 200}), r(Shape{200, 48}), r(Shape{48}), "gelu_erf"),
         "staged FusedMatMul split K 3", "coopmat_splitk3");
+}
+
+// Weight-only int8 (B read as bytes, scales in the epilogue) through every kernel, with bias and
+// activation, batched A, ragged K and N, split K on and off.
+TEST_P(VulkanGemm, MatMulInt8Weights) {
+  for (const char* kernel : {"tiled", "simt", "auto"}) {
+    ScopedEnv gemm("VOLVOX_VK_GEMM", kernel);
+    for (const char* splits : {"1", "3"}) {
+      ScopedEnv split("VOLVOX_VK_SPLITK", splits);
+      const std::string what = std::string(kernel) + " splits " + splits;
+      check(int8w(r(Shape{2, 37, 70}), int8_weights(Shape{70, 45}, seed_++), r(Shape{45}, 0.001f, 0.02f),
+                  r(Shape{45}), "gelu_tanh"),
+            "MatMulInt8W batched, bias, gelu_tanh, " + what, "+int8B");
+      check(int8w(r(Shape{5, 64}), int8_weights(Shape{64, 33}, seed_++), r(Shape{33}, 0.001f, 0.02f), std::nullopt, "relu"),
+            "MatMulInt8W no bias, relu, " + what, "+int8B");
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, VulkanGemm, ::testing::Values(Precision::fp32, Precision::fp16),

@@ -126,7 +126,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     return true;
   };
   const bool a_vec = d.sak == 1 && aligned({d.sam, d.a_base, d.a_z1, d.a_z0, d.k});
-  const bool b_vec = !d.b_im2col && d.sbn == 1 && aligned({d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
+  const bool b_vec = !d.b_im2col && !d.b_int8 && d.sbn == 1 && aligned({d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
   GemmLayout layout;
   layout.a_vec = a_vec;
   layout.b_vec = b_vec;
@@ -148,7 +148,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
 
   // Spec constants (shaders/nn_gemm_io.glsl): modes, the im2col window (defaults without one), and
   // whether A / B rows can be staged with 16-byte loads.
-  std::vector<int32_t> spec = {d.b_im2col ? 1 : 0, d.sam == 1 && d.sak != 1 ? 1 : 0,
+  if (d.b_im2col && d.b_int8) decline(info, "int8 weights as an im2col matrix");
+  std::vector<int32_t> spec = {d.b_im2col ? 1 : d.b_int8 ? 2 : 0, d.sam == 1 && d.sak != 1 ? 1 : 0,
                                !d.b_im2col && d.sbk == 1 && d.sbn != 1 ? 1 : 0};
   const Window3 window = d.b_im2col ? d.conv : Window3{};
   const std::vector<int32_t> w = window.spec_constants();  // in, kernel, stride, dilation, pad_begin, out
@@ -209,14 +210,14 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     push.o_base = i32(info, d.o_base + z1 * d.o_z1, "offset");
     push.alpha = d.alpha;
     push.beta = d.beta;
-    push.flags = (d.has_c ? 1 : 0) | (d.has_bias ? 4 : 0) | (int32_t(act) << 3);
+    push.flags = (d.has_c ? 1 : 0) | (d.has_bias ? 4 : 0) | (int32_t(act) << 3) | (d.b_int8 ? 32 : 0);
     push.splits = int32_t(splits);
     push.k_chunk = int32_t(k_chunk);
     push.batches = int32_t(count * d.z0_count);
     Dispatch dispatch;
     dispatch.shader = shader_name(shape, storage);
     dispatch.spec_constants = spec;
-    dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, d.y, partials, d.has_bias ? d.bias : d.a};
+    dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, d.y, partials, d.has_bias ? d.bias : d.a, d.b_int8 ? d.scale : d.a};
     dispatch.set_push(push);
     dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
     plan.dispatches.push_back(dispatch);
@@ -231,6 +232,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
   if (a_vec) variant += "+vecA";
   if (b_vec) variant += "+vecB";
+  if (d.b_int8) variant += "+int8B";
   if (*shape.suffix) variant += std::string("@") + shape.suffix;
   return variant;
 }

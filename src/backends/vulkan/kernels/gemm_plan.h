@@ -1,6 +1,6 @@
 // The one GEMM of the Vulkan math ops (shaders/nn_gemm.comp, nn_gemm_coopmat.comp), shared by
 // MatMul, Gemm and Conv (implicit im2col):
-//   Y[z](m, n) = act(alpha * sum_k A[z](m, k) B[z](k, n) + bias(n) + beta * C[z](m, n))
+//   Y[z](m, n) = act(alpha * scale(n) * sum_k A[z](m, k) B[z](k, n) + bias(n) + beta * C[z](m, n))
 // with every operand read through element strides and a two-level batch (z = z1 * z0_count + z0;
 // each operand's batch offset is base + z1 * s_z1 + z0 * s_z0). Y is dense row-major M x N per batch.
 #pragma once
@@ -31,6 +31,10 @@ struct GemmDesc {
   // pixel) with this window; B's strides are then unused.
   bool b_im2col = false;
   Window3 conv;
+  // B holds int8 values (4 per 32-bit word; B's strides and offsets count bytes), each column n
+  // scaled by the fp32 `scale` [N] in the epilogue: weight-only int8 (vx.MatMulInt8W).
+  bool b_int8 = false;
+  Binding scale;
 };
 
 // The GEMM kernels:
