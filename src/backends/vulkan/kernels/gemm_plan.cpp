@@ -1,6 +1,8 @@
 #include "backends/vulkan/kernels/gemm_plan.h"
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 
 #include "backends/vulkan/context.h"
@@ -25,12 +27,54 @@ constexpr int64_t kMaxGroups = 65535;
 // Split K when a product has fewer output tiles than this (a big GPU runs over a hundred
 // workgroups at once), into chunks of at least kMinChunk.
 constexpr int64_t kFewTiles = 128, kTargetGroups = 256, kMinChunk = 128;
+// The register-tiled SIMT kernels hide the cost of short chunks better (double-buffered staging).
+constexpr int64_t kMinChunkSimt = 64;
 
 // K splits for this product: VOLVOX_VK_SPLITK = N forces N (tests), else by tile count.
-int64_t choose_splits(int64_t tiles, int64_t k) {
-  if (const char* env = std::getenv("VOLVOX_VK_SPLITK")) return std::max<int64_t>(1, std::atoll(env));
-  if (tiles >= kFewTiles || k < 2 * kMinChunk) return 1;
-  return std::min((kTargetGroups + tiles - 1) / tiles, k / kMinChunk);
+int64_t choose_splits(int64_t tiles, int64_t k, int64_t min_chunk) {
+  if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
+  if (tiles >= kFewTiles || k < 2 * min_chunk) return 1;
+  return std::min((kTargetGroups + tiles - 1) / tiles, k / min_chunk);
+}
+
+// K splits for the staged tensor-core kernel. Fitted to an H200 sweep at M = 128 (1, 2 and up to
+// 20 splits; bench/onnx/results/gemm_h200.md): a run costs about 16 us + 0.6 us per K step of 32
+// of one workgroup + 1.7 us per MB of fp32 partial sums (written and reduced), which is least at
+// splits = sqrt(2824 K / (batches M N)); measured best: 2 for [128x768]x[768x2304] and
+// [128x768]x[768x3072] (-25 to -30% against 8 and 6), ~10-20 for [128x3072]x[3072x768].
+int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k) {
+  if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
+  if (tiles >= kFewTiles || k < 2 * kMinChunkSimt) return 1;
+  const double best = std::sqrt(2824.0 * double(k) / (double(batches) * double(m) * double(n)));
+  return std::clamp<int64_t>(int64_t(best), 1, k / kMinChunkSimt);
+}
+
+struct KernelShape {
+  const char* shader;  // without the storage suffix where `per_storage`
+  bool per_storage;
+  int64_t tile_m, tile_n;
+  const char* family;  // the variant's prefix
+  const char* suffix;  // after "@"; empty for the older kernels
+};
+
+KernelShape kernel_shape(GemmKernel kernel) {
+  switch (kernel) {
+    case GemmKernel::tiled: return {"nn_gemm", true, 64, 64, "tiled", ""};
+    case GemmKernel::simt: return {"nn_gemm_simt", true, 128, 128, "tiled", "simt128x128"};
+    case GemmKernel::simt_n64: return {"nn_gemm_simt.n64", true, 128, 64, "tiled", "simt128x64"};
+    case GemmKernel::coopmat: return {"nn_gemm_coopmat.fp16", false, 64, 64, "coopmat", ""};
+    case GemmKernel::coopmat128: return {"nn_gemm_coopmat.large_fp16", false, 128, 128, "coopmat128", ""};
+    case GemmKernel::staged: return {"nn_gemm_cm.fp16", false, 64, 128, "coopmat", "staged64x128"};
+    case GemmKernel::staged_large: return {"nn_gemm_cm.large_fp16", false, 128, 128, "coopmat", "staged128x128"};
+  }
+  return {"nn_gemm", true, 64, 64, "tiled", ""};
+}
+
+std::string shader_name(const KernelShape& ks, DeviceType storage) {
+  if (!ks.per_storage) return ks.shader;
+  std::string s = ks.shader;
+  if (storage != DeviceType::f16) return s;
+  return s.find('.') == std::string::npos ? s + ".fp16" : s + "_fp16";  // nn_gemm_simt.n64_fp16
 }
 
 int32_t i32(const OpInfo& info, int64_t v, const char* what) {
@@ -40,25 +84,57 @@ int32_t i32(const OpInfo& info, int64_t v, const char* what) {
 
 }  // namespace
 
-GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k) {
-  if (storage != DeviceType::f16 || !info.device.has_fp16_coopmat_16x16x16()) return GemmKernel::tiled;
+GemmActivation parse_gemm_activation(const OpInfo& info, const std::string& name) {
+  if (name == "none" || name.empty()) return GemmActivation::none;
+  if (name == "relu") return GemmActivation::relu;
+  if (name == "gelu_erf") return GemmActivation::gelu_erf;
+  if (name == "gelu_tanh") return GemmActivation::gelu_tanh;
+  decline(info, "unknown activation '", name, "'");
+}
+
+GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k,
+                              const GemmLayout& layout) {
+  (void)k;
   const char* env = std::getenv("VOLVOX_VK_GEMM");
   const std::string mode = env ? env : "auto";
+  const bool tensor_cores = storage == DeviceType::f16 && info.device.has_fp16_coopmat_16x16x16();
+  const bool staged_fits = tensor_cores && !layout.b_im2col;
+  const int64_t tiles128 = (m + 127) / 128 * ((n + 127) / 128) * layout.batches;
+  // Shared memory: nn_gemm_cm.large_fp16 46080 bytes, nn_gemm_simt (BN 128) 32768.
+  const uint32_t shared = info.device.max_shared_memory;
+  const GemmKernel staged = tiles128 >= 256 && shared >= 46080 ? GemmKernel::staged_large : GemmKernel::staged;
+  const GemmKernel simt = tiles128 >= kFewTiles && shared >= 32768 ? GemmKernel::simt : GemmKernel::simt_n64;
   if (mode == "tiled") return GemmKernel::tiled;
-  if (mode == "coopmat") return GemmKernel::coopmat;
-  if (mode == "coopmat128") return GemmKernel::coopmat128;
-  // Measured on the H200 (BENCHMARKS.md): the cooperative-matrix kernels, correct there, are still
-  // slower than the tiled one (ResNet-50 fp16 6.7 vs 1.6 ms, the GPT-2 decoder 10.9 vs 4.2 ms), so
-  // automatic choice is tiled until they are tuned; VOLVOX_VK_GEMM=coopmat opts in.
-  (void)m, (void)n, (void)k;
-  return GemmKernel::tiled;
+  if (mode == "simt") return simt;
+  if (tensor_cores && mode == "coopmat") return GemmKernel::coopmat;
+  if (tensor_cores && mode == "coopmat128") return GemmKernel::coopmat128;
+  // "staged" and "auto" (the default). Measured on the H200 (bench/onnx/results/gemm_h200.md): the
+  // staged tensor-core kernel beats the 64 x 64 SIMT kernel at fp16 by 1.1-1.4x at a decoder's
+  // M = 128 products and 4.6x at 2048^3; at fp32 the register-tiled SIMT kernel only wins on large
+  // products (1.04x at 2048^3; 0.85-0.93x at M = 128, where split K dominates), so it is taken
+  // for M >= 1024 with many tiles.
+  if (staged_fits) return staged;
+  return m >= 1024 && simt == GemmKernel::simt ? simt : GemmKernel::tiled;
 }
 
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage) {
   if (d.m <= 0 || d.n <= 0) decline(info, "empty product");
-  const GemmKernel kernel = choose_gemm_kernel(info, storage, d.m, d.n, d.k);
-  const int64_t tile = kernel == GemmKernel::coopmat128 ? 128 : 64;
-  const int64_t groups_x = (d.n + tile - 1) / tile, groups_y = (d.m + tile - 1) / tile;
+  const int64_t vec = storage == DeviceType::f16 ? 8 : 4;  // elements per 16 bytes
+  auto aligned = [&](std::initializer_list<int64_t> values) {
+    for (int64_t v : values)
+      if (v % vec != 0) return false;
+    return true;
+  };
+  const bool a_vec = d.sak == 1 && aligned({d.sam, d.a_base, d.a_z1, d.a_z0, d.k});
+  const bool b_vec = !d.b_im2col && !d.b_int8 && d.sbn == 1 && aligned({d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
+  GemmLayout layout;
+  layout.a_vec = a_vec;
+  layout.b_vec = b_vec;
+  layout.b_im2col = d.b_im2col;
+  layout.batches = d.z1_count * d.z0_count;
+  const GemmKernel kernel = choose_gemm_kernel(info, storage, d.m, d.n, d.k, layout);
+  const KernelShape shape = kernel_shape(kernel);
+  const int64_t groups_x = (d.n + shape.tile_n - 1) / shape.tile_n, groups_y = (d.m + shape.tile_m - 1) / shape.tile_m;
   if (groups_x > kMaxGroups || groups_y > kMaxGroups || d.z0_count > kMaxGroups)
     decline(info, "product of ", d.m, " x ", d.n, " in ", d.z1_count * d.z0_count, " batches exceeds the dispatch limits");
   // The largest offset each operand is read at must fit 32 bits.
@@ -72,27 +148,26 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
 
   // Spec constants (shaders/nn_gemm_io.glsl): modes, the im2col window (defaults without one), and
   // whether A / B rows can be staged with 16-byte loads.
-  std::vector<int32_t> spec = {d.b_im2col ? 1 : 0, d.sam == 1 && d.sak != 1 ? 1 : 0,
+  if (d.b_im2col && d.b_int8) decline(info, "int8 weights as an im2col matrix");
+  std::vector<int32_t> spec = {d.b_im2col ? 1 : d.b_int8 ? 2 : 0, d.sam == 1 && d.sak != 1 ? 1 : 0,
                                !d.b_im2col && d.sbk == 1 && d.sbn != 1 ? 1 : 0};
   const Window3 window = d.b_im2col ? d.conv : Window3{};
   const std::vector<int32_t> w = window.spec_constants();  // in, kernel, stride, dilation, pad_begin, out
   spec.insert(spec.end(), w.begin(), w.begin() + 15);
   spec.push_back(window.out[1]);
   spec.push_back(window.out[2]);
-  const int64_t vec = storage == DeviceType::f16 ? 8 : 4;  // elements per 16 bytes
-  auto aligned = [&](std::initializer_list<int64_t> values) {
-    for (int64_t v : values)
-      if (v % vec != 0) return false;
-    return true;
-  };
-  const bool a_vec = d.sak == 1 && aligned({d.sam, d.a_base, d.a_z1, d.a_z0, d.k});
-  const bool b_vec = !d.b_im2col && d.sbn == 1 && aligned({d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
   spec.push_back(a_vec ? 1 : 0);
   spec.push_back(b_vec ? 1 : 0);
   // Batches per dispatch: whole z0 rows, as many z1 as fit the workgroup-count limit.
   const int64_t z1_per_dispatch = std::max<int64_t>(1, kMaxGroups / d.z0_count);
   const int64_t batches = d.z1_count * d.z0_count;
-  int64_t splits = z1_per_dispatch >= d.z1_count ? choose_splits(groups_x * groups_y * batches, d.k) : 1;
+  const bool staged = kernel == GemmKernel::staged || kernel == GemmKernel::staged_large;
+  const bool simt = kernel == GemmKernel::simt || kernel == GemmKernel::simt_n64;
+  const int64_t tiles = groups_x * groups_y * batches;
+  int64_t splits = 1;
+  if (z1_per_dispatch >= d.z1_count)
+    splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k)
+                    : choose_splits(tiles, d.k, simt ? kMinChunkSimt : kMinChunk);
   int64_t k_chunk = d.k;
   if (splits > 1) {
     k_chunk = (d.k + splits - 1) / splits;
@@ -102,6 +177,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     if (splits > 1 && (batches * splits > kMaxGroups || partials > INT_MAX)) splits = 1;
     if (splits == 1) k_chunk = d.k;
   }
+  const GemmActivation act = d.relu && d.act == GemmActivation::none ? GemmActivation::relu : d.act;
   Binding partials = d.a;
   if (splits > 1) {
     partials = Binding::scratch_buffer(int(plan.scratch_bytes.size()));
@@ -134,16 +210,14 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     push.o_base = i32(info, d.o_base + z1 * d.o_z1, "offset");
     push.alpha = d.alpha;
     push.beta = d.beta;
-    push.flags = (d.has_c ? 1 : 0) | (d.relu ? 2 : 0);
+    push.flags = (d.has_c ? 1 : 0) | (d.has_bias ? 4 : 0) | (int32_t(act) << 3) | (d.b_int8 ? 32 : 0);
     push.splits = int32_t(splits);
     push.k_chunk = int32_t(k_chunk);
     push.batches = int32_t(count * d.z0_count);
     Dispatch dispatch;
-    dispatch.shader = kernel == GemmKernel::coopmat      ? "nn_gemm_coopmat.fp16"
-                      : kernel == GemmKernel::coopmat128 ? "nn_gemm_coopmat.large_fp16"
-                                                         : shader_for("nn_gemm", storage);
+    dispatch.shader = shader_name(shape, storage);
     dispatch.spec_constants = spec;
-    dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, d.y, partials};
+    dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, d.y, partials, d.has_bias ? d.bias : d.a, d.b_int8 ? d.scale : d.a};
     dispatch.set_push(push);
     dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
     plan.dispatches.push_back(dispatch);
@@ -154,10 +228,12 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
       plan.dispatches.push_back(std::move(dispatch));
     }
   }
-  std::string variant = kernel == GemmKernel::coopmat ? "coopmat" : kernel == GemmKernel::coopmat128 ? "coopmat128" : "tiled";
+  std::string variant = shape.family;
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
   if (a_vec) variant += "+vecA";
   if (b_vec) variant += "+vecB";
+  if (d.b_int8) variant += "+int8B";
+  if (*shape.suffix) variant += std::string("@") + shape.suffix;
   return variant;
 }
 

@@ -1,6 +1,6 @@
 // The one GEMM of the Vulkan math ops (shaders/nn_gemm.comp, nn_gemm_coopmat.comp), shared by
 // MatMul, Gemm and Conv (implicit im2col):
-//   Y[z](m, n) = act(alpha * sum_k A[z](m, k) B[z](k, n) + beta * C[z](m, n))
+//   Y[z](m, n) = act(alpha * scale(n) * sum_k A[z](m, k) B[z](k, n) + bias(n) + beta * C[z](m, n))
 // with every operand read through element strides and a two-level batch (z = z1 * z0_count + z0;
 // each operand's batch offset is base + z1 * s_z1 + z0 * s_z0). Y is dense row-major M x N per batch.
 #pragma once
@@ -10,6 +10,11 @@
 
 namespace vx::vk::nn {
 
+// The epilogue's activation (vx.FusedMatMul's "activation" attribute).
+enum class GemmActivation { none, relu, gelu_erf, gelu_tanh };
+// "none" | "relu" | "gelu_erf" | "gelu_tanh"; declines the node on anything else.
+GemmActivation parse_gemm_activation(const OpInfo& info, const std::string& name);
+
 struct GemmDesc {
   int64_t m = 0, n = 0, k = 0;
   int64_t sam = 0, sak = 1, sbk = 0, sbn = 1, scm = 0, scn = 0;
@@ -17,22 +22,43 @@ struct GemmDesc {
   int64_t a_z1 = 0, a_z0 = 0, b_z1 = 0, b_z0 = 0, c_z1 = 0, c_z0 = 0, o_z1 = 0, o_z0 = 0;
   int64_t a_base = 0, b_base = 0, c_base = 0, o_base = 0;
   float alpha = 1.0f, beta = 0.0f;
-  bool has_c = false, relu = false;
-  Binding a, b, c, y;
+  bool has_c = false, relu = false;  // relu: shorthand for act = relu
+  GemmActivation act = GemmActivation::none;
+  // bias: a vector of N values (storage type) added to every row before beta * C and act.
+  bool has_bias = false;
+  Binding a, b, c, y, bias;
   // B is the implicit im2col matrix of a convolution input (k = (channel, kernel tap), n = output
   // pixel) with this window; B's strides are then unused.
   bool b_im2col = false;
   Window3 conv;
+  // B holds int8 values (4 per 32-bit word; B's strides and offsets count bytes), each column n
+  // scaled by the fp32 `scale` [N] in the epilogue: weight-only int8 (vx.MatMulInt8W).
+  bool b_int8 = false;
+  Binding scale;
 };
 
-// The GEMM kernels: tiled (nn_gemm: 64 x 64 tiles, any precision and device), coopmat
-// (nn_gemm_coopmat.fp16: tensor cores, 64 x 64 tiles) and coopmat128 (nn_gemm_coopmat.large_fp16:
-// 128 x 128 tiles, 8 subgroups). VOLVOX_VK_GEMM = "tiled" | "coopmat" | "coopmat128" | "auto"
-// chooses; auto (the default) takes tiled: on the H200 the cooperative-matrix kernels are correct
-// but slower so far (BENCHMARKS.md). They are only ever chosen where the device has fp16 16x16x16
-// cooperative matrices and the storage is fp16.
-enum class GemmKernel { tiled, coopmat, coopmat128 };
-GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k);
+// The GEMM kernels:
+//   tiled      nn_gemm: 64 x 64 tiles, 4 x 4 outputs per thread, any precision and device;
+//   simt       nn_gemm_simt: 128 x 128 tiles, 8 x 8 outputs per thread, double-buffered staging;
+//   simt_n64   nn_gemm_simt.n64: 128 x 64 tiles (products with few 128 x 128 tiles);
+//   coopmat    nn_gemm_coopmat.fp16: tensor cores, 64 x 64 tiles, any layout;
+//   coopmat128 nn_gemm_coopmat.large_fp16: 128 x 128 tiles;
+//   staged     nn_gemm_cm.fp16: tensor cores, 64 x 128 tiles, double-buffered staging (16-byte
+//              loads where rows allow, else gathered), any layout but im2col;
+//   staged_large nn_gemm_cm.large_fp16: 128 x 128 tiles (products with >= 256 of them).
+// VOLVOX_VK_GEMM chooses: "tiled" (the old 64 x 64 kernel everywhere: the baseline of
+// measurements), "simt" (simt / simt_n64 everywhere), "coopmat" | "coopmat128" (where the device
+// has fp16 16x16x16 cooperative matrices and the storage is fp16), or "auto" = "staged" (the
+// default): staged where the device has fp16 cooperative matrices, the storage is fp16 and B is
+// no im2col matrix; else simt for M >= 1024 with >= 128 tiles of 128 x 128; else tiled.
+enum class GemmKernel { tiled, simt, simt_n64, coopmat, coopmat128, staged, staged_large };
+struct GemmLayout {
+  bool a_vec = false, b_vec = false;  // rows of A / B load as 16-byte vectors
+  bool b_im2col = false;
+  int64_t batches = 1;
+};
+GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k,
+                              const GemmLayout& layout);
 
 // Split K: a product with fewer than 128 output tiles of 64 x 64 (over all batches) and K >= 256
 // is cut into K chunks of >= 128 run as separate workgroups (about 256 in all) that write fp32

@@ -1,10 +1,14 @@
-// MatMul (NumPy semantics: 1-D operands promoted, batch axes of any rank broadcast) and Gemm
-// (transA, transB, alpha, beta, C broadcast to M x N) on the shared GEMM kernels (gemm_plan.h).
+// MatMul (NumPy semantics: 1-D operands promoted, batch axes of any rank broadcast), vx.FusedMatMul
+// (MatMul + bias [N] + activation, passes/fused_ops.h, in the GEMM's epilogue), vx.MatMulInt8W
+// (the same with int8 weights read as bytes, per-column scales in the epilogue) and Gemm (transA,
+// transB, alpha, beta, C broadcast to M x N) on the shared GEMM kernels (gemm_plan.h).
 // Constant operands (weights) are uploaded once, converted to the storage type and laid out
 // row-major in the orientation the kernel reads fastest (B as K x N, A as M x K).
 #include <algorithm>
+#include <cstring>
 
 #include "backends/vulkan/kernels/gemm_plan.h"
+#include "passes/fused_ops.h"
 
 namespace vx::vk::nn {
 namespace {
@@ -29,9 +33,21 @@ struct BatchAxis {
   int64_t extent, sa, sb, so;  // element strides of A, B and Y along this batch axis
 };
 
-OpPlan plan_matmul(const OpInfo& info) {
+// A constant int8 matrix [K, N] as bytes, 4 per 32-bit word (padded to whole words).
+int add_int8_constant(OpPlan& plan, const OpInfo& info, const Tensor& t) {
+  if (t.dtype() != DType::i8) decline(info, "int8 weights of type ", dtype_name(t.dtype()));
+  std::vector<uint8_t> bytes(size_t((t.numel() + 3) / 4 * 4), 0);
+  std::memcpy(bytes.data(), t.data<int8_t>(), size_t(t.numel()));
+  plan.constants.push_back(std::move(bytes));
+  return int(plan.constants.size() - 1);
+}
+
+// MatMul with an epilogue: bias (input `bias_input` when present) and activation. With
+// `int8_weights` (vx.MatMulInt8W), B is a constant int8 [K, N] and input 2 its fp32 scales [N].
+OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivation act, bool int8_weights = false) {
   const DeviceType storage = float_storage(info, 0);
-  float_storage(info, 1);
+  if (!int8_weights) float_storage(info, 1);
+  else if (!info.inputs[1].constant || info.inputs[1].shape.rank() != 2) decline(info, "int8 weights must be a constant matrix");
   const Shape& as = info.inputs[0].shape;
   const Shape& bs = info.inputs[1].shape;
   if (as.rank() < 1 || bs.rank() < 1) decline(info, "operands of rank 0");
@@ -94,9 +110,28 @@ OpPlan plan_matmul(const OpInfo& info) {
   d.o_z0 = z0.so;
   d.a = info.inputs[0].constant ? Binding::constant_blob(add_matrix_constant(plan, *info.inputs[0].constant, 0, 0, false, storage))
                                 : Binding::in(0);
-  d.b = info.inputs[1].constant ? Binding::constant_blob(add_matrix_constant(plan, *info.inputs[1].constant, 0, 0, false, storage))
-                                : Binding::in(1);
+  if (int8_weights) {
+    d.b_int8 = true;
+    d.b = Binding::constant_blob(add_int8_constant(plan, info, *info.inputs[1].constant));
+    const OpTensor& scales = info.inputs[2];
+    if (!scales.constant || scales.shape.numel() != n) decline(info, "scales must be a constant vector of ", n, " values");
+    plan.constants.push_back(pack(constant_values(*scales.constant), DeviceType::f32));
+    d.scale = Binding::constant_blob(int(plan.constants.size() - 1));
+  } else {
+    d.b = info.inputs[1].constant ? Binding::constant_blob(add_matrix_constant(plan, *info.inputs[1].constant, 0, 0, false, storage))
+                                  : Binding::in(1);
+  }
   d.y = Binding::out(0);
+  d.act = act;
+  if (info.has_input(bias_input)) {
+    float_storage(info, bias_input);
+    const OpTensor& bias = info.inputs[bias_input];
+    if (bias.shape.numel() != n || bias.shape.rank() > 1)
+      decline(info, "bias ", bias.shape.str(), " is not a vector of ", n, " values");
+    d.has_bias = true;
+    d.bias = bias.constant ? Binding::constant_blob(add_matrix_constant(plan, *bias.constant, 0, 0, false, storage))
+                           : Binding::in(int(bias_input));
+  }
   int64_t outer_count = 1;
   for (const BatchAxis& ax : outer) outer_count *= ax.extent;
   if (outer_count > 4096) decline(info, "batch broadcast pattern of ", as.str(), " x ", bs.str(), " needs too many dispatches");
@@ -113,6 +148,16 @@ OpPlan plan_matmul(const OpInfo& info) {
     plan.variant = add_gemm(plan, info, d, storage);
   }
   return plan;
+}
+
+OpPlan plan_matmul(const OpInfo& info) { return plan_matmul_epilogue(info, 2, GemmActivation::none); }
+
+OpPlan plan_fused_matmul(const OpInfo& info) {
+  return plan_matmul_epilogue(info, 2, parse_gemm_activation(info, info.node.attrs.get_string("activation", "none")));
+}
+
+OpPlan plan_matmul_int8w(const OpInfo& info) {
+  return plan_matmul_epilogue(info, 3, parse_gemm_activation(info, info.node.attrs.get_string("activation", "none")), true);
 }
 
 OpPlan plan_gemm(const OpInfo& info) {
@@ -178,5 +223,7 @@ OpPlan plan_gemm(const OpInfo& info) {
 
 VX_REGISTER_VK_OP(nn_matmul, {"MatMul", "", 0, plan_matmul});
 VX_REGISTER_VK_OP(nn_gemm, {"Gemm", "", 0, plan_gemm});
+VX_REGISTER_VK_OP(nn_fused_matmul, {kFusedMatMul, "", 0, plan_fused_matmul});
+VX_REGISTER_VK_OP(nn_matmul_int8w, {kMatMulInt8W, "", 0, plan_matmul_int8w});
 
 }  // namespace vx::vk::nn

@@ -11,11 +11,19 @@
 // (split + 1) * k_chunk) and writes its raw fp32 sums to the partials buffer at [z][m][n];
 // nn_gemm_reduce then adds the splits and applies the epilogue (more workgroups for products with
 // few output tiles, e.g. a decoder's M = 1..128 rows).
+// B_MODE 2: B holds int8 values (weight-only quantization, vx.MatMulInt8W), packed 4 per 32-bit
+// word, read through B's strides in bytes; their per-column scales apply in the epilogue.
+// Epilogue (every kernel, or nn_gemm_reduce after split K):
+//   Y = act(alpha * acc * scale[n] + bias[n] + beta * C(m, n))
+// flags: 1 = add beta * C (Gemm's C, or a residual), 4 = add bias (per column n), bits 3..4 = act
+// (0 none, 1 ReLU, 2 GELU with erf, 3 GELU with the tanh approximation), 32 = multiply by the
+// fp32 scale[n] (int8 weights).
 //   binding 0: A, binding 1: B, binding 2: C (any buffer when flags & 1 == 0), binding 3: Y,
-//   binding 4: fp32 partials (any buffer when splits == 1).
+//   binding 4: fp32 partials (any buffer when splits == 1), binding 5: bias (any buffer when
+//   flags & 4 == 0), binding 6: fp32 scales (any buffer when flags & 32 == 0).
 #include "nn_common.glsl"
 
-layout(constant_id = 0) const int B_MODE = 0;
+layout(constant_id = 0) const int B_MODE = 0;  // 0 strided, 1 im2col, 2 int8 values (see above)
 layout(constant_id = 1) const int A_M_FAST = 0;  // A's m stride is 1 (not k's): load tiles m-fastest
 layout(constant_id = 2) const int B_K_FAST = 0;  // B's k stride is 1 (not n's): load tiles k-fastest
 layout(constant_id = 3) const int IZ = 1;
@@ -54,7 +62,7 @@ layout(push_constant) uniform Params {
   int a_z1, a_z0, b_z1, b_z0, c_z1, c_z0, o_z1, o_z0;
   int a_base, b_base, c_base, o_base;
   float alpha, beta;
-  int flags;  // 1: add beta * C; 2: ReLU at the end
+  int flags;  // 1: add beta * C; 4: add bias; (flags >> 3) & 3: activation (see above)
   int splits, k_chunk;
   int batches;  // batches in this dispatch (nn_gemm_reduce)
 } p;
@@ -63,9 +71,12 @@ layout(std430, binding = 0) readonly buffer BufA { sfp a_data[]; };
 layout(std430, binding = 1) readonly buffer BufB { sfp b_data[]; };
 layout(std430, binding = 0) readonly buffer BufAVec { uvec4 a_vec[]; };  // 16-byte views of A and B
 layout(std430, binding = 1) readonly buffer BufBVec { uvec4 b_vec[]; };
+layout(std430, binding = 1) readonly buffer BufBInt8 { uint b_u32[]; };  // B_MODE 2: 4 int8 per word
 layout(std430, binding = 2) readonly buffer BufC { sfp c_data[]; };
 layout(std430, binding = 3) writeonly buffer BufY { sfp y_data[]; };
 layout(std430, binding = 4) buffer BufPart { float part_data[]; };
+layout(std430, binding = 5) readonly buffer BufBias { sfp bias_data[]; };
+layout(std430, binding = 6) readonly buffer BufScale { float scale_data[]; };
 
 struct BatchOffsets {
   int a, b, c, o;
@@ -104,6 +115,10 @@ float load_b_im2col(int base, int k, ivec3 origin) {
 
 float load_b(int base, int k, int n) {
   if (B_MODE == 0) return float(b_data[base + k * p.sbk + n * p.sbn]);
+  if (B_MODE == 2) {
+    int i = base + k * p.sbk + n * p.sbn;
+    return float(bitfieldExtract(int(b_u32[i >> 2]), (i & 3) * 8, 8));
+  }
   return load_b_im2col(base, k, im2col_origin(n));
 }
 
@@ -127,10 +142,34 @@ void unpack_vec(uvec4 u, out float v[VEC]) {
 void load_a_vec(int base, int m, int k, out float v[VEC]) { unpack_vec(a_vec[(base + m * p.sam + k) / VEC], v); }
 void load_b_vec(int base, int k, int n, out float v[VEC]) { unpack_vec(b_vec[(base + k * p.sbk + n) / VEC], v); }
 
+// erf to ~1.5e-7 absolute (Abramowitz & Stegun 7.1.26): enough for GELU, where it is added to 1.
+float gemm_erf(float x) {
+  float a = min(abs(x), 9.0);
+  float t = 1.0 / (1.0 + 0.3275911 * a);
+  float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t *
+                      exp(-a * a);
+  return sign(x) * y;
+}
+
+// tanh without the overflow of exp(2x) for large |x|.
+float gemm_tanh(float x) {
+  float e = exp(-2.0 * abs(x));
+  return sign(x) * (1.0 - e) / (1.0 + e);
+}
+
+float gemm_activation(float v, int act) {
+  if (act == 1) return max(v, 0.0);
+  if (act == 2) return 0.5 * v * (1.0 + gemm_erf(v * 0.7071067811865476));
+  if (act == 3) return 0.5 * v * (1.0 + gemm_tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+  return v;
+}
+
 void store_y(BatchOffsets off, int m, int n, float acc) {
   float v = p.alpha * acc;
+  if ((p.flags & 32) != 0) v *= scale_data[n];
+  if ((p.flags & 4) != 0) v += float(bias_data[n]);
   if ((p.flags & 1) != 0) v += p.beta * float(c_data[off.c + m * p.scm + n * p.scn]);
-  if ((p.flags & 2) != 0) v = max(v, 0.0);
+  v = gemm_activation(v, (p.flags >> 3) & 3);
   y_data[off.o + m * p.N + n] = sfp(v);
 }
 

@@ -1,0 +1,273 @@
+// The GEMM kernels of the Vulkan backend (src/backends/vulkan/kernels/gemm_plan.h) against the CPU
+// reference kernels (double accumulation): every SIMT kernel forced through VOLVOX_VK_GEMM (the 64 x 64
+// "tiled" one, the register-tiled "simt" ones at 128 x 64 and 128 x 128 tiles) at odd shapes (M, N,
+// K not multiples of 4 / 16, ragged tiles), batched and broadcast, transposed strides, 16-byte
+// loads on and off, split K on and off, im2col (Conv), and the fused epilogue (bias, ReLU, GELU
+// with erf and tanh, beta * C) through MatMul, Gemm, vx.FusedMatMul and vx.MatMulInt8W (int8 weights);
+// fp32 and fp16 storage.
+// The staged tensor-core kernel runs where the device has fp16 cooperative matrices (the H200;
+// skipped on lavapipe, which has none).
+//
+// Tolerances: fp32 storage: max |gpu - ref| <= 1e-4 * max(1, max |ref|) (fp32 accumulation over
+// K <= 600 terms of magnitude <= 1); fp16 storage (inputs rounded to fp16 for both sides, fp32
+// accumulation, one rounding of the output): <= 1e-2 * max(1, max |ref|).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "common/test_util.h"
+#include "common/vulkan_op_test_util.h"
+#include "passes/fused_ops.h"
+
+namespace vx::vk {
+namespace {
+
+using test::NodeInput;
+
+// Sets an environment variable for one scope (the plans read VOLVOX_VK_GEMM / VOLVOX_VK_SPLITK).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+Tensor rnd(Shape s, uint64_t seed, float lo = -1.0f, float hi = 1.0f) { return test::random_tensor(std::move(s), seed, lo, hi); }
+
+struct Case {
+  std::string op;
+  std::vector<NodeInput> inputs;
+  Attributes attrs;
+  std::string domain;
+};
+
+Case matmul(Tensor a, Tensor b, bool b_constant = true) {
+  return {"MatMul", {test::input(std::move(a)), b_constant ? test::constant(std::move(b)) : test::input(std::move(b))}, {}, ""};
+}
+
+Case fused(Tensor a, Tensor b, std::optional<Tensor> bias, const std::string& act, bool bias_constant = true) {
+  Case c{kFusedMatMul, {test::input(std::move(a)), test::constant(std::move(b))}, {}, ""};
+  if (bias) c.inputs.push_back(bias_constant ? test::constant(*bias) : test::input(*bias));
+  c.attrs.set("activation", act);
+  return c;
+}
+
+// vx.MatMulInt8W: Y = act(A (Wq * scales) + bias), Wq int8 [K, N], scales [N].
+Case int8w(Tensor a, Tensor wq, Tensor scales, std::optional<Tensor> bias, const std::string& act) {
+  Case c{kMatMulInt8W, {test::input(std::move(a)), test::constant(std::move(wq)), test::constant(std::move(scales))}, {}, ""};
+  if (bias) c.inputs.push_back(test::constant(*bias));
+  c.attrs.set("activation", act);
+  return c;
+}
+
+// Random int8 weights in [-127, 127].
+Tensor int8_weights(Shape s, uint64_t seed) {
+  Tensor t(DType::i8, std::move(s));
+  std::mt19937_64 rng(seed);
+  int8_t* p = t.data<int8_t>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = int8_t(int(rng() % 255) - 127);
+  return t;
+}
+
+class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterface<Precision> {
+ protected:
+  // Random inputs, each from the next seed.
+  Tensor r(Shape s, float lo = -1.0f, float hi = 1.0f) { return rnd(std::move(s), seed_++, lo, hi); }
+  uint64_t seed_ = 300;
+
+  void SetUp() override {
+    test::VulkanOpTest::SetUp();
+    if (IsSkipped()) return;
+    if (GetParam() == Precision::fp16 && !ctx().fp16_enabled()) GTEST_SKIP() << "the device has no fp16 storage";
+  }
+
+  // Runs `c` on the GPU (the node must be placed there, with a variant containing `variant` when
+  // given) and compares with the CPU reference.
+  void check(const Case& c, const std::string& what, const std::string& variant = "") {
+    const Precision precision = GetParam();
+    std::vector<NodeInput> inputs = c.inputs;
+    if (precision == Precision::fp16)
+      for (NodeInput& in : inputs)
+        if (in.value.defined() && in.value.dtype() == DType::f32) in.value = in.value.to(DType::f16).to(DType::f32);
+    const test::SingleNodeCase sc = test::single_node(c.op, inputs, 1, c.attrs, 17, c.domain);
+    const std::vector<Tensor> expected = test::run_cpu_reference(sc.graph, sc.inputs);
+    const test::VulkanRun run = test::run_on_vulkan(ctx(), sc.graph, sc.inputs, precision);
+    std::string placement;
+    for (const NodePlacement& p : run.placements)
+      if (p.op == c.op) placement = p.gpu ? p.variant : "cpu: " + p.reason;
+    ASSERT_TRUE(run.all_on_gpu) << what << ": " << placement;
+    if (!variant.empty()) {
+      EXPECT_NE(placement.find(variant), std::string::npos) << what << ": variant " << placement << ", expected " << variant;
+    }
+    ASSERT_EQ(run.outputs.size(), 1u) << what;
+    ASSERT_EQ(run.outputs[0].shape(), expected[0].shape()) << what;
+    double peak = 1.0;
+    for (int64_t j = 0; j < expected[0].numel(); ++j) peak = std::max(peak, std::abs(expected[0].get(j)));
+    const double tol = (precision == Precision::fp16 ? 1e-2 : 1e-4) * peak;
+    const double err = test::max_abs_diff(run.outputs[0].to(DType::f32), expected[0].to(DType::f32));
+    EXPECT_LE(err, tol) << what << " (" << precision_name(precision) << ", " << placement << "): max abs error " << err;
+  }
+
+  // The shapes every SIMT kernel must get right; `kernel` is VOLVOX_VK_GEMM's value, `tag` the
+  // variant's kernel part ("@simt128x64", or "tiled" for the 64 x 64 kernel).
+  void check_shapes(const std::string& kernel, const std::string& tag) {
+    ScopedEnv gemm("VOLVOX_VK_GEMM", kernel.c_str());
+    check(matmul(r(Shape{1, 17}), r(Shape{17, 5}), false), kernel + " MatMul 1x17x5", tag);
+    check(matmul(r(Shape{70, 33}), r(Shape{33, 65}), false), kernel + " MatMul odd 70x33x65", tag);
+    check(matmul(r(Shape{131, 40}), r(Shape{40, 136})), kernel + " MatMul vector loads 131x40x136",
+          "+vecA+vecB");
+    check(matmul(r(Shape{3, 1, 150, 20}), r(Shape{4, 20, 72})), kernel + " MatMul broadcast batches",
+          tag);
+    check(matmul(r(Shape{129, 7}), r(Shape{7, 129}), false), kernel + " MatMul K 7", tag);
+    // A transposed (m stride 1), B transposed (k stride 1), alpha, beta * C broadcast along rows.
+    Attributes t;
+    t.set("transA", int64_t(1));
+    t.set("transB", int64_t(1));
+    t.set("alpha", 0.5f);
+    t.set("beta", 2.0f);
+    check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})),
+                    test::input(r(Shape{133, 1}))}, t, ""},
+          kernel + " Gemm transposed with C", tag);
+    {
+      ScopedEnv split("VOLVOX_VK_SPLITK", "3");
+      check(matmul(r(Shape{5, 256}), r(Shape{256, 24})), kernel + " MatMul split K 3", "_splitk3");
+      check(matmul(r(Shape{2, 67, 90}), r(Shape{2, 90, 11}), false), kernel + " batched split K 3",
+            "_splitk3");
+      check({"Gemm", {test::input(r(Shape{5, 200})), test::constant(r(Shape{200, 9})),
+                      test::constant(r(Shape{5, 9}))}, {}, ""},
+            kernel + " Gemm split K 3 with C", "_splitk3");
+    }
+    {
+      ScopedEnv split("VOLVOX_VK_SPLITK", "1");
+      check(matmul(r(Shape{1, 600}), r(Shape{600, 40})), kernel + " MatMul long K, no split", tag);
+    }
+    // Conv through the GEMM's implicit im2col (B_MODE 1), ragged K (5 channels x 9 taps).
+    ScopedEnv conv("VOLVOX_VK_CONV", "gemm");
+    Attributes ca;
+    ca.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+    check({"Conv", {test::input(r(Shape{1, 5, 9, 7})), test::constant(r(Shape{13, 5, 3, 3})),
+                    test::constant(r(Shape{13}))}, ca, ""},
+          kernel + " Conv 3x3 im2col", tag);
+  }
+
+  // The epilogue: bias (constant and runtime), every activation, with and without split K.
+  void check_epilogues(const std::string& kernel, const std::string& tag) {
+    ScopedEnv gemm("VOLVOX_VK_GEMM", kernel.c_str());
+    for (const char* splits : {"1", "2"}) {
+      ScopedEnv split("VOLVOX_VK_SPLITK", splits);
+      const std::string s = std::string(" splits ") + splits;
+      for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"}) {
+        check(fused(r(Shape{67, 72}), r(Shape{72, 44}), r(Shape{44}, -2.0f, 2.0f), act),
+              kernel + " FusedMatMul bias " + act + s, tag);
+        check(fused(r(Shape{2, 3, 33}, -2.0f, 2.0f), r(Shape{33, 19}), std::nullopt, act),
+              kernel + " FusedMatMul batched, no bias, " + act + s, tag);
+      }
+      check(fused(r(Shape{9, 64}), r(Shape{64, 24}), r(Shape{24}), "gelu_erf", false),
+            kernel + " FusedMatMul runtime bias" + s, tag);
+    }
+  }
+};
+
+TEST_P(VulkanGemm, Tiled64Shapes) { check_shapes("tiled", "tiled"); }
+TEST_P(VulkanGemm, SimtShapes) { check_shapes("simt", "@simt128x64"); }
+TEST_P(VulkanGemm, Tiled64Epilogues) { check_epilogues("tiled", "tiled"); }
+TEST_P(VulkanGemm, SimtEpilogues) { check_epilogues("simt", "@simt128x64"); }
+
+// Products with at least 128 tiles of 128 x 128 take the 128 x 128 SIMT tile.
+TEST_P(VulkanGemm, SimtLargeTiles) {
+  ScopedEnv gemm("VOLVOX_VK_GEMM", "simt");
+  check(matmul(rnd(Shape{128, 130, 9}, 500), rnd(Shape{128, 9, 131}, 501), false), "simt 128 batches of 130x9x131",
+        "@simt128x128");
+  check(fused(rnd(Shape{64, 140, 24}, 502), rnd(Shape{24, 260}, 503), rnd(Shape{260}, 504), "gelu_tanh"),
+        "simt FusedMatMul 64 batches of 140x24x260", "@simt128x128");
+}
+
+// The automatic choice without VOLVOX_VK_GEMM: the staged tensor-core kernel wherever it can run;
+// else the 64 x 64 kernel, and the 128 x 128 register-tiled one for large products.
+TEST_P(VulkanGemm, AutomaticChoice) {
+  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
+  ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
+  const bool tensor_cores = GetParam() == Precision::fp16 && ctx().coopmat_enabled();
+  const bool big_shared = ctx().info().max_shared_memory >= 32768;
+  check(matmul(rnd(Shape{5, 40}, 510), rnd(Shape{40, 33}, 511)), "auto 5x40x33", tensor_cores ? "@staged64x128" : "tiled+vecA");
+  check(matmul(rnd(Shape{96, 64}, 514), rnd(Shape{64, 48}, 515)), "auto 96x64x48",
+        tensor_cores ? "@staged64x128" : "tiled+vecA+vecB");
+  check(matmul(rnd(Shape{1024, 8}, 516), rnd(Shape{8, 2048}, 517)), "auto 1024x8x2048",
+        tensor_cores ? "@staged64x128" : big_shared ? "@simt128x128" : "tiled+vecA+vecB");
+}
+
+// The staged tensor-core kernel (fp16 storage, fp16 cooperative matrices: the H200).
+TEST_P(VulkanGemm, StagedCooperativeMatrix) {
+  if (GetParam() != Precision::fp16 || !ctx().coopmat_enabled())
+    GTEST_SKIP() << "needs fp16 storage and fp16 cooperative matrices (" << ctx().info().name << ")";
+  ScopedEnv gemm("VOLVOX_VK_GEMM", "staged");
+  ScopedEnv nosplit("VOLVOX_VK_SPLITK", "1");
+  check(matmul(r(Shape{1, 40}), r(Shape{40, 8})), "staged 1x40x8", "@staged64x128");
+  check(matmul(r(Shape{70, 40}), r(Shape{40, 136})), "staged 70x40x136", "@staged64x128");
+  check(matmul(r(Shape{130, 264}), r(Shape{264, 200}), false), "staged 130x264x200 B input",
+        "@staged64x128");
+  check(matmul(r(Shape{3, 1, 65, 48}), r(Shape{4, 48, 24})), "staged broadcast batches",
+        "@staged64x128");
+  check(matmul(r(Shape{32, 260, 64}), r(Shape{32, 64, 264}), false), "staged 32 batches 260x64x264",
+        "@staged128x128");
+  // Layouts without 16-byte rows: gathered staging.
+  check(matmul(r(Shape{70, 33}), r(Shape{33, 65}), false), "staged odd 70x33x65", "coopmat@staged64x128");
+  check(matmul(r(Shape{128, 64}), r(Shape{64, 1001})), "staged ragged N 128x64x1001", "coopmat+vecA@staged64x128");
+  check(matmul(r(Shape{2, 7, 19}), r(Shape{19, 40})), "staged K 19", "@staged64x128");
+  Attributes t;
+  t.set("transA", int64_t(1));
+  t.set("transB", int64_t(1));
+  t.set("alpha", 0.5f);
+  t.set("beta", 2.0f);
+  check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})), test::input(r(Shape{133, 1}))}, t, ""},
+        "staged Gemm transposed with C", "@staged64x128");
+  for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"})
+    check(fused(r(Shape{77, 96}), r(Shape{96, 136}), r(Shape{136}), act),
+          std::string("staged FusedMatMul ") + act, "@staged64x128");
+  Attributes g;
+  g.set("beta", 0.5f);
+  check({"Gemm", {test::input(r(Shape{50, 72})), test::constant(r(Shape{72, 88})),
+                  test::input(r(Shape{50, 88}))}, g, ""},
+        "staged Gemm with C", "@staged64x128");
+  ScopedEnv split("VOLVOX_VK_SPLITK", "3");
+  check(matmul(r(Shape{128, 768}), r(Shape{768, 136})), "staged split K 3", "coopmat_splitk3");
+  check(fused(r(Shape{20, 200}), r(Shape{200, 48}), r(Shape{48}), "gelu_erf"),
+        "staged FusedMatMul split K 3", "coopmat_splitk3");
+}
+
+// Weight-only int8 (B read as bytes, scales in the epilogue) through every kernel, with bias and
+// activation, batched A, ragged K and N, split K on and off.
+TEST_P(VulkanGemm, MatMulInt8Weights) {
+  for (const char* kernel : {"tiled", "simt", "auto"}) {
+    ScopedEnv gemm("VOLVOX_VK_GEMM", kernel);
+    for (const char* splits : {"1", "3"}) {
+      ScopedEnv split("VOLVOX_VK_SPLITK", splits);
+      const std::string what = std::string(kernel) + " splits " + splits;
+      check(int8w(r(Shape{2, 37, 70}), int8_weights(Shape{70, 45}, seed_++), r(Shape{45}, 0.001f, 0.02f),
+                  r(Shape{45}), "gelu_tanh"),
+            "MatMulInt8W batched, bias, gelu_tanh, " + what, "+int8B");
+      check(int8w(r(Shape{5, 64}), int8_weights(Shape{64, 33}, seed_++), r(Shape{33}, 0.001f, 0.02f), std::nullopt, "relu"),
+            "MatMulInt8W no bias, relu, " + what, "+int8B");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Precisions, VulkanGemm, ::testing::Values(Precision::fp32, Precision::fp16),
+                         [](const ::testing::TestParamInfo<Precision>& i) { return std::string(precision_name(i.param)); });
+
+}  // namespace
+}  // namespace vx::vk
