@@ -3,14 +3,29 @@
 #include "core/error.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_batch_norm.h"
+#include "passes/fuse_attention.h"
+#include "passes/fuse_gelu.h"
+#include "passes/fuse_layer_norm.h"
+#include "passes/fuse_matmul_bias_act.h"
+#include "passes/fused_ops.h"
 #include "passes/remove_dead_nodes.h"
 
 namespace vx {
+
+bool vulkan_runs_fused_matmul() { return !vk::find_ops(kFusedMatMul).empty(); }
 
 void optimize_for_vulkan(Graph& graph) {
   Graph g = remove_dead_nodes(std::move(graph));
   g = fold_constants(std::move(g));
   g = fold_conv_batch_norm(std::move(g));
+  // The transformer fusions, in the CPU path's order (optimize_onnx.cpp): each fused op has a
+  // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.
+  g = fuse_gelu(std::move(g));       // before the MatMul fusion, which takes vx.Gelu as its activation
+  g = fuse_layer_norm(std::move(g));
+  g = fuse_attention(std::move(g));  // before the MatMul fusion, which would take its MatMuls apart
+  // A vx.FusedMatMul without a Vulkan kernel would run on the CPU (host copies both ways): fuse
+  // only once a kernel is registered.
+  if (vulkan_runs_fused_matmul()) g = fuse_matmul_bias_act(std::move(g));
   g = remove_dead_nodes(std::move(g));
   g.validate();
   graph = std::move(g);

@@ -1,5 +1,5 @@
 // Runs an imported ONNX model on a Vulkan device: optimises the graph once for the GPU (dead
-// nodes, constant folding, Conv+BatchNormalization folding; no CPU-specific fusions), then builds a
+// nodes, constant folding, Conv+BatchNormalization folding, the transformer fusions), then builds a
 // VulkanModelExecutable per set of input shapes, kept in an LRU cache. Nodes no Vulkan op runs fall
 // back to the CPU inside the executable (see its placements()).
 #pragma once
@@ -26,8 +26,12 @@ struct VulkanRunnerOptions {
 };
 
 // The passes the Vulkan path runs: remove dead nodes, fold constants, fold BatchNormalization into
-// Conv, remove dead nodes.
+// Conv, fuse_gelu, fuse_layer_norm, fuse_attention, fuse_matmul_bias_act (only when
+// vulkan_runs_fused_matmul()), remove dead nodes.
 void optimize_for_vulkan(Graph& graph);
+// Whether a Vulkan kernel is registered for vx.FusedMatMul (else optimize_for_vulkan leaves
+// MatMul + bias + activation unfused, so that they stay on the GPU).
+bool vulkan_runs_fused_matmul();
 
 class VulkanModelRunner {
  public:
