@@ -175,6 +175,29 @@ TEST_F(VulkanTransformerOpsTest, BinaryFastPaths) {
                      Precision::fp32);
 }
 
+TEST_F(VulkanTransformerOpsTest, CopiesInGroupsOfFour) {
+  // Innermost axes contiguous in both tensors with extents and offsets that are multiples of 4 take
+  // mv_copy's vec4 variants; the others (extent 6, offset 4 + 6) the element-wise copy.
+  Attributes heads;
+  heads.set("perm", std::vector<int64_t>{0, 2, 1, 3});
+  auto transpose = single_node("Transpose", {input(test::random_tensor({2, 6, 3, 8}, 1))}, 1, heads);
+  expect_matches_cpu(transpose, Precision::fp32, {0, 0}, false, "transpose heads");
+  expect_matches_cpu(transpose, Precision::fp16, {0, 0}, false, "transpose heads");
+  Attributes last;
+  last.set("axis", int64_t(-1));
+  for (const std::vector<int64_t>& parts : {std::vector<int64_t>{8, 16, 12}, std::vector<int64_t>{4, 6, 26}}) {
+    Tensor split(DType::i64, Shape{3});
+    std::copy(parts.begin(), parts.end(), split.data<int64_t>());
+    auto c = single_node("Split", {input(test::random_tensor({5, 36}, 2)), constant(split)}, 3, last);
+    expect_matches_cpu(c, Precision::fp32, {0, 0}, false, "split");
+    expect_matches_cpu(c, Precision::fp16, {0, 0}, false, "split");
+  }
+  auto concat = single_node("Concat", {input(test::random_tensor({3, 4, 8}, 3)), input(test::random_tensor({3, 4, 12}, 4))},
+                            1, last);
+  expect_matches_cpu(concat, Precision::fp32, {0, 0}, false, "concat");
+  expect_matches_cpu(concat, Precision::fp16, {0, 0}, false, "concat");
+}
+
 // ---- a transformer block through the runner ----
 
 struct Builder {
