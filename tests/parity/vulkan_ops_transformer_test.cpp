@@ -185,12 +185,29 @@ TEST_F(VulkanTransformerOpsTest, CopiesInGroupsOfFour) {
   expect_matches_cpu(transpose, Precision::fp16, {0, 0}, false, "transpose heads");
   Attributes last;
   last.set("axis", int64_t(-1));
-  for (const std::vector<int64_t>& parts : {std::vector<int64_t>{8, 16, 12}, std::vector<int64_t>{4, 6, 26}}) {
-    Tensor split(DType::i64, Shape{3});
-    std::copy(parts.begin(), parts.end(), split.data<int64_t>());
-    auto c = single_node("Split", {input(test::random_tensor({5, 36}, 2)), constant(split)}, 3, last);
-    expect_matches_cpu(c, Precision::fp32, {0, 0}, false, "split");
-    expect_matches_cpu(c, Precision::fp16, {0, 0}, false, "split");
+  // Split (one mv_split dispatch for up to 7 outputs): along the last axis with ranges of multiples
+  // of 4 (vec4) or not, along a middle axis with an inner extent of 4 (vec4) or 3, 9 outputs
+  // (per-output copies), an empty output.
+  struct SplitCase {
+    Shape x;
+    int64_t axis;
+    std::vector<int64_t> parts;
+  };
+  const SplitCase splits[] = {{{5, 36}, -1, {8, 16, 12}},
+                              {{5, 36}, -1, {4, 6, 26}},
+                              {{2, 9, 4}, 1, {2, 3, 4}},
+                              {{2, 9, 3}, 1, {5, 1, 3}},
+                              {{3, 9}, 1, {1, 1, 1, 1, 1, 1, 1, 1, 1}},
+                              {{4, 6}, 0, {1, 0, 3}}};
+  for (const SplitCase& sc : splits) {
+    Tensor split(DType::i64, Shape{int64_t(sc.parts.size())});
+    std::copy(sc.parts.begin(), sc.parts.end(), split.data<int64_t>());
+    Attributes axis;
+    axis.set("axis", sc.axis);
+    auto c = single_node("Split", {input(test::random_tensor(sc.x, 2)), constant(split)}, sc.parts.size(), axis);
+    const std::string what = cat("split ", sc.x.str(), " axis ", sc.axis, " into ", sc.parts.size());
+    expect_matches_cpu(c, Precision::fp32, {0, 0}, false, what);
+    expect_matches_cpu(c, Precision::fp16, {0, 0}, false, what);
   }
   auto concat = single_node("Concat", {input(test::random_tensor({3, 4, 8}, 3)), input(test::random_tensor({3, 4, 12}, 4))},
                             1, last);

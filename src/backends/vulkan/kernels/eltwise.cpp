@@ -365,6 +365,7 @@ OpPlan plan_binary(const OpInfo& info, BinaryOp op, BinaryKind kind) {
   if (op == kMod && a.device == DeviceType::i32 && info.node.attrs.get_int("fmod", 0) != 0) op = kFmod;
   OpPlan plan;
   plan.dispatches.push_back(binary_dispatch(info, op, Binding::in(0), a, Binding::in(1), b, y));
+  if (plan.dispatches[0].shader.rfind("eltwise_fast", 0) == 0) plan.variant = "vec4";
   return plan;
 }
 
