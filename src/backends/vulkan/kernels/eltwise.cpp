@@ -179,6 +179,10 @@ Dispatch unary_dispatch(const OpInfo& info, UnaryOp op, Binding x, DeviceType in
   d.bindings = {x, Binding::out(0)};
   d.set_push(push);
   d.groups = linear_groups(push.count);
+  if (in == out.device && in != DeviceType::i32) {  // 4 per invocation, vector loads (the VEC4 variants)
+    d.shader += '4';
+    d.groups = linear_groups((uint64_t(push.count) + 3) / 4);
+  }
   return d;
 }
 
