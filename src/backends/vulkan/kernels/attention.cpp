@@ -142,7 +142,9 @@ OpPlan plan_attention(const OpInfo& info) {
 
   Dispatch dispatch;
   dispatch.shader = nn::shader_for("attention", storage);
-  dispatch.spec_constants = {int32_t((dv + kChunk - 1) / kChunk)};
+  // Every offset the shader forms is then a multiple of 4 (batch strides are multiples of D or Dv).
+  const bool vec_loads = d % 4 == 0 && dv % 4 == 0;
+  dispatch.spec_constants = {int32_t((dv + kChunk - 1) / kChunk), vec_loads ? 1 : 0};
   dispatch.bindings = {Binding::in(0), Binding::in(1), Binding::in(2), info.has_input(3) ? Binding::in(3) : Binding::in(0),
                        Binding::out(0)};
   dispatch.set_push(push);

@@ -5,7 +5,7 @@
 // walks the keys in tiles of 64 with an online softmax (running row max m and sum l, earlier
 // partial results rescaled by exp(m_old - m_new)), so Sk is unbounded and the scores never reach
 // memory. D is consumed in chunks of 64, Dv in DV_CHUNKS chunks of 64 (accumulators in registers).
-// fp32 arithmetic; storage f32 or f16 (FP16=1).
+// fp32 arithmetic; storage f32 or f16 (FP16=1); vector loads and stores when D and Dv allow.
 //
 // Thread layout: row r = tid / 8 of the block, lane g = tid % 8. For the scores the lane owns keys
 // g, g + 8, ..., g + 56 of the tile; for the output it owns columns 4g..4g+3 and 32+4g..32+4g+3 of
@@ -17,6 +17,8 @@
 #include "nn_common.glsl"
 
 layout(constant_id = 0) const int DV_CHUNKS = 1;
+// 1 when D and Dv are multiples of 4: Q, K (not transposed), V and Y move as vec4s.
+layout(constant_id = 1) const int VEC_LOADS = 0;
 layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
 
 const int BQ = 16;         // query rows per workgroup
@@ -42,6 +44,15 @@ layout(std430, binding = 1) readonly buffer BufK { sfp k_data[]; };
 layout(std430, binding = 2) readonly buffer BufV { sfp v_data[]; };
 layout(std430, binding = 3) readonly buffer BufM { sfp m_data[]; };
 layout(std430, binding = 4) writeonly buffer BufY { sfp y_data[]; };
+#if FP16
+#define sfp4 f16vec4
+#else
+#define sfp4 vec4
+#endif
+layout(std430, binding = 0) readonly buffer BufQ4 { sfp4 q4[]; };
+layout(std430, binding = 1) readonly buffer BufK4 { sfp4 k4[]; };
+layout(std430, binding = 2) readonly buffer BufV4 { sfp4 v4[]; };
+layout(std430, binding = 4) writeonly buffer BufY4 { sfp4 y4[]; };
 
 shared vec4 s_q[BQ * PAD4];
 shared vec4 s_kv[TK * PAD4];
@@ -64,7 +75,12 @@ void load_q(int q0, int chunk) {
   for (int idx = tid; idx < BQ * DC4; idx += 128) {
     int r = idx / DC4, c4 = idx % DC4, row = q0 + r;
     vec4 v = vec4(0.0);
-    if (row < p.sq) v = load4_q(q_off + row * p.d, chunk * DC + 4 * c4, p.d);
+    int c = chunk * DC + 4 * c4;
+    if (VEC_LOADS != 0) {
+      if (row < p.sq && c < p.d) v = vec4(q4[(q_off + row * p.d + c) >> 2]);
+    } else if (row < p.sq) {
+      v = load4_q(q_off + row * p.d, c, p.d);
+    }
     s_q[r * PAD4 + c4] = v;
   }
 }
@@ -87,8 +103,10 @@ void load_k(int k0, int chunk) {
     for (int idx = tid; idx < TK * DC4; idx += 128) {
       int key = idx / DC4, c4 = idx % DC4, kk = k0 + key;
       vec4 v = vec4(0.0);
-      if (kk < p.sk) {
-        int base = k_off + kk * p.d + d0 + 4 * c4, left = p.d - d0 - 4 * c4;
+      int base = k_off + kk * p.d + d0 + 4 * c4, left = p.d - d0 - 4 * c4;
+      if (VEC_LOADS != 0) {
+        if (kk < p.sk && left > 0) v = vec4(k4[base >> 2]);
+      } else if (kk < p.sk) {
         for (int i = 0; i < 4; ++i)
           if (i < left) v[i] = float(k_data[base + i]);
       }
@@ -103,8 +121,10 @@ void load_v(int k0, int chunk) {
   for (int idx = tid; idx < TK * DC4; idx += 128) {
     int key = idx / DC4, c4 = idx % DC4, kk = k0 + key;
     vec4 v = vec4(0.0);
-    if (kk < p.sk) {
-      int base = v_off + kk * p.dv + c0 + 4 * c4, left = p.dv - c0 - 4 * c4;
+    int base = v_off + kk * p.dv + c0 + 4 * c4, left = p.dv - c0 - 4 * c4;
+    if (VEC_LOADS != 0) {
+      if (kk < p.sk && left > 0) v = vec4(v4[base >> 2]);
+    } else if (kk < p.sk) {
       for (int i = 0; i < 4; ++i)
         if (i < left) v[i] = float(v_data[base + i]);
     }
@@ -211,8 +231,12 @@ void main() {
     [[unroll]] for (int h = 0; h < 2; ++h) {
       int c = chunk * DC + h * 32 + 4 * g;
       vec4 v = acc[chunk * 2 + h] * inv;
-      for (int i = 0; i < 4; ++i)
-        if (c + i < p.dv) y_data[y_base + c + i] = sfp(v[i]);
+      if (VEC_LOADS != 0) {
+        if (c < p.dv) y4[(y_base + c) >> 2] = sfp4(v);
+      } else {
+        for (int i = 0; i < 4; ++i)
+          if (c + i < p.dv) y_data[y_base + c + i] = sfp(v[i]);
+      }
     }
   }
 }
