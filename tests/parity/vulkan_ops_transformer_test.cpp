@@ -87,6 +87,10 @@ TEST_F(VulkanTransformerOpsTest, AttentionBroadcastBatchesAndLargeDepths) {
   check_attention({2, 3, 5, 8}, {1, 3, 9, 8}, {3, 9, 6}, nullptr, 0.7f, false, "broadcast batch");
   // D over one 64-chunk, Dv over two, Sk of 1, a single query row.
   check_attention({2, 19, 80}, {2, 33, 80}, {2, 33, 100}, nullptr, 0.1f, false, "D 80, Dv 100");
+  // Two D chunks over two key tiles (K reloaded per chunk, not prefetched), K plain and transposed.
+  const Tensor keys = mask_tensor({1, 1, 1, 100}, 27, true);
+  check_attention({1, 2, 9, 80}, {1, 2, 100, 80}, {1, 2, 100, 72}, &keys, 0.1f, false, "D 80 over 100 keys");
+  check_attention({1, 2, 9, 80}, {1, 2, 80, 100}, {1, 2, 100, 72}, &keys, 0.1f, true, "D 80 over 100 keys, K^T");
   check_attention({1, 1, 4}, {1, 1, 4}, {1, 1, 3}, nullptr, 1.0f, false, "one key");
   check_attention({3, 1, 7}, {3, 7, 150}, {3, 150, 5}, nullptr, 0.4f, true, "one query, 150 keys");
   const Tensor causal_long = mask_tensor({300, 300}, 26, true);

@@ -85,24 +85,28 @@ void load_q(int q0, int chunk) {
   }
 }
 
-// K keys k0..k0+TK-1 of D chunk `chunk` into s_kv as [key][d] (zeros past Sk and D).
-void load_k(int k0, int chunk) {
+// A K or V tile (TK keys x one 64-wide chunk) moves through registers: fetch_* issues the global
+// loads into pre[] (8 vec4 per thread: element idx = tid + 128 u), store_tile() writes them to s_kv
+// as [key][chunk column]. Fetching the next tile before the current one's arithmetic hides the load
+// latency (V behind Q K^T, the next K behind P V).
+const int PER_THREAD = TK * DC4 / 128;
+vec4 pre[PER_THREAD];
+
+// K keys k0.. of D chunk `chunk` (zeros past Sk and D).
+void fetch_k(int k0, int chunk) {
   int d0 = chunk * DC;
-  if ((p.flags & 2) != 0) {  // [D, Sk]: consecutive threads read consecutive keys
-    for (int idx = tid; idx < TK * DC4; idx += 128) {
+  [[unroll]] for (int u = 0; u < PER_THREAD; ++u) {
+    int idx = tid + 128 * u;
+    vec4 v = vec4(0.0);
+    if ((p.flags & 2) != 0) {  // [D, Sk]: consecutive threads read consecutive keys
       int key = idx % TK, c4 = idx / TK, kk = k0 + key;
-      vec4 v = vec4(0.0);
       if (kk < p.sk)
         for (int i = 0; i < 4; ++i) {
           int dd = d0 + 4 * c4 + i;
           if (dd < p.d) v[i] = float(k_data[k_off + dd * p.sk + kk]);
         }
-      s_kv[key * PAD4 + c4] = v;
-    }
-  } else {
-    for (int idx = tid; idx < TK * DC4; idx += 128) {
+    } else {
       int key = idx / DC4, c4 = idx % DC4, kk = k0 + key;
-      vec4 v = vec4(0.0);
       int base = k_off + kk * p.d + d0 + 4 * c4, left = p.d - d0 - 4 * c4;
       if (VEC_LOADS != 0) {
         if (kk < p.sk && left > 0) v = vec4(k4[base >> 2]);
@@ -110,15 +114,16 @@ void load_k(int k0, int chunk) {
         for (int i = 0; i < 4; ++i)
           if (i < left) v[i] = float(k_data[base + i]);
       }
-      s_kv[key * PAD4 + c4] = v;
     }
+    pre[u] = v;
   }
 }
 
-// V keys k0.. of Dv chunk `chunk` into s_kv as [key][column].
-void load_v(int k0, int chunk) {
+// V keys k0.. of Dv chunk `chunk` (zeros past Sk and Dv).
+void fetch_v(int k0, int chunk) {
   int c0 = chunk * DC;
-  for (int idx = tid; idx < TK * DC4; idx += 128) {
+  [[unroll]] for (int u = 0; u < PER_THREAD; ++u) {
+    int idx = tid + 128 * u;
     int key = idx / DC4, c4 = idx % DC4, kk = k0 + key;
     vec4 v = vec4(0.0);
     int base = v_off + kk * p.dv + c0 + 4 * c4, left = p.dv - c0 - 4 * c4;
@@ -128,7 +133,16 @@ void load_v(int k0, int chunk) {
       for (int i = 0; i < 4; ++i)
         if (i < left) v[i] = float(v_data[base + i]);
     }
-    s_kv[key * PAD4 + c4] = v;
+    pre[u] = v;
+  }
+}
+
+// pre[] into s_kv; `transposed_k`: the fetch_k layout of [D, Sk] (key fastest).
+void store_tile(bool transposed_k) {
+  [[unroll]] for (int u = 0; u < PER_THREAD; ++u) {
+    int idx = tid + 128 * u;
+    int key = transposed_k ? idx % TK : idx / DC4, c4 = transposed_k ? idx / TK : idx % DC4;
+    s_kv[key * PAD4 + c4] = pre[u];
   }
 }
 
@@ -167,8 +181,10 @@ void main() {
     [[unroll]] for (int j = 0; j < 8; ++j) s[j] = 0.0;
     for (int chunk = 0; chunk < d_chunks; ++chunk) {
       if (!q_resident) load_q(q0, chunk);
-      load_k(k0, chunk);
+      if (!(q_resident && k0 > 0)) fetch_k(k0, chunk);  // else prefetched during the last P V
+      store_tile((p.flags & 2) != 0);
       barrier();
+      if (chunk == d_chunks - 1) fetch_v(k0, 0);  // lands while Q K^T runs
       const int n4 = (min(DC, p.d - chunk * DC) + 3) >> 2;
       for (int c4 = 0; c4 < n4; ++c4) {
         vec4 qv = s_q[r * PAD4 + c4];
@@ -208,8 +224,11 @@ void main() {
     // acc += P V over this tile's keys, one Dv chunk at a time.
     const int kn = min(TK, p.sk - k0);
     [[unroll]] for (int chunk = 0; chunk < DV_CHUNKS; ++chunk) {
-      load_v(k0, chunk);
+      if (chunk > 0) fetch_v(k0, chunk);
+      store_tile(false);
       barrier();
+      // The next tile's K (single D chunk) lands while P V runs.
+      if (chunk == DV_CHUNKS - 1 && q_resident && k0 + TK < p.sk) fetch_k(k0 + TK, 0);
       for (int k = 0; k < kn; ++k) {
         float pk = s_p[r * PSTRIDE + k];
         acc[chunk * 2] += pk * s_kv[k * PAD4 + g];
