@@ -219,6 +219,7 @@ OpPlan plan_unary(const OpInfo& info, UnarySpec spec) {
   if (spec.gamma_attr) spec.gamma = at.get_float(spec.gamma_attr, spec.gamma);
   OpPlan plan;
   plan.dispatches.push_back(unary_dispatch(info, spec.op, Binding::in(0), x.device, y, spec.alpha, spec.beta, spec.gamma));
+  if (plan.dispatches[0].shader.back() == '4') plan.variant = "vec4";
   return plan;
 }
 
