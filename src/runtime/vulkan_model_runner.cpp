@@ -1,16 +1,62 @@
 #include "runtime/vulkan_model_runner.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_batch_norm.h"
+#include "passes/fuse_attention.h"
+#include "passes/fuse_gelu.h"
+#include "passes/fuse_layer_norm.h"
+#include "passes/fuse_matmul_bias_act.h"
+#include "passes/fused_ops.h"
 #include "passes/remove_dead_nodes.h"
 
 namespace vx {
+
+Graph untranspose_attention_keys(Graph g) {
+  const std::vector<std::vector<int>> consumers = g.consumers();
+  const std::vector<int> producers = g.producers();
+  for (Node& attention : g.nodes) {
+    if (attention.op != kAttention || attention.attrs.get_int("k_transposed", 0) == 0) continue;
+    const ValueId k = attention.input(1);
+    if (k == kNoValue || producers[size_t(k)] < 0 || consumers[size_t(k)].size() != 1) continue;
+    if (std::find(g.outputs.begin(), g.outputs.end(), k) != g.outputs.end()) continue;
+    Node& transpose = g.nodes[size_t(producers[size_t(k)])];
+    if (transpose.op != "Transpose" || !transpose.domain.empty()) continue;
+    std::vector<int64_t> perm = transpose.attrs.get_ints("perm");
+    const size_t rank = perm.size();
+    // Only when the swap makes the innermost axis the input's innermost (a contiguous copy).
+    if (rank < 2 || perm[rank - 2] != int64_t(rank) - 1) continue;
+    std::swap(perm[rank - 2], perm[rank - 1]);
+    transpose.attrs.set("perm", perm);
+    Value& kv = g.value(k);
+    if (kv.shape.rank() == rank) {
+      std::vector<int64_t> dims = kv.shape.dims();
+      std::swap(dims[rank - 2], dims[rank - 1]);
+      kv.shape = Shape(dims);
+      if (kv.dim_params.size() == rank) std::swap(kv.dim_params[rank - 2], kv.dim_params[rank - 1]);
+    }
+    attention.attrs.set("k_transposed", int64_t(0));
+  }
+  return g;
+}
+
+bool vulkan_runs_fused_matmul() { return !vk::find_ops(kFusedMatMul).empty(); }
 
 void optimize_for_vulkan(Graph& graph) {
   Graph g = remove_dead_nodes(std::move(graph));
   g = fold_constants(std::move(g));
   g = fold_conv_batch_norm(std::move(g));
+  // The transformer fusions, in the CPU path's order (optimize_onnx.cpp): each fused op has a
+  // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.
+  g = fuse_gelu(std::move(g));       // before the MatMul fusion, which takes vx.Gelu as its activation
+  g = fuse_layer_norm(std::move(g));
+  g = fuse_attention(std::move(g));  // before the MatMul fusion, which would take its MatMuls apart
+  g = untranspose_attention_keys(std::move(g));
+  // A vx.FusedMatMul without a Vulkan kernel would run on the CPU (host copies both ways): fuse
+  // only once a kernel is registered.
+  if (vulkan_runs_fused_matmul()) g = fuse_matmul_bias_act(std::move(g));
   g = remove_dead_nodes(std::move(g));
   g.validate();
   graph = std::move(g);

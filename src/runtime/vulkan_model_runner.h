@@ -1,5 +1,5 @@
 // Runs an imported ONNX model on a Vulkan device: optimises the graph once for the GPU (dead
-// nodes, constant folding, Conv+BatchNormalization folding; no CPU-specific fusions), then builds a
+// nodes, constant folding, Conv+BatchNormalization folding, the transformer fusions), then builds a
 // VulkanModelExecutable per set of input shapes, kept in an LRU cache. Nodes no Vulkan op runs fall
 // back to the CPU inside the executable (see its placements()).
 #pragma once
@@ -26,8 +26,18 @@ struct VulkanRunnerOptions {
 };
 
 // The passes the Vulkan path runs: remove dead nodes, fold constants, fold BatchNormalization into
-// Conv, remove dead nodes.
+// Conv, fuse_gelu, fuse_layer_norm, fuse_attention, untranspose_attention_keys, fuse_matmul_bias_act (only when
+// vulkan_runs_fused_matmul()), remove dead nodes.
 void optimize_for_vulkan(Graph& graph);
+// vx.Attention with k_transposed = 1 whose K comes from a Transpose that also swaps the last two
+// axes (exporters write k.transpose(-2, -1) after splitting heads: perm 0,2,3,1 of [B, S, H, D]):
+// the Transpose keeps the innermost axis instead (perm 0,2,1,3) and the attention reads K with
+// k_transposed = 0. Same result; the copy moves contiguous rows and the kernel's K loads are
+// vectorised. Only where the Transpose's output has no other reader.
+Graph untranspose_attention_keys(Graph graph);
+// Whether a Vulkan kernel is registered for vx.FusedMatMul (else optimize_for_vulkan leaves
+// MatMul + bias + activation unfused, so that they stay on the GPU).
+bool vulkan_runs_fused_matmul();
 
 class VulkanModelRunner {
  public:

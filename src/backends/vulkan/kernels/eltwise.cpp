@@ -10,6 +10,7 @@
 
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "core/error.h"
+#include "passes/fused_ops.h"
 
 namespace vx::vk {
 namespace {
@@ -94,8 +95,60 @@ bool set_strides(const OpInfo& info, const Shape& in, const Shape& out, int32_t*
   return in == out;
 }
 
+// Matches eltwise_fast.comp's push block.
+struct FastPush {
+  uint32_t count = 0;
+  uint32_t a_div = 1, a_mod = 1, b_div = 1, b_mod = 1;
+};
+
+// How eltwise_fast.comp indexes an input: 0 the output's shape, 1 a scalar, 2 (i / div) % mod
+// (the input's non-broadcast axes form one block of the output's axes); -1 when none applies.
+int fast_mode(const OpInfo& info, const Shape& in, const Shape& out, uint32_t& div, uint32_t& mod) {
+  if (in == out) return 0;
+  if (in.numel() == 1) return 1;
+  int32_t dims[kMaxRank], strides[kMaxRank];
+  set_dims(info, out, dims);
+  set_strides(info, in, out, strides);
+  int first = -1, last = -1;
+  for (int d = 0; d < kMaxRank; ++d) {
+    if (strides[d] == 0) continue;
+    if (first < 0) first = d;
+    for (int e = last + 1; first < d && e < d; ++e)
+      if (dims[e] != 1) return -1;  // a broadcast axis inside: two blocks
+    last = d;
+  }
+  if (first < 0) return -1;
+  int64_t inner = 1, block = 1;
+  for (int d = last + 1; d < kMaxRank; ++d) inner *= dims[d];
+  for (int d = first; d <= last; ++d) block *= dims[d];
+  if (block != in.numel()) return -1;
+  div = uint32_t(inner);
+  mod = uint32_t(block);
+  return 2;
+}
+
+bool fast_op(BinaryOp op) {
+  return op == kAdd || op == kSub || op == kMul || op == kDiv || op == kMin || op == kMax || op == kPRelu;
+}
+
 Dispatch binary_dispatch(const OpInfo& info, BinaryOp op, Binding a, const OpTensor& ta, Binding b,
                          const OpTensor& tb, const OpTensor& out, float alpha = 0) {
+  if (fast_op(op) && ta.device == out.device && tb.device == out.device && out.device != DeviceType::i32 &&
+      out.shape.numel() > 0) {
+    FastPush fast;
+    fast.count = element_count(info, out.shape);
+    const int ma = fast_mode(info, ta.shape, out.shape, fast.a_div, fast.a_mod);
+    const int mb = fast_mode(info, tb.shape, out.shape, fast.b_div, fast.b_mod);
+    if (ma >= 0 && mb >= 0) {
+      Dispatch d;
+      d.shader = cat("eltwise_fast.", letter(out.device));
+      d.spec_constants = {int32_t(op), ma, mb};
+      d.bindings = {a, b, Binding::out(0)};
+      d.set_push(fast);
+      d.groups = linear_groups((uint64_t(fast.count) + 3) / 4);
+      return d;
+    }
+  }
   EltwisePush push;
   push.count = element_count(info, out.shape);
   push.op = op;
@@ -126,6 +179,10 @@ Dispatch unary_dispatch(const OpInfo& info, UnaryOp op, Binding x, DeviceType in
   d.bindings = {x, Binding::out(0)};
   d.set_push(push);
   d.groups = linear_groups(push.count);
+  if (in == out.device && in != DeviceType::i32) {  // 4 per invocation, vector loads (the VEC4 variants)
+    d.shader += '4';
+    d.groups = linear_groups((uint64_t(push.count) + 3) / 4);
+  }
   return d;
 }
 
@@ -162,6 +219,7 @@ OpPlan plan_unary(const OpInfo& info, UnarySpec spec) {
   if (spec.gamma_attr) spec.gamma = at.get_float(spec.gamma_attr, spec.gamma);
   OpPlan plan;
   plan.dispatches.push_back(unary_dispatch(info, spec.op, Binding::in(0), x.device, y, spec.alpha, spec.beta, spec.gamma));
+  if (plan.dispatches[0].shader.back() == '4') plan.variant = "vec4";
   return plan;
 }
 
@@ -196,7 +254,10 @@ OpPlan plan_is_nan(const OpInfo& info) {
 }
 
 OpPlan plan_gelu(const OpInfo& info) {
-  const bool tanh_form = info.node.attrs.get_string("approximate", "none") == "tanh";
+  const std::string approximate = info.node.attrs.get_string("approximate", "none");
+  VX_CHECK(approximate == "none" || approximate == "tanh", InvalidArgument, node_label(info), ": approximate '",
+           approximate, "'");
+  const bool tanh_form = approximate == "tanh";
   return plan_unary(info, {tanh_form ? kGeluTanh : kGelu});
 }
 
@@ -309,6 +370,7 @@ OpPlan plan_binary(const OpInfo& info, BinaryOp op, BinaryKind kind) {
   if (op == kMod && a.device == DeviceType::i32 && info.node.attrs.get_int("fmod", 0) != 0) op = kFmod;
   OpPlan plan;
   plan.dispatches.push_back(binary_dispatch(info, op, Binding::in(0), a, Binding::in(1), b, y));
+  if (plan.dispatches[0].shader.rfind("eltwise_fast", 0) == 0) plan.variant = "vec4";
   return plan;
 }
 
@@ -432,6 +494,7 @@ VX_REGISTER_VK_OP(thresholded_relu, {"ThresholdedRelu", "", 0, unary({kThreshold
 VX_REGISTER_VK_OP(softsign, {"Softsign", "", 0, unary({kSoftsign})});
 VX_REGISTER_VK_OP(shrink, {"Shrink", "", 0, unary({kShrink, true, 0.5f, 0.0f, 0, "lambd", "bias"})});
 VX_REGISTER_VK_OP(gelu, {"Gelu", "", 0, plan_gelu});
+VX_REGISTER_VK_OP(vx_gelu, {vx::kGelu, "", 0, plan_gelu});  // fuse_gelu's op: the same attribute "approximate"
 VX_REGISTER_VK_OP(is_nan, {"IsNaN", "", 0, plan_is_nan});
 VX_REGISTER_VK_OP(is_inf, {"IsInf", "", 0, plan_is_inf});
 VX_REGISTER_VK_OP(not_op, {"Not", "", 0, plan_not});

@@ -1,5 +1,6 @@
 // Data-movement ops that are strided copies (shader mv_copy): Transpose, Slice, Concat, Split,
-// Expand, DepthToSpace, SpaceToDepth. Any dtype (the copy moves storage elements as they are).
+// Expand, DepthToSpace, SpaceToDepth. Split with up to 7 outputs writes them all in one dispatch
+// (mv_split). Any dtype (the copy moves storage elements as they are).
 // Shapes come from the shape-bound graph. Slice with constant operands is a strided copy; with
 // starts, axes or steps computed at run time a shader reads them (mv_slice_dynamic).
 #include <algorithm>
@@ -181,12 +182,75 @@ OpPlan plan_concat(const OpInfo& info) {
 
 // Split sizes come from the outputs' bound shapes (however the node gave them: equal parts, the
 // `split` attribute or input, or num_outputs).
+// Matches mv_split.comp's push block.
+struct SplitPush {
+  int32_t count, axis, inner, outputs;
+  int32_t off[8];
+};
+constexpr size_t kMaxSplitOutputs = 7;
+
+// Every output of a Split in one mv_split dispatch; nullopt when it does not apply (too many
+// outputs, an empty input).
+std::optional<Dispatch> one_split_dispatch(const OpInfo& info, size_t axis) {
+  const OpTensor& x = info.inputs.at(0);
+  if (info.outputs.size() > kMaxSplitOutputs || x.shape.numel() == 0) return std::nullopt;
+  for (const OpTensor& y : info.outputs)
+    if (y.shape.numel() == 0) return std::nullopt;  // empty outputs get no binding (the per-output copies)
+  require_int32_elements(info, x.shape.numel());
+  int64_t outer = 1, inner = 1, extent = x.shape[axis];
+  for (size_t d = 0; d < axis; ++d) outer *= x.shape[d];
+  for (size_t d = axis + 1; d < x.shape.rank(); ++d) inner *= x.shape[d];
+  std::vector<int64_t> off = {0};
+  for (size_t i = 0; i < info.outputs.size(); ++i) {
+    const OpTensor& y = info.outputs[i];
+    if (i >= info.node.outputs.size() || info.node.outputs[i] == kNoValue) decline(info, "an output is omitted");
+    VX_CHECK(y.shape.rank() == x.shape.rank(), InvalidArgument, label(info), ": output ", i, " has rank ",
+             y.shape.rank());
+    for (size_t d = 0; d < x.shape.rank(); ++d)
+      VX_CHECK(d == axis || y.shape[d] == x.shape[d], InvalidArgument, label(info), ": output ", i, " ",
+               y.shape.str(), " does not match the input ", x.shape.str(), " off the split axis");
+    off.push_back(off.back() + y.shape[axis]);
+  }
+  VX_CHECK(off.back() == extent, InvalidArgument, label(info), ": outputs sum to ", off.back(), " along axis ", axis,
+           ", the input has ", extent);
+  // Groups of 4: along the inner extent, or along the axis when it is the last and every range allows.
+  bool vec4 = inner % 4 == 0;
+  if (!vec4 && inner == 1) {
+    vec4 = true;
+    for (int64_t o : off) vec4 = vec4 && o % 4 == 0;
+    if (vec4) {
+      for (int64_t& o : off) o /= 4;
+      extent /= 4;
+    }
+  } else if (vec4) {
+    inner /= 4;
+  }
+  SplitPush push{};
+  push.count = int32_t(outer * extent * inner);
+  push.axis = int32_t(extent);
+  push.inner = int32_t(inner);
+  push.outputs = int32_t(info.outputs.size());
+  for (size_t i = 0; i < off.size(); ++i) push.off[i] = int32_t(off[i]);
+  Dispatch d;
+  d.shader = vec4 ? (x.device == DeviceType::f16 ? "mv_split.f16_vec4" : "mv_split.vec4") : move_shader("mv_split", x.device);
+  d.bindings = {Binding::in(0)};
+  for (size_t i = 0; i < kMaxSplitOutputs; ++i) d.bindings.push_back(Binding::out(i < info.outputs.size() ? int(i) : 0));
+  d.set_push(push);
+  d.groups = linear_groups(uint64_t(push.count));
+  return d;
+}
+
 OpPlan plan_split(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
   const int64_t rank = int64_t(x.shape.rank());
   const size_t axis = size_t(normalize_axis(info, info.node.attrs.get_int("axis", 0), rank));
   const std::vector<int64_t> in_strides = dense_strides(x.shape.dims());
   OpPlan plan;
+  if (std::optional<Dispatch> one = one_split_dispatch(info, axis)) {
+    plan.dispatches.push_back(std::move(*one));
+    plan.variant = plan.dispatches[0].shader.find("vec4") != std::string::npos ? "vec4" : "one_dispatch";
+    return plan;
+  }
   int64_t offset = 0;
   for (size_t i = 0; i < info.outputs.size(); ++i) {
     if (i >= info.node.outputs.size() || info.node.outputs[i] == kNoValue) decline(info, "an output is omitted");
@@ -259,12 +323,23 @@ OpPlan plan_space_to_depth(const OpInfo& info) {
   return plan;
 }
 
+// The profile's variant: "vec4" when every copy moves groups of 4 (strided_copy.cpp).
+OpFactory naming_vec4(OpPlan (*plan)(const OpInfo&)) {
+  return [plan](const OpInfo& info) {
+    OpPlan p = plan(info);
+    bool all = !p.dispatches.empty();
+    for (const Dispatch& d : p.dispatches) all = all && d.shader.find("vec4") != std::string::npos;
+    if (all && p.variant == "generic") p.variant = "vec4";
+    return p;
+  };
+}
+
 }  // namespace
 
-VX_REGISTER_VK_OP(transpose, {"Transpose", "", 0, plan_transpose});
+VX_REGISTER_VK_OP(transpose, {"Transpose", "", 0, naming_vec4(plan_transpose)});
 VX_REGISTER_VK_OP(slice, {"Slice", "", 0, plan_slice});
-VX_REGISTER_VK_OP(concat, {"Concat", "", 0, plan_concat});
-VX_REGISTER_VK_OP(split, {"Split", "", 0, plan_split});
+VX_REGISTER_VK_OP(concat, {"Concat", "", 0, naming_vec4(plan_concat)});
+VX_REGISTER_VK_OP(split, {"Split", "", 0, naming_vec4(plan_split)});
 VX_REGISTER_VK_OP(expand, {"Expand", "", 0, plan_expand});
 VX_REGISTER_VK_OP(depth_to_space, {"DepthToSpace", "", 0, plan_depth_to_space});
 VX_REGISTER_VK_OP(space_to_depth, {"SpaceToDepth", "", 0, plan_space_to_depth});

@@ -66,6 +66,21 @@ std::optional<Dispatch> copy_dispatch(const OpInfo& info, const CopyView& view, 
     reach_dst += (v.dims[d] - 1) * std::abs(v.dst_strides[d]);
   }
   require_int32_elements(info, std::max(reach_src, reach_dst));
+  // Groups of 4 elements when the innermost axis is contiguous in both tensors and every offset
+  // stays a multiple of 4 (mv_copy's VEC4 variants).
+  bool vec4 = !v.dims.empty() && v.src_strides.back() == 1 && v.dst_strides.back() == 1 && v.dims.back() % 4 == 0 &&
+              v.src_base % 4 == 0 && v.dst_base % 4 == 0;
+  for (size_t d = 0; vec4 && d + 1 < v.dims.size(); ++d) vec4 = v.src_strides[d] % 4 == 0 && v.dst_strides[d] % 4 == 0;
+  if (vec4) {
+    v.dims.back() /= 4;
+    for (size_t d = 0; d + 1 < v.dims.size(); ++d) {
+      v.src_strides[d] /= 4;
+      v.dst_strides[d] /= 4;
+    }
+    v.src_base /= 4;
+    v.dst_base /= 4;
+    count /= 4;
+  }
   CopyPush push{};
   push.count = int32_t(count);
   push.rank = int32_t(v.dims.size());
@@ -78,6 +93,7 @@ std::optional<Dispatch> copy_dispatch(const OpInfo& info, const CopyView& view, 
   }
   Dispatch dispatch;
   dispatch.shader = move_shader("mv_copy", type);
+  if (vec4) dispatch.shader = type == DeviceType::f16 ? "mv_copy.f16_vec4" : "mv_copy.vec4";
   dispatch.bindings = {src, dst};
   dispatch.set_push(push);
   dispatch.groups = linear_groups(uint64_t(count));

@@ -7,14 +7,26 @@
 // VARIANT hi -DTI=1 -DTO=2
 // VARIANT if -DTI=2 -DTO=0
 // VARIANT ih -DTI=2 -DTO=1
+// VARIANT ff4 -DTI=0 -DTO=0 -DVEC4=1
+// VARIANT hh4 -DTI=1 -DTO=1 -DVEC4=1
 // Unary element-wise ops (activations, math functions, rounding, Cast, Clip): y[i] = op(x[i]), the
 // op chosen by a push constant. Variants name the storage of x and y (f = f32, h = f16, i = int32).
 // Integer in and out: integer math (Abs, Neg, Sign, Relu, Clip, Not, copies and casts); otherwise
-// fp32 math.
+// fp32 math. VEC4 variants (float to the same float type, not EYE): 4 consecutive elements per
+// invocation with vector loads and stores (the dispatch has a quarter of the invocations).
 #include "eltwise_common.glsl"
 
 layout(std430, binding = 0) readonly buffer X { STORAGE(TI) x[]; };
 layout(std430, binding = 1) writeonly buffer Y { STORAGE(TO) y[]; };
+#ifdef VEC4
+#if TI == 1
+#define VEC_T f16vec4
+#else
+#define VEC_T vec4
+#endif
+layout(std430, binding = 0) readonly buffer X4 { VEC_T x4[]; };
+layout(std430, binding = 1) writeonly buffer Y4 { VEC_T y4[]; };
+#endif
 
 // Matches UnaryPush in eltwise.cpp. flags bits 8-9: integer wrap of the output (wrap_int).
 layout(push_constant) uniform Push {
@@ -104,6 +116,16 @@ float apply(float v) {
 #endif
 
 void main() {
+#ifdef VEC4
+  uint first = 4u * linear_index();
+  if (first >= p.count) return;
+  if (first + 4u <= p.count) {
+    vec4 v = vec4(x4[first >> 2]);
+    y4[first >> 2] = VEC_T(vec4(apply(v.x), apply(v.y), apply(v.z), apply(v.w)));
+    return;
+  }
+  for (uint e = first; e < p.count; ++e) y[e] = STORAGE(TO)(apply(float(x[e])));
+#else
   uint i = linear_index();
   if (i >= p.count) return;
   const int wrap = (p.flags >> 8) & 3;
@@ -124,6 +146,7 @@ void main() {
   y[i] = v;
 #else
   y[i] = STORAGE(TO)(r);
+#endif
 #endif
 #endif
 }

@@ -1,10 +1,23 @@
 #version 450
 // VARIANT f16 -DFP16=1
+// VARIANT vec4 -DVEC4=1
+// VARIANT f16_vec4 -DFP16=1 -DVEC4=1
 // The generic strided copy: the element at coordinate c of a view of extents dims (rank <= 6)
 // moves from src[src_base + sum c[d] * src_strides[d]] to dst[dst_base + sum c[d] * dst_strides[d]].
 // Transpose, Slice (negative strides), Concat and Split (offset regions), Expand (zero strides),
 // DepthToSpace and SpaceToDepth are all such views. Bits are copied as they are.
+// VEC4 variants move groups of 4 elements (16 bytes, or 8 for f16) when the innermost axis is
+// contiguous in both tensors and every offset is a multiple of 4 (strided_copy.cpp converts the
+// view into units of 4): a quarter of the index arithmetic and vector loads.
 #include "mv_common.glsl"
+#if VEC4
+#undef move_t
+#if FP16
+#define move_t uvec2
+#else
+#define move_t uvec4
+#endif
+#endif
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {

@@ -1,0 +1,84 @@
+#version 450
+// VARIANT fp16 -DFP16=1
+// vx.LayerNorm: y = (x - mean) / sqrt(var + eps) * scale + bias over each contiguous row of `cols`.
+// One workgroup of 128 per row; the row stays in registers (8 values per thread, rows up to 1024;
+// longer rows re-read the rest), mean and variance in two passes over the registers (exact for rows
+// of large magnitude), each a subgroup reduction plus one exchange through shared memory: 4
+// barriers per row instead of a shared-memory tree's 16 (nn_rows.comp). fp32 arithmetic.
+//   binding 0: X [rows, cols]; 1: scale [cols]; 2: bias [cols]; 3: Y.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#include "nn_common.glsl"
+
+layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
+const int THREADS = 128;
+const int CACHED = 8;
+
+// Matches LayerNormPush in kernels/layer_norm.cpp.
+layout(push_constant) uniform Params {
+  int rows, cols;
+  float eps;
+  int flags;  // 1: scale, 2: bias
+} p;
+layout(std430, binding = 0) readonly buffer BufX { sfp x_data[]; };
+layout(std430, binding = 1) readonly buffer BufS { sfp s_data[]; };
+layout(std430, binding = 2) readonly buffer BufB { sfp b_data[]; };
+layout(std430, binding = 3) writeonly buffer BufY { sfp y_data[]; };
+
+shared float s_part[THREADS];
+
+float block_sum(float v) {
+  v = subgroupAdd(v);
+  if (subgroupElect()) s_part[gl_SubgroupID] = v;
+  barrier();
+  float total = 0.0;
+  for (uint i = 0u; i < gl_NumSubgroups; ++i) total += s_part[i];
+  barrier();  // s_part is reused by the next reduction
+  return total;
+}
+
+void main() {
+  const int row = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
+  if (row >= p.rows) return;  // uniform per workgroup
+  const int tid = int(gl_LocalInvocationID.x);
+  const int base = row * p.cols;
+  const float n = float(p.cols);
+
+  float v[CACHED];
+  float sum = 0.0;
+  [[unroll]] for (int k = 0; k < CACHED; ++k) {
+    int c = tid + k * THREADS;
+    v[k] = c < p.cols ? float(x_data[base + c]) : 0.0;
+    sum += v[k];
+  }
+  for (int c = tid + CACHED * THREADS; c < p.cols; c += THREADS) sum += float(x_data[base + c]);
+  const float mean = block_sum(sum) / n;
+
+  float sq = 0.0;
+  [[unroll]] for (int k = 0; k < CACHED; ++k) {
+    float d = tid + k * THREADS < p.cols ? v[k] - mean : 0.0;
+    sq += d * d;
+  }
+  for (int c = tid + CACHED * THREADS; c < p.cols; c += THREADS) {
+    float d = float(x_data[base + c]) - mean;
+    sq += d * d;
+  }
+  const float inv = inversesqrt(block_sum(sq) / n + p.eps);
+
+  const bool scale = (p.flags & 1) != 0, bias = (p.flags & 2) != 0;
+  [[unroll]] for (int k = 0; k < CACHED; ++k) {
+    int c = tid + k * THREADS;
+    if (c < p.cols) {
+      float y = (v[k] - mean) * inv;
+      if (scale) y *= float(s_data[c]);
+      if (bias) y += float(b_data[c]);
+      y_data[base + c] = sfp(y);
+    }
+  }
+  for (int c = tid + CACHED * THREADS; c < p.cols; c += THREADS) {
+    float y = (float(x_data[base + c]) - mean) * inv;
+    if (scale) y *= float(s_data[c]);
+    if (bias) y += float(b_data[c]);
+    y_data[base + c] = sfp(y);
+  }
+}
