@@ -318,13 +318,19 @@ TEST_F(VulkanTransformerOpsTest, TransformerBlockRunsFusedOnTheGpu) {
       if (p.op == kAttention) ++attention;
       if (p.op == kLayerNorm) ++layer_norm;
       if (p.op == kGelu) ++gelu;
-      if (p.touches_float) EXPECT_TRUE(p.gpu) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
+      if (p.touches_float) {
+        EXPECT_TRUE(p.gpu) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
+      }
     }
     EXPECT_EQ(attention, 1);
-    for (const Node& n : runner.graph().nodes)  // K's head Transpose now keeps D innermost
-      if (n.op == kAttention) EXPECT_EQ(n.attrs.get_int("k_transposed", -1), 0);
+    for (const Node& n : runner.graph().nodes) {  // K's head Transpose now keeps D innermost
+      if (n.op == kAttention) {
+        EXPECT_EQ(n.attrs.get_int("k_transposed", -1), 0);
+      }
+    }
     EXPECT_EQ(layer_norm, 2);
-    EXPECT_EQ(gelu, vulkan_runs_fused_matmul() ? 0 : 1);  // else fused into the MatMul as its activation
+    EXPECT_TRUE(vulkan_runs_fused_matmul());
+    EXPECT_EQ(gelu, 0);  // fused into the MatMul as its activation
   }
 }
 
