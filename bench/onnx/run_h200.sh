@@ -16,6 +16,7 @@ GL="$ROOT/.gl/onnx"
 OUT="${OUT:-$ROOT/bench/out}"
 RUNS="${RUNS:-20}"
 WARMUP="${WARMUP:-5}"
+WARMUP_SECONDS="${WARMUP_SECONDS:-3}"  # both sides: sustained load first, so the GPU clock has ramped
 MODELS="${MODELS:-resnet50 gpt2}"
 mkdir -p "$OUT"
 
@@ -29,14 +30,14 @@ declare -A FILE=([resnet50]=resnet50.onnx [gpt2]=gpt2_decoder.onnx)
 declare -A SHAPE=([resnet50]="input=1x3x224x224" [gpt2]="input_ids=1x128")
 
 python3 "$ROOT/bench/onnx/make_models.py" $MODELS >&2
-torch_json=$(python3 "$ROOT/bench/onnx/torch_gpu_bench.py" --runs "$RUNS" --warmup "$WARMUP" \
+torch_json=$(python3 "$ROOT/bench/onnx/torch_gpu_bench.py" --runs "$RUNS" --warmup "$WARMUP" --warmup-seconds "$WARMUP_SECONDS" \
              --models "$(echo $MODELS | tr ' ' ',')")
 
 results="{}"
 for m in $MODELS; do
   for p in fp32 fp16; do
     line=$("$VOLVOX" bench "$VOLVOX_BENCH_MODELS/${FILE[$m]}" --device vulkan --precision "$p" \
-           --shape "${SHAPE[$m]}" --runs "$RUNS" --warmup "$WARMUP" --json | tail -1) \
+           --shape "${SHAPE[$m]}" --runs "$RUNS" --warmup "$WARMUP" --warmup-seconds "$WARMUP_SECONDS" --json | tail -1) \
       || line='{"error": "volvox bench failed"}'
     results=$(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); r.setdefault(sys.argv[2], {})[sys.argv[3]]=json.loads(sys.argv[4]); print(json.dumps(r))' \
               "$results" "$m" "$p" "$line")
