@@ -52,23 +52,10 @@ constexpr CoopShape kCoopShapes[] = {
     {ConvVariant::coopmat_x3swz, "coopmat_x3swz", "gz", 16, 2, 0, 16, Precision::fp32, 2},
     {ConvVariant::coopmat_x3wn, "coopmat_x3wn", "fn", 16, 2, 0, 16, Precision::fp32, 1},
     {ConvVariant::coopmat_x3swn, "coopmat_x3swn", "gn", 16, 2, 0, 16, Precision::fp32, 2},
-    {ConvVariant::coopmat_pd, "coopmat_pd", "pd", 16, 6, 1, 16, Precision::fp16},
-    {ConvVariant::coopmat_td, "coopmat_td", "td", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_ud, "coopmat_ud", "ud", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_psd, "coopmat_psd", "pd", 16, 6, 2, 16, Precision::fp16},
-    {ConvVariant::coopmat_usd, "coopmat_usd", "ud", 16, 4, 2, 32, Precision::fp16},
-    {ConvVariant::coopmat_pm, "coopmat_pm", "pm", 16, 6, 1, 16, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_tm, "coopmat_tm", "tm", 16, 4, 1, 32, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_um, "coopmat_um", "um", 16, 4, 1, 32, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_psm, "coopmat_psm", "pm", 16, 6, 2, 16, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_usm, "coopmat_usm", "um", 16, 4, 2, 32, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_um2, "coopmat_um2", "um", 16, 4, 1, 32, Precision::fp16, 0, 2},
-    {ConvVariant::coopmat_um8, "coopmat_um8", "um", 16, 4, 1, 32, Precision::fp16, 0, 8},
-    {ConvVariant::coopmat_tm2, "coopmat_tm2", "tm", 16, 4, 1, 32, Precision::fp16, 0, 2},
-    {ConvVariant::coopmat_tm8, "coopmat_tm8", "tm", 16, 4, 1, 32, Precision::fp16, 0, 8},
     {ConvVariant::coopmat_em, "coopmat_em", "em", 8, 1, 1, 16, Precision::fp16, 0, 4},
     {ConvVariant::coopmat_uz, "coopmat_uz", "uz", 16, 4, 1, 32, Precision::fp16},
     {ConvVariant::coopmat_uy, "coopmat_uy", "uy", 16, 4, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_ux, "coopmat_ux", "ux", 16, 4, 1, 32, Precision::fp16},
     {ConvVariant::coopmat_pq, "coopmat_pq", "pq", 16, 6, 1, 16, Precision::fp16, 0, 4},
     {ConvVariant::coopmat_tq, "coopmat_tq", "tq", 16, 4, 1, 32, Precision::fp16, 0, 4},
     {ConvVariant::coopmat_uq, "coopmat_uq", "uq", 16, 4, 1, 32, Precision::fp16, 0, 4},
@@ -78,10 +65,7 @@ constexpr CoopShape kCoopShapes[] = {
     {ConvVariant::coopmat_uq8, "coopmat_uq8", "uq", 16, 4, 1, 32, Precision::fp16, 0, 8},
     {ConvVariant::coopmat_tq2, "coopmat_tq2", "tq", 16, 4, 1, 32, Precision::fp16, 0, 2},
     {ConvVariant::coopmat_tq8, "coopmat_tq8", "tq", 16, 4, 1, 32, Precision::fp16, 0, 8},
-    {ConvVariant::coopmat_udn, "coopmat_udn", "udn", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_udb, "coopmat_udb", "udb", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_ux, "coopmat_ux", "ux", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_uds, "coopmat_uds", "uds", 16, 4, 1, 32, Precision::fp16},    {ConvVariant::coopmat_pv, "coopmat_pv", "pv", 16, 6, 1, 16, Precision::fp16},
+    {ConvVariant::coopmat_pv, "coopmat_pv", "pv", 16, 6, 1, 16, Precision::fp16},
     {ConvVariant::coopmat_tv, "coopmat_tv", "tv", 16, 4, 1, 32, Precision::fp16},
     {ConvVariant::coopmat_uv, "coopmat_uv", "uv", 16, 4, 1, 32, Precision::fp16},
     {ConvVariant::coopmat_psv, "coopmat_psv", "pv", 16, 6, 2, 16, Precision::fp16},
@@ -274,11 +258,8 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
 std::vector<uint8_t> pack_bias(const ConvDesc& d, const Tensor& bias) {
   Tensor b = bias.dtype() == DType::f32 ? bias : bias.to(DType::f32);
   VX_CHECK(b.numel() == d.cout, InvalidArgument, "conv bias has ", b.numel(), " values, expected ", d.cout);
-  // [cout4] vec4, then 16 copies of that row: the direct-store coopmat shaders (DSTORE) start their
-  // accumulators from it as a 16 x 16 fragment per output block (the other kernels read the first row).
-  const size_t row = size_t(d.cout4()) * 16;
-  std::vector<uint8_t> out(row * 17, 0);
-  for (int r = 0; r < 17; ++r) std::memcpy(out.data() + r * row, b.data<float>(), size_t(d.cout) * 4);
+  std::vector<uint8_t> out(size_t(d.cout4()) * 16, 0);
+  std::memcpy(out.data(), b.data<float>(), size_t(d.cout) * 4);
   return out;
 }
 

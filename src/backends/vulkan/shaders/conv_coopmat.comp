@@ -59,34 +59,6 @@
 // VARIANT gn1 -DNFRAG=1 -DSUBGROUPS=8 -DX3=2
 // VARIANT fn2 -DNFRAG=2 -DSUBGROUPS=8 -DX3=1 -DPSTR=2
 // VARIANT gn2 -DNFRAG=2 -DSUBGROUPS=8 -DX3=2 -DPSTR=2
-// VARIANT pd1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1
-// VARIANT pd2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1
-// VARIANT pd3 -DNFRAG=3 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1
-// VARIANT pd4 -DNFRAG=4 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1
-// VARIANT pd5 -DNFRAG=5 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1
-// VARIANT pd6 -DNFRAG=6 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1
-// VARIANT td1 -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DDSTORE=1
-// VARIANT td2 -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DDSTORE=1
-// VARIANT td3 -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DDSTORE=1
-// VARIANT td4 -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DDSTORE=1 -DPSTR=2
-// VARIANT ud1 -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1
-// VARIANT ud2 -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1
-// VARIANT ud3 -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1
-// VARIANT ud4 -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DPSTR=2
-// VARIANT pm1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT pm2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT pm3 -DNFRAG=3 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT pm4 -DNFRAG=4 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT pm5 -DNFRAG=5 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT pm6 -DNFRAG=6 -DSUBGROUPS=8 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT tm1 -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT tm2 -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT tm3 -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT tm4 -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1 -DPSTR=2
-// VARIANT um1 -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT um2 -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT um3 -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1
-// VARIANT um4 -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DMULTI=1 -DPSTR=2
 // VARIANT pq1 -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DMULTI=1
 // VARIANT pq2 -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DMULTI=1
 // VARIANT pq3 -DNFRAG=3 -DSUBGROUPS=8 -DPREFETCH=1 -DMULTI=1
@@ -101,18 +73,6 @@
 // VARIANT uq2 -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DMULTI=1
 // VARIANT uq3 -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DMULTI=1
 // VARIANT uq4 -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DMULTI=1 -DPSTR=2
-// VARIANT udn1 -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_RELU=0
-// VARIANT udn2 -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_RELU=0
-// VARIANT udn3 -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_RELU=0
-// VARIANT udn4 -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_RELU=0 -DPSTR=2
-// VARIANT udb1 -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_BIAS=0
-// VARIANT udb2 -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_BIAS=0
-// VARIANT udb3 -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_BIAS=0
-// VARIANT udb4 -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_BIAS=0 -DPSTR=2
-// VARIANT uds1 -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_BIAS=2
-// VARIANT uds2 -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_BIAS=2
-// VARIANT uds3 -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DDS_BIAS=2
-// VARIANT uds4 -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDSTORE=1 -DPSTR=2 -DDS_BIAS=2
 // VARIANT ux1 -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDIAG=3
 // VARIANT ux2 -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDIAG=3
 // VARIANT ux3 -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDIAG=3
@@ -185,24 +145,17 @@
 //       epilogue. X3 2 (g): one accumulator set, lo unscaled (fp16 subnormals for |x| < 2^-4,
 //       absolute error <= 2^-25 each); the weights are stored times 256 (their lo stays normal),
 //       and the epilogue divides by 256.
-//   DSTORE (pd / td / ud variants): the accumulators start at the bias (16 replicated rows that
-//       pack_bias appends after the vec4 bias, loaded as a fragment), and a tile that lies inside the
-//       output, without a fused pool, is converted to fp16, ReLU'd element-wise on the fragment and
-//       stored with coopMatStoreNV straight into the NHWC output: no shared-memory round trip, no
-//       subgroup barriers. Edge tiles, pools and output counts not a multiple of 16 keep the staged
-//       epilogue (without the bias add where the accumulators already hold it).
-//   MULTI (pm / tm / um with DSTORE; pq / tq / uq / em = p / t / u / e with the staged epilogue): a workgroup computes a run of consecutive tiles along x
-//       (tiles_x / gl_NumWorkGroups.x of them: the host's dispatch picks the run length); the register
-//       prefetch crosses tile boundaries, so the next tile's first chunk loads during the last chunk's
-//       MMAs and the epilogue, and the workgroup's start-up is paid once per run.
+//   MULTI (pq / tq / uq / em = p / t / u / e; uqv / tqv with EPI16): a workgroup computes a run of
+//       consecutive tiles along x (tiles_x / gl_NumWorkGroups.x of them: the host's dispatch picks
+//       the run length); the register prefetch crosses tile boundaries, so the next tile's first
+//       chunk loads during the last chunk's MMAs and the epilogue, and the workgroup's start-up is
+//       paid once per run.
 //   EPI16 (uv / tv / pv, uqv / tqv = uq / tq with it): the staged epilogue reads 8 channels (16 bytes)
 //       of shared memory per item and writes them with one 16-byte store (output counts that are a
 //       multiple of 8, no pool): half the items, reads and stores of the 8-byte path.
 //   DIAG (uz / uy, timing only, wrong results): 1 = no MMAs (staging, barriers, epilogue); 2 = no
 //       epilogue (it sits behind a condition that never holds, so the MMAs stay live); ux: DIAG 3 =
-//       no staging (no global loads, no shared stores; barriers kept). Likewise
-//       udn = ud without the ReLU (DS_RELU 0), udb = ud without the bias start (DS_BIAS 0); uds = ud with the
-//       bias fragment loaded from shared memory (DS_BIAS 2: copied there once per workgroup).
+//       no staging (no global loads, no shared stores; barriers kept).
 // Weights: f16 B[(tap * k_chunks + chunk) * 16 + k][n], row-major with row length n_pad; X3: the hi
 // plane, then the lo plane (X3 1: w = hi + lo / 4096; X3 2: 256 w = hi + lo).
 #if X3
@@ -239,9 +192,6 @@
 #ifndef NW
 #define NW 16
 #endif
-#ifndef DSTORE
-#define DSTORE 0
-#endif
 #ifndef MULTI
 #define MULTI 0
 #endif
@@ -251,17 +201,11 @@
 #ifndef EPI16
 #define EPI16 0
 #endif
+#if MULTI && X3
+#error MULTI restarts only the main accumulators per tile
+#endif
 #if EPI16 && (X3 || NW != 16)
 #error EPI16 needs fp16 storage and 16-wide fragments
-#endif
-#ifndef DS_RELU  // DSTORE's ReLU on the fp16 fragment: 2 = unrolled, 1 = loop to length(), 0 = none (timing only)
-#define DS_RELU 2
-#endif
-#ifndef DS_BIAS  // DSTORE's bias start: 1 = fragment from global memory, 2 = from shared memory, 0 = none (timing only)
-#define DS_BIAS 1
-#endif
-#if DSTORE && (X3 || ACC16 || NW != 16)
-#error DSTORE needs fp16 storage, fp32 accumulators and 16-wide fragments
 #endif
 #if ACC16
 #define ACC_BITS 16
@@ -314,11 +258,6 @@ layout(std430, binding = 2) readonly buffer Weights { uvec4 wts[]; };
 #if EPI16  // the output as 8 fp16 per element, for 16-byte stores
 layout(std430, binding = 4) writeonly buffer RawDst8 { uvec4 raw_dst8[]; };
 #endif
-#if DSTORE  // raw views for coopMatLoadNV / coopMatStoreNV (which take uint vectors): bias as 4 fp32,
-           // the output as 4 fp16
-layout(std430, binding = 3) readonly buffer RawBias { uvec4 raw_bias[]; };
-layout(std430, binding = 4) writeonly buffer RawDst { uvec2 raw_dst[]; };
-#endif
 
 // [plane][halo pixel][2 x 8 channels + pad]; reused as epilogue scratch
 shared uvec4 s_in[PLANES * HALO_PLANE];
@@ -327,9 +266,6 @@ shared uvec4 s_w[SUBGROUPS * 128];  // also the epilogue's scratch for the corre
 #else
 shared uvec4 s_w[PLANES * W_PLANE];  // [plane][tap][k][n + pad] fp16 of the current step's chunks
 #endif  // [plane][tap][k][n + pad] fp16 of the current step's chunks
-#if DSTORE && DS_BIAS == 2
-shared uvec4 s_bias[16 * NP / 4];  // 16 rows of this workgroup's NP biases, fp32 (zero past the outputs)
-#endif
 
 RAW4 load_raw(int y, int x, int c4) {
   if (y < 0 || x < 0 || y >= p.H || x >= p.W) return RAW4(0);
@@ -412,28 +348,10 @@ vec4 scratch32(int at) { return uintBitsToFloat(s_in[at]) + uintBitsToFloat(s_w[
 vec4 scratch32(int at) { return uintBitsToFloat(s_in[at]) * W_SCALE_INV; }
 #endif
 
-// The accumulators' start: the bias block (DSTORE: 16 replicated rows of whole fragments; zero
-// beyond the outputs) or zero.
-#if DSTORE && DS_BIAS == 1
-#define INIT_ACC()                                                                                       \
-  [[unroll]] for (int n = 0; n < NFRAG; ++n) {                                                           \
-    const int o0 = int(gl_WorkGroupID.z) * NP + n * 16;                                                  \
-    CMAT b0 = CMAT(0.0);                                                                                 \
-    if (bias_init && o0 < 4 * p.cout4) coopMatLoadNV(b0, raw_bias, uint(p.cout4 + o0 / 4), uint(p.cout4), false); \
-    [[unroll]] for (int r = 0; r < RPS; ++r) acc[r][n] = b0;                                             \
-  }
-#elif DSTORE && DS_BIAS == 2
-#define INIT_ACC()                                                       \
-  [[unroll]] for (int n = 0; n < NFRAG; ++n) {                           \
-    CMAT b0;                                                             \
-    coopMatLoadNV(b0, s_bias, uint(n * 4), uint(NP / 4), false);         \
-    [[unroll]] for (int r = 0; r < RPS; ++r) acc[r][n] = b0;             \
-  }
-#else
+// The accumulators' start (per tile with MULTI).
 #define INIT_ACC()                      \
   [[unroll]] for (int r = 0; r < RPS; ++r) \
     [[unroll]] for (int n = 0; n < NFRAG; ++n) acc[r][n] = CMAT(0.0);
-#endif
 
 void main() {
   int lid = int(gl_LocalInvocationID.x);
@@ -447,18 +365,6 @@ void main() {
   int x0 = int(gl_WorkGroupID.x) * TW, y0 = int(gl_WorkGroupID.y) * TH;
 #endif
   int cin4 = p.cin4_a + p.cin4_b;
-#if DSTORE && DS_BIAS == 1  // the bias block holds whole fragments only when the output count is a multiple of 16
-  const bool bias_init = (p.cout4 & 3) == 0;
-#elif DSTORE && DS_BIAS == 2
-  const bool bias_init = true;
-  for (int i = lid; i < 16 * NP / 4; i += THREADS) {
-    const int o4 = int(gl_WorkGroupID.z) * (NP / 4) + i % (NP / 4);
-    s_bias[i] = o4 < p.cout4 ? raw_bias[o4] : uvec4(0);
-  }
-  barrier();
-#else
-  const bool bias_init = false;
-#endif
 
   CMAT acc[RPS][NFRAG];
 #if !MULTI
@@ -568,38 +474,11 @@ void main() {
 #endif  // DIAG != 1
   }  // chunk
 
-#if DSTORE  // whole tile inside the output, no pool: fragments straight to global memory
-  const bool direct = (p.cout4 & 3) == 0 && p.pool == 0 && x0 + TW <= p.out_w && y0 + TH <= p.out_h;
-#else
-  const bool direct = false;
-#endif
-  if (direct) {
-#if DSTORE
-    [[unroll]] for (int n = 0; n < NFRAG; ++n) {
-      const int o0 = int(gl_WorkGroupID.z) * NP + n * 16;
-      if (o0 < 4 * p.cout4) {
-        [[unroll]] for (int r = 0; r < RPS; ++r) {
-          BMAT h = BMAT(acc[r][n]);
-#if DS_RELU == 1  // loop to length(): a dynamic index into the fragment
-          if (p.relu != 0)
-            for (int i = 0; i < h.length(); ++i) h[i] = max(h[i], float16_t(0.0));
-#elif DS_RELU == 2  // unrolled to 8 = 16 x 16 / 32 lanes (the guard keeps other lengths correct)
-          if (p.relu != 0)
-            [[unroll]] for (int i = 0; i < 8; ++i)
-              if (i < h.length()) h[i] = max(h[i], float16_t(0.0));
-#endif
-          const int y = y0 + sg * RPS + r;
-          coopMatStoreNV(h, raw_dst, uint((y * p.out_w + x0) * p.cout4 + o0 / 4), uint(p.cout4), false);
-        }
-      }
-    }
-#endif
-  } else
 #if DIAG == 2
   if (p.relu == 12345)  // never: p.relu is 0 or 1
 #endif
   {
-  // Staged epilogue: each subgroup stages two rows x NW channels at a time in its own slice of s_in
+  // Epilogue: each subgroup stages two rows x NW channels at a time in its own slice of s_in
   // (32 pixels x CPR uvec4: fp16, or fp32 for X3), then adds bias, applies ReLU / pool and stores.
 #if X3
   const int CPR = NW / 4;
@@ -642,7 +521,7 @@ void main() {
               m = max(m, unpack4((q & 1) == 0 ? w.xy : w.zw));
 #endif
             }
-          dst[(oy * p.out_w + ox) * p.cout4 + o] = sfpvec4(activate(m + (bias_init ? vec4(0.0) : bias[o])));
+          dst[(oy * p.out_w + ox) * p.cout4 + o] = sfpvec4(activate(m + bias[o]));
         }
 #if EPI16
       } else if ((p.cout4 & 1) == 0) {  // 8 channels per item: one 16-byte shared read and global store
@@ -651,8 +530,8 @@ void main() {
           int y = y0 + sg * RPS + 2 * rp + (pix >> 4), x = x0 + (pix & 15);
           if (o < p.cout4 && y < p.out_h && x < p.out_w) {
             uvec4 w = s_in[sbase + pix * CPR + (item & 1)];
-            vec4 v0 = activate(unpack4(w.xy) + (bias_init ? vec4(0.0) : bias[o]));
-            vec4 v1 = activate(unpack4(w.zw) + (bias_init ? vec4(0.0) : bias[o + 1]));
+            vec4 v0 = activate(unpack4(w.xy) + bias[o]);
+            vec4 v1 = activate(unpack4(w.zw) + bias[o + 1]);
             raw_dst8[((y * p.out_w + x) * p.cout4 + o) >> 1] =
                 uvec4(packHalf2x16(v0.xy), packHalf2x16(v0.zw), packHalf2x16(v1.xy), packHalf2x16(v1.zw));
           }
@@ -669,14 +548,14 @@ void main() {
             uvec4 w = s_in[sbase + pix * CPR + (q >> 1)];
             vec4 v = unpack4((q & 1) == 0 ? w.xy : w.zw);
 #endif
-            dst[(y * p.out_w + x) * p.cout4 + o] = sfpvec4(activate(v + (bias_init ? vec4(0.0) : bias[o])));
+            dst[(y * p.out_w + x) * p.cout4 + o] = sfpvec4(activate(v + bias[o]));
           }
         }
       }
       subgroupBarrier();
     }
   }
-  }  // staged epilogue
+  }  // epilogue
 #if MULTI
   }  // tile
 #endif
