@@ -5,7 +5,7 @@
 //
 //   vulkan_unet_bench [--device vulkan:N] [--sizes 1088x1920,2160x3840] [--runs 20]
 //                     [--configs fp32:direct,fp32:tiled,fp16:direct,fp16:tiled,fp16:auto]
-//                     [--json out.json] [--md out.md] [--no-check]
+//                     [--json out.json] [--md out.md] [--no-check] [--warmup-ms 1000]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -205,6 +205,7 @@ int main(int argc, char** argv) {
   std::string device = "vulkan", sizes = "1088x1920,2160x3840", json_path, md_path;
   std::string configs = "fp32:direct,fp32:tiled,fp16:direct,fp16:tiled,fp16:auto";
   int runs = 20;
+  double warmup_ms = 1000;  // GPU time of warm-up runs per config and size
   bool check = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -219,6 +220,7 @@ int main(int argc, char** argv) {
     else if (a == "--sizes") sizes = next();
     else if (a == "--configs") configs = next();
     else if (a == "--runs") runs = std::stoi(next());
+    else if (a == "--warmup-ms") warmup_ms = std::stod(next());
     else if (a == "--json") json_path = next();
     else if (a == "--md") md_path = next();
     else if (a == "--no-check") check = false;
@@ -291,7 +293,12 @@ int main(int argc, char** argv) {
         for (auto& [v, n] : variant_count) row.variants += (row.variants.empty() ? "" : " ") + v + "x" + std::to_string(n);
         Tensor y = exe.run(x);
         if (check) row.rel_err = rel_error(y, baseline);
-        for (int i = 0; i < 3; ++i) exe.run_resident();
+        // Warm-up: at least 3 runs and warmup_ms of GPU time, so the clock has ramped before timing.
+        double warm = 0;
+        for (int i = 0; i < 3 || warm < warmup_ms; ++i) {
+          exe.run_resident();
+          warm += exe.last_gpu_ms();
+        }
         std::vector<double> totals;
         std::vector<std::vector<double>> per_layer(exe.layers().size());
         for (int r = 0; r < runs; ++r) {

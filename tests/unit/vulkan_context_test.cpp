@@ -211,27 +211,42 @@ TEST(VulkanConvPacking, VariantChoice) {
   EXPECT_EQ(choose_variant(d, Precision::fp32, true), ConvVariant::coopmat_x3cw);  // 3xFP16 on tensor cores
   EXPECT_EQ(choose_variant(d, Precision::fp32, false), ConvVariant::tiled);
   EXPECT_EQ(choose_variant(d, Precision::fp16, false), ConvVariant::tiled);
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_ps);  // 7 fragments: split over 2 workgroups
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_psv);  // 7 fragments: split over 2 workgroups
   EXPECT_EQ(dispatch_size(ConvVariant::coopmat_ps, d)[2], 2u);
   EXPECT_EQ(shader_name(ConvVariant::coopmat_ps, d, Precision::fp16), "conv_coopmat.p4");
   EXPECT_EQ(push_constants(ConvVariant::coopmat_ps, d)[11], 128);  // n_pad: 2 x 4 fragments
   d.cout = 64;  // 2 K chunks: register prefetch
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_p);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_pv);
   d.cin_a = 64;  // 4 K chunks: 16 subgroups of 2 rows
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_u);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_uv);
   d.cin_a = 128;  // 8 K chunks: tall tiles
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_t);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_tv);
   d.cout = 32;
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_t);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_tv);
   d.cin_a = 9;  // one K chunk (enc_conv0)
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_u);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_uv);
+  {  // at 1920x1088 (4080 tiles of 32 x 16): runs of 4 tiles per workgroup
+    ConvDesc big = d;
+    big.height = 1088;
+    big.width = 1920;
+    EXPECT_EQ(choose_variant(big, Precision::fp16, true), ConvVariant::coopmat_uqv);
+    EXPECT_EQ(shader_name(ConvVariant::coopmat_uqv, big, Precision::fp16), "conv_coopmat.uqv2");
+    EXPECT_EQ(dispatch_size(ConvVariant::coopmat_uqv, big)[0], 30u);  // 120 tile columns / 4
+    EXPECT_EQ(dispatch_size(ConvVariant::coopmat_uqv8, big)[0], 15u);
+    EXPECT_EQ(dispatch_size(ConvVariant::coopmat_uqv, big)[1], 34u);
+    big.cin_a = 128;  // 8 chunks: one tile per workgroup
+    EXPECT_EQ(choose_variant(big, Precision::fp16, true), ConvVariant::coopmat_tv);
+    big.cin_a = 32;
+    big.cout = 3;  // 16x8x16 fragments in runs of 4 tiles
+    EXPECT_EQ(choose_variant(big, Precision::fp16, true), ConvVariant::coopmat_em);
+  }
   d.cout = 48;
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_u);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_uv);
   d.cin_a = 128;
   d.cout = 96;  // 6 fragments, 8 chunks: prefetch; with 2 chunks the 8-subgroup kernel without it
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_p);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_pv);
   d.cin_a = 32;  // 2 chunks: split over 2 workgroups of 16 subgroups
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_us);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_usv);
   EXPECT_EQ(shader_name(ConvVariant::coopmat_us, d, Precision::fp16), "conv_coopmat.u3");
   EXPECT_FALSE(variant_supports(ConvVariant::coopmat_t, d, Precision::fp16, true));  // 96 outputs: over 48 KiB
   EXPECT_EQ(dispatch_size(ConvVariant::coopmat_t, d)[1], 1u);  // 32-row tiles

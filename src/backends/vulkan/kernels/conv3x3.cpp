@@ -21,6 +21,7 @@ struct CoopShape {
   int nw, max_wg, split, rows;
   Precision precision;
   int x3 = 0;
+  int tiles = 1;  // tiles along x per workgroup (MULTI shaders: the dispatch sets the run length)
 };
 // split: 1 = all outputs in one workgroup, 2 = halves over 2 workgroups, 0 = max_wg outputs per
 // workgroup and as many workgroups as needed.
@@ -51,6 +52,28 @@ constexpr CoopShape kCoopShapes[] = {
     {ConvVariant::coopmat_x3swz, "coopmat_x3swz", "gz", 16, 2, 0, 16, Precision::fp32, 2},
     {ConvVariant::coopmat_x3wn, "coopmat_x3wn", "fn", 16, 2, 0, 16, Precision::fp32, 1},
     {ConvVariant::coopmat_x3swn, "coopmat_x3swn", "gn", 16, 2, 0, 16, Precision::fp32, 2},
+    {ConvVariant::coopmat_em, "coopmat_em", "em", 8, 1, 1, 16, Precision::fp16, 0, 4},
+    {ConvVariant::coopmat_uz, "coopmat_uz", "uz", 16, 4, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_uy, "coopmat_uy", "uy", 16, 4, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_ux, "coopmat_ux", "ux", 16, 4, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_pq, "coopmat_pq", "pq", 16, 6, 1, 16, Precision::fp16, 0, 4},
+    {ConvVariant::coopmat_tq, "coopmat_tq", "tq", 16, 4, 1, 32, Precision::fp16, 0, 4},
+    {ConvVariant::coopmat_uq, "coopmat_uq", "uq", 16, 4, 1, 32, Precision::fp16, 0, 4},
+    {ConvVariant::coopmat_psq, "coopmat_psq", "pq", 16, 6, 2, 16, Precision::fp16, 0, 4},
+    {ConvVariant::coopmat_usq, "coopmat_usq", "uq", 16, 4, 2, 32, Precision::fp16, 0, 4},
+    {ConvVariant::coopmat_uq2, "coopmat_uq2", "uq", 16, 4, 1, 32, Precision::fp16, 0, 2},
+    {ConvVariant::coopmat_uq8, "coopmat_uq8", "uq", 16, 4, 1, 32, Precision::fp16, 0, 8},
+    {ConvVariant::coopmat_tq2, "coopmat_tq2", "tq", 16, 4, 1, 32, Precision::fp16, 0, 2},
+    {ConvVariant::coopmat_tq8, "coopmat_tq8", "tq", 16, 4, 1, 32, Precision::fp16, 0, 8},
+    {ConvVariant::coopmat_pv, "coopmat_pv", "pv", 16, 6, 1, 16, Precision::fp16},
+    {ConvVariant::coopmat_tv, "coopmat_tv", "tv", 16, 4, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_uv, "coopmat_uv", "uv", 16, 4, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_psv, "coopmat_psv", "pv", 16, 6, 2, 16, Precision::fp16},
+    {ConvVariant::coopmat_usv, "coopmat_usv", "uv", 16, 4, 2, 32, Precision::fp16},
+    {ConvVariant::coopmat_uqv, "coopmat_uqv", "uqv", 16, 4, 1, 32, Precision::fp16, 0, 4},
+    {ConvVariant::coopmat_tqv, "coopmat_tqv", "tqv", 16, 4, 1, 32, Precision::fp16, 0, 4},
+    {ConvVariant::coopmat_uqv8, "coopmat_uqv8", "uqv", 16, 4, 1, 32, Precision::fp16, 0, 8},
+    {ConvVariant::coopmat_tqv8, "coopmat_tqv8", "tqv", 16, 4, 1, 32, Precision::fp16, 0, 8},
 };
 
 const CoopShape* coop_shape(ConvVariant v) {
@@ -126,19 +149,16 @@ bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device
   return p == s->precision && device_has_coopmat && coop_wg_fragments(*s, d) <= s->max_wg;
 }
 
-ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopmat) {
-  // fp32 on tensor cores (results/v8d_vulkan.md): 3xFP16 with per-tap fp32 adds is as accurate as
-  // the fp32 tiled kernel (max abs error 2.2e-6 vs 2.7e-6 against the CPU reference) and 3.3x
-  // faster; coopmat_x3sw is 12% faster still but 25x less accurate (5.8e-5), so it stays opt-in.
-  if (p == Precision::fp32 && variant_supports(ConvVariant::coopmat_x3cw, d, p, device_has_coopmat))
-    return ConvVariant::coopmat_x3cw;
-  if (!variant_supports(ConvVariant::coopmat, d, p, device_has_coopmat)) return ConvVariant::tiled;
-  // Per-layer medians on an H200 (bench/vulkan/results/v5{a,b}_vulkan.md, v6b_vulkan.md; 1080p and
-  // 4K): 32 x 16 tiles win for 32/48 outputs and for 64 outputs with >= 4 chunks; of those, 16
-  // subgroups of 2 rows (coopmat_u) beat 8 of 4 rows (coopmat_t) at 48 outputs, at 32 outputs with
-  // one chunk and at 64 outputs with 4-7 chunks (dec_conv1a -7%); the register prefetch pays where
-  // there are many chunks to overlap, while for few chunks at 80/96 outputs its extra registers
-  // cost more than it hides (coopmat_w); 112/128 outputs only fit coopmat.
+namespace {
+
+// The v8 rule (fp16 on a device with cooperative matrices). Per-layer medians on an H200
+// (bench/vulkan/results/v5{a,b}_vulkan.md, v6b_vulkan.md; 1080p and 4K): 32 x 16 tiles win for 32/48
+// outputs and for 64 outputs with >= 4 chunks; of those, 16 subgroups of 2 rows (coopmat_u) beat 8
+// of 4 rows (coopmat_t) at 48 outputs, at 32 outputs with one chunk and at 64 outputs with 4-7
+// chunks (dec_conv1a -7%); the register prefetch pays where there are many chunks to overlap, while
+// for few chunks at 80/96 outputs its extra registers cost more than it hides (coopmat_w);
+// 112/128 outputs only fit coopmat.
+ConvVariant choose_coop_v8(const ConvDesc& d) {
   const int fragments = (d.cout + 15) / 16, chunks = coop_k_chunks(d);
   // v8 (results/v8a_vulkan.md): 16x8x16 fragments for <= 8 outputs (-20%); the outputs split over
   // 2 workgroups for 112/128 (-20-57%) and for 96 with <= 6 chunks (-4-30%).
@@ -151,6 +171,38 @@ ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopm
   if (fragments <= 4 || (fragments <= 6 && chunks > 6)) return ConvVariant::coopmat_p;
   if (fragments <= 6) return ConvVariant::coopmat_w;
   return ConvVariant::coopmat;
+}
+
+}  // namespace
+
+ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopmat) {
+  // fp32 on tensor cores (results/v8d_vulkan.md): 3xFP16 with per-tap fp32 adds is as accurate as
+  // the fp32 tiled kernel (max abs error 2.2e-6 vs 2.7e-6 against the CPU reference) and 3.3x
+  // faster; coopmat_x3sw is 12% faster still but 25x less accurate (5.8e-5), so it stays opt-in.
+  if (p == Precision::fp32 && variant_supports(ConvVariant::coopmat_x3cw, d, p, device_has_coopmat))
+    return ConvVariant::coopmat_x3cw;
+  if (!variant_supports(ConvVariant::coopmat, d, p, device_has_coopmat)) return ConvVariant::tiled;
+  const ConvVariant v8 = choose_coop_v8(d);
+  // v9 (results/v9b_vulkan.md, v9c_vulkan.md; same-call medians vs the v8 rule). Runs of 4 tiles
+  // per workgroup (the prefetch crossing tiles) pay on layers with 1-2 K chunks and up to 48 outputs
+  // at >= 1000 tiles of 32 x 16, where the start-up and epilogue per tile are a large share
+  // (4K: enc_conv0 0.669 -> 0.609, enc_conv1 0.982 -> 0.920, dec_conv0 0.576 -> 0.558 ms; 1080p
+  // enc_conv2 (1020 tiles) 0.095 -> 0.091); with more chunks, 64 outputs (u4/t4 at the register
+  // limit) or fewer tiles they lose (dec_conv1a +7%, enc_conv3 at 1080p +35%, enc_conv5a/5b x2-4).
+  // The 16-byte stores of the staged epilogue (EPI16, the *v variants) win 0.5-3% on every layer
+  // without a pool (dec_conv1b 1.873 -> 1.821 ms at 4K). Net: 3.662 -> 3.590 ms at 1080p, 13.347 ->
+  // 13.082 ms at 4K; errors unchanged (fp32 accumulators, same sums).
+  const int chunks = coop_k_chunks(d), tiles = int(div_up(d.width, 16) * div_up(d.height, 32));
+  const bool runs = chunks <= 2 && d.cout <= 48 && tiles >= 1000;
+  switch (v8) {
+    case ConvVariant::coopmat_e: return runs ? ConvVariant::coopmat_em : v8;
+    case ConvVariant::coopmat_u: return runs ? ConvVariant::coopmat_uqv : ConvVariant::coopmat_uv;
+    case ConvVariant::coopmat_t: return runs ? ConvVariant::coopmat_tqv : ConvVariant::coopmat_tv;
+    case ConvVariant::coopmat_p: return ConvVariant::coopmat_pv;
+    case ConvVariant::coopmat_us: return ConvVariant::coopmat_usv;
+    case ConvVariant::coopmat_ps: return ConvVariant::coopmat_psv;
+    default: return v8;
+  }
 }
 
 std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p, const Tensor& weights) {
@@ -231,7 +283,8 @@ std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d) {
   const CoopShape& s = *coop_shape(v);
   // coopmat: 4 subgroups x (4 rows up to 64 outputs, else 2); the others have fixed tile rows.
   const int rows = s.rows ? s.rows : (coop_wg_fragments(s, d) <= 4 ? 16 : 8);
-  return {div_up(d.width, 16), div_up(d.height, rows), uint32_t(coop_groups_z(s, d))};
+  // Multi-tile shaders: tiles / workgroups along x is the run length each workgroup computes.
+  return {div_up(int(div_up(d.width, 16)), s.tiles), div_up(d.height, rows), uint32_t(coop_groups_z(s, d))};
 }
 
 }  // namespace vx::vk

@@ -35,18 +35,30 @@ const char* precision_name(Precision p);
 // coopmat_x3wn / coopmat_x3swn: x3w / x3sw without the register prefetch. coopmat_x3c / coopmat_x3cw:
 // as x3s / x3sw, but each tap's three products go to a fresh fragment that is added to the
 // accumulator by fp32 adds (the MMA accumulation truncates; x3swz: x3sw built as they are, -O0).
+// v9, fp16: multi-tile workgroups (a run of tiles along x per workgroup, the register prefetch
+// crossing tiles; conv_coopmat.comp's MULTI): coopmat_pq / tq / uq / psq / usq = p / t / u / ps / us
+// in runs of 4 tiles, coopmat_uq2 / uq8 / tq2 / tq8 in runs of 2 / 8, coopmat_em = coopmat_e in runs
+// of 4. 16-byte epilogue stores (EPI16): coopmat_pv / tv / uv / psv / usv = p / t / u / ps / us with
+// them, coopmat_uqv / tqv (runs of 4) and coopmat_uqv8 / tqv8 (runs of 8) = uq / tq with them.
+// Timing-only diagnostics (wrong results): coopmat_uz = u without MMAs, coopmat_uy = u without the
+// epilogue, coopmat_ux = u without the staging (no global loads or shared stores).
 enum class ConvVariant {
   direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u,
   coopmat_ps, coopmat_us, coopmat_ts, coopmat_e, coopmat_eu, coopmat_et, coopmat_pn, coopmat_un,
   coopmat_x3, coopmat_x3w, coopmat_x3s, coopmat_x3sw, coopmat_x3wn, coopmat_x3swn, coopmat_x3c, coopmat_x3cw,
-  coopmat_x3swz
+  coopmat_x3swz, coopmat_pq, coopmat_tq, coopmat_uq, coopmat_psq, coopmat_usq, coopmat_uq2, coopmat_uq8, coopmat_tq2,
+  coopmat_tq8, coopmat_em, coopmat_pv, coopmat_tv, coopmat_uv, coopmat_psv, coopmat_usv, coopmat_uqv, coopmat_tqv,
+  coopmat_uqv8, coopmat_tqv8, coopmat_uz, coopmat_uy, coopmat_ux
 };
 const char* variant_name(ConvVariant v);
 // "direct" | "tiled" | "coopmat" | "coopmat_w" | "coopmat_p" | "coopmat_t" | "coopmat_p16" |
 // "coopmat_t16" | "coopmat_k" | "coopmat_r" | "coopmat_u" | "coopmat_ps" | "coopmat_us" | "coopmat_ts" |
 // "coopmat_e" | "coopmat_eu" | "coopmat_et" | "coopmat_pn" | "coopmat_un" | "coopmat_x3" | "coopmat_x3w" |
 // "coopmat_x3s" | "coopmat_x3sw" | "coopmat_x3wn" | "coopmat_x3swn" | "coopmat_x3c" | "coopmat_x3cw" |
-// "coopmat_x3swz"; throws InvalidArgument otherwise.
+// "coopmat_x3swz" | "coopmat_pq" | "coopmat_tq" | "coopmat_uq" | "coopmat_psq" | "coopmat_usq" | "coopmat_uq2" |
+// "coopmat_uq8" | "coopmat_tq2" | "coopmat_tq8" | "coopmat_em" | "coopmat_pv" | "coopmat_tv" | "coopmat_uv" |
+// "coopmat_psv" | "coopmat_usv" | "coopmat_uqv" | "coopmat_tqv" | "coopmat_uqv8" | "coopmat_tqv8" | "coopmat_uz" |
+// "coopmat_uy" | "coopmat_ux"; throws InvalidArgument otherwise.
 ConvVariant parse_variant(const std::string& name);
 
 // One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.
