@@ -30,7 +30,7 @@
 //   vx.FusedMatMul  (kFusedMatMul)   Y = act(MatMul(A, B) + Bias + Residual)
 //     inputs:  A, B (numpy matmul semantics, as MatMul), Bias (optional, 1-D [N], added to the last axis),
 //              Residual (optional, broadcasts onto MatMul(A, B)'s shape; added before the activation,
-//              as the GEMM epilogue does; created by fold_residual_into_matmul for Vulkan only)
+//              as the GEMM epilogue does; created by fuse_matmul_residual, Vulkan path only)
 //     attrs:   activation  string "none" | "relu" | "gelu_erf" | "gelu_tanh"
 //   vx.MatMulInt8W  (kMatMulInt8W)   Y = act(MatMul(A, W) + Bias) with W = Wq * Scales (per column)
 //     inputs:  A [..., K] f32, Wq [K, N] int8 constant, Scales [N] f32 constant, Bias (optional, [N])
@@ -42,7 +42,9 @@
 //              qkv_layout string "bhsd" (default: as above) | "bshd": Q, K, V are stored with their
 //                         two axes before the last swapped, [..., Sq, H, D], [..., Sk, H, D],
 //                         [..., Sk, H, Dv] (the layout before a head Transpose perm (0,2,1,3));
-//                         the op reads them as [..., H, S, D]. Needs rank >= 3 and k_transposed = 0.
+//                         the op reads them as [..., H, S, D] (the Mask still broadcasts onto the
+//                         scores [..., H, Sq, Sk]). Needs rank >= 3 and k_transposed = 0.
+//                         Created by fold_attention_transposes, Vulkan path only.
 //              out_layout string "bhsd" (default) | "bshd": Y is written as [..., Sq, H, Dv] (rank >= 3)
 //     output:  [..., Sq, Dv] (logical; stored per out_layout)
 //   vx.LayerNorm  (kLayerNorm)   Y = (X - mean) / sqrt(var + epsilon) * Scale + Bias over the last axis
