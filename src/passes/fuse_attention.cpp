@@ -113,11 +113,34 @@ Graph fuse_attention(Graph graph) {
 }
 
 namespace {
-// [batch..., Sq, Dv]: batch extents of Q, K and V broadcast.
+// The "bhsd" | "bshd" layout attribute `attr` of a vx.Attention node: true for "bshd".
+bool bshd_layout(const Node& node, const char* attr) {
+  const std::string layout = node.attrs.get_string(attr, "bhsd");
+  VX_CHECK(layout == "bhsd" || layout == "bshd", InvalidArgument, kAttention, " '", node.name, "': ", attr, " '",
+           layout, "' (want \"bhsd\" or \"bshd\")");
+  return layout == "bshd";
+}
+
+// `s` with the two axes before the innermost swapped ("bshd" <-> "bhsd").
+Shape swap_middle(const Shape& s, const Node& node, const char* what) {
+  VX_CHECK(s.rank() >= 3, InvalidArgument, kAttention, " '", node.name, "': layout \"bshd\" needs ", what,
+           " of rank >= 3, got ", s.str());
+  std::vector<int64_t> d = s.dims();
+  std::swap(d[d.size() - 3], d[d.size() - 2]);
+  return Shape(d);
+}
+
+// [batch..., Sq, Dv]: batch extents of Q, K and V broadcast (each read as [..., H, S, D] when
+// qkv_layout is "bshd"; the output stored as [..., Sq, H, Dv] when out_layout is "bshd").
 bool attention_shape(const Node& node, Graph& graph) {
-  const Shape& q = graph.value(node.input(0)).shape;
-  const Shape& k = graph.value(node.input(1)).shape;
-  const Shape& v = graph.value(node.input(2)).shape;
+  const bool bshd_in = bshd_layout(node, "qkv_layout"), bshd_out = bshd_layout(node, "out_layout");
+  VX_CHECK(!bshd_in || node.attrs.get_int("k_transposed", 0) == 0, InvalidArgument, kAttention, " '", node.name,
+           "': qkv_layout \"bshd\" needs k_transposed = 0");
+  auto logical = [&](size_t i, const char* what) {
+    const Shape& s = graph.value(node.input(i)).shape;
+    return bshd_in ? swap_middle(s, node, what) : s;
+  };
+  const Shape q = logical(0, "Q"), k = logical(1, "K"), v = logical(2, "V");
   VX_CHECK(q.rank() >= 2 && k.rank() >= 2 && v.rank() >= 2, InvalidArgument, kAttention, " '", node.name,
            "': operands need rank >= 2");
   const size_t rank = std::max({q.rank(), k.rank(), v.rank()});
@@ -133,7 +156,7 @@ bool attention_shape(const Node& node, Graph& graph) {
   out.push_back(q[q.rank() - 2]);
   out.push_back(v[v.rank() - 1]);
   Value& y = graph.value(node.outputs[0]);
-  y.shape = Shape(out);
+  y.shape = bshd_out ? swap_middle(Shape(out), node, "the output") : Shape(out);
   y.dtype = graph.value(node.input(0)).dtype;
   return true;
 }

@@ -49,6 +49,7 @@ Graph quantize_weights_int8(Graph graph, int64_t min_elements) {
     Node& n = graph.nodes[i];
     const bool matmul = is_op(n, "MatMul"), fused = n.op == kFusedMatMul, gemm = is_op(n, "Gemm");
     if ((!matmul && !fused && !gemm) || n.outputs.size() != 1) continue;
+    if (fused && n.input(3) != kNoValue) continue;  // vx.MatMulInt8W has no residual input
     if (graph.value(n.input(0)).dtype != DType::f32 || !constant_matrix(graph, n.input(1), min_elements)) continue;
     bool transposed = false;
     ValueId bias = fused ? n.input(2) : kNoValue;

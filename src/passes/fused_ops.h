@@ -27,8 +27,10 @@
 // The ONNX fusion passes (fuse_matmul_bias_act, fuse_attention, fuse_layer_norm, fuse_gelu,
 // quantize_weights_int8) create:
 //
-//   vx.FusedMatMul  (kFusedMatMul)   Y = act(MatMul(A, B) + Bias)
-//     inputs:  A, B (numpy matmul semantics, as MatMul), Bias (optional, 1-D [N], added to the last axis)
+//   vx.FusedMatMul  (kFusedMatMul)   Y = act(MatMul(A, B) + Bias + Residual)
+//     inputs:  A, B (numpy matmul semantics, as MatMul), Bias (optional, 1-D [N], added to the last axis),
+//              Residual (optional, broadcasts onto MatMul(A, B)'s shape; added before the activation,
+//              as the GEMM epilogue does; created by fuse_matmul_residual, Vulkan path only)
 //     attrs:   activation  string "none" | "relu" | "gelu_erf" | "gelu_tanh"
 //   vx.MatMulInt8W  (kMatMulInt8W)   Y = act(MatMul(A, W) + Bias) with W = Wq * Scales (per column)
 //     inputs:  A [..., K] f32, Wq [K, N] int8 constant, Scales [N] f32 constant, Bias (optional, [N])
@@ -37,7 +39,14 @@
 //     inputs:  Q [..., Sq, D], K [..., Sk, D] (or [..., D, Sk] when k_transposed = 1), V [..., Sk, Dv],
 //              Mask (optional, broadcast onto [..., Sq, Sk]); batch extents broadcast as in MatMul
 //     attrs:   scale float, k_transposed int 0/1
-//     output:  [..., Sq, Dv]
+//              qkv_layout string "bhsd" (default: as above) | "bshd": Q, K, V are stored with their
+//                         two axes before the last swapped, [..., Sq, H, D], [..., Sk, H, D],
+//                         [..., Sk, H, Dv] (the layout before a head Transpose perm (0,2,1,3));
+//                         the op reads them as [..., H, S, D] (the Mask still broadcasts onto the
+//                         scores [..., H, Sq, Sk]). Needs rank >= 3 and k_transposed = 0.
+//                         Created by fold_attention_transposes, Vulkan path only.
+//              out_layout string "bhsd" (default) | "bshd": Y is written as [..., Sq, H, Dv] (rank >= 3)
+//     output:  [..., Sq, Dv] (logical; stored per out_layout)
 //   vx.LayerNorm  (kLayerNorm)   Y = (X - mean) / sqrt(var + epsilon) * Scale + Bias over the last axis
 //     inputs:  X, Scale [C], Bias (optional, [C])
 //     attrs:   epsilon float

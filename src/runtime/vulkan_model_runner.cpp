@@ -3,12 +3,14 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "passes/fold_attention_transposes.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_batch_norm.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul_bias_act.h"
+#include "passes/fuse_matmul_residual.h"
 #include "passes/fused_ops.h"
 #include "passes/remove_dead_nodes.h"
 
@@ -54,9 +56,13 @@ void optimize_for_vulkan(Graph& graph) {
   g = fuse_layer_norm(std::move(g));
   g = fuse_attention(std::move(g));  // before the MatMul fusion, which would take its MatMuls apart
   g = untranspose_attention_keys(std::move(g));
+  g = fold_attention_transposes(std::move(g));  // K's Transpose is a head Transpose once untransposed
   // A vx.FusedMatMul without a Vulkan kernel would run on the CPU (host copies both ways): fuse
   // only once a kernel is registered.
-  if (vulkan_runs_fused_matmul()) g = fuse_matmul_bias_act(std::move(g));
+  if (vulkan_runs_fused_matmul()) {
+    g = fuse_matmul_bias_act(std::move(g));
+    g = fuse_matmul_residual(std::move(g));  // the residual Adds into the GEMM epilogue
+  }
   g = remove_dead_nodes(std::move(g));
   g.validate();
   graph = std::move(g);

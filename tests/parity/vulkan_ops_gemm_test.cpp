@@ -249,6 +249,35 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
         "staged FusedMatMul split K 3", "coopmat_splitk3");
 }
 
+// vx.FusedMatMul's residual (input 4, the GEMM's C with beta 1; passes/fused_ops.h): same shape,
+// broadcast along rows, columns and batches, runtime and constant, with and without bias, the
+// activation after the residual, through every SIMT kernel with and without split K.
+TEST_P(VulkanGemm, FusedMatMulResidual) {
+  auto with_residual = [](Case c, Tensor residual, bool constant = false) {
+    if (c.inputs.size() < 3) c.inputs.push_back(test::omitted());
+    c.inputs.push_back(constant ? test::constant(std::move(residual)) : test::input(std::move(residual)));
+    return c;
+  };
+  for (const char* kernel : {"tiled", "simt", "auto"}) {
+    ScopedEnv gemm("VOLVOX_VK_GEMM", kernel);
+    for (const char* splits : {"1", "3"}) {
+      ScopedEnv split("VOLVOX_VK_SPLITK", splits);
+      const std::string what = std::string(kernel) + " splits " + splits;
+      const std::string variant = std::string(splits) == "3" ? "_splitk3" : "";
+      check(with_residual(fused(r(Shape{2, 37, 170}), r(Shape{170, 45}), r(Shape{45}), "none"), r(Shape{2, 37, 45})),
+            "residual, bias, " + what, variant);
+      check(with_residual(fused(r(Shape{37, 130}), r(Shape{130, 45}), std::nullopt, "none"), r(Shape{37, 45}), true),
+            "constant residual, no bias, " + what, variant);
+      check(with_residual(fused(r(Shape{3, 5, 133}), r(Shape{133, 19}), r(Shape{19}), "relu"), r(Shape{3, 1, 19})),
+            "residual broadcast over rows, relu, " + what, variant);
+      check(with_residual(fused(r(Shape{3, 5, 133}), r(Shape{133, 19}), std::nullopt, "gelu_erf"), r(Shape{5, 1})),
+            "residual broadcast over columns and batches, gelu, " + what, variant);
+      check(with_residual(fused(r(Shape{4, 9, 200}), r(Shape{200, 24}), r(Shape{24}), "none"), r(Shape{24})),
+            "residual of one row, " + what, variant);
+    }
+  }
+}
+
 // Weight-only int8 (B read as bytes, scales in the epilogue) through every kernel, with bias and
 // activation, batched A, ragged K and N, split K on and off.
 TEST_P(VulkanGemm, MatMulInt8Weights) {

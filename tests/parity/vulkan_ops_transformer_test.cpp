@@ -1,7 +1,8 @@
 // The Vulkan kernels of the transformer ops (vx.Attention, vx.LayerNorm, vx.Gelu, the fast paths
 // of the binary element-wise ops) against the CPU reference kernels at odd shapes, fp32 and fp16
 // storage; and a small transformer block through VulkanModelRunner, whose fusions must put
-// vx.Attention, vx.LayerNorm and vx.Gelu on the GPU and give the unfused graph's CPU result.
+// vx.Attention, vx.LayerNorm and vx.Gelu on the GPU, fold the head Transposes into the attention and
+// the residual Adds into the MatMuls, and give the unfused graph's CPU result.
 //
 // Tolerances (|got - want| <= atol + rtol |want|): element-wise and LayerNorm at the defaults
 // (fp32 1e-5 / 1e-6, fp16 1e-2 / 1e-3, test/vulkan_op_test_util.h); attention fp32 rtol 1e-4,
@@ -45,12 +46,17 @@ Tensor mask_tensor(Shape shape, uint64_t seed, bool with_neg_inf) {
 
 class VulkanTransformerOpsTest : public test::VulkanOpTest {
  protected:
+  // `layouts`: vx.Attention's qkv_layout and out_layout ("bhsd" / "bshd").
   void check_attention(Shape q, Shape k, Shape v, const Tensor* mask, float scale, bool k_transposed,
-                       const std::string& what, bool expect_gpu = true) {
+                       const std::string& what, bool expect_gpu = true,
+                       std::pair<const char*, const char*> layouts = {"bhsd", "bhsd"}) {
     std::vector<test::NodeInput> ins = {input(test::random_tensor(q, 11)), input(test::random_tensor(k, 12)),
                                         input(test::random_tensor(v, 13))};
     if (mask) ins.push_back(input(*mask));
-    auto c = single_node(kAttention, ins, 1, attention_attrs(scale, k_transposed));
+    Attributes attrs = attention_attrs(scale, k_transposed);
+    attrs.set("qkv_layout", std::string(layouts.first));
+    attrs.set("out_layout", std::string(layouts.second));
+    auto c = single_node(kAttention, ins, 1, attrs);
     expect_matches_cpu(c, Precision::fp32, {1e-4, 1e-5}, !expect_gpu, what + " fp32");
     expect_matches_cpu(c, Precision::fp16, {2e-2, 2e-3}, !expect_gpu, what + " fp16");
   }
@@ -95,6 +101,29 @@ TEST_F(VulkanTransformerOpsTest, AttentionBroadcastBatchesAndLargeDepths) {
   check_attention({3, 1, 7}, {3, 7, 150}, {3, 150, 5}, nullptr, 0.4f, true, "one query, 150 keys");
   const Tensor causal_long = mask_tensor({300, 300}, 26, true);
   check_attention({1, 2, 300, 16}, {1, 2, 300, 16}, {1, 2, 300, 16}, &causal_long, 0.25f, false, "Sk 300");
+}
+
+TEST_F(VulkanTransformerOpsTest, AttentionHeadsInterleavedLayouts) {
+  // Q, K, V as [B, S, H, D] (qkv_layout "bshd") and / or the output as [B, Sq, H, Dv]: Sq != Sk, Sk
+  // past one key tile, D and Dv not multiples of 4 (scalar loads), then multiples of 4 (vec4).
+  const std::pair<const char*, const char*> both{"bshd", "bshd"}, in_only{"bshd", "bhsd"}, out_only{"bhsd", "bshd"};
+  const Shape q{2, 17, 3, 13}, k{2, 70, 3, 13}, v{2, 70, 3, 9};
+  check_attention(q, k, v, nullptr, 0.3f, false, "bshd no mask", true, both);
+  const Tensor full = mask_tensor({2, 3, 17, 70}, 21, true);
+  check_attention(q, k, v, &full, 0.3f, false, "bshd full mask", true, both);
+  const Tensor padding = mask_tensor({2, 1, 1, 70}, 24, true);
+  check_attention(q, k, v, &padding, 0.5f, false, "bshd in, key padding", true, in_only);
+  const Tensor per_row = mask_tensor({1, 1, 17, 70}, 22, false);
+  check_attention({2, 3, 17, 13}, {2, 3, 70, 13}, {2, 3, 70, 9}, &per_row, 0.3f, false, "bshd out", true, out_only);
+  check_attention({2, 3, 17, 13}, {2, 3, 13, 70}, {2, 3, 70, 9}, nullptr, 0.3f, true, "bshd out, K^T", true, out_only);
+  // Vector loads, a GPT-2-like causal mask, D over two 64-chunks.
+  Tensor causal = Tensor(DType::f32, Shape{1, 1, 40, 40});
+  for (int64_t i = 0; i < 40; ++i)
+    for (int64_t j = 0; j < 40; ++j) causal.data<float>()[i * 40 + j] = j > i ? -std::numeric_limits<float>::infinity() : 0.0f;
+  check_attention({1, 40, 4, 16}, {1, 40, 4, 16}, {1, 40, 4, 8}, &causal, 0.25f, false, "bshd causal vec4", true, both);
+  check_attention({2, 9, 2, 80}, {2, 100, 2, 80}, {2, 100, 2, 72}, nullptr, 0.1f, false, "bshd D 80", true, both);
+  // No batch axis before S: [S, H, D].
+  check_attention({7, 5, 12}, {11, 5, 12}, {11, 5, 4}, nullptr, 0.5f, false, "bshd rank 3", true, both);
 }
 
 TEST_F(VulkanTransformerOpsTest, AttentionPastTheKernelFallsBackToTheCpu) {
@@ -323,11 +352,20 @@ TEST_F(VulkanTransformerOpsTest, TransformerBlockRunsFusedOnTheGpu) {
       }
     }
     EXPECT_EQ(attention, 1);
-    for (const Node& n : runner.graph().nodes) {  // K's head Transpose now keeps D innermost
-      if (n.op == kAttention) {
+    int transposes = 0, adds = 0, residual_matmuls = 0;
+    for (const Node& n : runner.graph().nodes) {
+      if (n.op == kAttention) {  // K's head Transpose kept D innermost, then folded with Q's and V's
         EXPECT_EQ(n.attrs.get_int("k_transposed", -1), 0);
+        EXPECT_EQ(n.attrs.get_string("qkv_layout", "bhsd"), "bshd");
+        EXPECT_EQ(n.attrs.get_string("out_layout", "bhsd"), "bshd");
       }
+      transposes += n.op == "Transpose";
+      adds += n.op == "Add";
+      residual_matmuls += n.op == kFusedMatMul && n.input(3) != kNoValue;
     }
+    EXPECT_EQ(transposes, 0);  // the head Transposes live in the attention's layouts
+    EXPECT_EQ(adds, 0);        // both residuals in the GEMM epilogues
+    EXPECT_EQ(residual_matmuls, 2);
     EXPECT_EQ(layer_norm, 2);
     EXPECT_TRUE(vulkan_runs_fused_matmul());
     EXPECT_EQ(gelu, 0);  // fused into the MatMul as its activation

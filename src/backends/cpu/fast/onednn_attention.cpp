@@ -159,6 +159,9 @@ class OneDnnAttention {
 
 bool attention_supports_unchecked(const Node& node, const Graph& g) {
   if (node.outputs.size() != 1 || node.outputs[0] == kNoValue) return false;
+  // The heads-interleaved layouts (the Vulkan path's fold_attention_transposes): the reference kernel runs them.
+  if (node.attrs.get_string("qkv_layout", "bhsd") != "bhsd" || node.attrs.get_string("out_layout", "bhsd") != "bhsd")
+    return false;
   for (size_t i = 0; i < 3; ++i)
     if (!f32_known(g, node.input(i)) || g.value(node.input(i)).shape.numel() == 0) return false;
   if (node.input(3) != kNoValue && !f32_known(g, node.input(3))) return false;

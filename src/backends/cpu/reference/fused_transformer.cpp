@@ -70,6 +70,34 @@ Matrix transpose_last(const Matrix& x) {
   return y;
 }
 
+// Swaps the two axes before the innermost ([..., A, B, C] -> [..., B, A, C]): vx.Attention's
+// "bshd" layouts to and from [..., H, S, D].
+Matrix swap_middle(const Matrix& x, const KernelContext& ctx) {
+  const size_t r = x.shape.rank();
+  VX_CHECK(r >= 3, InvalidArgument, node_label(ctx), ": layout \"bshd\" needs rank >= 3, got ", x.shape.str());
+  const int64_t a = x.shape[r - 3], b = x.shape[r - 2], c = x.shape[r - 1];
+  const int64_t outer = x.shape.numel() / std::max<int64_t>(1, a * b * c);
+  Matrix y;
+  std::vector<int64_t> d = x.shape.dims();
+  std::swap(d[r - 3], d[r - 2]);
+  y.shape = Shape(d);
+  y.v.resize(x.v.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < a; ++i)
+      for (int64_t j = 0; j < b; ++j)
+        for (int64_t k = 0; k < c; ++k)
+          y.v[size_t(((o * b + j) * a + i) * c + k)] = x.v[size_t(((o * a + i) * b + j) * c + k)];
+  return y;
+}
+
+// Whether a layout attribute says "bshd" ("bhsd" is the default; anything else is an error).
+bool bshd_layout(const KernelContext& ctx, const char* attr) {
+  const std::string layout = ctx.node().attrs.get_string(attr, "bhsd");
+  VX_CHECK(layout == "bhsd" || layout == "bshd", InvalidArgument, node_label(ctx), ": ", attr, " '", layout,
+           "' (want \"bhsd\" or \"bshd\")");
+  return layout == "bshd";
+}
+
 double gelu_erf(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 double gelu_tanh(double x) {
   return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
@@ -88,8 +116,9 @@ void apply_activation(std::vector<double>& v, const std::string& act, const Kern
   }
 }
 
-// act(y + bias) with bias [N] on the last axis, written to output 0.
-void finish_product(KernelContext& ctx, Matrix& y, size_t bias_input) {
+// act(y + bias + residual) with bias [N] on the last axis and the residual (input bias_input + 1,
+// vx.FusedMatMul only) broadcast onto y, written to output 0.
+void finish_product(KernelContext& ctx, Matrix& y, size_t bias_input, bool residual = false) {
   if (ctx.has_input(bias_input)) {
     const std::vector<double> bias = read_doubles(ctx.input(bias_input));
     const int64_t n = y.shape.rank() ? y.shape[y.shape.rank() - 1] : 1;
@@ -97,13 +126,25 @@ void finish_product(KernelContext& ctx, Matrix& y, size_t bias_input) {
              " values for ", n, " columns");
     for (size_t i = 0; i < y.v.size(); ++i) y.v[i] += bias[i % size_t(n)];
   }
+  if (residual && ctx.has_input(bias_input + 1)) {
+    const Tensor& r = ctx.input(bias_input + 1);
+    VX_CHECK(r.rank() <= y.shape.rank(), InvalidArgument, node_label(ctx), ": residual ", r.shape().str(),
+             " has more axes than the product ", y.shape.str());
+    std::vector<int64_t> strides;
+    VX_WITH_CONTEXT(node_label(ctx) + ": residual " + r.shape().str() + " onto " + y.shape.str(),
+                    strides = broadcast_strides(r.shape(), y.shape));
+    const std::vector<double> rv = read_doubles(r);
+    for_each_broadcast<1>(y.shape, {strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+      y.v[size_t(i)] += rv[size_t(off[0])];
+    });
+  }
   apply_activation(y.v, ctx.node().attrs.get_string("activation", "none"), ctx);
   write_doubles(ctx.output(0, DType::f32, y.shape), y.v);
 }
 
 void fused_matmul_kernel(KernelContext& ctx) {
   Matrix y = matmul(read(ctx.input(0)), read(ctx.input(1)), ctx);
-  finish_product(ctx, y, 2);
+  finish_product(ctx, y, 2, true);
 }
 
 void matmul_int8w_kernel(KernelContext& ctx) {
@@ -123,9 +164,13 @@ void matmul_int8w_kernel(KernelContext& ctx) {
 void attention_kernel(KernelContext& ctx) {
   const Attributes& attrs = ctx.node().attrs;
   const double scale = attrs.get_float("scale", 1.0f);
-  Matrix k = read(ctx.input(1));
-  if (attrs.get_int("k_transposed", 0) == 0) k = transpose_last(k);
-  Matrix s = matmul(read(ctx.input(0)), k, ctx);
+  const bool bshd_in = bshd_layout(ctx, "qkv_layout"), bshd_out = bshd_layout(ctx, "out_layout");
+  const bool k_transposed = attrs.get_int("k_transposed", 0) != 0;
+  VX_CHECK(!(bshd_in && k_transposed), InvalidArgument, node_label(ctx), ": qkv_layout \"bshd\" with k_transposed = 1");
+  auto operand = [&](size_t i) { return bshd_in ? swap_middle(read(ctx.input(i)), ctx) : read(ctx.input(i)); };
+  Matrix k = operand(1);
+  if (!k_transposed) k = transpose_last(k);
+  Matrix s = matmul(operand(0), k, ctx);
   for (double& x : s.v) x *= scale;
   if (ctx.has_input(3)) {
     const Tensor& mask = ctx.input(3);
@@ -145,7 +190,8 @@ void attention_kernel(KernelContext& ctx) {
     for (int64_t c = 0; c < cols; ++c) sum += row[c] = std::exp(row[c] - peak);
     for (int64_t c = 0; c < cols; ++c) row[c] /= sum;
   }
-  Matrix y = matmul(s, read(ctx.input(2)), ctx);
+  Matrix y = matmul(s, operand(2), ctx);
+  if (bshd_out) y = swap_middle(y, ctx);
   write_doubles(ctx.output(0, DType::f32, y.shape), y.v);
 }
 

@@ -1,7 +1,8 @@
 // vx.Attention on Vulkan (passes/fused_ops.h): softmax(Q K^T * scale + Mask) V in one dispatch of
 // shaders/attention.comp (flash-attention style: key tiles with an online softmax, so any Sk; D in
 // chunks of 64; Dv up to kMaxDv in registers). Batch axes broadcast as in MatMul; the mask
-// broadcasts onto [..., Sq, Sk]. Declines (CPU fallback) past kMaxDv, more than three batch axes
+// broadcasts onto [..., Sq, Sk]. Q, K, V and Y may be heads-interleaved ([..., S, H, D]: the
+// qkv_layout / out_layout "bshd"), read and written through row strides. Declines (CPU fallback) past kMaxDv, more than three batch axes
 // that cannot be merged, empty tensors and non-float inputs.
 #include <algorithm>
 #include <limits>
@@ -24,31 +25,52 @@ constexpr int64_t kMaxDv = 4 * kChunk;
 struct AttentionPush {
   int32_t sq = 0, sk = 0, d = 0, dv = 0;
   int32_t bdims[kBatchAxes]{1, 1, 1};
-  int32_t qs[kBatchAxes]{}, ks[kBatchAxes]{}, vs[kBatchAxes]{}, ms[kBatchAxes]{};
+  int32_t qs[kBatchAxes]{}, ks[kBatchAxes]{}, vs[kBatchAxes]{}, ms[kBatchAxes]{}, ys[kBatchAxes]{};
+  int32_t q_row = 0, k_row = 0, v_row = 0, y_row = 0;
   int32_t m_row = 0, m_col = 0;
   int32_t flags = 0;
   float scale = 1;
 };
 static_assert(sizeof(AttentionPush) <= kOpPushConstantBytes);
 
-// Element strides of `dims` (right-aligned onto `out`, numpy broadcasting) read at `out`'s
-// coordinates: 0 along broadcast axes; `inner` is the element count below the aligned axes.
-std::vector<int64_t> broadcast_strides(const OpInfo& info, const std::vector<int64_t>& dims,
-                                       const std::vector<int64_t>& out, int64_t inner, const char* what) {
-  if (dims.size() > out.size()) decline(info, what, " has more batch axes than the output");
+// A tensor as the op reads it: logical extents and the element stride of each logical axis.
+struct Strided {
+  std::vector<int64_t> dims, strides;
+};
+
+// A dense tensor of `shape`; with `bshd` its two axes before the innermost swap places (the
+// "bshd" layout [..., S, H, D] read as [..., H, S, D]).
+Strided strided(const OpInfo& info, const Shape& shape, bool bshd, const char* what) {
+  Strided t{shape.dims(), std::vector<int64_t>(shape.rank(), 1)};
+  for (size_t i = t.dims.size(); i-- > 1;) t.strides[i - 1] = t.strides[i] * t.dims[i];
+  if (bshd) {
+    const size_t r = t.dims.size();
+    if (r < 3) decline(info, what, " of rank ", r, " in layout \"bshd\"");
+    std::swap(t.dims[r - 3], t.dims[r - 2]);
+    std::swap(t.strides[r - 3], t.strides[r - 2]);
+  }
+  return t;
+}
+
+// The element strides of `t`'s leading axes (all but the `drop` innermost), right-aligned onto
+// `out` (numpy broadcasting): 0 along broadcast axes.
+std::vector<int64_t> broadcast_strides(const OpInfo& info, const Strided& t, size_t drop,
+                                       const std::vector<int64_t>& out, const char* what) {
+  const size_t lead = t.dims.size() - drop;
+  if (lead > out.size()) decline(info, what, " has more batch axes than the output");
   std::vector<int64_t> strides(out.size(), 0);
-  int64_t stride = inner;
-  for (size_t i = dims.size(); i-- > 0;) {
-    const size_t o = i + out.size() - dims.size();
-    if (dims[i] != 1 && dims[i] != out[o]) decline(info, what, " does not broadcast to the output's batch axes");
-    strides[o] = dims[i] == 1 ? 0 : stride;
-    stride *= dims[i];
+  for (size_t i = 0; i < lead; ++i) {
+    const size_t o = i + out.size() - lead;
+    if (t.dims[i] != 1 && t.dims[i] != out[o]) decline(info, what, " does not broadcast to the output's batch axes");
+    strides[o] = t.dims[i] == 1 ? 0 : t.strides[i];
   }
   return strides;
 }
 
-std::vector<int64_t> leading(const Shape& s, size_t drop) {
-  return std::vector<int64_t>(s.dims().begin(), s.dims().end() - std::ptrdiff_t(drop));
+bool bshd_layout(const OpInfo& info, const char* attr) {
+  const std::string layout = info.node.attrs.get_string(attr, "bhsd");
+  if (layout != "bhsd" && layout != "bshd") decline(info, attr, " '", layout, "'");
+  return layout == "bshd";
 }
 
 OpPlan plan_attention(const OpInfo& info) {
@@ -57,30 +79,33 @@ OpPlan plan_attention(const OpInfo& info) {
   const DeviceType storage = nn::float_storage(info, 0);
   for (size_t i = 1; i < info.inputs.size(); ++i)
     if (info.has_input(i) && nn::float_storage(info, i) != storage) decline(info, "inputs of different types");
-  const OpTensor &q = info.inputs[0], &k = info.inputs[1], &v = info.inputs[2], &y = info.outputs[0];
-  if (y.device != storage) decline(info, "output of another storage type");
-  if (q.shape.rank() < 2 || k.shape.rank() < 2 || v.shape.rank() < 2)
+  const OpTensor &qt = info.inputs[0], &kt = info.inputs[1], &vt = info.inputs[2], &yt = info.outputs[0];
+  if (yt.device != storage) decline(info, "output of another storage type");
+  if (qt.shape.rank() < 2 || kt.shape.rank() < 2 || vt.shape.rank() < 2)
     decline(info, "Q, K and V need at least two axes");
   const bool k_transposed = info.node.attrs.get_int("k_transposed", 0) != 0;
-  const size_t qr = q.shape.rank(), kr = k.shape.rank(), vr = v.shape.rank();
-  const int64_t sq = q.shape[qr - 1 - 1], d = q.shape[qr - 1];
-  const int64_t sk = k_transposed ? k.shape[kr - 1] : k.shape[kr - 2];
-  const int64_t kd = k_transposed ? k.shape[kr - 2] : k.shape[kr - 1];
-  const int64_t dv = v.shape[vr - 1];
+  const bool bshd_in = bshd_layout(info, "qkv_layout"), bshd_out = bshd_layout(info, "out_layout");
+  if (bshd_in && k_transposed) decline(info, "qkv_layout \"bshd\" with k_transposed = 1");
+  const Strided q = strided(info, qt.shape, bshd_in, "Q"), k = strided(info, kt.shape, bshd_in, "K"),
+                v = strided(info, vt.shape, bshd_in, "V"), y = strided(info, yt.shape, bshd_out, "Y");
+  const size_t qr = q.dims.size(), kr = k.dims.size(), vr = v.dims.size(), yr = y.dims.size();
+  const int64_t sq = q.dims[qr - 2], d = q.dims[qr - 1];
+  const int64_t sk = k_transposed ? k.dims[kr - 1] : k.dims[kr - 2];
+  const int64_t kd = k_transposed ? k.dims[kr - 2] : k.dims[kr - 1];
+  const int64_t dv = v.dims[vr - 1];
   if (kd != d) decline(info, "Q's depth ", d, " differs from K's ", kd);
-  if (v.shape[vr - 2] != sk) decline(info, "V has ", v.shape[vr - 2], " keys, K has ", sk);
-  if (sq <= 0 || sk <= 0 || d <= 0 || dv <= 0 || y.shape.numel() == 0) decline(info, "empty Q, K, V or output");
+  if (v.dims[vr - 2] != sk) decline(info, "V has ", v.dims[vr - 2], " keys, K has ", sk);
+  if (sq <= 0 || sk <= 0 || d <= 0 || dv <= 0 || yt.shape.numel() == 0) decline(info, "empty Q, K, V or output");
   if (dv > kMaxDv) decline(info, "Dv ", dv, " exceeds the kernel's ", kMaxDv);
 
   // The output's batch axes: Q's, K's and V's broadcast (shape inference planned y).
-  const std::vector<int64_t> batch = leading(y.shape, 2);
-  if (y.shape.rank() < 2 || y.shape[y.shape.rank() - 2] != sq || y.shape[y.shape.rank() - 1] != dv)
-    decline(info, "output planned as ", y.shape.str());
-  std::vector<std::vector<int64_t>> strides = {
-      broadcast_strides(info, leading(q.shape, 2), batch, sq * d, "Q"),
-      broadcast_strides(info, leading(k.shape, 2), batch, sk * d, "K"),
-      broadcast_strides(info, leading(v.shape, 2), batch, sk * dv, "V"),
-      std::vector<int64_t>(batch.size(), 0)};
+  if (yr < 2 || y.dims[yr - 2] != sq || y.dims[yr - 1] != dv) decline(info, "output planned as ", yt.shape.str());
+  const std::vector<int64_t> batch(y.dims.begin(), y.dims.end() - 2);
+  std::vector<std::vector<int64_t>> strides = {broadcast_strides(info, q, 2, batch, "Q"),
+                                               broadcast_strides(info, k, 2, batch, "K"),
+                                               broadcast_strides(info, v, 2, batch, "V"),
+                                               std::vector<int64_t>(batch.size(), 0),
+                                               broadcast_strides(info, y, 2, batch, "Y")};
   AttentionPush push;
   push.flags = k_transposed ? 2 : 0;
   if (info.has_input(3)) {
@@ -89,24 +114,30 @@ OpPlan plan_attention(const OpInfo& info) {
     std::vector<int64_t> scores = batch;
     scores.push_back(sq);
     scores.push_back(sk);
-    const std::vector<int64_t> all = broadcast_strides(info, ms.dims(), scores, 1, "the mask");
+    const std::vector<int64_t> all = broadcast_strides(info, strided(info, ms, false, "the mask"), 0, scores, "the mask");
     strides[3].assign(all.begin(), all.end() - 2);
     push.m_row = int32_t(all[all.size() - 2]);
     push.m_col = int32_t(all.back());
     push.flags |= 1;
     nn::check_indexable(info, ms.numel(), "Mask");
   }
+  push.q_row = int32_t(q.strides[qr - 2]);
+  push.k_row = int32_t(k.strides[kr - 2]);
+  push.v_row = int32_t(v.strides[vr - 2]);
+  push.y_row = int32_t(y.strides[yr - 2]);
 
   // Batch axes merged where every tensor steps through them as one (extent-1 axes dropped), so that
   // at most three remain.
+  constexpr size_t kTensors = 5;  // Q, K, V, Mask, Y
   std::vector<int64_t> dims;
-  std::vector<std::array<int64_t, 4>> st;
+  std::vector<std::array<int64_t, kTensors>> st;
   for (size_t a = 0; a < batch.size(); ++a) {
     if (batch[a] == 1) continue;
-    std::array<int64_t, 4> s{strides[0][a], strides[1][a], strides[2][a], strides[3][a]};
+    std::array<int64_t, kTensors> s{};
+    for (size_t t = 0; t < kTensors; ++t) s[t] = strides[t][a];
     if (!dims.empty()) {
       bool merge = true;
-      for (int t = 0; t < 4; ++t) merge = merge && st.back()[size_t(t)] == s[size_t(t)] * batch[a];
+      for (size_t t = 0; t < kTensors; ++t) merge = merge && st.back()[t] == s[t] * batch[a];
       if (merge) {
         dims.back() *= batch[a];
         st.back() = s;
@@ -126,11 +157,12 @@ OpPlan plan_attention(const OpInfo& info) {
     push.ks[pad + a] = int32_t(st[a][1]);
     push.vs[pad + a] = int32_t(st[a][2]);
     push.ms[pad + a] = int32_t(st[a][3]);
+    push.ys[pad + a] = int32_t(st[a][4]);
   }
-  nn::check_indexable(info, q.shape.numel(), "Q");
-  nn::check_indexable(info, k.shape.numel(), "K");
-  nn::check_indexable(info, v.shape.numel(), "V");
-  nn::check_indexable(info, y.shape.numel(), "Y");
+  nn::check_indexable(info, qt.shape.numel(), "Q");
+  nn::check_indexable(info, kt.shape.numel(), "K");
+  nn::check_indexable(info, vt.shape.numel(), "V");
+  nn::check_indexable(info, yt.shape.numel(), "Y");
   const int64_t blocks = (sq + kQueryBlock - 1) / kQueryBlock;
   if (batch_count > 65535 || blocks > 65535) decline(info, "more than 65535 batches or query blocks");
 
@@ -142,7 +174,8 @@ OpPlan plan_attention(const OpInfo& info) {
 
   Dispatch dispatch;
   dispatch.shader = nn::shader_for("attention", storage);
-  // Every offset the shader forms is then a multiple of 4 (batch strides are multiples of D or Dv).
+  // Every offset the shader forms is then a multiple of 4 (batch and row strides are multiples of
+  // D or Dv, in either layout).
   const bool vec_loads = d % 4 == 0 && dv % 4 == 0;
   dispatch.spec_constants = {int32_t((dv + kChunk - 1) / kChunk), vec_loads ? 1 : 0};
   dispatch.bindings = {Binding::in(0), Binding::in(1), Binding::in(2), info.has_input(3) ? Binding::in(3) : Binding::in(0),

@@ -1,5 +1,5 @@
 // MatMul (NumPy semantics: 1-D operands promoted, batch axes of any rank broadcast), vx.FusedMatMul
-// (MatMul + bias [N] + activation, passes/fused_ops.h, in the GEMM's epilogue), vx.MatMulInt8W
+// (MatMul + bias [N] + residual + activation, passes/fused_ops.h, in the GEMM's epilogue), vx.MatMulInt8W
 // (the same with int8 weights read as bytes, per-column scales in the epilogue) and Gemm (transA,
 // transB, alpha, beta, C broadcast to M x N) on the shared GEMM kernels (gemm_plan.h).
 // Constant operands (weights) are uploaded once, converted to the storage type and laid out
@@ -30,7 +30,7 @@ int add_matrix_constant(OpPlan& plan, const Tensor& t, int64_t rows, int64_t col
 }
 
 struct BatchAxis {
-  int64_t extent, sa, sb, so;  // element strides of A, B and Y along this batch axis
+  int64_t extent, sa, sb, so, sc;  // element strides of A, B, Y and the residual along this batch axis
 };
 
 // A constant int8 matrix [K, N] as bytes, 4 per 32-bit word (padded to whole words).
@@ -42,9 +42,11 @@ int add_int8_constant(OpPlan& plan, const OpInfo& info, const Tensor& t) {
   return int(plan.constants.size() - 1);
 }
 
-// MatMul with an epilogue: bias (input `bias_input` when present) and activation. With
-// `int8_weights` (vx.MatMulInt8W), B is a constant int8 [K, N] and input 2 its fp32 scales [N].
-OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivation act, bool int8_weights = false) {
+// MatMul with an epilogue: bias (input `bias_input` when present), residual (vx.FusedMatMul's
+// input 3 when `residual`: the GEMM's C with beta = 1, broadcast onto the product) and activation.
+// With `int8_weights` (vx.MatMulInt8W), B is a constant int8 [K, N] and input 2 its fp32 scales [N].
+OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivation act, bool int8_weights = false,
+                            bool residual = false) {
   const DeviceType storage = float_storage(info, 0);
   if (!int8_weights) float_storage(info, 1);
   else if (!info.inputs[1].constant || info.inputs[1].shape.rank() != 2) decline(info, "int8 weights must be a constant matrix");
@@ -56,6 +58,8 @@ OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivatio
   if (b.size() == 1) b.push_back(1);
   const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
   if (b[b.size() - 2] != k) decline(info, "inner extents differ in ", as.str(), " x ", bs.str());
+  const bool has_residual = residual && info.has_input(3);
+  if (has_residual && (as.rank() < 2 || bs.rank() < 2)) decline(info, "a residual with a vector operand");
   check_indexable(info, as.numel(), "A");
   check_indexable(info, bs.numel(), "B");
   check_indexable(info, info.outputs[0].shape.numel(), "Y");
@@ -68,10 +72,33 @@ OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivatio
     const int64_t ea = i + ra >= rank ? a[i + ra - rank] : 1, eb = i + rb >= rank ? b[i + rb - rank] : 1;
     if (ea != eb && ea != 1 && eb != 1) decline(info, "batch axes of ", as.str(), " and ", bs.str(), " do not broadcast");
     const int64_t e = std::max(ea, eb);
-    axes[i] = {e, ea == 1 ? 0 : sa, eb == 1 ? 0 : sb, so};
+    axes[i] = {e, ea == 1 ? 0 : sa, eb == 1 ? 0 : sb, so, 0};
     sa *= ea;
     sb *= eb;
     so *= e;
+  }
+  // The residual's element strides over the product [batch..., M, N] (0 along broadcast axes).
+  int64_t scm = 0, scn = 0;
+  if (has_residual) {
+    float_storage(info, 3);
+    const std::vector<int64_t> r = info.inputs[3].shape.dims();
+    if (r.size() > rank + 2) decline(info, "residual ", info.inputs[3].shape.str(), " has more axes than the product");
+    std::vector<int64_t> out(rank + 2), strides(rank + 2, 0);
+    for (size_t i = 0; i < rank; ++i) out[i] = axes[i].extent;
+    out[rank] = m;
+    out[rank + 1] = n;
+    int64_t stride = 1;
+    for (size_t i = r.size(); i-- > 0;) {
+      const size_t o = i + out.size() - r.size();
+      if (r[i] != 1 && r[i] != out[o])
+        decline(info, "residual ", info.inputs[3].shape.str(), " does not broadcast onto the product");
+      strides[o] = r[i] == 1 ? 0 : stride;
+      stride *= r[i];
+    }
+    for (size_t i = 0; i < rank; ++i) axes[i].sc = strides[i];
+    scm = strides[rank];
+    scn = strides[rank + 1];
+    check_indexable(info, info.inputs[3].shape.numel(), "Residual");
   }
   // Drop unit axes, merge neighbours that are one strided run in every operand.
   std::vector<BatchAxis> merged;
@@ -79,14 +106,15 @@ OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivatio
     if (ax.extent == 1) continue;
     if (!merged.empty()) {
       BatchAxis& prev = merged.back();
-      if (prev.sa == ax.sa * ax.extent && prev.sb == ax.sb * ax.extent && prev.so == ax.so * ax.extent) {
-        prev = {prev.extent * ax.extent, ax.sa, ax.sb, ax.so};
+      if (prev.sa == ax.sa * ax.extent && prev.sb == ax.sb * ax.extent && prev.so == ax.so * ax.extent &&
+          prev.sc == ax.sc * ax.extent) {
+        prev = {prev.extent * ax.extent, ax.sa, ax.sb, ax.so, ax.sc};
         continue;
       }
     }
     merged.push_back(ax);
   }
-  while (merged.size() < 2) merged.insert(merged.begin(), BatchAxis{1, 0, 0, 0});
+  while (merged.size() < 2) merged.insert(merged.begin(), BatchAxis{1, 0, 0, 0, 0});
   const std::vector<BatchAxis> outer(merged.begin(), merged.end() - 2);  // one GEMM call per index
 
   OpPlan plan;
@@ -108,6 +136,17 @@ OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivatio
   d.b_z0 = z0.sb;
   d.o_z1 = z1.so;
   d.o_z0 = z0.so;
+  if (has_residual) {  // Y = act(alpha * acc + bias + beta * C) with C the residual, beta 1
+    d.has_c = true;
+    d.beta = 1.0f;
+    d.scm = scm;
+    d.scn = scn;
+    d.c_z1 = z1.sc;
+    d.c_z0 = z0.sc;
+    d.c = info.inputs[3].constant
+              ? Binding::constant_blob(add_matrix_constant(plan, *info.inputs[3].constant, 0, 0, false, storage))
+              : Binding::in(3);
+  }
   d.a = info.inputs[0].constant ? Binding::constant_blob(add_matrix_constant(plan, *info.inputs[0].constant, 0, 0, false, storage))
                                 : Binding::in(0);
   if (int8_weights) {
@@ -137,13 +176,14 @@ OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivatio
   if (outer_count > 4096) decline(info, "batch broadcast pattern of ", as.str(), " x ", bs.str(), " needs too many dispatches");
   for (int64_t idx = 0; idx < outer_count; ++idx) {
     int64_t rest = idx;
-    d.a_base = d.b_base = d.o_base = 0;
+    d.a_base = d.b_base = d.o_base = d.c_base = 0;
     for (size_t i = outer.size(); i-- > 0;) {
       const int64_t c = rest % outer[i].extent;
       rest /= outer[i].extent;
       d.a_base += c * outer[i].sa;
       d.b_base += c * outer[i].sb;
       d.o_base += c * outer[i].so;
+      d.c_base += c * outer[i].sc;
     }
     plan.variant = add_gemm(plan, info, d, storage);
   }
@@ -153,7 +193,8 @@ OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivatio
 OpPlan plan_matmul(const OpInfo& info) { return plan_matmul_epilogue(info, 2, GemmActivation::none); }
 
 OpPlan plan_fused_matmul(const OpInfo& info) {
-  return plan_matmul_epilogue(info, 2, parse_gemm_activation(info, info.node.attrs.get_string("activation", "none")));
+  return plan_matmul_epilogue(info, 2, parse_gemm_activation(info, info.node.attrs.get_string("activation", "none")),
+                              false, true);
 }
 
 OpPlan plan_matmul_int8w(const OpInfo& info) {

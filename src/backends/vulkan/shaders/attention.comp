@@ -13,7 +13,9 @@
 //   binding 0: Q [batch, Sq, D]; 1: K [batch, Sk, D] (or [batch, D, Sk] with flags & 2);
 //   2: V [batch, Sk, Dv]; 3: Mask (flags & 1; read at batch offset + row * m_row + key * m_col);
 //   4: Y [batch, Sq, Dv]. Batch offsets from up to three batch axes with per-tensor strides
-//   (0 along broadcast axes).
+//   (0 along broadcast axes). Rows (query / key positions) of Q, K (not transposed), V and Y are
+//   q_row / k_row / v_row / y_row elements apart, so the heads-interleaved layout [B, S, H, D]
+//   (vx.Attention's "bshd") reads and writes in place; D and Dv are always contiguous.
 #include "nn_common.glsl"
 
 layout(constant_id = 0) const int DV_CHUNKS = 1;
@@ -33,7 +35,8 @@ const float NEG_INF = -1.0 / 0.0;
 layout(push_constant) uniform Params {
   int sq, sk, d, dv;
   int bdims[3];
-  int qs[3], ks[3], vs[3], ms[3];
+  int qs[3], ks[3], vs[3], ms[3], ys[3];
+  int q_row, k_row, v_row, y_row;
   int m_row, m_col;
   int flags;  // 1: mask, 2: K transposed ([D, Sk])
   float scale;
@@ -60,7 +63,7 @@ shared float s_p[BQ * PSTRIDE];
 shared float s_red[128];
 
 int tid;
-int q_off, k_off, v_off, m_off;
+int q_off, k_off, v_off, m_off, y_off;
 
 // 4 consecutive values of row `row` (length n, at base) from column c, zeros past the end.
 vec4 load4_q(int base, int c, int n) {
@@ -77,9 +80,9 @@ void load_q(int q0, int chunk) {
     vec4 v = vec4(0.0);
     int c = chunk * DC + 4 * c4;
     if (VEC_LOADS != 0) {
-      if (row < p.sq && c < p.d) v = vec4(q4[(q_off + row * p.d + c) >> 2]);
+      if (row < p.sq && c < p.d) v = vec4(q4[(q_off + row * p.q_row + c) >> 2]);
     } else if (row < p.sq) {
-      v = load4_q(q_off + row * p.d, c, p.d);
+      v = load4_q(q_off + row * p.q_row, c, p.d);
     }
     s_q[r * PAD4 + c4] = v;
   }
@@ -107,7 +110,7 @@ void fetch_k(int k0, int chunk) {
         }
     } else {
       int key = idx / DC4, c4 = idx % DC4, kk = k0 + key;
-      int base = k_off + kk * p.d + d0 + 4 * c4, left = p.d - d0 - 4 * c4;
+      int base = k_off + kk * p.k_row + d0 + 4 * c4, left = p.d - d0 - 4 * c4;
       if (VEC_LOADS != 0) {
         if (kk < p.sk && left > 0) v = vec4(k4[base >> 2]);
       } else if (kk < p.sk) {
@@ -126,7 +129,7 @@ void fetch_v(int k0, int chunk) {
     int idx = tid + 128 * u;
     int key = idx / DC4, c4 = idx % DC4, kk = k0 + key;
     vec4 v = vec4(0.0);
-    int base = v_off + kk * p.dv + c0 + 4 * c4, left = p.dv - c0 - 4 * c4;
+    int base = v_off + kk * p.v_row + c0 + 4 * c4, left = p.dv - c0 - 4 * c4;
     if (VEC_LOADS != 0) {
       if (kk < p.sk && left > 0) v = vec4(v4[base >> 2]);
     } else if (kk < p.sk) {
@@ -158,6 +161,7 @@ void main() {
   k_off = 0;
   v_off = 0;
   m_off = 0;
+  y_off = 0;
   for (int a = 2; a >= 0; --a) {
     int c = rem % p.bdims[a];
     rem /= p.bdims[a];
@@ -165,6 +169,7 @@ void main() {
     k_off += c * p.ks[a];
     v_off += c * p.vs[a];
     m_off += c * p.ms[a];
+    y_off += c * p.ys[a];
   }
 
   const int d_chunks = (p.d + DC - 1) / DC;
@@ -245,7 +250,7 @@ void main() {
   [[unroll]] for (int i = 0; i < 8; ++i) total += s_red[r * 8 + i];
   if (!row_ok) return;
   const float inv = 1.0 / total;
-  const int y_base = (int(gl_WorkGroupID.y) * p.sq + qrow) * p.dv;
+  const int y_base = y_off + qrow * p.y_row;
   [[unroll]] for (int chunk = 0; chunk < DV_CHUNKS; ++chunk) {
     [[unroll]] for (int h = 0; h < 2; ++h) {
       int c = chunk * DC + h * 32 + 4 * g;

@@ -1,0 +1,14 @@
+// Add(vx.FusedMatMul(A, B[, Bias]) with activation "none", R) -> vx.FusedMatMul(A, B, Bias, R): the
+// residual joins the GEMM epilogue (passes/fused_ops.h: Y = act(MatMul + Bias + Residual)), so a
+// transformer's residual Adds cost no dispatch of their own. Only when the product is read by the
+// Add alone and R's shape (known) broadcasts onto the product's without enlarging it. For the
+// Vulkan path (optimize_for_vulkan, after fuse_matmul_bias_act); the CPU's oneDNN kernel declines
+// such nodes (the reference kernel runs them).
+#pragma once
+#include "core/graph.h"
+
+namespace vx {
+
+Graph fuse_matmul_residual(Graph graph);
+
+}  // namespace vx

@@ -1,0 +1,213 @@
+// The Vulkan path's folds of a transformer's layout and residual ops into the fused ops
+// (passes/fold_attention_transposes.h, passes/fuse_matmul_residual.h): the graph after the pass
+// has the expected nodes, and computes what the graph before it does on the CPU reference kernels
+// (1e-6 of the output's peak: the same double-precision arithmetic in another order), and on the
+// fast kernels, which must decline what they do not implement (1e-4). Patterns
+// that must stay (another reader, K transposed, an activation, a widening broadcast) are left alone.
+#include <cmath>
+
+#include "common/test_util.h"
+#include "passes/fold_attention_transposes.h"
+#include "passes/fuse_matmul_bias_act.h"
+#include "passes/fuse_matmul_residual.h"
+#include "passes/fused_ops.h"
+#include "runtime/graph_runner.h"
+
+namespace vx {
+namespace {
+
+struct Builder {
+  Graph g;
+  std::vector<Tensor> feeds;
+  uint64_t seed = 1;
+  int counter = 0;
+
+  Builder() { g.opsets[""] = 17; }
+  ValueId input(const std::string& name, Shape shape) {
+    const ValueId id = g.add_value(name, DType::f32, shape);
+    g.inputs.push_back(id);
+    feeds.push_back(test::random_tensor(shape, seed++));
+    return id;
+  }
+  ValueId constant(Tensor t) { return g.add_constant(cat("c", counter++), std::move(t)); }
+  ValueId node(const std::string& op, std::vector<ValueId> ins, Attributes attrs = {}) {
+    const ValueId y = g.add_value(cat("v", counter++), DType::f32, {});
+    g.add_node(op, op + std::to_string(counter++), std::move(ins), {y}, std::move(attrs));
+    return y;
+  }
+  ValueId heads(ValueId x) {  // [B, S, H, D] -> [B, H, S, D]
+    Attributes a;
+    a.set("perm", std::vector<int64_t>{0, 2, 1, 3});
+    return node("Transpose", {x}, a);
+  }
+  ValueId attention(std::vector<ValueId> ins, bool k_transposed = false) {
+    Attributes a;
+    a.set("scale", 0.4f);
+    a.set("k_transposed", int64_t(k_transposed ? 1 : 0));
+    return node(kAttention, std::move(ins), a);
+  }
+};
+
+int count_ops(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Node& node : g.nodes) n += node.op == op;
+  return n;
+}
+
+const Node& only(const Graph& g, const std::string& op) {
+  for (const Node& n : g.nodes)
+    if (n.op == op) return n;
+  throw Error(ErrorCode::Internal, "no " + op + " node");
+}
+
+std::vector<Tensor> run_cpu(const Graph& g, const std::vector<Tensor>& feeds, bool reference_only = true) {
+  RunnerOptions o;
+  o.optimize = false;
+  o.reference_only = reference_only;
+  GraphRunner runner(g, o);
+  return runner.run(feeds);
+}
+
+// The folded graph's outputs equal the original's (same shapes; 1e-6 of the peak on the reference
+// kernels, 1e-4 on the fast ones).
+void expect_same_results(const Graph& before, const Graph& after, const std::vector<Tensor>& feeds) {
+  after.validate();
+  const std::vector<Tensor> want = run_cpu(before, feeds);
+  for (bool reference_only : {true, false}) {
+    const std::vector<Tensor> got = run_cpu(after, feeds, reference_only);
+    ASSERT_EQ(want.size(), got.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
+      double peak = 1e-6;
+      for (int64_t j = 0; j < want[i].numel(); ++j) peak = std::max(peak, std::abs(want[i].get(j)));
+      EXPECT_LE(test::max_abs_diff(got[i], want[i]) / peak, reference_only ? 1e-6 : 1e-4)
+          << "output " << i << (reference_only ? " (reference kernels)" : " (fast kernels)");
+    }
+  }
+}
+
+// ---- fold_attention_transposes ----
+
+TEST(VulkanFolds, AttentionTakesTheHeadTransposes) {
+  for (bool with_mask : {false, true}) {
+    Builder b;
+    const ValueId q = b.input("q", {2, 7, 3, 5}), k = b.input("k", {2, 9, 3, 5}), v = b.input("v", {2, 9, 3, 6});
+    std::vector<ValueId> ins = {b.heads(q), b.heads(k), b.heads(v)};
+    if (with_mask) ins.push_back(b.input("mask", {1, 3, 7, 9}));
+    b.g.outputs = {b.heads(b.attention(ins))};
+    const Graph folded = fold_attention_transposes(b.g);
+    EXPECT_EQ(count_ops(folded, "Transpose"), 0);
+    ASSERT_EQ(folded.nodes.size(), 1u);
+    const Node& a = only(folded, kAttention);
+    EXPECT_EQ(a.attrs.get_string("qkv_layout", ""), "bshd");
+    EXPECT_EQ(a.attrs.get_string("out_layout", ""), "bshd");
+    EXPECT_EQ(a.inputs[0], q);
+    EXPECT_EQ(a.outputs[0], b.g.outputs[0]);
+    expect_same_results(b.g, folded, b.feeds);
+  }
+}
+
+TEST(VulkanFolds, SharedOrTransposedOperandsStay) {
+  // Q's heads are also a graph output: the inputs stay (all three or none); the output folds.
+  Builder shared;
+  const ValueId q = shared.heads(shared.input("q", {1, 6, 2, 4}));
+  const ValueId y = shared.heads(shared.attention(
+      {q, shared.heads(shared.input("k", {1, 6, 2, 4})), shared.heads(shared.input("v", {1, 6, 2, 4}))}));
+  shared.g.outputs = {y, q};
+  const Graph a = fold_attention_transposes(shared.g);
+  EXPECT_EQ(count_ops(a, "Transpose"), 3);
+  EXPECT_EQ(only(a, kAttention).attrs.get_string("qkv_layout", "bhsd"), "bhsd");
+  EXPECT_EQ(only(a, kAttention).attrs.get_string("out_layout", "bhsd"), "bshd");
+  expect_same_results(shared.g, a, shared.feeds);
+
+  // K transposed ([B, H, D, S]): the inputs stay. The output's Transpose is another permutation: stays.
+  Builder kt;
+  Attributes keys;
+  keys.set("perm", std::vector<int64_t>{0, 2, 3, 1});
+  Attributes other;
+  other.set("perm", std::vector<int64_t>{0, 2, 3, 1});
+  const ValueId att = kt.attention({kt.heads(kt.input("q", {1, 6, 2, 4})), kt.node("Transpose", {kt.input("k", {1, 6, 2, 4})}, keys),
+                                    kt.heads(kt.input("v", {1, 6, 2, 4}))},
+                                   true);
+  kt.g.outputs = {kt.node("Transpose", {att}, other)};
+  const Graph c = fold_attention_transposes(kt.g);
+  EXPECT_EQ(count_ops(c, "Transpose"), 4);
+  expect_same_results(kt.g, c, kt.feeds);
+
+  // The attention's output is also read elsewhere: it stays in its own layout.
+  Builder two;
+  const ValueId out = two.attention({two.heads(two.input("q", {1, 5, 2, 4})), two.heads(two.input("k", {1, 5, 2, 4})),
+                                     two.heads(two.input("v", {1, 5, 2, 4}))});
+  two.g.outputs = {two.heads(out), out};
+  const Graph d = fold_attention_transposes(two.g);
+  EXPECT_EQ(count_ops(d, "Transpose"), 1);
+  EXPECT_EQ(only(d, kAttention).attrs.get_string("qkv_layout", ""), "bshd");
+  EXPECT_EQ(only(d, kAttention).attrs.get_string("out_layout", "bhsd"), "bhsd");
+  expect_same_results(two.g, d, two.feeds);
+}
+
+// ---- fuse_matmul_residual ----
+
+TEST(VulkanFolds, ResidualJoinsTheFusedMatMul) {
+  struct Case {
+    Shape a, residual;
+    bool bias, residual_first;
+  };
+  const Case cases[] = {{{2, 5, 7}, {2, 5, 11}, true, true},
+                        {{2, 5, 7}, {2, 5, 11}, false, false},
+                        {{3, 7}, {11}, true, false},
+                        {{2, 5, 7}, {5, 1}, true, true}};
+  for (const Case& c : cases) {
+    Builder b;
+    const ValueId a = b.input("a", c.a);
+    const ValueId r = b.input("r", c.residual);
+    ValueId product = b.node("MatMul", {a, b.constant(test::random_tensor({7, 11}, 40))});
+    if (c.bias) product = b.node("Add", {product, b.constant(test::random_tensor({11}, 41))});
+    b.g.outputs = {c.residual_first ? b.node("Add", {r, product}) : b.node("Add", {product, r})};
+    Graph bias_fused = fuse_matmul_bias_act(b.g);
+    if (!c.bias) {  // a lone MatMul stays a MatMul: make it the fused op by hand
+      for (Node& n : bias_fused.nodes)
+        if (n.op == "MatMul") {
+          n.op = kFusedMatMul;
+          n.attrs.set("activation", std::string("none"));
+        }
+    }
+    const Graph fused = fuse_matmul_residual(bias_fused);
+    const std::string what = c.a.str() + " + " + c.residual.str();
+    EXPECT_EQ(count_ops(fused, "Add"), 0) << what;
+    ASSERT_EQ(fused.nodes.size(), 1u) << what;
+    const Node& mm = only(fused, kFusedMatMul);
+    ASSERT_EQ(mm.inputs.size(), 4u) << what;
+    EXPECT_EQ(mm.inputs[2] != kNoValue, c.bias) << what;
+    EXPECT_EQ(mm.inputs[3], r) << what;
+    EXPECT_EQ(mm.outputs[0], b.g.outputs[0]) << what;
+    expect_same_results(b.g, fused, b.feeds);
+  }
+}
+
+TEST(VulkanFolds, ResidualLookalikesStay) {
+  auto build = [](Shape residual, const std::string& activation, bool second_reader) {
+    Builder b;
+    const ValueId a = b.input("a", {2, 5, 7});
+    const ValueId r = b.input("r", residual);
+    Attributes act;
+    act.set("activation", activation);
+    const ValueId product = b.node(kFusedMatMul, {a, b.constant(test::random_tensor({7, 11}, 40))}, act);
+    b.g.outputs = {b.node("Add", {product, r})};
+    if (second_reader) b.g.outputs.push_back(product);
+    return b;
+  };
+  const Builder cases[] = {build({2, 5, 11}, "relu", false),  // act(x) + r is not act(x + r)
+                           build({2, 5, 11}, "none", true),   // the product is also an output
+                           build({4, 2, 5, 11}, "none", false),  // the Add widens the product
+                           build({2, 1, 5, 11}, "none", false)};  // widens too
+  for (const Builder& b : cases) {
+    const Graph g = fuse_matmul_residual(b.g);
+    EXPECT_EQ(count_ops(g, "Add"), 1);
+    EXPECT_EQ(only(g, kFusedMatMul).inputs.size(), 2u);
+    expect_same_results(b.g, g, b.feeds);
+  }
+}
+
+}  // namespace
+}  // namespace vx
