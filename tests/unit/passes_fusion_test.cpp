@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "passes/fuse_matmul_int8_weights.h"
 #include "passes/fused_ops.h"
@@ -22,33 +23,8 @@ Attributes with(std::initializer_list<std::pair<const char*, Attribute>> list) {
   return a;
 }
 
-// A graph under construction: inputs with random feeds, constants, nodes writing fresh values.
-struct Builder {
-  Graph g;
-  std::vector<Tensor> feeds;
-  uint64_t seed = 1;
-  int counter = 0;
-
-  explicit Builder(int64_t opset = 17) { g.opsets[""] = opset; }
-  ValueId input(const std::string& name, Shape shape) {
-    const ValueId id = g.add_value(name, DType::f32, shape);
-    g.inputs.push_back(id);
-    feeds.push_back(test::random_tensor(shape, seed++));
-    return id;
-  }
-  ValueId constant(Tensor t) { return g.add_constant(cat("c", counter++), std::move(t)); }
-  ValueId node(const std::string& op, std::vector<ValueId> ins, Attributes attrs = {}) {
-    const ValueId y = g.add_value(cat("v", counter++), DType::f32, {});
-    g.add_node(op, op + std::to_string(counter++), std::move(ins), {y}, std::move(attrs));
-    return y;
-  }
-};
-
-int count_ops(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += node.op == op;
-  return n;
-}
+using Builder = test::GraphBuilder;
+using test::count_ops;
 
 std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& feeds, bool reference_only) {
   RunnerOptions o;

@@ -6,6 +6,7 @@
 // that must stay (another reader, K transposed, an activation, a widening broadcast) are left alone.
 #include <cmath>
 
+#include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "passes/fold_attention_transposes.h"
 #include "passes/fuse_matmul_bias_act.h"
@@ -16,25 +17,7 @@
 namespace vx {
 namespace {
 
-struct Builder {
-  Graph g;
-  std::vector<Tensor> feeds;
-  uint64_t seed = 1;
-  int counter = 0;
-
-  Builder() { g.opsets[""] = 17; }
-  ValueId input(const std::string& name, Shape shape) {
-    const ValueId id = g.add_value(name, DType::f32, shape);
-    g.inputs.push_back(id);
-    feeds.push_back(test::random_tensor(shape, seed++));
-    return id;
-  }
-  ValueId constant(Tensor t) { return g.add_constant(cat("c", counter++), std::move(t)); }
-  ValueId node(const std::string& op, std::vector<ValueId> ins, Attributes attrs = {}) {
-    const ValueId y = g.add_value(cat("v", counter++), DType::f32, {});
-    g.add_node(op, op + std::to_string(counter++), std::move(ins), {y}, std::move(attrs));
-    return y;
-  }
+struct Builder : test::GraphBuilder {
   ValueId heads(ValueId x) {  // [B, S, H, D] -> [B, H, S, D]
     Attributes a;
     a.set("perm", std::vector<int64_t>{0, 2, 1, 3});
@@ -48,11 +31,7 @@ struct Builder {
   }
 };
 
-int count_ops(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += node.op == op;
-  return n;
-}
+using test::count_ops;
 
 const Node& only(const Graph& g, const std::string& op) {
   for (const Node& n : g.nodes)
