@@ -82,4 +82,24 @@ double psnr_db(const Tensor& reference, const Tensor& test) {
   return 10 * std::log10(peak * peak / mse);
 }
 
+ScopedEnv::ScopedEnv(const char* name, const char* value)
+    : ScopedEnv(name, value ? std::optional<std::string>(value) : std::nullopt) {}
+
+ScopedEnv::ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+  if (const char* old = std::getenv(name)) old_ = old;
+  if (value) {
+    setenv(name, value->c_str(), 1);
+  } else {
+    unsetenv(name);
+  }
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (old_) {
+    setenv(name_.c_str(), old_->c_str(), 1);
+  } else {
+    unsetenv(name_.c_str());
+  }
+}
+
 }  // namespace vx::test

@@ -29,6 +29,21 @@ double max_abs_diff(const Tensor& a, const Tensor& b);
 // Peak signal-to-noise ratio in dB of `test` against `reference`, peak = max |reference| (at least 1e-12).
 double psnr_db(const Tensor& reference, const Tensor& test);
 
+// Sets an environment variable for one scope (unsets it for nullptr / nullopt) and restores the
+// old value, or its absence, on exit.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ScopedEnv(const char* name, std::optional<std::string> value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
 }  // namespace vx::test
 
 // Skips the current test with the reason when ../shared is absent; binds `dir` to its path.

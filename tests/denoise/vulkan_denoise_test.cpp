@@ -254,22 +254,7 @@ TEST_F(VulkanDenoise, AutoPicksVulkanOnlyForADiscreteGpu) {
   else EXPECT_EQ(chosen->name(), "cpu");
 }
 
-// Runs with the loader pointed at a driver manifest that does not exist, then restores the setting.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_.c_str(), old_->c_str(), 1);
-    else unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 TEST(VulkanDenoiseNoDriver, CreateGivesAClearUnsupportedError) {
   ScopedEnv driver("VK_DRIVER_FILES", "/nonexistent/volvox_no_driver.json");

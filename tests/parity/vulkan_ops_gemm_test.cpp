@@ -28,23 +28,7 @@ namespace {
 
 using test::NodeInput;
 
-// Sets an environment variable for one scope (the plans read VOLVOX_VK_GEMM / VOLVOX_VK_SPLITK).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 Tensor rnd(Shape s, uint64_t seed, float lo = -1.0f, float hi = 1.0f) { return test::random_tensor(std::move(s), seed, lo, hi); }
 

@@ -65,19 +65,7 @@ TEST(VulkanContext, ListsDevicesWithFeatures) {
   }
 }
 
-// Restores an environment variable on scope exit.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() { had_ ? setenv(name_.c_str(), old_.c_str(), 1) : unsetenv(name_.c_str()); }
-
- private:
-  std::string name_, old_;
-  bool had_ = false;
-};
+using test::ScopedEnv;
 
 TEST(VulkanContext, NoDriverIsAClearUnsupportedError) {
   ScopedEnv files("VK_DRIVER_FILES", "/nonexistent/volvox_icd.json");

@@ -109,23 +109,7 @@ class LocalHttpServer {
   std::thread thread_;
 };
 
-// Sets (or unsets, with nullopt) an environment variable for the scope and restores it afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value->c_str(), 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 std::string random_bytes(size_t size, uint32_t seed) {
   std::mt19937 rng(seed);
