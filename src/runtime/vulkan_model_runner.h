@@ -26,8 +26,9 @@ struct VulkanRunnerOptions {
 };
 
 // The passes the Vulkan path runs: remove dead nodes, fold constants, fold BatchNormalization into
-// Conv, fuse_gelu, fuse_layer_norm, fuse_attention, untranspose_attention_keys, fold_attention_transposes,
-// fuse_matmul_bias_act and fuse_matmul_residual (only when vulkan_runs_fused_matmul()), remove dead nodes.
+// Conv, fuse_conv_bias_relu (Conv + Relu -> vx.FusedConv), fuse_gelu, fuse_layer_norm,
+// fuse_attention, untranspose_attention_keys, fold_attention_transposes, fuse_matmul_bias_act and
+// fuse_matmul_residual (only when vulkan_runs_fused_matmul()), remove dead nodes.
 void optimize_for_vulkan(Graph& graph);
 // vx.Attention with k_transposed = 1 whose K comes from a Transpose that also swaps the last two
 // axes (exporters write k.transpose(-2, -1) after splitting heads: perm 0,2,3,1 of [B, S, H, D]):
