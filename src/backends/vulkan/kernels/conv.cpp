@@ -111,7 +111,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, Binding y, bool relu, Dev
   d.scm = 1;
   d.scn = 0;
   d.c_z0 = mg;
-  d.relu = relu;
+  d.act = relu ? GemmActivation::relu : GemmActivation::none;
   d.a = wb;
   d.b = Binding::in(0);
   d.c = bb;

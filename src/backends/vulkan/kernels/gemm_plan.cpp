@@ -177,7 +177,6 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     if (splits > 1 && (batches * splits > kMaxGroups || partials > INT_MAX)) splits = 1;
     if (splits == 1) k_chunk = d.k;
   }
-  const GemmActivation act = d.relu && d.act == GemmActivation::none ? GemmActivation::relu : d.act;
   Binding partials = d.a;
   if (splits > 1) {
     partials = Binding::scratch_buffer(int(plan.scratch_bytes.size()));
@@ -210,7 +209,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     push.o_base = i32(info, d.o_base + z1 * d.o_z1, "offset");
     push.alpha = d.alpha;
     push.beta = d.beta;
-    push.flags = (d.has_c ? 1 : 0) | (d.has_bias ? 4 : 0) | (int32_t(act) << 3) | (d.b_int8 ? 32 : 0);
+    push.flags = (d.has_c ? 1 : 0) | (d.has_bias ? 4 : 0) | (int32_t(d.act) << 3) | (d.b_int8 ? 32 : 0);
     push.splits = int32_t(splits);
     push.k_chunk = int32_t(k_chunk);
     push.batches = int32_t(count * d.z0_count);

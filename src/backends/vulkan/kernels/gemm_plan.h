@@ -22,7 +22,7 @@ struct GemmDesc {
   int64_t a_z1 = 0, a_z0 = 0, b_z1 = 0, b_z0 = 0, c_z1 = 0, c_z0 = 0, o_z1 = 0, o_z0 = 0;
   int64_t a_base = 0, b_base = 0, c_base = 0, o_base = 0;
   float alpha = 1.0f, beta = 0.0f;
-  bool has_c = false, relu = false;  // relu: shorthand for act = relu
+  bool has_c = false;
   GemmActivation act = GemmActivation::none;
   // bias: a vector of N values (storage type) added to every row before beta * C and act.
   bool has_bias = false;
