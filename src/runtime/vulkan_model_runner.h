@@ -30,12 +30,6 @@ struct VulkanRunnerOptions {
 // fuse_attention, untranspose_attention_keys, fold_attention_transposes, fuse_matmul_bias_act and
 // fuse_matmul_residual (only when vulkan_runs_fused_matmul()), remove dead nodes.
 void optimize_for_vulkan(Graph& graph);
-// vx.Attention with k_transposed = 1 whose K comes from a Transpose that also swaps the last two
-// axes (exporters write k.transpose(-2, -1) after splitting heads: perm 0,2,3,1 of [B, S, H, D]):
-// the Transpose keeps the innermost axis instead (perm 0,2,1,3) and the attention reads K with
-// k_transposed = 0. Same result; the copy moves contiguous rows and the kernel's K loads are
-// vectorised. Only where the Transpose's output has no other reader.
-Graph untranspose_attention_keys(Graph graph);
 // Whether a Vulkan kernel is registered for vx.FusedMatMul (else optimize_for_vulkan leaves
 // MatMul + bias + activation unfused, so that they stay on the GPU).
 bool vulkan_runs_fused_matmul();
