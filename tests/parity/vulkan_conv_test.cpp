@@ -146,32 +146,57 @@ TEST_P(VulkanConvKernels, SingleConvMatchesCpu) {
 }
 
 // upsample_concat needs two activations: a pool conv makes the low-resolution one from the input,
-// then the fused conv reads concat(upsample(low), input).
+// then the fused conv ("up") reads concat(upsample(low), input).
+struct UpCase {
+  int c_skip, c_low, cout, h, w;
+};
+
+void check_upsample_concat(VulkanContext& ctx, const std::string& kernels, Precision precision, const UpCase& c,
+                           uint64_t seed) {
+  ConvSpec down = make_conv("down", c.c_skip, c.c_low, true, true, seed);
+  ConvSpec up = make_conv("up", c.c_low + c.c_skip, c.cout, true, false, seed + 5);
+  Graph g;
+  ValueId x = g.add_value("x", DType::f32, Shape{1, c.c_skip, -1, -1});
+  g.inputs = {x};
+  ValueId low = add_conv(g, down, {x});
+  g.outputs = {add_conv(g, up, {low, x})};
+  Tensor input = test::random_tensor(Shape{1, c.c_skip, c.h, c.w}, seed + 9);
+  ExecutableOptions o;
+  o.precision = precision;
+  o.kernels = kernels;
+  VulkanGraphExecutable exe(ctx, g, input.shape(), o);
+  Tensor ref = cpu_reference(g, input);
+  expect_close(exe.run(input), ref, precision,
+               cat(kernels, " ", precision_name(precision), " upcat low ", c.c_low, " skip ", c.c_skip, " -> ", c.cout,
+                   " at ", c.h, "x", c.w));
+}
+
 TEST_P(VulkanConvKernels, UpsampleConcatMatchesCpu) {
   auto [kernel, precision] = GetParam();
-  struct UpCase {
-    int c_skip, c_low, cout, h, w;
-  };
   const UpCase cases[] = {{9, 5, 17, 10, 14}, {3, 17, 5, 2, 2}, {5, 3, 9, 6, 34}};
   uint64_t seed = 500;
-  for (const UpCase& c : cases) {
-    ConvSpec down = make_conv("down", c.c_skip, c.c_low, true, true, seed += 11);
-    ConvSpec up = make_conv("up", c.c_low + c.c_skip, c.cout, true, false, seed + 5);
-    Graph g;
-    ValueId x = g.add_value("x", DType::f32, Shape{1, c.c_skip, -1, -1});
-    g.inputs = {x};
-    ValueId low = add_conv(g, down, {x});
-    g.outputs = {add_conv(g, up, {low, x})};
-    Tensor input = test::random_tensor(Shape{1, c.c_skip, c.h, c.w}, seed + 9);
-    ExecutableOptions o;
-    o.precision = precision;
-    o.kernels = kernel;
-    VulkanGraphExecutable exe(*ctx_, g, input.shape(), o);
-    Tensor ref = cpu_reference(g, input);
-    expect_close(exe.run(input), ref, precision,
-                 cat(kernel, " ", precision_name(precision), " upcat low ", c.c_low, " skip ", c.c_skip, " -> ", c.cout,
-                     " at ", c.h, "x", c.w));
-  }
+  for (const UpCase& c : cases) check_upsample_concat(*ctx_, kernel, precision, c, seed += 11);
+}
+
+// The phase-decomposed upsample + concat kernels (conv_coopmat_up.comp) at odd channel counts, with
+// several tiles, several chunks of each source and partial tiles at the borders.
+TEST_F(VulkanParity, CoopmatUpsampleConcatVariantsMatchCpu) {
+  if (!ctx_->coopmat_enabled()) GTEST_SKIP() << "the device has no fp16 cooperative matrices (lavapipe has none)";
+  const UpCase cases[] = {{9, 5, 17, 10, 14}, {3, 17, 5, 2, 2}, {19, 35, 40, 34, 66}, {9, 64, 64, 36, 98},
+                          {48, 112, 100, 18, 30}};
+  uint64_t seed = 900;
+  for (const char* variant : {"coopmat_up", "coopmat_ups", "coopmat_upn"})
+    for (const UpCase& c : cases) {
+      ConvDesc d;
+      d.height = c.h;
+      d.width = c.w;
+      d.cin_a = c.c_low;
+      d.cin_b = c.c_skip;
+      d.cout = c.cout;
+      d.relu = d.upsample_concat = true;
+      if (!variant_supports(parse_variant(variant), d, Precision::fp16, true)) continue;  // too many outputs
+      check_upsample_concat(*ctx_, cat("auto,up=", variant), Precision::fp16, c, seed += 11);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, VulkanConvKernels,

@@ -149,7 +149,8 @@ void VulkanGraphExecutable::build(const Graph& graph) {
     ConvVariant variant = kernel == "auto" ? choose_variant(d, options_.precision, coop) : parse_variant(kernel);
     VX_CHECK(variant_supports(variant, d, options_.precision, coop), Unsupported, "node '", node.name,
              "': kernel '", variant_name(variant), "' cannot run it here (",
-             variant != ConvVariant::direct && variant != ConvVariant::tiled ? "needs fp16, a device with 16x16x16 fp16 cooperative matrices and <= 128 output channels"
+             variant != ConvVariant::direct && variant != ConvVariant::tiled ? "needs fp16, a device with 16x16x16 fp16 cooperative matrices and <= 128 output channels; "
+                                               "coopmat_up* also an upsample + concat layer without a pool"
                                              : "?",
              ")");
     layers_.push_back({node.name, variant_name(variant), shader_name(variant, d, options_.precision), d});

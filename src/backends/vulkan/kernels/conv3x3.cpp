@@ -22,6 +22,7 @@ struct CoopShape {
   Precision precision;
   int x3 = 0;
   int tiles = 1;  // tiles along x per workgroup (MULTI shaders: the dispatch sets the run length)
+  bool phase = false;  // conv_coopmat_up.comp: upsample + concat by phase decomposition (16 x 32 tiles)
 };
 // split: 1 = all outputs in one workgroup, 2 = halves over 2 workgroups, 0 = max_wg outputs per
 // workgroup and as many workgroups as needed.
@@ -74,6 +75,9 @@ constexpr CoopShape kCoopShapes[] = {
     {ConvVariant::coopmat_tqv, "coopmat_tqv", "tqv", 16, 4, 1, 32, Precision::fp16, 0, 4},
     {ConvVariant::coopmat_uqv8, "coopmat_uqv8", "uqv", 16, 4, 1, 32, Precision::fp16, 0, 8},
     {ConvVariant::coopmat_tqv8, "coopmat_tqv8", "tqv", 16, 4, 1, 32, Precision::fp16, 0, 8},
+    {ConvVariant::coopmat_up, "coopmat_up", "n", 16, 4, 1, 16, Precision::fp16, 0, 1, true},
+    {ConvVariant::coopmat_ups, "coopmat_ups", "n", 16, 4, 2, 16, Precision::fp16, 0, 1, true},
+    {ConvVariant::coopmat_upn, "coopmat_upn", "n", 16, 2, 0, 16, Precision::fp16, 0, 1, true},
 };
 
 const CoopShape* coop_shape(ConvVariant v) {
@@ -84,6 +88,16 @@ const CoopShape* coop_shape(ConvVariant v) {
 
 uint32_t div_up(int a, int b) { return uint32_t((a + b - 1) / b); }
 int coop_k_chunks(const ConvDesc& d) { return (d.cin4() + 3) / 4; }
+// Phase-decomposed upsample + concat (conv_coopmat_up.comp): 16-channel chunks of the upsampled
+// source A and of the skip source B, counted apart (a chunk never mixes the two).
+int phase_chunks_a(const ConvDesc& d) { return (d.cin4_a() + 3) / 4; }
+int phase_chunks_b(const ConvDesc& d) { return (d.cin4_b() + 3) / 4; }
+// Kernel rows dy (or columns dx) of a 3x3 conv over upsample2x(A) that read A's row i - 1 + a + u
+// for output row 2i + a (phase a, 2x2 window tap u): the weights of these rows are added.
+std::vector<int> phase_taps(int a, int u) {
+  if (a == 0) return u == 0 ? std::vector<int>{0} : std::vector<int>{1, 2};
+  return u == 0 ? std::vector<int>{0, 1} : std::vector<int>{2};
+}
 int coop_fragments(const CoopShape& s, const ConvDesc& d) { return (d.cout + s.nw - 1) / s.nw; }  // all outputs
 // Fragments one workgroup computes, and workgroups along z.
 int coop_wg_fragments(const CoopShape& s, const ConvDesc& d) {
@@ -145,7 +159,10 @@ bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device
   // workgroup with 8 subgroups of 2 rows (coopmat_w/p), up to 4 with 8 subgroups of 4 rows
   // (coopmat_t; at 4 with unpadded halo pixels) or 16 of 2 rows (coopmat_u, likewise); coopmat_k
   // (32-channel K steps) up to 2; coopmat_r (4 subgroups of 4 rows) is limited by registers to 4.
-  // The split variants hold half the fragments per workgroup; the x3 ones take any count.
+  // The split variants hold half the fragments per workgroup; the x3 ones take any count. The phase
+  // variants (48 KiB at 4 fragments) run only upsample + concat layers without a pool, whose
+  // resolution is twice the low-resolution input's (even, as the executable checks).
+  if (s->phase && (!d.upsample_concat || d.pool || d.height % 2 != 0 || d.width % 2 != 0)) return false;
   return p == s->precision && device_has_coopmat && coop_wg_fragments(*s, d) <= s->max_wg;
 }
 
@@ -182,6 +199,12 @@ ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopm
   if (p == Precision::fp32 && variant_supports(ConvVariant::coopmat_x3cw, d, p, device_has_coopmat))
     return ConvVariant::coopmat_x3cw;
   if (!variant_supports(ConvVariant::coopmat, d, p, device_has_coopmat)) return ConvVariant::tiled;
+  // v10 (results/v10a_vulkan.md): upsample + concat layers by phase decomposition (4 taps instead
+  // of 9 over the upsampled channels): 4K dec_conv1a 3.97 -> 2.60 ms, dec_conv2a 1.73 -> 1.04,
+  // dec_conv3a 0.89 -> 0.61 (outputs split over 2 workgroups), dec_conv4a 0.35 -> 0.19; all
+  // outputs in one workgroup beat the split for 64 outputs (2.60 vs 3.52 ms).
+  if (variant_supports(ConvVariant::coopmat_up, d, p, device_has_coopmat)) return ConvVariant::coopmat_up;
+  if (variant_supports(ConvVariant::coopmat_ups, d, p, device_has_coopmat)) return ConvVariant::coopmat_ups;
   const ConvVariant v8 = choose_coop_v8(d);
   // v9 (results/v9b_vulkan.md, v9c_vulkan.md; same-call medians vs the v8 rule). Runs of 4 tiles
   // per workgroup (the prefetch crossing tiles) pay on layers with 1-2 K chunks and up to 48 outputs
@@ -213,6 +236,31 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
   const float* src = w.data<float>();
   auto weight = [&](int o, int c, int tap) { return src[(size_t(o) * cin + c) * 9 + tap]; };
 
+  const CoopShape* phase_shape = coop_shape(v);
+  if (phase_shape && phase_shape->phase) {
+    // A part: [(phase * 4 + tap) * ka + chunk][16 k][n_pad], phase = 2a + b, tap = 2u + v, each the
+    // sum of the 3x3 taps that read the same low-resolution pixel; then the B part [tap * kb +
+    // chunk][16 k][n_pad] (see conv_coopmat_up.comp).
+    const int n_pad = coop_n_pad(*phase_shape, d), ka = phase_chunks_a(d), kb = phase_chunks_b(d);
+    std::vector<uint8_t> out(size_t(16 * ka + 9 * kb) * 16 * n_pad * 2, 0);
+    for (int ph = 0; ph < 4; ++ph)
+      for (int t = 0; t < 4; ++t) {
+        const std::vector<int> rows = phase_taps(ph >> 1, t >> 1), cols = phase_taps(ph & 1, t & 1);
+        for (int c = 0; c < d.cin_a; ++c)
+          for (int o = 0; o < d.cout; ++o) {
+            float sum = 0;
+            for (int dy : rows)
+              for (int dx : cols) sum += weight(o, c, dy * 3 + dx);
+            store(out, (size_t(ph * 4 + t) * ka * 16 + c) * n_pad + o, sum, true);
+          }
+      }
+    const size_t b_part = size_t(16) * ka * 16 * n_pad;
+    for (int t = 0; t < 9; ++t)
+      for (int c = 0; c < d.cin_b; ++c)
+        for (int o = 0; o < d.cout; ++o)
+          store(out, b_part + (size_t(t) * kb * 16 + c) * n_pad + o, weight(o, d.cin_a + c, t), true);
+    return out;
+  }
   if (const CoopShape* s = coop_shape(v)) {
     // B[(tap * kc + chunk) * 16 + k][n], rows of n_pad; x3: the hi plane, then the lo plane:
     // mode 1: hi = fp16(w), lo = fp16((w - hi) * 4096); mode 2: hi = fp16(256 w), lo = fp16(256 w - hi).
@@ -267,20 +315,23 @@ std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p) {
   if (v == ConvVariant::direct) return p == Precision::fp16 ? "conv_direct.fp16" : "conv_direct";
   if (v == ConvVariant::tiled) return p == Precision::fp16 ? "conv_tiled.fp16" : "conv_tiled";
   const CoopShape& s = *coop_shape(v);
+  if (s.phase) return cat("conv_coopmat_up.", s.prefix, coop_wg_fragments(s, d));
   return cat("conv_coopmat.", s.prefix, coop_wg_fragments(s, d));
 }
 
 std::array<int32_t, 12> push_constants(ConvVariant v, const ConvDesc& d) {
   const CoopShape* s = coop_shape(v);
   const int n_pad = s ? coop_n_pad(*s, d) : (d.cout + 15) / 16 * 16;
+  const int k_chunks = s && s->phase ? phase_chunks_a(d) : coop_k_chunks(d);  // phase: the chunks of A
   return {d.height,         d.width,         d.cin4_a(),       d.cin4_b(),       d.cout4(),          d.out_height(),
-          d.out_width(),    int(d.relu),     int(d.pool),      int(d.upsample_concat), coop_k_chunks(d), n_pad};
+          d.out_width(),    int(d.relu),     int(d.pool),      int(d.upsample_concat), k_chunks, n_pad};
 }
 
 std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d) {
   if (v == ConvVariant::direct) return {div_up(d.out_width(), 8), div_up(d.out_height(), 8), uint32_t(d.cout4())};
   if (v == ConvVariant::tiled) return {div_up(d.width, 16), div_up(d.height, 16), div_up(d.cout4(), 4)};
   const CoopShape& s = *coop_shape(v);
+  if (s.phase) return {div_up(d.width, 32), div_up(d.height, 16), uint32_t(coop_groups_z(s, d))};  // 16 x 32 tiles
   // coopmat: 4 subgroups x (4 rows up to 64 outputs, else 2); the others have fixed tile rows.
   const int rows = s.rows ? s.rows : (coop_wg_fragments(s, d) <= 4 ? 16 : 8);
   // Multi-tile shaders: tiles / workgroups along x is the run length each workgroup computes.

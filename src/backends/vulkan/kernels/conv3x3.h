@@ -42,13 +42,17 @@ const char* precision_name(Precision p);
 // them, coopmat_uqv / tqv (runs of 4) and coopmat_uqv8 / tqv8 (runs of 8) = uq / tq with them.
 // Timing-only diagnostics (wrong results): coopmat_uz = u without MMAs, coopmat_uy = u without the
 // epilogue, coopmat_ux = u without the staging (no global loads or shared stores).
+// Upsample + concat layers by phase decomposition (conv_coopmat_up.comp, fp16): each output phase
+// of the upsampled part is a 2x2 conv at the low resolution with folded weights (4 taps instead of
+// 9); coopmat_up: all outputs (<= 64) in one workgroup, coopmat_ups: halves over 2 workgroups along
+// z (<= 128), coopmat_upn: 32 outputs per workgroup, as many along z as needed.
 enum class ConvVariant {
   direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u,
   coopmat_ps, coopmat_us, coopmat_ts, coopmat_e, coopmat_eu, coopmat_et, coopmat_pn, coopmat_un,
   coopmat_x3, coopmat_x3w, coopmat_x3s, coopmat_x3sw, coopmat_x3wn, coopmat_x3swn, coopmat_x3c, coopmat_x3cw,
   coopmat_x3swz, coopmat_pq, coopmat_tq, coopmat_uq, coopmat_psq, coopmat_usq, coopmat_uq2, coopmat_uq8, coopmat_tq2,
   coopmat_tq8, coopmat_em, coopmat_pv, coopmat_tv, coopmat_uv, coopmat_psv, coopmat_usv, coopmat_uqv, coopmat_tqv,
-  coopmat_uqv8, coopmat_tqv8, coopmat_uz, coopmat_uy, coopmat_ux
+  coopmat_uqv8, coopmat_tqv8, coopmat_uz, coopmat_uy, coopmat_ux, coopmat_up, coopmat_ups, coopmat_upn
 };
 const char* variant_name(ConvVariant v);
 // "direct" | "tiled" | "coopmat" | "coopmat_w" | "coopmat_p" | "coopmat_t" | "coopmat_p16" |
@@ -58,7 +62,7 @@ const char* variant_name(ConvVariant v);
 // "coopmat_x3swz" | "coopmat_pq" | "coopmat_tq" | "coopmat_uq" | "coopmat_psq" | "coopmat_usq" | "coopmat_uq2" |
 // "coopmat_uq8" | "coopmat_tq2" | "coopmat_tq8" | "coopmat_em" | "coopmat_pv" | "coopmat_tv" | "coopmat_uv" |
 // "coopmat_psv" | "coopmat_usv" | "coopmat_uqv" | "coopmat_tqv" | "coopmat_uqv8" | "coopmat_tqv8" | "coopmat_uz" |
-// "coopmat_uy" | "coopmat_ux"; throws InvalidArgument otherwise.
+// "coopmat_uy" | "coopmat_ux" | "coopmat_up" | "coopmat_ups" | "coopmat_upn"; throws InvalidArgument otherwise.
 ConvVariant parse_variant(const std::string& name);
 
 // One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.
@@ -84,7 +88,9 @@ bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device
 ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopmat);
 
 // Weights (f32 [cout, cin_a + cin_b, 3, 3]) repacked for the variant, in the storage precision
-// (coopmat is always fp16; coopmat_x3*: an fp16 hi plane, then the lo plane, see conv_coopmat.comp). Bias (f32 [cout]) padded to vec4 blocks, always fp32.
+// (coopmat is always fp16; coopmat_x3*: an fp16 hi plane, then the lo plane, see conv_coopmat.comp;
+// coopmat_up*: the folded phase weights of the upsampled part, then the skip part's, see
+// conv_coopmat_up.comp). Bias (f32 [cout]) padded to vec4 blocks, always fp32.
 std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p, const Tensor& weights);
 std::vector<uint8_t> pack_bias(const ConvDesc& d, const Tensor& bias);
 

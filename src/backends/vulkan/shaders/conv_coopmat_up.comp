@@ -1,0 +1,228 @@
+#version 450
+// NO_DEFAULT_VARIANT
+// VARIANT n1 -DNFRAG=1
+// VARIANT n2 -DNFRAG=2
+// VARIANT n3 -DNFRAG=3
+// VARIANT n4 -DNFRAG=4
+// Fused nearest-upsample(A) + concat(B) + 3x3 conv on tensor cores by phase decomposition.
+//
+// Why: an output pixel (2i + a, 2j + b) of a 3x3 conv over upsample2x(A) sees only a 2x2 window of
+// A: (rows i - 1, i for a = 0; i, i + 1 for a = 1; likewise columns), because neighbouring upsampled
+// pixels repeat. So the upsampled part is, per output phase (a, b), a 2x2 conv over A at A's own
+// resolution with folded weights (the host adds the taps that read the same A pixel: for a = 0 the
+// rows dy = {0}, {1, 2}; for a = 1, {0, 1}, {2}): 4 taps instead of 9, the same sums in another
+// order. The skip part (B, at full resolution) stays a 9-tap conv.
+//
+// Tiles: a workgroup (16 subgroups of 32) owns an 8 x 16 pixel tile of A, i.e. 16 x 32 output
+// pixels. Subgroup s computes phase (a, b) = ((s & 3) >> 1, s & 1) of A rows 2 (s >> 2) and
+// 2 (s >> 2) + 1: two 16-pixel M fragments (16 output pixels 2 apart along x) x NFRAG N fragments.
+// K steps: first the 16-channel chunks of A (p.k_chunks of them), each staging A's 10 x 18 halo
+// (padded pixels) and the 16 folded weight matrices [phase][tap]; then the chunks of B, each
+// staging B's 18 x 34 halo with its columns split by parity (even x, then odd x: a phase's pixels,
+// 2 apart, are then consecutive for the fragment loads; pixels unpadded, as coopmat_u4, for 48 KiB)
+// and the 9 tap matrices. The next step's global loads are in registers during this step's MMAs
+// (as conv_coopmat.comp's PREFETCH). The epilogue goes through shared memory with 16-byte stores
+// (as conv_coopmat.comp's EPI16) where the output count allows.
+// N split: a workgroup computes NP = 16 * NFRAG outputs from gl_WorkGroupID.z * NP on.
+// Weights: f16, rows of n_pad outputs: A part [(phase * 4 + tap) * k_chunks + chunk][16 k], then the
+// B part [(tap * kb + chunk)][16 k] (kb = ceil(cin4_b / 4)); tap = 2 u + v over the 2x2 window
+// (u: row, v: column), phase = 2 a + b.
+#define FP16 1
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_control_flow_attributes : require
+#include "conv_common.glsl"
+
+#define AMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define BMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define CMAT fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+#define SUBGROUPS 16
+#define THREADS (32 * SUBGROUPS)
+#define SH 8   // A rows per tile
+#define SW 16  // A columns per tile
+#define NP (NFRAG * 16)
+#define NP8 (NP / 8)     // uvec4 (8 fp16) per weight row
+#define WSTR (NP8 + 1)   // weight row + pad (conflict-free B loads)
+// A halo: (SH + 2) x (SW + 2) pixels of 16 channels + pad (uvec4 units).
+#define UHW (SW + 2)
+#define UPSTR 3
+#define U_HALO ((SH + 2) * UHW * UPSTR)
+#define U_HALO_ITEMS ((SH + 2) * UHW * 2)
+#define U_W_ITEMS (16 * 16 * NP8)
+// B halo: (2 SH + 2) rows x 2 parities x (SW + 1) pixels of 16 channels, unpadded.
+#define BPAR (SW + 1)
+#define BHW (2 * BPAR)
+#define BPSTR 2
+#define B_HALO ((2 * SH + 2) * BHW * BPSTR)
+#define B_HALO_ITEMS ((2 * SH + 2) * BHW * 2)
+#define B_W_ITEMS (9 * 16 * NP8)
+#define U_ITEMS (U_HALO_ITEMS + U_W_ITEMS)
+#define B_ITEMS (B_HALO_ITEMS + B_W_ITEMS)
+#define MAX_ITEMS (U_ITEMS > B_ITEMS ? U_ITEMS : B_ITEMS)
+#define PER_THREAD ((MAX_ITEMS + THREADS - 1) / THREADS)
+#define U_SHARED (U_HALO + 16 * 16 * WSTR)
+#define B_SHARED (B_HALO + 9 * 16 * WSTR)
+#define EPI_SHARED (SUBGROUPS * 32 * 2)
+
+layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
+layout(std430, binding = 0) readonly buffer RawA { uvec2 raw_a[]; };  // 4 fp16 per element
+layout(std430, binding = 1) readonly buffer RawB { uvec2 raw_b[]; };
+layout(std430, binding = 2) readonly buffer Weights { uvec4 wts[]; };
+layout(std430, binding = 4) writeonly buffer RawDst8 { uvec4 raw_dst8[]; };  // 8 fp16 per element
+
+// One pool for both step kinds: [halo | weights]; the epilogue reuses it.
+#define MAX2(x, y) ((x) > (y) ? (x) : (y))
+shared uvec4 s_mem[MAX2(MAX2(U_SHARED, B_SHARED), EPI_SHARED)];
+
+uvec4 two_blocks(bool inside, int base, int c4, int cin4, bool from_a) {
+  if (!inside) return uvec4(0);
+  uvec2 lo = uvec2(0), hi = uvec2(0);
+  if (from_a) {
+    if (c4 < cin4) lo = raw_a[base + c4];
+    if (c4 + 1 < cin4) hi = raw_a[base + c4 + 1];
+  } else {
+    if (c4 < cin4) lo = raw_b[base + c4];
+    if (c4 + 1 < cin4) hi = raw_b[base + c4 + 1];
+  }
+  return uvec4(lo, hi);
+}
+
+// Global load of staging item idx of step `step` (A chunks first, then B chunks) for the tile at
+// A pixel (sy0, sx0); items past the step's count read nothing.
+uvec4 fetch_item(int idx, int step, int sy0, int sx0, int kb) {
+  const int ka = p.k_chunks, row8 = p.n_pad / 8, zoff = int(gl_WorkGroupID.z) * NP8;
+  if (step < ka) {
+    if (idx < U_HALO_ITEMS) {
+      const int pix = idx >> 1, hs = p.H >> 1, ws = p.W >> 1;
+      const int y = sy0 + pix / UHW - 1, x = sx0 + pix % UHW - 1;
+      const bool inside = y >= 0 && x >= 0 && y < hs && x < ws;
+      return two_blocks(inside, (y * ws + x) * p.cin4_a, step * 4 + (idx & 1) * 2, p.cin4_a, true);
+    }
+    idx -= U_HALO_ITEMS;
+    if (idx >= U_W_ITEMS) return uvec4(0);
+    const int m = idx / (16 * NP8), rr = idx % (16 * NP8);
+    return wts[((m * ka + step) * 16 + rr / NP8) * row8 + zoff + rr % NP8];
+  }
+  const int sb = step - ka;
+  if (idx < B_HALO_ITEMS) {
+    const int pix = idx >> 1, hy = pix / BHW, hc = pix % BHW, par = hc / BPAR;
+    const int y = 2 * sy0 - 1 + hy, x = 2 * (sx0 + hc % BPAR) - par;
+    const bool inside = y >= 0 && x >= 0 && y < p.H && x < p.W;
+    return two_blocks(inside, (y * p.W + x) * p.cin4_b, sb * 4 + (idx & 1) * 2, p.cin4_b, false);
+  }
+  idx -= B_HALO_ITEMS;
+  if (idx >= B_W_ITEMS) return uvec4(0);
+  const int t = idx / (16 * NP8), rr = idx % (16 * NP8);
+  return wts[16 * ka * 16 * row8 + ((t * kb + sb) * 16 + rr / NP8) * row8 + zoff + rr % NP8];
+}
+
+void store_item(int idx, int step, uvec4 v) {
+  if (step < p.k_chunks) {
+    if (idx < U_HALO_ITEMS) {
+      s_mem[(idx >> 1) * UPSTR + (idx & 1)] = v;
+      return;
+    }
+    idx -= U_HALO_ITEMS;
+    if (idx < U_W_ITEMS) s_mem[U_HALO + (idx / NP8) * WSTR + idx % NP8] = v;
+    return;
+  }
+  if (idx < B_HALO_ITEMS) {
+    s_mem[(idx >> 1) * BPSTR + (idx & 1)] = v;
+    return;
+  }
+  idx -= B_HALO_ITEMS;
+  if (idx < B_W_ITEMS) s_mem[B_HALO + (idx / NP8) * WSTR + idx % NP8] = v;
+}
+
+vec4 unpack4(uvec2 u) { return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }
+
+void main() {
+  const int lid = int(gl_LocalInvocationID.x);
+  const int sg = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
+  const int sy0 = int(gl_WorkGroupID.y) * SH, sx0 = int(gl_WorkGroupID.x) * SW;
+  const int a = (sg & 3) >> 1, b = sg & 1, phase = sg & 3, i0 = 2 * (sg >> 2);
+  const int kb = (p.cin4_b + 3) / 4, steps = p.k_chunks + kb;
+
+  CMAT acc[2][NFRAG];
+  [[unroll]] for (int r = 0; r < 2; ++r)
+    [[unroll]] for (int n = 0; n < NFRAG; ++n) acc[r][n] = CMAT(0.0);
+
+  uvec4 pf[PER_THREAD];
+  [[unroll]] for (int i = 0; i < PER_THREAD; ++i) pf[i] = fetch_item(lid + i * THREADS, 0, sy0, sx0, kb);
+
+  for (int step = 0; step < steps; ++step) {
+    barrier();
+    [[unroll]] for (int i = 0; i < PER_THREAD; ++i) store_item(lid + i * THREADS, step, pf[i]);
+    barrier();
+    if (step + 1 < steps)
+      [[unroll]] for (int i = 0; i < PER_THREAD; ++i) pf[i] = fetch_item(lid + i * THREADS, step + 1, sy0, sx0, kb);
+    if (step < p.k_chunks) {
+      // A part: tap (u, v) of phase (a, b) reads A at (i + a - 1 + u, j + b - 1 + v): halo (i + a + u, j + b + v).
+      [[unroll]] for (int t = 0; t < 4; ++t) {
+        const int u = t >> 1, v = t & 1;
+        AMAT am[2];
+        [[unroll]] for (int r = 0; r < 2; ++r)
+          coopMatLoadNV(am[r], s_mem, uint(((i0 + r + a + u) * UHW + b + v) * UPSTR), uint(UPSTR), false);
+        [[unroll]] for (int n = 0; n < NFRAG; ++n) {
+          BMAT bm;
+          coopMatLoadNV(bm, s_mem, uint(U_HALO + (phase * 4 + t) * 16 * WSTR + n * 2), uint(WSTR), false);
+          [[unroll]] for (int r = 0; r < 2; ++r) acc[r][n] = coopMatMulAddNV(am[r], bm, acc[r][n]);
+        }
+      }
+    } else {
+      // B part: output (2i + a, 2j + b), tap (dy, dx) reads B at (2i + a + dy - 1, 2j + b + dx - 1): halo
+      // row 2i + a + dy; column offset s = b + dx - 1 is parity s & 1, pixel j + (s + parity) / 2.
+      [[unroll]] for (int t = 0; t < 9; ++t) {
+        const int dy = t / 3, s = b + t % 3 - 1, par = s & 1, moff = (s + par) >> 1;
+        AMAT am[2];
+        [[unroll]] for (int r = 0; r < 2; ++r)
+          coopMatLoadNV(am[r], s_mem, uint(((2 * (i0 + r) + a + dy) * BHW + par * BPAR + moff) * BPSTR), uint(BPSTR),
+                        false);
+        [[unroll]] for (int n = 0; n < NFRAG; ++n) {
+          BMAT bm;
+          coopMatLoadNV(bm, s_mem, uint(B_HALO + t * 16 * WSTR + n * 2), uint(WSTR), false);
+          [[unroll]] for (int r = 0; r < 2; ++r) acc[r][n] = coopMatMulAddNV(am[r], bm, acc[r][n]);
+        }
+      }
+    }
+  }
+
+  // Epilogue: each subgroup stages its two rows x 16 channels at a time in its own slice of s_mem
+  // (32 pixels x 2 uvec4), then adds bias, applies ReLU and stores.
+  barrier();
+  const int sbase = sg * 64;
+  [[unroll]] for (int n = 0; n < NFRAG; ++n) {
+    BMAT h0 = BMAT(acc[0][n]);
+    BMAT h1 = BMAT(acc[1][n]);
+    coopMatStoreNV(h0, s_mem, uint(sbase), 2u, false);
+    coopMatStoreNV(h1, s_mem, uint(sbase + 32), 2u, false);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    const int ob = (int(gl_WorkGroupID.z) * NP + n * 16) / 4;  // first output block of fragment n
+    // pixel pix of the staged pair: row r = pix >> 4, j = pix & 15 -> output (2 (sy0 + i0 + r) + a, 2 (sx0 + j) + b)
+    if ((p.cout4 & 1) == 0) {  // 8 channels per item: one 16-byte shared read and global store
+      [[unroll]] for (int k = 0; k < 2; ++k) {
+        const int item = lane + 32 * k, pix = item >> 1, o = ob + 2 * (item & 1);
+        const int y = 2 * (sy0 + i0 + (pix >> 4)) + a, x = 2 * (sx0 + (pix & 15)) + b;
+        if (o < p.cout4 && y < p.out_h && x < p.out_w) {
+          uvec4 w = s_mem[sbase + pix * 2 + (item & 1)];
+          vec4 v0 = activate(unpack4(w.xy) + bias[o]);
+          vec4 v1 = activate(unpack4(w.zw) + bias[o + 1]);
+          raw_dst8[((y * p.out_w + x) * p.cout4 + o) >> 1] =
+              uvec4(packHalf2x16(v0.xy), packHalf2x16(v0.zw), packHalf2x16(v1.xy), packHalf2x16(v1.zw));
+        }
+      }
+    } else {
+      [[unroll]] for (int k = 0; k < 4; ++k) {
+        const int item = lane + 32 * k, pix = item >> 2, q = item & 3, o = ob + q;
+        const int y = 2 * (sy0 + i0 + (pix >> 4)) + a, x = 2 * (sx0 + (pix & 15)) + b;
+        if (o < p.cout4 && y < p.out_h && x < p.out_w) {
+          uvec4 w = s_mem[sbase + pix * 2 + (q >> 1)];
+          dst[(y * p.out_w + x) * p.cout4 + o] = sfpvec4(activate(unpack4((q & 1) == 0 ? w.xy : w.zw) + bias[o]));
+        }
+      }
+    }
+    subgroupBarrier();
+  }
+}
