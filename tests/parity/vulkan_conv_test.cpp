@@ -185,7 +185,11 @@ TEST_F(VulkanParity, CoopmatUpsampleConcatVariantsMatchCpu) {
   const UpCase cases[] = {{9, 5, 17, 10, 14}, {3, 17, 5, 2, 2}, {19, 35, 40, 34, 66}, {9, 64, 64, 36, 98},
                           {48, 112, 100, 18, 30}};
   uint64_t seed = 900;
-  for (const char* variant : {"coopmat_up", "coopmat_ups", "coopmat_upn"})
+  const std::pair<const char*, Precision> variants[] = {{"coopmat_up", Precision::fp16},
+                                                        {"coopmat_ups", Precision::fp16},
+                                                        {"coopmat_upn", Precision::fp16},
+                                                        {"coopmat_x3up", Precision::fp32}};
+  for (const auto& [variant, precision] : variants)
     for (const UpCase& c : cases) {
       ConvDesc d;
       d.height = c.h;
@@ -194,8 +198,8 @@ TEST_F(VulkanParity, CoopmatUpsampleConcatVariantsMatchCpu) {
       d.cin_b = c.c_skip;
       d.cout = c.cout;
       d.relu = d.upsample_concat = true;
-      if (!variant_supports(parse_variant(variant), d, Precision::fp16, true)) continue;  // too many outputs
-      check_upsample_concat(*ctx_, cat("auto,up=", variant), Precision::fp16, c, seed += 11);
+      if (!variant_supports(parse_variant(variant), d, precision, true)) continue;  // too many outputs
+      check_upsample_concat(*ctx_, cat("auto,up=", variant), precision, c, seed += 11);
     }
 }
 

@@ -4,6 +4,7 @@
 // tests/parity/vulkan_conv_test.cpp runs it where the device has them.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -79,6 +80,38 @@ TEST(VulkanConvPhase, FoldedWeightsReproduceTheUpsampledConv) {
       }
 }
 
+// fp32 by 3xFP16 (coopmat_x3up): the hi and lo planes of 256 x the folded weights add up to them.
+TEST(VulkanConvPhase, ThreeFp16PlanesSumToTheFoldedWeights) {
+  ConvDesc d;
+  d.height = d.width = 4;
+  d.cin_a = 3;
+  d.cin_b = 2;
+  d.cout = 5;  // n_pad 16
+  d.upsample_concat = true;
+  Tensor w(DType::f32, Shape{d.cout, 5, 3, 3});
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = 1.0f / 3.0f + 1e-3f * float(i);
+  const std::vector<uint8_t> packed = pack_weights(ConvVariant::coopmat_x3up, d, Precision::fp32, w);
+  const size_t plane = size_t(16 + 9) * 16 * 16;
+  ASSERT_EQ(packed.size(), 2 * plane * 2);
+  auto half_at = [&](size_t i) {
+    uint16_t h;
+    std::memcpy(&h, packed.data() + i * 2, 2);
+    return double(half_to_float(h));
+  };
+  auto ref = [&](int o, int c, int tap) { return double(w.data<float>()[(o * 5 + c) * 9 + tap]); };
+  // phase (a, b) = (1, 0), tap (u, v) = (0, 1): rows {0, 1} x column {1, 2}; output 4, A channel 2
+  const size_t at = (size_t(2 * 4 + 1) * 16 + 2) * 16 + 4;
+  const double folded = ref(4, 2, 1) + ref(4, 2, 2) + ref(4, 2, 4) + ref(4, 2, 5);
+  EXPECT_NEAR((half_at(at) + half_at(plane + at)) / 256.0, folded, 1e-6 * folded);
+  // B part: tap 7, B channel 1 (concat channel 4), output 3
+  const size_t bt = size_t(16) * 16 * 16 + (size_t(7) * 16 + 1) * 16 + 3;
+  EXPECT_NEAR((half_at(bt) + half_at(plane + bt)) / 256.0, ref(3, 4, 7), 1e-6 * ref(3, 4, 7));
+  for (int tap : {4, 5, 7, 8}) w.data<float>()[tap] = 100.0f;  // output 0, A channel 0: 256 x 400 is past fp16
+  EXPECT_THROW(pack_weights(ConvVariant::coopmat_x3up, d, Precision::fp32, w), Error);
+  for (int tap : {5, 7, 8}) w.data<float>()[tap] = 0.0f;  // 256 x 100 alone fits
+  EXPECT_NO_THROW(pack_weights(ConvVariant::coopmat_x3up, d, Precision::fp32, w));
+}
+
 TEST(VulkanConvPhase, ChosenForUpsampleConcatLayersOnly) {
   ConvDesc d;
   d.height = 1088;
@@ -88,6 +121,10 @@ TEST(VulkanConvPhase, ChosenForUpsampleConcatLayersOnly) {
   d.cout = 64;  // dec_conv1a: all outputs in one workgroup
   d.upsample_concat = true;
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_up);
+  EXPECT_EQ(choose_variant(d, Precision::fp32, true), ConvVariant::coopmat_x3up);
+  EXPECT_EQ(shader_name(ConvVariant::coopmat_x3up, d, Precision::fp32), "conv_coopmat_up.c2");
+  EXPECT_EQ(dispatch_size(ConvVariant::coopmat_x3up, d), (std::array<uint32_t, 3>{60, 136, 2}));  // 8 x 32 tiles
+  EXPECT_EQ(choose_variant(d, Precision::fp32, false), ConvVariant::tiled);
   EXPECT_EQ(shader_name(ConvVariant::coopmat_up, d, Precision::fp16), "conv_coopmat_up.n4");
   EXPECT_EQ(dispatch_size(ConvVariant::coopmat_up, d), (std::array<uint32_t, 3>{60, 68, 1}));  // 16 x 32 tiles
   const auto pc = push_constants(ConvVariant::coopmat_up, d);

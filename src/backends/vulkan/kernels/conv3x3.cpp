@@ -22,7 +22,7 @@ struct CoopShape {
   Precision precision;
   int x3 = 0;
   int tiles = 1;  // tiles along x per workgroup (MULTI shaders: the dispatch sets the run length)
-  bool phase = false;  // conv_coopmat_up.comp: upsample + concat by phase decomposition (16 x 32 tiles)
+  bool phase = false;  // conv_coopmat_up.comp: upsample + concat by phase decomposition (rows x 32 tiles)
 };
 // split: 1 = all outputs in one workgroup, 2 = halves over 2 workgroups, 0 = max_wg outputs per
 // workgroup and as many workgroups as needed.
@@ -78,6 +78,7 @@ constexpr CoopShape kCoopShapes[] = {
     {ConvVariant::coopmat_up, "coopmat_up", "n", 16, 4, 1, 16, Precision::fp16, 0, 1, true},
     {ConvVariant::coopmat_ups, "coopmat_ups", "n", 16, 4, 2, 16, Precision::fp16, 0, 1, true},
     {ConvVariant::coopmat_upn, "coopmat_upn", "n", 16, 2, 0, 16, Precision::fp16, 0, 1, true},
+    {ConvVariant::coopmat_x3up, "coopmat_x3up", "c", 16, 2, 0, 8, Precision::fp32, 2, 1, true},
 };
 
 const CoopShape* coop_shape(ConvVariant v) {
@@ -196,6 +197,9 @@ ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopm
   // fp32 on tensor cores (results/v8d_vulkan.md): 3xFP16 with per-tap fp32 adds is as accurate as
   // the fp32 tiled kernel (max abs error 2.2e-6 vs 2.7e-6 against the CPU reference) and 3.3x
   // faster; coopmat_x3sw is 12% faster still but 25x less accurate (5.8e-5), so it stays opt-in.
+  // The upsample + concat layers by phase decomposition (v10, results/v10b_vulkan.md).
+  if (p == Precision::fp32 && variant_supports(ConvVariant::coopmat_x3up, d, p, device_has_coopmat))
+    return ConvVariant::coopmat_x3up;
   if (p == Precision::fp32 && variant_supports(ConvVariant::coopmat_x3cw, d, p, device_has_coopmat))
     return ConvVariant::coopmat_x3cw;
   if (!variant_supports(ConvVariant::coopmat, d, p, device_has_coopmat)) return ConvVariant::tiled;
@@ -241,8 +245,19 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
     // A part: [(phase * 4 + tap) * ka + chunk][16 k][n_pad], phase = 2a + b, tap = 2u + v, each the
     // sum of the 3x3 taps that read the same low-resolution pixel; then the B part [tap * kb +
     // chunk][16 k][n_pad] (see conv_coopmat_up.comp).
+    // x3 (fp32 by 3xFP16): the hi plane of 256 w, then the lo plane (256 w - hi), as coopmat_x3cw.
     const int n_pad = coop_n_pad(*phase_shape, d), ka = phase_chunks_a(d), kb = phase_chunks_b(d);
-    std::vector<uint8_t> out(size_t(16 * ka + 9 * kb) * 16 * n_pad * 2, 0);
+    const size_t plane = size_t(16 * ka + 9 * kb) * 16 * n_pad;
+    const bool x3 = phase_shape->x3 != 0;
+    std::vector<uint8_t> out(plane * (x3 ? 2 : 1) * 2, 0);
+    auto put = [&](size_t at, float w) {
+      if (!x3) return store(out, at, w, true);
+      const float x = w * kWeightScale;
+      VX_CHECK(std::abs(x) <= 65504.0f, Unsupported, "kernel '", phase_shape->name, "' needs folded |weights| <= ",
+               65504.0f / kWeightScale, " (fp16 hi parts), got ", w, "; use the tiled kernel");
+      store(out, at, x, true);
+      store(out, plane + at, x - half_to_float(float_to_half(x)), true);
+    };
     for (int ph = 0; ph < 4; ++ph)
       for (int t = 0; t < 4; ++t) {
         const std::vector<int> rows = phase_taps(ph >> 1, t >> 1), cols = phase_taps(ph & 1, t & 1);
@@ -251,14 +266,13 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
             float sum = 0;
             for (int dy : rows)
               for (int dx : cols) sum += weight(o, c, dy * 3 + dx);
-            store(out, (size_t(ph * 4 + t) * ka * 16 + c) * n_pad + o, sum, true);
+            put((size_t(ph * 4 + t) * ka * 16 + c) * n_pad + o, sum);
           }
       }
     const size_t b_part = size_t(16) * ka * 16 * n_pad;
     for (int t = 0; t < 9; ++t)
       for (int c = 0; c < d.cin_b; ++c)
-        for (int o = 0; o < d.cout; ++o)
-          store(out, b_part + (size_t(t) * kb * 16 + c) * n_pad + o, weight(o, d.cin_a + c, t), true);
+        for (int o = 0; o < d.cout; ++o) put(b_part + (size_t(t) * kb * 16 + c) * n_pad + o, weight(o, d.cin_a + c, t));
     return out;
   }
   if (const CoopShape* s = coop_shape(v)) {
@@ -331,7 +345,7 @@ std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d) {
   if (v == ConvVariant::direct) return {div_up(d.out_width(), 8), div_up(d.out_height(), 8), uint32_t(d.cout4())};
   if (v == ConvVariant::tiled) return {div_up(d.width, 16), div_up(d.height, 16), div_up(d.cout4(), 4)};
   const CoopShape& s = *coop_shape(v);
-  if (s.phase) return {div_up(d.width, 32), div_up(d.height, 16), uint32_t(coop_groups_z(s, d))};  // 16 x 32 tiles
+  if (s.phase) return {div_up(d.width, 32), div_up(d.height, s.rows), uint32_t(coop_groups_z(s, d))};
   // coopmat: 4 subgroups x (4 rows up to 64 outputs, else 2); the others have fixed tile rows.
   const int rows = s.rows ? s.rows : (coop_wg_fragments(s, d) <= 4 ? 16 : 8);
   // Multi-tile shaders: tiles / workgroups along x is the run length each workgroup computes.

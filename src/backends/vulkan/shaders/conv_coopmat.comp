@@ -284,13 +284,7 @@ RAW4 load_raw(int y, int x, int c4) {
 #define W_PER_THREAD ((W_ITEMS + THREADS - 1) / THREADS)
 
 #if X3
-// 4 fp32 -> hi (fp16 bits of x with the low 13 mantissa bits cleared) and lo = fp16((x - hi) * LO_SCALE)
-void split4(uvec4 raw, out uvec2 hi, out uvec2 lo) {
-  vec4 v = uintBitsToFloat(raw), h = uintBitsToFloat(raw & uvec4(0xFFFFE000u));
-  hi = uvec2(packHalf2x16(h.xy), packHalf2x16(h.zw));
-  vec4 r = (v - h) * LO_SCALE;
-  lo = uvec2(packHalf2x16(r.xy), packHalf2x16(r.zw));
-}
+#include "conv_x3.glsl"
 #endif
 
 // step: KSUB consecutive 16-channel chunks. X3: also the lo halves (8 fp16) in lo.
