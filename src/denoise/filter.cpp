@@ -196,6 +196,7 @@ void Filter::execute() {
     if (c.network->run_image(job, r)) {
       stats_.input_scale = r.input_scale;
       stats_.ms_network = r.ms_network;
+      stats_.ms_device = r.ms_device;
       stats_.layers = std::move(r.layers);
       stats_.tiles = r.tiles;
       stats_.tile_width = r.tile_width;

@@ -47,6 +47,9 @@ using ProgressFn = std::function<bool(double progress)>;
 struct ExecuteStats {
   double ms_total = 0;      // whole execute()
   double ms_network = 0;    // inside the network
+  // GPU devices with timestamps: the device work end to end (autoexposure, input processing, network,
+  // output processing), without host copies: the time a renderer's device images would take; else 0.
+  double ms_device = 0;
   float input_scale = 1;    // the resolved scale (autoexposure)
   int tiles = 0;
   int tile_width = 0, tile_height = 0;

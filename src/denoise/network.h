@@ -53,6 +53,7 @@ struct ImageJob {
 struct ImageJobResult {
   float input_scale = 1.0f;
   double ms_network = 0;
+  double ms_device = 0;  // GPU devices: the on-device work of every tile by timestamps (no host copies)
   int tiles = 0;
   int tile_width = 0, tile_height = 0;  // the largest network input used (a shape that ran)
   std::vector<LayerTiming> layers;      // summed over tiles when profiling

@@ -103,6 +103,13 @@ VulkanImageRunner::VulkanImageRunner(const vk::VulkanContext& ctx, vk::Precision
     dpci.pPoolSizes = &pool_size;
     VX_VK_CHECK(vkCreateDescriptorPool(ctx_.device(), &dpci, nullptr, &descriptor_pool_));
     vk::track_created(vk::ObjectKind::DescriptorPool);
+    if (ctx_.info().timestamps) {
+      VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+      qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+      qci.queryCount = 2;
+      VX_VK_CHECK(vkCreateQueryPool(ctx_.device(), &qci, nullptr, &device_queries_));
+      vk::track_created(vk::ObjectKind::QueryPool);
+    }
   } catch (...) {
     release();
     throw;
@@ -113,6 +120,7 @@ VulkanImageRunner::~VulkanImageRunner() { release(); }
 
 void VulkanImageRunner::release() {
   VkDevice device = ctx_.device();
+  vk::destroy_tracked(device, device_queries_, vkDestroyQueryPool, vk::ObjectKind::QueryPool);
   vk::destroy_tracked(device, descriptor_pool_, vkDestroyDescriptorPool, vk::ObjectKind::DescriptorPool);
   vk::destroy_tracked(device, fence_, vkDestroyFence, vk::ObjectKind::Fence);
   vk::destroy_tracked(device, command_pool_, vkDestroyCommandPool, vk::ObjectKind::CommandPool);
@@ -363,6 +371,14 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
         barrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_READ_BIT);
       }
+    }
+    // The tile's device work (autoexposure, input processing, network, output processing) runs
+    // between these two timestamps; the host copies in and out stay outside (as with device images).
+    if (device_queries_) {
+      vkCmdResetQueryPool(cmd_, device_queries_, 0, 2);
+      vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, device_queries_, 0);
+    }
+    if (first_tile) {
       if (autoexposure) {
         kernels_->record_exposure_bins(cmd_, bins_set, bins_h, bins_w);
         barrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -384,6 +400,7 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
                             {t.buffer_x + t.out_offset_x, t.buffer_y + t.out_offset_y, t.out_x, t.out_y, t.out_w,
                              t.out_h, tile->buffer_w},
                             1);
+    if (device_queries_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, device_queries_, 1);
     if (last_tile) {
       if (slots[3].host) {
         barrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -414,6 +431,12 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     s.exe->collect_timings();
     const double gpu_ms = s.exe->last_gpu_ms() > 0 ? s.exe->last_gpu_ms() : wall_ms;
     result.ms_network += gpu_ms;
+    if (device_queries_) {
+      uint64_t ticks[2] = {0, 0};
+      VX_VK_CHECK(vkGetQueryPoolResults(ctx_.device(), device_queries_, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+      result.ms_device += double(ticks[1] - ticks[0]) * ctx_.info().timestamp_period_ns * 1e-6;
+    }
     ++result.tiles;
     if (int64_t(tile->buffer_w) * tile->buffer_h > int64_t(result.tile_width) * result.tile_height) {
       result.tile_width = tile->buffer_w;  // the largest network input used (its arena is the peak)

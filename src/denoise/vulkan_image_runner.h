@@ -51,6 +51,7 @@ class VulkanImageRunner {
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
+  VkQueryPool device_queries_ = VK_NULL_HANDLE;  // start / end of each tile's device work (timestamps)
 };
 
 }  // namespace vx::denoise

@@ -235,6 +235,11 @@ TEST_F(VulkanDenoise, ProfileNamesEveryLayerWithItsKernel) {
     EXPECT_EQ(direct_stats.layers[i].variant, "direct");
   }
   EXPECT_GT(total, 0.0) << "no GPU time recorded";
+  // The device work end to end (input and output processing around the network) by the same
+  // clock: it holds the network's time and fits in the whole execute() with its host copies.
+  EXPECT_GE(auto_stats.ms_device, auto_stats.ms_network);
+  EXPECT_GT(auto_stats.ms_network, 0.0);
+  EXPECT_LE(auto_stats.ms_device, auto_stats.ms_total);
   EXPECT_LE(max_rel_diff(direct, automatic), kFp32Tolerance);
   EXPECT_GT(auto_stats.arena_bytes, 0u);
   EXPECT_GT(auto_stats.sum_activation_bytes, auto_stats.arena_bytes);

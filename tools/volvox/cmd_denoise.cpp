@@ -37,7 +37,8 @@ void print_json(const DenoiseArgs& a, const Image& color, const denoise::Device&
   nlohmann::json j = {{"command", "denoise"},         {"width", color.width},
                       {"height", color.height},       {"device", device.name()},
                       {"network", filter.describe()}, {"ms_total", s.ms_total},
-                      {"ms_network", s.ms_network},   {"tiles", s.tiles},
+                      {"ms_network", s.ms_network},   {"ms_device", s.ms_device},
+                      {"tiles", s.tiles},
                       {"tile_width", s.tile_width},   {"tile_height", s.tile_height},
                       {"input_scale", s.input_scale}, {"arena_bytes", s.arena_bytes},
                       {"sum_activation_bytes", s.sum_activation_bytes}};
