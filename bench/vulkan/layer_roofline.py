@@ -9,6 +9,8 @@ size), its output written once (a quarter of the pixels after a fused pool) and 
 at the storage precision (2 bytes fp16, 4 fp32). Limits: the issue's figures for the H200, about
 990 TFLOP/s dense fp16 (0.5 ms for the 520 GFLOP network at 1920x1088) and 4.27 TB/s measured
 with a Vulkan copy kernel; a layer's floor is the larger of its FLOP time and its byte time.
+The upsample + concat layers' kernel (conv_coopmat_up, phase decomposition) executes fewer MACs
+than the 3x3 conv it computes: for those the TFLOP/s are effective rates.
 """
 import argparse
 import json

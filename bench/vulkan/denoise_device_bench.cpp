@@ -1,0 +1,197 @@
+// The whole denoiser end to end on device buffers, as a renderer runs it: color, albedo, normal and
+// output live in device-local Vulkan buffers (uploaded once), and each execute() runs autoexposure,
+// input processing, the U-Net and output processing on the GPU. Timed by the filter's ms_device (GPU
+// timestamps around each execute's device work), after a warm-up of at least --warmup-ms of GPU time
+// (the H200 ramps its clock only under sustained load), median and minimum of --runs executes.
+//   denoise_device_bench --weights rt_hdr_alb_nrm.tza --color C.pfm --albedo A.pfm --normal N.pfm
+//                        [--sizes 1920x1088,3840x2160] [--precisions fp16,fp32] [--runs 20]
+//                        [--warmup-ms 1000] [--md out.md] [--json out.json]
+// The inputs are tiled (repeated) to each size; HDR (autoexposure on) as OIDN's hdr_alb_nrm.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/context.h"
+#include "backends/vulkan/memory.h"
+#include "backends/vulkan/vk_common.h"
+#include "denoise/filter.h"
+#include "denoise/vulkan_device.h"
+#include "formats/image_io.h"
+
+namespace {
+
+using namespace vx;
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// `image` repeated to width x height (3 channels, f32).
+std::vector<float> tiled(const Image& image, int width, int height) {
+  std::vector<float> out(size_t(width) * height * 3);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < 3; ++c)
+        out[(size_t(y) * width + x) * 3 + c] = image.pixels[(size_t(y % image.height) * image.width + x % image.width) *
+                                                                image.channels + std::min(c, image.channels - 1)];
+  return out;
+}
+
+// A device-local buffer holding `data` (through a staging buffer and one copy).
+vk::DeviceBuffer upload(const vk::VulkanContext& ctx, const std::vector<float>& data, const char* what) {
+  const VkDeviceSize bytes = data.size() * sizeof(float);
+  vk::DeviceBuffer staging(ctx, bytes, vk::MemoryUse::Staging, "staging");
+  std::memcpy(staging.mapped(), data.data(), bytes);
+  staging.flush();
+  vk::DeviceBuffer buffer(ctx, bytes, vk::MemoryUse::DeviceLocal, what);
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  cpci.queueFamilyIndex = ctx.queue_family();
+  VX_VK_CHECK(vkCreateCommandPool(ctx.device(), &cpci, nullptr, &pool));
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cbai.commandPool = pool;
+  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cbai.commandBufferCount = 1;
+  VX_VK_CHECK(vkAllocateCommandBuffers(ctx.device(), &cbai, &cmd));
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+  const VkBufferCopy region{0, 0, bytes};
+  vkCmdCopyBuffer(cmd, staging.buffer(), buffer.buffer(), 1, &region);
+  VX_VK_CHECK(vkEndCommandBuffer(cmd));
+  VkFence fence = VK_NULL_HANDLE;
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VX_VK_CHECK(vkCreateFence(ctx.device(), &fci, nullptr, &fence));
+  ctx.submit_and_wait(cmd, fence);
+  vkDestroyFence(ctx.device(), fence, nullptr);
+  vkDestroyCommandPool(ctx.device(), pool, nullptr);
+  return buffer;
+}
+
+denoise::DeviceImage device_image(const vk::DeviceBuffer& b) {
+  return {uint64_t(reinterpret_cast<uintptr_t>(b.buffer())), 0};
+}
+
+struct Row {
+  int width, height;
+  std::string precision;
+  double median, min, network_median;
+  int tiles;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string weights, color_path, albedo_path, normal_path, md_path, json_path;
+  std::string sizes = "1920x1088,3840x2160", precisions = "fp16,fp32";
+  int runs = 20;
+  double warmup_ms = 1000;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--weights") weights = next();
+    else if (a == "--color") color_path = next();
+    else if (a == "--albedo") albedo_path = next();
+    else if (a == "--normal") normal_path = next();
+    else if (a == "--sizes") sizes = next();
+    else if (a == "--precisions") precisions = next();
+    else if (a == "--runs") runs = std::max(1, std::stoi(next()));
+    else if (a == "--warmup-ms") warmup_ms = std::stod(next());
+    else if (a == "--md") md_path = next();
+    else if (a == "--json") json_path = next();
+    else {
+      std::fprintf(stderr, "unknown argument %s (see the header of denoise_device_bench.cpp)\n", a.c_str());
+      return 2;
+    }
+  }
+  if (weights.empty() || color_path.empty() || albedo_path.empty() || normal_path.empty()) {
+    std::fprintf(stderr, "--weights, --color, --albedo and --normal are required\n");
+    return 2;
+  }
+  try {
+    const Image color = read_image(color_path), albedo = read_image(albedo_path), normal = read_image(normal_path);
+    auto device = denoise::make_vulkan_device("vulkan");
+    auto ctx = denoise::vulkan_context_of(device);
+    std::vector<Row> rows;
+    for (const std::string& size : split(sizes, ',')) {
+      const size_t x = size.find('x');
+      const int w = std::stoi(size.substr(0, x)), h = std::stoi(size.substr(x + 1));
+      vk::DeviceBuffer in_color = upload(*ctx, tiled(color, w, h), "color");
+      vk::DeviceBuffer in_albedo = upload(*ctx, tiled(albedo, w, h), "albedo");
+      vk::DeviceBuffer in_normal = upload(*ctx, tiled(normal, w, h), "normal");
+      vk::DeviceBuffer out(*ctx, VkDeviceSize(w) * h * 3 * sizeof(float), vk::MemoryUse::DeviceLocal, "output");
+      for (const std::string& precision : split(precisions, ',')) {
+        denoise::Filter filter(device);
+        denoise::ImageView layout;
+        layout.width = w;
+        layout.height = h;
+        filter.set_device_image("color", layout, device_image(in_color));
+        filter.set_device_image("albedo", layout, device_image(in_albedo));
+        filter.set_device_image("normal", layout, device_image(in_normal));
+        filter.set_device_image("output", layout, device_image(out));
+        filter.params().hdr = true;
+        filter.params().precision = precision == "fp16" ? denoise::Precision::fp16 : denoise::Precision::fp32;
+        filter.set_weights_file(weights);
+        filter.commit();
+        double warmed = 0;
+        for (int k = 0; k < 3 || warmed < warmup_ms; ++k) {
+          filter.execute();
+          warmed += filter.stats().ms_device;
+        }
+        std::vector<double> device_ms, network_ms;
+        for (int k = 0; k < runs; ++k) {
+          filter.execute();
+          device_ms.push_back(filter.stats().ms_device);
+          network_ms.push_back(filter.stats().ms_network);
+        }
+        std::sort(device_ms.begin(), device_ms.end());
+        std::sort(network_ms.begin(), network_ms.end());
+        rows.push_back({w, h, precision, device_ms[device_ms.size() / 2], device_ms[0], network_ms[network_ms.size() / 2],
+                        filter.stats().tiles});
+        const Row& r = rows.back();
+        std::printf("%dx%d %s: device median %.3f ms, min %.3f ms (network median %.3f ms, %d tile%s)\n", w, h,
+                    precision.c_str(), r.median, r.min, r.network_median, r.tiles, r.tiles == 1 ? "" : "s");
+        std::fflush(stdout);
+      }
+    }
+    if (!md_path.empty()) {
+      std::ofstream f(md_path);
+      f << "| size | precision | end to end median ms | min ms | network median ms | tiles |\n"
+        << "| --- | --- | ---: | ---: | ---: | ---: |\n";
+      for (const Row& r : rows)
+        f << "| " << r.width << "x" << r.height << " | " << r.precision << " | " << r.median << " | " << r.min << " | "
+          << r.network_median << " | " << r.tiles << " |\n";
+    }
+    if (!json_path.empty()) {
+      std::ofstream f(json_path);
+      f << "[\n";
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        f << "  {\"width\": " << r.width << ", \"height\": " << r.height << ", \"precision\": \"" << r.precision
+          << "\", \"device_ms_median\": " << r.median << ", \"device_ms_min\": " << r.min
+          << ", \"network_ms_median\": " << r.network_median << ", \"tiles\": " << r.tiles << "}"
+          << (i + 1 < rows.size() ? ",\n" : "\n");
+      }
+      f << "]\n";
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
