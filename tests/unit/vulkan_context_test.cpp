@@ -191,6 +191,31 @@ TEST(VulkanConvPacking, ThreeFp16PlanesSumToTheWeights) {
   EXPECT_THROW(pack_weights(ConvVariant::coopmat_x3cw, d, Precision::fp32, w), Error);
 }
 
+// Every variant, wherever it says it can run, has its shader (the fragment counts of its
+// conv_coopmat*.comp VARIANT lines); a missing one would fail only at pipeline creation.
+TEST(VulkanConvPacking, EverySupportedShapeHasItsShader) {
+  int checked = 0;
+  for (int v = 0; v <= int(ConvVariant::coopmat_tqvr); ++v)
+    for (Precision p : {Precision::fp32, Precision::fp16})
+      for (bool upcat : {false, true})
+        for (int cout : {3, 8, 16, 20, 32, 48, 64, 80, 96, 112, 128, 200}) {
+          ConvDesc d;
+          d.height = 32;
+          d.width = 48;
+          d.cin_a = 24;
+          d.cin_b = upcat ? 9 : 0;
+          d.upsample_concat = upcat;
+          d.relu = true;
+          d.cout = cout;
+          if (!variant_supports(ConvVariant(v), d, p, true)) continue;
+          const std::string shader = shader_name(ConvVariant(v), d, p);
+          EXPECT_FALSE(embedded_shader(shader).empty()) << variant_name(ConvVariant(v)) << " " << precision_name(p)
+                                                        << " cout " << cout << ": no shader " << shader;
+          ++checked;
+        }
+  EXPECT_GT(checked, 300);
+}
+
 TEST(VulkanConvPacking, VariantChoice) {
   ConvDesc d;
   d.height = d.width = 8;
@@ -208,9 +233,9 @@ TEST(VulkanConvPacking, VariantChoice) {
   d.cin_a = 64;  // 4 K chunks: 16 subgroups of 2 rows
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_uv);
   d.cin_a = 128;  // 8 K chunks: tall tiles
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_tv);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_tvr);
   d.cout = 32;
-  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_tv);
+  EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_tvr);
   d.cin_a = 9;  // one K chunk (enc_conv0)
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_uv);
   {  // at 1920x1088 (4080 tiles of 32 x 16): runs of 4 tiles per workgroup
@@ -223,7 +248,7 @@ TEST(VulkanConvPacking, VariantChoice) {
     EXPECT_EQ(dispatch_size(ConvVariant::coopmat_uqv8, big)[0], 15u);
     EXPECT_EQ(dispatch_size(ConvVariant::coopmat_uqv, big)[1], 34u);
     big.cin_a = 128;  // 8 chunks: one tile per workgroup
-    EXPECT_EQ(choose_variant(big, Precision::fp16, true), ConvVariant::coopmat_tv);
+    EXPECT_EQ(choose_variant(big, Precision::fp16, true), ConvVariant::coopmat_tvr);
     big.cin_a = 32;
     big.cout = 3;  // 16x8x16 fragments in runs of 4 tiles
     EXPECT_EQ(choose_variant(big, Precision::fp16, true), ConvVariant::coopmat_em);

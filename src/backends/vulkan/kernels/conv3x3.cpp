@@ -75,6 +75,8 @@ constexpr CoopShape kCoopShapes[] = {
     {ConvVariant::coopmat_tqv, "coopmat_tqv", "tqv", 16, 4, 1, 32, Precision::fp16, 0, 4},
     {ConvVariant::coopmat_uqv8, "coopmat_uqv8", "uqv", 16, 4, 1, 32, Precision::fp16, 0, 8},
     {ConvVariant::coopmat_tqv8, "coopmat_tqv8", "tqv", 16, 4, 1, 32, Precision::fp16, 0, 8},
+    {ConvVariant::coopmat_tvr, "coopmat_tvr", "tvr", 16, 4, 1, 32, Precision::fp16},
+    {ConvVariant::coopmat_tqvr, "coopmat_tqvr", "tqvr", 16, 4, 1, 32, Precision::fp16, 0, 4},
     {ConvVariant::coopmat_up, "coopmat_up", "n", 16, 4, 1, 16, Precision::fp16, 0, 1, true},
     {ConvVariant::coopmat_ups, "coopmat_ups", "n", 16, 4, 2, 16, Precision::fp16, 0, 1, true},
     {ConvVariant::coopmat_upn, "coopmat_upn", "n", 16, 2, 0, 16, Precision::fp16, 0, 1, true},
@@ -224,7 +226,10 @@ ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopm
   switch (v8) {
     case ConvVariant::coopmat_e: return runs ? ConvVariant::coopmat_em : v8;
     case ConvVariant::coopmat_u: return runs ? ConvVariant::coopmat_uqv : ConvVariant::coopmat_uv;
-    case ConvVariant::coopmat_t: return runs ? ConvVariant::coopmat_tqv : ConvVariant::coopmat_tv;
+    // v10r/v10e (results/v10r_vulkan.json, v10e_vulkan.json): the t shapes (4 rows per subgroup) with each A fragment loaded
+    // once for the three row offsets (REUSE): dec_conv1b 1.846 -> 1.734 ms, enc_conv1 0.929 -> 0.910
+    // at 4K; on the 2-row shapes (u, p) it gains nothing.
+    case ConvVariant::coopmat_t: return runs ? ConvVariant::coopmat_tqvr : ConvVariant::coopmat_tvr;
     case ConvVariant::coopmat_p: return ConvVariant::coopmat_pv;
     case ConvVariant::coopmat_us: return ConvVariant::coopmat_usv;
     case ConvVariant::coopmat_ps: return ConvVariant::coopmat_psv;

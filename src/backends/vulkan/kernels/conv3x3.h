@@ -47,6 +47,8 @@ const char* precision_name(Precision p);
 // 9); coopmat_up: all outputs (<= 64) in one workgroup, coopmat_ups: halves over 2 workgroups along
 // z (<= 128), coopmat_upn: 32 outputs per workgroup, as many along z as needed; coopmat_x3up: fp32
 // by 3xFP16 with per-tap fp32 adds (as coopmat_x3cw), 32 outputs per workgroup.
+// coopmat_tvr / tqvr: tv / tqv with the tap loop by column offset, each A fragment loaded once for
+// the three row offsets (conv_coopmat.comp's REUSE).
 enum class ConvVariant {
   direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u,
   coopmat_ps, coopmat_us, coopmat_ts, coopmat_e, coopmat_eu, coopmat_et, coopmat_pn, coopmat_un,
@@ -54,7 +56,7 @@ enum class ConvVariant {
   coopmat_x3swz, coopmat_pq, coopmat_tq, coopmat_uq, coopmat_psq, coopmat_usq, coopmat_uq2, coopmat_uq8, coopmat_tq2,
   coopmat_tq8, coopmat_em, coopmat_pv, coopmat_tv, coopmat_uv, coopmat_psv, coopmat_usv, coopmat_uqv, coopmat_tqv,
   coopmat_uqv8, coopmat_tqv8, coopmat_uz, coopmat_uy, coopmat_ux, coopmat_up, coopmat_ups, coopmat_upn,
-  coopmat_x3up
+  coopmat_x3up, coopmat_tvr, coopmat_tqvr
 };
 const char* variant_name(ConvVariant v);
 // "direct" | "tiled" | "coopmat" | "coopmat_w" | "coopmat_p" | "coopmat_t" | "coopmat_p16" |
@@ -65,7 +67,7 @@ const char* variant_name(ConvVariant v);
 // "coopmat_uq8" | "coopmat_tq2" | "coopmat_tq8" | "coopmat_em" | "coopmat_pv" | "coopmat_tv" | "coopmat_uv" |
 // "coopmat_psv" | "coopmat_usv" | "coopmat_uqv" | "coopmat_tqv" | "coopmat_uqv8" | "coopmat_tqv8" | "coopmat_uz" |
 // "coopmat_uy" | "coopmat_ux" | "coopmat_up" | "coopmat_ups" | "coopmat_upn" |
-// "coopmat_x3up"; throws InvalidArgument otherwise.
+// "coopmat_x3up" | "coopmat_tvr" | "coopmat_tqvr"; throws InvalidArgument otherwise.
 ConvVariant parse_variant(const std::string& name);
 
 // One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.

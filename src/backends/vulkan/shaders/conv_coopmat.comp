@@ -108,6 +108,14 @@
 // VARIANT uy2 -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDIAG=2
 // VARIANT uy3 -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDIAG=2
 // VARIANT uy4 -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DDIAG=2 -DPSTR=2
+// VARIANT tvr1 -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DREUSE=1
+// VARIANT tvr2 -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DREUSE=1
+// VARIANT tvr3 -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DREUSE=1
+// VARIANT tvr4 -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DPSTR=2 -DREUSE=1
+// VARIANT tqvr1 -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DREUSE=1
+// VARIANT tqvr2 -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DREUSE=1
+// VARIANT tqvr3 -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DREUSE=1
+// VARIANT tqvr4 -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DPSTR=2 -DREUSE=1
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), with the same fusions as conv_direct. fp16 storage only.
 //   M = pixels: a workgroup (SUBGROUPS subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
@@ -153,6 +161,10 @@
 //   EPI16 (uv / tv / pv, uqv / tqv = uq / tq with it): the staged epilogue reads 8 channels (16 bytes)
 //       of shared memory per item and writes them with one 16-byte store (output counts that are a
 //       multiple of 8, no pool): half the items, reads and stores of the 8-byte path.
+//   REUSE (tvr / tqvr = tv / tqv with it; fp16): the tap loop runs by column offset dx: the RPS + 2 halo rows'
+//       A fragments at dx are loaded once and serve the three row offsets dy (3 (RPS + 2) A loads
+//       per chunk instead of 9 RPS), at RPS + 2 live A fragments instead of RPS. Pays with 4 rows per
+//       subgroup (t); with 2 (p, u) it measured level or worse (v10e, NOTES.md).
 //   DIAG (uz / uy, timing only, wrong results): 1 = no MMAs (staging, barriers, epilogue); 2 = no
 //       epilogue (it sits behind a condition that never holds, so the MMAs stay live); ux: DIAG 3 =
 //       no staging (no global loads, no shared stores; barriers kept).
@@ -200,6 +212,12 @@
 #endif
 #ifndef EPI16
 #define EPI16 0
+#endif
+#ifndef REUSE
+#define REUSE 0
+#endif
+#if REUSE && X3
+#error REUSE is for fp16 (one operand plane)
 #endif
 #if MULTI && X3
 #error MULTI restarts only the main accumulators per tile
@@ -425,7 +443,20 @@ void main() {
     }
     barrier();
 #endif
-#if DIAG != 1
+#if REUSE && DIAG != 1
+    [[unroll]] for (int dx = 0; dx < 3; ++dx)
+      [[unroll]] for (int ks = 0; ks < KSUB; ++ks) {
+        AMAT a[RPS + 2];  // halo rows sg * RPS .. sg * RPS + RPS + 1 at column offset dx
+        [[unroll]] for (int r = 0; r < RPS + 2; ++r)
+          coopMatLoadNV(a[r], s_in, uint(((sg * RPS + r) * HW + dx) * PSTR + 2 * ks), uint(PSTR), false);
+        [[unroll]] for (int dy = 0; dy < 3; ++dy)
+          [[unroll]] for (int n = 0; n < NFRAG; ++n) {
+            BMAT b;
+            coopMatLoadNV(b, s_w, uint(((dy * 3 + dx) * KSUB + ks) * 16 * WSTR + n * (NW / 8)), uint(WSTR), false);
+            [[unroll]] for (int r = 0; r < RPS; ++r) acc[r][n] = coopMatMulAddNV(a[r + dy], b, acc[r][n]);
+          }
+      }
+#elif DIAG != 1
     [[unroll]] for (int t = 0; t < 9; ++t)
       [[unroll]] for (int ks = 0; ks < KSUB; ++ks) {
         const int dy = t / 3, dx = t % 3;

@@ -30,7 +30,8 @@
 // + lo (two shared planes), three MMAs per product into a fresh fragment per tap, added to the
 // accumulator in fp32; the weights are stored times 256. Two shared planes need half the tile (8
 // subgroups, 4 A rows: 8 x 32 outputs) and the A chunks in two steps (tap rows u = 0, then 1: 8 of
-// the 16 matrices each, the halo staged again); built -O0 (glslc -O crashes on adding matrices).
+// the 16 matrices each; the halo staged by the first stays); built -O0 (glslc -O crashes on adding
+// matrices).
 // Weights: f16, rows of n_pad outputs: A part [(phase * 4 + tap) * k_chunks + chunk][16 k], then the
 // B part [(tap * kb + chunk)][16 k] (kb = ceil(cin4_b / 4)); tap = 2 u + v over the 2x2 window
 // (u: row, v: column), phase = 2 a + b. X3: the hi plane, then the lo plane.
@@ -152,6 +153,7 @@ uvec4 fetch_item(int idx, int step, int sy0, int sx0, int kb, out uvec4 lo) {
   if (step < ka * UP_SPLIT) {
     const int chunk = step / UP_SPLIT, part = step % UP_SPLIT;
     if (idx < U_HALO_ITEMS) {
+      if (part != 0) return uvec4(0);  // the chunk's halo stays in shared memory from its first step
       const int pix = idx >> 1, hs = p.H >> 1, ws = p.W >> 1;
       const int y = sy0 + pix / UHW - 1, x = sx0 + pix % UHW - 1;
       const bool inside = y >= 0 && x >= 0 && y < hs && x < ws;
@@ -188,7 +190,7 @@ void store_item(int idx, int step, uvec4 v, uvec4 lo) {
   int at = -1, plane;
   if (step < p.k_chunks * UP_SPLIT) {
     plane = U_PLANE;
-    if (idx < U_HALO_ITEMS) at = (idx >> 1) * UPSTR + (idx & 1);
+    if (idx < U_HALO_ITEMS) at = step % UP_SPLIT == 0 ? (idx >> 1) * UPSTR + (idx & 1) : -1;
     else if (idx - U_HALO_ITEMS < U_W_ITEMS) at = U_HALO + ((idx - U_HALO_ITEMS) / NP8) * WSTR + (idx - U_HALO_ITEMS) % NP8;
   } else {
     plane = B_PLANE;
