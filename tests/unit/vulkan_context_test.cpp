@@ -167,7 +167,7 @@ TEST(VulkanConvPacking, ThreeFp16PlanesSumToTheWeights) {
   d.cout = 20;  // 2 fragments: one workgroup of 32 outputs (x3cw) or two of 16 (x3c)
   Tensor w = coded_weights(20, 9);
   for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = 1e-3f * w.data<float>()[i] + 1.0f / 3.0f;
-  for (ConvVariant v : {ConvVariant::coopmat_x3w, ConvVariant::coopmat_x3cw}) {
+  for (ConvVariant v : {ConvVariant::coopmat_x3sw, ConvVariant::coopmat_x3cw}) {
     auto packed = pack_weights(v, d, Precision::fp32, w);
     const size_t plane = size_t(9) * 16 * 32;
     ASSERT_EQ(packed.size(), 2 * plane * 2);
@@ -176,13 +176,12 @@ TEST(VulkanConvPacking, ThreeFp16PlanesSumToTheWeights) {
       std::memcpy(&h, packed.data() + i * 2, 2);
       return double(half_to_float(h));
     };
-    // hi + lo / 4096 (x3w) or (hi + lo) / 256 (x3cw) recovers the fp32 weight to ~2^-22 relative
-    const bool scaled_lo = v == ConvVariant::coopmat_x3w;
+    // (hi + lo) / 256 recovers the fp32 weight to ~2^-22 relative
     for (int t : {0, 4, 8})
       for (int k : {0, 5, 8})
         for (int o : {0, 7, 19}) {
           size_t at = size_t(t * 16 + k) * 32 + o;
-          double x = scaled_lo ? half_at(at) + half_at(plane + at) / 4096.0 : (half_at(at) + half_at(plane + at)) / 256.0;
+          double x = (half_at(at) + half_at(plane + at)) / 256.0;
           double ref = w.data<float>()[(o * 9 + k) * 9 + t];
           EXPECT_NEAR(x, ref, 1e-6 * std::abs(ref)) << variant_name(v) << " t" << t << " k" << k << " o" << o;
         }
@@ -245,7 +244,6 @@ TEST(VulkanConvPacking, VariantChoice) {
     EXPECT_EQ(choose_variant(big, Precision::fp16, true), ConvVariant::coopmat_uqv);
     EXPECT_EQ(shader_name(ConvVariant::coopmat_uqv, big, Precision::fp16), "conv_coopmat.uqv2");
     EXPECT_EQ(dispatch_size(ConvVariant::coopmat_uqv, big)[0], 30u);  // 120 tile columns / 4
-    EXPECT_EQ(dispatch_size(ConvVariant::coopmat_uqv8, big)[0], 15u);
     EXPECT_EQ(dispatch_size(ConvVariant::coopmat_uqv, big)[1], 34u);
     big.cin_a = 128;  // 8 chunks: one tile per workgroup
     EXPECT_EQ(choose_variant(big, Precision::fp16, true), ConvVariant::coopmat_tvr);
@@ -263,18 +261,7 @@ TEST(VulkanConvPacking, VariantChoice) {
   EXPECT_EQ(shader_name(ConvVariant::coopmat_us, d, Precision::fp16), "conv_coopmat.u3");
   EXPECT_FALSE(variant_supports(ConvVariant::coopmat_t, d, Precision::fp16, true));  // 96 outputs: over 48 KiB
   EXPECT_EQ(dispatch_size(ConvVariant::coopmat_t, d)[1], 1u);  // 32-row tiles
-  EXPECT_FALSE(variant_supports(ConvVariant::coopmat_k, d, Precision::fp16, true));  // 32-channel steps: <= 32 outputs
-  EXPECT_FALSE(variant_supports(ConvVariant::coopmat_r, d, Precision::fp16, true));  // 4 x 4 rows: <= 64 outputs
-  d.cout = 32;
-  EXPECT_TRUE(variant_supports(ConvVariant::coopmat_k, d, Precision::fp16, true));
-  EXPECT_FALSE(variant_supports(ConvVariant::coopmat_k, d, Precision::fp32, true));
-  EXPECT_EQ(shader_name(ConvVariant::coopmat_k, d, Precision::fp16), "conv_coopmat.k2");
-  d.cout = 64;
-  EXPECT_TRUE(variant_supports(ConvVariant::coopmat_r, d, Precision::fp16, true));
-  EXPECT_EQ(shader_name(ConvVariant::coopmat_r, d, Precision::fp16), "conv_coopmat.r4");
-  EXPECT_EQ(dispatch_size(ConvVariant::coopmat_r, d)[1], 1u);  // 16-row tiles
-  EXPECT_EQ(parse_variant("coopmat_k"), ConvVariant::coopmat_k);
-  EXPECT_EQ(parse_variant("coopmat_r"), ConvVariant::coopmat_r);
+  EXPECT_EQ(parse_variant("coopmat_x3sw"), ConvVariant::coopmat_x3sw);  // opt-in
   d.cout = 3;  // 16x8x16 fragments
   EXPECT_EQ(choose_variant(d, Precision::fp16, true), ConvVariant::coopmat_e);
   EXPECT_EQ(push_constants(ConvVariant::coopmat_e, d)[11], 8);

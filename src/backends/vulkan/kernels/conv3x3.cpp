@@ -12,15 +12,15 @@ namespace {
 // The cooperative-matrix variants: shader prefix (conv_coopmat.<prefix><fragments per workgroup>),
 // fragment width along N, the most fragments one workgroup's shader handles (shared memory and
 // registers, see variant_supports), how many workgroups along z share the N blocks (0: one per
-// fragment group of max_wg), the tile rows, the precision it runs and its 3xFP16 mode (X3 in the
-// shader: 1 = scaled lo with a second accumulator set, 2 = one set, weights stored times 256).
+// fragment group of max_wg), the tile rows, the precision it runs and whether it runs it by
+// 3xFP16 (X3 in the shader: an fp16 hi and lo plane each, the weights stored times 256).
 struct CoopShape {
   ConvVariant variant;
   const char* name;
   const char* prefix;
   int nw, max_wg, split, rows;
   Precision precision;
-  int x3 = 0;
+  bool x3 = false;
   int tiles = 1;  // tiles along x per workgroup (MULTI shaders: the dispatch sets the run length)
   bool phase = false;  // conv_coopmat_up.comp: upsample + concat by phase decomposition (rows x 32 tiles)
 };
@@ -31,56 +31,27 @@ constexpr CoopShape kCoopShapes[] = {
     {ConvVariant::coopmat_w, "coopmat_w", "w", 16, 6, 1, 16, Precision::fp16},
     {ConvVariant::coopmat_p, "coopmat_p", "p", 16, 6, 1, 16, Precision::fp16},
     {ConvVariant::coopmat_t, "coopmat_t", "t", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_p16, "coopmat_p16", "q", 16, 6, 1, 16, Precision::fp16},
-    {ConvVariant::coopmat_t16, "coopmat_t16", "h", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_k, "coopmat_k", "k", 16, 2, 1, 16, Precision::fp16},
-    {ConvVariant::coopmat_r, "coopmat_r", "r", 16, 4, 1, 16, Precision::fp16},
     {ConvVariant::coopmat_u, "coopmat_u", "u", 16, 4, 1, 32, Precision::fp16},
     {ConvVariant::coopmat_ps, "coopmat_ps", "p", 16, 6, 2, 16, Precision::fp16},
     {ConvVariant::coopmat_us, "coopmat_us", "u", 16, 4, 2, 32, Precision::fp16},
-    {ConvVariant::coopmat_ts, "coopmat_ts", "t", 16, 4, 2, 32, Precision::fp16},
     {ConvVariant::coopmat_e, "coopmat_e", "e", 8, 1, 1, 16, Precision::fp16},
-    {ConvVariant::coopmat_eu, "coopmat_eu", "eu", 8, 1, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_et, "coopmat_et", "et", 8, 1, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_pn, "coopmat_pn", "p", 16, 2, 0, 16, Precision::fp16},
-    {ConvVariant::coopmat_un, "coopmat_un", "u", 16, 2, 0, 32, Precision::fp16},
-    {ConvVariant::coopmat_x3, "coopmat_x3", "f", 16, 1, 0, 16, Precision::fp32, 1},
-    {ConvVariant::coopmat_x3w, "coopmat_x3w", "f", 16, 2, 0, 16, Precision::fp32, 1},
-    {ConvVariant::coopmat_x3s, "coopmat_x3s", "g", 16, 1, 0, 16, Precision::fp32, 2},
-    {ConvVariant::coopmat_x3sw, "coopmat_x3sw", "g", 16, 2, 0, 16, Precision::fp32, 2},
-    {ConvVariant::coopmat_x3c, "coopmat_x3c", "c", 16, 1, 0, 16, Precision::fp32, 2},
-    {ConvVariant::coopmat_x3cw, "coopmat_x3cw", "c", 16, 2, 0, 16, Precision::fp32, 2},
-    {ConvVariant::coopmat_x3swz, "coopmat_x3swz", "gz", 16, 2, 0, 16, Precision::fp32, 2},
-    {ConvVariant::coopmat_x3wn, "coopmat_x3wn", "fn", 16, 2, 0, 16, Precision::fp32, 1},
-    {ConvVariant::coopmat_x3swn, "coopmat_x3swn", "gn", 16, 2, 0, 16, Precision::fp32, 2},
-    {ConvVariant::coopmat_em, "coopmat_em", "em", 8, 1, 1, 16, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_uz, "coopmat_uz", "uz", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_uy, "coopmat_uy", "uy", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_ux, "coopmat_ux", "ux", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_pq, "coopmat_pq", "pq", 16, 6, 1, 16, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_tq, "coopmat_tq", "tq", 16, 4, 1, 32, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_uq, "coopmat_uq", "uq", 16, 4, 1, 32, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_psq, "coopmat_psq", "pq", 16, 6, 2, 16, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_usq, "coopmat_usq", "uq", 16, 4, 2, 32, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_uq2, "coopmat_uq2", "uq", 16, 4, 1, 32, Precision::fp16, 0, 2},
-    {ConvVariant::coopmat_uq8, "coopmat_uq8", "uq", 16, 4, 1, 32, Precision::fp16, 0, 8},
-    {ConvVariant::coopmat_tq2, "coopmat_tq2", "tq", 16, 4, 1, 32, Precision::fp16, 0, 2},
-    {ConvVariant::coopmat_tq8, "coopmat_tq8", "tq", 16, 4, 1, 32, Precision::fp16, 0, 8},
+    {ConvVariant::coopmat_em, "coopmat_em", "em", 8, 1, 1, 16, Precision::fp16, false, 4},
     {ConvVariant::coopmat_pv, "coopmat_pv", "pv", 16, 6, 1, 16, Precision::fp16},
     {ConvVariant::coopmat_tv, "coopmat_tv", "tv", 16, 4, 1, 32, Precision::fp16},
     {ConvVariant::coopmat_uv, "coopmat_uv", "uv", 16, 4, 1, 32, Precision::fp16},
     {ConvVariant::coopmat_psv, "coopmat_psv", "pv", 16, 6, 2, 16, Precision::fp16},
     {ConvVariant::coopmat_usv, "coopmat_usv", "uv", 16, 4, 2, 32, Precision::fp16},
-    {ConvVariant::coopmat_uqv, "coopmat_uqv", "uqv", 16, 4, 1, 32, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_tqv, "coopmat_tqv", "tqv", 16, 4, 1, 32, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_uqv8, "coopmat_uqv8", "uqv", 16, 4, 1, 32, Precision::fp16, 0, 8},
-    {ConvVariant::coopmat_tqv8, "coopmat_tqv8", "tqv", 16, 4, 1, 32, Precision::fp16, 0, 8},
+    {ConvVariant::coopmat_uqv, "coopmat_uqv", "uqv", 16, 4, 1, 32, Precision::fp16, false, 4},
+    {ConvVariant::coopmat_tqv, "coopmat_tqv", "tqv", 16, 4, 1, 32, Precision::fp16, false, 4},
     {ConvVariant::coopmat_tvr, "coopmat_tvr", "tvr", 16, 4, 1, 32, Precision::fp16},
-    {ConvVariant::coopmat_tqvr, "coopmat_tqvr", "tqvr", 16, 4, 1, 32, Precision::fp16, 0, 4},
-    {ConvVariant::coopmat_up, "coopmat_up", "n", 16, 4, 1, 16, Precision::fp16, 0, 1, true},
-    {ConvVariant::coopmat_ups, "coopmat_ups", "n", 16, 4, 2, 16, Precision::fp16, 0, 1, true},
-    {ConvVariant::coopmat_upn, "coopmat_upn", "n", 16, 2, 0, 16, Precision::fp16, 0, 1, true},
-    {ConvVariant::coopmat_x3up, "coopmat_x3up", "c", 16, 2, 0, 8, Precision::fp32, 2, 1, true},
+    {ConvVariant::coopmat_tqvr, "coopmat_tqvr", "tqvr", 16, 4, 1, 32, Precision::fp16, false, 4},
+    {ConvVariant::coopmat_x3c, "coopmat_x3c", "c", 16, 1, 0, 16, Precision::fp32, true},
+    {ConvVariant::coopmat_x3cw, "coopmat_x3cw", "c", 16, 2, 0, 16, Precision::fp32, true},
+    {ConvVariant::coopmat_x3sw, "coopmat_x3sw", "g", 16, 2, 0, 16, Precision::fp32, true},
+    {ConvVariant::coopmat_up, "coopmat_up", "n", 16, 4, 1, 16, Precision::fp16, false, 1, true},
+    {ConvVariant::coopmat_ups, "coopmat_ups", "n", 16, 4, 2, 16, Precision::fp16, false, 1, true},
+    {ConvVariant::coopmat_upn, "coopmat_upn", "n", 16, 2, 0, 16, Precision::fp16, false, 1, true},
+    {ConvVariant::coopmat_x3up, "coopmat_x3up", "c", 16, 2, 0, 8, Precision::fp32, true, 1, true},
 };
 
 const CoopShape* coop_shape(ConvVariant v) {
@@ -130,8 +101,7 @@ void store(std::vector<uint8_t>& out, size_t index, float v, bool half) {
   }
 }
 
-constexpr float kLoScale = 4096.0f;     // conv_coopmat.comp's LO_SCALE (X3 1)
-constexpr float kWeightScale = 256.0f;  // 1 / W_SCALE_INV (X3 2)
+constexpr float kWeightScale = 256.0f;  // 1 / W_SCALE_INV (X3)
 
 }  // namespace
 
@@ -160,8 +130,7 @@ bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device
   if (!s) return true;
   // Shared memory (halo + all-tap weights of one chunk) fits 48 KiB up to 6 fragments per
   // workgroup with 8 subgroups of 2 rows (coopmat_w/p), up to 4 with 8 subgroups of 4 rows
-  // (coopmat_t; at 4 with unpadded halo pixels) or 16 of 2 rows (coopmat_u, likewise); coopmat_k
-  // (32-channel K steps) up to 2; coopmat_r (4 subgroups of 4 rows) is limited by registers to 4.
+  // (coopmat_t; at 4 with unpadded halo pixels) or 16 of 2 rows (coopmat_u, likewise).
   // The split variants hold half the fragments per workgroup; the x3 ones take any count. The phase
   // variants (48 KiB at 4 fragments) run only upsample + concat layers without a pool, whose
   // resolution is twice the low-resolution input's (even, as the executable checks).
@@ -253,7 +222,7 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
     // x3 (fp32 by 3xFP16): the hi plane of 256 w, then the lo plane (256 w - hi), as coopmat_x3cw.
     const int n_pad = coop_n_pad(*phase_shape, d), ka = phase_chunks_a(d), kb = phase_chunks_b(d);
     const size_t plane = size_t(16 * ka + 9 * kb) * 16 * n_pad;
-    const bool x3 = phase_shape->x3 != 0;
+    const bool x3 = phase_shape->x3;
     std::vector<uint8_t> out(plane * (x3 ? 2 : 1) * 2, 0);
     auto put = [&](size_t at, float w) {
       if (!x3) return store(out, at, w, true);
@@ -282,12 +251,12 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
   }
   if (const CoopShape* s = coop_shape(v)) {
     // B[(tap * kc + chunk) * 16 + k][n], rows of n_pad; x3: the hi plane, then the lo plane:
-    // mode 1: hi = fp16(w), lo = fp16((w - hi) * 4096); mode 2: hi = fp16(256 w), lo = fp16(256 w - hi).
+    // hi = fp16(256 w), lo = fp16(256 w - hi).
     const int n_pad = coop_n_pad(*s, d), kc = coop_k_chunks(d);
     if (s->x3) {  // the hi parts must fit fp16 (activations must too: beyond 65504 they become inf)
       float peak = 0;
       for (int64_t i = 0; i < w.numel(); ++i) peak = std::max(peak, std::abs(src[i]));
-      const float limit = s->x3 == 2 ? 65504.0f / kWeightScale : 65504.0f;
+      const float limit = 65504.0f / kWeightScale;
       VX_CHECK(peak <= limit, Unsupported, "kernel '", s->name, "' needs |weights| <= ", limit, " (fp16 hi parts), got ",
                peak, "; use the tiled kernel");
     }
@@ -299,10 +268,9 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
         if (c < 0) continue;
         for (int o = 0; o < d.cout; ++o) {
           const size_t at = (size_t(t) * kc * 16 + k) * n_pad + o;
-          const float x = s->x3 == 2 ? weight(o, c, t) * kWeightScale : weight(o, c, t);
+          const float x = s->x3 ? weight(o, c, t) * kWeightScale : weight(o, c, t);
           store(out, at, x, true);
-          const float lo = x - half_to_float(float_to_half(x));
-          if (s->x3) store(out, plane + at, s->x3 == 1 ? lo * kLoScale : lo, true);
+          if (s->x3) store(out, plane + at, x - half_to_float(float_to_half(x)), true);
         }
       }
     return out;

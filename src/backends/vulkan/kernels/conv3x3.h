@@ -16,58 +16,39 @@ const char* precision_name(Precision p);
 
 // coopmat: 4 subgroups per workgroup; coopmat_w: 8 (more warps in flight, fewer accumulators each);
 // coopmat_p: coopmat_w with the next K chunk's global loads in flight during the MMAs (register
-// prefetch); coopmat_t: coopmat_p with 32 x 16 pixel tiles (twice the rows), up to 64 outputs.
-// coopmat_p16 / coopmat_t16: the same with fp16 accumulators (half the registers, rounding at
-// every MMA; never chosen by choose_variant, for measuring).
-// coopmat_k: coopmat_p staging 32 input channels per K step instead of 16 (half the barriers and
-// twice the MMAs between them), up to 32 outputs (48 KiB of shared memory). coopmat_r: 4 subgroups
-// of 4 rows with the prefetch (16 x 16 tiles, padded halo), up to 64 outputs. coopmat_u: 16
-// subgroups of 2 rows with the prefetch (32 x 16 tiles), up to 64 outputs.
-// N split: coopmat_ps / coopmat_us / coopmat_ts are p / u / t with the outputs split over 2
-// workgroups along z (half the accumulators per workgroup, the halo staged by each), up to 192 /
-// 128 / 128 outputs. 16x8x16 fragments (N blocks of 8 outputs, for <= 8 outputs such as the final
-// 3-channel conv): coopmat_e / coopmat_eu / coopmat_et in the shapes of p / u / t. coopmat_pn /
-// coopmat_un: p / u with 32 outputs per workgroup and as many workgroups along z as needed.
-// fp32 on tensor cores, "3xFP16": coopmat_x3 (8 subgroups x 2 rows, 16 outputs per workgroup)
-// and coopmat_x3w (32 per workgroup): each fp32 operand split into fp16 hi + scaled fp16 lo, three
-// MMAs per product, two fp32 accumulator sets; coopmat_x3s / coopmat_x3sw: the same with one
-// accumulator set and unscaled lo (weights stored times 256) (conv_coopmat.comp's X3);
-// coopmat_x3wn / coopmat_x3swn: x3w / x3sw without the register prefetch. coopmat_x3c / coopmat_x3cw:
-// as x3s / x3sw, but each tap's three products go to a fresh fragment that is added to the
-// accumulator by fp32 adds (the MMA accumulation truncates; x3swz: x3sw built as they are, -O0).
-// v9, fp16: multi-tile workgroups (a run of tiles along x per workgroup, the register prefetch
-// crossing tiles; conv_coopmat.comp's MULTI): coopmat_pq / tq / uq / psq / usq = p / t / u / ps / us
-// in runs of 4 tiles, coopmat_uq2 / uq8 / tq2 / tq8 in runs of 2 / 8, coopmat_em = coopmat_e in runs
-// of 4. 16-byte epilogue stores (EPI16): coopmat_pv / tv / uv / psv / usv = p / t / u / ps / us with
-// them, coopmat_uqv / tqv (runs of 4) and coopmat_uqv8 / tqv8 (runs of 8) = uq / tq with them.
-// Timing-only diagnostics (wrong results): coopmat_uz = u without MMAs, coopmat_uy = u without the
-// epilogue, coopmat_ux = u without the staging (no global loads or shared stores).
+// prefetch); coopmat_t: coopmat_p with 32 x 16 pixel tiles (8 subgroups of 4 rows), up to 64
+// outputs; coopmat_u: 16 subgroups of 2 rows with the prefetch (32 x 16 tiles), up to 64 outputs.
+// N split: coopmat_ps / coopmat_us are p / u with the outputs split over 2 workgroups along z (half
+// the accumulators per workgroup, the halo staged by each), up to 192 / 128 outputs. coopmat_e:
+// p with 16x8x16 fragments (N blocks of 8 outputs, for <= 8 outputs such as the final 3-channel
+// conv); coopmat_em: e in runs of 4 tiles along x per workgroup (the register prefetch crossing
+// tiles; conv_coopmat.comp's MULTI). 16-byte epilogue stores (EPI16): coopmat_pv / tv / uv / psv /
+// usv = p / t / u / ps / us with them; coopmat_uqv / tqv: uv / tv in runs of 4 tiles.
+// coopmat_tvr / tqvr: tv / tqv with the tap loop by column offset, each A fragment loaded once for
+// the three row offsets (conv_coopmat.comp's REUSE).
+// fp32 on tensor cores, "3xFP16" (conv_coopmat.comp's X3): each fp32 operand split into fp16 hi +
+// unscaled fp16 lo (weights stored times 256), three MMAs per product, one fp32 accumulator set;
+// coopmat_x3c (16 outputs per workgroup) / coopmat_x3cw (32, the fp32 default) add each tap's
+// three products to the accumulator by fp32 adds (the MMA accumulation truncates);
+// coopmat_x3sw (opt-in) accumulates in the MMAs: faster, less accurate.
 // Upsample + concat layers by phase decomposition (conv_coopmat_up.comp, fp16): each output phase
 // of the upsampled part is a 2x2 conv at the low resolution with folded weights (4 taps instead of
 // 9); coopmat_up: all outputs (<= 64) in one workgroup, coopmat_ups: halves over 2 workgroups along
 // z (<= 128), coopmat_upn: 32 outputs per workgroup, as many along z as needed; coopmat_x3up: fp32
 // by 3xFP16 with per-tap fp32 adds (as coopmat_x3cw), 32 outputs per workgroup.
-// coopmat_tvr / tqvr: tv / tqv with the tap loop by column offset, each A fragment loaded once for
-// the three row offsets (conv_coopmat.comp's REUSE).
+// Variants measured and dropped are listed in bench/vulkan/NOTES.md ("Pruned").
 enum class ConvVariant {
-  direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_p16, coopmat_t16, coopmat_k, coopmat_r, coopmat_u,
-  coopmat_ps, coopmat_us, coopmat_ts, coopmat_e, coopmat_eu, coopmat_et, coopmat_pn, coopmat_un,
-  coopmat_x3, coopmat_x3w, coopmat_x3s, coopmat_x3sw, coopmat_x3wn, coopmat_x3swn, coopmat_x3c, coopmat_x3cw,
-  coopmat_x3swz, coopmat_pq, coopmat_tq, coopmat_uq, coopmat_psq, coopmat_usq, coopmat_uq2, coopmat_uq8, coopmat_tq2,
-  coopmat_tq8, coopmat_em, coopmat_pv, coopmat_tv, coopmat_uv, coopmat_psv, coopmat_usv, coopmat_uqv, coopmat_tqv,
-  coopmat_uqv8, coopmat_tqv8, coopmat_uz, coopmat_uy, coopmat_ux, coopmat_up, coopmat_ups, coopmat_upn,
-  coopmat_x3up, coopmat_tvr, coopmat_tqvr
+  direct, tiled, coopmat, coopmat_w, coopmat_p, coopmat_t, coopmat_u, coopmat_ps, coopmat_us, coopmat_e,
+  coopmat_em, coopmat_pv, coopmat_tv, coopmat_uv, coopmat_psv, coopmat_usv, coopmat_uqv, coopmat_tqv,
+  coopmat_x3c, coopmat_x3cw, coopmat_x3sw, coopmat_up, coopmat_ups, coopmat_upn, coopmat_x3up,
+  coopmat_tvr, coopmat_tqvr  // keep last: tests loop up to it
 };
 const char* variant_name(ConvVariant v);
-// "direct" | "tiled" | "coopmat" | "coopmat_w" | "coopmat_p" | "coopmat_t" | "coopmat_p16" |
-// "coopmat_t16" | "coopmat_k" | "coopmat_r" | "coopmat_u" | "coopmat_ps" | "coopmat_us" | "coopmat_ts" |
-// "coopmat_e" | "coopmat_eu" | "coopmat_et" | "coopmat_pn" | "coopmat_un" | "coopmat_x3" | "coopmat_x3w" |
-// "coopmat_x3s" | "coopmat_x3sw" | "coopmat_x3wn" | "coopmat_x3swn" | "coopmat_x3c" | "coopmat_x3cw" |
-// "coopmat_x3swz" | "coopmat_pq" | "coopmat_tq" | "coopmat_uq" | "coopmat_psq" | "coopmat_usq" | "coopmat_uq2" |
-// "coopmat_uq8" | "coopmat_tq2" | "coopmat_tq8" | "coopmat_em" | "coopmat_pv" | "coopmat_tv" | "coopmat_uv" |
-// "coopmat_psv" | "coopmat_usv" | "coopmat_uqv" | "coopmat_tqv" | "coopmat_uqv8" | "coopmat_tqv8" | "coopmat_uz" |
-// "coopmat_uy" | "coopmat_ux" | "coopmat_up" | "coopmat_ups" | "coopmat_upn" |
-// "coopmat_x3up" | "coopmat_tvr" | "coopmat_tqvr"; throws InvalidArgument otherwise.
+// "direct" | "tiled" | "coopmat" | "coopmat_w" | "coopmat_p" | "coopmat_t" | "coopmat_u" |
+// "coopmat_ps" | "coopmat_us" | "coopmat_e" | "coopmat_em" | "coopmat_pv" | "coopmat_tv" | "coopmat_uv" |
+// "coopmat_psv" | "coopmat_usv" | "coopmat_uqv" | "coopmat_tqv" | "coopmat_x3c" | "coopmat_x3cw" |
+// "coopmat_x3sw" | "coopmat_up" | "coopmat_ups" | "coopmat_upn" | "coopmat_x3up" | "coopmat_tvr" |
+// "coopmat_tqvr"; throws InvalidArgument otherwise.
 ConvVariant parse_variant(const std::string& name);
 
 // One fused conv as the kernels see it (OIDN's ConvDesc): 3x3, pad 1, stride 1.
@@ -93,7 +74,7 @@ bool variant_supports(ConvVariant v, const ConvDesc& d, Precision p, bool device
 ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopmat);
 
 // Weights (f32 [cout, cin_a + cin_b, 3, 3]) repacked for the variant, in the storage precision
-// (coopmat is always fp16; coopmat_x3*: an fp16 hi plane, then the lo plane, see conv_coopmat.comp;
+// (coopmat is always fp16; coopmat_x3*: an fp16 hi plane of 256 w, then the lo plane, see conv_coopmat.comp;
 // coopmat_up*: the folded phase weights of the upsampled part, then the skip part's, see
 // conv_coopmat_up.comp). Bias (f32 [cout]) padded to vec4 blocks, always fp32.
 std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p, const Tensor& weights);
