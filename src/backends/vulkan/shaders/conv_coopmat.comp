@@ -65,7 +65,7 @@
 // VARIANT tqvr3 -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DREUSE=1
 // VARIANT tqvr4 -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DPSTR=2 -DREUSE=1
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
-// fp32 accumulators), with the same fusions as conv_direct. fp16 storage only.
+// fp32 accumulators), with the same fusions as conv_direct. fp16 storage, or fp32 with X3.
 //   M = pixels: a workgroup (SUBGROUPS subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
 //       consecutive rows (RPS 16-pixel A fragments); RPS is even, so a fused 2x2 pool stays inside
 //       one subgroup.
@@ -75,49 +75,42 @@
 //       copies, zero padded at borders and past the last channel); every tap then reads its A
 //       fragments straight from the halo tile (rows = consecutive pixels, 16 channels each): no
 //       im2col copy.
-//   PREFETCH (p and t variants): the global loads of chunk k+1 are issued into registers before
-//       the MMAs of chunk k and written to shared memory after them, so their latency hides behind
-//       the MMAs (a second shared buffer would not fit 48 KiB). t variants: RPS 4 with 8
-//       subgroups (32 x 16 pixel tiles: each staged weight serves twice the pixels), up to 48 outputs;
-//       t4 (64 outputs) fits only with unpadded halo pixels (2-way bank conflicts on A loads).
-//   ACC16 (q = p, h = t with fp16 accumulators): half the accumulator registers; the sums are
-//       rounded to fp16 at every MMA instead of once in the epilogue.
-//   r variants: 4 subgroups x 4 rows with prefetch (16 x 16 tiles with padded halo rows: each
-//       subgroup's 4 x NFRAG MMAs per tap need 4 + NFRAG fragment loads, as t, without t4's bank
-//       conflicts; fewer threads to stage with).
-//   u variants: 16 subgroups x 2 rows with prefetch (32 x 16 tiles as t, each subgroup as p).
-//   KSUB (k = p with KSUB 2): each staging step holds KSUB chunks of 16 channels (halo pixels of
-//       16 * KSUB channels, the weights of KSUB chunks), so half the barriers and twice the MMAs
-//       between them; fits 48 KiB with 16-row tiles up to 32 outputs.
-//   NW 8 (e variants): 16x8x16 MMAs (N fragments of 8 outputs): half the wasted work for 3 outputs.
+//   n variants: 4 subgroups (4 rows up to 4 fragments, else 2); w: 8 subgroups of 2 rows, for more
+//       warps in flight with fewer accumulators each.
+//   PREFETCH (every variant but n and w): the global loads of chunk k+1 are issued into registers
+//       before the MMAs of chunk k and written to shared memory after them, so their latency hides
+//       behind the MMAs (a second shared buffer would not fit 48 KiB). p: 8 subgroups of 2 rows.
+//       t: RPS 4 with 8 subgroups (32 x 16 pixel tiles: each staged weight serves twice the pixels),
+//       up to 48 outputs; t4 (64 outputs) fits only with unpadded halo pixels (PSTR 2: 2-way bank
+//       conflicts on A loads). u: 16 subgroups x 2 rows (32 x 16 tiles as t, each subgroup as p).
+//   NW 8 (e, em): 16x8x16 MMAs (N fragments of 8 outputs): half the wasted work for 3 outputs.
 //   N split: a workgroup computes NP = NFRAG * NW outputs, those from gl_WorkGroupID.z * NP on
 //       (the host dispatches n_pad / NP workgroups along z; z = 1 for a single N block), so a layer
 //       can hold half its accumulators per workgroup and re-stage the halo per N block.
-//   X3 (f, g variants; fp32 activations): "3xFP16": each fp32 operand x = hi + lo, hi = x with its
+//   X3 (g, c variants; fp32 activations): "3xFP16": each fp32 operand x = hi + lo, hi = x with its
 //       mantissa cut to fp16's 10 bits (exact in fp16; the bit mask, since a compiler may fold
 //       x - fp16(x) to 0), and x * w ~= hi * hi' + hi * lo' + lo * hi' in three fp16 MMAs with fp32
-//       accumulation: about fp32 accuracy on tensor cores. X3 1 (f): lo scaled by 4096 (clear of
-//       fp16 subnormals), so the two lo products go to a second accumulator set, scaled back in the
-//       epilogue. X3 2 (g): one accumulator set, lo unscaled (fp16 subnormals for |x| < 2^-4,
-//       absolute error <= 2^-25 each); the weights are stored times 256 (their lo stays normal),
-//       and the epilogue divides by 256.
-//   MULTI (pq / tq / uq / em = p / t / u / e; uqv / tqv with EPI16): a workgroup computes a run of
+//       accumulation: about fp32 accuracy on tensor cores. One accumulator set, lo unscaled (fp16
+//       subnormals for |x| < 2^-4, absolute error <= 2^-25 each); the weights are stored times 256
+//       (their lo stays normal), and the epilogue divides by 256. X3 2 (g): the products accumulate
+//       in the MMAs; X3 3 (c): see the tap loop.
+//   MULTI (em = e; uqv / tqv / tqvr = uv / tv / tvr): a workgroup computes a run of
 //       consecutive tiles along x (tiles_x / gl_NumWorkGroups.x of them: the host's dispatch picks
 //       the run length); the register prefetch crosses tile boundaries, so the next tile's first
 //       chunk loads during the last chunk's MMAs and the epilogue, and the workgroup's start-up is
 //       paid once per run.
-//   EPI16 (uv / tv / pv, uqv / tqv = uq / tq with it): the staged epilogue reads 8 channels (16 bytes)
-//       of shared memory per item and writes them with one 16-byte store (output counts that are a
-//       multiple of 8, no pool): half the items, reads and stores of the 8-byte path.
+//   EPI16 (pv / tv / uv = p / t / u with it, and uqv / tqv / tvr / tqvr): the staged epilogue reads
+//       8 channels (16 bytes) of shared memory per item and writes them with one 16-byte store
+//       (output counts that are a multiple of 8, no pool): half the items, reads and stores of the
+//       8-byte path.
 //   REUSE (tvr / tqvr = tv / tqv with it; fp16): the tap loop runs by column offset dx: the RPS + 2 halo rows'
 //       A fragments at dx are loaded once and serve the three row offsets dy (3 (RPS + 2) A loads
 //       per chunk instead of 9 RPS), at RPS + 2 live A fragments instead of RPS. Pays with 4 rows per
 //       subgroup (t); with 2 (p, u) it measured level or worse (v10e, NOTES.md).
-//   DIAG (uz / uy, timing only, wrong results): 1 = no MMAs (staging, barriers, epilogue); 2 = no
-//       epilogue (it sits behind a condition that never holds, so the MMAs stay live); ux: DIAG 3 =
-//       no staging (no global loads, no shared stores; barriers kept).
+// Other variants that were measured and dropped (fp16 accumulators, 32-channel K steps, scaled lo
+// with a second accumulator set, ...) are in git history: bench/vulkan/NOTES.md, "Pruned".
 // Weights: f16 B[(tap * k_chunks + chunk) * 16 + k][n], row-major with row length n_pad; X3: the hi
-// plane, then the lo plane (X3 1: w = hi + lo / 4096; X3 2: 256 w = hi + lo).
+// plane, then the lo plane (256 w = hi + lo).
 #if X3
 #define FP16 0
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -131,7 +124,7 @@
 #include "conv_common.glsl"
 
 #ifndef SUBGROUPS
-#define SUBGROUPS 4  // "w" variants: 8, for more warps in flight with fewer accumulators each
+#define SUBGROUPS 4  // n variants; the others 8 or 16, for more warps in flight with fewer accumulators each
 #endif
 #ifndef RPS
 #if NFRAG <= 4 && SUBGROUPS == 4
@@ -143,26 +136,27 @@
 #ifndef PREFETCH
 #define PREFETCH 0
 #endif
-#ifndef KSUB
-#define KSUB 1
-#endif
 #ifndef X3
 #define X3 0
 #endif
+// 16-channel chunks per staging step: always 1 now (the 2 of the pruned k variants needed shared
+// memory for twice the channels); the index arithmetic keeps the name so that every variant's
+// SPIR-V stays as measured (the -O0 c variants depend on the exact expressions).
+#define KSUB 1
 #ifndef NW
 #define NW 16
 #endif
 #ifndef MULTI
 #define MULTI 0
 #endif
-#ifndef DIAG
-#define DIAG 0
-#endif
 #ifndef EPI16
 #define EPI16 0
 #endif
 #ifndef REUSE
 #define REUSE 0
+#endif
+#if X3 != 0 && X3 != 2 && X3 != 3
+#error X3 is 2 (g) or 3 (c)
 #endif
 #if REUSE && X3
 #error REUSE is for fp16 (one operand plane)
@@ -173,14 +167,9 @@
 #if EPI16 && (X3 || NW != 16)
 #error EPI16 needs fp16 storage and 16-wide fragments
 #endif
-#if ACC16
-#define ACC_BITS 16
-#else
-#define ACC_BITS 32
-#endif
 #define AMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define BMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, NW>
-#define CMAT fcoopmatNV<ACC_BITS, gl_ScopeSubgroup, 16, NW>
+#define CMAT fcoopmatNV<32, gl_ScopeSubgroup, 16, NW>
 #define TH (SUBGROUPS * RPS)
 #define THREADS (32 * SUBGROUPS)
 #define TW 16
@@ -188,12 +177,8 @@
 #define HW (TW + 2)
 #define NP (NFRAG * NW)  // outputs of one workgroup
 #define NP8 (NP / 8)     // uvec4 (8 fp16) per weight row
-#if X3 == 1
-#define LO_SCALE 4096.0  // activations' and weights' lo
-#else
-#define LO_SCALE 1.0
-#endif
-#define W_SCALE_INV (1.0 / 256.0)  // X3 2: the weights are stored times 256
+#define LO_SCALE 1.0  // conv_x3.glsl's scale of lo: none (the weights are stored times 256 instead)
+#define W_SCALE_INV (1.0 / 256.0)  // X3: the weights are stored times 256
 // Row strides in shared memory, in uvec4 (8 fp16), padded by one uvec4 so that the 8 rows one
 // fragment load reads at a time fall in different banks (unpadded: 2-way conflicts on A, up to
 // 8-way on B).
@@ -227,11 +212,7 @@ layout(std430, binding = 4) writeonly buffer RawDst8 { uvec4 raw_dst8[]; };
 
 // [plane][halo pixel][2 x 8 channels + pad]; reused as epilogue scratch
 shared uvec4 s_in[PLANES * HALO_PLANE];
-#if X3 == 1 && PLANES * W_PLANE < SUBGROUPS * 128
-shared uvec4 s_w[SUBGROUPS * 128];  // also the epilogue's scratch for the correction sums
-#else
 shared uvec4 s_w[PLANES * W_PLANE];  // [plane][tap][k][n + pad] fp16 of the current step's chunks
-#endif  // [plane][tap][k][n + pad] fp16 of the current step's chunks
 
 RAW4 load_raw(int y, int x, int c4) {
   if (y < 0 || x < 0 || y >= p.H || x >= p.W) return RAW4(0);
@@ -283,7 +264,7 @@ uvec4 fetch_w(int idx, int step, out uvec4 lo) {
   int t = idx / (KSUB * 16 * NP8), rest = idx % (KSUB * 16 * NP8);
   int chunk = step * KSUB + rest / (16 * NP8), rr = rest % (16 * NP8);
   lo = uvec4(0);
-  if (chunk >= p.k_chunks) return uvec4(0);  // past the last chunk of an odd count
+  if (chunk >= p.k_chunks) return uvec4(0);  // past the last chunk (only ever with KSUB > 1)
   int row8 = p.n_pad / 8;
   int at = ((t * p.k_chunks + chunk) * 16 + rr / NP8) * row8 + int(gl_WorkGroupID.z) * NP8 + rr % NP8;
 #if X3
@@ -301,10 +282,7 @@ void store_w(int idx, uvec4 v, uvec4 lo) {
 }
 
 vec4 unpack4(uvec2 u) { return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }
-#if X3 == 1
-// Epilogue: main sum + correction sum / 4096 (adding the two matrices in GLSL crashes glslc -O).
-vec4 scratch32(int at) { return uintBitsToFloat(s_in[at]) + uintBitsToFloat(s_w[at]) * (1.0 / LO_SCALE); }
-#elif X3 >= 2
+#if X3
 vec4 scratch32(int at) { return uintBitsToFloat(s_in[at]) * W_SCALE_INV; }
 #endif
 
@@ -330,11 +308,6 @@ void main() {
 #if !MULTI
   INIT_ACC()
 #endif
-#if X3 == 1
-  CMAT acc_lo[RPS][NFRAG];  // sum of hi * lo' + lo * hi', scaled by 4096
-  [[unroll]] for (int r = 0; r < RPS; ++r)
-    [[unroll]] for (int n = 0; n < NFRAG; ++n) acc_lo[r][n] = CMAT(0.0);
-#endif
 
 #if PREFETCH
   uvec4 pf_in[HALO_PER_THREAD], pf_w[W_PER_THREAD];
@@ -359,9 +332,7 @@ void main() {
 #endif
   for (int chunk = 0; chunk < steps; ++chunk) {
     barrier();
-#if DIAG == 3  // no staging: the MMAs read whatever shared memory holds
-    barrier();
-#elif PREFETCH
+#if PREFETCH
     [[unroll]] for (int i = 0; i < HALO_PER_THREAD; ++i)
       if (lid + i * THREADS < HALO_ITEMS) store_halo(lid + i * THREADS, pf_in[i], PF_IN_LO(i));
     [[unroll]] for (int i = 0; i < W_PER_THREAD; ++i)
@@ -391,7 +362,7 @@ void main() {
     }
     barrier();
 #endif
-#if REUSE && DIAG != 1
+#if REUSE
     [[unroll]] for (int dx = 0; dx < 3; ++dx)
       [[unroll]] for (int ks = 0; ks < KSUB; ++ks) {
         AMAT a[RPS + 2];  // halo rows sg * RPS .. sg * RPS + RPS + 1 at column offset dx
@@ -404,7 +375,7 @@ void main() {
             [[unroll]] for (int r = 0; r < RPS; ++r) acc[r][n] = coopMatMulAddNV(a[r + dy], b, acc[r][n]);
           }
       }
-#elif DIAG != 1
+#else
     [[unroll]] for (int t = 0; t < 9; ++t)
       [[unroll]] for (int ks = 0; ks < KSUB; ++ks) {
         const int dy = t / 3, dx = t % 3;
@@ -426,10 +397,7 @@ void main() {
           BMAT b_lo;
           coopMatLoadNV(b_lo, s_w, uint(W_PLANE + (t * KSUB + ks) * 16 * WSTR + n * (NW / 8)), uint(WSTR), false);
           [[unroll]] for (int r = 0; r < RPS; ++r) {
-#if X3 == 1
-            acc_lo[r][n] = coopMatMulAddNV(a[r], b_lo, acc_lo[r][n]);
-            acc_lo[r][n] = coopMatMulAddNV(a_lo[r], b, acc_lo[r][n]);
-#elif X3 == 2
+#if X3 == 2
             acc[r][n] = coopMatMulAddNV(a[r], b_lo, acc[r][n]);
             acc[r][n] = coopMatMulAddNV(a_lo[r], b, acc[r][n]);
 #else  // X3 3: this tap's three products in a fresh fragment, then into acc by fp32 (round to
@@ -444,13 +412,9 @@ void main() {
 #endif
         }
       }
-#endif  // DIAG != 1
+#endif
   }  // chunk
 
-#if DIAG == 2
-  if (p.relu == 12345)  // never: p.relu is 0 or 1
-#endif
-  {
   // Epilogue: each subgroup stages two rows x NW channels at a time in its own slice of s_in
   // (32 pixels x CPR uvec4: fp16, or fp32 for X3), then adds bias, applies ReLU / pool and stores.
 #if X3
@@ -463,13 +427,9 @@ void main() {
   const int sbase = sg * 32 * CPR;
   [[unroll]] for (int rp = 0; rp < RPS / 2; ++rp) {
     [[unroll]] for (int n = 0; n < NFRAG; ++n) {
-#if X3  // main and correction sums into s_in / s_w, added in the scalar code below
+#if X3  // fp32 sums into s_in, scaled back in the scalar code below
       coopMatStoreNV(acc[2 * rp][n], s_in, uint(sbase), uint(CPR), false);
       coopMatStoreNV(acc[2 * rp + 1][n], s_in, uint(sbase + 16 * CPR), uint(CPR), false);
-#if X3 == 1
-      coopMatStoreNV(acc_lo[2 * rp][n], s_w, uint(sbase), uint(CPR), false);
-      coopMatStoreNV(acc_lo[2 * rp + 1][n], s_w, uint(sbase + 16 * CPR), uint(CPR), false);
-#endif
 #else
       BMAT h0 = BMAT(acc[2 * rp][n]);
       BMAT h1 = BMAT(acc[2 * rp + 1][n]);
@@ -528,7 +488,6 @@ void main() {
       subgroupBarrier();
     }
   }
-  }  // epilogue
 #if MULTI
   }  // tile
 #endif
