@@ -178,6 +178,67 @@ TEST_P(VulkanConvKernels, UpsampleConcatMatchesCpu) {
   for (const UpCase& c : cases) check_upsample_concat(*ctx_, kernel, precision, c, seed += 11);
 }
 
+// Every cooperative-matrix variant (conv_coopmat.comp, conv_coopmat_up.comp) wherever it says it can
+// run: single convs (one or several K chunks and N fragments, with and without ReLU and pool, 3
+// outputs for the 16x8x16 shapes, outputs split over workgroups) and upsample + concat, at odd
+// sizes and channel counts, against the CPU reference.
+TEST_F(VulkanParity, EveryCoopmatVariantMatchesCpu) {
+  if (!ctx_->coopmat_enabled()) GTEST_SKIP() << "the device has no fp16 cooperative matrices (lavapipe has none)";
+  struct Single {
+    int cin, cout, h, w;
+    bool relu, pool;
+  };
+  const Single singles[] = {{9, 17, 31, 33, false, false}, {17, 9, 30, 34, true, true}, {40, 50, 18, 46, true, false},
+                            {33, 3, 20, 36, false, false}, {48, 100, 10, 18, true, false}};
+  const UpCase upcats[] = {{9, 35, 40, 34, 66}, {19, 17, 100, 18, 30}};
+  int ran = 0;
+  uint64_t seed = 1300;
+  for (int v = 0; std::string(variant_name(ConvVariant(v))) != "?"; ++v) {
+    const ConvVariant variant = ConvVariant(v);
+    const std::string name = variant_name(variant);
+    if (name.rfind("coopmat", 0) != 0) continue;  // direct and tiled: VulkanConvKernels
+    for (Precision precision : {Precision::fp16, Precision::fp32}) {
+      for (const Single& c : singles) {
+        ConvDesc d;
+        d.height = c.h;
+        d.width = c.w;
+        d.cin_a = c.cin;
+        d.cout = c.cout;
+        d.relu = c.relu;
+        d.pool = c.pool;
+        if (!variant_supports(variant, d, precision, true)) continue;
+        ConvSpec conv = make_conv("conv", c.cin, c.cout, c.relu, c.pool, seed += 7);
+        Graph g;
+        ValueId x = g.add_value("x", DType::f32, Shape{1, c.cin, -1, -1});
+        g.inputs = {x};
+        g.outputs = {add_conv(g, conv, {x})};
+        Tensor input = test::random_tensor(Shape{1, c.cin, c.h, c.w}, seed + 3);
+        ExecutableOptions o;
+        o.precision = precision;
+        o.kernels = name;
+        VulkanGraphExecutable exe(*ctx_, g, input.shape(), o);
+        expect_close(exe.run(input), cpu_reference(g, input), precision,
+                     cat(name, " ", precision_name(precision), " cin ", c.cin, " cout ", c.cout, " ", c.h, "x", c.w,
+                         c.relu ? " relu" : "", c.pool ? " pool" : ""));
+        ++ran;
+      }
+      for (const UpCase& c : upcats) {
+        ConvDesc d;
+        d.height = c.h;
+        d.width = c.w;
+        d.cin_a = c.c_low;
+        d.cin_b = c.c_skip;
+        d.cout = c.cout;
+        d.relu = d.upsample_concat = true;
+        if (!variant_supports(variant, d, precision, true)) continue;
+        check_upsample_concat(*ctx_, cat("auto,up=", name), precision, c, seed += 11);
+        ++ran;
+      }
+    }
+  }
+  EXPECT_GT(ran, 40);
+}
+
 // The phase-decomposed upsample + concat kernels (conv_coopmat_up.comp) at odd channel counts, with
 // several tiles, several chunks of each source and partial tiles at the borders.
 TEST_F(VulkanParity, CoopmatUpsampleConcatVariantsMatchCpu) {
