@@ -114,6 +114,17 @@ struct Case {
   bool relu, pool;
 };
 
+ConvDesc desc_of(const Case& c) {
+  ConvDesc d;
+  d.height = c.h;
+  d.width = c.w;
+  d.cin_a = c.cin;
+  d.cout = c.cout;
+  d.relu = c.relu;
+  d.pool = c.pool;
+  return d;
+}
+
 const Case kCases[] = {
     {3, 5, 1, 1, true, false},   {5, 9, 17, 5, true, true},  {9, 17, 31, 33, false, false},
     {17, 3, 5, 17, true, true},  {17, 9, 31, 33, true, true}, {4, 8, 2, 3, true, false},
@@ -123,26 +134,30 @@ using Param = std::tuple<std::string, Precision>;
 
 class VulkanConvKernels : public VulkanParity, public ::testing::WithParamInterface<Param> {};
 
+// One fused conv with `kernel` against the CPU reference.
+void check_single_conv(VulkanContext& ctx, const std::string& kernel, Precision precision, const Case& c,
+                       uint64_t seed) {
+  ConvSpec conv = make_conv("conv", c.cin, c.cout, c.relu, c.pool, seed);
+  Graph g;
+  ValueId x = g.add_value("x", DType::f32, Shape{1, c.cin, -1, -1});
+  g.inputs = {x};
+  g.outputs = {add_conv(g, conv, {x})};
+  Tensor input = test::random_tensor(Shape{1, c.cin, c.h, c.w}, seed + 3);
+  ExecutableOptions o;
+  o.precision = precision;
+  o.kernels = kernel;
+  VulkanGraphExecutable exe(ctx, g, input.shape(), o);
+  ASSERT_EQ(exe.layers()[0].kernel, kernel);
+  Tensor ref = cpu_reference(g, input);
+  expect_close(exe.run(input), ref, precision,
+               cat(kernel, " ", precision_name(precision), " cin ", c.cin, " cout ", c.cout, " ", c.h, "x", c.w,
+                   c.relu ? " relu" : "", c.pool ? " pool" : ""));
+}
+
 TEST_P(VulkanConvKernels, SingleConvMatchesCpu) {
   auto [kernel, precision] = GetParam();
   uint64_t seed = 100;
-  for (const Case& c : kCases) {
-    ConvSpec conv = make_conv("conv", c.cin, c.cout, c.relu, c.pool, seed += 7);
-    Graph g;
-    ValueId x = g.add_value("x", DType::f32, Shape{1, c.cin, -1, -1});
-    g.inputs = {x};
-    g.outputs = {add_conv(g, conv, {x})};
-    Tensor input = test::random_tensor(Shape{1, c.cin, c.h, c.w}, seed + 3);
-    ExecutableOptions o;
-    o.precision = precision;
-    o.kernels = kernel;
-    VulkanGraphExecutable exe(*ctx_, g, input.shape(), o);
-    ASSERT_EQ(exe.layers()[0].kernel, kernel);
-    Tensor ref = cpu_reference(g, input);
-    expect_close(exe.run(input), ref, precision,
-                 cat(kernel, " ", precision_name(precision), " cin ", c.cin, " cout ", c.cout, " ", c.h, "x", c.w,
-                     c.relu ? " relu" : "", c.pool ? " pool" : ""));
-  }
+  for (const Case& c : kCases) check_single_conv(*ctx_, kernel, precision, c, seed += 7);
 }
 
 // upsample_concat needs two activations: a pool conv makes the low-resolution one from the input,
@@ -150,6 +165,17 @@ TEST_P(VulkanConvKernels, SingleConvMatchesCpu) {
 struct UpCase {
   int c_skip, c_low, cout, h, w;
 };
+
+ConvDesc desc_of(const UpCase& c) {
+  ConvDesc d;
+  d.height = c.h;
+  d.width = c.w;
+  d.cin_a = c.c_low;
+  d.cin_b = c.c_skip;
+  d.cout = c.cout;
+  d.relu = d.upsample_concat = true;
+  return d;
+}
 
 void check_upsample_concat(VulkanContext& ctx, const std::string& kernels, Precision precision, const UpCase& c,
                            uint64_t seed) {
@@ -184,11 +210,7 @@ TEST_P(VulkanConvKernels, UpsampleConcatMatchesCpu) {
 // sizes and channel counts, against the CPU reference.
 TEST_F(VulkanParity, EveryCoopmatVariantMatchesCpu) {
   if (!ctx_->coopmat_enabled()) GTEST_SKIP() << "the device has no fp16 cooperative matrices (lavapipe has none)";
-  struct Single {
-    int cin, cout, h, w;
-    bool relu, pool;
-  };
-  const Single singles[] = {{9, 17, 31, 33, false, false}, {17, 9, 30, 34, true, true}, {40, 50, 18, 46, true, false},
+  const Case singles[] = {{9, 17, 31, 33, false, false}, {17, 9, 30, 34, true, true}, {40, 50, 18, 46, true, false},
                             {33, 3, 20, 36, false, false}, {48, 100, 10, 18, true, false}};
   const UpCase upcats[] = {{9, 35, 40, 34, 66}, {19, 17, 100, 18, 30}};
   int ran = 0;
@@ -198,39 +220,13 @@ TEST_F(VulkanParity, EveryCoopmatVariantMatchesCpu) {
     const std::string name = variant_name(variant);
     if (name.rfind("coopmat", 0) != 0) continue;  // direct and tiled: VulkanConvKernels
     for (Precision precision : {Precision::fp16, Precision::fp32}) {
-      for (const Single& c : singles) {
-        ConvDesc d;
-        d.height = c.h;
-        d.width = c.w;
-        d.cin_a = c.cin;
-        d.cout = c.cout;
-        d.relu = c.relu;
-        d.pool = c.pool;
-        if (!variant_supports(variant, d, precision, true)) continue;
-        ConvSpec conv = make_conv("conv", c.cin, c.cout, c.relu, c.pool, seed += 7);
-        Graph g;
-        ValueId x = g.add_value("x", DType::f32, Shape{1, c.cin, -1, -1});
-        g.inputs = {x};
-        g.outputs = {add_conv(g, conv, {x})};
-        Tensor input = test::random_tensor(Shape{1, c.cin, c.h, c.w}, seed + 3);
-        ExecutableOptions o;
-        o.precision = precision;
-        o.kernels = name;
-        VulkanGraphExecutable exe(*ctx_, g, input.shape(), o);
-        expect_close(exe.run(input), cpu_reference(g, input), precision,
-                     cat(name, " ", precision_name(precision), " cin ", c.cin, " cout ", c.cout, " ", c.h, "x", c.w,
-                         c.relu ? " relu" : "", c.pool ? " pool" : ""));
+      for (const Case& c : singles) {
+        if (!variant_supports(variant, desc_of(c), precision, true)) continue;
+        check_single_conv(*ctx_, name, precision, c, seed += 7);
         ++ran;
       }
       for (const UpCase& c : upcats) {
-        ConvDesc d;
-        d.height = c.h;
-        d.width = c.w;
-        d.cin_a = c.c_low;
-        d.cin_b = c.c_skip;
-        d.cout = c.cout;
-        d.relu = d.upsample_concat = true;
-        if (!variant_supports(variant, d, precision, true)) continue;
+        if (!variant_supports(variant, desc_of(c), precision, true)) continue;
         check_upsample_concat(*ctx_, cat("auto,up=", name), precision, c, seed += 11);
         ++ran;
       }
@@ -252,14 +248,7 @@ TEST_F(VulkanParity, CoopmatUpsampleConcatVariantsMatchCpu) {
                                                         {"coopmat_x3up", Precision::fp32}};
   for (const auto& [variant, precision] : variants)
     for (const UpCase& c : cases) {
-      ConvDesc d;
-      d.height = c.h;
-      d.width = c.w;
-      d.cin_a = c.c_low;
-      d.cin_b = c.c_skip;
-      d.cout = c.cout;
-      d.relu = d.upsample_concat = true;
-      if (!variant_supports(parse_variant(variant), d, precision, true)) continue;  // too many outputs
+      if (!variant_supports(parse_variant(variant), desc_of(c), precision, true)) continue;  // too many outputs
       check_upsample_concat(*ctx_, cat("auto,up=", variant), precision, c, seed += 11);
     }
 }
