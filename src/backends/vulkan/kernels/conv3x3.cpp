@@ -103,6 +103,15 @@ void store(std::vector<uint8_t>& out, size_t index, float v, bool half) {
 
 constexpr float kWeightScale = 256.0f;  // 1 / W_SCALE_INV (X3)
 
+// A cooperative-matrix weight at `at` (fp16): w itself, or with x3 256 w split into an fp16 hi there
+// and the rest (256 w - hi) as an fp16 lo `plane` values further (the lo plane).
+void store_coop_weight(std::vector<uint8_t>& out, size_t at, size_t plane, float w, bool x3) {
+  if (!x3) return store(out, at, w, true);
+  const float x = w * kWeightScale;
+  store(out, at, x, true);
+  store(out, plane + at, x - half_to_float(float_to_half(x)), true);
+}
+
 }  // namespace
 
 const char* precision_name(Precision p) { return p == Precision::fp16 ? "fp16" : "fp32"; }
@@ -214,23 +223,20 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
   const float* src = w.data<float>();
   auto weight = [&](int o, int c, int tap) { return src[(size_t(o) * cin + c) * 9 + tap]; };
 
-  const CoopShape* phase_shape = coop_shape(v);
-  if (phase_shape && phase_shape->phase) {
+  const CoopShape* s = coop_shape(v);
+  if (s && s->phase) {
     // A part: [(phase * 4 + tap) * ka + chunk][16 k][n_pad], phase = 2a + b, tap = 2u + v, each the
     // sum of the 3x3 taps that read the same low-resolution pixel; then the B part [tap * kb +
     // chunk][16 k][n_pad] (see conv_coopmat_up.comp).
     // x3 (fp32 by 3xFP16): the hi plane of 256 w, then the lo plane (256 w - hi), as coopmat_x3cw.
-    const int n_pad = coop_n_pad(*phase_shape, d), ka = phase_chunks_a(d), kb = phase_chunks_b(d);
+    const int n_pad = coop_n_pad(*s, d), ka = phase_chunks_a(d), kb = phase_chunks_b(d);
     const size_t plane = size_t(16 * ka + 9 * kb) * 16 * n_pad;
-    const bool x3 = phase_shape->x3;
-    std::vector<uint8_t> out(plane * (x3 ? 2 : 1) * 2, 0);
-    auto put = [&](size_t at, float w) {
-      if (!x3) return store(out, at, w, true);
-      const float x = w * kWeightScale;
-      VX_CHECK(std::abs(x) <= 65504.0f, Unsupported, "kernel '", phase_shape->name, "' needs folded |weights| <= ",
-               65504.0f / kWeightScale, " (fp16 hi parts), got ", w, "; use the tiled kernel");
-      store(out, at, x, true);
-      store(out, plane + at, x - half_to_float(float_to_half(x)), true);
+    std::vector<uint8_t> out(plane * (s->x3 ? 2 : 1) * 2, 0);
+    auto put = [&](size_t at, float w) {  // the folded sums are checked one by one: they can exceed any single weight
+      VX_CHECK(!s->x3 || std::abs(w * kWeightScale) <= 65504.0f, Unsupported, "kernel '", s->name,
+               "' needs folded |weights| <= ", 65504.0f / kWeightScale, " (fp16 hi parts), got ", w,
+               "; use the tiled kernel");
+      store_coop_weight(out, at, plane, w, s->x3);
     };
     for (int ph = 0; ph < 4; ++ph)
       for (int t = 0; t < 4; ++t) {
@@ -249,7 +255,7 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
         for (int o = 0; o < d.cout; ++o) put(b_part + (size_t(t) * kb * 16 + c) * n_pad + o, weight(o, d.cin_a + c, t));
     return out;
   }
-  if (const CoopShape* s = coop_shape(v)) {
+  if (s) {
     // B[(tap * kc + chunk) * 16 + k][n], rows of n_pad; x3: the hi plane, then the lo plane:
     // hi = fp16(256 w), lo = fp16(256 w - hi).
     const int n_pad = coop_n_pad(*s, d), kc = coop_k_chunks(d);
@@ -266,12 +272,8 @@ std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p,
       for (int k = 0; k < kc * 16; ++k) {
         int c = k < d.cin4() * 4 ? source_channel(d, k) : -1;
         if (c < 0) continue;
-        for (int o = 0; o < d.cout; ++o) {
-          const size_t at = (size_t(t) * kc * 16 + k) * n_pad + o;
-          const float x = s->x3 ? weight(o, c, t) * kWeightScale : weight(o, c, t);
-          store(out, at, x, true);
-          if (s->x3) store(out, plane + at, x - half_to_float(float_to_half(x)), true);
-        }
+        for (int o = 0; o < d.cout; ++o)
+          store_coop_weight(out, (size_t(t) * kc * 16 + k) * n_pad + o, plane, weight(o, c, t), s->x3);
       }
     return out;
   }
