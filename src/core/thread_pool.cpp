@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <system_error>
+
+#include "core/error.h"
 
 namespace vx {
 
@@ -14,17 +17,32 @@ std::unique_ptr<ThreadPool>& global_pool() {
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
-  if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  if (threads <= 0) threads = int(std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(kMaxThreads)));
+  VX_CHECK(threads <= kMaxThreads, InvalidArgument, "a thread pool of ", threads, " threads is more than the limit of ",
+           kMaxThreads);
+  workers_.reserve(size_t(threads - 1));
+  for (int i = 1; i < threads; ++i) {
+    try {
+      workers_.emplace_back([this] { worker_loop(); });
+    } catch (const std::system_error& e) {
+      // The destructor does not run for a constructor that throws: stop what was started here.
+      stop_workers();
+      fail(ErrorCode::OutOfMemory, cat("cannot start thread ", i + 1, " of ", threads, ": ", e.what(),
+                                       " (use fewer threads)"));
+    }
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_workers(); }
+
+void ThreadPool::stop_workers() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_all();
   for (auto& w : workers_) w.join();
+  workers_.clear();
 }
 
 bool ThreadPool::run_one_chunk() {

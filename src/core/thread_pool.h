@@ -12,7 +12,12 @@ namespace vx {
 
 class ThreadPool {
  public:
-  // threads <= 0: one per hardware thread.
+  // The most threads a pool takes: far above any machine we run on, far below what makes the
+  // system refuse threads.
+  static constexpr int kMaxThreads = 1024;
+
+  // threads <= 0: one per hardware thread (at most kMaxThreads). More than kMaxThreads, or a thread
+  // the system refuses to create, is an Error (the threads already started are stopped first).
   explicit ThreadPool(int threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -31,6 +36,7 @@ class ThreadPool {
 
  private:
   void worker_loop();
+  void stop_workers();
   bool run_one_chunk();
 
   std::vector<std::thread> workers_;

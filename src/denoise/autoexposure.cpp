@@ -14,8 +14,8 @@ constexpr int kBinSize = 16;
 constexpr double kMinBinLuminance = 1e-8;
 constexpr double kKey = 0.18;
 
-// Same sanitising as the input processing: NaN -> 0, clamp to [0, FLT_MAX].
-inline float sanitize(float v) { return std::isnan(v) ? 0.0f : std::fmin(std::fmax(v, 0.0f), FLT_MAX); }
+// Same sanitising as the input processing: non-finite -> 0, clamp to [0, FLT_MAX].
+inline float sanitize(float v) { return std::isfinite(v) ? std::fmin(std::fmax(v, 0.0f), FLT_MAX) : 0.0f; }
 }  // namespace
 
 float compute_autoexposure(const ImageView& color) {

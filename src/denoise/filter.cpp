@@ -123,8 +123,14 @@ void Filter::commit() {
   VX_CHECK(!normal_.valid() || albedo_.valid(), InvalidArgument,
            "a 'normal' image needs an 'albedo' image too (OIDN's networks take color, color+albedo or "
            "color+albedo+normal)");
-  VX_CHECK(params_.hdr || params_.input_scale != params_.input_scale || params_.input_scale > 0, InvalidArgument,
-           "inputScale must be positive");
+  // The output is divided by the scale: a denormal or infinite scale would make it Inf or NaN.
+  VX_CHECK(std::isnan(params_.input_scale) || (std::isnormal(params_.input_scale) && params_.input_scale > 0),
+           InvalidArgument, "inputScale ", params_.input_scale,
+           " must be a positive finite number of at least 1.2e-38 (or NaN for automatic)");
+  VX_CHECK(params_.max_memory_mb == -1 || params_.max_memory_mb >= 1, InvalidArgument, "maxMemoryMB ",
+           params_.max_memory_mb, " must be at least 1 (or -1 for the device's default)");
+  VX_CHECK(params_.max_tile_size >= 0, InvalidArgument, "maxTileSize ", params_.max_tile_size,
+           " must be 0 (automatic) or a tile side in pixels");
   VX_CHECK(!(params_.hdr && params_.srgb), InvalidArgument, "hdr and srgb cannot both be set");
 
   if (committed_ && (committed_->precision != params_.precision || committed_->kernels != params_.kernels))
@@ -145,13 +151,13 @@ void Filter::commit() {
            ic == 3 ? "color" : ic == 6 ? "color, albedo" : "color, albedo, normal", ") but ", given,
            " were given (", given == 3 ? "color" : given == 6 ? "color, albedo" : "color, albedo, normal", ")");
 
-  // Tile size: the user's cap, and the largest square tile whose memory fits maxMemoryMB.
+  // Tile size: the user's cap, and the largest square tile whose memory fits the memory limit.
   int max_side = params_.max_tile_size;
-  if (params_.max_memory_mb > 0) {
+  {
     const int probe = 256;
     const double bytes_per_pixel =
         double(committed_->network->arena_bytes(probe, probe)) / (probe * probe) + (ic + 3) * 4.0;
-    const double pixels = double(params_.max_memory_mb) * 1024 * 1024 / bytes_per_pixel;
+    const double pixels = double(memory_limit_mb()) * 1024 * 1024 / bytes_per_pixel;
     const int side = std::max(kTileAlignment, int(std::sqrt(pixels)) / kTileAlignment * kTileAlignment);
     max_side = max_side > 0 ? std::min(max_side, side) : side;
   }
@@ -186,7 +192,7 @@ void Filter::execute() {
     VX_CHECK(std::isnan(job.input_scale) || (std::isfinite(job.input_scale) && job.input_scale > 0), InvalidArgument,
              "inputScale ", job.input_scale, " is not a positive finite number");
     job.input_channels = c.spec.input_channels;
-    job.max_memory_mb = params_.max_memory_mb;
+    job.max_memory_mb = memory_limit_mb();
     job.target_tile_ms = params_.target_tile_ms;
     job.tile_time = params_.tile_time_source;
     job.progress = progress_;
@@ -256,6 +262,10 @@ void Filter::execute() {
   stats_.arena_bytes = c.network->arena_bytes(c.layout.tile_height, c.layout.tile_width);
   stats_.sum_activation_bytes = c.network->sum_activation_bytes(c.layout.tile_height, c.layout.tile_width);
   stats_.ms_total = ms_since(t0);
+}
+
+int Filter::memory_limit_mb() const {
+  return params_.max_memory_mb > 0 ? params_.max_memory_mb : device_->default_max_memory_mb();
 }
 
 std::string Filter::describe() const {

@@ -27,8 +27,11 @@ struct FilterParams {
   bool clean_aux = false;
   float input_scale = NAN;  // NaN: automatic (autoexposure for HDR, 1 for LDR)
   Quality quality = Quality::high;
-  int max_memory_mb = -1;   // -1: no limit beyond max_tile_size
-  int max_tile_size = 0;    // largest tile side in pixels; 0 = chosen from max_memory_mb (or untiled)
+  // Approximate memory limit of the denoiser (activations, network inputs and outputs, device
+  // copies), like OIDN's: larger images are tiled to stay under it. -1: the device's default
+  // (Device::default_max_memory_mb); otherwise at least 1.
+  int max_memory_mb = -1;
+  int max_tile_size = 0;    // largest tile side in pixels; 0 = chosen from the memory limit
   Precision precision = Precision::automatic;
   // Conv kernel choice for the vulkan device: "auto", a variant for every layer ("direct", "tiled",
   // "coopmat"), optionally with per-layer overrides ("auto,dec_conv0=direct"). The cpu takes "auto".
@@ -85,6 +88,8 @@ class Filter {
   const ExecuteStats& stats() const { return stats_; }
   // Description of the committed network: variant, input channels, parameters, device.
   std::string describe() const;
+  // maxMemoryMB, or the device's default when it is -1.
+  int memory_limit_mb() const;
 
  private:
   std::shared_ptr<Device> device_;
@@ -103,11 +108,17 @@ class Filter {
 
 // A device: where the network runs. "cpu", "vulkan", "vulkan:N" or "auto" (a discrete GPU if one
 // is present, else the CPU).
+// OIDN's CPU device keeps to about 3 GB by default; so do the CPU and Vulkan devices that share
+// the host's memory (integrated GPUs, lavapipe).
+inline constexpr int kDefaultMaxMemoryMB = 3000;
+
 class Device {
  public:
   static std::shared_ptr<Device> create(const std::string& kind, int threads = 0);
   virtual ~Device() = default;
   virtual std::string name() const = 0;
+  // The memory limit a filter keeps to when maxMemoryMB is -1 (see README, "Known limits").
+  virtual int default_max_memory_mb() const { return kDefaultMaxMemoryMB; }
   // `kernels`: FilterParams::kernels.
   virtual std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
                                                     const std::string& kernels) = 0;

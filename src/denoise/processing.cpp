@@ -11,6 +11,8 @@ namespace vx::denoise {
 
 namespace {
 inline float nan_to_zero(float v) { return std::isnan(v) ? 0.0f : v; }
+// Non-finite input pixels become 0 before anything else, as OIDN does: the output stays finite.
+inline float finite_or_zero(float v) { return std::isfinite(v) ? v : 0.0f; }
 inline float clampf(float v, float lo, float hi) { return std::fmin(std::fmax(v, lo), hi); }
 }  // namespace
 
@@ -36,15 +38,15 @@ void process_input_tile(const ImageView& color, const ImageView* albedo, const I
         color.load3(x, y, rgb);
         for (int c = 0; c < 3; ++c)
           dst[size_t(c) * plane + size_t(col)] =
-              transfer.forward(clampf(nan_to_zero(rgb[c] * params.input_scale), 0.0f, color_max));
+              transfer.forward(clampf(finite_or_zero(rgb[c]) * params.input_scale, 0.0f, color_max));
         if (C >= 6) {
           albedo->load3(x, y, rgb);
-          for (int c = 0; c < 3; ++c) dst[size_t(3 + c) * plane + size_t(col)] = clampf(nan_to_zero(rgb[c]), 0.0f, 1.0f);
+          for (int c = 0; c < 3; ++c) dst[size_t(3 + c) * plane + size_t(col)] = clampf(finite_or_zero(rgb[c]), 0.0f, 1.0f);
         }
         if (C >= 9) {
           normal->load3(x, y, rgb);
           for (int c = 0; c < 3; ++c)
-            dst[size_t(6 + c) * plane + size_t(col)] = clampf(nan_to_zero(rgb[c]), -1.0f, 1.0f) * 0.5f + 0.5f;
+            dst[size_t(6 + c) * plane + size_t(col)] = clampf(finite_or_zero(rgb[c]), -1.0f, 1.0f) * 0.5f + 0.5f;
         }
       }
     }
@@ -69,7 +71,7 @@ void process_output_tile(const Tensor& network_output, const Tile& tile, const P
           float v = std::fmax(nan_to_zero(data[size_t(c) * plane + by * size_t(W) + bx]), 0.0f);
           v = transfer.inverse(v);
           if (!params.hdr) v = std::fmin(v, 1.0f);
-          rgb[c] = v * inv_scale;
+          rgb[c] = std::fmin(v * inv_scale, FLT_MAX);  // a small inputScale must not overflow to Inf
         }
         const int x = tile.out_x + col;
         if (output.channels == 1) {

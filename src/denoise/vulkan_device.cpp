@@ -3,6 +3,7 @@
 // kept in a small LRU cache because the filter uses at most a couple of tile shapes per image.
 #include "denoise/vulkan_device.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "backends/vulkan/context.h"
@@ -116,6 +117,17 @@ class VulkanDevice final : public Device {
   }
 
   std::string name() const override { return name_; }
+
+  // A discrete GPU has memory of its own: half of its largest device-local heap, at most 16 GB, so
+  // that 4K frames run untiled there. Devices sharing the host's memory keep OIDN's CPU default.
+  int default_max_memory_mb() const override {
+    const vk::DeviceInfo& info = shared_->context->info();
+    if (info.type != "discrete") return kDefaultMaxMemoryMB;
+    uint64_t heap = 0;
+    for (const auto& h : info.heaps)
+      if (h.device_local) heap = std::max(heap, h.size);
+    return int(std::clamp<uint64_t>(heap / 2 >> 20, kDefaultMaxMemoryMB, 16384));
+  }
 
   std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
                                             const std::string& kernels) override {

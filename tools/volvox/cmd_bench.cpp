@@ -4,6 +4,7 @@
 // line). Inputs whose declared shape is fully known need no --shape.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include "command.h"
 #include "core/error.h"
+#include "flags.h"
 #include "formats/onnx_import.h"
 #include "backends/vulkan/context.h"
 #include "runtime/model_runner.h"
@@ -70,15 +72,27 @@ double median_of(const std::vector<double>& sorted) {
   return sorted.size() % 2 ? sorted[sorted.size() / 2] : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
 }
 
-void bench_command(const BenchOptions& opt) {
-  VX_CHECK(opt.runs >= 1, InvalidArgument, "--runs must be at least 1");
-  const bool vulkan = opt.device.rfind("vulkan", 0) == 0;
-  VX_CHECK(opt.device == "cpu" || vulkan, InvalidArgument, "unknown device '", opt.device,
-           "' (use cpu, vulkan or vulkan:N)");
+void validate(const BenchOptions& opt) {
+  check_range("--runs", opt.runs, 1, 1000000);
+  check_range("--warmup", opt.warmup, 0, 1000000);
+  VX_CHECK(std::isfinite(opt.warmup_seconds) && opt.warmup_seconds >= 0 && opt.warmup_seconds <= 3600,
+           InvalidArgument, "--warmup-seconds ", opt.warmup_seconds, " must be between 0 and 3600");
+  check_threads(opt.threads);
+  check_device(opt.device, /*allow_auto=*/false);
   VX_CHECK(opt.precision == "fp32" || opt.precision == "fp16", InvalidArgument, "unknown precision '", opt.precision,
            "' (use fp32 or fp16)");
-  VX_CHECK(opt.precision == "fp32" || vulkan, Unsupported, "precision '", opt.precision,
+  VX_CHECK(opt.precision == "fp32" || opt.device != "cpu", Unsupported, "precision '", opt.precision,
            "' is not supported on the CPU (use fp32)");
+  VX_CHECK(opt.device == "cpu" || !opt.eager, InvalidArgument, "--eager runs on the CPU only");
+  for (const std::string& spec : opt.shapes) {
+    const size_t eq = spec.find('=');
+    VX_CHECK(eq != std::string::npos && eq > 0, InvalidArgument, "--shape '", spec, "' must look like NAME=1x3x224x224");
+    parse_shape(spec.substr(0, eq), spec.substr(eq + 1));
+  }
+}
+
+void bench_command(const BenchOptions& opt) {
+  const bool vulkan = opt.device != "cpu";
   std::unique_ptr<vk::VulkanContext> ctx;
   if (vulkan) {
     vk::ContextOptions context_options;
@@ -88,8 +102,7 @@ void bench_command(const BenchOptions& opt) {
   Graph graph = import_onnx(opt.model);
   std::map<std::string, Shape> given;
   for (const std::string& spec : opt.shapes) {
-    size_t eq = spec.find('=');
-    VX_CHECK(eq != std::string::npos && eq > 0, InvalidArgument, "--shape '", spec, "' must look like NAME=1x3x224x224");
+    const size_t eq = spec.find('=');
     given[spec.substr(0, eq)] = parse_shape(spec.substr(0, eq), spec.substr(eq + 1));
   }
   std::mt19937 rng(1234);
@@ -194,7 +207,10 @@ void setup(CLI::App& app) {
   cmd->add_flag("--eager", opt->eager, "skip planning: time the eager runner (CPU)");
   cmd->add_option("--device", opt->device, "cpu (default), vulkan or vulkan:N");
   cmd->add_option("--precision", opt->precision, "fp32 (default) or fp16 (Vulkan)");
-  cmd->callback([opt] { bench_command(*opt); });
+  cmd->callback([opt] {
+    validate(*opt);
+    if (!validate_only()) bench_command(*opt);
+  });
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include <cstdio>
 
 #include "command.h"
+#include "core/error.h"
+#include "core/file_io.h"
 #include "denoise/image_metrics.h"
 #include "formats/image_io.h"
 
@@ -13,6 +15,16 @@ struct CompareArgs {
   std::vector<std::string> images;
   std::string side_by_side;
 };
+
+void validate(const CompareArgs& a) {
+  if (a.side_by_side.empty()) return;
+  image_format_for_path(a.side_by_side);
+  for (const std::string& path : a.images)
+    VX_CHECK(!same_file(path, a.side_by_side), InvalidArgument, "--side-by-side ", a.side_by_side,
+             " is one of the images compared");
+  VX_CHECK(!same_file(a.reference, a.side_by_side), InvalidArgument, "--side-by-side ", a.side_by_side,
+           " is the reference image");
+}
 
 void run_compare(const CompareArgs& a) {
   const Image reference = read_image(a.reference);
@@ -35,7 +47,10 @@ void setup(CLI::App& app) {
   cmd->add_option("--reference", args->reference, "reference image")->required();
   cmd->add_option("images", args->images, "images to compare")->required();
   cmd->add_option("--side-by-side", args->side_by_side, "write images then reference side by side (PNG)");
-  cmd->callback([args] { run_compare(*args); });
+  cmd->callback([args] {
+    validate(*args);
+    if (!validate_only()) run_compare(*args);
+  });
 }
 
 VX_REGISTER_COMMAND(compare, setup);

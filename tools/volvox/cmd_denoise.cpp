@@ -7,7 +7,9 @@
 
 #include "command.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/thread_pool.h"
+#include "flags.h"
 #include "denoise/filter.h"
 #include "denoise/weights_store.h"
 #include "formats/image_io.h"
@@ -62,6 +64,26 @@ std::filesystem::path find_weights(const DenoiseArgs& a, bool albedo, bool norma
   return denoise::resolve_weights("", base);
 }
 
+// Every flag checked before any file is read; the output must not overwrite an input.
+void validate(const DenoiseArgs& a) {
+  check_threads(a.threads);
+  check_device(a.device, /*allow_auto=*/true);
+  check_range("--max-tile", a.max_tile, 0, kMaxImageSide);
+  if (a.max_memory_mb != -1) check_range("--max-memory-mb", a.max_memory_mb, 1, 1 << 24);
+  check_range("--repeat", a.repeat, 1, 1000000);
+  VX_CHECK(std::isnan(a.input_scale) || (std::isfinite(a.input_scale) && a.input_scale > 0), InvalidArgument,
+           "--input-scale ", a.input_scale, " must be a positive finite number (leave it out for autoexposure)");
+  VX_CHECK(std::isfinite(a.target_tile_ms) && a.target_tile_ms <= 60000, InvalidArgument, "--target-tile-ms ",
+           a.target_tile_ms, " must be between 0 and 60000");
+  VX_CHECK(!(a.hdr && a.srgb), InvalidArgument, "--hdr and --srgb cannot both be set");
+  VX_CHECK(!a.output.empty(), InvalidArgument, "-o/--output is empty");
+  image_format_for_path(a.output);  // a known extension before any work is done
+  for (const auto& [flag, path] : {std::pair{"--color", a.color}, {"--albedo", a.albedo}, {"--normal", a.normal},
+                                   {"--weights", a.weights}})
+    VX_CHECK(path.empty() || !same_file(path, a.output), InvalidArgument, "-o ", a.output, " is the ", flag,
+             " file: the output must not overwrite an input");
+}
+
 void run_denoise(const DenoiseArgs& a) {
   if (a.threads > 0) ThreadPool::set_global_threads(a.threads);
   Image color = read_image(a.color);
@@ -81,6 +103,8 @@ void run_denoise(const DenoiseArgs& a) {
   if (!normal.empty()) check_size(normal, "normal", a.normal);
 
   const std::string weights_path = find_weights(a, !albedo.empty(), !normal.empty()).string();
+  VX_CHECK(!same_file(weights_path, a.output), InvalidArgument, "-o ", a.output, " is the weights file ", weights_path,
+           ": the output must not overwrite an input");
 
   Image output(color.width, color.height, 3);
   auto device = denoise::Device::create(a.device, a.threads);
@@ -155,7 +179,9 @@ void setup(CLI::App& app) {
   cmd->add_option("--quality", args->quality, "fast, balanced or high (weights choice)")
       ->check(CLI::IsMember({"fast", "balanced", "high"}));
   cmd->add_option("--max-tile", args->max_tile, "largest tile side in pixels (0: untiled)");
-  cmd->add_option("--max-memory-mb", args->max_memory_mb, "memory cap for tiles");
+  cmd->add_option("--max-memory-mb", args->max_memory_mb,
+                  "memory limit in MB: larger images are tiled to stay under it (default: the device's, "
+                  "see README)");
   cmd->add_option("--target-tile-ms", args->target_tile_ms,
                   "interactive mode (vulkan): size tiles so each takes about this GPU time (0: off)")
       ->check(CLI::NonNegativeNumber);
@@ -163,7 +189,10 @@ void setup(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print one JSON line with timings");
   cmd->add_option("--repeat", args->repeat, "denoise N times (benchmarks; a JSON line per run with --json)");
   cmd->add_flag("--profile", args->profile, "print per-layer times and kernel variants");
-  cmd->callback([args] { run_denoise(*args); });
+  cmd->callback([args] {
+    validate(*args);
+    if (!validate_only()) run_denoise(*args);
+  });
 }
 
 VX_REGISTER_COMMAND(denoise, setup);

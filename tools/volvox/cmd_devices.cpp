@@ -5,6 +5,7 @@
 
 #include "backends/vulkan/context.h"
 #include "command.h"
+#include "flags.h"
 
 namespace vx::cli {
 namespace {
@@ -14,6 +15,8 @@ void setup_devices(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("devices", "List the CPU and Vulkan devices and their features");
   cmd->add_option("--device", device, "Show only this device: cpu, vulkan:N");
   cmd->callback([] {
+    if (!device.empty()) check_device(device, /*allow_auto=*/false);
+    if (validate_only()) return;
     const bool only_cpu = device == "cpu";
     const int only = device.empty() || only_cpu ? -1 : vk::parse_vulkan_device(device);
     if (device.empty() || only_cpu) std::printf("cpu  (reference and oneDNN kernels)\n");

@@ -80,7 +80,9 @@ void setup(CLI::App& app) {
   auto* cmd = app.add_subcommand("inspect", "Describe a model file (.tza: U-Net variant, tensors, size; .onnx: opsets, I/O, ops, support)");
   auto file = std::make_shared<std::string>();
   cmd->add_option("file", *file, "the model file")->required();
-  cmd->callback([file] { inspect(*file); });
+  cmd->callback([file] {
+    if (!validate_only()) inspect(*file);
+  });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "core/error.h"
+#include "flags.h"
 #include "formats/image_io.h"
 #include "samples/path_tracer.h"
 
@@ -40,11 +41,22 @@ samples::RenderOutput render_timed(const samples::RenderSettings& settings, cons
   return out;
 }
 
-void run_render(const RenderOptions& o) {
+void validate(const RenderOptions& o) {
   VX_CHECK(o.format == "pfm" || o.format == "exr", InvalidArgument, "unknown --format '", o.format,
            "' (pfm or exr)");
   VX_CHECK(!o.prefix.empty(), InvalidArgument, "-o PREFIX is required");
-  VX_CHECK(o.reference_spp >= 0, InvalidArgument, "--reference-spp must be >= 0");
+  check_range("--width", o.settings.width, 1, kMaxImageSide);
+  check_range("--height", o.settings.height, 1, kMaxImageSide);
+  VX_CHECK(int64_t(o.settings.width) * o.settings.height * 3 <= kMaxImageValues, InvalidArgument, "--width ",
+           o.settings.width, " x --height ", o.settings.height, " is larger than the image limit of ",
+           kMaxImageValues / 3, " pixels");
+  check_range("--spp", o.settings.spp, 1, 1 << 20);
+  check_range("--reference-spp", o.reference_spp, 0, 1 << 20);
+  check_range("--max-depth", o.settings.max_depth, 1, 1024);
+  samples::make_scene(o.settings.scene);  // an unknown scene names the known ones
+}
+
+void run_render(const RenderOptions& o) {
   std::string ext = "." + o.format;
   samples::RenderOutput noisy = render_timed(o.settings, "render");
   save(o.prefix + "_color" + ext, noisy.color);
@@ -74,7 +86,10 @@ void setup(CLI::App& app) {
   cmd->add_option("--reference-spp", options->reference_spp, "also render PREFIX_reference at this many spp")
       ->capture_default_str();
   cmd->add_option("--format", options->format, "pfm or exr")->capture_default_str();
-  cmd->callback([options] { run_render(*options); });
+  cmd->callback([options] {
+    validate(*options);
+    if (!validate_only()) run_render(*options);
+  });
 }
 
 }  // namespace

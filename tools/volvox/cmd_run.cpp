@@ -14,6 +14,8 @@
 
 #include "command.h"
 #include "core/error.h"
+#include "core/file_io.h"
+#include "flags.h"
 #include "formats/npy.h"
 #include "formats/onnx_import.h"
 #include "backends/vulkan/context.h"
@@ -42,15 +44,45 @@ std::string file_safe(const std::string& name) {
   return s;
 }
 
-void run_command(const RunOptions& opt) {
-  const bool vulkan = opt.device.rfind("vulkan", 0) == 0;
-  VX_CHECK(opt.device == "cpu" || vulkan, InvalidArgument, "unknown device '", opt.device,
-           "' (use cpu, vulkan or vulkan:N)");
+void validate(const RunOptions& opt) {
+  check_device(opt.device, /*allow_auto=*/false);
+  const bool vulkan = opt.device != "cpu";
   VX_CHECK(opt.precision == "fp32" || opt.precision == "fp16", InvalidArgument, "unknown precision '", opt.precision,
            "' (use fp32 or fp16)");
   VX_CHECK(opt.precision == "fp32" || vulkan, Unsupported, "precision '", opt.precision,
            "' is not supported on the CPU (use fp32)");
   VX_CHECK(!vulkan || !opt.eager, InvalidArgument, "--eager runs on the CPU only");
+  VX_CHECK(!opt.output_dir.empty(), InvalidArgument, "--output-dir is empty");
+  for (const std::string& spec : opt.inputs) {
+    const size_t eq = spec.find('=');
+    VX_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), InvalidArgument, "--input '", spec,
+             "' must look like NAME=FILE.npy");
+  }
+}
+
+// Each output's file, checked before the model runs: two names that sanitise alike, or a file that
+// is also an input or the model, would lose data.
+std::vector<std::filesystem::path> output_files(const Graph& graph, const RunOptions& opt) {
+  std::vector<std::filesystem::path> files;
+  std::map<std::string, std::string> taken;  // file name -> output name
+  for (ValueId id : graph.outputs) {
+    const std::string& name = graph.value(id).name;
+    const std::string file = file_safe(name) + ".npy";
+    auto [it, fresh] = taken.emplace(file, name);
+    VX_CHECK(fresh, InvalidArgument, "outputs '", it->second, "' and '", name, "' would both be written to ", file,
+             " in ", opt.output_dir);
+    files.push_back(std::filesystem::path(opt.output_dir) / file);
+    VX_CHECK(!same_file(files.back(), opt.model), InvalidArgument, "output '", name, "' would overwrite the model ",
+             opt.model);
+    for (const std::string& spec : opt.inputs)
+      VX_CHECK(!same_file(files.back(), spec.substr(spec.find('=') + 1)), InvalidArgument, "output '", name,
+               "' would overwrite the input file ", spec.substr(spec.find('=') + 1));
+  }
+  return files;
+}
+
+void run_command(const RunOptions& opt) {
+  const bool vulkan = opt.device != "cpu";
   std::unique_ptr<vk::VulkanContext> ctx;
   if (vulkan) {
     vk::ContextOptions context_options;
@@ -58,11 +90,11 @@ void run_command(const RunOptions& opt) {
     ctx = std::make_unique<vk::VulkanContext>(context_options);
   }
   Graph graph = import_onnx(opt.model);
+  const std::vector<std::filesystem::path> files = output_files(graph, opt);
 
   std::map<std::string, Tensor> given;
   for (const std::string& spec : opt.inputs) {
-    size_t eq = spec.find('=');
-    VX_CHECK(eq != std::string::npos && eq > 0, InvalidArgument, "--input '", spec, "' must look like NAME=FILE.npy");
+    const size_t eq = spec.find('=');
     std::string name = spec.substr(0, eq);
     VX_CHECK(!given.count(name), InvalidArgument, "input '", name, "' is given twice");
     given[name] = read_npy(spec.substr(eq + 1));
@@ -105,7 +137,7 @@ void run_command(const RunOptions& opt) {
   std::filesystem::create_directories(opt.output_dir);
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string& name = ran.value(ran.outputs[i]).name;
-    std::filesystem::path file = std::filesystem::path(opt.output_dir) / (file_safe(name) + ".npy");
+    const std::filesystem::path& file = files.at(i);
     write_npy(file, outputs[i]);
     std::printf("%s: %s %s -> %s\n", name.c_str(), std::string(dtype_name(outputs[i].dtype())).c_str(),
                 outputs[i].shape().str().c_str(), file.string().c_str());
@@ -126,7 +158,10 @@ void setup(CLI::App& app) {
   cmd->add_option("--precision", opt->precision, "fp32 (default) or fp16 (Vulkan: fp16 storage, fp32 arithmetic)");
   cmd->add_flag("--profile", opt->profile, "print per-node milliseconds and kernel variants");
   cmd->add_flag("--eager", opt->eager, "skip planning: run node by node on the eager runner");
-  cmd->callback([opt] { run_command(*opt); });
+  cmd->callback([opt] {
+    validate(*opt);
+    if (!validate_only()) run_command(*opt);
+  });
 }
 
 }  // namespace

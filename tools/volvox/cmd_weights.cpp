@@ -65,16 +65,24 @@ void setup(CLI::App& app) {
                         denoise::kDefaultWeightsBaseUrl + ")");
   fetch->add_option("--dir", args->dir, "folder to store them in (default: the cache folder)");
   fetch->add_flag("--force", args->force, "download even when a verified copy is present");
-  fetch->callback([args] { run_fetch(*args); });
+  fetch->callback([args] {
+    for (const auto& name : args->names) denoise::check_weights_name(name);
+    if (!validate_only()) run_fetch(*args);
+  });
 
   auto* list = weights->add_subcommand("list", "Show the known weights and which are present");
   list->add_option("--dir", args->dir, "folder to look in (default: the cache folder)");
-  list->callback([args] { run_list(*args); });
+  list->callback([args] {
+    if (!validate_only()) run_list(*args);
+  });
 
   auto* path = weights->add_subcommand("path", "Print the weights file the denoiser would use for NAME "
                                                "($VOLVOX_WEIGHTS, then the cache)");
   path->add_option("name", args->name, "weights name, e.g. rt_hdr_alb_nrm")->required();
-  path->callback([args] { std::printf("%s\n", denoise::resolve_weights("", args->name).c_str()); });
+  path->callback([args] {
+    denoise::check_weights_name(args->name);
+    if (!validate_only()) std::printf("%s\n", denoise::resolve_weights("", args->name).c_str());
+  });
 }
 
 }  // namespace

@@ -158,6 +158,14 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   }
   VX_CHECK(acts.count(out_id), InvalidArgument, "graph output '", graph.value(out_id).name, "' is never produced");
   VX_CHECK(!layers_.empty(), InvalidArgument, "graph has no nodes");
+  // A misspelt layer in an override would otherwise be ignored without a word.
+  for (const auto& [layer, variant] : choice.per_layer) {
+    if (std::any_of(layers_.begin(), layers_.end(), [&](const auto& l) { return l.name == layer; })) continue;
+    std::string names;
+    for (const auto& l : layers_) names += (names.empty() ? "" : ", ") + l.name;
+    fail(ErrorCode::InvalidArgument, cat("kernel choice '", options_.kernels, "' names layer '", layer,
+                                         "', which this network does not have (layers: ", names, ")"));
+  }
 
   // Last reader of each value; the graph output lives to the end.
   std::map<ValueId, size_t> last_use;

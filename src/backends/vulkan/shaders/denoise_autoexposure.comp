@@ -5,7 +5,7 @@
 // OIDN's autoexposure on the device, in two passes.
 //   bins:   one workgroup per bin (ceil(H/16) x ceil(W/16) bins, edges i*H/bins_h by integer
 //           division, so a bin has at most 16x16 pixels): the mean luminance of the sanitised colour
-//           (NaN -> 0, clamp to [0, FLT_MAX]); writes (log2 mean, 1) for bins above 1e-8, else (0, 0).
+//           (non-finite -> 0, clamp to [0, FLT_MAX]); writes (log2 mean, 1) for bins above 1e-8, else (0, 0).
 //           Sums are taken scaled by 2^-32 so that FLT_MAX pixels cannot overflow a float.
 //   reduce: one workgroup: inputScale = 0.18 / 2^(mean log2 of the kept bins), or 1 when none.
 #include "denoise_common.glsl"
@@ -20,7 +20,7 @@ layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 layout(std430, binding = 0) readonly buffer Color { uint color_words[]; };
 layout(std430, binding = 4) writeonly buffer Bins { vec2 bins[]; };
 
-float sanitize(float v) { return clamp(nan_to_zero(v), 0.0, FLT_MAX); }
+float sanitize(float v) { return clamp(finite_or_zero(v), 0.0, FLT_MAX); }
 
 void main() {
   int j = int(gl_WorkGroupID.x), i = int(gl_WorkGroupID.y);

@@ -52,6 +52,8 @@ layout(std430, binding = 3) buffer JobParams {
   }
 
 float nan_to_zero(float v) { return isnan(v) ? 0.0 : v; }
+// By the exponent bits, so that no driver's fast math can drop the test: Inf and NaN -> 0.
+float finite_or_zero(float v) { return (floatBitsToUint(v) & 0x7f800000u) == 0x7f800000u ? 0.0 : v; }
 
 // OIDN's curves (docs/OIDN-FACTS.md), the same constants as src/denoise/transfer.cpp.
 const float PU_A = 1.41283765e+03, PU_B = 1.64593172e+00, PU_C = 4.31384981e-01, PU_D = -2.94139609e-03;

@@ -2,8 +2,8 @@
 // VARIANT fp16 -DFP16=1
 // OIDN's input processing for one tile, straight from the user's images into the network's input
 // activation (NHWC, channels in blocks of 4, zero padded; fp32 or fp16 storage):
-//   color * inputScale, NaN -> 0, clamp to [0, FLT_MAX] (HDR) or [0, 1] (LDR), transfer forward;
-//   albedo NaN -> 0, clamp [0, 1]; normal NaN -> 0, clamp [-1, 1], * 0.5 + 0.5.
+//   colour: non-finite -> 0, * inputScale, clamp to [0, FLT_MAX] (HDR) or [0, 1] (LDR), transfer forward;
+//   albedo non-finite -> 0, clamp [0, 1]; normal non-finite -> 0, clamp [-1, 1], * 0.5 + 0.5.
 // Buffer pixels outside the tile's input rectangle are zero (as the CPU path's memset).
 #if FP16
 #extension GL_EXT_shader_16bit_storage : require
@@ -41,14 +41,14 @@ void main() {
     float color_max = job.hdr != 0 ? FLT_MAX : 1.0;
     vec3 rgb;
     LOAD_RGB(color_words, job.images[0], x, y, rgb);
-    for (int c = 0; c < 3; ++c) v[c] = transfer_forward(clamp(nan_to_zero(rgb[c] * scale), 0.0, color_max));
+    for (int c = 0; c < 3; ++c) v[c] = transfer_forward(clamp(finite_or_zero(rgb[c]) * scale, 0.0, color_max));
     if (job.input_channels >= 6) {
       LOAD_RGB(albedo_words, job.images[1], x, y, rgb);
-      for (int c = 0; c < 3; ++c) v[3 + c] = clamp(nan_to_zero(rgb[c]), 0.0, 1.0);
+      for (int c = 0; c < 3; ++c) v[3 + c] = clamp(finite_or_zero(rgb[c]), 0.0, 1.0);
     }
     if (job.input_channels >= 9) {
       LOAD_RGB(normal_words, job.images[2], x, y, rgb);
-      for (int c = 0; c < 3; ++c) v[6 + c] = clamp(nan_to_zero(rgb[c]), -1.0, 1.0) * 0.5 + 0.5;
+      for (int c = 0; c < 3; ++c) v[6 + c] = clamp(finite_or_zero(rgb[c]), -1.0, 1.0) * 0.5 + 0.5;
     }
   }
   int base = (by * t.buffer_w + bx) * t.c4;

@@ -50,7 +50,7 @@ void main() {
     float v = max(nan_to_zero(raw[c]), 0.0);
     v = transfer_inverse(v);
     if (job.hdr == 0) v = min(v, 1.0);
-    rgb[c] = v * inv_scale;
+    rgb[c] = min(v * inv_scale, 3.402823466e+38);  // a small inputScale must not overflow to Inf
   }
   int x = t.out_x + ox, y = t.out_y + oy;
   int channels = job.images[3].channels;
