@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite (README's second command; .ci/run calls it):
-#   1. installs missing Debian packages,
+#   1. installs missing Debian packages (and checks that the list covers every file the build used),
 #   2. builds the release preset and runs every suite (unit, parity incl. Vulkan on lavapipe,
 #      denoise with ../shared's real weights when present, ONNX conformance),
 #   3. builds the address+undefined sanitizer preset and runs the unit suite under it (with the
@@ -12,6 +12,14 @@ jobs=$(nproc)
 
 cmake --preset release >/dev/null
 ninja -C build/release -j "$jobs"
+# Every file the build used comes from a package install-deps.sh installs (a machine that already
+# had a package would hide a missing one), and the check can fail: without the OpenCL headers'
+# package it must report it.
+python3 scripts/check-deps.py build/release
+if python3 scripts/check-deps.py build/release --without ocl-icd-opencl-dev >/dev/null; then
+  echo "check-deps did not notice a missing package" >&2
+  exit 1
+fi
 ctest --preset release -j "$jobs"
 
 cmake --preset asan >/dev/null

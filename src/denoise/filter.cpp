@@ -153,7 +153,8 @@ void Filter::commit() {
 
   // Tile size: the user's cap, and the largest square tile whose memory fits the memory limit.
   int max_side = params_.max_tile_size;
-  {
+  // Below 512 x 512 pixels no OIDN network comes near the default limit; skip the probe's plan.
+  if (params_.max_memory_mb > 0 || int64_t(color_.width) * color_.height > 512 * 512) {
     const int probe = 256;
     const double bytes_per_pixel =
         double(committed_->network->arena_bytes(probe, probe)) / (probe * probe) + (ic + 3) * 4.0;
@@ -267,6 +268,8 @@ void Filter::execute() {
 int Filter::memory_limit_mb() const {
   return params_.max_memory_mb > 0 ? params_.max_memory_mb : device_->default_max_memory_mb();
 }
+
+const TileLayout* Filter::tile_layout() const { return committed_ && !dirty_ ? &committed_->layout : nullptr; }
 
 std::string Filter::describe() const {
   if (!committed_) return "(not committed)";

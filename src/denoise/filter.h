@@ -90,6 +90,8 @@ class Filter {
   std::string describe() const;
   // maxMemoryMB, or the device's default when it is -1.
   int memory_limit_mb() const;
+  // The tiles commit() chose (null before a commit).
+  const TileLayout* tile_layout() const;
 
  private:
   std::shared_ptr<Device> device_;

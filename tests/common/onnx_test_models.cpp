@@ -48,6 +48,32 @@ std::string custom_op_model(const std::string& domain, const std::string& custom
   return model.SerializeAsString();
 }
 
+std::string two_output_model(const std::string& first, const std::string& second) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(13);
+  auto* graph = model.mutable_graph();
+  graph->set_name("two_outputs");
+  for (auto [list, name] : {std::pair{graph->mutable_input(), "x"}, {graph->mutable_output(), first.c_str()},
+                            {graph->mutable_output(), second.c_str()}}) {
+    auto* v = list->Add();
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : {2, 3}) t->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  for (auto [op, out] : {std::pair{"Relu", first}, {"Neg", second}}) {
+    auto* node = graph->add_node();
+    node->set_op_type(op);
+    node->set_name(std::string(op) + "_node");
+    node->add_input("x");
+    node->add_output(out);
+  }
+  return model.SerializeAsString();
+}
+
 float scaled_swish(float x, float alpha) { return x / (1.0f + std::exp(-alpha * x)); }
 
 volvox::CustomOp scaled_swish_op(const std::string& domain) {

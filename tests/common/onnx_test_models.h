@@ -9,6 +9,10 @@ namespace vx::test {
 // x [2, 3, 5] float -> <domain>.<op>(alpha 1.5) -> s; y = Add(s, x). Opsets: ai.onnx 13, domain 1.
 std::string custom_op_model(const std::string& domain, const std::string& op);
 
+// x [2, 3] float -> Relu -> <first>, Neg -> <second>: two outputs with names the caller picks
+// (e.g. "a/b" and "a_b", which sanitise to the same file name).
+std::string two_output_model(const std::string& first, const std::string& second);
+
 // The custom-op example: y = x * sigmoid(alpha * x) (attribute alpha, default 1), one float input;
 // its shape function and CPU kernel (add the Vulkan kernel before registering).
 float scaled_swish(float x, float alpha);

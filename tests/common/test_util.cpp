@@ -1,6 +1,9 @@
 #include "common/test_util.h"
 
+#include <sys/wait.h>
+
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -48,6 +51,22 @@ std::vector<std::byte> read_bytes(const std::filesystem::path& path) {
 std::string cli_path() {
   if (const char* env = std::getenv("VOLVOX_CLI")) return env;
   return std::string(VOLVOX_BINARY_DIR) + "/volvox";
+}
+
+CommandResult run_command(const std::string& shell_command) {
+  FILE* pipe = popen((shell_command + " 2>&1").c_str(), "r");
+  VX_CHECK(pipe != nullptr, Io, "cannot run ", shell_command);
+  std::string out;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+CommandResult run_volvox(const std::string& args) { return run_command(cli_path() + " " + args); }
+
+bool is_one_error_line(const std::string& output) {
+  return output.rfind("volvox: ", 0) == 0 && output.find('\n') == output.size() - 1;
 }
 
 Tensor random_tensor(Shape shape, uint64_t seed, float lo, float hi, DType dtype) {

@@ -21,6 +21,17 @@ std::vector<std::byte> read_bytes(const std::filesystem::path& path);
 // Path of the built `volvox` executable.
 std::string cli_path();
 
+// A shell command's exit status (-1 when a signal ended it) and its stdout and stderr together.
+struct CommandResult {
+  int status;
+  std::string output;
+};
+CommandResult run_command(const std::string& shell_command);
+// `volvox ARGS` (ARGS as the shell splits them).
+CommandResult run_volvox(const std::string& args);
+// True when `output` is exactly one line that starts with "volvox: " (the CLI's error contract).
+bool is_one_error_line(const std::string& output);
+
 // Uniform random values in [lo, hi), the same for the same seed on every machine.
 Tensor random_tensor(Shape shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f, DType dtype = DType::f32);
 

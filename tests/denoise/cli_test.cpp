@@ -10,20 +10,9 @@
 namespace vx {
 namespace {
 
-struct CommandResult {
-  int status;
-  std::string output;  // stdout and stderr
-};
+using test::CommandResult;
 
-CommandResult run(const std::string& args) {
-  const std::string cmd = test::cli_path() + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+CommandResult run(const std::string& args) { return test::run_volvox(args); }
 
 TEST(Cli, DenoisesFilesAndPrintsJson) {
   const auto dir = test::temp_dir();

@@ -213,6 +213,40 @@ TEST_F(VulkanDenoise, TiledEqualsUntiled) {
   EXPECT_LE(max_rel_diff(untiled, tiled), 1e-5);
 }
 
+// OIDN's sanitising (issue 10): Inf and NaN input pixels count as 0, so the output is finite and
+// equals the output for the same image with those pixels zeroed, on the device as on the CPU.
+TEST_F(VulkanDenoise, NonFiniteInputsBecomeZero) {
+  DenoiseInputs in = with_channels(smooth_inputs(37, 21, 41), 9);
+  DenoiseInputs zeroed = in;
+  const float bad[] = {INFINITY, -INFINITY, NAN};
+  for (size_t i = 0; i < in.color.pixels.size(); i += 29) {
+    in.color.pixels[i] = bad[i % 3];
+    in.albedo.pixels[i] = bad[(i + 1) % 3];
+    in.normal.pixels[i] = bad[(i + 2) % 3];
+    zeroed.color.pixels[i] = zeroed.albedo.pixels[i] = zeroed.normal.pixels[i] = 0.0f;
+  }
+  const auto weights = test::random_weights_blob(UNetVariant::small, 9, 42);
+  for (bool hdr : {true, false}) {
+    const Image out = denoise_on(device_, in, weights, {.hdr = hdr});
+    const Image want = denoise_on(cpu_, zeroed, weights, {.hdr = hdr});
+    for (float v : out.pixels) ASSERT_TRUE(std::isfinite(v)) << "hdr " << hdr;
+    EXPECT_LE(max_rel_diff(want, out), kFp32Tolerance) << "hdr " << hdr;
+  }
+}
+
+TEST_F(VulkanDenoise, KernelOverrideOfAnUnknownLayerIsAnError) {
+  DenoiseInputs in = with_channels(smooth_inputs(32, 32, 43), 3);
+  const auto weights = test::random_weights_blob(UNetVariant::small, 3, 44);
+  try {
+    denoise_on(device_, in, weights, {.hdr = true, .kernels = "auto,enc_conv_typo=direct"});
+    FAIL() << "an override of a layer the network lacks was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("enc_conv_typo"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(layers: "), std::string::npos) << e.what();  // the layers it has
+  }
+}
+
 TEST_F(VulkanDenoise, ProfileNamesEveryLayerWithItsKernel) {
   DenoiseInputs in = with_channels(smooth_inputs(64, 48, 31), 6);
   const auto weights = test::random_weights_blob(UNetVariant::small, 6, 32);

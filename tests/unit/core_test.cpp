@@ -1,4 +1,9 @@
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -98,6 +103,49 @@ TEST(ThreadPool, CoversEveryIndexOnceAndPropagatesErrors) {
     for (int64_t i = b; i < e; ++i) sum += i;
   });
   EXPECT_EQ(sum.load(), 45);
+}
+
+TEST(ThreadPool, RefusesMoreThanTheMaximum) {
+  try {
+    ThreadPool pool(ThreadPool::kMaxThreads + 1);
+    FAIL() << "a pool above kMaxThreads was made";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  }
+}
+
+// A thread the system refuses (here: no address space left for its stack) is an error, and the
+// threads already started are stopped: never a hang or std::terminate.
+TEST(ThreadPool, FailedThreadCreationIsAnError) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "RLIMIT_AS cannot be combined with AddressSanitizer's shadow memory";
+#else
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(60);  // a hang ends the child with SIGALRM, which the parent reports
+    long pages = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    const rlim_t now = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE));
+    const rlimit limit{now + (64u << 20), now + (64u << 20)};  // room for a few 8 MiB stacks only
+    if (pages == 0 || setrlimit(RLIMIT_AS, &limit) != 0) _exit(5);
+    try {
+      ThreadPool pool(1000);
+      _exit(2);  // every thread started: the limit did not bite
+    } catch (const Error& e) {
+      _exit(e.code() == ErrorCode::OutOfMemory ? 0 : 3);
+    } catch (...) {
+      _exit(4);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: no failure, 3: wrong error code, 4: not a vx::Error, 5: no rlimit";
+#endif
 }
 
 }  // namespace

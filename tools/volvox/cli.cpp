@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <new>
 #include <string>
 
@@ -37,6 +38,17 @@ int run_cli(int argc, char** argv, bool validate_only) {
   CLI::App app{"Volvox: neural networks on Vulkan GPUs and CPUs"};
   app.require_subcommand(1);
   for (auto& setup : command_setups()) setup(app);
+  // CLI11 would only say "A subcommand is required" for a misspelt command.
+  if (argc >= 2 && argv[1][0] != '-') {
+    const CLI::App& top = app;
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : top.get_subcommands(std::function<bool(const CLI::App*)>())) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known) return fail_with(std::string("unknown command '") + argv[1] + "' (commands: " + names + ")");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -71,17 +71,18 @@ void validate(const DenoiseArgs& a) {
   check_range("--max-tile", a.max_tile, 0, kMaxImageSide);
   if (a.max_memory_mb != -1) check_range("--max-memory-mb", a.max_memory_mb, 1, 1 << 24);
   check_range("--repeat", a.repeat, 1, 1000000);
-  VX_CHECK(std::isnan(a.input_scale) || (std::isfinite(a.input_scale) && a.input_scale > 0), InvalidArgument,
-           "--input-scale ", a.input_scale, " must be a positive finite number (leave it out for autoexposure)");
+  VX_CHECK(std::isnan(a.input_scale) || (std::isnormal(a.input_scale) && a.input_scale > 0), InvalidArgument,
+           "--input-scale ", a.input_scale,
+           " must be a positive finite number of at least 1.2e-38 (leave it out for autoexposure)");
   VX_CHECK(std::isfinite(a.target_tile_ms) && a.target_tile_ms <= 60000, InvalidArgument, "--target-tile-ms ",
            a.target_tile_ms, " must be between 0 and 60000");
   VX_CHECK(!(a.hdr && a.srgb), InvalidArgument, "--hdr and --srgb cannot both be set");
   VX_CHECK(!a.output.empty(), InvalidArgument, "-o/--output is empty");
-  image_format_for_path(a.output);  // a known extension before any work is done
   for (const auto& [flag, path] : {std::pair{"--color", a.color}, {"--albedo", a.albedo}, {"--normal", a.normal},
                                    {"--weights", a.weights}})
     VX_CHECK(path.empty() || !same_file(path, a.output), InvalidArgument, "-o ", a.output, " is the ", flag,
              " file: the output must not overwrite an input");
+  image_format_for_path(a.output);  // a known extension before any work is done
 }
 
 void run_denoise(const DenoiseArgs& a) {

@@ -3,6 +3,7 @@
 // exit status 1.
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 
 #include "cli.h"
@@ -17,5 +18,8 @@ int main(int argc, char** argv) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
     execv("/proc/self/exe", argv);
   }
+  // Past a file-size limit (ulimit -f) a write should fail with EFBIG and be reported, not kill the
+  // process half-way through a file.
+  std::signal(SIGXFSZ, SIG_IGN);
   return vx::cli::run_cli(argc, argv);
 }
