@@ -25,16 +25,6 @@ bool is_float(DType t) { return t == DType::f32 || t == DType::f16; }
 
 VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
-// One submission at a time per queue: executables of one context may run from several threads.
-std::mutex& queue_mutex(VkQueue queue) {
-  static std::mutex guard;
-  static std::map<VkQueue, std::unique_ptr<std::mutex>> mutexes;
-  std::lock_guard<std::mutex> lock(guard);
-  auto& m = mutexes[queue];
-  if (!m) m = std::make_unique<std::mutex>();
-  return *m;
-}
-
 // Element-wise conversions of large tensors spread over the global pool.
 template <class Fn>
 void for_chunks(int64_t n, Fn&& fn) {
@@ -660,10 +650,7 @@ void VulkanModelExecutable::plan_memory() {
     VkBufferCopy region{0, 0, constant_alloc.size()};
     vkCmdCopyBuffer(cmd, upload.buffer(), constants_.buffer(), 1, &region);
     VX_VK_CHECK(vkEndCommandBuffer(cmd));
-    {
-      std::lock_guard<std::mutex> queue_lock(queue_mutex(ctx_.queue()));
-      ctx_.submit_and_wait(cmd, fence_);
-    }
+    ctx_.submit_and_wait(cmd, fence_);  // takes the queue's lock
     vkFreeCommandBuffers(ctx_.device(), command_pool_, 1, &cmd);
   }
 }
@@ -892,10 +879,7 @@ std::vector<Tensor> VulkanModelExecutable::run(const std::vector<Tensor>& inputs
     for (const Transfer& t : seg.uploads) upload(host[size_t(t.value)], t.value, staging_.mapped() + t.staging_offset);
     staging_.flush();
     const auto start = Clock::now();
-    {
-      std::lock_guard<std::mutex> queue_lock(queue_mutex(ctx_.queue()));
-      ctx_.submit_and_wait(seg.cmd, fence_);
-    }
+    ctx_.submit_and_wait(seg.cmd, fence_);  // takes the queue's lock
     const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     staging_.invalidate();
     for (const Transfer& t : seg.downloads)
