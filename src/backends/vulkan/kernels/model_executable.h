@@ -126,6 +126,7 @@ class VulkanModelExecutable {
   VkDescriptorBufferInfo buffer_info(const DeviceSlot& slot) const;
   void upload(const Tensor& host, ValueId id, uint8_t* dst) const;
   Tensor download(ValueId id, const uint8_t* src) const;
+  void check_index_status(const Segment& seg) const;
   void run_cpu_step(const Step& step, std::vector<Tensor>& host);
   void release();
 
@@ -142,6 +143,10 @@ class VulkanModelExecutable {
   std::vector<bool> on_gpu_;                                      // per node
   std::vector<std::vector<VkDeviceSize>> plan_constant_offsets_;  // per node: its OpPlan constants
   VkDeviceSize staging_bytes_ = 0;
+  // Per node: where its index status words lie in staging_ (kNoStatus: it binds none).
+  static constexpr VkDeviceSize kNoStatus = ~VkDeviceSize(0);
+  std::vector<VkDeviceSize> status_offsets_;
+  VkDeviceSize status_begin_ = 0, status_end_ = 0;  // all status words, zeroed before each run
   bool timestamps_ = false;
   uint32_t query_count_ = 0;
 
