@@ -9,6 +9,10 @@ namespace vx::test {
 // x [2, 3, 5] float -> <domain>.<op>(alpha 1.5) -> s; y = Add(s, x). Opsets: ai.onnx 13, domain 1.
 std::string custom_op_model(const std::string& domain, const std::string& op);
 
+// x [n] float (n symbolic) -> a = Sigmoid(x), b = Exp(a), y = Add(a, b): two intermediates of
+// x's size live at once (an activation arena of about 8n bytes). Opset 13.
+std::string sigmoid_exp_model();
+
 // The custom-op example: y = x * sigmoid(alpha * x) (attribute alpha, default 1), one float input;
 // its shape function and CPU kernel (add the Vulkan kernel before registering).
 float scaled_swish(float x, float alpha);

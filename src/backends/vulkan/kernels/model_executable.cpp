@@ -638,6 +638,14 @@ void VulkanModelExecutable::plan_memory() {
   status_end_ = staging;
   staging_bytes_ = staging;
 
+  // The user's limit, before anything is allocated on the device.
+  needs_.arena_bytes = arena_bytes;
+  needs_.other_bytes = std::max<VkDeviceSize>(staging, 16) + std::max<VkDeviceSize>(constant_alloc.size(), 16) + 256;
+  if (options_.needs) *options_.needs = needs_;
+  std::map<std::string, Shape> input_shapes;
+  for (ValueId id : g.inputs) input_shapes[g.value(id).name] = g.value(id).shape;
+  check_memory_limit(needs_, options_.max_memory_mb, input_shapes);
+
   arena_ = DeviceBuffer(ctx_, std::max<VkDeviceSize>(arena_bytes, 16), MemoryUse::DeviceLocal, "activation arena");
   staging_ = DeviceBuffer(ctx_, std::max<VkDeviceSize>(staging, 16), MemoryUse::Staging, "staging");
   constants_ =

@@ -30,6 +30,7 @@
 #include "backends/vulkan/pipeline.h"
 #include "core/graph.h"
 #include "core/tensor.h"
+#include "runtime/memory_limit.h"
 #include "runtime/profile.h"
 
 namespace vx::vk {
@@ -37,6 +38,11 @@ namespace vx::vk {
 struct ModelExecOptions {
   Precision precision = Precision::fp32;
   bool timestamps = false;  // per-node GPU timestamps (when the queue supports them)
+  // > 0: construction throws OutOfMemory (check_memory_limit) before allocating any device memory
+  // when the arena plus the constants and staging buffers exceed this many MiB.
+  uint64_t max_memory_mb = 0;
+  // Filled with what the plan needs before the limit is checked, so also when it refuses.
+  MemoryNeeds* needs = nullptr;
 };
 
 // Where one node runs and why.
@@ -78,6 +84,8 @@ class VulkanModelExecutable {
   const Graph& bound_graph() const { return graph_; }
   uint64_t arena_bytes() const { return arena_.size(); }
   uint64_t constant_bytes() const { return constants_.size(); }
+  // The arena, and the constants and staging buffers (what max_memory_mb limits).
+  const MemoryNeeds& memory_needs() const { return needs_; }
   size_t segment_count() const { return segments_.size(); }
 
  private:
@@ -147,6 +155,7 @@ class VulkanModelExecutable {
   static constexpr VkDeviceSize kNoStatus = ~VkDeviceSize(0);
   std::vector<VkDeviceSize> status_offsets_;
   VkDeviceSize status_begin_ = 0, status_end_ = 0;  // all status words, zeroed before each run
+  MemoryNeeds needs_;
   bool timestamps_ = false;
   uint32_t query_count_ = 0;
 
