@@ -31,7 +31,14 @@ VXModel vxNewModelFromMemory(VXDevice device, const void* data, size_t size);
 void vxReleaseModel(VXModel model);
 
 /* "precision": 0 auto (= fp32, the model's own answers), 1 fp32, 2 fp16 (Vulkan devices: fp16
- * storage with fp32 arithmetic). Takes effect at the next execute. */
+ * storage with fp32 arithmetic). Takes effect at the next execute.
+ * "maxMemoryMB": 0 (the default) no limit; N > 0: an execute whose plan for the current input
+ * shapes needs more than N MiB fails with VX_ERROR_OUT_OF_MEMORY before allocating it, with one
+ * line such as "model needs a 3512 MB activation arena for input shapes x=1x3x4096x4096, above the
+ * limit of 1024 MB (maxMemoryMB)". Counted: the activation arena; on Vulkan devices also the
+ * constants and staging buffers. On the CPU, a model that cannot be planned for its input shapes
+ * (it would run on the unbounded eager path) fails with VX_ERROR_UNSUPPORTED while a limit is set.
+ * Negative values are invalid. */
 void vxSetModelInt(VXModel model, const char* name, int value);
 
 size_t vxGetModelInputCount(VXModel model);

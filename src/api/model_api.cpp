@@ -70,8 +70,12 @@ void vxSetModelInt(VXModel model, const char* name, int value) {
       model->session->set_precision(value == 0   ? vx::api::ModelPrecision::automatic
                                     : value == 1 ? vx::api::ModelPrecision::fp32
                                                  : vx::api::ModelPrecision::fp16);
+    } else if (n == "maxMemoryMB") {
+      VX_CHECK(value >= 0, InvalidArgument, "maxMemoryMB ", value, " (expected 0 for no limit, or a size in MB)");
+      model->session->set_max_memory_mb(uint64_t(value));
     } else {
-      vx::fail(vx::ErrorCode::InvalidArgument, vx::cat("unknown model parameter '", n, "' (expected precision)"));
+      vx::fail(vx::ErrorCode::InvalidArgument,
+               vx::cat("unknown model parameter '", n, "' (expected precision or maxMemoryMB)"));
     }
   });
 }

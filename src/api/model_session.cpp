@@ -16,6 +16,7 @@ class CpuModelSession final : public ModelSession {
     VX_CHECK(precision != ModelPrecision::fp16, Unsupported,
              "fp16 is supported on the vulkan device only; the cpu device computes in fp32");
   }
+  void set_max_memory_mb(uint64_t mb) override { runner_.set_max_memory_mb(mb); }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) override { return runner_.run(inputs); }
 
  private:
@@ -39,12 +40,18 @@ class VulkanModelSession final : public ModelSession {
     // Automatic is fp32: a model's answers should not change with the device unless asked.
     precision_ = precision == ModelPrecision::fp16 ? vk::Precision::fp16 : vk::Precision::fp32;
   }
+  void set_max_memory_mb(uint64_t mb) override {
+    max_memory_mb_ = mb;
+    for (auto& runner : runners_)
+      if (runner) runner->set_max_memory_mb(mb);
+  }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) override {
     auto& runner = runners_[int(precision_)];
     if (!runner) {
       VulkanRunnerOptions options;
       options.precision = precision_;
       options.optimize = false;  // done once in the constructor
+      options.max_memory_mb = max_memory_mb_;
       runner = std::make_unique<VulkanModelRunner>(*ctx_, graph_, options);
     }
     return runner->run(inputs);
@@ -54,6 +61,7 @@ class VulkanModelSession final : public ModelSession {
   std::shared_ptr<const vk::VulkanContext> ctx_;
   Graph graph_;
   vk::Precision precision_ = vk::Precision::fp32;
+  uint64_t max_memory_mb_ = 0;
   std::unique_ptr<VulkanModelRunner> runners_[2];
 };
 

@@ -1,6 +1,7 @@
 // A model as the C API holds it: the imported graph and the runner for the device it was loaded on
 // (the CPU's ModelRunner, or the Vulkan model runner on a Vulkan device).
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -18,6 +19,8 @@ class ModelSession {
   // The graph as it runs (optimised); inputs and outputs keep the model's names and order.
   virtual const Graph& graph() const = 0;
   virtual void set_precision(ModelPrecision precision) = 0;
+  // 0: no limit (runtime/memory_limit.h).
+  virtual void set_max_memory_mb(uint64_t mb) = 0;
   virtual std::vector<Tensor> run(const std::vector<Tensor>& inputs) = 0;
 };
 

@@ -19,8 +19,9 @@ namespace {
 
 constexpr size_t kExecutableCacheCapacity = 4;
 
-// What every network of a device shares: the context, and a lock because the queue and the
-// executables are not safe to use from several threads at once.
+// What every network of a device shares: the context, and a lock because the executables and
+// image runners are not safe to use from several threads at once (submissions to the queue take
+// the context's queue lock, shared with the ONNX models on this device).
 struct VulkanShared {
   std::unique_ptr<vk::VulkanContext> context;
   bool device_processing = true;

@@ -14,13 +14,30 @@ GraphRunner::GraphRunner(Graph graph, RunnerOptions options)
 
 std::shared_ptr<cpu::CpuExecutable> GraphRunner::executable(const std::map<std::string, Shape>& input_shapes) {
   std::lock_guard<std::mutex> lock(cache_mutex_);
-  return cache_.get_or_create(input_shapes, [&] {
+  last_needs_ = {};
+  std::shared_ptr<cpu::CpuExecutable> exe = cache_.get_or_create(input_shapes, [&] {
+    Plan plan = cpu::make_cpu_plan(graph_, input_shapes, options_.reference_only);
+    last_needs_ = {uint64_t(plan.arena_bytes), 0};
+    check_memory_limit(last_needs_, options_.max_memory_mb, input_shapes);  // before the arena exists
     cpu::CpuOptions cpu_options;
     cpu_options.reference_only = options_.reference_only;
     cpu_options.pool = pool_.get();
-    return std::make_shared<cpu::CpuExecutable>(cpu::make_cpu_plan(graph_, input_shapes, options_.reference_only),
-                                                cpu_options);
+    return std::make_shared<cpu::CpuExecutable>(std::move(plan), cpu_options);
   });
+  // A plan cached under a higher limit (or none).
+  last_needs_ = {uint64_t(exe->arena_bytes()), 0};
+  check_memory_limit(last_needs_, options_.max_memory_mb, input_shapes);
+  return exe;
+}
+
+void GraphRunner::set_max_memory_mb(uint64_t mb) {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  options_.max_memory_mb = mb;
+}
+
+MemoryNeeds GraphRunner::last_memory_needs() {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  return last_needs_;
 }
 
 std::vector<Tensor> GraphRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {

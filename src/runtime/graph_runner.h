@@ -11,6 +11,7 @@
 #include "core/graph.h"
 #include "core/thread_pool.h"
 #include "plan/plan_cache.h"
+#include "runtime/memory_limit.h"
 #include "runtime/profile.h"
 
 namespace vx {
@@ -20,6 +21,9 @@ struct RunnerOptions {
   bool reference_only = false;  // CPU reference kernels only
   size_t plan_cache_capacity = 8;
   int threads = 0;              // > 0: a private pool of that many threads; else the global pool
+  // > 0: a plan whose activation arena exceeds this many MiB is refused (OutOfMemory, before the
+  // arena is allocated; check_memory_limit). 0: no limit.
+  uint64_t max_memory_mb = 0;
 };
 
 class GraphRunner {
@@ -35,6 +39,10 @@ class GraphRunner {
   // The executable for these input shapes (planned now if new).
   std::shared_ptr<cpu::CpuExecutable> executable(const std::map<std::string, Shape>& input_shapes);
   const ShapeLruCache<cpu::CpuExecutable>& cache() const { return cache_; }
+  // Applies to later runs, cached plans included.
+  void set_max_memory_mb(uint64_t mb);
+  // The arena of the plan the last executable() call asked for, also when the limit refused it.
+  MemoryNeeds last_memory_needs();
 
  private:
   Graph graph_;
@@ -42,6 +50,7 @@ class GraphRunner {
   std::unique_ptr<ThreadPool> pool_;
   std::mutex cache_mutex_;  // run() may be called from several threads; each executable serialises its runs
   ShapeLruCache<cpu::CpuExecutable> cache_;
+  MemoryNeeds last_needs_;  // under cache_mutex_
 };
 
 }  // namespace vx

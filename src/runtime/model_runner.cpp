@@ -21,6 +21,7 @@ RunnerOptions graph_runner_options(const ModelRunnerOptions& o) {
   r.optimize = false;  // optimize_for_inference is the U-Net's pipeline; ours ran already
   r.reference_only = o.reference_only;
   r.threads = o.threads;
+  r.max_memory_mb = o.max_memory_mb;
   return r;
 }
 
@@ -33,9 +34,10 @@ std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile*
   const Graph& g = runner_.graph();
   std::shared_ptr<cpu::CpuExecutable> executable;
   std::string reason = options_.planned ? "" : "planning disabled";
+  bool inputs_usable = true;
   if (options_.planned) {
     // Bad inputs are reported by the eager runner's checks, which name the input.
-    bool inputs_usable = inputs.size() == g.inputs.size();
+    inputs_usable = inputs.size() == g.inputs.size();
     std::map<std::string, Shape> shapes;
     for (size_t i = 0; inputs_usable && i < inputs.size(); ++i) {
       if (!inputs[i].defined() || inputs[i].dtype() != g.value(g.inputs[i]).dtype) inputs_usable = false;
@@ -52,12 +54,21 @@ std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile*
         try {
           executable = runner_.executable(shapes);
         } catch (const Error& e) {
+          last_arena_bytes_ = runner_.last_memory_needs().arena_bytes;
+          // Over the limit: the eager runner would need at least as much, so it is no way out.
+          if (e.code() == ErrorCode::OutOfMemory && options_.max_memory_mb > 0) throw;
           reason = e.what();
           planning_failures_[key] = reason;
         }
       }
     }
   }
+  // The eager runner allocates as it goes, unbounded: with a limit set it is refused, not a
+  // silent way around the limit (bad inputs still get the eager runner's error naming them).
+  VX_CHECK(executable != nullptr || !inputs_usable || options_.max_memory_mb == 0, Unsupported, "maxMemoryMB is set (",
+           options_.max_memory_mb, " MB) but this model cannot be planned for these inputs, and the eager runner ",
+           "cannot bound its memory: ", reason);
+  if (executable) last_arena_bytes_ = executable->arena_bytes();
   last_planned_ = executable != nullptr;
   last_reason_ = reason;
   if (executable) {
@@ -71,6 +82,11 @@ std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile*
     profile->entries = {{"(whole graph)", "eager", "eager", ms.count()}};
   }
   return outputs;
+}
+
+void ModelRunner::set_max_memory_mb(uint64_t mb) {
+  options_.max_memory_mb = mb;
+  runner_.set_max_memory_mb(mb);
 }
 
 std::vector<Tensor> run_model(const Graph& graph, const std::vector<Tensor>& inputs) {

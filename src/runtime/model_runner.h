@@ -21,6 +21,10 @@ struct ModelRunnerOptions {
   bool planned = true;        // false: always the eager runner
   bool reference_only = false;
   int threads = 0;            // > 0: a private pool of that many threads
+  // > 0: refuse (OutOfMemory) a plan whose activation arena exceeds this many MiB, before
+  // allocating it. The eager runner cannot be bounded, so with a limit set a model that cannot be
+  // planned is refused too (Unsupported) instead of silently running eagerly. 0: no limit.
+  uint64_t max_memory_mb = 0;
 };
 
 class ModelRunner {
@@ -35,6 +39,11 @@ class ModelRunner {
   // How the last run went: planned, or eager with the reason planning failed.
   bool last_run_planned() const { return last_planned_; }
   const std::string& fallback_reason() const { return last_reason_; }
+  // Applies from the next run (plans made under another limit included).
+  void set_max_memory_mb(uint64_t mb);
+  // The activation arena the last run's plan needs (also when the limit refused it); 0 before a
+  // planned run.
+  uint64_t last_arena_bytes() const { return last_arena_bytes_; }
   // The plan of the last planned run (null before one).
   std::shared_ptr<cpu::CpuExecutable> last_executable() const { return last_executable_; }
 
@@ -44,6 +53,7 @@ class ModelRunner {
   std::map<std::string, std::string> planning_failures_;  // shape key -> reason
   bool last_planned_ = false;
   std::string last_reason_;
+  uint64_t last_arena_bytes_ = 0;
   std::shared_ptr<cpu::CpuExecutable> last_executable_;
 };
 

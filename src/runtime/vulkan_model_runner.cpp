@@ -52,7 +52,29 @@ std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::build(const std::v
   vk::ModelExecOptions o;
   o.precision = options_.precision;
   o.timestamps = options_.timestamps;
-  return std::make_shared<vk::VulkanModelExecutable>(ctx_, graph_, shapes, o, &inputs);
+  o.max_memory_mb = options_.max_memory_mb;
+  MemoryNeeds needs;
+  o.needs = &needs;
+  try {
+    auto exe = std::make_shared<vk::VulkanModelExecutable>(ctx_, graph_, shapes, o, &inputs);
+    std::lock_guard<std::mutex> lock(needs_mutex_);
+    last_needs_ = needs;
+    return exe;
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(needs_mutex_);
+    last_needs_ = needs;  // what a refused plan needed (zero when planning failed before that)
+    throw;
+  }
+}
+
+void VulkanModelRunner::set_max_memory_mb(uint64_t mb) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  options_.max_memory_mb = mb;
+}
+
+MemoryNeeds VulkanModelRunner::last_memory_needs() {
+  std::lock_guard<std::mutex> lock(needs_mutex_);
+  return last_needs_;
 }
 
 std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::executable(const std::vector<Tensor>& inputs) {
@@ -67,7 +89,14 @@ std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::executable(const s
     shapes[v.name] = inputs[i].shape();
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  return cache_.get_or_create(shapes, [&] { return build(inputs, shapes); });
+  std::shared_ptr<vk::VulkanModelExecutable> exe = cache_.get_or_create(shapes, [&] { return build(inputs, shapes); });
+  {
+    std::lock_guard<std::mutex> needs_lock(needs_mutex_);
+    last_needs_ = exe->memory_needs();
+  }
+  // An executable built under a higher limit (or none).
+  check_memory_limit(exe->memory_needs(), options_.max_memory_mb, shapes);
+  return exe;
 }
 
 std::vector<Tensor> VulkanModelRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {

@@ -23,6 +23,10 @@ struct VulkanRunnerOptions {
   bool timestamps = false;  // per-node GPU times in run()'s profile
   bool optimize = true;     // run optimize_for_vulkan once
   size_t plan_cache_capacity = 8;
+  // > 0: refuse (OutOfMemory, before any device allocation) an executable whose activation arena
+  // plus constants and staging buffers exceed this many MiB. 0: no limit. Nodes that fall back to
+  // the CPU inside the executable use host tensors, which this does not count.
+  uint64_t max_memory_mb = 0;
 };
 
 // The passes the Vulkan path runs: remove dead nodes, fold constants, fold BatchNormalization into
@@ -46,6 +50,10 @@ class VulkanModelRunner {
   std::shared_ptr<vk::VulkanModelExecutable> executable(const std::vector<Tensor>& inputs);
 
   const Graph& graph() const { return graph_; }
+  // Applies from the next run (executables built under another limit included).
+  void set_max_memory_mb(uint64_t mb);
+  // What the last run's executable needs on the device (also when the limit refused it).
+  MemoryNeeds last_memory_needs();
   std::shared_ptr<vk::VulkanModelExecutable> last_executable() const { return last_; }
   const ShapeLruCache<vk::VulkanModelExecutable>& cache() const { return cache_; }
 
@@ -58,6 +66,8 @@ class VulkanModelRunner {
   std::mutex mutex_;
   ShapeLruCache<vk::VulkanModelExecutable> cache_;
   std::shared_ptr<vk::VulkanModelExecutable> last_;
+  std::mutex needs_mutex_;  // build() also runs outside mutex_ (the data-dependent rebuild)
+  MemoryNeeds last_needs_;
 };
 
 }  // namespace vx

@@ -74,6 +74,33 @@ std::string two_output_model(const std::string& first, const std::string& second
   return model.SerializeAsString();
 }
 
+std::string sigmoid_exp_model() {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(13);
+  auto* graph = model.mutable_graph();
+  graph->set_name("sigmoid_exp");
+  for (auto [list, name] : {std::pair{graph->mutable_input(), "x"}, {graph->mutable_output(), "y"}}) {
+    auto* v = list->Add();
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_param("n");
+  }
+  const char* nodes[][4] = {{"Sigmoid", "x", "", "a"}, {"Exp", "a", "", "b"}, {"Add", "a", "b", "y"}};
+  for (const auto& [op, in0, in1, out] : nodes) {
+    auto* node = graph->add_node();
+    node->set_op_type(op);
+    node->set_name(out);
+    node->add_input(in0);
+    if (*in1) node->add_input(in1);
+    node->add_output(out);
+  }
+  return model.SerializeAsString();
+}
+
 float scaled_swish(float x, float alpha) { return x / (1.0f + std::exp(-alpha * x)); }
 
 volvox::CustomOp scaled_swish_op(const std::string& domain) {

@@ -13,6 +13,10 @@ std::string custom_op_model(const std::string& domain, const std::string& op);
 // (e.g. "a/b" and "a_b", which sanitise to the same file name).
 std::string two_output_model(const std::string& first, const std::string& second);
 
+// x [n] float (n symbolic) -> a = Sigmoid(x), b = Exp(a), y = Add(a, b): two intermediates of
+// x's size live at once (an activation arena of about 8n bytes). Opset 13.
+std::string sigmoid_exp_model();
+
 // The custom-op example: y = x * sigmoid(alpha * x) (attribute alpha, default 1), one float input;
 // its shape function and CPU kernel (add the Vulkan kernel before registering).
 float scaled_swish(float x, float alpha);

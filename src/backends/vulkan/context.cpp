@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <mutex>
 
 namespace vx::vk {
@@ -59,6 +60,23 @@ std::vector<VkExtensionProperties> device_extensions(VkPhysicalDevice device) {
   std::vector<VkExtensionProperties> list(n);
   VX_VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &n, list.data()));
   return list;
+}
+
+// One mutex per VkQueue in the process: contexts over the same application device and queue get
+// the same one. Entries expire with their last context, so a later queue at a reused handle gets
+// a fresh mutex.
+std::shared_ptr<std::mutex> shared_queue_mutex(VkQueue queue) {
+  static std::mutex guard;
+  static std::map<VkQueue, std::weak_ptr<std::mutex>> mutexes;
+  std::lock_guard<std::mutex> lock(guard);
+  for (auto it = mutexes.begin(); it != mutexes.end();) it = it->second.expired() ? mutexes.erase(it) : std::next(it);
+  std::weak_ptr<std::mutex>& slot = mutexes[queue];
+  std::shared_ptr<std::mutex> m = slot.lock();
+  if (!m) {
+    m = std::make_shared<std::mutex>();
+    slot = m;
+  }
+  return m;
 }
 
 int compute_queue_family(VkPhysicalDevice device) {
@@ -358,6 +376,7 @@ VulkanContext::VulkanContext(const ContextOptions& options) {
     VX_VK_CHECK(vkCreateDevice(physical_, &dci, nullptr, &device_));
     track_created(ObjectKind::Device);
     vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+    queue_mutex_ = shared_queue_mutex(queue_);
     create_pipeline_cache(options.pipeline_cache_dir);
   } catch (...) {
     release();
@@ -399,6 +418,7 @@ VulkanContext::VulkanContext(const ExternalDevice& external, const ContextOption
              external.queue_index, " does not exist in queue family ", external.queue_family);
     queue_family_ = external.queue_family;
     vkGetDeviceQueue(device_, queue_family_, external.queue_index, &queue_);
+    queue_mutex_ = shared_queue_mutex(queue_);
     fp16_enabled_ = external.fp16_features_enabled && info_.fp16_arithmetic && info_.storage_16bit;
     coopmat_enabled_ = false;  // needs an extension we cannot know the application enabled
     create_pipeline_cache(options.pipeline_cache_dir);
@@ -502,7 +522,12 @@ void VulkanContext::release() {
     return;
   }
   if (device_) {
-    vkDeviceWaitIdle(device_);
+    {
+      // vkDeviceWaitIdle needs every queue of the device externally synchronised too.
+      std::unique_lock<std::mutex> lock;
+      if (queue_mutex_) lock = std::unique_lock<std::mutex>(*queue_mutex_);
+      vkDeviceWaitIdle(device_);
+    }
     vkDestroyDevice(device_, nullptr);
     track_destroyed(ObjectKind::Device);
     device_ = VK_NULL_HANDLE;
@@ -524,11 +549,26 @@ std::vector<std::string> VulkanContext::validation_messages() const {
   return messages_;
 }
 
+std::unique_lock<std::mutex> VulkanContext::lock_queue() const {
+  VX_CHECK(queue_mutex_ != nullptr, Internal, "the Vulkan context has no queue");
+  return std::unique_lock<std::mutex>(*queue_mutex_);
+}
+
+void VulkanContext::submit(const VkSubmitInfo& info, VkFence fence) const {
+  std::unique_lock<std::mutex> lock = lock_queue();
+  VX_VK_CHECK(vkQueueSubmit(queue_, 1, &info, fence));
+}
+
+void VulkanContext::wait_idle() const {
+  std::unique_lock<std::mutex> lock = lock_queue();
+  VX_VK_CHECK(vkQueueWaitIdle(queue_));
+}
+
 void VulkanContext::submit_and_wait(VkCommandBuffer cmd, VkFence fence) const {
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd;
-  VX_VK_CHECK(vkQueueSubmit(queue_, 1, &si, fence));
+  submit(si, fence);  // the fence wait needs no queue lock: other threads may submit meanwhile
   VkResult r;
   do {
     r = vkWaitForFences(device_, 1, &fence, VK_TRUE, 10'000'000'000ull);

@@ -113,8 +113,17 @@ class VulkanContext {
   const std::string& pipeline_cache_path() const { return pipeline_cache_path_; }
   // Writes the cache file (temporary file + rename); failures are ignored (a cache is optional).
   void save_pipeline_cache() const;
+  // Every vkQueueSubmit / vkQueueWaitIdle on queue() in the library goes through these three:
+  // Vulkan requires external synchronisation of a queue, and filters, models and uploads on one
+  // device may submit from several threads. The lock is held for the call only, not the wait.
   // Submits one command buffer and waits on `fence` (reset before return); maps errors to vx::Error.
   void submit_and_wait(VkCommandBuffer cmd, VkFence fence) const;
+  void submit(const VkSubmitInfo& info, VkFence fence) const;
+  void wait_idle() const;
+  // The lock of queue(): one per VkQueue in the process, shared by every context on that queue
+  // (two contexts over one application device). For an application that submits to the queue
+  // itself while we may (it must hold this lock meanwhile).
+  std::unique_lock<std::mutex> lock_queue() const;
 
  private:
   void release();
@@ -142,6 +151,7 @@ class VulkanContext {
   DeviceInfo info_;
   bool fp16_enabled_ = false, coopmat_enabled_ = false;
   bool external_ = false;
+  std::shared_ptr<std::mutex> queue_mutex_;  // see lock_queue()
   mutable std::mutex messages_mutex_;
   std::vector<std::string> messages_;
 };

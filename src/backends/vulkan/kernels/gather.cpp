@@ -1,6 +1,7 @@
 // Gather (any axis, indices of any rank, negative indices), GatherElements, GatherND
-// (batch_dims) and ReverseSequence (a gather along time by per-batch lengths). The indices are a device tensor (int32) computed at run time, or a graph constant
-// checked and uploaded once as a blob. Run-time indices out of range are clamped (the CPU throws).
+// (batch_dims) and ReverseSequence (a gather along time by per-batch lengths). The indices are a
+// device tensor (int32) computed at run time, or a graph constant checked and uploaded once as a
+// blob. Run-time indices out of range fail the run with the CPU kernels' error (Binding::status()).
 #include <algorithm>
 #include <cstring>
 
@@ -37,7 +38,7 @@ OpPlan plan_gather(const OpInfo& info) {
   } push{int32_t(count), int32_t(product(xd, axis + 1, xd.size())), int32_t(idx.shape.numel()), int32_t(extent)};
   Dispatch d;
   d.shader = move_shader("mv_gather", x.device);
-  d.bindings = {Binding::in(0), indices, Binding::out(0)};
+  d.bindings = {Binding::in(0), indices, Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
   plan.dispatches.push_back(std::move(d));
@@ -93,7 +94,7 @@ OpPlan plan_gather_elements(const OpInfo& info) {
   }
   Dispatch d;
   d.shader = move_shader("mv_gather_elements", x.device);
-  d.bindings = {Binding::in(0), indices, Binding::out(0)};
+  d.bindings = {Binding::in(0), indices, Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
   plan.dispatches.push_back(std::move(d));
@@ -142,7 +143,7 @@ OpPlan plan_gather_nd(const OpInfo& info) {
   }
   Dispatch d;
   d.shader = move_shader("mv_gather_nd", x.device);
-  d.bindings = {Binding::in(0), indices, Binding::out(0)};
+  d.bindings = {Binding::in(0), indices, Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
   plan.dispatches.push_back(std::move(d));

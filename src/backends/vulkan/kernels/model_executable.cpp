@@ -25,15 +25,7 @@ bool is_float(DType t) { return t == DType::f32 || t == DType::f16; }
 
 VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
-// One submission at a time per queue: executables of one context may run from several threads.
-std::mutex& queue_mutex(VkQueue queue) {
-  static std::mutex guard;
-  static std::map<VkQueue, std::unique_ptr<std::mutex>> mutexes;
-  std::lock_guard<std::mutex> lock(guard);
-  auto& m = mutexes[queue];
-  if (!m) m = std::make_unique<std::mutex>();
-  return *m;
-}
+constexpr VkDeviceSize kStatusBytes = 16;  // uint[4]: flag, index, extent, unused
 
 // Element-wise conversions of large tensors spread over the global pool.
 template <class Fn>
@@ -223,6 +215,9 @@ void check_plan(const OpPlan& plan, const OpInfo& info, const DeviceInfo& device
           break;
         case Binding::Kind::scratch:
           ok = ok && size_t(b.index) < plan.scratch_bytes.size();
+          break;
+        case Binding::Kind::index_status:
+          ok = ok && b.index == 0;
           break;
       }
       VX_CHECK(ok, Unsupported, "plan binds a missing tensor (kind ", int(b.kind), ", index ", b.index, ")");
@@ -627,7 +622,29 @@ void VulkanModelExecutable::plan_memory() {
       staging = align_up(staging + std::max<VkDeviceSize>(slots_[size_t(t.value)].bytes, 4), alignment);
     }
   }
+  // Index status words (op_kernel.h): one aligned slot per node that binds them, in staging so
+  // that the host zeroes and reads them directly.
+  status_offsets_.assign(g.nodes.size(), kNoStatus);
+  status_begin_ = staging;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!on_gpu_[n]) continue;
+    bool binds = false;
+    for (const Dispatch& d : plans_[n].dispatches)
+      for (const Binding& b : d.bindings) binds |= b.kind == Binding::Kind::index_status;
+    if (!binds) continue;
+    status_offsets_[n] = staging;
+    staging = align_up(staging + kStatusBytes, alignment);
+  }
+  status_end_ = staging;
   staging_bytes_ = staging;
+
+  // The user's limit, before anything is allocated on the device.
+  needs_.arena_bytes = arena_bytes;
+  needs_.other_bytes = std::max<VkDeviceSize>(staging, 16) + std::max<VkDeviceSize>(constant_alloc.size(), 16) + 256;
+  if (options_.needs) *options_.needs = needs_;
+  std::map<std::string, Shape> input_shapes;
+  for (ValueId id : g.inputs) input_shapes[g.value(id).name] = g.value(id).shape;
+  check_memory_limit(needs_, options_.max_memory_mb, input_shapes);
 
   arena_ = DeviceBuffer(ctx_, std::max<VkDeviceSize>(arena_bytes, 16), MemoryUse::DeviceLocal, "activation arena");
   staging_ = DeviceBuffer(ctx_, std::max<VkDeviceSize>(staging, 16), MemoryUse::Staging, "staging");
@@ -660,10 +677,7 @@ void VulkanModelExecutable::plan_memory() {
     VkBufferCopy region{0, 0, constant_alloc.size()};
     vkCmdCopyBuffer(cmd, upload.buffer(), constants_.buffer(), 1, &region);
     VX_VK_CHECK(vkEndCommandBuffer(cmd));
-    {
-      std::lock_guard<std::mutex> queue_lock(queue_mutex(ctx_.queue()));
-      ctx_.submit_and_wait(cmd, fence_);
-    }
+    ctx_.submit_and_wait(cmd, fence_);  // takes the queue's lock
     vkFreeCommandBuffers(ctx_.device(), command_pool_, 1, &cmd);
   }
 }
@@ -736,6 +750,9 @@ void VulkanModelExecutable::create_gpu_objects() {
             case Binding::Kind::scratch:
               infos[k] = {arena_.buffer(), step.scratch_offsets[size_t(b.index)],
                           std::max<VkDeviceSize>(plan.scratch_bytes[size_t(b.index)], 4)};
+              break;
+            case Binding::Kind::index_status:
+              infos[k] = {staging_.buffer(), status_offsets_[n], kStatusBytes};
               break;
           }
         }
@@ -829,7 +846,8 @@ void VulkanModelExecutable::record_segment(Segment& seg) {
     VkBufferCopy region{s.offset, t.staging_offset, s.bytes};
     vkCmdCopyBuffer(cmd, from.buffer(), staging_.buffer(), 1, &region);
   }
-  barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+  // The downloads, and the index status words the shaders wrote, to the host.
+  barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
           VK_ACCESS_HOST_READ_BIT);
   VX_VK_CHECK(vkEndCommandBuffer(cmd));
 }
@@ -878,6 +896,8 @@ std::vector<Tensor> VulkanModelExecutable::run(const std::vector<Tensor>& inputs
              inputs[i].defined() ? cat(dtype_name(inputs[i].dtype()), " ", inputs[i].shape().str()) : "empty");
     host[size_t(g.inputs[i])] = inputs[i];
   }
+  // Status words of earlier runs (staging_.flush() below makes the zeros visible to the device).
+  if (status_end_ > status_begin_) std::memset(staging_.mapped() + status_begin_, 0, status_end_ - status_begin_);
   using Clock = std::chrono::steady_clock;
   std::vector<double> cpu_ms(steps_.size(), 0.0);
   for (Segment& seg : segments_) {
@@ -892,12 +912,10 @@ std::vector<Tensor> VulkanModelExecutable::run(const std::vector<Tensor>& inputs
     for (const Transfer& t : seg.uploads) upload(host[size_t(t.value)], t.value, staging_.mapped() + t.staging_offset);
     staging_.flush();
     const auto start = Clock::now();
-    {
-      std::lock_guard<std::mutex> queue_lock(queue_mutex(ctx_.queue()));
-      ctx_.submit_and_wait(seg.cmd, fence_);
-    }
+    ctx_.submit_and_wait(seg.cmd, fence_);  // takes the queue's lock
     const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     staging_.invalidate();
+    check_index_status(seg);
     for (const Transfer& t : seg.downloads)
       host[size_t(t.value)] = download(t.value, staging_.mapped() + t.staging_offset);
     for (size_t n : seg.steps) cpu_ms[n] = wall / double(seg.steps.size());  // without timestamps: a share
@@ -924,6 +942,20 @@ std::vector<Tensor> VulkanModelExecutable::run(const std::vector<Tensor>& inputs
     outputs.push_back(host[size_t(id)]);
   }
   return outputs;
+}
+
+void VulkanModelExecutable::check_index_status(const Segment& seg) const {
+  for (size_t n : seg.steps) {
+    if (status_offsets_[n] == kNoStatus) continue;
+    uint32_t words[3];
+    std::memcpy(words, staging_.mapped() + status_offsets_[n], sizeof words);
+    if (words[0] == 0) continue;
+    // The CPU kernels' error (checked_index in onnx_shape_ops.cpp), with the executor's context.
+    const Node& node = graph_.nodes[n];
+    fail(ErrorCode::InvalidArgument, cat("node '", node.name, "' (", node.op, "): ", node.op, " '", node.name,
+                                         "': index ", int32_t(words[1]), " is out of range for extent ",
+                                         int32_t(words[2])));
+  }
 }
 
 std::vector<NodePlacement> VulkanModelExecutable::fallbacks() const {

@@ -30,6 +30,7 @@
 #include "backends/vulkan/pipeline.h"
 #include "core/graph.h"
 #include "core/tensor.h"
+#include "runtime/memory_limit.h"
 #include "runtime/profile.h"
 
 namespace vx::vk {
@@ -37,6 +38,11 @@ namespace vx::vk {
 struct ModelExecOptions {
   Precision precision = Precision::fp32;
   bool timestamps = false;  // per-node GPU timestamps (when the queue supports them)
+  // > 0: construction throws OutOfMemory (check_memory_limit) before allocating any device memory
+  // when the arena plus the constants and staging buffers exceed this many MiB.
+  uint64_t max_memory_mb = 0;
+  // Filled with what the plan needs before the limit is checked, so also when it refuses.
+  MemoryNeeds* needs = nullptr;
 };
 
 // Where one node runs and why.
@@ -78,6 +84,8 @@ class VulkanModelExecutable {
   const Graph& bound_graph() const { return graph_; }
   uint64_t arena_bytes() const { return arena_.size(); }
   uint64_t constant_bytes() const { return constants_.size(); }
+  // The arena, and the constants and staging buffers (what max_memory_mb limits).
+  const MemoryNeeds& memory_needs() const { return needs_; }
   size_t segment_count() const { return segments_.size(); }
 
  private:
@@ -126,6 +134,7 @@ class VulkanModelExecutable {
   VkDescriptorBufferInfo buffer_info(const DeviceSlot& slot) const;
   void upload(const Tensor& host, ValueId id, uint8_t* dst) const;
   Tensor download(ValueId id, const uint8_t* src) const;
+  void check_index_status(const Segment& seg) const;
   void run_cpu_step(const Step& step, std::vector<Tensor>& host);
   void release();
 
@@ -142,6 +151,11 @@ class VulkanModelExecutable {
   std::vector<bool> on_gpu_;                                      // per node
   std::vector<std::vector<VkDeviceSize>> plan_constant_offsets_;  // per node: its OpPlan constants
   VkDeviceSize staging_bytes_ = 0;
+  // Per node: where its index status words lie in staging_ (kNoStatus: it binds none).
+  static constexpr VkDeviceSize kNoStatus = ~VkDeviceSize(0);
+  std::vector<VkDeviceSize> status_offsets_;
+  VkDeviceSize status_begin_ = 0, status_end_ = 0;  // all status words, zeroed before each run
+  MemoryNeeds needs_;
   bool timestamps_ = false;
   uint32_t query_count_ = 0;
 

@@ -54,13 +54,20 @@ struct OpInfo {
 };
 
 // What a binding refers to; resolved by the executor.
+//
+// index_status: the node's status words, uint[4], zero before each run. A shader that meets an
+// index outside [-extent, extent) skips that access and records the first such index:
+//   if (atomicCompSwap(status[0], 0u, 1u) == 0u) { status[1] = uint(index); status[2] = uint(extent); }
+// After the submit the executor throws InvalidArgument "<Op> '<name>': index I is out of range for
+// extent E", as the CPU kernels do (run-time indices; constant ones are checked when planning).
 struct Binding {
-  enum class Kind { input, output, constant, scratch } kind = Kind::input;
+  enum class Kind { input, output, constant, scratch, index_status } kind = Kind::input;
   int index = 0;
   static Binding in(int i) { return {Kind::input, i}; }
   static Binding out(int i) { return {Kind::output, i}; }
   static Binding constant_blob(int i) { return {Kind::constant, i}; }
   static Binding scratch_buffer(int i) { return {Kind::scratch, i}; }
+  static Binding status() { return {Kind::index_status, 0}; }
 };
 
 inline constexpr uint32_t kMaxOpBindings = 8;

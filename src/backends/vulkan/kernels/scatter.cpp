@@ -2,7 +2,7 @@
 // the output (mv_copy), then each update is written where its indices point (mv_scatter_*).
 // Reductions (add, mul, max, min) are declined: they need atomics on floats. Duplicate indices:
 // ONNX leaves the result undefined; on the GPU one of the updates wins. Constant indices are
-// range-checked when planning; run-time ones are clamped.
+// range-checked when planning; run-time ones out of range fail the run (Binding::status()).
 #include <algorithm>
 
 #include "backends/vulkan/kernels/op_args.h"
@@ -65,7 +65,7 @@ OpPlan plan_scatter_elements(const OpInfo& info) {
   }
   Dispatch d;
   d.shader = move_shader("mv_scatter_elements", x.device);
-  d.bindings = {indices, Binding::in(2), Binding::out(0)};
+  d.bindings = {indices, Binding::in(2), Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
   plan.dispatches.push_back(std::move(d));
@@ -110,7 +110,7 @@ OpPlan plan_scatter_nd(const OpInfo& info) {
   }
   Dispatch d;
   d.shader = move_shader("mv_scatter_nd", x.device);
-  d.bindings = {indices, Binding::in(2), Binding::out(0)};
+  d.bindings = {indices, Binding::in(2), Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
   plan.dispatches.push_back(std::move(d));

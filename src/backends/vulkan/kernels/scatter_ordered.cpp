@@ -4,6 +4,7 @@
 // element of the slices), so repeated indices combine without atomics (sg_scatter_*.comp).
 // Registered below the movement family's scatters (priority -1): used where those decline
 // (reductions, which they would need atomics for). Indices int32 on the device; every data type.
+// Indices out of range fail the run with the CPU kernels' error (Binding::status()).
 #include "backends/vulkan/kernels/more_ops_util.h"
 
 namespace vx::vk {
@@ -44,7 +45,8 @@ int32_t reduction_code(const OpInfo& info) {
 // Phase 0 (copy data -> output) and phase 1 (the updates) of one scatter shader.
 template <class Push>
 OpPlan scatter_plan(const std::string& shader, Push push, uint32_t data_count, uint32_t update_count) {
-  const std::vector<Binding> bindings = {Binding::in(0), Binding::in(1), Binding::in(2), Binding::out(0)};
+  const std::vector<Binding> bindings = {Binding::in(0), Binding::in(1), Binding::in(2), Binding::out(0),
+                                         Binding::status()};
   OpPlan plan;
   Push copy = push;
   copy.phase = 0;

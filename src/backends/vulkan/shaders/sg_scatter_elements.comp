@@ -6,7 +6,7 @@
 // ScatterElements / Scatter. Phase 0 copies the data to the output; phase 1 runs one invocation
 // per line of the indices along the axis and applies that line's updates in order, so repeated
 // indices combine (or overwrite) exactly as the sequential ONNX definition does: different lines
-// never write the same output element. Out-of-range indices are skipped.
+// never write the same output element. Out-of-range indices are reported and skipped.
 #include "more_common.glsl"
 #include "sg_common.glsl"
 
@@ -14,6 +14,15 @@ layout(std430, binding = 0) readonly buffer X { TXS x[]; };
 layout(std430, binding = 1) readonly buffer I { int indices[]; };
 layout(std430, binding = 2) readonly buffer U { TXS updates[]; };
 layout(std430, binding = 3) buffer Y { TXS y[]; };
+// Index status (Binding::status() in op_kernel.h): the first index outside [-extent, extent)
+// and its extent; the executor throws after the submit, as the CPU kernels do.
+layout(std430, binding = 4) buffer Status { uint status[4]; };
+void report_bad_index(int index, int extent) {
+  if (atomicCompSwap(status[0], 0u, 1u) == 0u) {
+    status[1] = uint(index);
+    status[2] = uint(extent);
+  }
+}
 
 // Matches ScatterElementsPush in scatter_gather.cpp (dims padded with leading 1s to rank 6).
 layout(push_constant) uniform Push {
@@ -47,8 +56,11 @@ void main() {
   for (int j = 0; j < p.index_extent; ++j) {
     int at = index_base + j * p.index_strides[p.axis];
     int idx = indices[at];
+    if (idx < -p.data_extent || idx >= p.data_extent) {
+      report_bad_index(idx, p.data_extent);
+      continue;
+    }
     if (idx < 0) idx += p.data_extent;
-    if (idx < 0 || idx >= p.data_extent) continue;
     int dst = data_base + idx * p.data_strides[p.axis];
     y[dst] = combine(y[dst], updates[at], p.reduction);
   }

@@ -5,7 +5,8 @@
 // VARIANT i -DTX=2
 // ScatterND. Phase 0 copies the data to the output; phase 1 runs one invocation per element of a
 // slice and applies the tuples in order, so repeated tuples combine as in the sequential ONNX
-// definition (invocations never share an output element). Out-of-range tuples are skipped.
+// definition (invocations never share an output element). Out-of-range tuples are reported and
+// skipped.
 #include "more_common.glsl"
 #include "sg_common.glsl"
 
@@ -13,6 +14,15 @@ layout(std430, binding = 0) readonly buffer X { TXS x[]; };
 layout(std430, binding = 1) readonly buffer I { int indices[]; };
 layout(std430, binding = 2) readonly buffer U { TXS updates[]; };
 layout(std430, binding = 3) buffer Y { TXS y[]; };
+// Index status (Binding::status() in op_kernel.h): the first index outside [-extent, extent)
+// and its extent; the executor throws after the submit, as the CPU kernels do.
+layout(std430, binding = 4) buffer Status { uint status[4]; };
+void report_bad_index(int index, int extent) {
+  if (atomicCompSwap(status[0], 0u, 1u) == 0u) {
+    status[1] = uint(index);
+    status[2] = uint(extent);
+  }
+}
 
 // Matches ScatterNDPush in scatter_gather.cpp.
 layout(push_constant) uniform Push {
@@ -38,8 +48,11 @@ void main() {
     bool inside = true;
     for (int j = 0; j < p.k; ++j) {
       int idx = indices[t * p.k + j];
+      if (idx < -p.dims[j] || idx >= p.dims[j]) {
+        report_bad_index(idx, p.dims[j]);
+        inside = false;
+      }
       if (idx < 0) idx += p.dims[j];
-      inside = inside && idx >= 0 && idx < p.dims[j];
       offset += idx * p.strides[j];
     }
     if (!inside) continue;
