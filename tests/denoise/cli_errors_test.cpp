@@ -157,5 +157,23 @@ TEST(CliErrors, CollidingOutputNamesAreRefusedBeforeRunning) {
   EXPECT_EQ(file_text(dir / "y.npy"), y_before);
 }
 
+// The ONNX executor refuses a plan above --max-memory-mb before allocating it, and says what it
+// needs; under the limit the same run works and --profile reports the arena.
+TEST(CliErrors, RunRefusesAPlanAboveTheMemoryLimit) {
+  const fs::path dir = test::temp_dir() / "memory_limit";
+  fs::create_directories(dir);
+  std::ofstream(dir / "m.onnx", std::ios::binary) << test::sigmoid_exp_model();
+  write_npy(dir / "x.npy", test::random_tensor({1 << 20}, 8));  // 4 MiB: the arena holds two of these
+  const std::string run = "run " + (dir / "m.onnx").string() + " --input x=" + (dir / "x.npy").string() + " -o " +
+                          dir.string();
+  expect_one_error_line(test::run_volvox(run + " --max-memory-mb 2"), "above the limit of 2 MB (maxMemoryMB)",
+                        "run over the memory limit");
+  EXPECT_FALSE(fs::exists(dir / "y.npy"));
+  const test::CommandResult ok = test::run_volvox(run + " --max-memory-mb 64 --profile");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+  EXPECT_NE(ok.output.find("MB activation arena"), std::string::npos) << ok.output;
+  EXPECT_TRUE(fs::exists(dir / "y.npy"));
+}
+
 }  // namespace
 }  // namespace vx

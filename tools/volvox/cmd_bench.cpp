@@ -35,6 +35,7 @@ struct BenchOptions {
   bool eager = false;
   std::string device = "cpu";
   std::string precision = "fp32";
+  int max_memory_mb = 0;  // 0: no limit
 };
 
 // "1x3x224x224" -> [1, 3, 224, 224]
@@ -78,6 +79,7 @@ void validate(const BenchOptions& opt) {
   VX_CHECK(std::isfinite(opt.warmup_seconds) && opt.warmup_seconds >= 0 && opt.warmup_seconds <= 3600,
            InvalidArgument, "--warmup-seconds ", opt.warmup_seconds, " must be between 0 and 3600");
   check_threads(opt.threads);
+  check_range("--max-memory-mb", opt.max_memory_mb, 0, 1 << 24);
   check_device(opt.device, /*allow_auto=*/false);
   VX_CHECK(opt.precision == "fp32" || opt.precision == "fp16", InvalidArgument, "unknown precision '", opt.precision,
            "' (use fp32 or fp16)");
@@ -126,11 +128,13 @@ void bench_command(const BenchOptions& opt) {
     VulkanRunnerOptions runner_options;
     runner_options.precision = opt.precision == "fp16" ? vk::Precision::fp16 : vk::Precision::fp32;
     runner_options.timestamps = ctx->info().timestamps;  // device time per run, as GPU peers measure it
+    runner_options.max_memory_mb = uint64_t(opt.max_memory_mb);
     vulkan_runner = std::make_unique<VulkanModelRunner>(*ctx, std::move(graph), runner_options);
   } else {
     ModelRunnerOptions runner_options;
     runner_options.planned = !opt.eager;
     runner_options.threads = opt.threads;
+    runner_options.max_memory_mb = uint64_t(opt.max_memory_mb);
     cpu_runner = std::make_unique<ModelRunner>(std::move(graph), runner_options);
   }
   // Device time of a Vulkan run: the GPU timestamps of every dispatch plus the time of nodes on the
@@ -175,6 +179,7 @@ void bench_command(const BenchOptions& opt) {
     engine = planned ? "planned" : "eager";
     if (!planned) detail = ": " + cpu_runner->fallback_reason();
   }
+  const MemoryNeeds needs = vulkan ? vulkan_runner->last_memory_needs() : MemoryNeeds{cpu_runner->last_arena_bytes(), 0};
   std::printf("%s: %d runs, median %.3f ms, min %.3f ms (first run %.3f ms, %s executor%s)\n", opt.model.c_str(),
               opt.runs, median, sorted.front(), first_ms, engine.c_str(), detail.c_str());
   if (!device_times.empty())
@@ -184,7 +189,8 @@ void bench_command(const BenchOptions& opt) {
     nlohmann::json j = {{"model", opt.model},  {"engine", engine},          {"runs", opt.runs},
                         {"median_ms", median},  {"min_ms", sorted.front()},  {"first_run_ms", first_ms},
                         {"times_ms", times},    {"input_shapes", shapes_json}, {"device", opt.device},
-                        {"precision", opt.precision}, {"cpu_fallback_nodes", cpu_nodes}};
+                        {"precision", opt.precision}, {"cpu_fallback_nodes", cpu_nodes},
+                        {"arena_bytes", needs.arena_bytes}, {"other_device_bytes", needs.other_bytes}};
     if (!device_times.empty()) {
       j["gpu_median_ms"] = median_of(device_times);
       j["gpu_min_ms"] = device_times.front();
@@ -207,6 +213,8 @@ void setup(CLI::App& app) {
   cmd->add_flag("--eager", opt->eager, "skip planning: time the eager runner (CPU)");
   cmd->add_option("--device", opt->device, "cpu (default), vulkan or vulkan:N");
   cmd->add_option("--precision", opt->precision, "fp32 (default) or fp16 (Vulkan)");
+  cmd->add_option("--max-memory-mb", opt->max_memory_mb,
+                  "refuse a plan whose activation arena (and, on Vulkan, device buffers) exceeds this (0: no limit)");
   cmd->callback([opt] {
     validate(*opt);
     if (!validate_only()) bench_command(*opt);

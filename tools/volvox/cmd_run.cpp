@@ -33,6 +33,7 @@ struct RunOptions {
   std::string precision = "fp32";
   bool profile = false;
   bool eager = false;
+  int max_memory_mb = 0;  // 0: no limit
 };
 
 // Output names may hold characters that are not safe in file names ("/" in exported graphs).
@@ -53,6 +54,7 @@ void validate(const RunOptions& opt) {
            "' is not supported on the CPU (use fp32)");
   VX_CHECK(!vulkan || !opt.eager, InvalidArgument, "--eager runs on the CPU only");
   VX_CHECK(!opt.output_dir.empty(), InvalidArgument, "--output-dir is empty");
+  check_range("--max-memory-mb", opt.max_memory_mb, 0, 1 << 24);
   for (const std::string& spec : opt.inputs) {
     const size_t eq = spec.find('=');
     VX_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), InvalidArgument, "--input '", spec,
@@ -119,6 +121,7 @@ void run_command(const RunOptions& opt) {
     VulkanRunnerOptions runner_options;
     runner_options.precision = opt.precision == "fp16" ? vk::Precision::fp16 : vk::Precision::fp32;
     runner_options.timestamps = opt.profile;
+    runner_options.max_memory_mb = uint64_t(opt.max_memory_mb);
     vulkan_runner = std::make_unique<VulkanModelRunner>(*ctx, std::move(graph), runner_options);
     outputs = vulkan_runner->run(inputs, opt.profile ? &profile : nullptr);
     auto exe = vulkan_runner->last_executable();
@@ -128,6 +131,7 @@ void run_command(const RunOptions& opt) {
   } else {
     ModelRunnerOptions runner_options;
     runner_options.planned = !opt.eager;
+    runner_options.max_memory_mb = uint64_t(opt.max_memory_mb);
     cpu_runner = std::make_unique<ModelRunner>(std::move(graph), runner_options);
     outputs = cpu_runner->run(inputs, opt.profile ? &profile : nullptr);
     if (!cpu_runner->last_run_planned())
@@ -143,6 +147,9 @@ void run_command(const RunOptions& opt) {
                 outputs[i].shape().str().c_str(), file.string().c_str());
   }
   if (opt.profile) {
+    const MemoryNeeds needs = vulkan ? vulkan_runner->last_memory_needs() : MemoryNeeds{cpu_runner->last_arena_bytes(), 0};
+    std::printf("\nmemory: %.1f MB activation arena, %.1f MB other device buffers\n", needs.arena_bytes / 1048576.0,
+                needs.other_bytes / 1048576.0);
     std::printf("\n%s", profile.str().c_str());
     if (vulkan) std::printf("\nplacement (device %s):\n%s", ctx->info().name.c_str(), placements.c_str());
   }
@@ -158,6 +165,8 @@ void setup(CLI::App& app) {
   cmd->add_option("--precision", opt->precision, "fp32 (default) or fp16 (Vulkan: fp16 storage, fp32 arithmetic)");
   cmd->add_flag("--profile", opt->profile, "print per-node milliseconds and kernel variants");
   cmd->add_flag("--eager", opt->eager, "skip planning: run node by node on the eager runner");
+  cmd->add_option("--max-memory-mb", opt->max_memory_mb,
+                  "refuse a plan whose activation arena (and, on Vulkan, device buffers) exceeds this (0: no limit)");
   cmd->callback([opt] {
     validate(*opt);
     if (!validate_only()) run_command(*opt);
