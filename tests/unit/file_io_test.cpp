@@ -1,8 +1,10 @@
-// core/file_io: a FIFO, a folder or a device fails at once with one message naming it, files over
-// the limit are refused before they are read, and a write that fails part way (RLIMIT_FSIZE in a
-// child process) is an Io error naming the file that leaves the previous file byte for byte and no
-// temporary file.
+// core/file_io, and every file reader and writer going through it: a FIFO, a folder or a device
+// given as any input fails at once with one message naming it (a reader that would block fails
+// here as "blocked" instead of hanging the suite), files over a reader's limit are refused before
+// they are read, and a write that fails part way (RLIMIT_FSIZE in a child process) is an Io error
+// naming the file that leaves the previous file byte for byte and no temporary file.
 #include <fcntl.h>
+#include <onnx/onnx_pb.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +19,13 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/printable.h"
+#include "denoise/unet_spec.h"
+#include "denoise/weights_store.h"
+#include "formats/image_io.h"
+#include "formats/npy.h"
+#include "formats/onnx_import.h"
+#include "formats/tza.h"
+#include "volvox/volvox.h"
 
 namespace vx {
 namespace {
@@ -185,6 +194,110 @@ TEST(Printable, EscapesEverythingButPrintableAscii) {
   EXPECT_EQ(printable("PF 1.0"), "PF 1.0");
   EXPECT_EQ(printable(std::string("-1\0\x80\n\x1b[31m\\", 11)), "-1\\x00\\x80\\x0a\\x1b[31m\\\\");
   EXPECT_EQ(printable(std::string(100, 'a'), 4), "aaaa...");
+}
+
+// ---- every reader and writer goes through file_io ----
+
+// Each file reader of Volvox, reading `path`.
+struct Reader {
+  std::string name;
+  std::string file_name;  // what the input is called (its extension picks the format)
+  std::function<void(const fs::path&)> read;
+};
+
+// A TensorProto file whose data lives in `data_file` (external data next to it).
+fs::path external_data_tensor(const fs::path& dir, const std::string& data_file) {
+  onnx::TensorProto proto;
+  proto.set_name("w");
+  proto.set_data_type(onnx::TensorProto::FLOAT);
+  proto.add_dims(2);
+  proto.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = proto.add_external_data();
+  location->set_key("location");
+  location->set_value(data_file);
+  const fs::path path = dir / "external.pb";
+  write_text(path, proto.SerializeAsString());
+  return path;
+}
+
+// The weights file given to the C API's filter; its error comes back as a vx::Error.
+void set_filter_weights_file(const fs::path& path) {
+  VXDevice device = vxNewDevice("cpu", 1);
+  VXFilter filter = vxNewFilter(device, "RT");
+  vxSetFilterWeightsFile(filter, path.c_str());
+  const char* message = nullptr;
+  const VXError code = vxGetDeviceError(device, &message);
+  const std::string text = message ? message : "";
+  vxReleaseFilter(filter);
+  vxReleaseDevice(device);
+  if (code != VX_ERROR_NONE) throw Error(ErrorCode(int(code) - 1), text);
+}
+
+std::vector<Reader> readers() {
+  return {
+      {"read_image", "input.png", [](const fs::path& p) { read_image(p); }},
+      {"read_npy", "input.npy", [](const fs::path& p) { read_npy(p); }},
+      {"import_onnx", "input.onnx", [](const fs::path& p) { import_onnx(p); }},
+      {"read_onnx_tensor_file", "input.pb", [](const fs::path& p) { read_onnx_tensor_file(p); }},
+      {"ONNX external data", "input.bin",
+       [](const fs::path& p) { read_onnx_tensor_file(external_data_tensor(p.parent_path(), p.filename().string())); }},
+      {"read_tza", "input.tza", [](const fs::path& p) { read_tza(p); }},
+      {"vxSetFilterWeightsFile", "input.tza", [](const fs::path& p) { set_filter_weights_file(p); }},
+      {"sha256_hex_of_file", "input.tza", [](const fs::path& p) { denoise::sha256_hex_of_file(p); }},
+  };
+}
+
+TEST(FileReaders, EveryReaderRefusesAFifoAtOnceNamingIt) {
+  for (const Reader& reader : readers()) {
+    const fs::path dir = test::temp_dir();
+    const fs::path fifo = make_fifo(dir / reader.file_name);
+    const test::ChildOutcome outcome = test::run_in_child([&] { reader.read(fifo); }, {.timeout_s = 10});
+    expect_child_error(outcome, ErrorCode::Io, {cat(fifo, " is a FIFO, not a regular file")}, reader.name);
+  }
+}
+
+TEST(FileReaders, EveryReaderRefusesADirectoryNamingIt) {
+  for (const Reader& reader : readers()) {
+    const fs::path folder = test::temp_dir() / reader.file_name;
+    fs::create_directory(folder);
+    const test::ChildOutcome outcome = test::run_in_child([&] { reader.read(folder); }, {.timeout_s = 10});
+    expect_child_error(outcome, ErrorCode::Io, {cat(folder, " is a directory, not a regular file")}, reader.name);
+  }
+}
+
+// Each file writer, writing something larger than the child's file-size limit.
+struct Writer {
+  std::string file_name;
+  std::function<void(const fs::path&)> write;
+};
+
+TEST(FileWriters, AFailedWriteIsAnIoErrorAndKeepsThePreviousFile) {
+  Image image(128, 128, 4);  // noise, so that every format's file is far larger than the limit
+  uint32_t state = 1;
+  for (float& v : image.pixels) v = float((state = state * 1664525u + 1013904223u) >> 8) / float(1 << 24);
+  const Tensor tensor = test::random_tensor(Shape{256, 256}, 3);
+  const TzaFile weights = make_random_unet_weights(UNetVariant::small, 3, 1);
+  const std::vector<Writer> writers = {
+      {"out.pfm", [&](const fs::path& p) { write_image(p, image); }},
+      {"out.png", [&](const fs::path& p) { write_image(p, image); }},
+      {"out.hdr", [&](const fs::path& p) { write_image(p, image); }},
+      {"out.exr", [&](const fs::path& p) { write_image(p, image, {.exr_half = false}); }},
+      {"out.npy", [&](const fs::path& p) { write_npy(p, tensor); }},
+      {"out.tza", [&](const fs::path& p) { write_tza_file(p, weights); }},
+  };
+  for (const Writer& writer : writers) {
+    const fs::path dir = test::temp_dir();
+    const fs::path path = dir / writer.file_name;
+    // Written in full without a limit (so the limit below is what fails), then the previous file.
+    writer.write(path);
+    ASSERT_GT(fs::file_size(path), 20u << 10) << path;
+    const std::string previous = "previous " + writer.file_name + "\n";
+    write_text(path, previous);
+    const test::ChildOutcome outcome = test::run_in_child([&] { writer.write(path); }, {.max_file_bytes = 16 << 10});
+    expect_child_error(outcome, ErrorCode::Io, {cat(path)}, writer.file_name);
+    EXPECT_TRUE(read_text(path) == previous) << path << " was changed by the failed write";
+    EXPECT_EQ(entries(dir), std::vector<std::string>{writer.file_name}) << "a temporary file was left behind";
+  }
 }
 
 }  // namespace
