@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 #include "core/error.h"
 
@@ -29,56 +30,53 @@ const char* file_kind(mode_t mode) {
   fail(ErrorCode::Io, cat(what, " ", path, " is ", kind, std::strcmp(kind, "not a regular file") == 0 ? "" : ", not a regular file"));
 }
 
-// An open file descriptor that closes itself.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
+[[noreturn]] void fail_open(const fs::path& path, std::string_view what, int err) {
+  if (err == ENOENT) fail(ErrorCode::Io, cat(what, " ", path, " does not exist"));
+  fail(ErrorCode::Io, cat("cannot open ", what, " ", path, ": ", std::strerror(err)));
+}
 
-// Opens for reading without ever blocking (O_NONBLOCK: opening a FIFO with no writer would wait
-// forever) and checks that what was opened is a regular file.
-void open_regular(const fs::path& path, std::string_view what, Fd& out, struct stat& st) {
-  out.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (out.fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) fail(ErrorCode::Io, cat(what, " ", path, " does not exist"));
-    fail(ErrorCode::Io, cat("cannot open ", what, " ", path, ": ", std::strerror(err)));
-  }
-  VX_CHECK(::fstat(out.fd, &st) == 0, Io, "cannot read the size of ", what, " ", path, ": ", std::strerror(errno));
+// Opens for reading without ever blocking and checks that what was opened is a regular file.
+// Anything else is refused before open() when stat() can tell (opening a tape rewinds it, a tty
+// without a controlling terminal would become it), and again after it (the path may have changed).
+// O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
+int open_regular(const fs::path& path, std::string_view what, uint64_t& size) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) fail_open(path, what, errno);
   if (!S_ISREG(st.st_mode)) fail_not_regular(path, what, st.st_mode);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) fail_open(path, what, errno);
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  const int err = errno;
+  if (!stat_ok || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    VX_CHECK(stat_ok, Io, "cannot read the size of ", what, " ", path, ": ", std::strerror(err));
+    fail_not_regular(path, what, st.st_mode);
+  }
   // Regular files never block; clear the flag so reads behave normally.
-  ::fcntl(out.fd, F_SETFL, ::fcntl(out.fd, F_GETFL) & ~O_NONBLOCK);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  size = uint64_t(st.st_size);
+  return fd;
 }
 
 template <class Bytes>
 Bytes read_all(const fs::path& path, std::string_view what, uint64_t max_bytes) {
-  Fd fd;
-  struct stat st{};
-  open_regular(path, what, fd, st);
-  const uint64_t size = uint64_t(st.st_size);
+  InputFile file(path, what);
+  const uint64_t size = file.size();
   VX_CHECK(size <= max_bytes, InvalidArgument, what, " ", path, " is ", size, " bytes, more than the limit of ",
            max_bytes, " bytes");
-  Bytes bytes(size_t(size), 0);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::read(fd.fd, reinterpret_cast<char*>(bytes.data()) + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    VX_CHECK(n >= 0, Io, "cannot read ", what, " ", path, ": ", std::strerror(errno));
-    VX_CHECK(n > 0, Io, "cannot read ", what, " ", path, ": it shrank while being read");
-    done += size_t(n);
+  Bytes bytes;
+  try {
+    bytes.resize(size_t(size));
+  } catch (const std::bad_alloc&) {  // readers report every failure as a vx::Error naming the file
+    fail(ErrorCode::OutOfMemory, cat("cannot read ", what, " ", path, ": out of memory for its ", size, " bytes"));
   }
+  file.read_at(0, bytes.data(), bytes.size());
   return bytes;
 }
 
 }  // namespace
 
-void check_regular_file(const fs::path& path, std::string_view what) {
-  Fd fd;
-  struct stat st{};
-  open_regular(path, what, fd, st);
-}
+void check_regular_file(const fs::path& path, std::string_view what) { InputFile file(path, what); }
 
 std::vector<uint8_t> read_file_bytes(const fs::path& path, std::string_view what, uint64_t max_bytes) {
   return read_all<std::vector<uint8_t>>(path, what, max_bytes);
@@ -86,6 +84,25 @@ std::vector<uint8_t> read_file_bytes(const fs::path& path, std::string_view what
 
 std::string read_file_string(const fs::path& path, std::string_view what, uint64_t max_bytes) {
   return read_all<std::string>(path, what, max_bytes);
+}
+
+InputFile::InputFile(const fs::path& path, std::string_view what) : path_(path), what_(what) {
+  fd_ = open_regular(path, what, size_);
+}
+
+InputFile::~InputFile() { ::close(fd_); }
+
+void InputFile::read_at(uint64_t offset, void* dst, size_t length) {
+  VX_CHECK(offset <= size_ && length <= size_ - offset, Io, "cannot read ", what_, " ", path_, ": bytes [", offset,
+           ", ", offset + length, ") lie past its end (", size_, " bytes)");
+  size_t done = 0;
+  while (done < length) {
+    const ssize_t n = ::pread(fd_, static_cast<char*>(dst) + done, length - done, off_t(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    VX_CHECK(n >= 0, Io, "cannot read ", what_, " ", path_, ": ", std::strerror(errno));
+    VX_CHECK(n > 0, Io, "cannot read ", what_, " ", path_, ": it shrank while being read");
+    done += size_t(n);
+  }
 }
 
 AtomicFile::AtomicFile(const fs::path& target, std::string_view what) : target_(target), what_(what) {

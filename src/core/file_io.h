@@ -31,6 +31,27 @@ std::vector<uint8_t> read_file_bytes(const std::filesystem::path& path, std::str
 std::string read_file_string(const std::filesystem::path& path, std::string_view what,
                              uint64_t max_bytes = kMaxReadFileBytes);
 
+// A regular file open for reading by offset and length (a reader of part of a file, or one that
+// streams a large file): the same checks as read_file_bytes when it opens.
+class InputFile {
+ public:
+  InputFile(const std::filesystem::path& path, std::string_view what);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  uint64_t size() const { return size_; }
+  // Exactly `length` bytes from `offset`; Error(Io) naming the file when [offset, offset + length)
+  // is not inside it or the read fails (callers check the range against size() for their own message).
+  void read_at(uint64_t offset, void* dst, size_t length);
+
+ private:
+  std::filesystem::path path_;
+  std::string what_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
 // A file written in one piece: write() into a temporary file beside the target, then commit().
 // Destroyed without commit(), it removes the temporary file and leaves the target as it was.
 class AtomicFile {

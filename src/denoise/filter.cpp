@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "denoise/autoexposure.h"
 #include "denoise/processing.h"
 #include "denoise/tiling.h"
@@ -89,14 +90,11 @@ void Filter::unset_image(const std::string& name) {
 }
 
 void Filter::set_weights_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  VX_CHECK(in.good(), Io, "cannot open weights file ", path.string());
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0);
-  weights_.resize(size_t(std::max<std::streamoff>(size, 0)));
-  in.read(reinterpret_cast<char*>(weights_.data()), std::streamsize(weights_.size()));
-  VX_CHECK(in.good() || weights_.empty(), Io, "cannot read weights file ", path.string());
+  // A FIFO or folder is refused at once; an empty file is named here, not as "no weights" at commit.
+  const std::vector<uint8_t> bytes = read_file_bytes(path, "weights file", kTzaMaxFileBytes);
+  VX_CHECK(!bytes.empty(), InvalidFile, "weights file ", path, " is empty, not a TZA file");
+  const auto blob = std::as_bytes(std::span(bytes));
+  weights_.assign(blob.begin(), blob.end());
   weights_origin_ = path.string();
   committed_.reset();
   dirty_ = true;

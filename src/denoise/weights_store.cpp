@@ -5,15 +5,17 @@
 #include <openssl/evp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <mutex>
 
 #include "core/error.h"
+#include "core/file_io.h"
+#include "formats/tza.h"
 
 namespace vx::denoise {
 namespace fs = std::filesystem;
@@ -73,56 +75,11 @@ void ensure_curl_initialised() {
   });
 }
 
-// A temporary file beside the destination; removed on destruction unless committed by rename.
-class TempFile {
- public:
-  explicit TempFile(const fs::path& final_path) : final_(final_path) {
-    std::string temp_name = ".";
-    temp_name += final_path.filename().string();
-    temp_name += ".XXXXXX";  // mkstemp's pattern
-    std::string pattern = (final_path.parent_path() / temp_name).string();
-    int fd = mkstemp(pattern.data());
-    VX_CHECK(fd >= 0, Io, "cannot create a temporary file in ", final_path.parent_path(), ": ",
-             std::strerror(errno));
-    path_ = pattern;
-    file_ = fdopen(fd, "wb");
-    if (!file_) {
-      ::close(fd);
-      std::error_code ec;
-      fs::remove(path_, ec);
-      fail(ErrorCode::Io, cat("cannot open temporary file ", path_));
-    }
-  }
-  ~TempFile() {
-    if (file_) std::fclose(file_);
-    if (!committed_) {
-      std::error_code ec;
-      fs::remove(path_, ec);
-    }
-  }
-  FILE* stream() { return file_; }
-  // Flushes to disk and renames onto the final path (atomic within one file system).
-  void commit() {
-    bool ok = std::fflush(file_) == 0 && fsync(fileno(file_)) == 0;
-    ok = std::fclose(file_) == 0 && ok;
-    file_ = nullptr;
-    VX_CHECK(ok, Io, "cannot write ", path_);
-    std::error_code ec;
-    fs::rename(path_, final_, ec);
-    VX_CHECK(!ec, Io, "cannot move ", path_, " to ", final_, ": ", ec.message());
-    committed_ = true;
-  }
-
- private:
-  fs::path final_, path_;
-  FILE* file_ = nullptr;
-  bool committed_ = false;
-};
-
 struct DownloadSink {
   FILE* file;
   Sha256* hash;
   bool write_failed = false;
+  int write_errno = 0;
 };
 
 size_t write_to_sink(char* data, size_t size, size_t count, void* user) {
@@ -130,6 +87,7 @@ size_t write_to_sink(char* data, size_t size, size_t count, void* user) {
   size_t bytes = size * count;
   if (std::fwrite(data, 1, bytes, sink->file) != bytes) {
     sink->write_failed = true;
+    sink->write_errno = errno;
     return 0;  // makes libcurl abort the transfer
   }
   try {
@@ -194,15 +152,14 @@ std::string sha256_hex(const void* data, size_t size) {
 }
 
 std::string sha256_hex_of_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  VX_CHECK(in, Io, "cannot open ", file);
+  InputFile in(file, "weights file");  // a FIFO or folder is refused at once, never waited on
   Sha256 hash;
   std::vector<char> buffer(1 << 16);
-  while (in) {
-    in.read(buffer.data(), std::streamsize(buffer.size()));
-    if (in.gcount() > 0) hash.update(buffer.data(), size_t(in.gcount()));
+  for (uint64_t offset = 0; offset < in.size(); offset += buffer.size()) {
+    const size_t n = size_t(std::min<uint64_t>(buffer.size(), in.size() - offset));
+    in.read_at(offset, buffer.data(), n);
+    hash.update(buffer.data(), n);
   }
-  VX_CHECK(in.eof(), Io, "cannot read ", file);
   return hash.hex();
 }
 
@@ -229,7 +186,7 @@ FetchResult fetch_weights(const std::string& name, const FetchOptions& options) 
   VX_CHECK(!ec, Io, "cannot create folder ", dir, ": ", ec.message());
 
   ensure_curl_initialised();
-  TempFile temp(result.path);
+  AtomicFile temp(result.path, "weights file");
   Sha256 hash;
   DownloadSink sink{temp.stream(), &hash};
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
@@ -243,7 +200,7 @@ FetchResult fetch_weights(const std::string& name, const FetchOptions& options) 
   curl_easy_setopt(curl.get(), CURLOPT_FAILONERROR, 1L);     // HTTP >= 400 is an error, its body is not kept
   curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 30L);
   curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT, options.timeout_s);
-  curl_easy_setopt(curl.get(), CURLOPT_MAXFILESIZE_LARGE, curl_off_t(1) << 30);  // weights are a few MB
+  curl_easy_setopt(curl.get(), CURLOPT_MAXFILESIZE_LARGE, curl_off_t(kTzaMaxFileBytes));  // what read_tza reads
   curl_easy_setopt(curl.get(), CURLOPT_USERAGENT, "volvox-weights/1");
   curl_easy_setopt(curl.get(), CURLOPT_ERRORBUFFER, curl_message);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, &write_to_sink);
@@ -252,7 +209,8 @@ FetchResult fetch_weights(const std::string& name, const FetchOptions& options) 
   long status = 0;
   curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
 
-  VX_CHECK(!sink.write_failed, Io, "cannot write the download of ", result.url, " into ", dir);
+  VX_CHECK(!sink.write_failed, Io, "cannot write weights file ", result.path, " (downloading ", result.url,
+           "): ", std::strerror(sink.write_errno ? sink.write_errno : EIO));
   if (code == CURLE_HTTP_RETURNED_ERROR)
     fail(ErrorCode::Io, cat("downloading ", result.url, " failed: HTTP status ", status,
                             status == 404 ? " (not found: check the name, --base-url or VOLVOX_WEIGHTS_URL)" : ""));

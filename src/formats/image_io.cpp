@@ -4,42 +4,15 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
+#include <new>
 #include <string>
 #include <system_error>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "formats/image_codecs.h"
 
 namespace vx {
-
-namespace {
-
-std::vector<uint8_t> read_file_bytes(const std::filesystem::path& path) {
-  std::error_code ec;
-  VX_CHECK(std::filesystem::exists(path, ec), Io, "image file ", path, " does not exist");
-  VX_CHECK(!std::filesystem::is_directory(path, ec), Io, "image file ", path, " is a directory");
-  std::ifstream in(path, std::ios::binary);
-  VX_CHECK(in, Io, "cannot open image file ", path);
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  VX_CHECK(size >= 0, Io, "cannot read the size of image file ", path);
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  in.seekg(0, std::ios::beg);
-  in.read(reinterpret_cast<char*>(bytes.data()), size);
-  VX_CHECK(in.gcount() == size, Io, "cannot read image file ", path);
-  return bytes;
-}
-
-void write_file_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  VX_CHECK(out, Io, "cannot create image file ", path);
-  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  out.close();
-  VX_CHECK(out, Io, "cannot write image file ", path);
-}
-
-}  // namespace
 
 namespace image_codecs {
 
@@ -108,9 +81,14 @@ std::vector<uint8_t> encode_image(const Image& image, ImageFormat format, const 
 
 Image read_image(const std::filesystem::path& path) {
   ImageFormat format = image_format_for_path(path);
-  std::vector<uint8_t> bytes = read_file_bytes(path);
+  const std::vector<uint8_t> bytes = read_file_bytes(path, "image file", kMaxImageFileBytes);
+  const std::string context = cat("image file ", path, " (", image_format_name(format), ")");
   Image image;
-  VX_WITH_CONTEXT(cat("image file ", path, " (", image_format_name(format), ")"), image = decode_image(bytes, format));
+  try {
+    VX_WITH_CONTEXT(context, image = decode_image(bytes, format));
+  } catch (const std::bad_alloc&) {  // decoders check sizes first; this is a machine short of memory
+    fail(ErrorCode::OutOfMemory, cat(context, ": out of memory while decoding"));
+  }
   return image;
 }
 
@@ -119,7 +97,7 @@ void write_image(const std::filesystem::path& path, const Image& image, const Im
   std::vector<uint8_t> bytes;
   VX_WITH_CONTEXT(cat("writing image file ", path, " (", image_format_name(format), ")"),
                   bytes = encode_image(image, format, options));
-  write_file_bytes(path, bytes);
+  write_file_atomically(path, bytes.data(), bytes.size(), "image file");
 }
 
 Image to_rgb(const Image& image) {

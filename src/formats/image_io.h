@@ -1,7 +1,9 @@
 // Reading and writing image files: PFM, PNG, Radiance HDR and OpenEXR, chosen by file extension.
 // Every reader validates the header and the data size against the file, so a truncated or corrupt
 // file is an Error(InvalidFile) naming the file and the problem, never a crash or an out-of-bounds
-// read; a missing or unreadable file is an Error(Io).
+// read; a missing or unreadable file, or one that is not a regular file (a FIFO, a directory), is an
+// Error(Io). Writing is atomic: a failed write_image is an Error(Io) and leaves the previous file as
+// it was.
 //
 // Values are taken as stored: PNG samples become v/255 or v/65535 (no sRGB linearisation), float
 // formats keep their values. Alpha is read as a channel (an RGBA file gives 4 channels, grey+alpha
@@ -27,6 +29,10 @@ enum class ImageFormat { Pfm, Png, RadianceHdr, Exr };
 // floats in all (1 GiB), so that a corrupt header cannot make us allocate without bound.
 inline constexpr int kMaxImageSide = 1 << 16;
 inline constexpr int64_t kMaxImageValues = int64_t(1) << 28;
+
+// Largest image file read_image reads (1.25 GiB): the largest image's floats stored uncompressed
+// (1 GiB), with room for headers and tile tables; larger files are refused before they are read.
+inline constexpr uint64_t kMaxImageFileBytes = uint64_t(5) << 28;
 
 const char* image_format_name(ImageFormat format);
 // The format for a file name's extension (.pfm .png .hdr .exr, any case); Error(Unsupported)

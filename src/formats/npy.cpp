@@ -1,12 +1,13 @@
 #include "formats/npy.h"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <new>
 #include <optional>
 #include <string_view>
 
 #include "core/error.h"
+#include "core/file_io.h"
+#include "core/printable.h"
 
 namespace vx {
 namespace {
@@ -82,7 +83,7 @@ class HeaderParser {
         shape = tuple_literal();
         has_shape = true;
       } else {
-        fail(ErrorCode::InvalidFile, cat("npy header has an unknown key '", key, "'"));
+        fail(ErrorCode::InvalidFile, cat("npy header has an unknown key '", printable(key), "'"));
       }
       skip_space();
       if (peek() == ',') {
@@ -204,26 +205,31 @@ Tensor parse_npy(const void* data, size_t size) {
       .parse(descr, fortran, dims);
   VX_CHECK(!fortran, Unsupported, ".npy file in Fortran order is not supported (save it C-contiguous)");
   std::optional<NpyType> type = parse_descr(descr);
-  VX_CHECK(type.has_value(), Unsupported, ".npy element type '", descr, "' is not supported");
+  VX_CHECK(type.has_value(), Unsupported, ".npy element type '", printable(descr), "' is not supported");
 
+  // Element count and sizes with every product checked: a shape such as (2**62,) overflows
+  // 64-bit byte counts, and must be refused before anything is allocated.
   Shape shape(dims);
-  int64_t numel = 0;
-  try {
-    numel = shape.numel();
-  } catch (const Error&) {
-    fail(ErrorCode::InvalidFile, cat(".npy shape ", shape.str(), " has too many elements"));
+  const uint64_t out_size = dtype_size(type->dtype);
+  uint64_t numel = 1;
+  for (int64_t d : dims) {
+    VX_CHECK(d == 0 || numel <= kMaxNpyBytes / out_size / uint64_t(d), InvalidFile, ".npy shape ", shape.str(),
+             " of '", descr, "' has too many elements: it decodes to more than the limit of ", kMaxNpyBytes,
+             " bytes");
+    numel *= uint64_t(d);
   }
+  // numel * 8 <= 8 * kMaxNpyBytes: no overflow from here on.
   const size_t data_start = header_start + header_len;
   const size_t available = size - data_start;
-  VX_CHECK(uint64_t(numel) <= available / type->size, InvalidFile, ".npy data is truncated: shape ", shape.str(),
-           " needs ", uint64_t(numel) * type->size, " bytes, the file has ", available);
+  VX_CHECK(numel <= available / type->size, InvalidFile, ".npy data is truncated: shape ", shape.str(), " of '",
+           descr, "' needs ", numel * type->size, " bytes, the file has ", available);
   Tensor t(type->dtype, shape);
   const unsigned char* p = bytes + data_start;
   if (type->size == dtype_size(type->dtype) && type->kind != 'b') {
     if (t.nbytes()) std::memcpy(t.raw(), p, t.nbytes());
     return t;
   }
-  for (int64_t i = 0; i < numel; ++i, p += type->size) {
+  for (int64_t i = 0; i < int64_t(numel); ++i, p += type->size) {
     switch (type->kind) {
       case 'f': t.data<float>()[i] = float(load<double>(p)); break;  // only f8 takes this path
       case 'b': t.data<bool>()[i] = *p != 0; break;
@@ -242,13 +248,14 @@ Tensor parse_npy(const void* data, size_t size) {
 }
 
 Tensor read_npy(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  VX_CHECK(in.good(), Io, "cannot open ", path.string());
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The largest file holding kMaxNpyBytes of data (stored as f8 for f32), with its header.
+  const std::vector<uint8_t> bytes = read_file_bytes(path, "npy file", 2 * kMaxNpyBytes + (uint64_t(1) << 20));
   try {
     return parse_npy(bytes.data(), bytes.size());
   } catch (const Error& e) {
-    throw e.with_context(path.string());
+    throw e.with_context(cat("npy file ", path));
+  } catch (const std::bad_alloc&) {  // sizes are checked first; this is a machine short of memory
+    fail(ErrorCode::OutOfMemory, cat("npy file ", path, ": out of memory while decoding"));
   }
 }
 
@@ -273,11 +280,8 @@ std::string encode_npy(const Tensor& tensor) {
 }
 
 void write_npy(const std::filesystem::path& path, const Tensor& tensor) {
-  std::string bytes = encode_npy(tensor);
-  std::ofstream out(path, std::ios::binary);
-  VX_CHECK(out.good(), Io, "cannot create ", path.string());
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-  VX_CHECK(out.good(), Io, "cannot write ", path.string());
+  const std::string bytes = encode_npy(tensor);
+  write_file_atomically(path, bytes.data(), bytes.size(), "npy file");
 }
 
 }  // namespace vx

@@ -4,12 +4,11 @@
 #include <onnx/onnx_pb.h>
 
 #include <climits>
-#include <fstream>
-#include <iterator>
 #include <unordered_map>
 
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "formats/onnx_tensor.h"
 
 namespace vx {
@@ -277,13 +276,8 @@ class Importer {
   std::unordered_map<std::string, const onnx::ValueInfoProto*> value_info_;
 };
 
-std::string read_file_bytes(const std::filesystem::path& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  VX_CHECK(in.good(), Io, "cannot open ", what, " ", path.string());
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  VX_CHECK(!in.bad(), Io, "cannot read ", what, " ", path.string());
-  return bytes;
-}
+// Protobuf parses at most 2 GiB; larger models keep their weights in external data files.
+constexpr uint64_t kMaxProtobufBytes = uint64_t(INT_MAX);
 
 }  // namespace
 
@@ -317,7 +311,7 @@ Graph import_onnx_buffer(const void* data, size_t size, const std::filesystem::p
 }
 
 Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options) {
-  std::string bytes = read_file_bytes(path, "ONNX model");
+  std::string bytes = read_file_string(path, "ONNX model", kMaxProtobufBytes);
   try {
     return import_onnx_buffer(bytes.data(), bytes.size(), path.parent_path().empty() ? "." : path.parent_path(),
                               options);
@@ -336,7 +330,7 @@ Tensor read_onnx_tensor_buffer(const void* data, size_t size, std::string* name)
 }
 
 Tensor read_onnx_tensor_file(const std::filesystem::path& path, std::string* name) {
-  std::string bytes = read_file_bytes(path, "tensor file");
+  std::string bytes = read_file_string(path, "tensor file", kMaxProtobufBytes);
   onnx::TensorProto proto;
   VX_CHECK(bytes.size() <= size_t(INT_MAX) && proto.ParseFromArray(bytes.data(), int(bytes.size())), InvalidFile,
            path.string(), " is not a valid ONNX TensorProto");

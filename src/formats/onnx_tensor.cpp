@@ -2,11 +2,12 @@
 #include "formats/onnx_tensor.h"
 
 #include <cstring>
-#include <fstream>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/half.h"
 #include "formats/onnx_import.h"
 
@@ -102,8 +103,10 @@ void fill_from_raw(Tensor& out, int32_t type, const std::string& bytes, const st
   for (int64_t i = 0; i < out.numel(); ++i) store_raw(out, i, type, bytes.data() + size_t(i) * elem);
 }
 
+// The `expected` bytes of a tensor's external data. The range is checked against the file and
+// against `expected` before anything is allocated, and only that range is read.
 std::string read_external_data(const TensorProto& proto, const std::filesystem::path& base_dir,
-                               const std::string& what) {
+                               const std::string& what, uint64_t expected) {
   std::string location;
   uint64_t offset = 0, length = 0;
   bool has_length = false;
@@ -124,20 +127,19 @@ std::string read_external_data(const TensorProto& proto, const std::filesystem::
   for (const auto& part : rel)
     VX_CHECK(part != "..", InvalidFile, what, ": external data path '", location,
              "' must stay inside the model's folder");
-  std::filesystem::path file = base_dir / rel;
-  std::ifstream in(file, std::ios::binary);
-  VX_CHECK(in.good(), Io, what, ": cannot open external data file ", file.string());
-  in.seekg(0, std::ios::end);
-  uint64_t file_size = uint64_t(in.tellg());
+  const std::filesystem::path path = base_dir / rel;
+  std::unique_ptr<InputFile> file;  // a FIFO or folder is refused here, never waited on
+  VX_WITH_CONTEXT(what, file = std::make_unique<InputFile>(path, "external data file"));
+  const uint64_t file_size = file->size();
   VX_CHECK(offset <= file_size, InvalidFile, what, ": external data offset ", offset, " is past the end of ",
-           file.string(), " (", file_size, " bytes)");
+           path, " (", file_size, " bytes)");
   if (!has_length) length = file_size - offset;
-  VX_CHECK(length <= file_size - offset, InvalidFile, what, ": external data [", offset, ", ", offset + length,
-           ") is past the end of ", file.string(), " (", file_size, " bytes)");
+  VX_CHECK(length <= file_size - offset, InvalidFile, what, ": external data [", offset, ", ", offset, " + ", length,
+           ") is past the end of ", path, " (", file_size, " bytes)");
+  VX_CHECK(length == expected, InvalidFile, what, " has ", length, " bytes of external data in ", path,
+           " but its shape needs ", expected);
   std::string bytes(size_t(length), '\0');
-  in.seekg(std::streamoff(offset));
-  in.read(bytes.data(), std::streamsize(length));
-  VX_CHECK(in.good() || length == 0, Io, what, ": cannot read external data from ", file.string());
+  file->read_at(offset, bytes.data(), bytes.size());
   return bytes;
 }
 
@@ -187,9 +189,11 @@ Tensor tensor_from_proto(const TensorProto& proto, const std::filesystem::path& 
            " elements of data but its shape ", shape.str(), " needs ", numel);
 
   if (external) {
-    std::string bytes = read_external_data(proto, base_dir, what);
-    VX_CHECK(bytes.size() == size_t(numel) * elem, InvalidFile, what, " has ", bytes.size(),
-             " bytes of external data but its shape ", shape.str(), " needs ", size_t(numel) * elem);
+    // Bound the size before it is multiplied out: external data may be large, but not past what
+    // one file read may hold.
+    VX_CHECK(uint64_t(numel) <= kMaxReadFileBytes / elem, InvalidFile, what, " has shape ", shape.str(),
+             ": its external data would exceed the limit of ", kMaxReadFileBytes, " bytes");
+    std::string bytes = read_external_data(proto, base_dir, what, uint64_t(numel) * elem);
     Tensor out(*dtype, shape);
     fill_from_raw(out, type, bytes, what);
     return out;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/printable.h"
 #include "formats/image_codecs.h"
 
 namespace vx::image_codecs {
@@ -33,7 +34,7 @@ class HeaderReader {
   int64_t integer(const char* what) {
     std::string text = token(what);
     VX_CHECK(text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos, InvalidFile,
-             "PFM header: ", what, " '", text, "' is not a positive integer");
+             "PFM header: ", what, " '", printable(text), "' is not a positive integer");
     return std::stoll(text);
   }
 
@@ -41,7 +42,8 @@ class HeaderReader {
     std::string text = token(what);
     double value = 0.0;
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    VX_CHECK(error == std::errc() && end == text.data() + text.size(), InvalidFile, "PFM header: ", what, " '", text, "' is not a number");
+    VX_CHECK(error == std::errc() && end == text.data() + text.size(), InvalidFile, "PFM header: ", what, " '",
+             printable(text), "' is not a number (the header ends with one whitespace byte after it)");
     return value;
   }
 
@@ -63,7 +65,7 @@ Image decode_pfm(std::span<const uint8_t> bytes) {
   HeaderReader header(bytes);
   std::string magic = header.token("magic");
   int channels = magic == "PF" ? 3 : magic == "Pf" ? 1 : magic == "PF4" ? 4 : 0;
-  VX_CHECK(channels != 0, InvalidFile, "not a PFM file (magic '", magic.substr(0, 8), "', expected PF, Pf or PF4)");
+  VX_CHECK(channels != 0, InvalidFile, "not a PFM file (magic '", printable(magic, 8), "', expected PF, Pf or PF4)");
   int64_t width = header.integer("width");
   int64_t height = header.integer("height");
   double scale = header.real("scale");

@@ -114,6 +114,15 @@ class PngReadStruct {
     info_ = png_create_info_struct(png_);
     if (!info_) png_destroy_read_struct(&png_, nullptr, nullptr);
     VX_CHECK(info_, OutOfMemory, "cannot create a PNG decoder");
+    // libpng reads leniently by default: a wrong zlib checksum (deflate data corrupt under valid
+    // chunk CRCs), too much or too little image data, or a palette index past the palette are
+    // "benign" and only warn, which would decode garbage. Make every one of them an error.
+    // (The Adler-32 check itself is on by default; png_set_option's onoff argument is a bool, so
+    // passing PNG_OPTION_OFF would turn PNG_IGNORE_ADLER32 on.)
+    png_set_benign_errors(png_, 0);
+    png_set_check_for_invalid_index(png_, 1);
+    // Refuse oversized headers in libpng itself, before it sets up rows for them.
+    png_set_user_limits(png_, kMaxImageSide, kMaxImageSide);
   }
   ~PngReadStruct() { png_destroy_read_struct(&png_, &info_, nullptr); }
   PngReadStruct(const PngReadStruct&) = delete;

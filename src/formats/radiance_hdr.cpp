@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "core/printable.h"
 #include "formats/image_codecs.h"
 
 namespace vx::image_codecs {
@@ -55,7 +56,7 @@ struct Orientation {
 
 // Parses "-Y H +X W" (or +Y / -X); transposed orientations (X first) are rejected.
 Orientation parse_resolution(std::string_view line, int64_t* width, int64_t* height) {
-  const std::string text(line.substr(0, 128));
+  const std::string text = printable(line);
   std::vector<std::string_view> tokens;
   for (size_t pos = 0; pos < line.size();) {
     size_t end = line.find(' ', pos);
@@ -184,7 +185,7 @@ Image decode_radiance_hdr(std::span<const uint8_t> bytes) {
     std::string_view line = in.line();
     if (line.empty()) break;
     if (line.substr(0, 7) == "FORMAT=") {
-      VX_CHECK(line == "FORMAT=32-bit_rle_rgbe", Unsupported, "HDR pixel format '", line.substr(7, 64),
+      VX_CHECK(line == "FORMAT=32-bit_rle_rgbe", Unsupported, "HDR pixel format '", printable(line.substr(7)),
                "' is not supported (only 32-bit_rle_rgbe)");
     }
   }

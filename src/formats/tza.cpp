@@ -1,11 +1,13 @@
 #include "formats/tza.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
-#include <fstream>
+#include <new>
 #include <unordered_set>
 
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace vx {
 
@@ -53,11 +55,25 @@ std::string tensor_label(uint32_t index, std::string_view name) {
 
 bool is_layout_char(char c) { return c == 'o' || c == 'i' || c == 'h' || c == 'w' || c == 'x'; }
 
-// `data_total` sums the data of the tensors read so far: data blocks may not overlap, so it cannot
-// exceed the file size; checking that bounds the memory a crafted file can make us allocate.
-TzaTensor read_entry(Cursor& in, std::span<const std::byte> bytes, uint32_t index, uint64_t& data_total) {
+// One table entry before its data is read: where the data is and how many bytes it takes.
+struct TzaEntry {
+  std::string name;
+  std::string layout;
+  DType dtype = DType::f32;
+  std::vector<int64_t> dims;
+  uint64_t offset = 0;
+  uint64_t nbytes = 0;
+  uint32_t index = 0;
+};
+
+std::string region_label(const TzaEntry& e) {
+  return cat("tensor #", e.index, " '", e.name, "' (", e.nbytes, " bytes at offset ", e.offset, ")");
+}
+
+TzaEntry read_entry(Cursor& in, uint64_t file_size, uint32_t index) {
   std::string who = tensor_label(index, "");
-  TzaTensor t;
+  TzaEntry t;
+  t.index = index;
 
   auto name_length = in.read<uint16_t>("the name length", who);
   VX_CHECK(name_length > 0, InvalidFile, "TZA: tensor #", index, " has an empty name");
@@ -72,16 +88,16 @@ TzaTensor read_entry(Cursor& in, std::span<const std::byte> bytes, uint32_t inde
   VX_CHECK(ndims <= kTzaMaxDims, InvalidFile, "TZA: tensor #", index, " '", t.name, "' has ", int(ndims),
            " dimensions (at most ", kTzaMaxDims, " are supported)");
 
-  std::vector<int64_t> dims(ndims);
+  t.dims.resize(ndims);
   uint64_t numel = 1;
   for (size_t d = 0; d < ndims; ++d) {
     uint32_t extent = in.read<uint32_t>(cat("dimension ", d), who);
     VX_CHECK(extent > 0, InvalidFile, "TZA: tensor #", index, " '", t.name, "' has a zero extent in dimension ", d);
     // Bound by the file size at every step so that the product can never overflow.
-    VX_CHECK(numel <= bytes.size() / extent, InvalidFile, "TZA: tensor #", index, " '", t.name,
+    VX_CHECK(numel <= file_size / extent, InvalidFile, "TZA: tensor #", index, " '", t.name,
              "' has more elements than the file has bytes (dims overflow or are corrupt)");
     numel *= extent;
-    dims[d] = extent;
+    t.dims[d] = extent;
   }
 
   auto layout_bytes = in.take(ndims, "the layout", who);
@@ -93,30 +109,43 @@ TzaTensor read_entry(Cursor& in, std::span<const std::byte> bytes, uint32_t inde
            t.layout, "' for ", int(ndims), " dimensions (expected 'x' for 1-D or 'oihw' for 4-D)");
 
   char dtype_char = in.read<char>("the dtype", who);
-  DType dtype;
   if (dtype_char == 'f') {
-    dtype = DType::f32;
+    t.dtype = DType::f32;
   } else if (dtype_char == 'h') {
-    dtype = DType::f16;
+    t.dtype = DType::f16;
   } else {
     fail(ErrorCode::InvalidFile, cat("TZA: tensor #", index, " '", t.name, "' has an unknown dtype char 0x", std::hex,
                                      int(uint8_t(dtype_char)), std::dec, " (expected 'f' or 'h')"));
   }
 
-  auto offset = in.read<uint64_t>("the data offset", who);
-  uint64_t nbytes = numel * dtype_size(dtype);  // numel <= file size, so no overflow
-  VX_CHECK(offset >= kTzaHeaderSize, InvalidFile, "TZA: the data of tensor #", index, " '", t.name,
-           "' starts at offset ", offset, ", inside the header");
-  VX_CHECK(offset <= bytes.size() && nbytes <= bytes.size() - offset, InvalidFile, "TZA: the data of tensor #", index,
-           " '", t.name, "' (", nbytes, " bytes at offset ", offset, ") lies past the end of the file (",
-           bytes.size(), " bytes)");
-  data_total += nbytes;  // both terms <= file size: no overflow
-  VX_CHECK(data_total <= bytes.size(), InvalidFile, "TZA: with tensor #", index, " '", t.name, "' the tensors hold ",
-           data_total, " bytes of data, more than the file's ", bytes.size(), " bytes (overlapping data blocks)");
-
-  t.data = Tensor(dtype, Shape(std::move(dims)));
-  std::memcpy(t.data.raw(), bytes.data() + offset, size_t(nbytes));
+  t.offset = in.read<uint64_t>("the data offset", who);
+  t.nbytes = numel * dtype_size(t.dtype);  // numel <= file size, so no overflow
   return t;
+}
+
+// Every tensor's data must lie in the data area, between the header and the table, and no two may
+// overlap: OIDN writes them one after another. This also bounds what the tensors allocate in all
+// by the file size, before anything is allocated.
+void check_regions(const std::vector<TzaEntry>& entries, uint64_t table_offset, uint64_t file_size) {
+  for (const TzaEntry& e : entries) {
+    VX_CHECK(e.offset >= kTzaHeaderSize, InvalidFile, "TZA: the data of tensor #", e.index, " '", e.name,
+             "' starts at offset ", e.offset, ", inside the header");
+    VX_CHECK(e.offset <= file_size && e.nbytes <= file_size - e.offset, InvalidFile, "TZA: the data of ",
+             region_label(e), " lies past the end of the file (", file_size, " bytes)");
+    VX_CHECK(e.offset + e.nbytes <= table_offset, InvalidFile, "TZA: the data of ", region_label(e),
+             " runs into the table at offset ", table_offset);
+  }
+  std::vector<const TzaEntry*> by_offset;
+  for (const TzaEntry& e : entries) by_offset.push_back(&e);
+  std::sort(by_offset.begin(), by_offset.end(), [](const TzaEntry* a, const TzaEntry* b) {
+    return a->offset != b->offset ? a->offset < b->offset : a->index < b->index;
+  });
+  for (size_t i = 1; i < by_offset.size(); ++i) {
+    const TzaEntry& before = *by_offset[i - 1];
+    const TzaEntry& after = *by_offset[i];
+    VX_CHECK(before.offset + before.nbytes <= after.offset, InvalidFile, "TZA: the data of ", region_label(after),
+             " overlaps the data of ", region_label(before));
+  }
 }
 
 }  // namespace
@@ -134,6 +163,7 @@ const TzaTensor& TzaFile::at(std::string_view name) const {
 }
 
 TzaFile parse_tza(std::span<const std::byte> bytes) {
+  VX_CHECK(!bytes.empty(), InvalidFile, "TZA: the file is empty, not a TZA file");
   Cursor in(bytes);
   const std::string header = " header";
   auto magic = in.read<uint16_t>("the magic", header);
@@ -154,31 +184,34 @@ TzaFile parse_tza(std::span<const std::byte> bytes) {
   VX_CHECK(count <= in.remaining() / kMinEntrySize, InvalidFile, "TZA: tensor count ", count, " cannot fit in the ",
            in.remaining(), " bytes left in the table");
 
+  std::vector<TzaEntry> entries;
+  entries.reserve(count);
+  std::unordered_set<std::string> names;
+  for (uint32_t i = 0; i < count; ++i) {
+    entries.push_back(read_entry(in, bytes.size(), i));
+    const std::string& name = entries.back().name;
+    VX_CHECK(names.insert(name).second, InvalidFile, "TZA: duplicate tensor name '", name, "' (tensor #", i, ")");
+  }
+  check_regions(entries, table_offset, bytes.size());
+
   TzaFile file;
   file.tensors.reserve(count);
-  std::unordered_set<std::string> names;
-  uint64_t data_total = 0;
-  for (uint32_t i = 0; i < count; ++i) {
-    TzaTensor t = read_entry(in, bytes, i, data_total);
-    VX_CHECK(names.insert(t.name).second, InvalidFile, "TZA: duplicate tensor name '", t.name, "' (tensor #", i, ")");
+  for (TzaEntry& e : entries) {
+    TzaTensor t{std::move(e.name), std::move(e.layout), Tensor(e.dtype, Shape(std::move(e.dims)))};
+    std::memcpy(t.data.raw(), bytes.data() + e.offset, size_t(e.nbytes));
     file.tensors.push_back(std::move(t));
   }
   return file;
 }
 
 TzaFile read_tza(const std::filesystem::path& path) {
-  std::error_code ec;
-  VX_CHECK(std::filesystem::is_regular_file(path, ec), Io, "cannot open '", path.string(), "': not a regular file");
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  VX_CHECK(in.good(), Io, "cannot open '", path.string(), "'");
-  auto size = in.tellg();
-  VX_CHECK(size >= 0, Io, "cannot read '", path.string(), "'");
-  std::vector<std::byte> bytes(static_cast<size_t>(size));
-  in.seekg(0);
-  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
-  VX_CHECK(in.good() || bytes.empty(), Io, "cannot read '", path.string(), "'");
+  const std::vector<uint8_t> bytes = read_file_bytes(path, "TZA file", kTzaMaxFileBytes);
   TzaFile file;
-  VX_WITH_CONTEXT(path.string(), file = parse_tza(bytes));
+  try {
+    VX_WITH_CONTEXT(path.string(), file = parse_tza(std::as_bytes(std::span(bytes))));
+  } catch (const std::bad_alloc&) {  // the regions were checked against the file: a machine short of memory
+    fail(ErrorCode::OutOfMemory, cat(path.string(), ": out of memory while reading its tensors"));
+  }
   return file;
 }
 

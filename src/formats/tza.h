@@ -8,8 +8,11 @@
 //          'h' fp16), u64 absolute offset of its data block
 //
 // The reader trusts nothing: every field is bounds-checked, and a truncated or corrupt file gives a
-// vx::Error(ErrorCode::InvalidFile) naming the field and the tensor; memory allocated is bounded by
-// the size of the input (the tensors' data may not add up to more than the file holds).
+// vx::Error(ErrorCode::InvalidFile) naming the field and the tensor. Each tensor's data must lie
+// between the header and the table and no two may overlap, all checked before any tensor is
+// allocated, so memory is bounded by the size of the input. read_tza refuses a path that is not a
+// regular file (Io) or a file over kTzaMaxFileBytes, naming it; write_tza_file is atomic (a failed
+// write is an Io error and leaves the previous file as it was).
 #pragma once
 #include <cstddef>
 #include <filesystem>
@@ -27,6 +30,8 @@ inline constexpr uint8_t kTzaMajorVersion = 2;
 inline constexpr size_t kTzaHeaderSize = 12;
 inline constexpr size_t kTzaAlignment = 64;
 inline constexpr size_t kTzaMaxDims = 8;  // far above the 4 that any layout has; rejects garbage early
+// The largest .tza file read_tza reads (1 GiB); OIDN's largest weights are a few tens of MB.
+inline constexpr uint64_t kTzaMaxFileBytes = uint64_t(1) << 30;
 
 struct TzaTensor {
   std::string name;    // "enc_conv0.weight"

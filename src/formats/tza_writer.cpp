@@ -1,10 +1,10 @@
 // The TZA writer: what OIDN's training scripts produce (data blocks 64-byte aligned from offset 64,
 // the table after the last block, also aligned). Used by tests and tools to make weight files.
 #include <cstring>
-#include <fstream>
 #include <unordered_set>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "formats/tza.h"
 
 namespace vx {
@@ -82,12 +82,8 @@ std::vector<std::byte> write_tza(const TzaFile& file) {
 }
 
 void write_tza_file(const std::filesystem::path& path, const TzaFile& file) {
-  std::vector<std::byte> bytes = write_tza(file);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  VX_CHECK(out.good(), Io, "cannot create '", path.string(), "'");
-  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  out.close();
-  VX_CHECK(out.good(), Io, "cannot write '", path.string(), "'");
+  const std::vector<std::byte> bytes = write_tza(file);
+  write_file_atomically(path, bytes.data(), bytes.size(), "TZA file");
 }
 
 }  // namespace vx

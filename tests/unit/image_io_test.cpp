@@ -6,6 +6,7 @@
 #include <ImfOutputFile.h>
 #include <ImfRgbaFile.h>
 #include <ImfTiledOutputFile.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -226,6 +227,26 @@ TEST(Pfm, TruncatedAndCorruptHeadersAreInvalid) {
   error_of([&] { decode_text("PF\n999999 1\n-1\n"); }, ErrorCode::InvalidFile);
 }
 
+// A header that runs straight into the pixel data (no whitespace byte after the scale) makes the
+// scale token binary: the message must show it escaped, never raw bytes.
+TEST(Pfm, BinaryInAHeaderIsEscapedInTheMessage) {
+  auto expect_printable = [](const std::string& message) {
+    for (char c : message) ASSERT_TRUE(c >= 0x20 && c < 0x7F) << "raw byte " << int(uint8_t(c)) << " in: " << message;
+  };
+  fs::path path = test::temp_dir() / "no_final_whitespace.pfm";
+  std::vector<uint8_t> bytes = {'P', 'F', '\n', '1', ' ', '1', '\n', '-', '1', '.', '0'};
+  for (uint8_t b : {0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x20, 0x41, 0x00, 0x00, 0x80, 0x3F}) bytes.push_back(b);
+  write_bytes(path, bytes);  // 1.0, 10.0 (its 0x20 ends the token), 1.0
+  std::string message = error_of([&] { read_image(path); }, ErrorCode::InvalidFile);
+  expect_printable(message);
+  EXPECT_NE(message.find("no_final_whitespace.pfm"), std::string::npos) << message;
+  EXPECT_NE(message.find("scale '-1.0\\x00\\x00\\x80?\\x00\\x00'"), std::string::npos) << message;
+  write_bytes(path, {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13});
+  message = error_of([&] { read_image(path); }, ErrorCode::InvalidFile);
+  expect_printable(message);
+  EXPECT_NE(message.find("magic '\\x89PNG'"), std::string::npos) << message;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // PNG
 
@@ -363,6 +384,130 @@ TEST(Png, HugeClaimedSizeIsRejectedBeforeAllocating) {
   for (int k = 0; k < 4; ++k) bytes[29 + size_t(k)] = uint8_t(crc >> (24 - 8 * k));
   std::string message = error_of([&] { decode_image(bytes, ImageFormat::Png); }, ErrorCode::InvalidFile);
   EXPECT_NE(message.find("60000x60000"), std::string::npos) << message;
+}
+
+// PNG chunks: 4-byte big-endian length, 4-byte type, data, CRC-32 of type and data.
+struct PngChunk {
+  size_t at = 0;  // offset of the length field
+  uint32_t length = 0;
+  std::string type;
+};
+
+std::vector<PngChunk> png_chunks(const std::vector<uint8_t>& png) {
+  std::vector<PngChunk> chunks;
+  for (size_t at = 8; at + 12 <= png.size();) {
+    PngChunk c;
+    c.at = at;
+    c.length = uint32_t(png[at]) << 24 | uint32_t(png[at + 1]) << 16 | uint32_t(png[at + 2]) << 8 | png[at + 3];
+    c.type.assign(png.begin() + ptrdiff_t(at + 4), png.begin() + ptrdiff_t(at + 8));
+    chunks.push_back(c);
+    at += 12 + c.length;
+  }
+  return chunks;
+}
+
+void append_png_chunk(std::vector<uint8_t>& png, const char* type, const std::vector<uint8_t>& data) {
+  const uint32_t length = uint32_t(data.size());
+  for (int k = 0; k < 4; ++k) png.push_back(uint8_t(length >> (24 - 8 * k)));
+  const size_t type_at = png.size();
+  png.insert(png.end(), type, type + 4);
+  png.insert(png.end(), data.begin(), data.end());
+  const uint32_t crc = uint32_t(crc32(0, png.data() + type_at, uInt(png.size() - type_at)));
+  for (int k = 0; k < 4; ++k) png.push_back(uint8_t(crc >> (24 - 8 * k)));
+}
+
+// Recomputes a chunk's CRC with zlib's crc32, so that only what the test changed inside it is wrong.
+void fix_png_crc(std::vector<uint8_t>& png, const PngChunk& c) {
+  const uint32_t crc = uint32_t(crc32(0, png.data() + c.at + 4, uInt(4 + c.length)));
+  for (int k = 0; k < 4; ++k) png[c.at + 8 + c.length + size_t(k)] = uint8_t(crc >> (24 - 8 * k));
+}
+
+// An 8x8 8-bit grey PNG holding the zlib stream of `level` (0: stored blocks, so that a changed
+// byte inside the stream is still valid deflate and only the Adler-32 check can tell), in one IDAT
+// or with the 4-byte Adler-32 in a second IDAT: libpng then checks it only after the last row, when
+// it reports a mismatch as a "benign" error.
+std::vector<uint8_t> grey_png(int level, bool trailer_apart) {
+  std::vector<uint8_t> raw;
+  for (int y = 0; y < 8; ++y) {
+    raw.push_back(0);  // filter type None
+    for (int x = 0; x < 8; ++x) raw.push_back(uint8_t(16 * x + y));
+  }
+  uLongf size = compressBound(uLong(raw.size()));
+  std::vector<uint8_t> z(size);
+  EXPECT_EQ(compress2(z.data(), &size, raw.data(), uLong(raw.size()), level), Z_OK);
+  z.resize(size);
+  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  append_png_chunk(png, "IHDR", {0, 0, 0, 8, 0, 0, 0, 8, 8, 0, 0, 0, 0});
+  if (trailer_apart) {
+    append_png_chunk(png, "IDAT", std::vector<uint8_t>(z.begin(), z.end() - 4));
+    append_png_chunk(png, "IDAT", std::vector<uint8_t>(z.end() - 4, z.end()));
+  } else {
+    append_png_chunk(png, "IDAT", z);
+  }
+  append_png_chunk(png, "IEND", {});
+  return png;
+}
+
+// Deflate data corrupted under valid chunk CRCs must be InvalidFile, never a decoded image. libpng
+// only warns about some such errors by default (a wrong Adler-32 found after the last row).
+TEST(Png, CorruptDeflateDataUnderValidCrcsIsInvalid) {
+  for (bool trailer_apart : {false, true}) {
+    SCOPED_TRACE(trailer_apart ? "Adler-32 in its own IDAT" : "one IDAT");
+    const std::vector<uint8_t> stored = grey_png(0, trailer_apart);
+    Image good = decode_image(stored, ImageFormat::Png);
+    ASSERT_EQ(good.width, 8);
+    EXPECT_EQ(good.at(3, 5, 0), float(16 * 3 + 5) / 255.0f);
+
+    const PngChunk idat = png_chunks(stored)[1];
+    ASSERT_EQ(idat.type, "IDAT");
+    // A pixel byte inside the stored block (zlib header 2 + block header 5 + filter byte 1 + 4 pixels).
+    std::vector<uint8_t> pixel = stored;
+    pixel[idat.at + 8 + 2 + 5 + 1 + 4] ^= 0x40;
+    fix_png_crc(pixel, idat);
+    std::string message = error_of([&] { decode_image(pixel, ImageFormat::Png); }, ErrorCode::InvalidFile);
+    EXPECT_NE(message.find("bad PNG data"), std::string::npos) << message;
+    // The Adler-32 itself (the last byte of the stream).
+    std::vector<uint8_t> adler = stored;
+    const PngChunk last = png_chunks(stored)[trailer_apart ? 2 : 1];
+    adler[last.at + 8 + last.length - 1] ^= 0x01;
+    fix_png_crc(adler, last);
+    error_of([&] { decode_image(adler, ImageFormat::Png); }, ErrorCode::InvalidFile);
+    // Through a file: the message names it.
+    fs::path path = test::temp_dir() / "corrupt_deflate.png";
+    write_bytes(path, pixel);
+    message = error_of([&] { read_image(path); }, ErrorCode::InvalidFile);
+    EXPECT_NE(message.find("corrupt_deflate.png"), std::string::npos) << message;
+  }
+
+  // A compressed stream changed anywhere: a zlib error or a wrong Adler-32, never a decoded image.
+  Image smooth(32, 16, 3);  // compressible, so that the stream has Huffman blocks, not stored ones
+  for (size_t i = 0; i < smooth.pixels.size(); ++i) smooth.pixels[i] = float((i / 3 * 7) % 23) / 22.0f;
+  const std::vector<uint8_t> compressed = encode_image(smooth, ImageFormat::Png);
+  PngChunk z;
+  for (const PngChunk& c : png_chunks(compressed))
+    if (c.type == "IDAT") z = c;
+  ASSERT_GT(z.length, 16u);
+  auto inflated = [](const uint8_t* data, size_t size) {
+    std::vector<uint8_t> out(1 << 16);
+    uLongf n = uLongf(out.size());
+    const int status = uncompress(out.data(), &n, data, uLong(size));
+    out.resize(status == Z_OK ? n : 0);
+    return out;
+  };
+  const std::vector<uint8_t> original = inflated(compressed.data() + z.at + 8, z.length);
+  ASSERT_FALSE(original.empty());
+  int corruptions = 0;
+  for (size_t offset = 2; offset < z.length; ++offset) {
+    std::vector<uint8_t> bad = compressed;
+    bad[z.at + 8 + offset] ^= 0x10;
+    // Some bits are padding that deflate ignores: those changes are no corruption.
+    if (inflated(bad.data() + z.at + 8, z.length) == original) continue;
+    fix_png_crc(bad, z);
+    SCOPED_TRACE(testing::Message() << "byte " << offset << " of the zlib stream");
+    error_of([&] { decode_image(bad, ImageFormat::Png); }, ErrorCode::InvalidFile);
+    ++corruptions;
+  }
+  EXPECT_GT(corruptions, int(z.length) / 2);
 }
 
 TEST(Png, ReadsTheSharedNoisyRender) {

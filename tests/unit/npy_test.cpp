@@ -121,11 +121,54 @@ TEST(Npy, RejectsCorruptFiles) {
                "npy header");
   expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", data),
                ErrorCode::InvalidFile, "too many elements");
-  expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (100000000, 100), }", data),
+  expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 100), }", data),
                ErrorCode::InvalidFile, "truncated");
   std::string v9 = make_npy(ok_dict, data);
   v9[6] = 9;
   expect_error(v9, ErrorCode::Unsupported, "version 9");
+}
+
+// Element counts whose byte size overflows 64 bits must be refused by the limit, with a message
+// saying so, not as "truncated: needs 0 bytes" (2**62 * 4 wraps to 0).
+TEST(Npy, HugeShapesAreRefusedByTheLimitBeforeAllocating) {
+  const std::string data = bytes_of<float>({1, 2, 3, 4});
+  const std::string limit = "more than the limit of " + std::to_string(kMaxNpyBytes) + " bytes";
+  for (const char* dict : {"{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904,), }",
+                           "{'descr': '|u1', 'fortran_order': False, 'shape': (4611686018427387904,), }",
+                           "{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952, 8), }",
+                           "{'descr': '<f4', 'fortran_order': False, 'shape': (536870913,), }"}) {
+    SCOPED_TRACE(dict);
+    const std::string file = make_npy(dict, data);
+    expect_error(file, ErrorCode::InvalidFile, "too many elements");
+    expect_error(file, ErrorCode::InvalidFile, limit);
+  }
+  // At the limit: allowed, so the short file is reported as truncated, with the right byte count.
+  expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (536870912,), }", data),
+               ErrorCode::InvalidFile, "needs 2147483648 bytes, the file has 16");
+  // f8 is decoded to f32: the limit counts decoded bytes.
+  expect_error(make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (536870912,), }", data),
+               ErrorCode::InvalidFile, "needs 4294967296 bytes");
+}
+
+TEST(Npy, ReadErrorsNameTheFile) {
+  const std::filesystem::path dir = test::temp_dir() / "folder.npy";
+  std::filesystem::create_directory(dir);
+  try {
+    read_npy(dir);
+    ADD_FAILURE() << "a directory was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Io) << e.what();
+    EXPECT_NE(std::string(e.what()).find(cat("npy file ", dir, " is a directory")), std::string::npos) << e.what();
+  }
+  const std::filesystem::path bad = test::temp_dir() / "bad.npy";
+  std::ofstream(bad, std::ios::binary) << "not numpy";
+  try {
+    read_npy(bad);
+    ADD_FAILURE() << "a corrupt file was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidFile) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(cat("npy file ", bad, ": not a .npy file"), 0), 0u) << e.what();
+  }
 }
 
 TEST(Npy, MissingFileIsAnIoError) {

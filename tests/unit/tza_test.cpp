@@ -10,6 +10,7 @@
 #include "core/half.h"
 #include "denoise/unet_spec.h"
 #include "formats/tza.h"
+#include "volvox/volvox.h"
 
 namespace vx {
 namespace {
@@ -114,7 +115,20 @@ std::vector<CorruptCase> corrupt_cases() {
         r.entries[0] = {"w", {2, 1, 10, 5}, "oihw", 'h', 16};  // 200 bytes at 16
         r.entries[1] = {"b", {30}, "x", 'h', 16};              // 60 more bytes, overlapping
       },
-      "with tensor #1 'b' the tensors hold 260 bytes of data, more than the file's 247 bytes");
+      "data of tensor #0 'w' (200 bytes at offset 16) runs into the table at offset 192");
+  // Data blocks must lie between the header and the table, and must not overlap (a crafted file
+  // could otherwise make many tensors out of the same bytes).
+  add("data_overlap", [](RawTza& r) { r.entries[1].offset = 72; },
+      "data of tensor #1 'b' (4 bytes at offset 72) overlaps the data of tensor #0 'w' (16 bytes at offset 64)");
+  add("data_same_offset", [](RawTza& r) { r.entries[1].offset = 64; },
+      "data of tensor #1 'b' (4 bytes at offset 64) overlaps the data of tensor #0 'w' (16 bytes at offset 64)");
+  add("data_overlap_out_of_table_order",
+      [](RawTza& r) {
+        r.entries[0].offset = 130;  // w after b in the file, starting inside it
+      },
+      "data of tensor #0 'w' (16 bytes at offset 130) overlaps the data of tensor #1 'b' (4 bytes at offset 128)");
+  add("data_in_table", [](RawTza& r) { r.entries[1].offset = 190; },
+      "data of tensor #1 'b' (4 bytes at offset 190) runs into the table at offset 192");
   add("data_in_header", [](RawTza& r) { r.entries[0].offset = 0; }, "starts at offset 0, inside the header");
   add("unknown_dtype", [](RawTza& r) { r.entries[0].dtype = 'd'; }, "'w' has an unknown dtype char 0x64");
   add("unknown_layout_char", [](RawTza& r) { r.entries[0].layout = "oihq"; }, "unknown layout char 0x71");
@@ -138,7 +152,7 @@ std::vector<CorruptCase> corrupt_cases() {
   truncated("cut_in_last_dims", 12, "truncated in tensor #1 'b': dimension 0 needs 4 bytes");
   truncated("cut_before_last_ndims", 15, "truncated in tensor #1 'b': the number of dimensions needs 1 bytes");
   truncated("cut_in_last_name", 16, "truncated in tensor #1: the name needs 2 bytes", "bb");
-  cases.push_back({"empty_file", {}, "truncated header: the magic needs 2 bytes"});
+  cases.push_back({"empty_file", {}, "the file is empty, not a TZA file"});
   {
     std::vector<std::byte> bytes = build(valid_raw());
     bytes.resize(7);
@@ -361,6 +375,20 @@ TEST(Tza, ReadErrorsNameTheFile) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/volvox.tza"), std::string::npos);
   }
   EXPECT_THROW(read_tza(test::temp_dir()), Error);  // a folder
+}
+
+TEST(Tza, EmptyWeightsFileSaysSoNamingIt) {
+  const std::filesystem::path path = test::temp_dir() / "empty.tza";
+  std::ofstream(path, std::ios::binary).close();
+  VXDevice device = vxNewDevice("cpu", 1);
+  VXFilter filter = vxNewFilter(device, "RT");
+  vxSetFilterWeightsFile(filter, path.c_str());
+  const char* message = nullptr;
+  EXPECT_EQ(vxGetDeviceError(device, &message), VX_ERROR_INVALID_FILE);
+  const std::string text = message ? message : "";
+  EXPECT_NE(text.find(cat("weights file ", path, " is empty, not a TZA file")), std::string::npos) << text;
+  vxReleaseFilter(filter);
+  vxReleaseDevice(device);
 }
 
 // The real OIDN files: the table as OIDN wrote it, and our writer reproduces them byte for byte.

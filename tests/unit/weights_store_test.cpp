@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/child_process.h"
 #include "common/test_util.h"
 #include "core/error.h"
 #include "denoise/weights_store.h"
@@ -291,6 +292,25 @@ TEST(WeightsFetch, WrongHashIsRefusedAndLeavesNoFile) {
   EXPECT_NE(message.find(expected), std::string::npos) << message;
   EXPECT_NE(message.find("not kept"), std::string::npos) << message;
   EXPECT_EQ(count_entries(cache), 0u);
+}
+
+// A download that cannot be written (the file-size limit in a child process stands in for a full
+// disk) is an Io error naming the file, and the verified file already there stays as it was.
+TEST(WeightsFetch, FailedWriteKeepsThePreviousFileAndNamesIt) {
+  fs::path served = test::temp_dir(), cache = test::temp_dir() / "cache";
+  std::string bytes = random_bytes(300000, 6);
+  write_file(served / "net_f.tza", bytes);
+  const std::string previous = random_bytes(1000, 7);
+  write_file(cache / "net_f.tza", previous);
+  KnownWeightsOverride table({{"net_f", sha256_hex(bytes.data(), bytes.size()), 3, "test"}});
+  LocalHttpServer server(served);
+  const test::ChildOutcome outcome = test::run_in_child(
+      [&] { fetch_weights("net_f", options(server.url(), cache, true)); }, {.max_file_bytes = 64 << 10});
+  ASSERT_TRUE(outcome.threw_vx_error) << outcome.message;
+  EXPECT_EQ(outcome.code, ErrorCode::Io) << outcome.message;
+  EXPECT_NE(outcome.message.find(cat("weights file ", cache / "net_f.tza")), std::string::npos) << outcome.message;
+  EXPECT_EQ(read_file(cache / "net_f.tza"), previous);
+  EXPECT_EQ(count_entries(cache), 1u) << "a temporary file was left behind";
 }
 
 TEST(WeightsFetch, MissingFileIsAClearHttpError) {
