@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <random>
 #include <cstring>
 #include <new>
 
@@ -108,20 +109,24 @@ void InputFile::read_at(uint64_t offset, void* dst, size_t length) {
 AtomicFile::AtomicFile(const fs::path& target, std::string_view what) : target_(target), what_(what) {
   // Writing onto a directory or a FIFO must fail before anything is written, not at the rename.
   struct stat st{};
-  if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail_not_regular(target, what, st.st_mode);
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) fail_not_regular(target, what, st.st_mode);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string name = ".";  // built in steps: GCC 12 warns falsely (-Wrestrict) on "." + string
-  name += target.filename().string();
-  name += ".XXXXXX";
-  std::string pattern = (folder / name).string();
-  const int fd = ::mkstemp(pattern.data());
+  // O_EXCL with a random name (not mkstemp, which makes 0600 files): the kernel applies the umask
+  // to 0666 as for any new file, with no process-wide umask() call that other threads could race.
+  std::random_device random;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    std::string name = ".";  // built in steps: GCC 12 warns falsely (-Wrestrict) on "." + string
+    name += target.filename().string();
+    name += cat(".", std::hex, random(), ".tmp");
+    temp_ = folder / name;
+    fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   VX_CHECK(fd >= 0, Io, "cannot create ", what, " ", target, ": cannot create a temporary file in ", folder, ": ",
            std::strerror(errno));
-  temp_ = pattern;
-  // mkstemp creates 0600; give the file the mode a plain create would (0666 less the umask).
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
+  if (exists) ::fchmod(fd, st.st_mode & 07777);  // a replaced file keeps its permissions
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     ::close(fd);

@@ -222,7 +222,9 @@ fs::path external_data_tensor(const fs::path& dir, const std::string& data_file)
 
 // The weights file given to the C API's filter; its error comes back as a vx::Error.
 void set_filter_weights_file(const fs::path& path) {
-  VXDevice device = vxNewDevice("cpu", 1);
+  // 0 threads: keep the global pool. A forked child must not replace it (joining the parent's
+  // workers, which do not exist in the child, would never return).
+  VXDevice device = vxNewDevice("cpu", 0);
   VXFilter filter = vxNewFilter(device, "RT");
   vxSetFilterWeightsFile(filter, path.c_str());
   const char* message = nullptr;
