@@ -121,9 +121,9 @@ TEST(FilterLimits, DefaultMemoryLimitTilesLargeImages) {
   EXPECT_EQ(g.tile_layout()->tile_width, 2 * g.tile_layout()->overlap + denoise::kTileAlignment);
   g.execute();
   EXPECT_GT(g.stats().tiles, 1);
-  // HDR values: relative to max(1, |value|); tiles sum the same products in another order.
+  // Relative to max(1, |value|): oneDNN may pick another algorithm (Winograd or direct) per tile shape.
   for (size_t i = 0; i < tiled.pixels.size(); ++i)
-    ASSERT_NEAR(tiled.pixels[i], untiled.pixels[i], 1e-5f * std::max(1.0f, std::abs(untiled.pixels[i]))) << i;
+    ASSERT_NEAR(tiled.pixels[i], untiled.pixels[i], 1e-4f * std::max(1.0f, std::abs(untiled.pixels[i]))) << i;
 }
 
 }  // namespace
