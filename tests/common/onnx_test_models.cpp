@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <stdexcept>
 #include <utility>
 
@@ -11,93 +12,79 @@
 
 namespace vx::test {
 
-std::string custom_op_model(const std::string& domain, const std::string& custom_op) {
-  onnx::ModelProto model;
+namespace {
+
+// A model of ai.onnx opset 13 (IR 8) with one graph.
+onnx::GraphProto* new_model(onnx::ModelProto& model, const std::string& graph_name) {
   model.set_ir_version(8);
   auto* opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(13);
+  auto* graph = model.mutable_graph();
+  graph->set_name(graph_name);
+  return graph;
+}
+
+// A float graph input or output; a dim is a fixed extent, or symbolic where `symbol` is given.
+void add_float_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name,
+                     std::initializer_list<int64_t> dims, const char* symbol = nullptr) {
+  auto* v = list->Add();
+  v->set_name(name);
+  auto* t = v->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  if (symbol) t->mutable_shape()->add_dim()->set_dim_param(symbol);
+  for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+onnx::NodeProto* add_node(onnx::GraphProto* graph, const std::string& op, const std::string& name,
+                          std::initializer_list<std::string> inputs, const std::string& output) {
+  auto* node = graph->add_node();
+  node->set_op_type(op);
+  node->set_name(name);
+  for (const std::string& in : inputs) node->add_input(in);
+  node->add_output(output);
+  return node;
+}
+
+}  // namespace
+
+std::string custom_op_model(const std::string& domain, const std::string& custom_op) {
+  onnx::ModelProto model;
+  onnx::GraphProto* graph = new_model(model, "swish");
   auto* custom = model.add_opset_import();
   custom->set_domain(domain);
   custom->set_version(1);
-  auto* graph = model.mutable_graph();
-  graph->set_name("swish");
-  for (auto [list, name] : {std::pair{graph->mutable_input(), "x"}, {graph->mutable_output(), "y"}}) {
-    auto* v = list->Add();
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : {2, 3, 5}) t->mutable_shape()->add_dim()->set_dim_value(d);
-  }
-  auto* swish = graph->add_node();
-  swish->set_op_type(custom_op);
+  add_float_value(graph->mutable_input(), "x", {2, 3, 5});
+  add_float_value(graph->mutable_output(), "y", {2, 3, 5});
+  auto* swish = add_node(graph, custom_op, "swish", {"x"}, "s");
   swish->set_domain(domain);
-  swish->set_name("swish");
-  swish->add_input("x");
-  swish->add_output("s");
   auto* alpha = swish->add_attribute();
   alpha->set_name("alpha");
   alpha->set_type(onnx::AttributeProto::FLOAT);
   alpha->set_f(1.5f);
-  auto* add = graph->add_node();
-  add->set_op_type("Add");
-  add->set_name("add");
-  add->add_input("s");
-  add->add_input("x");
-  add->add_output("y");
+  add_node(graph, "Add", "add", {"s", "x"}, "y");
   return model.SerializeAsString();
 }
 
 std::string two_output_model(const std::string& first, const std::string& second) {
   onnx::ModelProto model;
-  model.set_ir_version(8);
-  auto* opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
-  auto* graph = model.mutable_graph();
-  graph->set_name("two_outputs");
-  for (auto [list, name] : {std::pair{graph->mutable_input(), "x"}, {graph->mutable_output(), first.c_str()},
-                            {graph->mutable_output(), second.c_str()}}) {
-    auto* v = list->Add();
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : {2, 3}) t->mutable_shape()->add_dim()->set_dim_value(d);
-  }
-  for (auto [op, out] : {std::pair{"Relu", first}, {"Neg", second}}) {
-    auto* node = graph->add_node();
-    node->set_op_type(op);
-    node->set_name(std::string(op) + "_node");
-    node->add_input("x");
-    node->add_output(out);
-  }
+  onnx::GraphProto* graph = new_model(model, "two_outputs");
+  add_float_value(graph->mutable_input(), "x", {2, 3});
+  add_float_value(graph->mutable_output(), first, {2, 3});
+  add_float_value(graph->mutable_output(), second, {2, 3});
+  add_node(graph, "Relu", "Relu_node", {"x"}, first);
+  add_node(graph, "Neg", "Neg_node", {"x"}, second);
   return model.SerializeAsString();
 }
 
 std::string sigmoid_exp_model() {
   onnx::ModelProto model;
-  model.set_ir_version(8);
-  auto* opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
-  auto* graph = model.mutable_graph();
-  graph->set_name("sigmoid_exp");
-  for (auto [list, name] : {std::pair{graph->mutable_input(), "x"}, {graph->mutable_output(), "y"}}) {
-    auto* v = list->Add();
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    t->mutable_shape()->add_dim()->set_dim_param("n");
-  }
-  const char* nodes[][4] = {{"Sigmoid", "x", "", "a"}, {"Exp", "a", "", "b"}, {"Add", "a", "b", "y"}};
-  for (const auto& [op, in0, in1, out] : nodes) {
-    auto* node = graph->add_node();
-    node->set_op_type(op);
-    node->set_name(out);
-    node->add_input(in0);
-    if (*in1) node->add_input(in1);
-    node->add_output(out);
-  }
+  onnx::GraphProto* graph = new_model(model, "sigmoid_exp");
+  add_float_value(graph->mutable_input(), "x", {}, "n");
+  add_float_value(graph->mutable_output(), "y", {}, "n");
+  add_node(graph, "Sigmoid", "a", {"x"}, "a");
+  add_node(graph, "Exp", "b", {"a"}, "b");
+  add_node(graph, "Add", "y", {"a", "b"}, "y");
   return model.SerializeAsString();
 }
 

@@ -157,6 +157,21 @@ TEST(CliErrors, CollidingOutputNamesAreRefusedBeforeRunning) {
   EXPECT_EQ(file_text(dir / "y.npy"), y_before);
 }
 
+// An allocation that fails (here: under a 1.5 GB address-space limit, a 1500x1500 image untiled
+// needs a 1.4 GB arena) is one clear line, not std::bad_alloc or a crash.
+TEST(CliErrors, FailedAllocationIsOneLine) {
+  const fs::path dir = test::temp_dir() / "allocation";
+  fs::create_directories(dir);
+  write_image(dir / "c.pfm", Image(1500, 1500, 3));
+  write_tza_file(dir / "w.tza", make_random_unet_weights(UNetVariant::base, 3, 4));
+  const test::CommandResult res = test::run_command(
+      "bash -c 'ulimit -v 1500000; exec " + test::cli_path() + " denoise --device cpu --weights " +
+      (dir / "w.tza").string() + " --color " + (dir / "c.pfm").string() + " -o " + (dir / "o.pfm").string() +
+      " --max-memory-mb 100000'");
+  expect_one_error_line(res, "allocat", "denoise past the address-space limit");
+  EXPECT_FALSE(fs::exists(dir / "o.pfm"));
+}
+
 // The ONNX executor refuses a plan above --max-memory-mb before allocating it, and says what it
 // needs; under the limit the same run works and --profile reports the arena.
 TEST(CliErrors, RunRefusesAPlanAboveTheMemoryLimit) {
