@@ -22,6 +22,7 @@ if python3 scripts/check-deps.py build/release --without ocl-icd-opencl-dev >/de
 fi
 ctest --preset release -j "$jobs"
 
-cmake --preset asan >/dev/null
+# The sanitizer build takes the release build's SPIR-V instead of compiling every shader again.
+cmake --preset asan -DVOLVOX_EMBEDDED_SHADERS="$PWD/build/release/shaders_embedded.cpp" >/dev/null
 ninja -C build/asan -j "$jobs" test_unit volvox_cli
 ASAN_OPTIONS=detect_leaks=1 ctest --preset asan -j "$jobs"
