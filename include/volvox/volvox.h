@@ -90,7 +90,9 @@ void vxSetFilterVulkanBuffer(VXFilter filter, const char* name, uint64_t buffer,
                              size_t width, size_t height, size_t pixel_byte_stride, size_t row_byte_stride);
 /* "hdr", "srgb", "cleanAux" */
 void vxSetFilterBool(VXFilter filter, const char* name, bool value);
-/* "maxMemoryMB", "maxTileSize", "quality" (0 fast, 1 balanced, 2 high), "precision" (0 auto, 1 fp32, 2 fp16) */
+/* "maxMemoryMB" (-1, the default: the device's limit, 3000 MB on the CPU; images are tiled to stay
+ * under it), "maxTileSize" (0: from the memory limit), "quality" (0 fast, 1 balanced, 2 high),
+ * "precision" (0 auto, 1 fp32, 2 fp16) */
 void vxSetFilterInt(VXFilter filter, const char* name, int value);
 /* "inputScale" (NaN = automatic); "targetTileMs": interactive mode on the vulkan device (> 0: tiles
  * sized to about this GPU time each, from the measured time of earlier tiles; the progress

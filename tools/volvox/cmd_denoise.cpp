@@ -179,7 +179,7 @@ void setup(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--quality", args->quality, "fast, balanced or high (weights choice)")
       ->check(CLI::IsMember({"fast", "balanced", "high"}));
-  cmd->add_option("--max-tile", args->max_tile, "largest tile side in pixels (0: untiled)");
+  cmd->add_option("--max-tile", args->max_tile, "largest tile side in pixels (0: chosen from the memory limit)");
   cmd->add_option("--max-memory-mb", args->max_memory_mb,
                   "memory limit in MB: larger images are tiled to stay under it (default: the device's, "
                   "see README)");
