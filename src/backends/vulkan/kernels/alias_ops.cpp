@@ -11,8 +11,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
 OpPlan alias_plan(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
   const OpTensor& y = info.outputs.at(0);
@@ -35,7 +33,7 @@ OpPlan plan_dropout(const OpInfo& info) {
   if (info.node.outputs.size() > 1 && info.node.outputs[1] != kNoValue) {
     const OpTensor& mask = info.outputs.at(1);
     const int64_t count = mask.shape.numel();
-    require_int32_elements(info, count);
+    checked_count32(info, count);
     if (count > 0) {
       uint32_t bits = 1;  // int32 (bool) storage
       if (mask.device != DeviceType::i32) {

@@ -14,7 +14,6 @@
 namespace vx::vk {
 namespace {
 
-using nn::decline;
 
 constexpr int kBatchAxes = 3;
 constexpr int kQueryBlock = 16;  // attention.comp's BQ
@@ -119,7 +118,7 @@ OpPlan plan_attention(const OpInfo& info) {
     push.m_row = int32_t(all[all.size() - 2]);
     push.m_col = int32_t(all.back());
     push.flags |= 1;
-    nn::check_indexable(info, ms.numel(), "Mask");
+    checked_count32(info, ms.numel(), "Mask");
   }
   push.q_row = int32_t(q.strides[qr - 2]);
   push.k_row = int32_t(k.strides[kr - 2]);
@@ -159,10 +158,10 @@ OpPlan plan_attention(const OpInfo& info) {
     push.ms[pad + a] = int32_t(st[a][3]);
     push.ys[pad + a] = int32_t(st[a][4]);
   }
-  nn::check_indexable(info, qt.shape.numel(), "Q");
-  nn::check_indexable(info, kt.shape.numel(), "K");
-  nn::check_indexable(info, vt.shape.numel(), "V");
-  nn::check_indexable(info, yt.shape.numel(), "Y");
+  checked_count32(info, qt.shape.numel(), "Q");
+  checked_count32(info, kt.shape.numel(), "K");
+  checked_count32(info, vt.shape.numel(), "V");
+  checked_count32(info, yt.shape.numel(), "Y");
   const int64_t blocks = (sq + kQueryBlock - 1) / kQueryBlock;
   if (batch_count > 65535 || blocks > 65535) decline(info, "more than 65535 batches or query blocks");
 

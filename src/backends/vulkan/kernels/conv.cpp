@@ -52,9 +52,9 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, Binding y, bool relu, Dev
   const Window3 w = window3(g, in);
   const int64_t cg = channels / group, mg = outputs / group, ks = w.kernel_size(), in_size = w.in_size(),
                 out_size = w.out_size();
-  check_indexable(info, xs.numel(), "X");
-  check_indexable(info, ws.numel(), "W");
-  check_indexable(info, batch * outputs * out_size, "Y");
+  checked_count32(info, xs.numel(), "X");
+  checked_count32(info, ws.numel(), "W");
+  checked_count32(info, batch * outputs * out_size, "Y");
   const bool has_bias = info.has_input(2);
   if (has_bias) {
     float_storage(info, 2);
@@ -220,8 +220,8 @@ OpPlan plan_conv_transpose(const OpInfo& info) {
   expected.insert(expected.end(), g.output.begin(), g.output.end());
   check_output(info, expected, info.outputs[0].shape);
   const Window3 w = window3(g, in);
-  check_indexable(info, xs.numel(), "X");
-  check_indexable(info, ws.numel(), "W");
+  checked_count32(info, xs.numel(), "X");
+  checked_count32(info, ws.numel(), "W");
   const int64_t total = batch * outputs * w.out_size();
   const bool has_bias = info.has_input(2);
   if (has_bias) {

@@ -8,10 +8,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
-constexpr int kMaxRank = 6;
-
 struct CumSumPush {
   int32_t rows, n, inner, exclusive, reverse, rank;
   int32_t dims[kMaxRank];
@@ -23,7 +19,7 @@ OpPlan plan_cumsum(const OpInfo& info) {
   VX_CHECK(info.has_input(1), InvalidArgument, label(info), ": axis input missing");
   VX_CHECK(rank >= 1, InvalidArgument, label(info), ": input must have rank >= 1");
   VX_CHECK(info.inputs[1].shape.numel() == 1, InvalidArgument, label(info), ": axis must be a scalar");
-  require_int32_elements(info, x.shape.numel());
+  checked_count32(info, x.shape.numel());
   OpPlan plan;
   if (x.shape.numel() == 0) return plan;
   CumSumPush push{};

@@ -1,11 +1,9 @@
 // Det on Vulkan (more_det.comp): one invocation per trailing [M, M] matrix, LU with partial
 // pivoting in fp32 on a scratch copy (the CPU reference does the same in double).
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 struct DetPush {
   uint32_t count = 0;
@@ -15,14 +13,14 @@ struct DetPush {
 OpPlan plan_det(const OpInfo& info) {
   require_inputs(info, 1);
   const OpTensor& x = info.inputs[0];
-  VX_CHECK(is_float(x.dtype), Unsupported, node_label(info), ": floats only");
+  VX_CHECK(is_float(x.dtype), Unsupported, label(info), ": floats only");
   const size_t rank = x.shape.rank();
-  VX_CHECK(rank >= 2 && x.shape[rank - 1] == x.shape[rank - 2], InvalidArgument, node_label(info),
+  VX_CHECK(rank >= 2 && x.shape[rank - 1] == x.shape[rank - 2], InvalidArgument, label(info),
            ": the input must be [..., M, M], not ", x.shape.str());
   DetPush push;
   push.m = int32_t(x.shape[rank - 1]);
-  push.count = count32(info, product(x.shape, 0, rank - 2));
-  count32(info, x.shape.numel());
+  push.count = checked_count32(info, product(x.shape, 0, rank - 2));
+  checked_count32(info, x.shape.numel());
   OpPlan plan;
   plan.scratch_bytes.push_back(uint64_t(std::max<int64_t>(x.shape.numel(), 1)) * 4);
   plan.dispatches.push_back(make_dispatch(cat("more_det.", letter(x.device)),

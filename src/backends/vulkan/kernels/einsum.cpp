@@ -7,12 +7,10 @@
 #include <cstring>
 #include <map>
 
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 constexpr int kEllipsisBase = 1000;  // label ids of ellipsis axes: kEllipsisBase + position
 constexpr size_t kMaxOperands = 4;
@@ -34,13 +32,13 @@ Term parse_term(const OpInfo& info, const std::string& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '.') {
-      VX_CHECK(!t.has_ellipsis && s.compare(i, 3, "...") == 0, InvalidArgument, node_label(info),
+      VX_CHECK(!t.has_ellipsis && s.compare(i, 3, "...") == 0, InvalidArgument, label(info),
                ": malformed ellipsis in '", s, "'");
       t.has_ellipsis = true;
       t.ellipsis_at = t.labels.size();
       i += 2;
     } else {
-      VX_CHECK((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'), InvalidArgument, node_label(info), ": bad label '",
+      VX_CHECK((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'), InvalidArgument, label(info), ": bad label '",
                c, "'");
       t.labels.push_back(c);
     }
@@ -74,18 +72,18 @@ OpPlan plan_einsum(const OpInfo& info) {
     begin = comma + 1;
   }
   const size_t n = terms.size();
-  VX_CHECK(n == info.inputs.size(), InvalidArgument, node_label(info), ": the equation names ", n,
+  VX_CHECK(n == info.inputs.size(), InvalidArgument, label(info), ": the equation names ", n,
            " operands for ", info.inputs.size(), " inputs");
-  VX_CHECK(n <= kMaxOperands, Unsupported, node_label(info), ": ", n, " operands (at most ", kMaxOperands, ")");
+  VX_CHECK(n <= kMaxOperands, Unsupported, label(info), ": ", n, " operands (at most ", kMaxOperands, ")");
   require_inputs(info, n);
   const OpTensor& y = info.outputs[0];
   size_t ellipsis_rank = 0;
   for (size_t i = 0; i < n; ++i) {
     const OpTensor& x = info.inputs[i];
-    VX_CHECK(is_float(x.dtype) && x.device == y.device, Unsupported, node_label(info), ": floats only");
+    VX_CHECK(is_float(x.dtype) && x.device == y.device, Unsupported, label(info), ": floats only");
     const size_t rank = x.shape.rank();
     VX_CHECK(terms[i].has_ellipsis ? rank >= terms[i].labels.size() : rank == terms[i].labels.size(), InvalidArgument,
-             node_label(info), ": operand ", i, " of rank ", rank, " does not fit '", eq, "'");
+             label(info), ": operand ", i, " of rank ", rank, " does not fit '", eq, "'");
     if (terms[i].has_ellipsis) ellipsis_rank = std::max(ellipsis_rank, rank - terms[i].labels.size());
   }
   std::map<int, int64_t> extent;
@@ -96,7 +94,7 @@ OpPlan plan_einsum(const OpInfo& info) {
       auto [it, fresh] = extent.emplace(terms[i].labels[d], s[d]);
       if (fresh || it->second == s[d]) continue;
       VX_CHECK(terms[i].labels[d] >= kEllipsisBase && (it->second == 1 || s[d] == 1), InvalidArgument,
-               node_label(info), ": label extents disagree (", it->second, " vs ", s[d], ")");
+               label(info), ": label extents disagree (", it->second, " vs ", s[d], ")");
       it->second = std::max(it->second, s[d]);
     }
   }
@@ -113,7 +111,7 @@ OpPlan plan_einsum(const OpInfo& info) {
     for (auto [l, c] : seen) if (c == 1) all.push_back(l);
   }
   const size_t out_labels = all.size();
-  for (int l : all) VX_CHECK(extent.count(l), InvalidArgument, node_label(info), ": an output label is in no operand");
+  for (int l : all) VX_CHECK(extent.count(l), InvalidArgument, label(info), ": an output label is in no operand");
   for (auto [l, e] : extent)
     if (std::find(all.begin(), all.end(), l) == all.end()) all.push_back(l);
   const size_t labels = all.size();
@@ -125,11 +123,11 @@ OpPlan plan_einsum(const OpInfo& info) {
     table[k] = int32_t(std::max<int64_t>(e, 1));
     (k < out_labels ? out_count : summed) *= e;
   }
-  VX_CHECK(out_count == y.shape.numel(), InvalidArgument, node_label(info), ": output shape ", y.shape.str(),
+  VX_CHECK(out_count == y.shape.numel(), InvalidArgument, label(info), ": output shape ", y.shape.str(),
            " does not match the equation");
   for (size_t i = 0; i < n; ++i) {
     const Shape& s = info.inputs[i].shape;
-    count32(info, s.numel());
+    checked_count32(info, s.numel());
     const std::vector<int64_t> st = strides_of(s);
     for (size_t d = 0; d < s.rank(); ++d) {
       if (s[d] == 1 && extent[terms[i].labels[d]] != 1) continue;
@@ -138,11 +136,11 @@ OpPlan plan_einsum(const OpInfo& info) {
     }
   }
   EinsumPush push;
-  push.count = count32(info, out_count);
+  push.count = checked_count32(info, out_count);
   push.operands = int32_t(n);
   push.out_labels = int32_t(out_labels);
   push.labels = int32_t(labels);
-  push.summed = count32(info, summed);
+  push.summed = checked_count32(info, summed);
   OpPlan plan;
   std::vector<uint8_t> blob(std::max<size_t>(table.size(), 1) * sizeof(int32_t), 0);
   std::memcpy(blob.data(), table.data(), blob.size());

@@ -8,14 +8,12 @@
 #include <cmath>
 #include <limits>
 
-#include "backends/vulkan/kernels/op_kernel.h"
+#include "backends/vulkan/kernels/op_args.h"
 #include "core/error.h"
 #include "passes/fused_ops.h"
 
 namespace vx::vk {
 namespace {
-
-constexpr int kMaxRank = 6;
 
 // Matches eltwise_binary.comp's push block.
 struct EltwisePush {
@@ -50,10 +48,6 @@ enum UnaryOp {
   kIsNan, kIsInf, kGelu, kGeluTanh, kShrink, kToBool, kOne, kEye
 };
 
-char letter(DeviceType t) { return t == DeviceType::f32 ? 'f' : t == DeviceType::f16 ? 'h' : 'i'; }
-
-std::string node_label(const OpInfo& info) { return cat("node '", info.node.name, "' (", info.node.op, ")"); }
-
 // Integer wrap of an output narrower than int32 (eltwise_common.glsl's wrap_int).
 int32_t wrap_flags(DType t) {
   if (t == DType::u8) return 1 << 8;
@@ -61,16 +55,9 @@ int32_t wrap_flags(DType t) {
   return 0;
 }
 
-uint32_t element_count(const OpInfo& info, const Shape& s) {
-  const int64_t n = s.numel();
-  VX_CHECK(n <= int64_t(std::numeric_limits<int32_t>::max()), Unsupported, node_label(info), ": ", n,
-           " elements exceed the int32 indexing of the element-wise shaders");
-  return uint32_t(n);
-}
-
 // Fills dims (the output's, padded with leading 1s to rank 6).
 void set_dims(const OpInfo& info, const Shape& out, int32_t* dims) {
-  VX_CHECK(out.rank() <= size_t(kMaxRank), Unsupported, node_label(info), ": rank ", out.rank(),
+  VX_CHECK(out.rank() <= size_t(kMaxRank), Unsupported, label(info), ": rank ", out.rank(),
            " exceeds the element-wise shaders' ", kMaxRank);
   const size_t pad = kMaxRank - out.rank();
   for (int d = 0; d < kMaxRank; ++d) dims[d] = d < int(pad) ? 1 : int32_t(out[size_t(d) - pad]);
@@ -79,7 +66,7 @@ void set_dims(const OpInfo& info, const Shape& out, int32_t* dims) {
 // Strides of `in` read at the output's coordinates (0 along broadcast axes; numpy alignment from
 // the right). Returns whether `in` has exactly the output's shape.
 bool set_strides(const OpInfo& info, const Shape& in, const Shape& out, int32_t* strides) {
-  VX_CHECK(in.rank() <= out.rank(), InvalidArgument, node_label(info), ": input ", in.str(),
+  VX_CHECK(in.rank() <= out.rank(), InvalidArgument, label(info), ": input ", in.str(),
            " does not broadcast to ", out.str());
   const size_t pad = kMaxRank - out.rank(), in_pad = out.rank() - in.rank();
   int64_t stride = 1;
@@ -87,7 +74,7 @@ bool set_strides(const OpInfo& info, const Shape& in, const Shape& out, int32_t*
     strides[d] = 0;
     if (d < int(pad + in_pad)) continue;
     const int64_t extent = in[size_t(d) - pad - in_pad];
-    VX_CHECK(extent == 1 || extent == out[size_t(d) - pad], InvalidArgument, node_label(info), ": input ", in.str(),
+    VX_CHECK(extent == 1 || extent == out[size_t(d) - pad], InvalidArgument, label(info), ": input ", in.str(),
              " does not broadcast to ", out.str());
     strides[d] = extent == 1 ? 0 : int32_t(stride);
     stride *= extent;
@@ -136,7 +123,7 @@ Dispatch binary_dispatch(const OpInfo& info, BinaryOp op, Binding a, const OpTen
   if (fast_op(op) && ta.device == out.device && tb.device == out.device && out.device != DeviceType::i32 &&
       out.shape.numel() > 0) {
     FastPush fast;
-    fast.count = element_count(info, out.shape);
+    fast.count = checked_count32(info, out.shape.numel());
     const int ma = fast_mode(info, ta.shape, out.shape, fast.a_div, fast.a_mod);
     const int mb = fast_mode(info, tb.shape, out.shape, fast.b_div, fast.b_mod);
     if (ma >= 0 && mb >= 0) {
@@ -150,7 +137,7 @@ Dispatch binary_dispatch(const OpInfo& info, BinaryOp op, Binding a, const OpTen
     }
   }
   EltwisePush push;
-  push.count = element_count(info, out.shape);
+  push.count = checked_count32(info, out.shape.numel());
   push.op = op;
   push.alpha = alpha;
   set_dims(info, out.shape, push.dims);
@@ -168,7 +155,7 @@ Dispatch binary_dispatch(const OpInfo& info, BinaryOp op, Binding a, const OpTen
 Dispatch unary_dispatch(const OpInfo& info, UnaryOp op, Binding x, DeviceType in, const OpTensor& out,
                         float alpha = 0, float beta = 0, float gamma = 0) {
   UnaryPush push;
-  push.count = element_count(info, out.shape);
+  push.count = checked_count32(info, out.shape.numel());
   push.op = op;
   push.alpha = alpha;
   push.beta = beta;
@@ -186,14 +173,6 @@ Dispatch unary_dispatch(const OpInfo& info, UnaryOp op, Binding x, DeviceType in
   return d;
 }
 
-bool is_float(DType t) { return t == DType::f32 || t == DType::f16; }
-
-void require_inputs(const OpInfo& info, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    VX_CHECK(info.has_input(i), InvalidArgument, node_label(info), ": input ", i, " is missing");
-  VX_CHECK(!info.outputs.empty(), InvalidArgument, node_label(info), " has no output");
-}
-
 // ---------------- unary ----------------
 
 struct UnarySpec {
@@ -209,9 +188,9 @@ OpPlan plan_unary(const OpInfo& info, UnarySpec spec) {
   require_inputs(info, 1);
   const OpTensor& x = info.inputs[0];
   const OpTensor& y = info.outputs[0];
-  VX_CHECK(!spec.float_only || is_float(x.dtype), Unsupported, node_label(info), ": ", dtype_name(x.dtype),
+  VX_CHECK(!spec.float_only || is_float(x.dtype), Unsupported, label(info), ": ", dtype_name(x.dtype),
            " input (the Vulkan op handles floats)");
-  VX_CHECK(x.shape == y.shape, InvalidArgument, node_label(info), ": output shape ", y.shape.str(),
+  VX_CHECK(x.shape == y.shape, InvalidArgument, label(info), ": output shape ", y.shape.str(),
            " differs from the input's ", x.shape.str());
   const Attributes& at = info.node.attrs;
   if (spec.alpha_attr) spec.alpha = at.get_float(spec.alpha_attr, spec.alpha);
@@ -236,7 +215,7 @@ OpPlan plan_not(const OpInfo& info) {
 
 OpPlan plan_is_inf(const OpInfo& info) {
   require_inputs(info, 1);
-  VX_CHECK(is_float(info.inputs[0].dtype), Unsupported, node_label(info), ": non-float input");
+  VX_CHECK(is_float(info.inputs[0].dtype), Unsupported, label(info), ": non-float input");
   const Attributes& at = info.node.attrs;
   OpPlan plan;
   plan.dispatches.push_back(unary_dispatch(info, kIsInf, Binding::in(0), info.inputs[0].device, info.outputs[0],
@@ -247,7 +226,7 @@ OpPlan plan_is_inf(const OpInfo& info) {
 
 OpPlan plan_is_nan(const OpInfo& info) {
   require_inputs(info, 1);
-  VX_CHECK(is_float(info.inputs[0].dtype), Unsupported, node_label(info), ": non-float input");
+  VX_CHECK(is_float(info.inputs[0].dtype), Unsupported, label(info), ": non-float input");
   OpPlan plan;
   plan.dispatches.push_back(unary_dispatch(info, kIsNan, Binding::in(0), info.inputs[0].device, info.outputs[0]));
   return plan;
@@ -255,7 +234,7 @@ OpPlan plan_is_nan(const OpInfo& info) {
 
 OpPlan plan_gelu(const OpInfo& info) {
   const std::string approximate = info.node.attrs.get_string("approximate", "none");
-  VX_CHECK(approximate == "none" || approximate == "tanh", InvalidArgument, node_label(info), ": approximate '",
+  VX_CHECK(approximate == "none" || approximate == "tanh", InvalidArgument, label(info), ": approximate '",
            approximate, "'");
   const bool tanh_form = approximate == "tanh";
   return plan_unary(info, {tanh_form ? kGeluTanh : kGelu});
@@ -266,7 +245,7 @@ OpPlan plan_cast(const OpInfo& info) {
   require_inputs(info, 1);
   const OpTensor& x = info.inputs[0];
   const OpTensor& y = info.outputs[0];
-  VX_CHECK(x.shape == y.shape, InvalidArgument, node_label(info), ": output shape differs from the input's");
+  VX_CHECK(x.shape == y.shape, InvalidArgument, label(info), ": output shape differs from the input's");
   UnaryOp op = kCopy;
   if (y.dtype == DType::boolean) op = kToBool;
   OpPlan plan;
@@ -282,7 +261,7 @@ OpPlan plan_clip(const OpInfo& info) {
   const OpTensor& y = info.outputs[0];
   OpPlan plan;
   if (info.opset > 0 && info.opset < 11) {
-    VX_CHECK(is_float(x.dtype), Unsupported, node_label(info), ": non-float input");
+    VX_CHECK(is_float(x.dtype), Unsupported, label(info), ": non-float input");
     const float lo = info.node.attrs.get_float("min", -std::numeric_limits<float>::infinity());
     const float hi = info.node.attrs.get_float("max", std::numeric_limits<float>::infinity());
     plan.dispatches.push_back(unary_dispatch(info, kClip, Binding::in(0), x.device, y, lo, hi));
@@ -293,11 +272,11 @@ OpPlan plan_clip(const OpInfo& info) {
   if (lo_const && hi_const) {
     double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
     if (has_lo) {
-      VX_CHECK(info.inputs[1].constant->numel() == 1, InvalidArgument, node_label(info), ": min is not a scalar");
+      VX_CHECK(info.inputs[1].constant->numel() == 1, InvalidArgument, label(info), ": min is not a scalar");
       lo = info.inputs[1].constant->get(0);
     }
     if (has_hi) {
-      VX_CHECK(info.inputs[2].constant->numel() == 1, InvalidArgument, node_label(info), ": max is not a scalar");
+      VX_CHECK(info.inputs[2].constant->numel() == 1, InvalidArgument, label(info), ": max is not a scalar");
       hi = info.inputs[2].constant->get(0);
     }
     Dispatch d = unary_dispatch(info, kClip, Binding::in(0), x.device, y, float(lo), float(hi));
@@ -328,10 +307,10 @@ OpPlan plan_clip(const OpInfo& info) {
 OpPlan plan_eye_like(const OpInfo& info) {
   require_inputs(info, 1);
   const OpTensor& y = info.outputs[0];
-  VX_CHECK(y.shape.rank() == 2 && y.shape == info.inputs[0].shape, InvalidArgument, node_label(info),
+  VX_CHECK(y.shape.rank() == 2 && y.shape == info.inputs[0].shape, InvalidArgument, label(info),
            ": EyeLike needs a 2-D input, got ", info.inputs[0].shape.str());
   UnaryPush push;
-  push.count = element_count(info, y.shape);
+  push.count = checked_count32(info, y.shape.numel());
   push.op = kEye;
   push.imin = int32_t(std::max<int64_t>(y.shape[1], 1));
   const int64_t k = info.node.attrs.get_int("k", 0);
@@ -354,16 +333,16 @@ OpPlan plan_binary(const OpInfo& info, BinaryOp op, BinaryKind kind) {
   require_inputs(info, 2);
   const OpTensor &a = info.inputs[0], &b = info.inputs[1], &y = info.outputs[0];
   if (op == kPow) {
-    VX_CHECK(a.device == y.device, InvalidArgument, node_label(info), ": Pow's output type differs from the base's");
+    VX_CHECK(a.device == y.device, InvalidArgument, label(info), ": Pow's output type differs from the base's");
   } else {
-    VX_CHECK(a.device == b.device, Unsupported, node_label(info), ": inputs of different types (",
+    VX_CHECK(a.device == b.device, Unsupported, label(info), ": inputs of different types (",
              dtype_name(a.dtype), ", ", dtype_name(b.dtype), ")");
   }
   if (kind == BinaryKind::compare || kind == BinaryKind::logic)
-    VX_CHECK(y.device == DeviceType::i32, InvalidArgument, node_label(info), ": output is not bool");
+    VX_CHECK(y.device == DeviceType::i32, InvalidArgument, label(info), ": output is not bool");
   if (kind == BinaryKind::shift) {
-    VX_CHECK(a.device == DeviceType::i32, Unsupported, node_label(info), ": BitShift of non-integers");
-    VX_CHECK(a.dtype == DType::u8 || a.dtype == DType::i32, Unsupported, node_label(info), ": BitShift of ",
+    VX_CHECK(a.device == DeviceType::i32, Unsupported, label(info), ": BitShift of non-integers");
+    VX_CHECK(a.dtype == DType::u8 || a.dtype == DType::i32, Unsupported, label(info), ": BitShift of ",
              dtype_name(a.dtype), " (int32 storage holds uint8 exactly only)");
   }
   if (op == kMod && a.device != DeviceType::i32 && info.node.attrs.get_int("fmod", 0) != 0) op = kFmod;
@@ -380,7 +359,7 @@ OpFactory binary(BinaryOp op, BinaryKind kind = BinaryKind::arithmetic) {
 
 OpPlan plan_bitshift(const OpInfo& info) {
   const std::string dir = info.node.attrs.get_string("direction", "");
-  VX_CHECK(dir == "LEFT" || dir == "RIGHT", InvalidArgument, node_label(info), ": direction '", dir, "'");
+  VX_CHECK(dir == "LEFT" || dir == "RIGHT", InvalidArgument, label(info), ": direction '", dir, "'");
   return plan_binary(info, dir == "LEFT" ? kShiftLeft : kShiftRight, BinaryKind::shift);
 }
 
@@ -388,8 +367,8 @@ OpPlan plan_bitshift(const OpInfo& info) {
 OpPlan plan_prelu(const OpInfo& info) {
   require_inputs(info, 2);
   const OpTensor &x = info.inputs[0], &slope = info.inputs[1], &y = info.outputs[0];
-  VX_CHECK(is_float(x.dtype) && x.device == slope.device, Unsupported, node_label(info), ": non-float PRelu");
-  VX_CHECK(y.shape == x.shape, InvalidArgument, node_label(info), ": output shape differs from X's");
+  VX_CHECK(is_float(x.dtype) && x.device == slope.device, Unsupported, label(info), ": non-float PRelu");
+  VX_CHECK(y.shape == x.shape, InvalidArgument, label(info), ": output shape differs from X's");
   OpTensor s = slope;
   // Legacy form (as the CPU kernel accepts): a 1-D slope of X's channel count applies along axis 1.
   if (s.shape.rank() == 1 && x.shape.rank() >= 2 && s.shape[0] == x.shape[1] && s.shape[0] != x.shape.dims().back()) {
@@ -404,14 +383,14 @@ OpPlan plan_prelu(const OpInfo& info) {
 
 // Sum, Mean, Max, Min over one or more inputs: a chain of binary dispatches into the output.
 OpPlan plan_variadic(const OpInfo& info, BinaryOp op, bool mean) {
-  VX_CHECK(!info.inputs.empty() && !info.outputs.empty(), InvalidArgument, node_label(info), " has no inputs");
+  VX_CHECK(!info.inputs.empty() && !info.outputs.empty(), InvalidArgument, label(info), " has no inputs");
   for (size_t i = 0; i < info.inputs.size(); ++i)
-    VX_CHECK(info.has_input(i) && info.inputs[i].device == info.inputs[0].device, Unsupported, node_label(info),
+    VX_CHECK(info.has_input(i) && info.inputs[i].device == info.inputs[0].device, Unsupported, label(info),
              ": input ", i, " is missing or of another type");
   const OpTensor& y = info.outputs[0];
   OpPlan plan;
   if (info.inputs.size() == 1) {
-    VX_CHECK(info.inputs[0].shape == y.shape, InvalidArgument, node_label(info), ": output shape differs");
+    VX_CHECK(info.inputs[0].shape == y.shape, InvalidArgument, label(info), ": output shape differs");
     plan.dispatches.push_back(unary_dispatch(info, kCopy, Binding::in(0), info.inputs[0].device, y));
   } else {
     plan.dispatches.push_back(
@@ -420,7 +399,7 @@ OpPlan plan_variadic(const OpInfo& info, BinaryOp op, bool mean) {
       plan.dispatches.push_back(binary_dispatch(info, op, Binding::out(0), y, Binding::in(int(i)), info.inputs[i], y));
   }
   if (mean) {
-    VX_CHECK(y.device != DeviceType::i32, Unsupported, node_label(info), ": integer Mean");
+    VX_CHECK(y.device != DeviceType::i32, Unsupported, label(info), ": integer Mean");
     plan.dispatches.push_back(
         unary_dispatch(info, kScale, Binding::out(0), y.device, y, 1.0f / float(info.inputs.size())));
   }
@@ -435,9 +414,9 @@ OpPlan plan_where(const OpInfo& info) {
   require_inputs(info, 3);
   const OpTensor &c = info.inputs[0], &x = info.inputs[1], &yv = info.inputs[2], &out = info.outputs[0];
   VX_CHECK(c.device == DeviceType::i32 && x.device == yv.device && x.device == out.device, Unsupported,
-           node_label(info), ": input types");
+           label(info), ": input types");
   EltwisePush push;
-  push.count = element_count(info, out.shape);
+  push.count = checked_count32(info, out.shape.numel());
   set_dims(info, out.shape, push.dims);
   if (set_strides(info, c.shape, out.shape, push.sa)) push.flags |= 1;
   if (set_strides(info, x.shape, out.shape, push.sb)) push.flags |= 2;

@@ -11,10 +11,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
-constexpr int kMaxRank = 6;
-
 OpPlan plan_gather(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
   const OpTensor& idx = info.inputs.at(1);
@@ -28,7 +24,7 @@ OpPlan plan_gather(const OpInfo& info) {
   VX_CHECK(Shape(dims) == info.outputs.at(0).shape, InvalidArgument, label(info), ": output should be ",
            Shape(dims).str());
   const int64_t count = Shape(dims).numel(), extent = xd[axis];
-  require_int32_elements(info, std::max(count, x.shape.numel()));
+  checked_count32(info, std::max(count, x.shape.numel()));
   OpPlan plan;
   if (count == 0) return plan;
   VX_CHECK(extent > 0, InvalidArgument, label(info), ": gathering from an empty axis");
@@ -56,7 +52,7 @@ OpPlan plan_gather_elements(const OpInfo& info) {
     VX_CHECK(d == axis || idx.shape[d] <= x.shape[d], InvalidArgument, label(info), ": indices shape ",
              idx.shape.str(), " exceeds data shape ", x.shape.str());
   const int64_t count = idx.shape.numel(), extent = x.shape[axis];
-  require_int32_elements(info, std::max(count, x.shape.numel()));
+  checked_count32(info, std::max(count, x.shape.numel()));
   OpPlan plan;
   if (count == 0) return plan;
   VX_CHECK(extent > 0, InvalidArgument, label(info), ": gathering from an empty axis");
@@ -121,7 +117,7 @@ OpPlan plan_gather_nd(const OpInfo& info) {
   VX_CHECK(Shape(dims) == info.outputs.at(0).shape, InvalidArgument, label(info), ": output should be ",
            Shape(dims).str());
   const int64_t count = Shape(dims).numel();
-  require_int32_elements(info, std::max(count, x.shape.numel()));
+  checked_count32(info, std::max(count, x.shape.numel()));
   OpPlan plan;
   if (count == 0) return plan;
   const std::vector<int64_t> strides = dense_strides(xd);
@@ -162,7 +158,7 @@ OpPlan plan_reverse_sequence(const OpInfo& info) {
   VX_CHECK(info.inputs.at(1).shape.numel() == batches, InvalidArgument, label(info), ": ",
            info.inputs[1].shape.numel(), " sequence lengths for a batch of ", batches);
   const int64_t count = x.shape.numel();
-  require_int32_elements(info, count);
+  checked_count32(info, count);
   OpPlan plan;
   if (count == 0) return plan;
   Binding lens = index_tensor_binding(info, plan, 1, [steps](size_t) { return steps + 1; });

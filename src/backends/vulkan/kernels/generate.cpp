@@ -4,12 +4,10 @@
 // and stays on the CPU by the executor's policy.
 #include <cmath>
 
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 struct FillPush {  // gen_fill.comp
   uint32_t count = 0;
@@ -30,15 +28,15 @@ OpPlan plan_constant_of_shape(const OpInfo& info) {
   require_inputs(info, 1);
   const OpTensor& y = info.outputs[0];
   Tensor value = info.node.attrs.has("value") ? info.node.attrs.get_tensor("value") : Tensor::from<float>({1}, {0.0f});
-  VX_CHECK(value.numel() == 1, InvalidArgument, node_label(info), ": value must hold one element, not ", value.numel());
-  VX_CHECK(value.dtype() == y.dtype, InvalidArgument, node_label(info), ": output type differs from the value's");
+  VX_CHECK(value.numel() == 1, InvalidArgument, label(info), ": value must hold one element, not ", value.numel());
+  VX_CHECK(value.dtype() == y.dtype, InvalidArgument, label(info), ": output type differs from the value's");
   FillPush push;
-  push.count = count32(info, y.shape.numel());
+  push.count = checked_count32(info, y.shape.numel());
   push.mode = kConstant;
   const double v = value.get(0);
   if (y.device == DeviceType::i32) {
     VX_CHECK(v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(), Unsupported,
-             node_label(info), ": value ", v, " exceeds int32 storage");
+             label(info), ": value ", v, " exceeds int32 storage");
     push.ivalue = int32_t(v);
   } else {
     push.fvalue = float(v);
@@ -51,10 +49,10 @@ OpPlan plan_range(const OpInfo& info) {
   const OpTensor& y = info.outputs[0];
   for (int i = 0; i < 3; ++i)
     VX_CHECK(info.inputs[size_t(i)].shape.numel() == 1 && info.inputs[size_t(i)].device == y.device, InvalidArgument,
-             node_label(info), ": input ", i, " must be a scalar of the output's type");
-  VX_CHECK(y.shape.rank() == 1, InvalidArgument, node_label(info), ": output shape ", y.shape.str());
+             label(info), ": input ", i, " must be a scalar of the output's type");
+  VX_CHECK(y.shape.rank() == 1, InvalidArgument, label(info), ": output shape ", y.shape.str());
   FillPush push;
-  push.count = count32(info, y.shape[0]);
+  push.count = checked_count32(info, y.shape[0]);
   push.mode = kRange;
   return fill_plan(info, push, {Binding::in(0), Binding::in(2), Binding::out(0)});
 }
@@ -63,11 +61,11 @@ OpFactory window(FillMode mode) {
   return [mode](const OpInfo& info) {
     require_inputs(info, 1);
     const OpTensor& y = info.outputs[0];
-    VX_CHECK(is_float(y.dtype), Unsupported, node_label(info), ": ", dtype_name(y.dtype), " window (floats only)");
-    VX_CHECK(y.shape.rank() == 1, InvalidArgument, node_label(info), ": output shape ", y.shape.str());
+    VX_CHECK(is_float(y.dtype), Unsupported, label(info), ": ", dtype_name(y.dtype), " window (floats only)");
+    VX_CHECK(y.shape.rank() == 1, InvalidArgument, label(info), ": output shape ", y.shape.str());
     const bool periodic = info.node.attrs.get_int("periodic", 1) != 0;
     FillPush push;
-    push.count = count32(info, y.shape[0]);
+    push.count = checked_count32(info, y.shape[0]);
     push.mode = mode;
     push.fvalue = float(periodic ? y.shape[0] : y.shape[0] - 1);
     return fill_plan(info, push, {Binding::out(0), Binding::out(0), Binding::out(0)});

@@ -10,7 +10,6 @@
 namespace vx::vk {
 namespace {
 
-using nn::decline;
 
 // Matches layer_norm.comp's push block.
 struct LayerNormPush {
@@ -33,7 +32,7 @@ OpPlan plan_vx_layer_norm(const OpInfo& info) {
   if (xs.rank() < 1) decline(info, "scalar input");
   const int64_t cols = xs[xs.rank() - 1], rows = cols ? xs.numel() / cols : 0;
   if (rows == 0 || cols == 0) decline(info, "empty input");
-  nn::check_indexable(info, xs.numel(), "X");
+  checked_count32(info, xs.numel(), "X");
   int flags = 0;
   Binding param[2] = {Binding::in(0), Binding::in(0)};
   for (size_t i = 1; i < 3; ++i) {

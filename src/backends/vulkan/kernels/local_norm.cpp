@@ -1,11 +1,9 @@
 // MeanVarianceNormalization on Vulkan (more_mvn.comp): over any set of axes (default 0, 2, 3),
 // two passes per group in fp32.
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 struct MvnPush {
   uint32_t count = 0, reduced = 1;
@@ -16,9 +14,9 @@ struct MvnPush {
 OpPlan plan_mvn(const OpInfo& info) {
   require_inputs(info, 1);
   const OpTensor& x = info.inputs[0];
-  VX_CHECK(is_float(x.dtype), Unsupported, node_label(info), ": floats only");
+  VX_CHECK(is_float(x.dtype), Unsupported, label(info), ": floats only");
   const int64_t rank = int64_t(x.shape.rank());
-  VX_CHECK(rank >= 1 && rank <= 6, Unsupported, node_label(info), ": rank ", rank, " (1 to 6)");
+  VX_CHECK(rank >= 1 && rank <= 6, Unsupported, label(info), ": rank ", rank, " (1 to 6)");
   const int pad = 6 - int(rank);
   MvnPush push;
   int64_t stride = 1;
@@ -35,7 +33,7 @@ OpPlan plan_mvn(const OpInfo& info) {
     push.reduce_mask |= 1 << d;
     reduced *= push.dims[d];
   }
-  count32(info, x.shape.numel());
+  checked_count32(info, x.shape.numel());
   push.reduced = uint32_t(reduced);
   push.count = reduced ? uint32_t(x.shape.numel() / reduced) : 0;
   OpPlan plan;

@@ -11,8 +11,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
 struct NllPush {
   int32_t count, classes, inner, stage, reduction, has_weight, has_ignore, ignore_index;
 };
@@ -35,7 +33,7 @@ void add_nll(const OpInfo& info, OpPlan& plan, Binding log_prob) {
   const std::string reduction = info.node.attrs.get_string("reduction", "mean");
   if (reduction != "none" && reduction != "sum" && reduction != "mean")
     decline(info, cat("unknown reduction '", reduction, "'"));
-  require_int32_elements(info, x.shape.numel());
+  checked_count32(info, x.shape.numel());
   if (count == 0 || classes == 0) decline(info, "empty input");
   NllPush push{};
   push.count = int32_t(count);
@@ -84,7 +82,7 @@ OpPlan plan_softmax_cross_entropy(const OpInfo& info) {
   }
   AxisRows r = rows_at(x.shape, 1);
   const int64_t rows = r.outer * r.inner;
-  require_int32_elements(info, x.shape.numel());
+  checked_count32(info, x.shape.numel());
   if (rows == 0 || r.n == 0) decline(info, "empty input");
   const int32_t threads = threads_per_output(r.n);
   struct {

@@ -60,9 +60,9 @@ OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivatio
   if (b[b.size() - 2] != k) decline(info, "inner extents differ in ", as.str(), " x ", bs.str());
   const bool has_residual = residual && info.has_input(3);
   if (has_residual && (as.rank() < 2 || bs.rank() < 2)) decline(info, "a residual with a vector operand");
-  check_indexable(info, as.numel(), "A");
-  check_indexable(info, bs.numel(), "B");
-  check_indexable(info, info.outputs[0].shape.numel(), "Y");
+  checked_count32(info, as.numel(), "A");
+  checked_count32(info, bs.numel(), "B");
+  checked_count32(info, info.outputs[0].shape.numel(), "Y");
 
   // Batch axes, right-aligned and broadcast; strides in elements of each operand (0 where broadcast).
   const size_t ra = a.size() - 2, rb = b.size() - 2, rank = std::max(ra, rb);
@@ -98,7 +98,7 @@ OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivatio
     for (size_t i = 0; i < rank; ++i) axes[i].sc = strides[i];
     scm = strides[rank];
     scn = strides[rank + 1];
-    check_indexable(info, info.inputs[3].shape.numel(), "Residual");
+    checked_count32(info, info.inputs[3].shape.numel(), "Residual");
   }
   // Drop unit axes, merge neighbours that are one strided run in every operand.
   std::vector<BatchAxis> merged;
@@ -213,9 +213,9 @@ OpPlan plan_gemm(const OpInfo& info) {
   const int64_t m = trans_a ? as[1] : as[0], k = trans_a ? as[0] : as[1];
   const int64_t kb = trans_b ? bs[1] : bs[0], n = trans_b ? bs[0] : bs[1];
   if (k != kb) decline(info, "inner extents differ (", k, " vs ", kb, ")");
-  check_indexable(info, as.numel(), "A");
-  check_indexable(info, bs.numel(), "B");
-  check_indexable(info, m * n, "Y");
+  checked_count32(info, as.numel(), "A");
+  checked_count32(info, bs.numel(), "B");
+  checked_count32(info, m * n, "Y");
 
   OpPlan plan;
   GemmDesc d;

@@ -2,12 +2,10 @@
 // strides and pads (the one MaxPool's indices refer to), optionally placed in a larger
 // output_shape; repeated indices resolve to the last input element, as the sequential definition
 // does (an atomicMax picks it, then it writes).
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 struct MaxUnpoolPush {
   uint32_t count = 0;
@@ -20,16 +18,16 @@ OpPlan plan_max_unpool(const OpInfo& info) {
   const OpTensor &x = info.inputs[0], &idx = info.inputs[1];
   const OpTensor& y = info.outputs[0];
   VX_CHECK(idx.shape == x.shape && idx.device == DeviceType::i32 && y.device == x.device, InvalidArgument,
-           node_label(info), ": indices shape ", idx.shape.str(), " differs from the input's ", x.shape.str());
+           label(info), ": indices shape ", idx.shape.str(), " differs from the input's ", x.shape.str());
   const size_t rank = x.shape.rank();
-  VX_CHECK(rank >= 3 && rank <= 5 && y.shape.rank() == rank, Unsupported, node_label(info), ": expects N x C x 1 to 3 "
+  VX_CHECK(rank >= 3 && rank <= 5 && y.shape.rank() == rank, Unsupported, label(info), ": expects N x C x 1 to 3 "
            "spatial axes, got ", x.shape.str());
   const Attributes& at = info.node.attrs;
   const size_t nd = rank - 2;
   std::vector<int64_t> kernel = at.get_ints("kernel_shape"), strides = at.get_ints("strides"), pads = at.get_ints("pads");
   if (strides.empty()) strides.assign(nd, 1);
   if (pads.empty()) pads.assign(2 * nd, 0);
-  VX_CHECK(kernel.size() == nd && strides.size() == nd && pads.size() == 2 * nd, InvalidArgument, node_label(info),
+  VX_CHECK(kernel.size() == nd && strides.size() == nd && pads.size() == 2 * nd, InvalidArgument, label(info),
            ": kernel_shape, strides and pads must cover ", nd, " spatial axes");
   MaxUnpoolPush push;
   push.rank = int32_t(rank);
@@ -40,8 +38,8 @@ OpPlan plan_max_unpool(const OpInfo& info) {
     push.inferred[d] = int32_t(std::max<int64_t>(inferred[d], 1));
     push.out_dims[d] = int32_t(y.shape[d]);
   }
-  push.inferred_total = count32(info, Shape(inferred).numel());
-  const uint32_t out_count = count32(info, y.shape.numel()), in_count = count32(info, x.shape.numel());
+  push.inferred_total = checked_count32(info, Shape(inferred).numel());
+  const uint32_t out_count = checked_count32(info, y.shape.numel()), in_count = checked_count32(info, x.shape.numel());
   const std::string shader = cat("more_max_unpool.", letter(x.device));
   const std::vector<Binding> bindings = {Binding::in(0), Binding::in(1), Binding::scratch_buffer(0), Binding::out(0)};
   OpPlan plan;

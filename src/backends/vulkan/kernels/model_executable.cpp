@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/shader_registry.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
@@ -20,8 +21,6 @@
 
 namespace vx::vk {
 namespace {
-
-bool is_float(DType t) { return t == DType::f32 || t == DType::f16; }
 
 VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 

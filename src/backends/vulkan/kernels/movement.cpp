@@ -13,8 +13,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
 void add(OpPlan& plan, std::optional<Dispatch> d) {
   if (d) plan.dispatches.push_back(std::move(*d));
 }
@@ -60,7 +58,7 @@ OpPlan plan_dynamic_slice(const OpInfo& info) {
     if (info.has_input(i) && (info.inputs[i].dtype == DType::f32 || info.inputs[i].dtype == DType::f16))
       decline(info, "slice operands are not integers");
   const int64_t count = out.numel();
-  require_int32_elements(info, std::max(count, x.shape.numel()));
+  checked_count32(info, std::max(count, x.shape.numel()));
   OpPlan plan;
   if (count == 0) return plan;
   for (size_t d = 0; d < rank; ++d) VX_CHECK(x.shape[d] > 0, InvalidArgument, label(info), ": slicing an empty axis");
@@ -196,7 +194,7 @@ std::optional<Dispatch> one_split_dispatch(const OpInfo& info, size_t axis) {
   if (info.outputs.size() > kMaxSplitOutputs || x.shape.numel() == 0) return std::nullopt;
   for (const OpTensor& y : info.outputs)
     if (y.shape.numel() == 0) return std::nullopt;  // empty outputs get no binding (the per-output copies)
-  require_int32_elements(info, x.shape.numel());
+  checked_count32(info, x.shape.numel());
   int64_t outer = 1, inner = 1, extent = x.shape[axis];
   for (size_t d = 0; d < axis; ++d) outer *= x.shape[d];
   for (size_t d = axis + 1; d < x.shape.rank(); ++d) inner *= x.shape[d];

@@ -7,8 +7,6 @@
 
 namespace vx::vk::nn {
 
-std::string label(const OpInfo& info) { return cat(info.node.op, " '", info.node.name, "'"); }
-
 DeviceType float_storage(const OpInfo& info, size_t input) {
   if (input >= info.inputs.size() || !info.has_input(input)) decline(info, "input ", input, " is missing");
   const OpTensor& t = info.inputs[input];
@@ -44,10 +42,6 @@ std::vector<uint8_t> pack(const std::vector<float>& values, DeviceType storage) 
   return out;
 }
 
-void check_indexable(const OpInfo& info, int64_t elements, const char* what) {
-  if (elements < 0 || elements > int64_t(INT_MAX)) decline(info, what, " has ", elements, " elements, beyond 32-bit indexing");
-}
-
 std::vector<int32_t> Window3::spec_constants() const {
   std::vector<int32_t> v;
   for (const auto* a : {&in, &kernel, &stride, &dilation, &pad_begin, &out}) v.insert(v.end(), a->begin(), a->end());
@@ -74,7 +68,7 @@ Window3 window3(const WindowGeometry& g, const std::vector<int64_t>& input) {
 }
 
 std::array<uint32_t, 3> element_groups(const OpInfo& info, int64_t count) {
-  check_indexable(info, count, "the output");
+  checked_count32(info, count, "the output");
   return linear_groups(uint64_t(count), 256);
 }
 

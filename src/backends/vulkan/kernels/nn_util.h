@@ -1,27 +1,18 @@
 // Helpers shared by the Vulkan plans of ONNX's math ops (MatMul, Gemm, Conv, ConvTranspose,
 // pooling, normalisations; shaders/nn_*.comp): the storage type of float tensors, packing constant
-// tensors into blobs of that type, sliding-window geometry as specialization constants, and the
-// Unsupported errors by which a plan declines a node.
+// tensors into blobs of that type and sliding-window geometry as specialization constants (the
+// helpers of every op, labels and declining, are op_args.h).
 #pragma once
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "backends/vulkan/kernels/op_kernel.h"
+#include "backends/vulkan/kernels/op_args.h"
 #include "core/error.h"
 #include "passes/window_geometry.h"
 
 namespace vx::vk::nn {
-
-// "MatMul 'name'" for messages.
-std::string label(const OpInfo& info);
-
-// Declines the node: throws Unsupported "<label>: <reason>" (the executor runs it on the CPU).
-template <class... Args>
-[[noreturn]] void decline(const OpInfo& info, Args&&... reason) {
-  fail(ErrorCode::Unsupported, cat(label(info), ": ", std::forward<Args>(reason)...));
-}
 
 // The device storage type of the node's float tensors (f32 or f16); declines when input `i` is not
 // an f32/f16 tensor.
@@ -33,9 +24,6 @@ std::string shader_for(const std::string& stem, DeviceType storage);
 std::vector<float> constant_values(const Tensor& t);
 // Bytes of `values` in the storage type.
 std::vector<uint8_t> pack(const std::vector<float>& values, DeviceType storage);
-
-// Declines when a tensor's element count does not fit the shaders' 32-bit indices.
-void check_indexable(const OpInfo& info, int64_t elements, const char* what);
 
 // A 1-D to 3-D window padded to three spatial axes (z, y, x): leading axes get extent 1 and pad 0.
 struct Window3 {

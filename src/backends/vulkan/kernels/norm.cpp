@@ -50,7 +50,7 @@ OpPlan plan_batch_norm(const OpInfo& info) {
     d.bindings = {Binding::in(0), Binding::in(1), Binding::in(2), Binding::in(3), Binding::in(4), Binding::out(0)};
   }
   d.spec_constants = {folded ? 1 : 0};
-  check_indexable(info, xs.numel(), "X");
+  checked_count32(info, xs.numel(), "X");
   struct {
     int32_t total, inner, channels;
     float eps;
@@ -73,7 +73,7 @@ OpPlan plan_instance_norm(const OpInfo& info) {
   const Shape& xs = info.inputs[0].shape;
   if (xs.rank() < 3) decline(info, "expects N x C x D1..., got ", xs.str());
   const int64_t channels = xs[1], rows = xs[0] * channels, cols = xs.numel() / std::max<int64_t>(rows, 1);
-  check_indexable(info, xs.numel(), "X");
+  checked_count32(info, xs.numel(), "X");
   OpPlan plan;
   Binding param[2];
   for (int i = 0; i < 2; ++i) {
@@ -102,7 +102,7 @@ OpPlan plan_layer_norm(const OpInfo& info) {
   if (axis < 0 || axis >= rank) decline(info, "axis ", info.node.attrs.get_int("axis", -1), " for rank ", rank);
   int64_t rows = 1, cols = 1;
   for (int64_t i = 0; i < rank; ++i) (i < axis ? rows : cols) *= xs[size_t(i)];
-  check_indexable(info, xs.numel(), "X");
+  checked_count32(info, xs.numel(), "X");
   const Shape normalized(std::vector<int64_t>(xs.begin() + axis, xs.end()));
   OpPlan plan;
   int flags = 0;
@@ -172,7 +172,7 @@ OpPlan plan_lrn(const OpInfo& info) {
   if (xs.rank() < 3) decline(info, "expects N x C x D1..., got ", xs.str());
   const int64_t size = attrs.get_int("size", 0);
   if (size < 1) decline(info, "size must be >= 1");
-  check_indexable(info, xs.numel(), "X");
+  checked_count32(info, xs.numel(), "X");
   const int64_t spatial = xs.numel() / std::max<int64_t>(xs[0] * xs[1], 1);
   OpPlan plan;
   Dispatch d;

@@ -6,11 +6,15 @@
 
 #include "core/error.h"
 
-namespace vx::vk::opargs {
+namespace vx::vk {
 
 std::string label(const OpInfo& info) { return cat(info.node.op, " '", info.node.name, "'"); }
 
-void decline(const OpInfo& info, const std::string& why) { fail(ErrorCode::Unsupported, cat(label(info), ": ", why)); }
+void require_inputs(const OpInfo& info, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    VX_CHECK(info.has_input(i), InvalidArgument, label(info), ": input ", i, " is missing");
+  VX_CHECK(!info.outputs.empty() && info.node.outputs[0] != kNoValue, InvalidArgument, label(info), " has no output");
+}
 
 int64_t normalize_axis(const OpInfo& info, int64_t axis, int64_t rank) {
   VX_CHECK(axis >= -rank && axis < rank, InvalidArgument, label(info), ": axis ", axis, " is out of range for rank ",
@@ -39,6 +43,11 @@ std::optional<std::vector<int64_t>> constant_ints(const OpInfo& info, size_t i, 
   const Tensor* c = info.inputs[i].constant;
   if (c == nullptr || !c->defined()) decline(info, cat(what, " (input ", i, ") is computed at run time, not a constant"));
   return tensor_ints(*c);
+}
+
+std::vector<int64_t> required_constant_ints(const OpInfo& info, size_t i, const std::string& what) {
+  if (!info.has_input(i)) decline(info, what, " (input ", i, ") is missing");
+  return *constant_ints(info, i, what);
 }
 
 std::optional<std::vector<double>> constant_doubles(const OpInfo& info, size_t i, const std::string& what) {
@@ -76,9 +85,10 @@ std::string typed_shader(const std::string& stem, DeviceType t) {
   }
 }
 
-void require_int32_elements(const OpInfo& info, int64_t count) {
-  if (count > int64_t(std::numeric_limits<int32_t>::max()))
-    decline(info, cat(count, " elements exceed the shaders' 32-bit indexing"));
+uint32_t checked_count32(const OpInfo& info, int64_t count, const char* what) {
+  if (count < 0 || count > int64_t(std::numeric_limits<int32_t>::max()))
+    decline(info, what, " has ", count, " elements, beyond the shaders' 32-bit indexing");
+  return uint32_t(count);
 }
 
 std::vector<int64_t> dense_strides(const std::vector<int64_t>& dims) {
@@ -93,4 +103,4 @@ int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
   return p;
 }
 
-}  // namespace vx::vk::opargs
+}  // namespace vx::vk

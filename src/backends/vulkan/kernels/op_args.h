@@ -1,25 +1,42 @@
-// Helpers the data-movement and reduction Vulkan ops share when they read a node: axes, integer
-// operands that must be graph constants, the shader variant for a storage type, and declining.
-// (Namespace vx::vk::opargs keeps them apart from other op families' helpers.)
+// The one helper set every Vulkan op plan uses when it reads its node: labels and declining,
+// axes, integer operands that must be graph constants, the 32-bit index check, shader variant
+// names by storage type, and the one-dispatch builder.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/vulkan/kernels/op_kernel.h"
+#include "core/error.h"
 
-namespace vx::vk::opargs {
+namespace vx::vk {
+
+// The rank up to which the index-walking shaders (element-wise, gather, scatter, pad, strided
+// copy, cumsum, resize) unroll their loops; plans of higher rank merge axes or decline.
+constexpr int kMaxRank = 6;
 
 // "Op 'name'" for messages.
 std::string label(const OpInfo& info);
 
-// Throws vx::Error(Unsupported) "<Op 'name'>: <why>": the executor runs the node on the CPU.
-[[noreturn]] void decline(const OpInfo& info, const std::string& why);
+// Throws vx::Error(Unsupported) "<Op 'name'>: <reason...>": the executor runs the node on the CPU.
+template <class... Args>
+[[noreturn]] void decline(const OpInfo& info, Args&&... reason) {
+  fail(ErrorCode::Unsupported, cat(label(info), ": ", std::forward<Args>(reason)...));
+}
+
+// InvalidArgument unless inputs 0..n-1 are present and the node has an output.
+void require_inputs(const OpInfo& info, size_t n);
+
+inline bool is_float(DType t) { return t == DType::f32 || t == DType::f16; }
 
 // An ONNX axis in [-rank, rank) mapped onto [0, rank); InvalidArgument otherwise.
 int64_t normalize_axis(const OpInfo& info, int64_t axis, int64_t rank);
+
+// `count` as the shaders' 32-bit index; declines when `what` has more elements than int32 reaches.
+uint32_t checked_count32(const OpInfo& info, int64_t count, const char* what = "the tensor");
 
 // The elements of an integer tensor as int64 (int64 read exactly, so INT64_MAX slice ends survive).
 std::vector<int64_t> tensor_ints(const Tensor& t);
@@ -29,6 +46,8 @@ std::vector<double> tensor_doubles(const Tensor& t);
 // at run time; nullopt when the optional input is omitted.
 std::optional<std::vector<int64_t>> constant_ints(const OpInfo& info, size_t i, const std::string& what);
 std::optional<std::vector<double>> constant_doubles(const OpInfo& info, size_t i, const std::string& what);
+// As constant_ints, for an input that must be present (declines when it is omitted).
+std::vector<int64_t> required_constant_ints(const OpInfo& info, size_t i, const std::string& what);
 
 // The binding of an integer index tensor (input `input`) that a shader reads as int32: when it is a
 // graph constant, a blob of its values range-checked against extent_at(element) (InvalidArgument)
@@ -40,12 +59,24 @@ Binding index_tensor_binding(const OpInfo& info, OpPlan& plan, size_t input,
 std::string move_shader(const std::string& stem, DeviceType t);
 // "stem" (f32), "stem.f16" or "stem.i32" for shaders that compute.
 std::string typed_shader(const std::string& stem, DeviceType t);
-
-// Declines unless `count` elements fit the shaders' 32-bit signed indexing.
-void require_int32_elements(const OpInfo& info, int64_t count);
+// Shader variant letter of a storage type for the shaders named "stem_<letter>": f = f32, h = f16, i = int32.
+inline char letter(DeviceType t) { return t == DeviceType::f32 ? 'f' : t == DeviceType::f16 ? 'h' : 'i'; }
 
 // Row-major strides in elements.
 std::vector<int64_t> dense_strides(const std::vector<int64_t>& dims);
+// The product of dims[begin, end).
 int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end);
+inline int64_t product(const Shape& s, size_t begin, size_t end) { return product(s.dims(), begin, end); }
 
-}  // namespace vx::vk::opargs
+// One dispatch of `shader` over `invocations` (256 per workgroup, linear_groups' layout).
+template <class Push>
+Dispatch make_dispatch(std::string shader, std::vector<Binding> bindings, const Push& push, uint64_t invocations) {
+  Dispatch d;
+  d.shader = std::move(shader);
+  d.bindings = std::move(bindings);
+  d.set_push(push);
+  d.groups = linear_groups(invocations);
+  return d;
+}
+
+}  // namespace vx::vk

@@ -12,10 +12,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
-constexpr int kMaxRank = 6;
-
 struct PadPush {
   int32_t count, rank, mode;
   uint32_t fill;
@@ -34,7 +30,7 @@ OpPlan pad_plan(const OpInfo& info, const std::vector<int64_t>& begin, int mode,
   if (rank > size_t(kMaxRank)) decline(info, cat("rank ", rank, " exceeds ", kMaxRank));
   VX_CHECK(y.shape.rank() == rank, InvalidArgument, label(info), ": output rank ", y.shape.rank(), " differs from ", rank);
   const int64_t count = y.shape.numel();
-  require_int32_elements(info, std::max(count, x.shape.numel()));
+  checked_count32(info, std::max(count, x.shape.numel()));
   OpPlan plan;
   if (count == 0) return plan;
   PadPush push{};

@@ -11,7 +11,7 @@ void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, c
                        PoolMode mode, bool count_include_pad, int p, DeviceType storage, const Binding* indices,
                        int storage_order) {
   const int64_t total = planes * w.out_size();
-  check_indexable(info, planes * w.in_size(), "X");
+  checked_count32(info, planes * w.in_size(), "X");
   Dispatch d;
   d.shader = shader_for("nn_pool", storage);
   d.spec_constants = {int32_t(mode), count_include_pad ? 1 : 0, p};
@@ -78,7 +78,7 @@ OpPlan plan_global_pool(const OpInfo& info, int mode) {
   const Shape& xs = info.inputs[0].shape;
   if (xs.rank() < 3) decline(info, "input ", xs.str(), " has no spatial axes");
   const int64_t rows = xs[0] * xs[1], cols = xs.numel() / std::max<int64_t>(rows, 1);
-  check_indexable(info, xs.numel(), "X");
+  checked_count32(info, xs.numel(), "X");
   int p = 2;
   if (mode == 3) {
     const int64_t power = info.node.attrs.get_int("p", 2);

@@ -2,12 +2,10 @@
 // QLinearMatMul (the same int32 accumulation into a scratch buffer, then more_requant.comp with
 // per-tensor scales). Zero points: scalars, per row of A, per column of B. Batch dimensions
 // broadcast as numpy's matmul.
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 struct QMatMulPush {
   uint32_t count = 0;
@@ -27,7 +25,7 @@ struct Product {
 };
 
 Product plan_product(const OpInfo& info, const Shape& a_shape, const Shape& b_shape) {
-  VX_CHECK(a_shape.rank() >= 1 && b_shape.rank() >= 1, InvalidArgument, node_label(info), ": scalar operand");
+  VX_CHECK(a_shape.rank() >= 1 && b_shape.rank() >= 1, InvalidArgument, label(info), ": scalar operand");
   std::vector<int64_t> a = a_shape.dims(), b = b_shape.dims();
   const bool a_vector = a.size() == 1, b_vector = b.size() == 1;
   if (a_vector) a.insert(a.begin(), 1);
@@ -36,7 +34,7 @@ Product plan_product(const OpInfo& info, const Shape& a_shape, const Shape& b_sh
   p.m = a[a.size() - 2];
   p.k = a.back();
   p.n = b.back();
-  VX_CHECK(b[b.size() - 2] == p.k, InvalidArgument, node_label(info), ": inner extents differ in ", a_shape.str(),
+  VX_CHECK(b[b.size() - 2] == p.k, InvalidArgument, label(info), ": inner extents differ in ", a_shape.str(),
            " x ", b_shape.str());
   const std::vector<int64_t> ba(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
   const size_t rank = std::max(ba.size(), bb.size());
@@ -44,7 +42,7 @@ Product plan_product(const OpInfo& info, const Shape& a_shape, const Shape& b_sh
   for (size_t i = 0; i < ba.size(); ++i) da[rank - ba.size() + i] = ba[i];
   for (size_t i = 0; i < bb.size(); ++i) db[rank - bb.size() + i] = bb[i];
   for (size_t d = 0; d < rank; ++d) {
-    VX_CHECK(da[d] == db[d] || da[d] == 1 || db[d] == 1, InvalidArgument, node_label(info), ": batch dims of ",
+    VX_CHECK(da[d] == db[d] || da[d] == 1 || db[d] == 1, InvalidArgument, label(info), ": batch dims of ",
              a_shape.str(), " and ", b_shape.str(), " do not broadcast");
     batch[d] = std::max(da[d], db[d]);
   }
@@ -67,9 +65,9 @@ Product plan_product(const OpInfo& info, const Shape& a_shape, const Shape& b_sh
   if (!a_vector) out.push_back(p.m);
   if (!b_vector) out.push_back(p.n);
   p.out = Shape(out);
-  count32(info, a_shape.numel());
-  count32(info, b_shape.numel());
-  count32(info, p.out.numel());
+  checked_count32(info, a_shape.numel());
+  checked_count32(info, b_shape.numel());
+  checked_count32(info, p.out.numel());
   return p;
 }
 
@@ -77,9 +75,9 @@ Product plan_product(const OpInfo& info, const Shape& a_shape, const Shape& b_sh
 int32_t zero_flags(const OpInfo& info, size_t input, int64_t per_extent, const char* what) {
   if (!info.has_input(input)) return 0;
   const int64_t n = info.inputs[input].shape.numel();
-  VX_CHECK(info.inputs[input].device == DeviceType::i32, InvalidArgument, node_label(info), ": ", what, " is not integer");
+  VX_CHECK(info.inputs[input].device == DeviceType::i32, InvalidArgument, label(info), ": ", what, " is not integer");
   if (n == 1) return 1;
-  VX_CHECK(n == per_extent && info.inputs[input].shape.rank() == 1, Unsupported, node_label(info), ": ", what, " of ",
+  VX_CHECK(n == per_extent && info.inputs[input].shape.rank() == 1, Unsupported, label(info), ": ", what, " of ",
            n, " values (scalar or one per row / column only)");
   return 3;
 }
@@ -107,9 +105,9 @@ std::vector<uint8_t> table_bytes(const std::vector<int32_t>& v) {
 OpPlan plan_matmul_integer(const OpInfo& info) {
   require_inputs(info, 2);
   VX_CHECK(info.inputs[0].device == DeviceType::i32 && info.inputs[1].device == DeviceType::i32, Unsupported,
-           node_label(info), ": integer operands only");
+           label(info), ": integer operands only");
   const Product prod = plan_product(info, info.inputs[0].shape, info.inputs[1].shape);
-  VX_CHECK(prod.out == info.outputs[0].shape, InvalidArgument, node_label(info), ": output shape ",
+  VX_CHECK(prod.out == info.outputs[0].shape, InvalidArgument, label(info), ": output shape ",
            info.outputs[0].shape.str(), ", expected ", prod.out.str());
   OpPlan plan;
   plan.constants.push_back(table_bytes(prod.offsets));
@@ -121,14 +119,14 @@ OpPlan plan_qlinear_matmul(const OpInfo& info) {
   require_inputs(info, 8);
   const OpTensor& y = info.outputs[0];
   VX_CHECK(info.inputs[0].device == DeviceType::i32 && info.inputs[3].device == DeviceType::i32, Unsupported,
-           node_label(info), ": integer operands only");
+           label(info), ": integer operands only");
   for (size_t s : {size_t(1), size_t(4), size_t(6)})
-    VX_CHECK(is_float(info.inputs[s].dtype) && info.inputs[s].shape.numel() == 1, Unsupported, node_label(info),
+    VX_CHECK(is_float(info.inputs[s].dtype) && info.inputs[s].shape.numel() == 1, Unsupported, label(info),
              ": per-tensor float scales only");
   VX_CHECK(info.inputs[7].shape.numel() == 1 && (y.dtype == DType::u8 || y.dtype == DType::i8), InvalidArgument,
-           node_label(info), ": y_zero_point must be one uint8 or int8");
+           label(info), ": y_zero_point must be one uint8 or int8");
   const Product prod = plan_product(info, info.inputs[0].shape, info.inputs[3].shape);
-  VX_CHECK(prod.out == y.shape, InvalidArgument, node_label(info), ": output shape ", y.shape.str());
+  VX_CHECK(prod.out == y.shape, InvalidArgument, label(info), ": output shape ", y.shape.str());
   OpPlan plan;
   plan.constants.push_back(table_bytes(prod.offsets));
   plan.scratch_bytes.push_back(uint64_t(std::max<int64_t>(prod.out.numel(), 1)) * 4);

@@ -5,12 +5,10 @@
 // states, peepholes, clip, linear_before_reset and the ONNX activation functions by name.
 // Initial states and Y_h / Y_c follow the layout attribute as the ONNX spec says ([batch, dirs,
 // hidden] when layout = 1).
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 struct RnnStepPush {
   uint32_t count = 0;
@@ -33,7 +31,7 @@ int activation_code(const OpInfo& info, const std::string& name) {
                                  "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"};
   for (int i = 0; i < 11; ++i)
     if (name == kNames[i]) return i;
-  VX_CHECK(false, Unsupported, node_label(info), ": activation '", name, "'");
+  VX_CHECK(false, Unsupported, label(info), ": activation '", name, "'");
   return 0;
 }
 
@@ -43,39 +41,39 @@ bool present_output(const OpInfo& info, size_t i) {
 
 OpPlan plan_recurrent(const OpInfo& info, Cell cell) {
   for (size_t i = 0; i < 3; ++i)  // outputs are all optional (Y is often omitted)
-    VX_CHECK(info.has_input(i), InvalidArgument, node_label(info), ": input ", i, " is missing");
+    VX_CHECK(info.has_input(i), InvalidArgument, label(info), ": input ", i, " is missing");
   const OpTensor &x = info.inputs[0], &w = info.inputs[1], &r = info.inputs[2];
-  VX_CHECK(is_float(x.dtype), Unsupported, node_label(info), ": floats only");
+  VX_CHECK(is_float(x.dtype), Unsupported, label(info), ": floats only");
   const Attributes& at = info.node.attrs;
   const int64_t gates = cell == Cell::rnn ? 1 : cell == Cell::gru ? 3 : 4;
   const bool batch_major = at.get_int("layout", 0) != 0;
-  VX_CHECK(x.shape.rank() == 3 && w.shape.rank() == 3 && r.shape.rank() == 3, InvalidArgument, node_label(info),
+  VX_CHECK(x.shape.rank() == 3 && w.shape.rank() == 3 && r.shape.rank() == 3, InvalidArgument, label(info),
            ": X, W and R must be 3-D");
   const int64_t seq = batch_major ? x.shape[1] : x.shape[0], batch = batch_major ? x.shape[0] : x.shape[1];
   const int64_t in = x.shape[2], dirs = w.shape[0], hidden = r.shape[2];
   const std::string direction = at.get_string("direction", "forward");
   VX_CHECK(direction == "forward" || direction == "reverse" || direction == "bidirectional", InvalidArgument,
-           node_label(info), ": direction '", direction, "'");
-  VX_CHECK((direction == "bidirectional") == (dirs == 2) && dirs >= 1 && dirs <= 2, InvalidArgument, node_label(info),
+           label(info), ": direction '", direction, "'");
+  VX_CHECK((direction == "bidirectional") == (dirs == 2) && dirs >= 1 && dirs <= 2, InvalidArgument, label(info),
            ": W has ", dirs, " directions for direction '", direction, "'");
   VX_CHECK(w.shape[1] == gates * hidden && w.shape[2] == in && r.shape[0] == dirs && r.shape[1] == gates * hidden,
-           InvalidArgument, node_label(info), ": W ", w.shape.str(), " / R ", r.shape.str(), " do not fit X ",
+           InvalidArgument, label(info), ": W ", w.shape.str(), " / R ", r.shape.str(), " do not fit X ",
            x.shape.str());
   auto float_input = [&](size_t i, int64_t numel, const char* what) {
     if (!info.has_input(i)) return false;
     VX_CHECK(info.inputs[i].device == x.device && info.inputs[i].shape.numel() == numel, InvalidArgument,
-             node_label(info), ": ", what, " has ", info.inputs[i].shape.numel(), " values, expected ", numel);
+             label(info), ": ", what, " has ", info.inputs[i].shape.numel(), " values, expected ", numel);
     return true;
   };
   const bool has_bias = float_input(3, dirs * 2 * gates * hidden, "B");
   const bool has_lens = info.has_input(4);
   if (has_lens)
     VX_CHECK(info.inputs[4].shape.numel() == batch && info.inputs[4].device == DeviceType::i32, InvalidArgument,
-             node_label(info), ": sequence_lens needs ", batch, " integers");
+             label(info), ": sequence_lens needs ", batch, " integers");
   const bool has_h0 = float_input(5, dirs * batch * hidden, "initial_h");
   const bool has_c0 = cell == Cell::lstm && float_input(6, dirs * batch * hidden, "initial_c");
   const bool has_peep = cell == Cell::lstm && float_input(7, dirs * 3 * hidden, "P");
-  VX_CHECK(cell != Cell::lstm || at.get_int("input_forget", 0) == 0, Unsupported, node_label(info), ": input_forget");
+  VX_CHECK(cell != Cell::lstm || at.get_int("input_forget", 0) == 0, Unsupported, label(info), ": input_forget");
 
   RnnStepPush step;
   const size_t per_dir = cell == Cell::rnn ? 1 : cell == Cell::gru ? 2 : 3;
@@ -88,7 +86,7 @@ OpPlan plan_recurrent(const OpInfo& info, Cell cell) {
                                                                   : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
     for (int64_t d = 0; d < dirs; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
   }
-  VX_CHECK(names.size() == per_dir * size_t(dirs), InvalidArgument, node_label(info), ": ", names.size(),
+  VX_CHECK(names.size() == per_dir * size_t(dirs), InvalidArgument, label(info), ": ", names.size(),
            " activations for ", dirs, " direction(s)");
   for (int64_t d = 0; d < dirs; ++d)
     for (size_t k = 0; k < per_dir; ++k) {
@@ -102,11 +100,11 @@ OpPlan plan_recurrent(const OpInfo& info, Cell cell) {
   const int64_t state_count = dirs * batch * hidden;
   const bool has_y = present_output(info, 0), has_yh = present_output(info, 1);
   const bool has_yc = cell == Cell::lstm && present_output(info, 2);
-  count32(info, x.shape.numel());
-  count32(info, w.shape.numel());
-  count32(info, 5 * state_count);
+  checked_count32(info, x.shape.numel());
+  checked_count32(info, w.shape.numel());
+  checked_count32(info, 5 * state_count);
   const int64_t y_count = seq * dirs * batch * hidden;
-  count32(info, y_count);
+  checked_count32(info, y_count);
 
   step.count = uint32_t(state_count);
   step.seq = int32_t(seq);
@@ -125,7 +123,7 @@ OpPlan plan_recurrent(const OpInfo& info, Cell cell) {
   const Binding state = Binding::scratch_buffer(0);
   const char v = letter(x.device);
   const Binding any_out = has_y ? Binding::out(0) : has_yh ? Binding::out(1) : Binding::out(2);
-  VX_CHECK(has_y || has_yh || has_yc, InvalidArgument, node_label(info), " has no output");
+  VX_CHECK(has_y || has_yh || has_yc, InvalidArgument, label(info), " has no output");
 
   RnnIoPush io;
   io.state_count = uint32_t(state_count);

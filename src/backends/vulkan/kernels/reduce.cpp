@@ -14,8 +14,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
 int reduce_code(const std::string& op) {
   static const char* names[] = {"ReduceSum", "ReduceMean", "ReduceMax",    "ReduceMin",       "ReduceProd",
                                 "ReduceL1",  "ReduceL2",   "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"};

@@ -3,10 +3,10 @@
 #include "backends/vulkan/kernels/op_args.h"
 #include "core/error.h"
 
-namespace vx::vk::opargs {
+namespace vx::vk {
 
 ReducePush reduction_layout(const OpInfo& info, const std::vector<int64_t>& dims, const std::vector<bool>& reduced) {
-  require_int32_elements(info, product(dims, 0, dims.size()));
+  checked_count32(info, product(dims, 0, dims.size()));
   const std::vector<int64_t> strides = dense_strides(dims);
   // Merged runs (extent, stride) of each kind, outermost first; the input is dense, so neighbours
   // of one kind are always contiguous.
@@ -64,4 +64,4 @@ std::array<uint32_t, 3> reduction_groups(int64_t outputs, int32_t threads) {
   return linear_groups(uint64_t(outputs) * uint64_t(threads));
 }
 
-}  // namespace vx::vk::opargs
+}  // namespace vx::vk

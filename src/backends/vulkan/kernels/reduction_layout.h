@@ -7,7 +7,7 @@
 
 #include "backends/vulkan/kernels/op_kernel.h"
 
-namespace vx::vk::opargs {
+namespace vx::vk {
 
 inline constexpr int kReduceMaxRank = 6;
 
@@ -39,4 +39,4 @@ AxisRows rows_at(const Shape& shape, size_t axis);
 // The dispatch of `outputs * threads` invocations.
 std::array<uint32_t, 3> reduction_groups(int64_t outputs, int32_t threads);
 
-}  // namespace vx::vk::opargs
+}  // namespace vx::vk

@@ -18,10 +18,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
-constexpr int kMaxRank = 6;
-
 struct ResizePush {
   int32_t count, rank, taps;
   float extrapolation;
@@ -72,7 +68,7 @@ OpPlan plan_resize(const OpInfo& info) {
   VX_CHECK(Shape(out_dims) == info.outputs.at(0).shape, InvalidArgument, label(info), ": resize gives ",
            Shape(out_dims).str(), " but the graph says ", info.outputs.at(0).shape.str());
   const int64_t count = Shape(out_dims).numel();
-  require_int32_elements(info, std::max(count, x.shape.numel()));
+  checked_count32(info, std::max(count, x.shape.numel()));
   OpPlan plan;
   if (count == 0) return plan;
 

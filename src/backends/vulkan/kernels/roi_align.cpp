@@ -1,12 +1,10 @@
 // RoiAlign (opset 10 / 16) on Vulkan (more_roi_align.comp): avg and max modes, sampling_ratio
 // (adaptive when 0), spatial_scale, coordinate_transformation_mode half_pixel / output_half_pixel,
 // the same ONNX Runtime sampling rules as the CPU reference.
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 struct RoiAlignPush {
   uint32_t count = 0;
@@ -19,9 +17,9 @@ OpPlan plan_roi_align(const OpInfo& info) {
   require_inputs(info, 3);
   const OpTensor &x = info.inputs[0], &rois = info.inputs[1], &batch = info.inputs[2];
   VX_CHECK(is_float(x.dtype) && rois.device == x.device && batch.device == DeviceType::i32, Unsupported,
-           node_label(info), ": float X and rois, integer batch_indices");
+           label(info), ": float X and rois, integer batch_indices");
   VX_CHECK(x.shape.rank() == 4 && rois.shape.rank() == 2 && rois.shape[1] == 4 && batch.shape.numel() == rois.shape[0],
-           InvalidArgument, node_label(info), ": X ", x.shape.str(), ", rois ", rois.shape.str(), " and batch_indices ",
+           InvalidArgument, label(info), ": X ", x.shape.str(), ", rois ", rois.shape.str(), " and batch_indices ",
            batch.shape.str(), " do not fit");
   const Attributes& at = info.node.attrs;
   RoiAlignPush push;
@@ -30,9 +28,9 @@ OpPlan plan_roi_align(const OpInfo& info) {
   push.sampling_ratio = int32_t(at.get_int("sampling_ratio", 0));
   push.spatial_scale = at.get_float("spatial_scale", 1.0f);
   const std::string mode = at.get_string("mode", "avg");
-  VX_CHECK(push.out_height > 0 && push.out_width > 0 && push.sampling_ratio >= 0, InvalidArgument, node_label(info),
+  VX_CHECK(push.out_height > 0 && push.out_width > 0 && push.sampling_ratio >= 0, InvalidArgument, label(info),
            ": bad output size or sampling_ratio");
-  VX_CHECK(mode == "avg" || mode == "max", InvalidArgument, node_label(info), ": mode '", mode, "'");
+  VX_CHECK(mode == "avg" || mode == "max", InvalidArgument, label(info), ": mode '", mode, "'");
   push.max_mode = mode == "max";
   push.half_pixel =
       at.get_string("coordinate_transformation_mode", info.opset >= 16 ? "half_pixel" : "output_half_pixel") ==
@@ -41,9 +39,9 @@ OpPlan plan_roi_align(const OpInfo& info) {
   push.channels = int32_t(x.shape[1]);
   push.height = int32_t(x.shape[2]);
   push.width = int32_t(x.shape[3]);
-  count32(info, x.shape.numel());
-  push.count = count32(info, rois.shape[0] * x.shape[1] * push.out_height * push.out_width);
-  VX_CHECK(info.outputs[0].shape.numel() == int64_t(push.count), InvalidArgument, node_label(info), ": output shape ",
+  checked_count32(info, x.shape.numel());
+  push.count = checked_count32(info, rois.shape[0] * x.shape[1] * push.out_height * push.out_width);
+  VX_CHECK(info.outputs[0].shape.numel() == int64_t(push.count), InvalidArgument, label(info), ": output shape ",
            info.outputs[0].shape.str());
   OpPlan plan;
   plan.dispatches.push_back(make_dispatch(cat("more_roi_align.", letter(x.device)),

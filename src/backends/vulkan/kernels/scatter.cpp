@@ -12,10 +12,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
-constexpr int kMaxRank = 6;
-
 void require_no_reduction(const OpInfo& info) {
   const std::string r = info.node.attrs.get_string("reduction", "none");
   if (r != "none") decline(info, cat("reduction '", r, "' (needs atomics)"));
@@ -43,7 +39,7 @@ OpPlan plan_scatter_elements(const OpInfo& info) {
     VX_CHECK(d == axis || idx.shape[d] <= x.shape[d], InvalidArgument, label(info), ": indices exceed the data shape");
   if (rank > kMaxRank) decline(info, cat("rank ", rank, " exceeds ", kMaxRank));
   const int64_t count = idx.shape.numel(), extent = x.shape[axis];
-  require_int32_elements(info, std::max(count, x.shape.numel()));
+  checked_count32(info, std::max(count, x.shape.numel()));
   OpPlan plan;
   copy_data(info, plan);
   if (count == 0) return plan;
@@ -89,7 +85,7 @@ OpPlan plan_scatter_nd(const OpInfo& info) {
   VX_CHECK(upd.shape == Shape(expected), InvalidArgument, label(info), ": updates shape ", upd.shape.str(),
            ", expected ", Shape(expected).str());
   const int64_t count = upd.shape.numel();
-  require_int32_elements(info, std::max(count, x.shape.numel()));
+  checked_count32(info, std::max(count, x.shape.numel()));
   OpPlan plan;
   copy_data(info, plan);
   if (count == 0) return plan;

@@ -5,12 +5,10 @@
 // Registered below the movement family's scatters (priority -1): used where those decline
 // (reductions, which they would need atomics for). Indices int32 on the device; every data type.
 // Indices out of range fail the run with the CPU kernels' error (Binding::status()).
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 constexpr int kRank = 6;
 
@@ -39,7 +37,7 @@ int32_t reduction_code(const OpInfo& info) {
   if (r == "mul") return 2;
   if (r == "max") return 3;
   if (r == "min") return 4;
-  fail(ErrorCode::InvalidArgument, cat(node_label(info), ": unknown reduction '", r, "'"));
+  fail(ErrorCode::InvalidArgument, cat(label(info), ": unknown reduction '", r, "'"));
 }
 
 // Phase 0 (copy data -> output) and phase 1 (the updates) of one scatter shader.
@@ -62,13 +60,13 @@ OpPlan plan_scatter_elements(const OpInfo& info) {
   require_inputs(info, 3);
   const OpTensor &x = info.inputs[0], &idx = info.inputs[1], &upd = info.inputs[2];
   const int64_t rank = int64_t(x.shape.rank());
-  VX_CHECK(rank >= 1 && rank <= kRank, Unsupported, node_label(info), ": rank ", rank, " (1 to ", kRank, ")");
+  VX_CHECK(rank >= 1 && rank <= kRank, Unsupported, label(info), ": rank ", rank, " (1 to ", kRank, ")");
   VX_CHECK(idx.shape == upd.shape && idx.shape.rank() == x.shape.rank() && upd.device == x.device &&
                idx.device == DeviceType::i32,
-           InvalidArgument, node_label(info), ": indices ", idx.shape.str(), " and updates ", upd.shape.str(),
+           InvalidArgument, label(info), ": indices ", idx.shape.str(), " and updates ", upd.shape.str(),
            " must match in shape, with the data's rank and type");
   for (size_t d = 0; d < size_t(rank); ++d)
-    VX_CHECK(idx.shape[d] <= x.shape[d], InvalidArgument, node_label(info), ": indices exceed the data shape");
+    VX_CHECK(idx.shape[d] <= x.shape[d], InvalidArgument, label(info), ": indices exceed the data shape");
   const int64_t axis = normalize_axis(info, info.node.attrs.get_int("axis", 0), rank);
   ScatterElementsPush push;
   push.reduction = reduction_code(info);
@@ -84,22 +82,22 @@ OpPlan plan_scatter_elements(const OpInfo& info) {
     push.data_strides[d] = real ? int32_t(xs[size_t(d - pad)]) : 0;
   }
   const int64_t lines = push.index_extent ? idx.shape.numel() / push.index_extent : 0;
-  return scatter_plan(cat("sg_scatter_elements.", letter(x.device)), push, count32(info, x.shape.numel()),
-                      count32(info, lines));
+  return scatter_plan(cat("sg_scatter_elements.", letter(x.device)), push, checked_count32(info, x.shape.numel()),
+                      checked_count32(info, lines));
 }
 
 OpPlan plan_scatter_nd(const OpInfo& info) {
   require_inputs(info, 3);
   const OpTensor &x = info.inputs[0], &idx = info.inputs[1], &upd = info.inputs[2];
   const size_t q = idx.shape.rank();
-  VX_CHECK(q >= 1 && upd.device == x.device && idx.device == DeviceType::i32, InvalidArgument, node_label(info),
+  VX_CHECK(q >= 1 && upd.device == x.device && idx.device == DeviceType::i32, InvalidArgument, label(info),
            ": bad indices or updates");
   const int64_t k = idx.shape[q - 1];
-  VX_CHECK(k >= 1 && k <= int64_t(x.shape.rank()) && k <= kRank, InvalidArgument, node_label(info),
+  VX_CHECK(k >= 1 && k <= int64_t(x.shape.rank()) && k <= kRank, InvalidArgument, label(info),
            ": index tuples of length ", k, " for data of rank ", x.shape.rank());
   std::vector<int64_t> expected(idx.shape.dims().begin(), idx.shape.dims().end() - 1);
   expected.insert(expected.end(), x.shape.dims().begin() + k, x.shape.dims().end());
-  VX_CHECK(upd.shape == Shape(expected), InvalidArgument, node_label(info), ": updates shape ", upd.shape.str(),
+  VX_CHECK(upd.shape == Shape(expected), InvalidArgument, label(info), ": updates shape ", upd.shape.str(),
            ", expected ", Shape(expected).str());
   ScatterNDPush push;
   push.reduction = reduction_code(info);
@@ -111,8 +109,8 @@ OpPlan plan_scatter_nd(const OpInfo& info) {
     push.dims[j] = int32_t(x.shape[size_t(j)]);
     push.strides[j] = int32_t(xs[size_t(j)]);
   }
-  count32(info, upd.shape.numel());
-  return scatter_plan(cat("sg_scatter_nd.", letter(x.device)), push, count32(info, x.shape.numel()),
+  checked_count32(info, upd.shape.numel());
+  return scatter_plan(cat("sg_scatter_nd.", letter(x.device)), push, checked_count32(info, x.shape.numel()),
                       uint32_t(push.slice));
 }
 

@@ -1,11 +1,9 @@
 // Ops that place elements by position, on Vulkan: OneHot (sel_one_hot.comp, float or integer
 // indices and values) and Trilu (sel_trilu.comp, k read on the device, every storage type).
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 struct OneHotPush {
   uint32_t count = 0, depth = 0, inner = 0;
@@ -26,13 +24,13 @@ OpPlan plan_one_hot(const OpInfo& info) {
   const OpTensor& indices = info.inputs[0];
   const OpTensor& values = info.inputs[2];
   const OpTensor& y = info.outputs[0];
-  VX_CHECK(values.shape.numel() == 2 && values.device == y.device, InvalidArgument, node_label(info),
+  VX_CHECK(values.shape.numel() == 2 && values.device == y.device, InvalidArgument, label(info),
            ": values must hold [off, on] of the output's type");
   const int64_t rank = int64_t(indices.shape.rank());
   const int64_t axis = normalize_axis(info, info.node.attrs.get_int("axis", -1), rank + 1);
-  VX_CHECK(y.shape.rank() == size_t(rank + 1), InvalidArgument, node_label(info), ": output shape ", y.shape.str());
+  VX_CHECK(y.shape.rank() == size_t(rank + 1), InvalidArgument, label(info), ": output shape ", y.shape.str());
   OneHotPush push;
-  push.count = count32(info, y.shape.numel());
+  push.count = checked_count32(info, y.shape.numel());
   push.depth = uint32_t(y.shape[size_t(axis)]);
   push.inner = uint32_t(std::max<int64_t>(product(indices.shape, size_t(axis), size_t(rank)), 1));
   return single(make_dispatch(cat("sel_one_hot.", letter(indices.device), letter(y.device)),
@@ -42,16 +40,16 @@ OpPlan plan_one_hot(const OpInfo& info) {
 OpPlan plan_trilu(const OpInfo& info) {
   require_inputs(info, 1);
   const OpTensor& x = info.inputs[0];
-  VX_CHECK(x.shape.rank() >= 2, InvalidArgument, node_label(info), ": input must have rank >= 2, got ", x.shape.str());
+  VX_CHECK(x.shape.rank() >= 2, InvalidArgument, label(info), ": input must have rank >= 2, got ", x.shape.str());
   TriluPush push;
-  push.count = count32(info, x.shape.numel());
+  push.count = checked_count32(info, x.shape.numel());
   push.rows = uint32_t(x.shape[x.shape.rank() - 2]);
   push.cols = uint32_t(x.shape[x.shape.rank() - 1]);
   push.upper = info.node.attrs.get_int("upper", 1) != 0;
   push.has_k = info.has_input(1);
   if (push.has_k)
     VX_CHECK(info.inputs[1].shape.numel() == 1 && info.inputs[1].device == DeviceType::i32, InvalidArgument,
-             node_label(info), ": k must be one integer");
+             label(info), ": k must be one integer");
   return single(make_dispatch(cat("sel_trilu.", letter(x.device)),
                               {Binding::in(0), push.has_k ? Binding::in(1) : Binding::in(0), Binding::out(0)}, push,
                               push.count));

@@ -8,8 +8,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
 OpPlan plan_softmax(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
   if (x.device == DeviceType::i32) decline(info, "integer input");
@@ -22,7 +20,7 @@ OpPlan plan_softmax(const OpInfo& info) {
     r.n *= r.inner;
     r.inner = 1;
   }
-  require_int32_elements(info, x.shape.numel());
+  checked_count32(info, x.shape.numel());
   OpPlan plan;
   const int64_t rows = r.outer * r.inner;
   if (rows == 0 || r.n == 0) return plan;

@@ -5,10 +5,8 @@
 #include "backends/vulkan/kernels/op_args.h"
 #include "core/error.h"
 
-namespace vx::vk::opargs {
+namespace vx::vk {
 namespace {
-
-constexpr int kMaxRank = 6;
 
 struct CopyPush {
   int32_t count, rank, src_base, dst_base;
@@ -58,14 +56,14 @@ std::optional<Dispatch> copy_dispatch(const OpInfo& info, const CopyView& view, 
   CopyView v = simplify(view);
   if (v.dims.size() > size_t(kMaxRank))
     decline(info, cat("the copy needs a view of rank ", v.dims.size(), " (at most ", kMaxRank, ")"));
-  require_int32_elements(info, count);
+  checked_count32(info, count);
   // Every offset the shader forms must fit int32 too (the tensors themselves do).
   int64_t reach_src = std::abs(v.src_base), reach_dst = std::abs(v.dst_base);
   for (size_t d = 0; d < v.dims.size(); ++d) {
     reach_src += (v.dims[d] - 1) * std::abs(v.src_strides[d]);
     reach_dst += (v.dims[d] - 1) * std::abs(v.dst_strides[d]);
   }
-  require_int32_elements(info, std::max(reach_src, reach_dst));
+  checked_count32(info, std::max(reach_src, reach_dst));
   // Groups of 4 elements when the innermost axis is contiguous in both tensors and every offset
   // stays a multiple of 4 (mv_copy's VEC4 variants).
   bool vec4 = !v.dims.empty() && v.src_strides.back() == 1 && v.dst_strides.back() == 1 && v.dims.back() % 4 == 0 &&
@@ -100,4 +98,4 @@ std::optional<Dispatch> copy_dispatch(const OpInfo& info, const CopyView& view, 
   return dispatch;
 }
 
-}  // namespace vx::vk::opargs
+}  // namespace vx::vk

@@ -8,7 +8,7 @@
 
 #include "backends/vulkan/kernels/op_kernel.h"
 
-namespace vx::vk::opargs {
+namespace vx::vk {
 
 struct CopyView {
   std::vector<int64_t> dims, src_strides, dst_strides;
@@ -27,4 +27,4 @@ CopyView simplify(const CopyView& v);
 std::optional<Dispatch> copy_dispatch(const OpInfo& info, const CopyView& view, Binding src, Binding dst,
                                       DeviceType type);
 
-}  // namespace vx::vk::opargs
+}  // namespace vx::vk

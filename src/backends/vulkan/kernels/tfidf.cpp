@@ -3,14 +3,13 @@
 // its row. Semantics as the CPU reference (unigrams counted once, not per skip distance). String
 // pools, tokens beyond int32 and pools that repeat an n-gram stay on the CPU.
 #include <algorithm>
+#include <limits>
 #include <map>
 
-#include "backends/vulkan/kernels/more_ops_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
 namespace {
-
-using namespace more;
 
 struct TfIdfPush {
   uint32_t count = 0;
@@ -29,9 +28,9 @@ OpPlan plan_tfidf(const OpInfo& info) {
   const Attributes& at = info.node.attrs;
   const OpTensor& x = info.inputs[0];
   const OpTensor& y = info.outputs[0];
-  VX_CHECK(!at.has("pool_strings") && x.device == DeviceType::i32, Unsupported, node_label(info),
+  VX_CHECK(!at.has("pool_strings") && x.device == DeviceType::i32, Unsupported, label(info),
            ": integer pools only");
-  VX_CHECK(x.shape.rank() == 1 || x.shape.rank() == 2, InvalidArgument, node_label(info), ": X must be 1-D or 2-D");
+  VX_CHECK(x.shape.rank() == 1 || x.shape.rank() == 2, InvalidArgument, label(info), ": X must be 1-D or 2-D");
   const std::vector<int64_t> pool = at.get_ints("pool_int64s");
   const std::vector<int64_t> counts = at.get_ints("ngram_counts");
   const std::vector<int64_t> indexes = at.get_ints("ngram_indexes");
@@ -41,11 +40,11 @@ OpPlan plan_tfidf(const OpInfo& info) {
   push.min_n = int32_t(at.get_int("min_gram_length", 1));
   push.max_n = int32_t(at.get_int("max_gram_length", 1));
   push.max_skip = int32_t(at.get_int("max_skip_count", 0));
-  VX_CHECK(mode == "TF" || mode == "IDF" || mode == "TFIDF", InvalidArgument, node_label(info), ": mode '", mode, "'");
+  VX_CHECK(mode == "TF" || mode == "IDF" || mode == "TFIDF", InvalidArgument, label(info), ": mode '", mode, "'");
   push.mode = mode == "TF" ? 0 : mode == "IDF" ? 1 : 2;
   VX_CHECK(push.min_n >= 1 && push.max_n >= push.min_n && push.max_skip >= 0 && !indexes.empty(), InvalidArgument,
-           node_label(info), ": bad gram lengths, skip count or ngram_indexes");
-  VX_CHECK(weights.empty() || weights.size() == indexes.size(), InvalidArgument, node_label(info), ": ",
+           label(info), ": bad gram lengths, skip count or ngram_indexes");
+  VX_CHECK(weights.empty() || weights.size() == indexes.size(), InvalidArgument, label(info), ": ",
            weights.size(), " weights for ", indexes.size(), " n-grams");
   std::vector<int32_t> entries, tokens;
   std::map<std::vector<int64_t>, int> seen;
@@ -54,15 +53,15 @@ OpPlan plan_tfidf(const OpInfo& info) {
     const int64_t n = int64_t(level) + 1;
     const int64_t begin = counts[level], end = level + 1 < counts.size() ? counts[level + 1] : int64_t(pool.size());
     VX_CHECK(begin >= 0 && begin <= end && end <= int64_t(pool.size()) && (end - begin) % n == 0, InvalidArgument,
-             node_label(info), ": ngram_counts do not fit the pool");
+             label(info), ": ngram_counts do not fit the pool");
     for (int64_t p = begin; p < end; p += n, ++gram) {
-      VX_CHECK(gram < indexes.size() && indexes[gram] >= 0, InvalidArgument, node_label(info), ": bad ngram_indexes");
+      VX_CHECK(gram < indexes.size() && indexes[gram] >= 0, InvalidArgument, label(info), ": bad ngram_indexes");
       std::vector<int64_t> key(pool.begin() + p, pool.begin() + p + n);
-      VX_CHECK(seen.emplace(key, 1).second, Unsupported, node_label(info), ": the pool repeats an n-gram");
+      VX_CHECK(seen.emplace(key, 1).second, Unsupported, label(info), ": the pool repeats an n-gram");
       entries.insert(entries.end(), {int32_t(n), int32_t(indexes[gram]), int32_t(tokens.size())});
       for (int64_t v : key) {
         VX_CHECK(v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(), Unsupported,
-                 node_label(info), ": pool token ", v, " exceeds int32");
+                 label(info), ": pool token ", v, " exceeds int32");
         tokens.push_back(int32_t(v));
       }
     }
@@ -73,9 +72,9 @@ OpPlan plan_tfidf(const OpInfo& info) {
   const int64_t rows = x.shape.rank() == 2 ? x.shape[0] : 1;
   push.cols = int32_t(x.shape.rank() == 2 ? x.shape[1] : x.shape[0]);
   push.width = int32_t(width);
-  VX_CHECK(y.shape.numel() == rows * width && is_float(y.dtype), InvalidArgument, node_label(info), ": output shape ",
+  VX_CHECK(y.shape.numel() == rows * width && is_float(y.dtype), InvalidArgument, label(info), ": output shape ",
            y.shape.str());
-  push.count = count32(info, rows * width);
+  push.count = checked_count32(info, rows * width);
   std::vector<int32_t> table = {int32_t(entries.size() / 3)};
   table.insert(table.end(), entries.begin(), entries.end());
   table.insert(table.end(), tokens.begin(), tokens.end());

@@ -9,8 +9,6 @@
 namespace vx::vk {
 namespace {
 
-using namespace opargs;
-
 constexpr int64_t kMaxAxis = 16384;
 
 OpPlan plan_topk(const OpInfo& info) {
@@ -29,7 +27,7 @@ OpPlan plan_topk(const OpInfo& info) {
     VX_CHECK(d == axis || out[d] == x.shape[d], InvalidArgument, label(info), ": output ", out.str(),
              " does not fit input ", x.shape.str());
   if (x.shape[axis] > kMaxAxis) decline(info, cat("axis of ", x.shape[axis], " elements (ranking supports ", kMaxAxis, ")"));
-  require_int32_elements(info, x.shape.numel());
+  checked_count32(info, x.shape.numel());
   OpPlan plan;
   const int64_t count = x.shape.numel();
   if (count == 0 || k == 0) return plan;
