@@ -143,8 +143,6 @@ void check_settings(const RenderSettings& s) {
            " must be between 1 and 1024");
 }
 
-bool finite(const Vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
-
 }  // namespace
 
 RenderOutput render(const Scene& scene, const RenderSettings& settings, ProgressFn progress) {

@@ -6,8 +6,6 @@ namespace vx::samples {
 
 namespace {
 constexpr float kHitEpsilon = 1e-4f;  // scenes are a few units wide; avoids self-intersection
-
-bool finite(const Vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 }  // namespace
 
 int Scene::add_material(const Material& material) {

@@ -37,6 +37,8 @@ constexpr bool is_black(const Vec3& a) { return a.x <= 0 && a.y <= 0 && a.z <= 0
 constexpr Vec3 clamp01(const Vec3& a) {
   return {std::clamp(a.x, 0.0f, 1.0f), std::clamp(a.y, 0.0f, 1.0f), std::clamp(a.z, 0.0f, 1.0f)};
 }
+inline bool finite(const Vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
 // Mirror reflection of the incoming direction d about n.
 constexpr Vec3 reflect(const Vec3& d, const Vec3& n) { return d - n * (2 * dot(d, n)); }
 

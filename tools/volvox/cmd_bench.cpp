@@ -199,7 +199,7 @@ void bench_command(const BenchOptions& opt) {
   }
 }
 
-void setup(CLI::App& app) {
+void setup_bench(CLI::App& app) {
   auto opt = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand("bench", "Time an ONNX model on the CPU or a Vulkan GPU on random inputs");
   cmd->add_option("model", opt->model, "the .onnx model")->required()->check(CLI::ExistingFile);
@@ -223,6 +223,6 @@ void setup(CLI::App& app) {
 
 }  // namespace
 
-VX_REGISTER_COMMAND(bench, setup);
+VX_REGISTER_COMMAND(bench, setup_bench);
 
 }  // namespace vx::cli

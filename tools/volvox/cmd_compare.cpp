@@ -41,7 +41,7 @@ void run_compare(const CompareArgs& a) {
   }
 }
 
-void setup(CLI::App& app) {
+void setup_compare(CLI::App& app) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand("compare", "PSNR (display-encoded) of images against a reference");
   cmd->add_option("--reference", args->reference, "reference image")->required();
@@ -53,7 +53,7 @@ void setup(CLI::App& app) {
   });
 }
 
-VX_REGISTER_COMMAND(compare, setup);
+VX_REGISTER_COMMAND(compare, setup_compare);
 
 }  // namespace
 }  // namespace vx::cli

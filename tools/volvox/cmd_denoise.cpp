@@ -159,7 +159,7 @@ void run_denoise(const DenoiseArgs& a) {
   }
 }
 
-void setup(CLI::App& app) {
+void setup_denoise(CLI::App& app) {
   auto args = std::make_shared<DenoiseArgs>();
   CLI::App* cmd = app.add_subcommand("denoise", "Denoise a rendered image with OIDN's U-Net");
   cmd->add_option("--weights", args->weights, "OIDN .tza weights (default: $VOLVOX_WEIGHTS or the cache)");
@@ -195,7 +195,7 @@ void setup(CLI::App& app) {
   });
 }
 
-VX_REGISTER_COMMAND(denoise, setup);
+VX_REGISTER_COMMAND(denoise, setup_denoise);
 
 }  // namespace
 }  // namespace vx::cli

@@ -76,7 +76,7 @@ void inspect(const std::string& file) {
   fail(ErrorCode::InvalidArgument, cat("inspect: ", file, ": unknown file type '", ext, "' (expected .tza or .onnx)"));
 }
 
-void setup(CLI::App& app) {
+void setup_inspect(CLI::App& app) {
   auto* cmd = app.add_subcommand("inspect", "Describe a model file (.tza: U-Net variant, tensors, size; .onnx: opsets, I/O, ops, support)");
   auto file = std::make_shared<std::string>();
   cmd->add_option("file", *file, "the model file")->required();
@@ -87,6 +87,6 @@ void setup(CLI::App& app) {
 
 }  // namespace
 
-VX_REGISTER_COMMAND(inspect, setup);
+VX_REGISTER_COMMAND(inspect, setup_inspect);
 
 }  // namespace vx::cli

@@ -70,7 +70,7 @@ void run_render(const RenderOptions& o) {
   }
 }
 
-void setup(CLI::App& app) {
+void setup_render(CLI::App& app) {
   auto options = std::make_shared<RenderOptions>();
   std::string names;
   for (const auto& n : samples::scene_names()) names += (names.empty() ? "" : ", ") + n;
@@ -94,6 +94,6 @@ void setup(CLI::App& app) {
 
 }  // namespace
 
-VX_REGISTER_COMMAND(render, setup);
+VX_REGISTER_COMMAND(render, setup_render);
 
 }  // namespace vx::cli

@@ -155,7 +155,7 @@ void run_command(const RunOptions& opt) {
   }
 }
 
-void setup(CLI::App& app) {
+void setup_run(CLI::App& app) {
   auto opt = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Run an ONNX model on .npy inputs and write .npy outputs");
   cmd->add_option("model", opt->model, "the .onnx model")->required()->check(CLI::ExistingFile);
@@ -175,6 +175,6 @@ void setup(CLI::App& app) {
 
 }  // namespace
 
-VX_REGISTER_COMMAND(run, setup);
+VX_REGISTER_COMMAND(run, setup_run);
 
 }  // namespace vx::cli

@@ -52,7 +52,7 @@ void run_list(const WeightsArgs& args) {
   std::printf("only weights with a known SHA-256 are listed and fetched; other OIDN weights work with --weights FILE\n");
 }
 
-void setup(CLI::App& app) {
+void setup_weights(CLI::App& app) {
   auto args = std::make_shared<WeightsArgs>();
   auto* weights = app.add_subcommand("weights", "Fetch, list and locate OIDN's trained weights");
   weights->require_subcommand(1);
@@ -87,6 +87,6 @@ void setup(CLI::App& app) {
 
 }  // namespace
 
-VX_REGISTER_COMMAND(weights, setup);
+VX_REGISTER_COMMAND(weights, setup_weights);
 
 }  // namespace vx::cli

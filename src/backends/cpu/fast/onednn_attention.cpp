@@ -17,12 +17,6 @@ namespace vx::cpu::fast {
 
 namespace {
 
-using dnnl::memory;
-constexpr auto f32 = memory::data_type::f32;
-
-bool f32_known(const Graph& g, ValueId id) {
-  return id != kNoValue && g.value(id).dtype == DType::f32 && g.value(id).shape.is_known();
-}
 
 std::vector<int64_t> padded(const Shape& s, size_t rank) {
   std::vector<int64_t> d = s.dims();
@@ -163,8 +157,8 @@ bool attention_supports_unchecked(const Node& node, const Graph& g) {
   if (node.attrs.get_string("qkv_layout", "bhsd") != "bhsd" || node.attrs.get_string("out_layout", "bhsd") != "bhsd")
     return false;
   for (size_t i = 0; i < 3; ++i)
-    if (!f32_known(g, node.input(i)) || g.value(node.input(i)).shape.numel() == 0) return false;
-  if (node.input(3) != kNoValue && !f32_known(g, node.input(3))) return false;
+    if (!known_f32(g, node.input(i)) || g.value(node.input(i)).shape.numel() == 0) return false;
+  if (node.input(3) != kNoValue && !known_f32(g, node.input(3))) return false;
   try {
     OneDnnAttention probe(node, g);  // cheap: primitives only, sized to the shapes
   } catch (const std::exception&) {

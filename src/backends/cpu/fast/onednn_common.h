@@ -5,11 +5,20 @@
 #include <dnnl.hpp>
 #include <vector>
 
+#include "core/graph.h"
 #include "core/shape.h"
 
 namespace vx::cpu::fast {
 
+using dnnl::memory;
+constexpr auto f32 = memory::data_type::f32;
+
 dnnl::engine& onednn_engine();
+// True when `id` names an f32 value of known shape (what every oneDNN kernel needs).
+inline bool known_f32(const Graph& g, ValueId id) {
+  return id != kNoValue && g.value(id).dtype == DType::f32 && g.value(id).shape.is_known();
+}
+
 // Row-major f32 descriptor of these extents (a scalar becomes {1}).
 dnnl::memory::desc plain_f32_desc(const std::vector<int64_t>& dims);
 // Runs a kernel's supports() test, declining (false) where the node cannot even be inspected

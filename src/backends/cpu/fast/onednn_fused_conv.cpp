@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "backends/cpu/fast/cpu_layout.h"
+#include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
 #include "passes/fused_ops.h"
@@ -20,9 +21,7 @@ namespace vx::cpu::fast {
 
 namespace {
 
-using dnnl::memory;
 using Tag = memory::format_tag;
-constexpr auto f32 = memory::data_type::f32;
 
 dnnl::engine& cpu_engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);

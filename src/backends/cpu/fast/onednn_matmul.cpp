@@ -22,12 +22,6 @@ namespace vx::cpu::fast {
 
 namespace {
 
-using dnnl::memory;
-constexpr auto f32 = memory::data_type::f32;
-
-bool known_f32(const Graph& g, ValueId id) {
-  return id != kNoValue && g.value(id).dtype == DType::f32 && g.value(id).shape.is_known();
-}
 bool constant_of(const Graph& g, ValueId id, DType dtype) {
   return id != kNoValue && g.value(id).is_constant() && g.value(id).constant.dtype() == dtype;
 }

@@ -18,12 +18,6 @@ namespace vx::cpu::fast {
 
 namespace {
 
-using dnnl::memory;
-constexpr auto f32 = memory::data_type::f32;
-
-bool f32_known(const Graph& g, ValueId id) {
-  return id != kNoValue && g.value(id).dtype == DType::f32 && g.value(id).shape.is_known();
-}
 bool single_f32_output(const Node& n, const Graph& g) {
   return n.outputs.size() == 1 && n.outputs[0] != kNoValue && g.value(n.outputs[0]).dtype == DType::f32;
 }
@@ -64,7 +58,7 @@ PoolSetup pool_setup(const Node& node, const Graph& g) {
 }
 
 bool pool_supports_unchecked(const Node& node, const Graph& g) {
-  if (node.outputs.size() != 1 || !f32_known(g, node.input(0)) || !single_f32_output(node, g)) return false;
+  if (node.outputs.size() != 1 || !known_f32(g, node.input(0)) || !single_f32_output(node, g)) return false;
   if (node.op == "MaxPool" && node.attrs.get_int("storage_order", 0) != 0) return false;
   try {
     PoolSetup s = pool_setup(node, g);
@@ -113,7 +107,7 @@ bool softmax_view(const Node& node, const Graph& g, int64_t opset, int64_t& rows
 
 bool softmax_supports_unchecked(const Node& node, const Graph& g) {
   int64_t rows = 0, cols = 0;
-  return node.outputs.size() == 1 && f32_known(g, node.input(0)) && single_f32_output(node, g) &&
+  return node.outputs.size() == 1 && known_f32(g, node.input(0)) && single_f32_output(node, g) &&
          softmax_view(node, g, g.opset(""), rows, cols);
 }
 
@@ -145,7 +139,7 @@ KernelFn make_softmax(const Node& node, const Graph& g) {
 
 bool gelu_supports_unchecked(const Node& node, const Graph& g) {
   const std::string approx = node.attrs.get_string("approximate", "none");
-  return node.outputs.size() == 1 && f32_known(g, node.input(0)) && single_f32_output(node, g) &&
+  return node.outputs.size() == 1 && known_f32(g, node.input(0)) && single_f32_output(node, g) &&
          (approx == "none" || approx == "tanh") && g.value(node.input(0)).shape.numel() > 0;
 }
 
@@ -179,7 +173,7 @@ bool layer_norm_supports_unchecked(const Node& node, const Graph& g) {
   if (node.outputs.size() != 1 && !(node.op == "LayerNormalization" && node.outputs.size() <= 3)) return false;
   for (size_t i = 1; i < node.outputs.size(); ++i)
     if (node.outputs[i] != kNoValue) return false;  // mean / inv std dev wanted: the reference writes them
-  if (!f32_known(g, node.input(0)) || !single_f32_output(node, g)) return false;
+  if (!known_f32(g, node.input(0)) || !single_f32_output(node, g)) return false;
   const Shape& x = g.value(node.input(0)).shape;
   if (x.rank() == 0 || x.numel() == 0) return false;
   const int64_t rank = int64_t(x.rank());
@@ -194,7 +188,7 @@ bool layer_norm_supports_unchecked(const Node& node, const Graph& g) {
       continue;
     }
     const Shape& p = g.value(id).shape;
-    if (!f32_known(g, id) || p.numel() != c || (p.rank() > 1 && p[p.rank() - 1] != c)) return false;
+    if (!known_f32(g, id) || p.numel() != c || (p.rank() > 1 && p[p.rank() - 1] != c)) return false;
   }
   return true;
 }
