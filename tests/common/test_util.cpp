@@ -77,6 +77,19 @@ Tensor random_tensor(Shape shape, uint64_t seed, float lo, float hi, DType dtype
   return dtype == DType::f32 ? t : t.to(dtype);
 }
 
+Tensor random_int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype) {
+  Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
+  Tensor t(dtype, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(f.get(i)));
+  return t;
+}
+
+Tensor iota(Shape shape, float start) {
+  Tensor t(DType::f32, std::move(shape));
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, double(start) + double(i));
+  return t;
+}
+
 double max_abs_diff(const Tensor& a, const Tensor& b) {
   EXPECT_EQ(a.shape(), b.shape());
   if (a.shape() != b.shape()) return INFINITY;

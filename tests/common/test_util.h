@@ -36,6 +36,10 @@ bool is_one_error_line(const std::string& output);
 Tensor random_tensor(Shape shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f, DType dtype = DType::f32);
 
 // Largest |a - b| over all elements (both converted to double); shapes must match.
+// Integers uniformly in [lo, hi] as `dtype`.
+Tensor random_int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype = DType::i64);
+// f32 values start, start + 1, ... in row-major order.
+Tensor iota(Shape shape, float start);
 double max_abs_diff(const Tensor& a, const Tensor& b);
 // Peak signal-to-noise ratio in dB of `test` against `reference`, peak = max |reference| (at least 1e-12).
 double psnr_db(const Tensor& reference, const Tensor& test);

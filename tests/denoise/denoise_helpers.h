@@ -1,5 +1,8 @@
 // Shared by the denoise tests: views over vx::Image, filters over weight blobs, sample renders.
 #pragma once
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "denoise/filter.h"
@@ -13,6 +16,18 @@ inline denoise::ImageView view_of(Image& image) { return denoise::image_view(ima
 
 inline std::vector<std::byte> random_weights_blob(UNetVariant variant, int input_channels, uint64_t seed = 7) {
   return write_tza(make_random_unet_weights(variant, input_channels, seed));
+}
+
+// max |a - b| / max(1, |a|) over the pixels: absolute for small values, relative for large HDR
+// ones; infinite when either has a NaN where the other does not match it.
+inline double max_rel_diff(const Image& a, const Image& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.pixels.size(); ++i) {
+    const double d = std::abs(double(a.pixels[i]) - b.pixels[i]) / std::max(1.0, std::abs(double(a.pixels[i])));
+    if (std::isnan(d)) return std::numeric_limits<double>::infinity();
+    worst = std::max(worst, d);
+  }
+  return worst;
 }
 
 struct DenoiseInputs {

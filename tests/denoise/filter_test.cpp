@@ -13,6 +13,7 @@ namespace {
 
 using test::denoise_cpu;
 using test::DenoiseInputs;
+using test::max_rel_diff;
 using test::view_of;
 
 DenoiseInputs smooth_inputs(int w, int h, uint64_t seed) {
@@ -35,13 +36,6 @@ std::vector<std::byte> weights_for_tests(int input_channels) {
     return test::read_bytes(*shared / "weights" / "rt_hdr_alb_nrm.tza");
   }
   return test::random_weights_blob(UNetVariant::base, input_channels);
-}
-
-double max_rel_diff(const Image& a, const Image& b) {
-  double worst = 0;
-  for (size_t i = 0; i < a.pixels.size(); ++i)
-    worst = std::max(worst, std::abs(double(a.pixels[i]) - b.pixels[i]) / std::max(1.0, std::abs(double(a.pixels[i]))));
-  return worst;
 }
 
 TEST(Filter, TiledEqualsUntiled600x400) {

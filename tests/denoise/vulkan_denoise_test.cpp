@@ -22,9 +22,10 @@ namespace vx {
 namespace {
 
 using test::DenoiseInputs;
+using test::max_rel_diff;
 using test::view_of;
 
-DenoiseInputs smooth_inputs(int w, int h, uint64_t seed) {
+DenoiseInputs smooth_inputs_curved_normals(int w, int h, uint64_t seed) {
   DenoiseInputs in{Image(w, h, 3), Image(w, h, 3), Image(w, h, 3)};
   Tensor noise = test::random_tensor({int64_t(w) * h * 3}, seed, 0.0f, 1.0f);
   for (int y = 0; y < h; ++y)
@@ -72,17 +73,6 @@ Image denoise_on(const std::shared_ptr<denoise::Device>& device, DenoiseInputs& 
   f.execute();
   if (stats) *stats = f.stats();
   return out;
-}
-
-// max |a - b| / max(1, |a|): absolute for small values, relative for large HDR ones.
-double max_rel_diff(const Image& a, const Image& b) {
-  double worst = 0;
-  for (size_t i = 0; i < a.pixels.size(); ++i) {
-    const double d = std::abs(double(a.pixels[i]) - b.pixels[i]) / std::max(1.0, std::abs(double(a.pixels[i])));
-    if (std::isnan(d)) return INFINITY;
-    worst = std::max(worst, d);
-  }
-  return worst;
 }
 
 Tensor as_tensor(const Image& img) {
@@ -156,7 +146,7 @@ TEST_F(VulkanDenoise, MatchesCpuForEveryVariantAndChannelCount) {
       const int w = combo % 2 ? 40 : 64, h = combo % 2 ? 33 : 48;
       const bool hdr = combo % 3 != 0;
       SCOPED_TRACE(cat(unet_variant_name(variant), " ic ", ic, " ", w, "x", h, hdr ? " hdr" : " ldr"));
-      DenoiseInputs in = with_channels(smooth_inputs(w, h, 10 + uint64_t(combo)), ic);
+      DenoiseInputs in = with_channels(smooth_inputs_curved_normals(w, h, 10 + uint64_t(combo)), ic);
       const auto weights = test::random_weights_blob(variant, ic, 100 + uint64_t(combo));
       ++combo;
       const Image cpu = denoise_on(cpu_, in, weights, {.hdr = hdr});
@@ -192,7 +182,7 @@ TEST_F(VulkanDenoise, RealWeightsMatchCpu) {
       continue;
     }
     const auto weights = test::read_bytes(path);
-    DenoiseInputs in = with_channels(smooth_inputs(64, 48, 3), c.ic);
+    DenoiseInputs in = with_channels(smooth_inputs_curved_normals(64, 48, 3), c.ic);
     const Image cpu = denoise_on(cpu_, in, weights, {.hdr = c.hdr});
     const Image vk32 = denoise_on(device_, in, weights, {.hdr = c.hdr});
     EXPECT_LE(max_rel_diff(cpu, vk32), kFp32Tolerance);
@@ -204,7 +194,7 @@ TEST_F(VulkanDenoise, RealWeightsMatchCpu) {
 }
 
 TEST_F(VulkanDenoise, TiledEqualsUntiled) {
-  DenoiseInputs in = with_channels(smooth_inputs(300, 260, 21), 3);
+  DenoiseInputs in = with_channels(smooth_inputs_curved_normals(300, 260, 21), 3);
   const auto weights = test::random_weights_blob(UNetVariant::small, 3, 22);
   denoise::ExecuteStats tiled_stats;
   const Image untiled = denoise_on(device_, in, weights, {.hdr = true});
@@ -216,7 +206,7 @@ TEST_F(VulkanDenoise, TiledEqualsUntiled) {
 // OIDN's sanitising (issue 10): Inf and NaN input pixels count as 0, so the output is finite and
 // equals the output for the same image with those pixels zeroed, on the device as on the CPU.
 TEST_F(VulkanDenoise, NonFiniteInputsBecomeZero) {
-  DenoiseInputs in = with_channels(smooth_inputs(37, 21, 41), 9);
+  DenoiseInputs in = with_channels(smooth_inputs_curved_normals(37, 21, 41), 9);
   DenoiseInputs zeroed = in;
   const float bad[] = {INFINITY, -INFINITY, NAN};
   for (size_t i = 0; i < in.color.pixels.size(); i += 29) {
@@ -235,7 +225,7 @@ TEST_F(VulkanDenoise, NonFiniteInputsBecomeZero) {
 }
 
 TEST_F(VulkanDenoise, KernelOverrideOfAnUnknownLayerIsAnError) {
-  DenoiseInputs in = with_channels(smooth_inputs(32, 32, 43), 3);
+  DenoiseInputs in = with_channels(smooth_inputs_curved_normals(32, 32, 43), 3);
   const auto weights = test::random_weights_blob(UNetVariant::small, 3, 44);
   try {
     denoise_on(device_, in, weights, {.hdr = true, .kernels = "auto,enc_conv_typo=direct"});
@@ -248,7 +238,7 @@ TEST_F(VulkanDenoise, KernelOverrideOfAnUnknownLayerIsAnError) {
 }
 
 TEST_F(VulkanDenoise, ProfileNamesEveryLayerWithItsKernel) {
-  DenoiseInputs in = with_channels(smooth_inputs(64, 48, 31), 6);
+  DenoiseInputs in = with_channels(smooth_inputs_curved_normals(64, 48, 31), 6);
   const auto weights = test::random_weights_blob(UNetVariant::small, 6, 32);
   denoise::ExecuteStats auto_stats, direct_stats;
   const Image automatic = denoise_on(device_, in, weights, {.profile = true}, &auto_stats);
@@ -406,7 +396,7 @@ TEST(VulkanDenoiseCli, ProfilePrintsEveryLayerWithKernelAndGpuTime) {
   std::string why;
   if (!have_vulkan(&why)) GTEST_SKIP() << "no Vulkan device: " << why;
   const auto dir = test::temp_dir();
-  DenoiseInputs in = with_channels(smooth_inputs(40, 24, 41), 3);
+  DenoiseInputs in = with_channels(smooth_inputs_curved_normals(40, 24, 41), 3);
   write_image(dir / "c.pfm", in.color);
   write_tza_file(dir / "w.tza", make_random_unet_weights(UNetVariant::small, 3, 42));
   const std::string cmd = test::cli_path() + " denoise --weights " + (dir / "w.tza").string() + " --color " +

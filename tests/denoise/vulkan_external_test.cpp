@@ -16,6 +16,8 @@
 namespace vx {
 namespace {
 
+using test::max_rel_diff;
+
 struct AppBuffer {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
@@ -181,16 +183,6 @@ class App {
   std::mutex mutex_;
   std::vector<std::string> messages_;
 };
-
-double max_rel_diff(const Image& a, const Image& b) {
-  double worst = 0;
-  for (size_t i = 0; i < a.pixels.size(); ++i) {
-    const double d = std::abs(double(a.pixels[i]) - b.pixels[i]) / std::max(1.0, std::abs(double(a.pixels[i])));
-    if (std::isnan(d)) return INFINITY;
-    worst = std::max(worst, d);
-  }
-  return worst;
-}
 
 TEST(VulkanExternalDevice, DenoisesTheApplicationsBuffersInPlace) {
   App app;

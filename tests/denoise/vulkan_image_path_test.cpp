@@ -19,6 +19,8 @@
 namespace vx {
 namespace {
 
+using test::max_rel_diff;
+
 using denoise::ImageView;
 using denoise::PixelType;
 
@@ -65,16 +67,6 @@ void fill(Strided& img, uint64_t seed, float lo, float hi, bool hostile, bool fi
         if (hostile && rng() % 31 == 0) v = specials[rng() % (finite_only ? 3 : 5)];
         img.view.store(x, y, c, v);
       }
-}
-
-double max_rel_diff(const Image& a, const Image& b) {
-  double worst = 0;
-  for (size_t i = 0; i < a.pixels.size(); ++i) {
-    const double d = std::abs(double(a.pixels[i]) - b.pixels[i]) / std::max(1.0, std::abs(double(a.pixels[i])));
-    if (std::isnan(d)) return INFINITY;
-    worst = std::max(worst, d);
-  }
-  return worst;
 }
 
 class VulkanImagePath : public ::testing::Test {

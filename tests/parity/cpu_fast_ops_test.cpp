@@ -20,13 +20,13 @@ struct Input {
 };
 
 // One node over inputs (graph inputs or constants, random), one output; opset 17.
-struct OneNode {
+struct FastOpCase {
   Graph g;
   std::vector<Tensor> feeds;
 };
 
-OneNode one_node(const std::string& op, const std::vector<Input>& inputs, Attributes attrs, uint64_t seed) {
-  OneNode t;
+FastOpCase one_node(const std::string& op, const std::vector<Input>& inputs, Attributes attrs, uint64_t seed) {
+  FastOpCase t;
   t.g.opsets[""] = 17;
   std::vector<ValueId> ids;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -47,7 +47,7 @@ OneNode one_node(const std::string& op, const std::vector<Input>& inputs, Attrib
 }
 
 // Largest |fast - reference| over the reference's peak; expects the fast variant `variant`.
-double fast_vs_reference(const OneNode& t, const std::string& variant) {
+double fast_vs_reference(const FastOpCase& t, const std::string& variant) {
   RunnerOptions fast_options, ref_options;
   fast_options.optimize = ref_options.optimize = false;
   ref_options.reference_only = true;
@@ -84,7 +84,7 @@ TEST(CpuFastOps, MatMulBatchedBroadcastAndVectors) {
   };
   uint64_t seed = 1;
   for (const Case& c : cases) {
-    OneNode t = one_node("MatMul", {{"a", c.a}, {"b", c.b, c.b_constant}}, {}, seed += 10);
+    FastOpCase t = one_node("MatMul", {{"a", c.a}, {"b", c.b, c.b_constant}}, {}, seed += 10);
     EXPECT_LE(fast_vs_reference(t, "onednn"), kTolerance) << c.a.str() << " x " << c.b.str();
   }
 }
@@ -104,7 +104,7 @@ TEST(CpuFastOps, GemmTransposesAlphaBetaAndC) {
   for (const Case& c : cases) {
     std::vector<Input> ins = {{"a", c.a}, {"b", c.b, true}};
     if (c.c.rank() > 0) ins.push_back({"c", c.c, true});
-    OneNode t = one_node("Gemm", ins,
+    FastOpCase t = one_node("Gemm", ins,
                          with({{"transA", c.ta}, {"transB", c.tb}, {"alpha", c.alpha}, {"beta", c.beta}}), seed += 10);
     EXPECT_LE(fast_vs_reference(t, "onednn"), kTolerance) << c.a.str() << " x " << c.b.str() << " ta " << c.ta;
   }
@@ -116,7 +116,7 @@ TEST(CpuFastOps, FusedMatMulBiasAndActivations) {
     for (bool bias : {false, true}) {
       std::vector<Input> ins = {{"a", {2, 9, 19}}, {"b", {19, 37}, true}};
       if (bias) ins.push_back({"bias", {37}, true});
-      OneNode t = one_node(kFusedMatMul, ins, with({{"activation", std::string(act)}}), seed += 10);
+      FastOpCase t = one_node(kFusedMatMul, ins, with({{"activation", std::string(act)}}), seed += 10);
       EXPECT_LE(fast_vs_reference(t, "onednn"), kTolerance) << act << " bias " << bias;
     }
 }
@@ -124,7 +124,7 @@ TEST(CpuFastOps, FusedMatMulBiasAndActivations) {
 TEST(CpuFastOps, MatMulInt8WeightsDequantizedInTheKernel) {
   // 300 columns: one full block of 256 and a remainder.
   for (bool bias : {false, true}) {
-    OneNode t;
+    FastOpCase t;
     t.g.opsets[""] = 17;
     const ValueId a = t.g.add_value("a", DType::f32, {3, 5, 41});
     t.g.inputs = {a};
@@ -158,37 +158,37 @@ TEST(CpuFastOps, AttentionWithMasksAndTransposedK) {
   for (const Case& c : cases) {
     std::vector<Input> ins = {{"q", c.q}, {"k", c.k}, {"v", c.v}};
     if (c.mask.rank() > 0) ins.push_back({"mask", c.mask});
-    OneNode t = one_node(kAttention, ins, with({{"scale", 0.37f}, {"k_transposed", c.k_transposed}}), seed += 10);
+    FastOpCase t = one_node(kAttention, ins, with({{"scale", 0.37f}, {"k_transposed", c.k_transposed}}), seed += 10);
     EXPECT_LE(fast_vs_reference(t, "onednn"), kTolerance) << c.q.str() << " " << c.k.str() << " " << c.mask.str();
   }
 }
 
 TEST(CpuFastOps, SoftmaxLastAxisAndOldOpsetCoercion) {
   for (const Shape& s : {Shape({3, 17}), Shape({2, 3, 5, 129}), Shape({1})}) {
-    OneNode t = one_node("Softmax", {{"x", s}}, {}, 400);
+    FastOpCase t = one_node("Softmax", {{"x", s}}, {}, 400);
     EXPECT_LE(fast_vs_reference(t, "onednn"), kTolerance) << s.str();
   }
-  OneNode old = one_node("Softmax", {{"x", {2, 3, 5}}}, with({{"axis", int64_t(1)}}), 410);
+  FastOpCase old = one_node("Softmax", {{"x", {2, 3, 5}}}, with({{"axis", int64_t(1)}}), 410);
   old.g.opsets[""] = 11;  // 2-D coercion: softmax over the 15 trailing values
   EXPECT_LE(fast_vs_reference(old, "onednn"), kTolerance);
-  OneNode middle = one_node("Softmax", {{"x", {2, 3, 5}}}, with({{"axis", int64_t(1)}}), 420);
+  FastOpCase middle = one_node("Softmax", {{"x", {2, 3, 5}}}, with({{"axis", int64_t(1)}}), 420);
   EXPECT_LE(fast_vs_reference(middle, "reference"), 1e-12);  // opset 13 axis 1: declined
 }
 
 TEST(CpuFastOps, LayerNormAndGelu) {
   for (const Shape& s : {Shape({4, 7, 33}), Shape({1, 768}), Shape({5})}) {
     const int64_t c = s[s.rank() - 1];
-    OneNode ln = one_node("LayerNormalization", {{"x", s}, {"scale", {c}, true}, {"bias", {c}, true}},
+    FastOpCase ln = one_node("LayerNormalization", {{"x", s}, {"scale", {c}, true}, {"bias", {c}, true}},
                           with({{"epsilon", 1e-5f}}), 500);
     EXPECT_LE(fast_vs_reference(ln, "fast"), kTolerance) << s.str();
-    OneNode vln = one_node(kLayerNorm, {{"x", s}, {"scale", {c}, true}}, with({{"epsilon", 1e-3f}}), 510);
+    FastOpCase vln = one_node(kLayerNorm, {{"x", s}, {"scale", {c}, true}}, with({{"epsilon", 1e-3f}}), 510);
     EXPECT_LE(fast_vs_reference(vln, "fast"), kTolerance) << s.str();
     for (const char* approx : {"none", "tanh"}) {
-      OneNode gelu = one_node(kGelu, {{"x", s}}, with({{"approximate", std::string(approx)}}), 520);
+      FastOpCase gelu = one_node(kGelu, {{"x", s}}, with({{"approximate", std::string(approx)}}), 520);
       EXPECT_LE(fast_vs_reference(gelu, "onednn"), kTolerance) << s.str() << " " << approx;
     }
   }
-  OneNode other_axis = one_node("LayerNormalization", {{"x", {4, 6}}, {"scale", {4, 6}, true}},
+  FastOpCase other_axis = one_node("LayerNormalization", {{"x", {4, 6}}, {"scale", {4, 6}, true}},
                                 with({{"axis", int64_t(0)}}), 530);
   EXPECT_LE(fast_vs_reference(other_axis, "reference"), 1e-12);
 }
@@ -208,7 +208,7 @@ TEST(CpuFastOps, Pooling) {
   };
   uint64_t seed = 600;
   for (const Case& c : cases) {
-    OneNode t = one_node(c.op, {{"x", c.x}},
+    FastOpCase t = one_node(c.op, {{"x", c.x}},
                          with({{"kernel_shape", c.kernel}, {"strides", c.strides}, {"pads", c.pads},
                                {"count_include_pad", c.include_pad}}),
                          seed += 10);
@@ -228,7 +228,7 @@ TEST(CpuFastOps, GroupedDepthwiseAndStridedConvolutions) {
   uint64_t seed = 700;
   for (const Case& c : cases) {
     const float bound = 1.0f / std::sqrt(float(c.c_in / c.group * c.kernel * c.kernel));
-    OneNode t;
+    FastOpCase t;
     t.g.opsets[""] = 17;
     const ValueId x = t.g.add_value("x", DType::f32, {2, c.c_in, 13, 11});
     t.g.inputs = {x};

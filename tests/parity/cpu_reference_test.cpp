@@ -9,23 +9,23 @@ namespace {
 
 // Runs a one-node graph with the reference kernels; constant inputs are given as tensors with
 // `constant` set, the rest become graph inputs.
-struct OneNode {
+struct ReferenceNode {
   Graph g;
   std::vector<Tensor> feeds;
   std::vector<ValueId> ins;
 
-  OneNode& input(const Tensor& t) {
+  ReferenceNode& input(const Tensor& t) {
     ValueId id = g.add_value(cat("in", ins.size()), t.dtype(), t.shape());
     g.inputs.push_back(id);
     feeds.push_back(t);
     ins.push_back(id);
     return *this;
   }
-  OneNode& constant(const Tensor& t) {
+  ReferenceNode& constant(const Tensor& t) {
     ins.push_back(g.add_constant(cat("c", ins.size()), t));
     return *this;
   }
-  OneNode& omitted() {
+  ReferenceNode& omitted() {
     ins.push_back(kNoValue);
     return *this;
   }
@@ -49,12 +49,6 @@ void expect_values(const Tensor& t, const Shape& shape, const std::vector<double
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(t.get(int64_t(i)), expected[i], 1e-6) << "element " << i;
 }
 
-Tensor iota(Shape shape, float start = 1) {
-  Tensor t(DType::f32, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, start + double(i));
-  return t;
-}
-
 Tensor filled(Shape shape, float v) {
   Tensor t(DType::f32, shape);
   for (int64_t i = 0; i < t.numel(); ++i) t.set(i, v);
@@ -68,13 +62,13 @@ Attributes ints(std::initializer_list<std::pair<const char*, std::vector<int64_t
 }
 
 TEST(CpuReference, ConvPlain) {
-  auto y = OneNode().input(iota({1, 1, 3, 3})).constant(filled({1, 1, 2, 2}, 1)).run("Conv", {});
+  auto y = ReferenceNode().input(test::iota({1, 1, 3, 3}, 1)).constant(filled({1, 1, 2, 2}, 1)).run("Conv", {});
   expect_values(y[0], {1, 1, 2, 2}, {12, 16, 24, 28});
 }
 
 TEST(CpuReference, ConvPadsAndStrides) {
-  auto y = OneNode()
-               .input(iota({1, 1, 3, 3}))
+  auto y = ReferenceNode()
+               .input(test::iota({1, 1, 3, 3}, 1))
                .constant(filled({1, 1, 2, 2}, 1))
                .run("Conv", ints({{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}}));
   expect_values(y[0], {1, 1, 2, 2}, {1, 5, 11, 28});
@@ -86,13 +80,13 @@ TEST(CpuReference, ConvGroupsDilationsBias) {
   Tensor b = Tensor::from<float>({2}, {0.5f, -1});
   Attributes a = ints({{"dilations", {1, 2}}});
   a.set("group", int64_t(2));
-  auto y = OneNode().input(x).constant(w).constant(b).run("Conv", a);
+  auto y = ReferenceNode().input(x).constant(w).constant(b).run("Conv", a);
   expect_values(y[0], {1, 2, 1, 3}, {-1.5, -1.5, -1.5, 49, 79, 109});
 }
 
 TEST(CpuReference, ConvOneDimensional) {
-  auto y = OneNode()
-               .input(iota({1, 1, 4}))
+  auto y = ReferenceNode()
+               .input(test::iota({1, 1, 4}, 1))
                .constant(Tensor::from<float>({1, 1, 3}, {1, 0, -1}))
                .run("Conv", ints({{"pads", {1, 1}}}));
   expect_values(y[0], {1, 1, 4}, {-2, -2, -2, 3});
@@ -101,11 +95,11 @@ TEST(CpuReference, ConvOneDimensional) {
 TEST(CpuReference, ConvAutoPad) {
   Attributes upper = ints({{"strides", {1, 2}}});
   upper.set("auto_pad", std::string("SAME_UPPER"));
-  auto y1 = OneNode().input(iota({1, 1, 1, 4})).constant(filled({1, 1, 1, 3}, 1)).run("Conv", upper);
+  auto y1 = ReferenceNode().input(test::iota({1, 1, 1, 4}, 1)).constant(filled({1, 1, 1, 3}, 1)).run("Conv", upper);
   expect_values(y1[0], {1, 1, 1, 2}, {6, 7});
   Attributes lower = upper;
   lower.set("auto_pad", std::string("SAME_LOWER"));
-  auto y2 = OneNode().input(iota({1, 1, 1, 4})).constant(filled({1, 1, 1, 3}, 1)).run("Conv", lower);
+  auto y2 = ReferenceNode().input(test::iota({1, 1, 1, 4}, 1)).constant(filled({1, 1, 1, 3}, 1)).run("Conv", lower);
   expect_values(y2[0], {1, 1, 1, 2}, {3, 9});
 }
 
@@ -114,24 +108,24 @@ TEST(CpuReference, ConvBatchAndChannels) {
   Tensor x = Tensor::from<float>({2, 2, 1, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
   Tensor w = Tensor::from<float>({2, 2, 1, 1}, {1, 10, -1, 0.5f});
   Tensor b = Tensor::from<float>({2}, {0, 100});
-  auto y = OneNode().input(x).constant(w).constant(b).run("Conv", {});
+  auto y = ReferenceNode().input(x).constant(w).constant(b).run("Conv", {});
   expect_values(y[0], {2, 2, 1, 2}, {31, 42, 100.5, 100, 75, 86, 98.5, 98});
 }
 
 TEST(CpuReference, Relu) {
-  auto y = OneNode().input(Tensor::from<float>({4}, {-1, 0, 2.5f, -0.0f})).run("Relu", {});
+  auto y = ReferenceNode().input(Tensor::from<float>({4}, {-1, 0, 2.5f, -0.0f})).run("Relu", {});
   expect_values(y[0], {4}, {0, 0, 2.5, 0});
 }
 
 TEST(CpuReference, MaxPool) {
   Tensor x = Tensor::from<float>({1, 1, 4, 4}, {1, 5, 2, 0, 3, 4, 8, 7, -1, -2, -3, -4, -5, -6, -7, -9});
-  auto y = OneNode().input(x).run("MaxPool", ints({{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
+  auto y = ReferenceNode().input(x).run("MaxPool", ints({{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
   expect_values(y[0], {1, 1, 2, 2}, {5, 8, -1, -3});
   // 3x3 window, stride 2, pads 1: padding never wins even when everything is negative.
-  auto z = OneNode().input(x).run("MaxPool",
+  auto z = ReferenceNode().input(x).run("MaxPool",
                                   ints({{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}));
   expect_values(z[0], {1, 1, 2, 2}, {5, 8, 4, 8});
-  auto n = OneNode().input(filled({1, 1, 2, 2}, -3)).run("MaxPool",
+  auto n = ReferenceNode().input(filled({1, 1, 2, 2}, -3)).run("MaxPool",
                                                           ints({{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}));
   expect_values(n[0], {1, 1, 2, 2}, {-3, -3, -3, -3});
 }
@@ -139,7 +133,7 @@ TEST(CpuReference, MaxPool) {
 TEST(CpuReference, MaxPoolCeilModeAndIndices) {
   Attributes a = ints({{"kernel_shape", {2}}, {"strides", {2}}});
   a.set("ceil_mode", int64_t(1));
-  auto y = OneNode().input(Tensor::from<float>({1, 1, 5}, {1, 3, 2, 0, 7})).run("MaxPool", a, 2);
+  auto y = ReferenceNode().input(Tensor::from<float>({1, 1, 5}, {1, 3, 2, 0, 7})).run("MaxPool", a, 2);
   expect_values(y[0], {1, 1, 3}, {3, 2, 7});
   ASSERT_EQ(y[1].dtype(), DType::i64);
   expect_values(y[1], {1, 1, 3}, {1, 2, 4});
@@ -150,7 +144,7 @@ TEST(CpuReference, ResizeNearest2x) {
   a.set("mode", std::string("nearest"));
   a.set("coordinate_transformation_mode", std::string("asymmetric"));
   a.set("nearest_mode", std::string("floor"));
-  auto y = OneNode()
+  auto y = ReferenceNode()
                .input(Tensor::from<float>({1, 1, 2, 2}, {1, 2, 3, 4}))
                .omitted()
                .constant(Tensor::from<float>({4}, {1, 1, 2, 2}))
@@ -162,7 +156,7 @@ TEST(CpuReference, ResizeNearestSizesHalfPixel) {
   // Downsample 4 -> 2 with half_pixel / round_prefer_floor: x_in = (x + 0.5) * 2 - 0.5 = 0.5, 2.5 -> 0, 2.
   Attributes a;
   a.set("mode", std::string("nearest"));
-  auto y = OneNode()
+  auto y = ReferenceNode()
                .input(Tensor::from<float>({1, 4}, {10, 20, 30, 40}))
                .omitted()
                .omitted()
@@ -174,14 +168,14 @@ TEST(CpuReference, ResizeNearestSizesHalfPixel) {
 TEST(CpuReference, ConcatAnyAxisAndDtype) {
   Attributes axis1;
   axis1.set("axis", int64_t(1));
-  auto y = OneNode()
+  auto y = ReferenceNode()
                .input(Tensor::from<float>({2, 1}, {1, 2}))
                .input(Tensor::from<float>({2, 2}, {3, 4, 5, 6}))
                .run("Concat", axis1);
   expect_values(y[0], {2, 3}, {1, 3, 4, 2, 5, 6});
   Attributes axis0;
   axis0.set("axis", int64_t(-2));
-  auto z = OneNode()
+  auto z = ReferenceNode()
                .input(Tensor::from<int64_t>({1, 2}, {7, 8}))
                .input(Tensor::from<int64_t>({2, 2}, {9, 10, 11, 12}))
                .run("Concat", axis0);
@@ -197,7 +191,7 @@ TEST(CpuReference, FusedConvUpsampleConcatReluPool) {
   a.set("relu", int64_t(1));
   a.set("pool", int64_t(1));
   a.set("upsample_concat", int64_t(1));
-  auto y = OneNode()
+  auto y = ReferenceNode()
                .input(Tensor::from<float>({1, 1, 1, 1}, {2}))
                .input(Tensor::from<float>({1, 1, 2, 2}, {0.5f, 3, -4, 1}))
                .constant(Tensor::from<float>({1, 2, 1, 1}, {1, -1}))

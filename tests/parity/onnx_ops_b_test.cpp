@@ -69,12 +69,6 @@ Tensor i64(std::vector<int64_t> v) {
   for (size_t i = 0; i < v.size(); ++i) t.data<int64_t>()[i] = v[i];
   return t;
 }
-// 0, 1, 2, ... in the given shape.
-Tensor iota(Shape shape) {
-  Tensor t(DType::f32, std::move(shape));
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, double(i));
-  return t;
-}
 
 void expect_tensor(const Tensor& got, const Shape& shape, const std::vector<double>& want, double tol = 1e-5) {
   ASSERT_EQ(got.shape(), shape);
@@ -92,28 +86,28 @@ Attributes attrs_of(std::initializer_list<std::pair<const char*, Attribute>> lis
 
 TEST(OnnxOpsB, SliceNegativeStepsClampAndReverse) {
   // x = [[0..4],[5..9]]; rows reversed from the (clamped) last one, columns 3,1 (step -2).
-  auto out = run_op("Slice", {iota({2, 5}), i64({100, 3}), i64({-100, 0}), i64({0, 1}), i64({-1, -2})});
+  auto out = run_op("Slice", {test::iota({2, 5}, 0), i64({100, 3}), i64({-100, 0}), i64({0, 1}), i64({-1, -2})});
   expect_tensor(out[0], Shape{2, 2}, {8, 6, 3, 1});
   // Opset 1 form (attributes), negative axis and start beyond the end.
-  out = run_op("Slice", {iota({2, 5})},
+  out = run_op("Slice", {test::iota({2, 5}, 0)},
                attrs_of({{"starts", std::vector<int64_t>{1}}, {"ends", std::vector<int64_t>{1000}},
                          {"axes", std::vector<int64_t>{-1}}}),
                1, 1);
   expect_tensor(out[0], Shape{2, 4}, {1, 2, 3, 4, 6, 7, 8, 9});
   // An empty result when start passes end.
-  out = run_op("Slice", {iota({4}), i64({3}), i64({1})});
+  out = run_op("Slice", {test::iota({4}, 0), i64({3}), i64({1})});
   expect_tensor(out[0], Shape{0}, {});
 }
 
 TEST(OnnxOpsB, SliceStepsAtTheInt64Limits) {
   const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
   // One element each: from the start with the largest step, from the end with the smallest.
-  auto out = run_op("Slice", {iota({5}), i64({0}), i64({hi}), i64({0}), i64({hi})});
+  auto out = run_op("Slice", {test::iota({5}, 0), i64({0}), i64({hi}), i64({0}), i64({hi})});
   expect_tensor(out[0], Shape{1}, {0});
-  out = run_op("Slice", {iota({5}), i64({hi}), i64({lo}), i64({0}), i64({lo})});
+  out = run_op("Slice", {test::iota({5}, 0), i64({hi}), i64({lo}), i64({0}), i64({lo})});
   expect_tensor(out[0], Shape{1}, {4});
   // The whole axis reversed with starts/ends at the limits.
-  out = run_op("Slice", {iota({5}), i64({hi}), i64({lo}), i64({0}), i64({-1})});
+  out = run_op("Slice", {test::iota({5}, 0), i64({hi}), i64({lo}), i64({0}), i64({-1})});
   expect_tensor(out[0], Shape{5}, {4, 3, 2, 1, 0});
 }
 
@@ -133,7 +127,7 @@ TEST(OnnxOpsB, PadReflectEdgeConstant) {
 
 TEST(OnnxOpsB, DepthToSpaceCrdAndDcr) {
   // 1x8x1x1 channels 0..7, blocksize 2 -> 1x2x2x2.
-  Tensor x = iota({1, 8, 1, 1});
+  Tensor x = test::iota({1, 8, 1, 1}, 0);
   auto crd = run_op("DepthToSpace", {x}, attrs_of({{"blocksize", int64_t(2)}, {"mode", std::string("CRD")}}));
   expect_tensor(crd[0], Shape{1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
   auto dcr = run_op("DepthToSpace", {x}, attrs_of({{"blocksize", int64_t(2)}}));
@@ -144,27 +138,27 @@ TEST(OnnxOpsB, DepthToSpaceCrdAndDcr) {
 }
 
 TEST(OnnxOpsB, ReshapeZeroAndMinusOne) {
-  auto out = run_op("Reshape", {iota({2, 3, 4}), i64({0, -1})});
+  auto out = run_op("Reshape", {test::iota({2, 3, 4}, 0), i64({0, -1})});
   EXPECT_EQ(out[0].shape(), Shape({2, 12}));
-  out = run_op("Reshape", {iota({0, 3}), i64({3, 0})}, attrs_of({{"allowzero", int64_t(1)}}));
+  out = run_op("Reshape", {test::iota({0, 3}, 0), i64({3, 0})}, attrs_of({{"allowzero", int64_t(1)}}));
   EXPECT_EQ(out[0].shape(), Shape({3, 0}));
-  EXPECT_THROW(run_op("Reshape", {iota({2, 3}), i64({4, -1})}), Error);
+  EXPECT_THROW(run_op("Reshape", {test::iota({2, 3}, 0), i64({4, -1})}), Error);
 }
 
 TEST(OnnxOpsB, TransposeTileExpandGather) {
-  auto t = run_op("Transpose", {iota({2, 3})});
+  auto t = run_op("Transpose", {test::iota({2, 3}, 0)});
   expect_tensor(t[0], Shape{3, 2}, {0, 3, 1, 4, 2, 5});
-  auto tile = run_op("Tile", {iota({2}), i64({2})});
+  auto tile = run_op("Tile", {test::iota({2}, 0), i64({2})});
   expect_tensor(tile[0], Shape{4}, {0, 1, 0, 1});
-  auto e = run_op("Expand", {iota({3, 1}), i64({2, 1, 2})});
+  auto e = run_op("Expand", {test::iota({3, 1}, 0), i64({2, 1, 2})});
   expect_tensor(e[0], Shape{2, 3, 2}, {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2});
-  auto g = run_op("Gather", {iota({3, 2}), i64({-1, 0})}, attrs_of({{"axis", int64_t(0)}}));
+  auto g = run_op("Gather", {test::iota({3, 2}, 0), i64({-1, 0})}, attrs_of({{"axis", int64_t(0)}}));
   expect_tensor(g[0], Shape{2, 2}, {4, 5, 0, 1});
-  EXPECT_THROW(run_op("Gather", {iota({3, 2}), i64({3})}), Error);
+  EXPECT_THROW(run_op("Gather", {test::iota({3, 2}, 0), i64({3})}), Error);
 }
 
 TEST(OnnxOpsB, SplitUnevenWithNumOutputs) {
-  auto parts = run_op("Split", {iota({5})}, attrs_of({{"num_outputs", int64_t(3)}}), 3, 18);
+  auto parts = run_op("Split", {test::iota({5}, 0)}, attrs_of({{"num_outputs", int64_t(3)}}), 3, 18);
   expect_tensor(parts[0], Shape{2}, {0, 1});
   expect_tensor(parts[1], Shape{2}, {2, 3});
   expect_tensor(parts[2], Shape{1}, {4});

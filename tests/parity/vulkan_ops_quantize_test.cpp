@@ -16,13 +16,6 @@ using vk::Precision;
 
 class VulkanQuantize : public VulkanOpTest {};
 
-Tensor int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype) {
-  Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
-  Tensor t(dtype, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(f.get(i)));
-  return t;
-}
-
 // Values with exact halves after dividing by 2 (ties), beyond both saturation ends, and random.
 Tensor quantize_input(Shape shape, uint64_t seed) {
   Tensor x = random_tensor(shape, seed, -400, 400);
@@ -37,13 +30,13 @@ TEST_F(VulkanQuantize, QuantizeScalarAndPerAxis) {
     const int lo = t == DType::u8 ? 0 : -20, hi = t == DType::u8 ? 40 : 20;
     for (Precision p : {Precision::fp32, Precision::fp16}) {
       auto scalar = single_node("QuantizeLinear", {input(x), input(Tensor::from<float>({}, {2.0f})),
-                                                   input(int_tensor(Shape{}, 2, lo, hi, t))},
+                                                   input(test::random_int_tensor(Shape{}, 2, lo, hi, t))},
                                 1, {}, 13);
       expect_matches_cpu(scalar, p, {-1, -1}, false, cat("QuantizeLinear scalar to ", dtype_name(t)));
       Attributes a;
       a.set("axis", int64_t(1));
       auto per_axis = single_node("QuantizeLinear", {input(x), input(Tensor::from<float>({3}, {2.0f, 0.5f, 4.0f})),
-                                                     input(int_tensor(Shape{3}, 3, lo, hi, t))},
+                                                     input(test::random_int_tensor(Shape{3}, 3, lo, hi, t))},
                                   1, a, 13);
       expect_matches_cpu(per_axis, p, {-1, -1}, false, cat("QuantizeLinear per-axis to ", dtype_name(t)));
     }
@@ -55,16 +48,16 @@ TEST_F(VulkanQuantize, QuantizeScalarAndPerAxis) {
 TEST_F(VulkanQuantize, DequantizeScalarAndPerAxis) {
   for (DType t : {DType::u8, DType::i8, DType::i32}) {
     const int lo = t == DType::u8 ? 0 : -128, hi = t == DType::u8 ? 255 : 127;
-    Tensor q = int_tensor(Shape{3, 4, 2}, 10, lo, hi, t);
+    Tensor q = test::random_int_tensor(Shape{3, 4, 2}, 10, lo, hi, t);
     for (Precision p : {Precision::fp32, Precision::fp16}) {
       expect_matches_cpu(single_node("DequantizeLinear", {input(q), input(Tensor::from<float>({}, {0.25f})),
-                                                          input(int_tensor(Shape{}, 11, lo / 4, hi / 4, t))},
+                                                          input(test::random_int_tensor(Shape{}, 11, lo / 4, hi / 4, t))},
                                      1, {}, 13),
                          p, {-1, -1}, false, cat("DequantizeLinear scalar from ", dtype_name(t)));
       Attributes a;
       a.set("axis", int64_t(-2));
       expect_matches_cpu(single_node("DequantizeLinear", {input(q), input(random_tensor(Shape{4}, 12, 0.01f, 2)),
-                                                          input(int_tensor(Shape{4}, 13, lo / 4, hi / 4, t))},
+                                                          input(test::random_int_tensor(Shape{4}, 13, lo / 4, hi / 4, t))},
                                      1, a, 13),
                          p, {-1, -1}, false, cat("DequantizeLinear per-axis from ", dtype_name(t)));
     }

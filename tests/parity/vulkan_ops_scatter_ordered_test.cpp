@@ -19,13 +19,6 @@ using vk::Precision;
 
 class VulkanScatterOrdered : public VulkanOpTest {};
 
-Tensor int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype = DType::i64) {
-  Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
-  Tensor t(dtype, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(f.get(i)));
-  return t;
-}
-
 TEST_F(VulkanScatterOrdered, ScatterElementsEveryAxisAndReduction) {
   const Shape data{3, 4, 5}, upd{2, 3, 4};
   uint64_t seed = 1;
@@ -36,19 +29,19 @@ TEST_F(VulkanScatterOrdered, ScatterElementsEveryAxisAndReduction) {
       a.set("axis", axis);
       a.set("reduction", std::string(reduction));
       // Repeated indices: the reductions apply every update (in ONNX's order).
-      Tensor idx = int_tensor(upd, seed++, int(-extent), int(extent - 1));
+      Tensor idx = test::random_int_tensor(upd, seed++, int(-extent), int(extent - 1));
       auto c = single_node("ScatterElements", {input(random_tensor(data, seed++)), input(idx), input(random_tensor(upd, seed++))},
                            1, a, 18);
       for (Precision p : {Precision::fp32, Precision::fp16})
         expect_matches_cpu(c, p, {-1, -1}, false, cat("ScatterElements axis ", axis, " ", reduction));
     }
-  auto ci = single_node("ScatterElements", {input(int_tensor(Shape{4, 3}, 90, -9, 9, DType::i32)),
-                                            input(int_tensor(Shape{2, 3}, 91, 0, 3)),
-                                            input(int_tensor(Shape{2, 3}, 92, -9, 9, DType::i32))});
+  auto ci = single_node("ScatterElements", {input(test::random_int_tensor(Shape{4, 3}, 90, -9, 9, DType::i32)),
+                                            input(test::random_int_tensor(Shape{2, 3}, 91, 0, 3)),
+                                            input(test::random_int_tensor(Shape{2, 3}, 92, -9, 9, DType::i32))});
   expect_matches_cpu(ci, Precision::fp32, {-1, -1}, false, "ScatterElements int32");
   Attributes axis1;
   axis1.set("axis", int64_t(1));
-  expect_matches_cpu(single_node("Scatter", {input(random_tensor(Shape{3, 5}, 93)), input(int_tensor(Shape{3, 2}, 94, 0, 4)),
+  expect_matches_cpu(single_node("Scatter", {input(random_tensor(Shape{3, 5}, 93)), input(test::random_int_tensor(Shape{3, 2}, 94, 0, 4)),
                                              input(random_tensor(Shape{3, 2}, 95))},
                                  1, axis1, 10),
                      Precision::fp32, {-1, -1}, false, "Scatter opset 10");
@@ -64,7 +57,7 @@ TEST_F(VulkanScatterOrdered, ScatterNDTuplesAndSlices) {
                                                         {Shape{7, 3}, Shape{7}}};
     for (const auto& [ishape, ushape] : cases) {
       const int64_t k = ishape[ishape.rank() - 1];
-      Tensor idx = int_tensor(ishape, seed++, -2, 1);  // within every extent, negative ones too
+      Tensor idx = test::random_int_tensor(ishape, seed++, -2, 1);  // within every extent, negative ones too
       auto c = single_node("ScatterND", {input(random_tensor(Shape{3, 4, 3}, seed++)), input(idx),
                                          input(random_tensor(ushape, seed++))},
                            1, a, 18);

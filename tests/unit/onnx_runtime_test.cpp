@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "core/graph.h"
 #include "formats/npy.h"
@@ -27,12 +28,6 @@ Attributes ints_attr(const std::string& name, std::vector<int64_t> v) {
   Attributes a;
   a.set(name, std::move(v));
   return a;
-}
-
-int count_op(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += node.op == op;
-  return n;
 }
 
 // A small CNN head: Conv -> BatchNormalization -> Relu -> MaxPool -> GlobalAveragePool -> Flatten
@@ -133,7 +128,7 @@ TEST(FoldConstants, EvaluatesConstantSubgraphsOnce) {
   const ValueId factor = g.find("factor");
   const Tensor c1 = g.value(g.find("c1")).constant, c2 = g.value(g.find("c2")).constant;
   Graph folded = fold_constants(g);
-  EXPECT_EQ(count_op(folded, "Add"), 0);
+  EXPECT_EQ(test::count_ops(folded, "Add"), 0);
   EXPECT_EQ(folded.nodes.size(), g.nodes.size() - 1);
   ASSERT_TRUE(folded.value(factor).is_constant());
   EXPECT_EQ(folded.value(factor).constant.shape(), Shape({1, 4, 1, 1}));
@@ -159,8 +154,8 @@ TEST(FoldConstants, LeavesRandomAndOversizedOutputsAlone) {
 TEST(FoldConvBatchNorm, MatchesTheUnfoldedGraph) {
   Graph g = small_cnn();
   Graph folded = fold_conv_batch_norm(g);
-  EXPECT_EQ(count_op(folded, "BatchNormalization"), 0);
-  EXPECT_EQ(count_op(folded, "Conv"), 1);
+  EXPECT_EQ(test::count_ops(folded, "BatchNormalization"), 0);
+  EXPECT_EQ(test::count_ops(folded, "Conv"), 1);
   folded.validate();
   for (uint64_t seed : {1, 2}) {
     Tensor x = test::random_tensor({1, 3, 8, 8}, seed);
@@ -175,13 +170,13 @@ TEST(FoldConvBatchNorm, KeepsABatchNormWhoseInputIsShared) {
   ValueId extra = g.add_value("extra", DType::f32, {});
   g.add_node("Relu", "extra", {g.find("conv")}, {extra});
   g.outputs.push_back(extra);
-  EXPECT_EQ(count_op(fold_conv_batch_norm(g), "BatchNormalization"), 1);
+  EXPECT_EQ(test::count_ops(fold_conv_batch_norm(g), "BatchNormalization"), 1);
 }
 
 TEST(ModelRunner, PlansACnnAndMatchesTheEagerRunner) {
   Graph g = small_cnn();
   ModelRunner runner(g);
-  EXPECT_EQ(count_op(runner.graph(), "BatchNormalization"), 0);  // optimize_onnx ran
+  EXPECT_EQ(test::count_ops(runner.graph(), "BatchNormalization"), 0);  // optimize_onnx ran
   Tensor x = test::random_tensor({1, 3, 8, 8}, 5);
   Profile profile;
   std::vector<Tensor> planned = runner.run({x}, &profile);

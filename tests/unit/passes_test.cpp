@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backends/cpu/cpu_executable.h"
+#include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "core/graph.h"
 #include "passes/fuse_conv_bias_relu.h"
@@ -84,10 +85,6 @@ Graph unet_like_graph(int64_t channels = 3) {
   b.g.outputs = {out};
   b.g.validate();
   return b.g;
-}
-
-int count_op(const Graph& g, const std::string& op) {
-  return int(std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.op == op; }));
 }
 
 Tensor run_reference(const Graph& g, const Tensor& x) {
@@ -206,18 +203,18 @@ TEST(Fusion, ConvBiasReluEachStepKeepsTheOutput) {
 
   Graph a = fuse_conv_bias_relu(g);
   EXPECT_EQ(a.nodes.size(), 12u);  // 5 Relus folded
-  EXPECT_EQ(count_op(a, "Conv"), 0);
-  EXPECT_EQ(count_op(a, kFusedConv), 6);
+  EXPECT_EQ(test::count_ops(a, "Conv"), 0);
+  EXPECT_EQ(test::count_ops(a, kFusedConv), 6);
   EXPECT_EQ(test::max_abs_diff(run_reference(a, x), expected), 0.0);
 
   Graph b = fuse_upsample_concat_conv(a);
   EXPECT_EQ(b.nodes.size(), 8u);  // 2 Resizes and 2 Concats folded
-  EXPECT_EQ(count_op(b, "Resize") + count_op(b, "Concat"), 0);
+  EXPECT_EQ(test::count_ops(b, "Resize") + test::count_ops(b, "Concat"), 0);
   EXPECT_EQ(test::max_abs_diff(run_reference(b, x), expected), 0.0);
 
   Graph c = fuse_conv_relu_pool(b);
   EXPECT_EQ(c.nodes.size(), 6u);  // 2 MaxPools folded
-  EXPECT_EQ(count_op(c, "MaxPool"), 0);
+  EXPECT_EQ(test::count_ops(c, "MaxPool"), 0);
   EXPECT_EQ(test::max_abs_diff(run_reference(c, x), expected), 0.0);
 
   Graph d = g;
@@ -253,10 +250,10 @@ TEST(Fusion, IntermediatesSeenElsewhereAreNotFused) {
 
   Graph f = g;
   optimize_for_inference(f);
-  EXPECT_EQ(count_op(f, "Relu"), 2);     // enc_conv0's (its input is an output) and extra_reader
-  EXPECT_EQ(count_op(f, "Resize"), 1);   // dec1's upsample is an output
-  EXPECT_EQ(count_op(f, "Concat"), 1);
-  EXPECT_EQ(count_op(f, "MaxPool"), 1);  // pool1's input has two readers
+  EXPECT_EQ(test::count_ops(f, "Relu"), 2);     // enc_conv0's (its input is an output) and extra_reader
+  EXPECT_EQ(test::count_ops(f, "Resize"), 1);   // dec1's upsample is an output
+  EXPECT_EQ(test::count_ops(f, "Concat"), 1);
+  EXPECT_EQ(test::count_ops(f, "MaxPool"), 1);  // pool1's input has two readers
   cpu::CpuExecutable fused(cpu::make_cpu_plan(f, {{"input", x.shape()}}, true), options);
   auto got = fused.run({x});
   ASSERT_EQ(got.size(), expected.size());

@@ -17,7 +17,7 @@
 namespace vx {
 namespace {
 
-struct Builder : test::GraphBuilder {
+struct AttentionGraphBuilder : test::GraphBuilder {
   ValueId heads(ValueId x) {  // [B, S, H, D] -> [B, H, S, D]
     Attributes a;
     a.set("perm", std::vector<int64_t>{0, 2, 1, 3});
@@ -69,7 +69,7 @@ void expect_same_results(const Graph& before, const Graph& after, const std::vec
 
 TEST(VulkanFolds, AttentionTakesTheHeadTransposes) {
   for (bool with_mask : {false, true}) {
-    Builder b;
+    AttentionGraphBuilder b;
     const ValueId q = b.input("q", {2, 7, 3, 5}), k = b.input("k", {2, 9, 3, 5}), v = b.input("v", {2, 9, 3, 6});
     std::vector<ValueId> ins = {b.heads(q), b.heads(k), b.heads(v)};
     if (with_mask) ins.push_back(b.input("mask", {1, 3, 7, 9}));
@@ -88,7 +88,7 @@ TEST(VulkanFolds, AttentionTakesTheHeadTransposes) {
 
 TEST(VulkanFolds, SharedOrTransposedOperandsStay) {
   // Q's heads are also a graph output: the inputs stay (all three or none); the output folds.
-  Builder shared;
+  AttentionGraphBuilder shared;
   const ValueId q = shared.heads(shared.input("q", {1, 6, 2, 4}));
   const ValueId y = shared.heads(shared.attention(
       {q, shared.heads(shared.input("k", {1, 6, 2, 4})), shared.heads(shared.input("v", {1, 6, 2, 4}))}));
@@ -100,7 +100,7 @@ TEST(VulkanFolds, SharedOrTransposedOperandsStay) {
   expect_same_results(shared.g, a, shared.feeds);
 
   // K transposed ([B, H, D, S]): the inputs stay. The output's Transpose is another permutation: stays.
-  Builder kt;
+  AttentionGraphBuilder kt;
   Attributes keys;
   keys.set("perm", std::vector<int64_t>{0, 2, 3, 1});
   Attributes other;
@@ -114,7 +114,7 @@ TEST(VulkanFolds, SharedOrTransposedOperandsStay) {
   expect_same_results(kt.g, c, kt.feeds);
 
   // The attention's output is also read elsewhere: it stays in its own layout.
-  Builder two;
+  AttentionGraphBuilder two;
   const ValueId out = two.attention({two.heads(two.input("q", {1, 5, 2, 4})), two.heads(two.input("k", {1, 5, 2, 4})),
                                      two.heads(two.input("v", {1, 5, 2, 4}))});
   two.g.outputs = {two.heads(out), out};
@@ -137,7 +137,7 @@ TEST(VulkanFolds, ResidualJoinsTheFusedMatMul) {
                         {{3, 7}, {11}, true, false},
                         {{2, 5, 7}, {5, 1}, true, true}};
   for (const Case& c : cases) {
-    Builder b;
+    AttentionGraphBuilder b;
     const ValueId a = b.input("a", c.a);
     const ValueId r = b.input("r", c.residual);
     ValueId product = b.node("MatMul", {a, b.constant(test::random_tensor({7, 11}, 40))});
@@ -166,7 +166,7 @@ TEST(VulkanFolds, ResidualJoinsTheFusedMatMul) {
 
 TEST(VulkanFolds, ResidualLookalikesStay) {
   auto build = [](Shape residual, const std::string& activation, bool second_reader) {
-    Builder b;
+    AttentionGraphBuilder b;
     const ValueId a = b.input("a", {2, 5, 7});
     const ValueId r = b.input("r", residual);
     Attributes act;
@@ -176,11 +176,11 @@ TEST(VulkanFolds, ResidualLookalikesStay) {
     if (second_reader) b.g.outputs.push_back(product);
     return b;
   };
-  const Builder cases[] = {build({2, 5, 11}, "relu", false),  // act(x) + r is not act(x + r)
+  const AttentionGraphBuilder cases[] = {build({2, 5, 11}, "relu", false),  // act(x) + r is not act(x + r)
                            build({2, 5, 11}, "none", true),   // the product is also an output
                            build({4, 2, 5, 11}, "none", false),  // the Add widens the product
                            build({2, 1, 5, 11}, "none", false)};  // widens too
-  for (const Builder& b : cases) {
+  for (const AttentionGraphBuilder& b : cases) {
     const Graph g = fuse_matmul_residual(b.g);
     EXPECT_EQ(count_ops(g, "Add"), 1);
     EXPECT_EQ(only(g, kFusedMatMul).inputs.size(), 2u);
