@@ -11,7 +11,6 @@ function(volvox_embed_shaders target dir)
   file(MAKE_DIRECTORY ${out_dir})
   set(spv_files "")
   set(spv_names "")
-  file(GLOB shader_headers CONFIGURE_DEPENDS ${dir}/*.glsl)
   foreach(src ${shader_sources})
     get_filename_component(stem ${src} NAME_WE)
     # Variant lines are read at configure time: re-configure when a shader changes.
@@ -37,9 +36,13 @@ function(volvox_embed_shaders target dir)
         separate_arguments(defs UNIX_COMMAND "${defs}")
       endif()
       set(spv ${out_dir}/${name}.spv)
+      # glslc lists the headers this variant includes (under its defines) in a depfile, so that a
+      # header change recompiles only the variants that include it.
+      set(dep ${out_dir}/${name}.d)
       add_custom_command(OUTPUT ${spv}
-        COMMAND ${GLSLC} --target-env=vulkan1.2 -O ${defs} -I ${dir} -o ${spv} ${src}
-        DEPENDS ${src} ${shader_headers}
+        COMMAND ${GLSLC} --target-env=vulkan1.2 -O ${defs} -I ${dir} -MD -MF ${dep} -o ${spv} ${src}
+        DEPENDS ${src}
+        DEPFILE ${dep}
         COMMENT "glslc ${name}")
       list(APPEND spv_files ${spv})
       list(APPEND spv_names ${name})
