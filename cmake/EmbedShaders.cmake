@@ -10,7 +10,7 @@ function(volvox_embed_shaders target dir)
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/shaders)
   file(MAKE_DIRECTORY ${out_dir})
   set(spv_files "")
-  set(spv_names "")
+  set(spv_list "")
   foreach(src ${shader_sources})
     get_filename_component(stem ${src} NAME_WE)
     # Variant lines are read at configure time: re-configure when a shader changes.
@@ -45,17 +45,20 @@ function(volvox_embed_shaders target dir)
         DEPFILE ${dep}
         COMMENT "glslc ${name}")
       list(APPEND spv_files ${spv})
-      list(APPEND spv_names ${name})
+      string(APPEND spv_list "${name}\t${spv}\n")
     endforeach()
   endforeach()
+  # A host tool built here writes the table in well under a second; a cmake -P script took ~30 s.
+  if(NOT TARGET embed_spirv)
+    add_executable(embed_spirv ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/embed_spirv.cpp)
+  endif()
+  # file(GENERATE) rewrites the list only when it changes (a shader or variant added or removed).
+  set(list_file ${CMAKE_CURRENT_BINARY_DIR}/shaders_embedded.list)
+  file(GENERATE OUTPUT ${list_file} CONTENT "${spv_list}")
   set(gen ${CMAKE_CURRENT_BINARY_DIR}/shaders_embedded.cpp)
-  # Lists cross the shell as one argument each: escape their separators (else the shell splits at ';').
-  string(REPLACE ";" "$<SEMICOLON>" names_arg "${spv_names}")
-  string(REPLACE ";" "$<SEMICOLON>" files_arg "${spv_files}")
   add_custom_command(OUTPUT ${gen}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${gen} "-DNAMES=${names_arg}" "-DFILES=${files_arg}"
-            -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateShaderTable.cmake
-    DEPENDS ${spv_files} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateShaderTable.cmake
+    COMMAND embed_spirv ${list_file} ${gen}
+    DEPENDS embed_spirv ${list_file} ${spv_files}
     COMMENT "embedding SPIR-V" VERBATIM)
   target_sources(${target} PRIVATE ${gen})
 endfunction()
