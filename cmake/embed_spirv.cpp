@@ -13,8 +13,10 @@ namespace {
   std::exit(1);
 }
 
-std::string read_file(const std::string& path) {
+// Returns the file's bytes; a missing file is an error unless `missing_ok` (then "").
+std::string read_file(const std::string& path, bool missing_ok = false) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f && missing_ok) return {};
   if (!f) fail("cannot read " + path);
   std::string data;
   char buf[1 << 16];
@@ -87,6 +89,9 @@ int main(int argc, char** argv) {
       "    if (e.words) names[n++] = e.name;\n"
       "  return {names, n};\n}\n}  // namespace vx::vk\n";
 
+  // An unchanged table keeps its timestamp: Ninja (restat) then skips recompiling it, e.g. after a
+  // header edit that changes no SPIR-V.
+  if (read_file(out_path, true) == body) return 0;
   // Write a temporary and rename it over OUT, so that an interrupted run leaves no half table.
   const std::string tmp = out_path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
