@@ -10,8 +10,7 @@ function(volvox_embed_shaders target dir)
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/shaders)
   file(MAKE_DIRECTORY ${out_dir})
   set(spv_files "")
-  set(spv_names "")
-  file(GLOB shader_headers CONFIGURE_DEPENDS ${dir}/*.glsl)
+  set(spv_list "")
   foreach(src ${shader_sources})
     get_filename_component(stem ${src} NAME_WE)
     # Variant lines are read at configure time: re-configure when a shader changes.
@@ -37,22 +36,29 @@ function(volvox_embed_shaders target dir)
         separate_arguments(defs UNIX_COMMAND "${defs}")
       endif()
       set(spv ${out_dir}/${name}.spv)
+      # glslc lists the headers this variant includes (under its defines) in a depfile, so that a
+      # header change recompiles only the variants that include it.
+      set(dep ${out_dir}/${name}.d)
       add_custom_command(OUTPUT ${spv}
-        COMMAND ${GLSLC} --target-env=vulkan1.2 -O ${defs} -I ${dir} -o ${spv} ${src}
-        DEPENDS ${src} ${shader_headers}
+        COMMAND ${GLSLC} --target-env=vulkan1.2 -O ${defs} -I ${dir} -MD -MF ${dep} -o ${spv} ${src}
+        DEPENDS ${src}
+        DEPFILE ${dep}
         COMMENT "glslc ${name}")
       list(APPEND spv_files ${spv})
-      list(APPEND spv_names ${name})
+      string(APPEND spv_list "${name}\t${spv}\n")
     endforeach()
   endforeach()
+  # A host tool built here writes the table in well under a second; a cmake -P script took ~30 s.
+  if(NOT TARGET embed_spirv)
+    add_executable(embed_spirv ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/embed_spirv.cpp)
+  endif()
+  # file(GENERATE) rewrites the list only when it changes (a shader or variant added or removed).
+  set(list_file ${CMAKE_CURRENT_BINARY_DIR}/shaders_embedded.list)
+  file(GENERATE OUTPUT ${list_file} CONTENT "${spv_list}")
   set(gen ${CMAKE_CURRENT_BINARY_DIR}/shaders_embedded.cpp)
-  # Lists cross the shell as one argument each: escape their separators (else the shell splits at ';').
-  string(REPLACE ";" "$<SEMICOLON>" names_arg "${spv_names}")
-  string(REPLACE ";" "$<SEMICOLON>" files_arg "${spv_files}")
   add_custom_command(OUTPUT ${gen}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${gen} "-DNAMES=${names_arg}" "-DFILES=${files_arg}"
-            -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateShaderTable.cmake
-    DEPENDS ${spv_files} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateShaderTable.cmake
+    COMMAND embed_spirv ${list_file} ${gen}
+    DEPENDS embed_spirv ${list_file} ${spv_files}
     COMMENT "embedding SPIR-V" VERBATIM)
   target_sources(${target} PRIVATE ${gen})
 endfunction()
