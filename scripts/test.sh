@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite (README's second command; .ci/run calls it):
 #   1. installs missing Debian packages (and checks that the list covers every file the build used),
-#   2. builds the release preset and runs every suite (unit, parity incl. Vulkan on lavapipe,
+#   2. builds what ctest runs in the release preset (volvox_tests: not the benchmarks) and runs every suite (unit, parity incl. Vulkan on lavapipe,
 #      denoise with ../shared's real weights when present, ONNX conformance),
 #   3. builds the address+undefined sanitizer preset and runs the unit suite under it (with the
 #      CLI, which some unit tests run).
@@ -11,7 +11,7 @@ scripts/install-deps.sh
 jobs=$(nproc)
 
 cmake --preset release >/dev/null
-ninja -C build/release -j "$jobs"
+ninja -C build/release -j "$jobs" volvox_tests
 # Every file the build used comes from a package install-deps.sh installs (a machine that already
 # had a package would hide a missing one), and the check can fail: without the OpenCL headers'
 # package it must report it.
