@@ -4,6 +4,7 @@
 
 #include "backends/cpu/cpu_executable.h"
 #include "common/test_util.h"
+#include "core/error.h"
 #include "passes/optimize.h"
 #include "plan/arena_planner.h"
 #include "plan/plan.h"
@@ -120,7 +121,7 @@ Graph random_dag(uint64_t seed, int nodes) {
   std::vector<int64_t> channels = {2};
   g.inputs = {values[0]};
   for (int i = 0; i < nodes; ++i) {
-    const std::string name = "n" + std::to_string(i);
+    const std::string name = cat("n", i);  // not "n" + to_string: GCC 12 false -Wrestrict (bug 105329)
     auto pick = [&] {
       // Prefer recent values so that lifetimes vary: some short, some spanning the graph.
       size_t n = values.size();
