@@ -43,7 +43,12 @@ void bind_input_shapes(Graph& g, const std::map<std::string, Shape>& input_shape
 
 std::string shape_key(const std::map<std::string, Shape>& input_shapes) {
   std::string key;
-  for (const auto& [name, shape] : input_shapes) key += name + "=" + shape.str() + ";";
+  for (const auto& [name, shape] : input_shapes) {
+    if (!key.empty()) key += ", ";
+    key += name + "=";
+    if (shape.rank() == 0) key += "scalar";
+    for (size_t d = 0; d < shape.rank(); ++d) key += cat(d ? "x" : "", shape[d]);
+  }
   return key;
 }
 

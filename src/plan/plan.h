@@ -60,7 +60,8 @@ using PlanHook = std::function<void(Plan& plan)>;
 Plan make_plan(const Graph& graph, const std::map<std::string, Shape>& input_shapes,
                const VariantChooser& choose_variant = {}, const PlanHook& backend_hook = {});
 
-// "name=[1, 3, 4, 4];..." — the key of a set of input shapes.
+// "x=1x3x224x224, mask=1x224" ("x=scalar" for rank 0): the key of a set of input shapes (plan
+// caches) and how messages name them.
 std::string shape_key(const std::map<std::string, Shape>& input_shapes);
 
 }  // namespace vx

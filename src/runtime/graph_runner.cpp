@@ -35,7 +35,12 @@ void GraphRunner::set_max_memory_mb(uint64_t mb) {
   options_.max_memory_mb = mb;
 }
 
-MemoryNeeds GraphRunner::last_memory_needs() {
+uint64_t GraphRunner::max_memory_mb() const {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  return options_.max_memory_mb;
+}
+
+MemoryNeeds GraphRunner::last_memory_needs() const {
   std::lock_guard<std::mutex> lock(cache_mutex_);
   return last_needs_;
 }

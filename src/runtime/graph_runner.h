@@ -41,14 +41,16 @@ class GraphRunner {
   const ShapeLruCache<cpu::CpuExecutable>& cache() const { return cache_; }
   // Applies to later runs, cached plans included.
   void set_max_memory_mb(uint64_t mb);
+  uint64_t max_memory_mb() const;
   // The arena of the plan the last executable() call asked for, also when the limit refused it.
-  MemoryNeeds last_memory_needs();
+  MemoryNeeds last_memory_needs() const;
 
  private:
   Graph graph_;
   RunnerOptions options_;
   std::unique_ptr<ThreadPool> pool_;
-  std::mutex cache_mutex_;  // run() may be called from several threads; each executable serialises its runs
+  // run() may be called from several threads; each executable serialises its runs.
+  mutable std::mutex cache_mutex_;
   ShapeLruCache<cpu::CpuExecutable> cache_;
   MemoryNeeds last_needs_;  // under cache_mutex_
 };

@@ -21,7 +21,4 @@ struct MemoryNeeds {
 // (with ", plus N MB of other device buffers," on Vulkan). Sizes are MiB, rounded up.
 void check_memory_limit(const MemoryNeeds& needs, uint64_t max_mb, const std::map<std::string, Shape>& input_shapes);
 
-// "x=1x3x224x224, mask=1x224" ("x=scalar" for rank 0).
-std::string input_shapes_str(const std::map<std::string, Shape>& input_shapes);
-
 }  // namespace vx

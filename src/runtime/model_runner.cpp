@@ -28,14 +28,16 @@ RunnerOptions graph_runner_options(const ModelRunnerOptions& o) {
 }  // namespace
 
 ModelRunner::ModelRunner(Graph graph, ModelRunnerOptions options)
-    : options_(options), runner_(optimized(std::move(graph), options.optimize), graph_runner_options(options)) {}
+    : planned_(options.planned),
+      runner_(optimized(std::move(graph), options.optimize), graph_runner_options(options)) {}
 
 std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {
   const Graph& g = runner_.graph();
+  const uint64_t max_memory_mb = runner_.max_memory_mb();
   std::shared_ptr<cpu::CpuExecutable> executable;
-  std::string reason = options_.planned ? "" : "planning disabled";
+  std::string reason = planned_ ? "" : "planning disabled";
   bool inputs_usable = true;
-  if (options_.planned) {
+  if (planned_) {
     // Bad inputs are reported by the eager runner's checks, which name the input.
     inputs_usable = inputs.size() == g.inputs.size();
     std::map<std::string, Shape> shapes;
@@ -54,9 +56,8 @@ std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile*
         try {
           executable = runner_.executable(shapes);
         } catch (const Error& e) {
-          last_arena_bytes_ = runner_.last_memory_needs().arena_bytes;
           // Over the limit: the eager runner would need at least as much, so it is no way out.
-          if (e.code() == ErrorCode::OutOfMemory && options_.max_memory_mb > 0) throw;
+          if (e.code() == ErrorCode::OutOfMemory && max_memory_mb > 0) throw;
           reason = e.what();
           planning_failures_[key] = reason;
         }
@@ -65,10 +66,9 @@ std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile*
   }
   // The eager runner allocates as it goes, unbounded: with a limit set it is refused, not a
   // silent way around the limit (bad inputs still get the eager runner's error naming them).
-  VX_CHECK(executable != nullptr || !inputs_usable || options_.max_memory_mb == 0, Unsupported, "maxMemoryMB is set (",
-           options_.max_memory_mb, " MB) but this model cannot be planned for these inputs, and the eager runner ",
+  VX_CHECK(executable != nullptr || !inputs_usable || max_memory_mb == 0, Unsupported, "maxMemoryMB is set (",
+           max_memory_mb, " MB) but this model cannot be planned for these inputs, and the eager runner ",
            "cannot bound its memory: ", reason);
-  if (executable) last_arena_bytes_ = executable->arena_bytes();
   last_planned_ = executable != nullptr;
   last_reason_ = reason;
   if (executable) {
@@ -82,11 +82,6 @@ std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile*
     profile->entries = {{"(whole graph)", "eager", "eager", ms.count()}};
   }
   return outputs;
-}
-
-void ModelRunner::set_max_memory_mb(uint64_t mb) {
-  options_.max_memory_mb = mb;
-  runner_.set_max_memory_mb(mb);
 }
 
 std::vector<Tensor> run_model(const Graph& graph, const std::vector<Tensor>& inputs) {

@@ -39,21 +39,21 @@ class ModelRunner {
   // How the last run went: planned, or eager with the reason planning failed.
   bool last_run_planned() const { return last_planned_; }
   const std::string& fallback_reason() const { return last_reason_; }
-  // Applies from the next run (plans made under another limit included).
-  void set_max_memory_mb(uint64_t mb);
+  // Applies from the next run (plans made under another limit included). The GraphRunner keeps the
+  // limit and the last plan's needs; these pass them on.
+  void set_max_memory_mb(uint64_t mb) { runner_.set_max_memory_mb(mb); }
   // The activation arena the last run's plan needs (also when the limit refused it); 0 before a
   // planned run.
-  uint64_t last_arena_bytes() const { return last_arena_bytes_; }
+  uint64_t last_arena_bytes() const { return runner_.last_memory_needs().arena_bytes; }
   // The plan of the last planned run (null before one).
   std::shared_ptr<cpu::CpuExecutable> last_executable() const { return last_executable_; }
 
  private:
-  ModelRunnerOptions options_;
+  bool planned_;
   GraphRunner runner_;
   std::map<std::string, std::string> planning_failures_;  // shape key -> reason
   bool last_planned_ = false;
   std::string last_reason_;
-  uint64_t last_arena_bytes_ = 0;
   std::shared_ptr<cpu::CpuExecutable> last_executable_;
 };
 

@@ -56,15 +56,18 @@ std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::build(const std::v
   MemoryNeeds needs;
   o.needs = &needs;
   try {
-    auto exe = std::make_shared<vk::VulkanModelExecutable>(ctx_, graph_, shapes, o, &inputs);
-    std::lock_guard<std::mutex> lock(needs_mutex_);
-    last_needs_ = needs;
-    return exe;
+    return std::make_shared<vk::VulkanModelExecutable>(ctx_, graph_, shapes, o, &inputs);
   } catch (...) {
-    std::lock_guard<std::mutex> lock(needs_mutex_);
-    last_needs_ = needs;  // what a refused plan needed (zero when planning failed before that)
+    // What a refused plan needed (zero when planning failed before that); a built executable's
+    // needs are recorded by its caller, which may also have found one in the cache.
+    set_last_needs(needs);
     throw;
   }
+}
+
+void VulkanModelRunner::set_last_needs(const MemoryNeeds& needs) {
+  std::lock_guard<std::mutex> lock(needs_mutex_);
+  last_needs_ = needs;
 }
 
 void VulkanModelRunner::set_max_memory_mb(uint64_t mb) {
@@ -90,10 +93,7 @@ std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::executable(const s
   }
   std::lock_guard<std::mutex> lock(mutex_);
   std::shared_ptr<vk::VulkanModelExecutable> exe = cache_.get_or_create(shapes, [&] { return build(inputs, shapes); });
-  {
-    std::lock_guard<std::mutex> needs_lock(needs_mutex_);
-    last_needs_ = exe->memory_needs();
-  }
+  set_last_needs(exe->memory_needs());
   // An executable built under a higher limit (or none).
   check_memory_limit(exe->memory_needs(), options_.max_memory_mb, shapes);
   return exe;
@@ -110,6 +110,7 @@ std::vector<Tensor> VulkanModelRunner::run(const std::vector<Tensor>& inputs, Pr
     std::map<std::string, Shape> shapes;
     for (size_t i = 0; i < inputs.size(); ++i) shapes[graph_.value(graph_.inputs[i]).name] = inputs[i].shape();
     exe = build(inputs, shapes);
+    set_last_needs(exe->memory_needs());  // the rebuilt executable replaces the one executable() recorded
     {
       std::lock_guard<std::mutex> lock(mutex_);
       cache_.insert(shapes, exe);

@@ -60,6 +60,7 @@ class VulkanModelRunner {
  private:
   std::shared_ptr<vk::VulkanModelExecutable> build(const std::vector<Tensor>& inputs,
                                                    const std::map<std::string, Shape>& shapes);
+  void set_last_needs(const MemoryNeeds& needs);
   const vk::VulkanContext& ctx_;
   Graph graph_;
   VulkanRunnerOptions options_;

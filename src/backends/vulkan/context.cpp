@@ -1,15 +1,13 @@
 #include "backends/vulkan/context.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
+
+#include "core/file_io.h"
 
 namespace vx::vk {
 namespace {
@@ -439,15 +437,23 @@ std::filesystem::path default_cache_dir() {
   return {};
 }
 
-std::vector<char> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+// Our pipelines make a cache of a few MiB; the bound leaves drivers that store far more per pipeline
+// room while a corrupt or planted file cannot make us allocate without limit.
+constexpr uint64_t kMaxPipelineCacheBytes = uint64_t(256) << 20;
+
+// The cache file's bytes, or none when it is missing, too large or not a regular file (a FIFO is
+// refused, never waited on): a cache is an optimisation, so a bad one is never an error.
+std::vector<uint8_t> read_cache_file(const std::filesystem::path& path) {
+  try {
+    return read_file_bytes(path, "pipeline cache", kMaxPipelineCacheBytes);
+  } catch (const Error&) {
+    return {};
+  }
 }
 
 // Whether `data` is a pipeline cache this device wrote: the version-one header names the vendor,
 // device and pipelineCacheUUID (drivers also check, but some crash on foreign data).
-bool cache_matches(const std::vector<char>& data, const VkPhysicalDeviceProperties& p) {
+bool cache_matches(const std::vector<uint8_t>& data, const VkPhysicalDeviceProperties& p) {
   VkPipelineCacheHeaderVersionOne header;
   if (data.size() < sizeof header) return false;
   std::memcpy(&header, data.data(), sizeof header);
@@ -459,14 +465,14 @@ bool cache_matches(const std::vector<char>& data, const VkPhysicalDeviceProperti
 }  // namespace
 
 void VulkanContext::create_pipeline_cache(const std::string& dir) {
-  std::vector<char> initial;
+  std::vector<uint8_t> initial;
   if (dir != "none") {
     const std::filesystem::path folder = dir.empty() ? default_cache_dir() : std::filesystem::path(dir);
     if (!folder.empty()) {
       std::string uuid;
       for (uint8_t b : properties_.pipelineCacheUUID) uuid += cat("0123456789abcdef"[b >> 4], "0123456789abcdef"[b & 15]);
       pipeline_cache_path_ = (folder / cat(uuid, "-", properties_.driverVersion, ".bin")).string();
-      initial = read_file(pipeline_cache_path_);
+      initial = read_cache_file(pipeline_cache_path_);
       if (!cache_matches(initial, properties_)) initial.clear();  // stale or corrupt: start empty
     }
   }
@@ -494,20 +500,13 @@ void VulkanContext::save_pipeline_cache() const {
   const std::filesystem::path path(pipeline_cache_path_);
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) return;
-  // Write a private temporary file, then rename over the old one: readers never see half a file.
-  const std::filesystem::path tmp = path.string() + cat(".tmp", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    out.write(data.data(), std::streamsize(data.size()));
-    if (!out.good()) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
+  // Atomically (synced, then renamed): a crash never leaves half a cache. A failed save (full disk,
+  // a directory or FIFO at the path) is ignored: it costs the next run only compile time, and
+  // release() calls this from the destructor.
+  try {
+    write_file_atomically(path, data.data(), data.size(), "pipeline cache");
+  } catch (const Error&) {
   }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
 }
 
 void VulkanContext::release() {
