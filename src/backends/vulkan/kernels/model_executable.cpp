@@ -15,6 +15,7 @@
 #include "passes/fold_constants.h"
 #include "passes/graph_queries.h"
 #include "passes/shape_inference.h"
+#include "plan/arena_planner.h"
 #include "plan/plan.h"
 #include "runtime/eager_runner.h"
 #include "runtime/host_kernel_context.h"
@@ -238,44 +239,6 @@ void check_plan(const OpPlan& plan, const OpInfo& info, const DeviceInfo& device
                  device_type_bytes(info.inputs[0].device) == device_type_bytes(info.outputs[0].device) &&
                  info.inputs[0].shape.numel() == info.outputs[0].shape.numel(),
              Internal, "an aliasing plan whose output is not the input's bytes");
-}
-
-// Best-fit placement of buffers with lifetimes (as plan/arena_planner, with the device's alignment).
-struct ArenaRequest {
-  VkDeviceSize bytes = 0;
-  int first = 0, last = 0;
-  VkDeviceSize offset = 0;
-};
-
-VkDeviceSize place_arena(std::vector<ArenaRequest>& requests, VkDeviceSize alignment) {
-  std::vector<size_t> order(requests.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return requests[a].bytes > requests[b].bytes; });
-  std::vector<size_t> placed;
-  VkDeviceSize total = 0;
-  for (size_t k : order) {
-    ArenaRequest& r = requests[k];
-    r.bytes = align_up(std::max<VkDeviceSize>(r.bytes, 4), alignment);
-    std::vector<std::pair<VkDeviceSize, VkDeviceSize>> busy;
-    for (size_t p : placed) {
-      const ArenaRequest& o = requests[p];
-      if (o.first <= r.last && r.first <= o.last) busy.push_back({o.offset, o.offset + o.bytes});
-    }
-    std::sort(busy.begin(), busy.end());
-    VkDeviceSize offset = 0, best = std::numeric_limits<VkDeviceSize>::max(), best_gap = best;
-    for (auto [lo, hi] : busy) {
-      if (lo >= offset && lo - offset >= r.bytes && lo - offset < best_gap) {
-        best = offset;
-        best_gap = lo - offset;
-      }
-      offset = std::max(offset, align_up(hi, alignment));
-    }
-    r.offset = best != std::numeric_limits<VkDeviceSize>::max() ? best : offset;
-    total = std::max(total, r.offset + r.bytes);
-    placed.push_back(k);
-  }
-  return total;
 }
 
 }  // namespace
@@ -568,29 +531,30 @@ void VulkanModelExecutable::plan_memory() {
     }
 
   // The arena: every non-constant root on the device, and each GPU node's scratch.
-  std::vector<ArenaRequest> requests;
+  std::vector<plan::BufferRequest> requests;
   std::vector<ValueId> request_value;
   for (size_t i = 0; i < n_values; ++i) {
     const Value& v = g.values[i];
     if (!on_device[i] || v.is_constant() || find_root(ValueId(i)) != ValueId(i)) continue;
     const DeviceType type = device_dtype(v.dtype, options_.precision);
-    requests.push_back({VkDeviceSize(v.shape.numel()) * device_type_bytes(type), first[i], last[i], 0});
+    requests.push_back({size_t(v.shape.numel()) * device_type_bytes(type), first[i], last[i]});
     request_value.push_back(ValueId(i));
   }
   std::vector<std::pair<size_t, size_t>> scratch_requests;  // (node, scratch index)
   for (size_t n = 0; n < g.nodes.size(); ++n)
     for (size_t k = 0; k < plans_[n].scratch_bytes.size(); ++k) {
-      requests.push_back({plans_[n].scratch_bytes[k], int(n), int(n), 0});
+      requests.push_back({size_t(plans_[n].scratch_bytes[k]), int(n), int(n)});
       request_value.push_back(kNoValue);
       scratch_requests.push_back({n, k});
     }
-  const VkDeviceSize arena_bytes = place_arena(requests, alignment);
+  const plan::ArenaLayout arena = plan::plan_arena(requests, size_t(alignment));
+  const VkDeviceSize arena_bytes = arena.arena_bytes;
   size_t scratch_index = 0;
   for (size_t k = 0; k < requests.size(); ++k) {
     if (request_value[k] == kNoValue) {
       const auto [n, idx] = scratch_requests[scratch_index++];
       steps_[n].scratch_offsets.resize(plans_[n].scratch_bytes.size());
-      steps_[n].scratch_offsets[idx] = requests[k].offset;
+      steps_[n].scratch_offsets[idx] = arena.offsets[k];
       continue;
     }
     const ValueId id = request_value[k];
@@ -599,7 +563,7 @@ void VulkanModelExecutable::plan_memory() {
     s.pool = DeviceSlot::Pool::arena;
     s.type = device_dtype(v.dtype, options_.precision);
     s.bytes = VkDeviceSize(v.shape.numel()) * device_type_bytes(s.type);
-    s.offset = requests[k].offset;
+    s.offset = arena.offsets[k];
   }
   // Aliases take their root's place (with their own dtype, which has the same element size).
   for (size_t i = 0; i < n_values; ++i) {
