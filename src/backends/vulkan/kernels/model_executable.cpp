@@ -616,32 +616,15 @@ void VulkanModelExecutable::plan_memory() {
   dummy_ = DeviceBuffer(ctx_, 256, MemoryUse::DeviceLocal, "unused bindings");
 
   // Command pool and fence first: the constant upload uses them.
-  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  cpci.queueFamilyIndex = ctx_.queue_family();
-  cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  VX_VK_CHECK(vkCreateCommandPool(ctx_.device(), &cpci, nullptr, &command_pool_));
-  track_created(ObjectKind::CommandPool);
-  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VX_VK_CHECK(vkCreateFence(ctx_.device(), &fci, nullptr, &fence_));
-  track_created(ObjectKind::Fence);
+  commands_ = CommandContext(ctx_);
   if (!constant_data.empty()) {
     DeviceBuffer upload(ctx_, constant_alloc.size(), MemoryUse::Staging, "constant upload");
     for (const auto& [offset, bytes] : constant_data) std::memcpy(upload.mapped() + offset, bytes.data(), bytes.size());
     upload.flush();
-    VkCommandBuffer cmd;
-    VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    cbai.commandPool = command_pool_;
-    cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cbai.commandBufferCount = 1;
-    VX_VK_CHECK(vkAllocateCommandBuffers(ctx_.device(), &cbai, &cmd));
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-    VkBufferCopy region{0, 0, constant_alloc.size()};
-    vkCmdCopyBuffer(cmd, upload.buffer(), constants_.buffer(), 1, &region);
-    VX_VK_CHECK(vkEndCommandBuffer(cmd));
-    ctx_.submit_and_wait(cmd, fence_);  // takes the queue's lock
-    vkFreeCommandBuffers(ctx_.device(), command_pool_, 1, &cmd);
+    commands_.run_once([&](VkCommandBuffer cmd) {
+      VkBufferCopy region{0, 0, constant_alloc.size()};
+      vkCmdCopyBuffer(cmd, upload.buffer(), constants_.buffer(), 1, &region);
+    });
   }
 }
 
@@ -745,31 +728,16 @@ void VulkanModelExecutable::create_gpu_objects() {
   }
   for (Segment& seg : segments_) {
     if (!seg.gpu) continue;
-    VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    cbai.commandPool = command_pool_;
-    cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cbai.commandBufferCount = 1;
-    VX_VK_CHECK(vkAllocateCommandBuffers(ctx_.device(), &cbai, &seg.cmd));
+    seg.cmd = commands_.allocate();
     record_segment(seg);
   }
 }
 
 void VulkanModelExecutable::record_segment(Segment& seg) {
   VkCommandBuffer cmd = seg.cmd;
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-  auto barrier = [&](VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
-                     VkAccessFlags dst_access) {
-    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = src_access;
-    mb.dstAccessMask = dst_access;
-    vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
-  };
-  const VkPipelineStageFlags work = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                           VK_ACCESS_TRANSFER_WRITE_BIT;
+  begin_recording(cmd);
   // Earlier submissions wrote the arena: order this one's work after theirs.
-  barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, work, rw);
+  barrier(cmd, kDeviceWrite, kDeviceReadWrite);
   if (query_pool_) vkCmdResetQueryPool(cmd, query_pool_, seg.first_query, uint32_t(seg.steps.size() + 1));
   for (const Transfer& t : seg.uploads) {
     const DeviceSlot& s = slots_[size_t(t.value)];
@@ -782,14 +750,14 @@ void VulkanModelExecutable::record_segment(Segment& seg) {
     const Step& step = steps_[seg.steps[k]];
     for (const GpuCopy& c : step.copies) {
       if (c.from.bytes == 0) continue;
-      barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, work, rw);
+      barrier(cmd, kDeviceWrite, kDeviceReadWrite);
       const DeviceBuffer& from = c.from.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
       VkBufferCopy region{c.from.offset, c.to.offset, c.from.bytes};
       vkCmdCopyBuffer(cmd, from.buffer(), arena_.buffer(), 1, &region);
     }
     for (const GpuDispatch& d : step.dispatches) {
       if (d.groups[0] == 0 || d.groups[1] == 0 || d.groups[2] == 0) continue;
-      barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, work, rw);
+      barrier(cmd, kDeviceWrite, kDeviceReadWrite);
       vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline->pipeline());
       vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &d.set, 0,
                               nullptr);
@@ -800,8 +768,7 @@ void VulkanModelExecutable::record_segment(Segment& seg) {
     if (query_pool_)
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, uint32_t(seg.first_query + k + 1));
   }
-  barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-          VK_ACCESS_TRANSFER_READ_BIT);
+  barrier(cmd, kDeviceWrite, kTransferRead);
   for (const Transfer& t : seg.downloads) {
     const DeviceSlot& s = slots_[size_t(t.value)];
     if (s.bytes == 0) continue;
@@ -810,9 +777,8 @@ void VulkanModelExecutable::record_segment(Segment& seg) {
     vkCmdCopyBuffer(cmd, from.buffer(), staging_.buffer(), 1, &region);
   }
   // The downloads, and the index status words the shaders wrote, to the host.
-  barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-          VK_ACCESS_HOST_READ_BIT);
-  VX_VK_CHECK(vkEndCommandBuffer(cmd));
+  barrier(cmd, kDeviceWrite, kHostRead);
+  end_recording(cmd);
 }
 
 void VulkanModelExecutable::upload(const Tensor& host, ValueId id, uint8_t* dst) const {
@@ -875,7 +841,7 @@ std::vector<Tensor> VulkanModelExecutable::run(const std::vector<Tensor>& inputs
     for (const Transfer& t : seg.uploads) upload(host[size_t(t.value)], t.value, staging_.mapped() + t.staging_offset);
     staging_.flush();
     const auto start = Clock::now();
-    ctx_.submit_and_wait(seg.cmd, fence_);  // takes the queue's lock
+    commands_.submit_and_wait(seg.cmd);  // takes the queue's lock
     const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     staging_.invalidate();
     check_index_status(seg);
@@ -944,9 +910,8 @@ std::string VulkanModelExecutable::placement_report() const {
 
 void VulkanModelExecutable::release() {
   VkDevice device = ctx_.device();
-  destroy_tracked(device, fence_, vkDestroyFence, ObjectKind::Fence);
   destroy_tracked(device, query_pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
-  destroy_tracked(device, command_pool_, vkDestroyCommandPool, ObjectKind::CommandPool);
+  commands_ = CommandContext();  // frees the segments' command buffers
   destroy_tracked(device, descriptor_pool_, vkDestroyDescriptorPool, ObjectKind::DescriptorPool);
   steps_.clear();
   segments_.clear();
