@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/vulkan/command_context.h"
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/memory.h"
 #include "backends/vulkan/vk_common.h"
@@ -52,28 +53,10 @@ vk::DeviceBuffer upload(const vk::VulkanContext& ctx, const std::vector<float>& 
   std::memcpy(staging.mapped(), data.data(), bytes);
   staging.flush();
   vk::DeviceBuffer buffer(ctx, bytes, vk::MemoryUse::DeviceLocal, what);
-  VkCommandPool pool = VK_NULL_HANDLE;
-  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  cpci.queueFamilyIndex = ctx.queue_family();
-  VX_VK_CHECK(vkCreateCommandPool(ctx.device(), &cpci, nullptr, &pool));
-  VkCommandBuffer cmd = VK_NULL_HANDLE;
-  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  cbai.commandPool = pool;
-  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cbai.commandBufferCount = 1;
-  VX_VK_CHECK(vkAllocateCommandBuffers(ctx.device(), &cbai, &cmd));
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-  const VkBufferCopy region{0, 0, bytes};
-  vkCmdCopyBuffer(cmd, staging.buffer(), buffer.buffer(), 1, &region);
-  VX_VK_CHECK(vkEndCommandBuffer(cmd));
-  VkFence fence = VK_NULL_HANDLE;
-  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VX_VK_CHECK(vkCreateFence(ctx.device(), &fci, nullptr, &fence));
-  ctx.submit_and_wait(cmd, fence);
-  vkDestroyFence(ctx.device(), fence, nullptr);
-  vkDestroyCommandPool(ctx.device(), pool, nullptr);
+  vk::CommandContext(ctx).run_once([&](VkCommandBuffer cmd) {
+    const VkBufferCopy region{0, 0, bytes};
+    vkCmdCopyBuffer(cmd, staging.buffer(), buffer.buffer(), 1, &region);
+  });
   return buffer;
 }
 

@@ -43,18 +43,6 @@ VkBuffer to_vk_buffer(uint64_t handle) {
 #endif
 }
 
-void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
-             VkAccessFlags dst_access) {
-  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  mb.srcAccessMask = src_access;
-  mb.dstAccessMask = dst_access;
-  vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
-}
-constexpr VkPipelineStageFlags kDeviceStages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-constexpr VkAccessFlags kDeviceAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                        VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-constexpr VkAccessFlags kDeviceWrites = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-
 }  // namespace
 
 void set_vulkan_failure_hook(VulkanFailureHook hook) {
@@ -82,20 +70,9 @@ VulkanImageRunner::VulkanImageRunner(const vk::VulkanContext& ctx, vk::Precision
   layout_ = std::make_unique<vk::KernelLayout>(ctx_);
   kernels_ = std::make_unique<vk::DenoiseIoKernels>(ctx_, *layout_, precision_);
   params_ = vk::DeviceBuffer(ctx_, sizeof(vk::DenoiseJobParams), vk::MemoryUse::Staging, "denoise job parameters");
-  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  cpci.queueFamilyIndex = ctx_.queue_family();
-  cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   try {
-    VX_VK_CHECK(vkCreateCommandPool(ctx_.device(), &cpci, nullptr, &command_pool_));
-    vk::track_created(vk::ObjectKind::CommandPool);
-    VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    cbai.commandPool = command_pool_;
-    cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cbai.commandBufferCount = 1;
-    VX_VK_CHECK(vkAllocateCommandBuffers(ctx_.device(), &cbai, &cmd_));
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VX_VK_CHECK(vkCreateFence(ctx_.device(), &fci, nullptr, &fence_));
-    vk::track_created(vk::ObjectKind::Fence);
+    commands_ = vk::CommandContext(ctx_);
+    cmd_ = commands_.allocate();
     VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxDescriptorSets * vk::kKernelBindings};
     VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dpci.maxSets = kMaxDescriptorSets;
@@ -122,8 +99,7 @@ void VulkanImageRunner::release() {
   VkDevice device = ctx_.device();
   vk::destroy_tracked(device, device_queries_, vkDestroyQueryPool, vk::ObjectKind::QueryPool);
   vk::destroy_tracked(device, descriptor_pool_, vkDestroyDescriptorPool, vk::ObjectKind::DescriptorPool);
-  vk::destroy_tracked(device, fence_, vkDestroyFence, vk::ObjectKind::Fence);
-  vk::destroy_tracked(device, command_pool_, vkDestroyCommandPool, vk::ObjectKind::CommandPool);
+  commands_ = vk::CommandContext();
 }
 
 void VulkanImageRunner::ensure_buffer(vk::DeviceBuffer& buffer, VkDeviceSize size, vk::MemoryUse use,
@@ -143,7 +119,7 @@ void VulkanImageRunner::submit() {
     const VkResult injected = hook("vkQueueSubmit");
     if (injected != VK_SUCCESS) vk::check(injected, "vkQueueSubmit (injected by the failure hook)");
   }
-  ctx_.submit_and_wait(cmd_, fence_);
+  commands_.submit_and_wait(cmd_);
 }
 
 bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const ExecutableFor& executable_for) {
@@ -348,13 +324,10 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     Sets& s = sets_for(tile->buffer_h, tile->buffer_w);
     const Tile& t = tile->tile;
 
-    VX_VK_CHECK(vkResetCommandBuffer(cmd_, 0));
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VX_VK_CHECK(vkBeginCommandBuffer(cmd_, &bi));
+    vk::begin_recording(cmd_, true);
     if (first_tile) {
       // The user's writes of device images, in earlier submissions on this queue, come first.
-      barrier(cmd_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, kDeviceStages, kDeviceAccess);
+      vk::barrier(cmd_, vk::kAnyWrite, vk::kDeviceReadWrite);
       std::vector<VkBufferCopy> copies;
       bool copied = false;
       for (int i = 0; i < 3; ++i) {
@@ -368,8 +341,7 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
       }
       if (!copies.empty()) vkCmdCopyBuffer(cmd_, upload_.buffer(), images_.buffer(), uint32_t(copies.size()), copies.data());
       if (!copies.empty() || copied) {
-        barrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                VK_ACCESS_SHADER_READ_BIT);
+        vk::barrier(cmd_, vk::kTransferWrite, vk::kComputeRead);
       }
     }
     // The tile's device work (autoexposure, input processing, network, output processing) runs
@@ -381,21 +353,18 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     if (first_tile) {
       if (autoexposure) {
         kernels_->record_exposure_bins(cmd_, bins_set, bins_h, bins_w);
-        barrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+        vk::barrier(cmd_, vk::kComputeWrite, vk::kComputeRead);
         kernels_->record_exposure_reduce(cmd_, reduce_set);
       }
     }
     // Earlier tiles' reads and writes of the arena and the images come before this one's.
-    barrier(cmd_, kDeviceStages, kDeviceAccess, kDeviceStages, kDeviceAccess);
+    vk::barrier(cmd_, vk::kDeviceReadWrite, vk::kDeviceReadWrite);
     kernels_->record_input(cmd_, s.input,
                            {t.in_x, t.in_y, t.in_w, t.in_h, t.buffer_x, t.buffer_y, tile->buffer_w, tile->buffer_h},
                            input_blocks);
-    barrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    vk::barrier(cmd_, vk::kComputeWrite, vk::kComputeReadWrite);
     s.exe->record_network(cmd_);
-    barrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    vk::barrier(cmd_, vk::kComputeWrite, vk::kComputeReadWrite);
     kernels_->record_output(cmd_, s.output,
                             {t.buffer_x + t.out_offset_x, t.buffer_y + t.out_offset_y, t.out_x, t.out_y, t.out_w,
                              t.out_h, tile->buffer_w},
@@ -403,19 +372,17 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     if (device_queries_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, device_queries_, 1);
     if (last_tile) {
       if (slots[3].host) {
-        barrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                VK_ACCESS_TRANSFER_READ_BIT);
+        vk::barrier(cmd_, vk::kComputeWrite, vk::kTransferRead);
         VkBufferCopy region{slots[3].host_offset, 0, slots[3].range.size};
         vkCmdCopyBuffer(cmd_, images_.buffer(), download_.buffer(), 1, &region);
       } else {
         // The output in the user's buffer is ready for whatever the user submits next.
-        barrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+        vk::barrier(cmd_, vk::kComputeWrite, vk::kAnyReadWrite);
       }
     }
     // The resolved input scale (params) and the download are read on the host.
-    barrier(cmd_, kDeviceStages, kDeviceWrites, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-    VX_VK_CHECK(vkEndCommandBuffer(cmd_));
+    vk::barrier(cmd_, vk::kDeviceWrite, vk::kHostRead);
+    vk::end_recording(cmd_);
 
     const auto t0 = std::chrono::steady_clock::now();
     try {

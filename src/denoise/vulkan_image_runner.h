@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "backends/vulkan/command_context.h"
 #include "backends/vulkan/graph_executable.h"
 #include "backends/vulkan/kernels/denoise_io.h"
 #include "denoise/network.h"
@@ -47,9 +48,8 @@ class VulkanImageRunner {
   std::unique_ptr<vk::KernelLayout> layout_;
   std::unique_ptr<vk::DenoiseIoKernels> kernels_;
   vk::DeviceBuffer params_, bins_, upload_, images_, download_;
-  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  vk::CommandContext commands_;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   VkQueryPool device_queries_ = VK_NULL_HANDLE;  // start / end of each tile's device work (timestamps)
 };

@@ -6,7 +6,7 @@
 
 namespace vx::plan {
 
-ArenaLayout plan_arena(const std::vector<BufferRequest>& requests) {
+ArenaLayout plan_arena(const std::vector<BufferRequest>& requests, size_t alignment) {
   ArenaLayout layout;
   layout.offsets.assign(requests.size(), 0);
   std::vector<size_t> order(requests.size());
@@ -21,7 +21,7 @@ ArenaLayout plan_arena(const std::vector<BufferRequest>& requests) {
   std::vector<Placed> placed;  // kept sorted by offset
   for (size_t index : order) {
     const BufferRequest& r = requests[index];
-    const size_t bytes = align_up(std::max<size_t>(r.bytes, 1));
+    const size_t bytes = align_up(std::max<size_t>(r.bytes, 1), alignment);
     size_t best_offset = 0, best_gap = std::numeric_limits<size_t>::max();
     bool found_gap = false;
     size_t cursor = 0;  // lowest free byte above the overlapping buffers seen so far

@@ -18,11 +18,13 @@ struct BufferRequest {
 };
 
 struct ArenaLayout {
-  std::vector<size_t> offsets;  // one per request, multiples of kArenaAlignment
+  std::vector<size_t> offsets;  // one per request, multiples of the alignment
   size_t arena_bytes = 0;
 };
 
-ArenaLayout plan_arena(const std::vector<BufferRequest>& requests);
+// Every buffer takes its size rounded up to `alignment` (at least one alignment unit), so that
+// every offset is a multiple of it (a device's storage-buffer offset alignment, for one).
+ArenaLayout plan_arena(const std::vector<BufferRequest>& requests, size_t alignment = kArenaAlignment);
 
 inline size_t align_up(size_t bytes, size_t alignment = kArenaAlignment) {
   return (bytes + alignment - 1) / alignment * alignment;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 
+#include "backends/vulkan/command_context.h"
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/denoise_io.h"
 #include "backends/vulkan/memory.h"
@@ -122,31 +123,10 @@ class VulkanDenoiseIo : public ::testing::Test {
     VkDescriptorSet set;
     VX_VK_CHECK(vkAllocateDescriptorSets(dev, &dsai, &set));
     k.write_set(set, bindings);
-    VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    cpci.queueFamilyIndex = ctx_->queue_family();
-    VkCommandPool cpool;
-    VX_VK_CHECK(vkCreateCommandPool(dev, &cpci, nullptr, &cpool));
-    VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    cbai.commandPool = cpool;
-    cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cbai.commandBufferCount = 1;
-    VkCommandBuffer cmd;
-    VX_VK_CHECK(vkAllocateCommandBuffers(dev, &cbai, &cmd));
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-    record(cmd, set);
-    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr,
-                         0, nullptr);
-    VX_VK_CHECK(vkEndCommandBuffer(cmd));
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VkFence fence;
-    VX_VK_CHECK(vkCreateFence(dev, &fci, nullptr, &fence));
-    ctx_->submit_and_wait(cmd, fence);
-    vkDestroyFence(dev, fence, nullptr);
-    vkDestroyCommandPool(dev, cpool, nullptr);
+    vk::CommandContext(*ctx_).run_once([&](VkCommandBuffer cmd) {
+      record(cmd, set);
+      vk::barrier(cmd, vk::kComputeWrite, vk::kHostRead);
+    });
     vkDestroyDescriptorPool(dev, pool, nullptr);
   }
 

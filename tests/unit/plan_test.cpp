@@ -164,6 +164,52 @@ TEST(ArenaPlanner, GreedyBestFitReusesFreedGaps) {
   EXPECT_EQ(l.arena_bytes, 1024u + 128u);
 }
 
+TEST(ArenaPlanner, AlignmentRoundsEverySizeAndOffset) {
+  // As above with a device's 256-byte storage-buffer offset alignment: the same placement, each
+  // buffer taking whole 256-byte units (C's 50 bytes take one, like A's 100).
+  plan::ArenaLayout l = plan::plan_arena({{100, 0, 1}, {1000, 1, 2}, {50, 2, 3}}, 256);
+  EXPECT_EQ(l.offsets[1], 0u);
+  EXPECT_EQ(l.offsets[0], 1024u);
+  EXPECT_EQ(l.offsets[2], 1024u);
+  EXPECT_EQ(l.arena_bytes, 1024u + 256u);
+  // A (300 bytes, steps 0-1), B (700, 0-3), C (100, 2-3), D (0, 2-2): B takes 768 bytes, so A goes
+  // at 768 (704 with 64); C takes A's place once A is dead; D, empty, still takes a unit above C.
+  l = plan::plan_arena({{300, 0, 1}, {700, 0, 3}, {100, 2, 3}, {0, 2, 2}}, 256);
+  EXPECT_EQ(l.offsets[1], 0u);
+  EXPECT_EQ(l.offsets[0], 768u);
+  EXPECT_EQ(l.offsets[2], 768u);
+  EXPECT_EQ(l.offsets[3], 1024u);
+  EXPECT_EQ(l.arena_bytes, 1280u);
+  // Random lifetimes: every offset aligned, no two buffers alive together share a byte, and the
+  // default alignment is kArenaAlignment.
+  std::mt19937_64 rng(7);
+  for (size_t alignment : {size_t(1), size_t(4), size_t(64), size_t(256), size_t(4096)}) {
+    std::vector<plan::BufferRequest> requests;
+    for (int i = 0; i < 40; ++i) {
+      const int first = int(rng() % 20);
+      requests.push_back({size_t(rng() % 5000), first, first + int(rng() % 6)});
+    }
+    const plan::ArenaLayout layout = plan::plan_arena(requests, alignment);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const size_t bytes_i = plan::align_up(std::max<size_t>(requests[i].bytes, 1), alignment);
+      EXPECT_EQ(layout.offsets[i] % alignment, 0u);
+      EXPECT_LE(layout.offsets[i] + bytes_i, layout.arena_bytes);
+      for (size_t j = i + 1; j < requests.size(); ++j) {
+        const plan::BufferRequest &a = requests[i], &b = requests[j];
+        if (a.last_step < b.first_step || b.last_step < a.first_step) continue;
+        const size_t bytes_j = plan::align_up(std::max<size_t>(b.bytes, 1), alignment);
+        EXPECT_TRUE(layout.offsets[i] + bytes_i <= layout.offsets[j] || layout.offsets[j] + bytes_j <= layout.offsets[i])
+            << "alignment " << alignment << ": buffers " << i << " and " << j << " overlap";
+      }
+    }
+    if (alignment == plan::kArenaAlignment) {
+      const plan::ArenaLayout by_default = plan::plan_arena(requests);
+      EXPECT_EQ(by_default.offsets, layout.offsets);
+      EXPECT_EQ(by_default.arena_bytes, layout.arena_bytes);
+    }
+  }
+}
+
 TEST(Plan, UNetLikeGraphHasNoOverlapsAndSaves) {
   for (bool fused : {false, true}) {
     Graph g = unet_like_graph(3);

@@ -223,23 +223,10 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   staging_output_offset_ = (input_.bytes + alignment - 1) / alignment * alignment;
   staging_ = DeviceBuffer(ctx_, staging_output_offset_ + output_.bytes, MemoryUse::Staging, "staging");
 
-  // ---- command pool, fence, queries ----
-  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  cpci.queueFamilyIndex = ctx_.queue_family();
-  cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  VX_VK_CHECK(vkCreateCommandPool(ctx_.device(), &cpci, nullptr, &command_pool_));
-  track_created(ObjectKind::CommandPool);
-  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VX_VK_CHECK(vkCreateFence(ctx_.device(), &fci, nullptr, &fence_));
-  track_created(ObjectKind::Fence);
-  VkCommandBuffer cmds[2];
-  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  cbai.commandPool = command_pool_;
-  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cbai.commandBufferCount = 2;
-  VX_VK_CHECK(vkAllocateCommandBuffers(ctx_.device(), &cbai, cmds));
-  cmd_full_ = cmds[0];
-  cmd_resident_ = cmds[1];
+  // ---- command buffers, queries ----
+  commands_ = CommandContext(ctx_);
+  cmd_full_ = commands_.allocate();
+  cmd_resident_ = commands_.allocate();
   if (timestamps_) {
     VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
@@ -253,14 +240,10 @@ void VulkanGraphExecutable::build(const Graph& graph) {
     for (size_t i = 0; i < packed.size(); ++i)
       std::memcpy(upload.mapped() + weight_offsets[i], packed[i].data(), packed[i].size());
     upload.flush();
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VX_VK_CHECK(vkBeginCommandBuffer(cmd_full_, &bi));
-    VkBufferCopy region{0, 0, weight_alloc.size()};
-    vkCmdCopyBuffer(cmd_full_, upload.buffer(), weights_.buffer(), 1, &region);
-    VX_VK_CHECK(vkEndCommandBuffer(cmd_full_));
-    ctx_.submit_and_wait(cmd_full_, fence_);
-    VX_VK_CHECK(vkResetCommandBuffer(cmd_full_, 0));
+    commands_.run_once([&](VkCommandBuffer cmd) {
+      VkBufferCopy region{0, 0, weight_alloc.size()};
+      vkCmdCopyBuffer(cmd, upload.buffer(), weights_.buffer(), 1, &region);
+    });
   }
 
   // ---- pipelines and descriptor sets ----
@@ -312,16 +295,6 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   record(cmd_resident_, false);
 }
 
-namespace {
-void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
-                    VkAccessFlags dst_access) {
-  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  mb.srcAccessMask = src_access;
-  mb.dstAccessMask = dst_access;
-  vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
-}
-}  // namespace
-
 void VulkanGraphExecutable::record_network(VkCommandBuffer cmd) {
   if (timestamps_) {
     vkCmdResetQueryPool(cmd, query_pool_, 0, uint32_t(steps_.size() + 1));
@@ -329,9 +302,7 @@ void VulkanGraphExecutable::record_network(VkCommandBuffer cmd) {
   }
   for (size_t i = 0; i < steps_.size(); ++i) {
     const Step& s = steps_[i];
-    if (i > 0)
-      memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
-                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (i > 0) barrier(cmd, kComputeReadWrite, kComputeReadWrite);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline->pipeline());
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &s.set, 0, nullptr);
     vkCmdPushConstants(cmd, layout_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(s.push), s.push.data());
@@ -341,30 +312,23 @@ void VulkanGraphExecutable::record_network(VkCommandBuffer cmd) {
 }
 
 void VulkanGraphExecutable::record(VkCommandBuffer cmd, bool transfers) {
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-  auto barrier = [&](VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
-                     VkAccessFlags dst_access) { memory_barrier(cmd, src, src_access, dst, dst_access); };
+  begin_recording(cmd);
   if (transfers) {
     VkBufferCopy region{0, input_.offset, input_.bytes};
     vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
-    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT);
+    barrier(cmd, kTransferWrite, kComputeRead);
   }
   record_network(cmd);
   if (transfers) {
-    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-            VK_ACCESS_TRANSFER_READ_BIT);
+    barrier(cmd, kComputeWrite, kTransferRead);
     VkBufferCopy region{output_.offset, staging_output_offset_, output_.bytes};
     vkCmdCopyBuffer(cmd, arena_.buffer(), staging_.buffer(), 1, &region);
-    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-            VK_ACCESS_HOST_READ_BIT);
+    barrier(cmd, kTransferWrite, kHostRead);
   } else {
     // Later submissions write the arena again: order them after this one's reads and writes.
-    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
-            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    barrier(cmd, kComputeReadWrite, kComputeReadWrite);
   }
-  VX_VK_CHECK(vkEndCommandBuffer(cmd));
+  end_recording(cmd);
 }
 
 Tensor VulkanGraphExecutable::run(const Tensor& input) {
@@ -391,7 +355,7 @@ Tensor VulkanGraphExecutable::run(const Tensor& input) {
       }
   }, 8);
   staging_.flush();
-  ctx_.submit_and_wait(cmd_full_, fence_);
+  commands_.submit_and_wait(cmd_full_);
   staging_.invalidate();
   read_timings();
 
@@ -419,7 +383,7 @@ Tensor VulkanGraphExecutable::run(const Tensor& input) {
 }
 
 void VulkanGraphExecutable::run_resident() {
-  ctx_.submit_and_wait(cmd_resident_, fence_);
+  commands_.submit_and_wait(cmd_resident_);
   read_timings();
 }
 
@@ -439,9 +403,8 @@ void VulkanGraphExecutable::read_timings() {
 
 void VulkanGraphExecutable::release() {
   VkDevice device = ctx_.device();
-  destroy_tracked(device, fence_, vkDestroyFence, ObjectKind::Fence);
   destroy_tracked(device, query_pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
-  destroy_tracked(device, command_pool_, vkDestroyCommandPool, ObjectKind::CommandPool);  // frees its command buffers
+  commands_ = CommandContext();  // frees its command buffers
   destroy_tracked(device, descriptor_pool_, vkDestroyDescriptorPool, ObjectKind::DescriptorPool);  // frees its sets
   steps_.clear();
   pipelines_.clear();

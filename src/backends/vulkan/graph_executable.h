@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/vulkan/command_context.h"
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/conv3x3.h"
 #include "backends/vulkan/memory.h"
@@ -109,9 +110,8 @@ class VulkanGraphExecutable {
   DeviceBuffer weights_, arena_, staging_;
   VkDeviceSize staging_output_offset_ = 0;
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
-  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  CommandContext commands_;
   VkCommandBuffer cmd_full_ = VK_NULL_HANDLE, cmd_resident_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
   VkQueryPool query_pool_ = VK_NULL_HANDLE;
 };
 

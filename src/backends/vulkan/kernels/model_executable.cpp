@@ -15,6 +15,7 @@
 #include "passes/fold_constants.h"
 #include "passes/graph_queries.h"
 #include "passes/shape_inference.h"
+#include "plan/arena_planner.h"
 #include "plan/plan.h"
 #include "runtime/eager_runner.h"
 #include "runtime/host_kernel_context.h"
@@ -238,44 +239,6 @@ void check_plan(const OpPlan& plan, const OpInfo& info, const DeviceInfo& device
                  device_type_bytes(info.inputs[0].device) == device_type_bytes(info.outputs[0].device) &&
                  info.inputs[0].shape.numel() == info.outputs[0].shape.numel(),
              Internal, "an aliasing plan whose output is not the input's bytes");
-}
-
-// Best-fit placement of buffers with lifetimes (as plan/arena_planner, with the device's alignment).
-struct ArenaRequest {
-  VkDeviceSize bytes = 0;
-  int first = 0, last = 0;
-  VkDeviceSize offset = 0;
-};
-
-VkDeviceSize place_arena(std::vector<ArenaRequest>& requests, VkDeviceSize alignment) {
-  std::vector<size_t> order(requests.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return requests[a].bytes > requests[b].bytes; });
-  std::vector<size_t> placed;
-  VkDeviceSize total = 0;
-  for (size_t k : order) {
-    ArenaRequest& r = requests[k];
-    r.bytes = align_up(std::max<VkDeviceSize>(r.bytes, 4), alignment);
-    std::vector<std::pair<VkDeviceSize, VkDeviceSize>> busy;
-    for (size_t p : placed) {
-      const ArenaRequest& o = requests[p];
-      if (o.first <= r.last && r.first <= o.last) busy.push_back({o.offset, o.offset + o.bytes});
-    }
-    std::sort(busy.begin(), busy.end());
-    VkDeviceSize offset = 0, best = std::numeric_limits<VkDeviceSize>::max(), best_gap = best;
-    for (auto [lo, hi] : busy) {
-      if (lo >= offset && lo - offset >= r.bytes && lo - offset < best_gap) {
-        best = offset;
-        best_gap = lo - offset;
-      }
-      offset = std::max(offset, align_up(hi, alignment));
-    }
-    r.offset = best != std::numeric_limits<VkDeviceSize>::max() ? best : offset;
-    total = std::max(total, r.offset + r.bytes);
-    placed.push_back(k);
-  }
-  return total;
 }
 
 }  // namespace
@@ -568,29 +531,30 @@ void VulkanModelExecutable::plan_memory() {
     }
 
   // The arena: every non-constant root on the device, and each GPU node's scratch.
-  std::vector<ArenaRequest> requests;
+  std::vector<plan::BufferRequest> requests;
   std::vector<ValueId> request_value;
   for (size_t i = 0; i < n_values; ++i) {
     const Value& v = g.values[i];
     if (!on_device[i] || v.is_constant() || find_root(ValueId(i)) != ValueId(i)) continue;
     const DeviceType type = device_dtype(v.dtype, options_.precision);
-    requests.push_back({VkDeviceSize(v.shape.numel()) * device_type_bytes(type), first[i], last[i], 0});
+    requests.push_back({size_t(v.shape.numel()) * device_type_bytes(type), first[i], last[i]});
     request_value.push_back(ValueId(i));
   }
   std::vector<std::pair<size_t, size_t>> scratch_requests;  // (node, scratch index)
   for (size_t n = 0; n < g.nodes.size(); ++n)
     for (size_t k = 0; k < plans_[n].scratch_bytes.size(); ++k) {
-      requests.push_back({plans_[n].scratch_bytes[k], int(n), int(n), 0});
+      requests.push_back({size_t(plans_[n].scratch_bytes[k]), int(n), int(n)});
       request_value.push_back(kNoValue);
       scratch_requests.push_back({n, k});
     }
-  const VkDeviceSize arena_bytes = place_arena(requests, alignment);
+  const plan::ArenaLayout arena = plan::plan_arena(requests, size_t(alignment));
+  const VkDeviceSize arena_bytes = arena.arena_bytes;
   size_t scratch_index = 0;
   for (size_t k = 0; k < requests.size(); ++k) {
     if (request_value[k] == kNoValue) {
       const auto [n, idx] = scratch_requests[scratch_index++];
       steps_[n].scratch_offsets.resize(plans_[n].scratch_bytes.size());
-      steps_[n].scratch_offsets[idx] = requests[k].offset;
+      steps_[n].scratch_offsets[idx] = arena.offsets[k];
       continue;
     }
     const ValueId id = request_value[k];
@@ -599,7 +563,7 @@ void VulkanModelExecutable::plan_memory() {
     s.pool = DeviceSlot::Pool::arena;
     s.type = device_dtype(v.dtype, options_.precision);
     s.bytes = VkDeviceSize(v.shape.numel()) * device_type_bytes(s.type);
-    s.offset = requests[k].offset;
+    s.offset = arena.offsets[k];
   }
   // Aliases take their root's place (with their own dtype, which has the same element size).
   for (size_t i = 0; i < n_values; ++i) {
@@ -652,32 +616,15 @@ void VulkanModelExecutable::plan_memory() {
   dummy_ = DeviceBuffer(ctx_, 256, MemoryUse::DeviceLocal, "unused bindings");
 
   // Command pool and fence first: the constant upload uses them.
-  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  cpci.queueFamilyIndex = ctx_.queue_family();
-  cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  VX_VK_CHECK(vkCreateCommandPool(ctx_.device(), &cpci, nullptr, &command_pool_));
-  track_created(ObjectKind::CommandPool);
-  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VX_VK_CHECK(vkCreateFence(ctx_.device(), &fci, nullptr, &fence_));
-  track_created(ObjectKind::Fence);
+  commands_ = CommandContext(ctx_);
   if (!constant_data.empty()) {
     DeviceBuffer upload(ctx_, constant_alloc.size(), MemoryUse::Staging, "constant upload");
     for (const auto& [offset, bytes] : constant_data) std::memcpy(upload.mapped() + offset, bytes.data(), bytes.size());
     upload.flush();
-    VkCommandBuffer cmd;
-    VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    cbai.commandPool = command_pool_;
-    cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cbai.commandBufferCount = 1;
-    VX_VK_CHECK(vkAllocateCommandBuffers(ctx_.device(), &cbai, &cmd));
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-    VkBufferCopy region{0, 0, constant_alloc.size()};
-    vkCmdCopyBuffer(cmd, upload.buffer(), constants_.buffer(), 1, &region);
-    VX_VK_CHECK(vkEndCommandBuffer(cmd));
-    ctx_.submit_and_wait(cmd, fence_);  // takes the queue's lock
-    vkFreeCommandBuffers(ctx_.device(), command_pool_, 1, &cmd);
+    commands_.run_once([&](VkCommandBuffer cmd) {
+      VkBufferCopy region{0, 0, constant_alloc.size()};
+      vkCmdCopyBuffer(cmd, upload.buffer(), constants_.buffer(), 1, &region);
+    });
   }
 }
 
@@ -781,31 +728,16 @@ void VulkanModelExecutable::create_gpu_objects() {
   }
   for (Segment& seg : segments_) {
     if (!seg.gpu) continue;
-    VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    cbai.commandPool = command_pool_;
-    cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cbai.commandBufferCount = 1;
-    VX_VK_CHECK(vkAllocateCommandBuffers(ctx_.device(), &cbai, &seg.cmd));
+    seg.cmd = commands_.allocate();
     record_segment(seg);
   }
 }
 
 void VulkanModelExecutable::record_segment(Segment& seg) {
   VkCommandBuffer cmd = seg.cmd;
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  VX_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-  auto barrier = [&](VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
-                     VkAccessFlags dst_access) {
-    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = src_access;
-    mb.dstAccessMask = dst_access;
-    vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
-  };
-  const VkPipelineStageFlags work = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                           VK_ACCESS_TRANSFER_WRITE_BIT;
+  begin_recording(cmd);
   // Earlier submissions wrote the arena: order this one's work after theirs.
-  barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, work, rw);
+  barrier(cmd, kDeviceWrite, kDeviceReadWrite);
   if (query_pool_) vkCmdResetQueryPool(cmd, query_pool_, seg.first_query, uint32_t(seg.steps.size() + 1));
   for (const Transfer& t : seg.uploads) {
     const DeviceSlot& s = slots_[size_t(t.value)];
@@ -818,14 +750,14 @@ void VulkanModelExecutable::record_segment(Segment& seg) {
     const Step& step = steps_[seg.steps[k]];
     for (const GpuCopy& c : step.copies) {
       if (c.from.bytes == 0) continue;
-      barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, work, rw);
+      barrier(cmd, kDeviceWrite, kDeviceReadWrite);
       const DeviceBuffer& from = c.from.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
       VkBufferCopy region{c.from.offset, c.to.offset, c.from.bytes};
       vkCmdCopyBuffer(cmd, from.buffer(), arena_.buffer(), 1, &region);
     }
     for (const GpuDispatch& d : step.dispatches) {
       if (d.groups[0] == 0 || d.groups[1] == 0 || d.groups[2] == 0) continue;
-      barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, work, rw);
+      barrier(cmd, kDeviceWrite, kDeviceReadWrite);
       vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline->pipeline());
       vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &d.set, 0,
                               nullptr);
@@ -836,8 +768,7 @@ void VulkanModelExecutable::record_segment(Segment& seg) {
     if (query_pool_)
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, uint32_t(seg.first_query + k + 1));
   }
-  barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-          VK_ACCESS_TRANSFER_READ_BIT);
+  barrier(cmd, kDeviceWrite, kTransferRead);
   for (const Transfer& t : seg.downloads) {
     const DeviceSlot& s = slots_[size_t(t.value)];
     if (s.bytes == 0) continue;
@@ -846,9 +777,8 @@ void VulkanModelExecutable::record_segment(Segment& seg) {
     vkCmdCopyBuffer(cmd, from.buffer(), staging_.buffer(), 1, &region);
   }
   // The downloads, and the index status words the shaders wrote, to the host.
-  barrier(work, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-          VK_ACCESS_HOST_READ_BIT);
-  VX_VK_CHECK(vkEndCommandBuffer(cmd));
+  barrier(cmd, kDeviceWrite, kHostRead);
+  end_recording(cmd);
 }
 
 void VulkanModelExecutable::upload(const Tensor& host, ValueId id, uint8_t* dst) const {
@@ -911,7 +841,7 @@ std::vector<Tensor> VulkanModelExecutable::run(const std::vector<Tensor>& inputs
     for (const Transfer& t : seg.uploads) upload(host[size_t(t.value)], t.value, staging_.mapped() + t.staging_offset);
     staging_.flush();
     const auto start = Clock::now();
-    ctx_.submit_and_wait(seg.cmd, fence_);  // takes the queue's lock
+    commands_.submit_and_wait(seg.cmd);  // takes the queue's lock
     const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     staging_.invalidate();
     check_index_status(seg);
@@ -980,9 +910,8 @@ std::string VulkanModelExecutable::placement_report() const {
 
 void VulkanModelExecutable::release() {
   VkDevice device = ctx_.device();
-  destroy_tracked(device, fence_, vkDestroyFence, ObjectKind::Fence);
   destroy_tracked(device, query_pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
-  destroy_tracked(device, command_pool_, vkDestroyCommandPool, ObjectKind::CommandPool);
+  commands_ = CommandContext();  // frees the segments' command buffers
   destroy_tracked(device, descriptor_pool_, vkDestroyDescriptorPool, ObjectKind::DescriptorPool);
   steps_.clear();
   segments_.clear();

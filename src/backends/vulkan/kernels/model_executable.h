@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "backends/cpu/kernel_registry.h"
+#include "backends/vulkan/command_context.h"
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/memory.h"
 #include "backends/vulkan/kernels/op_kernel.h"
@@ -163,8 +164,7 @@ class VulkanModelExecutable {
   std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;
   DeviceBuffer constants_, arena_, staging_, dummy_;
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
-  VkCommandPool command_pool_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
+  CommandContext commands_;
   VkQueryPool query_pool_ = VK_NULL_HANDLE;
   std::unique_ptr<std::mutex> run_mutex_ = std::make_unique<std::mutex>();
 };

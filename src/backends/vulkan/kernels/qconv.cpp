@@ -3,6 +3,7 @@
 // per-tensor or per-output-channel weight scale). 1 to 3 spatial axes, groups, strides,
 // dilations, explicit pads or auto_pad (the output shape from shape inference fixes the pads).
 #include "backends/vulkan/kernels/op_args.h"
+#include "backends/vulkan/kernels/requant_push.h"
 
 namespace vx::vk {
 namespace {
@@ -14,12 +15,6 @@ struct QConvPush {
       pads[3]{0, 0, 0};
 };
 static_assert(sizeof(QConvPush) <= kOpPushConstantBytes);
-struct RequantPush {  // more_requant.comp
-  uint32_t count = 0;
-  int32_t lo = 0, hi = 255;
-  uint32_t inner = 1, channels = 1;
-  int32_t flags = 0;
-};
 
 // The accumulation of X (input x) and W (input w) with zero points zx, zw into `acc`.
 Dispatch conv_dispatch(const OpInfo& info, size_t xi, size_t wi, size_t zxi, size_t zwi, Binding acc) {

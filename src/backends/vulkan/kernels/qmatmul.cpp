@@ -3,6 +3,7 @@
 // per-tensor scales). Zero points: scalars, per row of A, per column of B. Batch dimensions
 // broadcast as numpy's matmul.
 #include "backends/vulkan/kernels/op_args.h"
+#include "backends/vulkan/kernels/requant_push.h"
 
 namespace vx::vk {
 namespace {
@@ -10,12 +11,6 @@ namespace {
 struct QMatMulPush {
   uint32_t count = 0;
   int32_t m = 1, k = 1, n = 1, flags = 0;
-};
-struct RequantPush {
-  uint32_t count = 0;
-  int32_t lo = 0, hi = 255;
-  uint32_t inner = 1, channels = 1;
-  int32_t flags = 0;
 };
 
 struct Product {

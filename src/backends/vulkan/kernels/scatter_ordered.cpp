@@ -56,7 +56,7 @@ OpPlan scatter_plan(const std::string& shader, Push push, uint32_t data_count, u
   return plan;
 }
 
-OpPlan plan_scatter_elements(const OpInfo& info) {
+OpPlan plan_ordered_scatter_elements(const OpInfo& info) {
   require_inputs(info, 3);
   const OpTensor &x = info.inputs[0], &idx = info.inputs[1], &upd = info.inputs[2];
   const int64_t rank = int64_t(x.shape.rank());
@@ -86,7 +86,7 @@ OpPlan plan_scatter_elements(const OpInfo& info) {
                       checked_count32(info, lines));
 }
 
-OpPlan plan_scatter_nd(const OpInfo& info) {
+OpPlan plan_ordered_scatter_nd(const OpInfo& info) {
   require_inputs(info, 3);
   const OpTensor &x = info.inputs[0], &idx = info.inputs[1], &upd = info.inputs[2];
   const size_t q = idx.shape.rank();
@@ -116,8 +116,8 @@ OpPlan plan_scatter_nd(const OpInfo& info) {
 
 }  // namespace
 
-VX_REGISTER_VK_OP(ordered_scatter_elements, {"ScatterElements", "", -1, plan_scatter_elements});
-VX_REGISTER_VK_OP(ordered_scatter, {"Scatter", "", -1, plan_scatter_elements});
-VX_REGISTER_VK_OP(ordered_scatter_nd, {"ScatterND", "", -1, plan_scatter_nd});
+VX_REGISTER_VK_OP(ordered_scatter_elements, {"ScatterElements", "", -1, plan_ordered_scatter_elements});
+VX_REGISTER_VK_OP(ordered_scatter, {"Scatter", "", -1, plan_ordered_scatter_elements});
+VX_REGISTER_VK_OP(ordered_scatter_nd, {"ScatterND", "", -1, plan_ordered_scatter_nd});
 
 }  // namespace vx::vk
