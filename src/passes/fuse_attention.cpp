@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "ops/fused_ops.h"
 #include "passes/fuse_pattern_util.h"
-#include "passes/fused_ops.h"
 #include "passes/shape_inference.h"
 
 namespace vx {

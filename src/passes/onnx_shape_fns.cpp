@@ -8,8 +8,8 @@
 
 #include "core/error.h"
 #include "formats/onnx_import.h"
+#include "ops/window_geometry.h"
 #include "passes/shape_inference.h"
-#include "passes/window_geometry.h"
 
 namespace vx {
 namespace {

@@ -5,8 +5,8 @@
 #include <mutex>
 
 #include "core/error.h"
-#include "passes/fused_ops.h"
-#include "passes/window_geometry.h"
+#include "ops/fused_ops.h"
+#include "ops/window_geometry.h"
 
 namespace vx {
 

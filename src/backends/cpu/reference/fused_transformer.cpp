@@ -1,4 +1,4 @@
-// Reference kernels of the fused ops the ONNX fusion passes create (passes/fused_ops.h):
+// Reference kernels of the fused ops the ONNX fusion passes create (ops/fused_ops.h):
 // vx.FusedMatMul, vx.MatMulInt8W, vx.Attention, vx.LayerNorm and vx.Gelu. Each is literally the
 // unfused computation in double precision, so that the passes and the fast kernels can be judged
 // against it.
@@ -9,7 +9,7 @@
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/broadcast.h"
 #include "backends/cpu/reference/onnx_kernel_util.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx::cpu::ref {
 namespace {
