@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "ops/fused_ops.h"
+#include "ops/shape_fn.h"
 #include "passes/fuse_pattern_util.h"
-#include "passes/shape_inference.h"
 
 namespace vx {
 

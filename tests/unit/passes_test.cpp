@@ -7,12 +7,12 @@
 #include "common/test_util.h"
 #include "core/graph.h"
 #include "ops/fused_ops.h"
+#include "ops/shape_fn.h"
 #include "passes/fuse_conv_bias_relu.h"
 #include "passes/fuse_conv_relu_pool.h"
 #include "passes/fuse_upsample_concat_conv.h"
 #include "passes/optimize.h"
 #include "passes/remove_dead_nodes.h"
-#include "passes/shape_inference.h"
 
 namespace vx {
 namespace {

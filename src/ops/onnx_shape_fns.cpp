@@ -8,8 +8,8 @@
 
 #include "core/error.h"
 #include "formats/onnx_import.h"
+#include "ops/shape_fn.h"
 #include "ops/window_geometry.h"
-#include "passes/shape_inference.h"
 
 namespace vx {
 namespace {

@@ -1,4 +1,4 @@
-#include "passes/shape_inference.h"
+#include "ops/shape_fn.h"
 
 #include <cmath>
 #include <map>
