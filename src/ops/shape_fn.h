@@ -1,12 +1,10 @@
-// Shape inference: fills Value::shape and Value::dtype of every node output from its inputs'
-// shapes, through a registry of per-op shape functions (so that each op family, e.g. the ONNX ops,
-// registers its own). An op without a shape function, or a shape that depends on runtime data,
-// leaves the output as it was (unknown) rather than failing: the planner then lets the kernel
-// allocate that output at run time.
+// The per-op shape-function table: for an op (and its domain), the function that sets its outputs'
+// shapes and dtypes from its inputs'. Each op family registers its own statically
+// (ops/onnx_shape_fns.cpp for ONNX, the fusion passes for the vx.* ops they create, custom ops
+// through the API); the shape-inference pass (passes/shape_inference.h) walks a graph with it.
 #pragma once
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "core/graph.h"
 
@@ -22,16 +20,11 @@ void register_shape_fn(const std::string& op, ShapeFn fn, const std::string& dom
 // nullptr when none is registered.
 const ShapeFn* find_shape_fn(const std::string& op, const std::string& domain = "");
 
-// Runs the shape functions over the nodes in order. When `inferred` is given it is resized to the
-// number of values and marks each value whose shape is now known: produced by a node whose shape
-// function ran, or produced by no node (graph inputs, constants) with a fully known shape.
-void infer_shapes(Graph& graph, std::vector<bool>* inferred = nullptr);
-
 // Static registration from an op family's .cpp:  VX_REGISTER_SHAPE_FN(relu, "Relu", same_shape);
 #define VX_REGISTER_SHAPE_FN(tag, op, fn) \
   static const bool vx_shape_fn_registered_##tag = (::vx::register_shape_fn(op, fn), true)
 
-// Reusable shape functions.
+// Output 0 gets input 0's shape and dtype (unary ops; defined with the ONNX shape functions).
 bool same_shape_as_first_input(const Node& node, Graph& graph);
 
 }  // namespace vx

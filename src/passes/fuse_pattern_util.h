@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/graph.h"
-#include "ops/shape_fn.h"
 #include "passes/graph_queries.h"
+#include "passes/shape_inference.h"
 
 namespace vx::pattern {
 

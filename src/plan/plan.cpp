@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "core/error.h"
-#include "ops/shape_fn.h"
 #include "passes/graph_queries.h"
+#include "passes/shape_inference.h"
 #include "plan/arena_planner.h"
 
 namespace vx {

@@ -14,10 +14,10 @@
 #include "formats/npy.h"
 #include "formats/onnx_import.h"
 #include "formats/onnx_summary.h"
-#include "ops/shape_fn.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_batch_norm.h"
 #include "passes/optimize_onnx.h"
+#include "passes/shape_inference.h"
 #include "runtime/eager_runner.h"
 #include "runtime/model_runner.h"
 

@@ -13,6 +13,7 @@
 #include "passes/fuse_upsample_concat_conv.h"
 #include "passes/optimize.h"
 #include "passes/remove_dead_nodes.h"
+#include "passes/shape_inference.h"
 
 namespace vx {
 namespace {
