@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "core/error.h"
-#include "formats/onnx_import.h"
 #include "ops/fused_ops.h"
+#include "ops/onnx_dtype.h"
 #include "ops/shape_fn.h"
 #include "ops/window_geometry.h"
 
@@ -74,7 +74,7 @@ bool where_shape(const Node& node, Graph& graph) {
 }
 
 bool cast_shape(const Node& node, Graph& graph) {
-  std::optional<DType> to = dtype_from_onnx(int32_t(node.attrs.get_int("to", 0)));
+  std::optional<DType> to = dtype_from_onnx(node.attrs.get_int("to", 0));
   if (!to) return false;
   set_out(node, graph, 0, in(node, graph, 0).shape, *to);
   return true;
