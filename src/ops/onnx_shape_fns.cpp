@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "ops/fused_ops.h"
+#include "ops/matmul_shape.h"
 #include "ops/onnx_dtype.h"
 #include "ops/shape_fn.h"
 #include "ops/window_geometry.h"
@@ -80,20 +81,9 @@ bool cast_shape(const Node& node, Graph& graph) {
   return true;
 }
 
-bool matmul_shape(const Node& node, Graph& graph) {
-  Shape a = in(node, graph, 0).shape, b = in(node, graph, 1).shape;
-  VX_CHECK(a.rank() >= 1 && b.rank() >= 1, InvalidArgument, what(node), ": scalar operands");
-  const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;
-  if (a_vector) a = Shape({1, a[0]});
-  if (b_vector) b = Shape({b[0], 1});
-  VX_CHECK(a[a.rank() - 1] == b[b.rank() - 2], InvalidArgument, what(node), ": inner extents of ",
-           in(node, graph, 0).shape.str(), " and ", in(node, graph, 1).shape.str(), " differ");
-  Shape batch = broadcast(node, Shape(std::vector<int64_t>(a.begin(), a.end() - 2)),
-                          Shape(std::vector<int64_t>(b.begin(), b.end() - 2)));
-  std::vector<int64_t> out = batch.dims();
-  if (!a_vector) out.push_back(a[a.rank() - 2]);
-  if (!b_vector) out.push_back(b[b.rank() - 1]);
-  set_out(node, graph, 0, Shape(out), in(node, graph, 0).dtype);
+bool matmul_op_shape(const Node& node, Graph& graph) {
+  const Value& a = in(node, graph, 0);
+  set_out(node, graph, 0, matmul_shape(a.shape, in(node, graph, 1).shape, what(node)).out, a.dtype);
   return true;
 }
 
@@ -476,7 +466,7 @@ VX_REGISTER_SHAPE_FN(or_op, "Or", comparison_shape);
 VX_REGISTER_SHAPE_FN(xor_op, "Xor", comparison_shape);
 VX_REGISTER_SHAPE_FN(where, "Where", where_shape);
 VX_REGISTER_SHAPE_FN(cast, "Cast", cast_shape);
-VX_REGISTER_SHAPE_FN(matmul, "MatMul", matmul_shape);
+VX_REGISTER_SHAPE_FN(matmul, "MatMul", matmul_op_shape);
 VX_REGISTER_SHAPE_FN(gemm, "Gemm", gemm_shape);
 VX_REGISTER_SHAPE_FN(transpose, "Transpose", transpose_shape);
 VX_REGISTER_SHAPE_FN(reshape, "Reshape", reshape_shape);

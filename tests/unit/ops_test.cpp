@@ -2,12 +2,14 @@
 // shape functions all read, so a mistake here would agree with itself across backends.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "ops/einsum_equation.h"
+#include "ops/matmul_shape.h"
 
 namespace vx {
 namespace {
@@ -77,6 +79,55 @@ TEST(EinsumEquation, MalformedEquationsNameTheNodeAndTheProblem) {
   EXPECT_EQ(message("ij->ik", {Shape{2, 3}}), "Einsum 'e': output label 'k' is in no operand");
   // Only ellipsis axes broadcast: a letter of extent 1 does not stretch.
   EXPECT_EQ(message("ij,ij->ij", {Shape{1, 3}, Shape{2, 3}}), "Einsum 'e': label extents disagree (1 vs 2)");
+}
+
+TEST(MatMulShape, BatchAxesBroadcastRightAligned) {
+  const MatMulShape s = matmul_shape(Shape{2, 1, 3, 4}, Shape{5, 4, 6}, "MatMul 'm'");
+  EXPECT_EQ(s.m, 3);
+  EXPECT_EQ(s.k, 4);
+  EXPECT_EQ(s.n, 6);
+  EXPECT_EQ(s.a_batch, (Shape{2, 1}));
+  EXPECT_EQ(s.b_batch, (Shape{1, 5}));  // padded on the left
+  EXPECT_EQ(s.batch, (Shape{2, 5}));
+  EXPECT_EQ(s.out, (Shape{2, 5, 3, 6}));
+}
+
+TEST(MatMulShape, VectorOperandsLoseTheirPromotedAxis) {
+  EXPECT_EQ(matmul_shape(Shape{4}, Shape{4, 6}, "m").out, (Shape{6}));
+  EXPECT_EQ(matmul_shape(Shape{3, 4}, Shape{4}, "m").out, (Shape{3}));
+  EXPECT_EQ(matmul_shape(Shape{4}, Shape{4}, "m").out, Shape{});
+  EXPECT_EQ(matmul_shape(Shape{7, 3, 4}, Shape{4}, "m").out, (Shape{7, 3}));
+  const MatMulShape s = matmul_shape(Shape{4}, Shape{2, 4, 6}, "m");
+  EXPECT_EQ(s.m, 1);
+  EXPECT_EQ(s.out, (Shape{2, 6}));
+}
+
+TEST(MatMulShape, ZeroBatchExtentBroadcastsToZero) {
+  // 1 against 0 is 0, as in numpy (max() would say 1).
+  const MatMulShape s = matmul_shape(Shape{0, 2, 3}, Shape{1, 3, 4}, "m");
+  EXPECT_EQ(s.out, (Shape{0, 2, 4}));
+  EXPECT_TRUE(matmul_batch_offsets(s).empty());
+}
+
+TEST(MatMulShape, BatchOffsetsReuseBroadcastMatrices) {
+  // A [2, 1, 3, 4] (matrices of 12), B [3, 4, 5] (matrices of 20): batch [2, 3], row-major.
+  const MatMulShape s = matmul_shape(Shape{2, 1, 3, 4}, Shape{3, 4, 5}, "m");
+  const std::vector<std::array<int64_t, 2>> expected = {{0, 0},  {0, 20},  {0, 40},
+                                                        {12, 0}, {12, 20}, {12, 40}};
+  EXPECT_EQ(matmul_batch_offsets(s), expected);
+  // No batch axes: one product at offset 0.
+  EXPECT_EQ(matmul_batch_offsets(matmul_shape(Shape{3, 4}, Shape{4, 5}, "m")),
+            (std::vector<std::array<int64_t, 2>>{{0, 0}}));
+}
+
+TEST(MatMulShape, InconsistentOperandsNameTheNodeAndTheShapes) {
+  auto message = [](const Shape& a, const Shape& b) {
+    return ops_test_invalid_argument([&] { matmul_shape(a, b, "MatMul 'm'"); });
+  };
+  EXPECT_EQ(message(Shape{}, Shape{3}), "MatMul 'm': operands must have rank >= 1, got [] and [3]");
+  EXPECT_EQ(message(Shape{2, 3}, Shape{4, 5}), "MatMul 'm': inner extents differ in [2, 3] x [4, 5]");
+  EXPECT_EQ(message(Shape{2, 3, 4}, Shape{3, 4, 5}),
+            "MatMul 'm': batch extents of [2, 3, 4] and [3, 4, 5] do not broadcast");
 }
 
 }  // namespace
