@@ -16,7 +16,7 @@
 #include <string>
 
 #include "core/thread_pool.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "runtime/graph_runner.h"
 
 namespace vx {

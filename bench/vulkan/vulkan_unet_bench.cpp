@@ -20,7 +20,7 @@
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/graph_executable.h"
 #include "core/thread_pool.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 using namespace vx;
 using namespace vx::vk;

@@ -10,7 +10,7 @@
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "backends/vulkan/shader_registry.h"
 #include "core/attribute.h"
-#include "passes/shape_inference.h"
+#include "ops/shape_fn.h"
 
 namespace volvox {
 

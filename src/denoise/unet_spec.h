@@ -59,7 +59,7 @@ UNetSpec make_unet_spec(UNetVariant variant, int input_channels);
 // Throws InvalidFile naming the first mismatch. Looks only at the table, allocates nothing big.
 UNetSpec detect_unet_spec(const TzaFile& weights);
 
-// The network as plain ONNX ops (see passes/fused_ops.h): input "input" [1, ic, H, W] f32, output
+// The network as plain ONNX ops (see ops/fused_ops.h): input "input" [1, ic, H, W] f32, output
 // "output" [1, 3, H, W] f32 (H and W multiples of spec.alignment). Conv weights and biases become
 // f32 constants named as in the file. Validates `weights` against `spec` first.
 Graph build_unet_graph(const UNetSpec& spec, const TzaFile& weights);

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "formats/onnx_tensor.h"
+#include "ops/onnx_dtype.h"
 
 namespace vx {
 namespace {

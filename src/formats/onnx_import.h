@@ -2,9 +2,9 @@
 //
 // - Initializers and Constant nodes become constant values (every dtype; raw_data or the typed
 //   fields; external data files next to the model).
-// - DType mapping (our DType has no f64 / 16-bit or unsigned-32/64 integers): double -> f32,
-//   bfloat16 -> f32, int16 / uint16 -> i32, uint32 / uint64 -> i64. Strings and complex numbers are
-//   Unsupported.
+// - DType mapping (ops/onnx_dtype.h; our DType has no f64 / 16-bit or unsigned-32/64 integers):
+//   double -> f32, bfloat16 -> f32, int16 / uint16 -> i32, uint32 / uint64 -> i64. Strings and
+//   complex numbers are Unsupported.
 // - Attributes of every kind except graphs; nodes with graph attributes (If, Loop, Scan) are
 //   reported as unsupported.
 // - Opset imports go to Graph::opsets ("ai.onnx" is stored as ""); symbolic dims become -1 extents
@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,10 +41,5 @@ std::vector<std::string> unsupported_onnx_nodes(const Graph& graph);
 // when `name` is given. External data is looked up relative to the file's folder.
 Tensor read_onnx_tensor_file(const std::filesystem::path& path, std::string* name = nullptr);
 Tensor read_onnx_tensor_buffer(const void* data, size_t size, std::string* name = nullptr);
-
-// Our dtype for an ONNX TensorProto.DataType number (see the mapping above); nullopt when unsupported.
-std::optional<DType> dtype_from_onnx(int32_t onnx_type);
-// The ONNX TensorProto.DataType number of one of our dtypes.
-int32_t dtype_to_onnx(DType dtype);
 
 }  // namespace vx

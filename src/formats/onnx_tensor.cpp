@@ -1,4 +1,4 @@
-// TensorProto -> Tensor, and the dtype mapping between ONNX and Volvox.
+// TensorProto -> Tensor.
 #include "formats/onnx_tensor.h"
 
 #include <cstring>
@@ -10,42 +10,19 @@
 #include "core/file_io.h"
 #include "core/half.h"
 #include "formats/onnx_import.h"
+#include "ops/onnx_dtype.h"
 
 namespace vx {
 
 using onnx::TensorProto;
 
-std::optional<DType> dtype_from_onnx(int32_t onnx_type) {
-  switch (onnx_type) {
-    case TensorProto::FLOAT: return DType::f32;
-    case TensorProto::DOUBLE: return DType::f32;    // no f64 in Volvox: narrowed
-    case TensorProto::BFLOAT16: return DType::f32;  // widened
-    case TensorProto::FLOAT16: return DType::f16;
-    case TensorProto::INT8: return DType::i8;
-    case TensorProto::UINT8: return DType::u8;
-    case TensorProto::INT16: return DType::i32;   // widened
-    case TensorProto::UINT16: return DType::i32;  // widened
-    case TensorProto::INT32: return DType::i32;
-    case TensorProto::UINT32: return DType::i64;  // widened
-    case TensorProto::INT64: return DType::i64;
-    case TensorProto::UINT64: return DType::i64;  // values >= 2^63 wrap
-    case TensorProto::BOOL: return DType::boolean;
-    default: return std::nullopt;
-  }
-}
-
-int32_t dtype_to_onnx(DType dtype) {
-  switch (dtype) {
-    case DType::f32: return TensorProto::FLOAT;
-    case DType::f16: return TensorProto::FLOAT16;
-    case DType::i8: return TensorProto::INT8;
-    case DType::u8: return TensorProto::UINT8;
-    case DType::i32: return TensorProto::INT32;
-    case DType::i64: return TensorProto::INT64;
-    case DType::boolean: return TensorProto::BOOL;
-  }
-  return TensorProto::UNDEFINED;
-}
+// ops/onnx_dtype.h spells out the codes so that it needs no protobuf; they must be protobuf's.
+static_assert(kOnnxFloat == TensorProto::FLOAT && kOnnxUint8 == TensorProto::UINT8 && kOnnxInt8 == TensorProto::INT8 &&
+              kOnnxUint16 == TensorProto::UINT16 && kOnnxInt16 == TensorProto::INT16 &&
+              kOnnxInt32 == TensorProto::INT32 && kOnnxInt64 == TensorProto::INT64 && kOnnxBool == TensorProto::BOOL &&
+              kOnnxFloat16 == TensorProto::FLOAT16 && kOnnxDouble == TensorProto::DOUBLE &&
+              kOnnxUint32 == TensorProto::UINT32 && kOnnxUint64 == TensorProto::UINT64 &&
+              kOnnxBfloat16 == TensorProto::BFLOAT16 && kOnnxUndefined == TensorProto::UNDEFINED);
 
 namespace onnx_detail {
 namespace {

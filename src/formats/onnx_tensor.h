@@ -9,7 +9,7 @@
 
 namespace vx::onnx_detail {
 
-// Converts with the dtype mapping of onnx_import.h. Bounds-checked: the data must hold exactly the
+// Converts with the dtype mapping of ops/onnx_dtype.h. Bounds-checked: the data must hold exactly the
 // number of elements the dims say. External data is read from base_dir (an error when empty).
 Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::filesystem::path& base_dir);
 

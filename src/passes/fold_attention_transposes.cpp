@@ -2,8 +2,8 @@
 
 #include <array>
 
+#include "ops/fused_ops.h"
 #include "passes/fuse_pattern_util.h"
-#include "passes/fused_ops.h"
 
 namespace vx {
 

@@ -1,4 +1,4 @@
-// Folds the head Transposes around vx.Attention into the op (passes/fused_ops.h): a Transpose that
+// Folds the head Transposes around vx.Attention into the op (ops/fused_ops.h): a Transpose that
 // swaps the two axes before the innermost (perm (0,2,1,3) on [B, S, H, D]) feeding Q, K and V
 // becomes qkv_layout = "bshd", and one applied to the output becomes out_layout = "bshd", so the
 // attention kernel reads and writes the heads-interleaved layout and the Transposes (one dispatch

@@ -1,4 +1,4 @@
-// Scaled dot-product attention -> vx.Attention (passes/fused_ops.h). Matched:
+// Scaled dot-product attention -> vx.Attention (ops/fused_ops.h). Matched:
 //   S = MatMul(Q, Kt); S = S * c  or  S / c  (c a constant scalar; absent: scale 1);
 //   S = S + Mask (optional, a float tensor from anywhere); P = Softmax(S, last axis); Y = MatMul(P, V)
 // When Kt is a Transpose that swaps only the two innermost axes (and is read only here), its input

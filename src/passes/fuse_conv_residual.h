@@ -1,4 +1,4 @@
-// Conv + residual Add (+ Relu) -> vx.FusedConvResidual (passes/fused_ops.h), as ResNet's blocks
+// Conv + residual Add (+ Relu) -> vx.FusedConvResidual (ops/fused_ops.h), as ResNet's blocks
 // end: Relu(BN(Conv(x)) + identity). The oneDNN kernel adds the residual with a sum post-op, so
 // the residual and the sum stay in the convolutions' blocked / NHWC layout instead of a
 // reorder to NCHW and back around every block. Matched: a vx.FusedConv without relu, pool or

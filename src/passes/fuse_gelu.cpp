@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "ops/fused_ops.h"
+#include "ops/shape_fn.h"
 #include "passes/fuse_pattern_util.h"
-#include "passes/fused_ops.h"
-#include "passes/shape_inference.h"
 
 namespace vx {
 

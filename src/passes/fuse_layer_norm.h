@@ -1,4 +1,4 @@
-// Layer normalisation over the last axis -> vx.LayerNorm (passes/fused_ops.h). Matched:
+// Layer normalisation over the last axis -> vx.LayerNorm (ops/fused_ops.h). Matched:
 //   the decomposed form  mean = ReduceMean(x, axes=[-1]); d = x - mean; var = ReduceMean(Pow(d, 2));
 //                        y = d / Sqrt(var + eps) [* gamma] [+ beta]
 //     (ReduceMean's axes as attribute or constant input, keepdims 1; Pow(d, 2) also as Mul(d, d);

@@ -1,8 +1,8 @@
 #include "passes/fuse_matmul_bias_act.h"
 
+#include "ops/fused_ops.h"
+#include "ops/shape_fn.h"
 #include "passes/fuse_pattern_util.h"
-#include "passes/fused_ops.h"
-#include "passes/shape_inference.h"
 
 namespace vx {
 

@@ -1,4 +1,4 @@
-// MatMul [+ bias] [+ activation] -> vx.FusedMatMul (passes/fused_ops.h), which the oneDNN matmul
+// MatMul [+ bias] [+ activation] -> vx.FusedMatMul (ops/fused_ops.h), which the oneDNN matmul
 // kernel runs as one primitive (bias and eltwise post-op). Matched: MatMul(A, B) whose output is
 // read only by Add(., bias) with bias a constant float vector of B's last extent, then optionally
 // (or directly after the MatMul) Relu, vx.Gelu or ONNX Gelu read only there. A lone MatMul is left

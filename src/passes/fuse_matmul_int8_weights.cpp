@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ops/fused_ops.h"
 #include "passes/fuse_pattern_util.h"
-#include "passes/fused_ops.h"
 #include "passes/remove_dead_nodes.h"
 
 namespace vx {

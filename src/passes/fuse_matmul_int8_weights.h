@@ -1,4 +1,4 @@
-// Weight-only int8 for matrix products -> vx.MatMulInt8W (passes/fused_ops.h).
+// Weight-only int8 for matrix products -> vx.MatMulInt8W (ops/fused_ops.h).
 //
 // quantize_weights_int8 (opt-in, lossy): every MatMul, vx.FusedMatMul, and Gemm (transA 0, alpha 1,
 // beta 1, C absent or a constant [N] vector) whose B is a constant float matrix [K, N] of at least

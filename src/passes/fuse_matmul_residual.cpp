@@ -1,7 +1,7 @@
 #include "passes/fuse_matmul_residual.h"
 
+#include "ops/fused_ops.h"
 #include "passes/fuse_pattern_util.h"
-#include "passes/fused_ops.h"
 
 namespace vx {
 

@@ -1,5 +1,5 @@
 // Add(vx.FusedMatMul(A, B[, Bias]) with activation "none", R) -> vx.FusedMatMul(A, B, Bias, R): the
-// residual joins the GEMM epilogue (passes/fused_ops.h: Y = act(MatMul + Bias + Residual)), so a
+// residual joins the GEMM epilogue (ops/fused_ops.h: Y = act(MatMul + Bias + Residual)), so a
 // transformer's residual Adds cost no dispatch of their own. Only when the product is read by the
 // Add alone and R's shape (known) broadcasts onto the product's without enlarging it. For the
 // Vulkan path (optimize_for_vulkan, after fuse_matmul_bias_act); the CPU's oneDNN kernel declines

@@ -1,6 +1,6 @@
 #include "passes/fuse_upsample_concat_conv.h"
 
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/graph_queries.h"
 
 namespace vx {

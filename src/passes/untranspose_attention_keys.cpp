@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx {
 

@@ -1,6 +1,7 @@
 #include "runtime/vulkan_model_runner.h"
 
 #include "core/error.h"
+#include "ops/fused_ops.h"
 #include "passes/fold_attention_transposes.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_batch_norm.h"
@@ -10,7 +11,6 @@
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_residual.h"
-#include "passes/fused_ops.h"
 #include "passes/remove_dead_nodes.h"
 #include "passes/untranspose_attention_keys.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "common/test_util.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "runtime/graph_runner.h"
 
 namespace vx {

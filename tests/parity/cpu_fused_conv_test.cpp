@@ -8,7 +8,7 @@
 
 #include "backends/cpu/cpu_executable.h"
 #include "common/test_util.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "runtime/graph_runner.h"
 
 namespace vx {

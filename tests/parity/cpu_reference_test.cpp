@@ -2,7 +2,7 @@
 // executor (so attribute parsing and output shapes are covered too).
 #include "backends/cpu/cpu_executable.h"
 #include "common/test_util.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx {
 namespace {

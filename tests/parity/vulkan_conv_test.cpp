@@ -15,7 +15,7 @@
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/graph_executable.h"
 #include "common/test_util.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "runtime/graph_runner.h"
 
 namespace vx::vk {

@@ -14,12 +14,12 @@
 
 #include "backends/cpu/kernel_registry.h"
 #include "backends/vulkan/vk_common.h"
-#include "core/half.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
+#include "core/half.h"
 #include "formats/npy.h"
 #include "formats/onnx_import.h"
-#include "passes/shape_inference.h"
+#include "ops/shape_fn.h"
 #include "runtime/vulkan_model_runner.h"
 
 namespace vx::test {

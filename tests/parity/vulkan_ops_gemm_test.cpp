@@ -21,7 +21,7 @@
 
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx::vk {
 namespace {
@@ -233,7 +233,7 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
         "staged FusedMatMul split K 3", "coopmat_splitk3");
 }
 
-// vx.FusedMatMul's residual (input 4, the GEMM's C with beta 1; passes/fused_ops.h): same shape,
+// vx.FusedMatMul's residual (input 4, the GEMM's C with beta 1; ops/fused_ops.h): same shape,
 // broadcast along rows, columns and batches, runtime and constant, with and without bias, the
 // activation after the residual, through every SIMT kernel with and without split K.
 TEST_P(VulkanGemm, FusedMatMulResidual) {

@@ -29,8 +29,8 @@
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 #include "formats/onnx_import.h"
+#include "ops/fused_ops.h"
 #include "passes/fuse_conv_bias_relu.h"
-#include "passes/fused_ops.h"
 #include "runtime/vulkan_model_runner.h"
 
 namespace vx::vk {

@@ -7,7 +7,7 @@
 #include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "runtime/vulkan_model_runner.h"
 
 namespace vx {

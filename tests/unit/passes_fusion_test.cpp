@@ -7,8 +7,8 @@
 
 #include "common/graph_builder.h"
 #include "common/test_util.h"
+#include "ops/fused_ops.h"
 #include "passes/fuse_matmul_int8_weights.h"
-#include "passes/fused_ops.h"
 #include "passes/optimize_onnx.h"
 #include "runtime/graph_runner.h"
 

@@ -8,10 +8,10 @@
 
 #include "common/graph_builder.h"
 #include "common/test_util.h"
+#include "ops/fused_ops.h"
 #include "passes/fold_attention_transposes.h"
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_residual.h"
-#include "passes/fused_ops.h"
 #include "runtime/graph_runner.h"
 
 namespace vx {

@@ -1,5 +1,5 @@
 // U-Net specs: the numbers OIDN publishes, detection and validation on synthetic and real weights,
-// and the graph the builder emits (plain ONNX ops as passes/fused_ops.h documents).
+// and the graph the builder emits (plain ONNX ops as ops/fused_ops.h documents).
 #include <cmath>
 #include <cstdio>
 #include <map>

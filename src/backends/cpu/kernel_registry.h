@@ -5,7 +5,7 @@
 //
 // A kernel reads its inputs from the context and asks it for outputs; the context hands out arena
 // memory when the planner placed that output (its shape known at plan time), else allocates. Shape
-// inference for planning lives in passes/shape_inference.h, not here.
+// inference for planning (the ops' shape functions, ops/shape_fn.h) lives outside the backends.
 #pragma once
 #include <functional>
 #include <string>

@@ -5,7 +5,7 @@
 
 #include "core/half.h"
 #include "core/thread_pool.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "plan/arena_planner.h"
 
 namespace vx::vk {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "backends/cpu/fast/onednn_fused_conv.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/graph_queries.h"
 
 namespace vx::cpu {

@@ -11,7 +11,7 @@
 #include "backends/cpu/fast/onednn_fused_conv.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx::cpu::fast {
 

@@ -11,8 +11,8 @@
 #include "backends/cpu/fast/onednn_fused_conv.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
-#include "passes/fused_ops.h"
-#include "passes/window_geometry.h"
+#include "ops/fused_ops.h"
+#include "ops/window_geometry.h"
 
 namespace vx::cpu::fast {
 

@@ -1,9 +1,9 @@
-// Reference vx.FusedConv (passes/fused_ops.h): literally the composition of the reference
+// Reference vx.FusedConv (ops/fused_ops.h): literally the composition of the reference
 // upsample, concat, conv, relu and 2x2 max pool, through temporaries. Exact, not fast.
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/reference_ops.h"
 #include "core/error.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx::cpu::ref {
 

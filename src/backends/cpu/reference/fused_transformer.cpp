@@ -1,4 +1,4 @@
-// Reference kernels of the fused ops the ONNX fusion passes create (passes/fused_ops.h):
+// Reference kernels of the fused ops the ONNX fusion passes create (ops/fused_ops.h):
 // vx.FusedMatMul, vx.MatMulInt8W, vx.Attention, vx.LayerNorm and vx.Gelu. Each is literally the
 // unfused computation in double precision, so that the passes and the fast kernels can be judged
 // against it.
@@ -9,7 +9,8 @@
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/broadcast.h"
 #include "backends/cpu/reference/onnx_kernel_util.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
+#include "ops/matmul_shape.h"
 
 namespace vx::cpu::ref {
 namespace {
@@ -21,34 +22,21 @@ struct Matrix {
 
 // numpy.matmul in double.
 Matrix matmul(const Matrix& a_in, const Matrix& b_in, const KernelContext& ctx) {
-  std::vector<int64_t> a = a_in.shape.dims(), b = b_in.shape.dims();
-  VX_CHECK(!a.empty() && !b.empty(), InvalidArgument, node_label(ctx), ": scalar operand");
-  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
-  if (a_vec) a.insert(a.begin(), 1);
-  if (b_vec) b.push_back(1);
-  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
-  VX_CHECK(b[b.size() - 2] == k, InvalidArgument, node_label(ctx), ": inner extents differ in ", a_in.shape.str(),
-           " x ", b_in.shape.str());
-  Shape ba(std::vector<int64_t>(a.begin(), a.end() - 2)), bb(std::vector<int64_t>(b.begin(), b.end() - 2));
-  Shape batch;
-  VX_WITH_CONTEXT(node_label(ctx), batch = broadcast_shapes(ba, bb));
-  std::array<std::vector<int64_t>, 2> strides = {broadcast_strides(ba, batch), broadcast_strides(bb, batch)};
+  const MatMulShape s = matmul_shape(a_in.shape, b_in.shape, node_label(ctx));
   Matrix y;
-  std::vector<int64_t> out = batch.dims();
-  if (!a_vec) out.push_back(m);
-  if (!b_vec) out.push_back(n);
-  y.shape = Shape(out);
-  y.v.assign(size_t(batch.numel() * m * n), 0.0);
-  for_each_broadcast<2>(batch, strides, [&](int64_t i, const std::array<int64_t, 2>& off) {
-    const double* pa = a_in.v.data() + off[0] * m * k;
-    const double* pb = b_in.v.data() + off[1] * k * n;
-    double* py = y.v.data() + i * m * n;
-    for (int64_t r = 0; r < m; ++r)
-      for (int64_t j = 0; j < k; ++j) {
-        const double x = pa[r * k + j];
-        for (int64_t c = 0; c < n; ++c) py[r * n + c] += x * pb[j * n + c];
+  y.shape = s.out;
+  y.v.assign(size_t(s.batch.numel() * s.m * s.n), 0.0);
+  const std::vector<std::array<int64_t, 2>> offsets = matmul_batch_offsets(s);
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    const double* pa = a_in.v.data() + offsets[i][0];
+    const double* pb = b_in.v.data() + offsets[i][1];
+    double* py = y.v.data() + int64_t(i) * s.m * s.n;
+    for (int64_t r = 0; r < s.m; ++r)
+      for (int64_t j = 0; j < s.k; ++j) {
+        const double x = pa[r * s.k + j];
+        for (int64_t c = 0; c < s.n; ++c) py[r * s.n + c] += x * pb[j * s.n + c];
       }
-  });
+  }
   return y;
 }
 

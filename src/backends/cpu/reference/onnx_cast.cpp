@@ -1,7 +1,7 @@
 // Reference kernels for Cast and CastLike. The target type follows the importer's mapping onto our
-// dtypes (double -> f32, 16-bit integers -> i32, unsigned 32/64-bit -> i64). Float to integer
-// conversion truncates toward zero and saturates at the type's range (NaN -> 0) instead of the
-// undefined behaviour a plain C++ conversion would have.
+// dtypes (ops/onnx_dtype.h: double -> f32, 16-bit integers -> i32, unsigned 32/64-bit -> i64). Float
+// to integer conversion truncates toward zero and saturates at the type's range (NaN -> 0) instead
+// of the undefined behaviour a plain C++ conversion would have.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,29 +9,10 @@
 
 #include "backends/cpu/reference/onnx_math_util.h"
 #include "core/half.h"
+#include "ops/onnx_dtype.h"
 
 namespace vx::cpu::math {
 namespace {
-
-// ONNX TensorProto.DataType numbers -> our dtypes (kept in step with formats/onnx_import.cpp).
-std::optional<DType> cast_target(int64_t onnx_type) {
-  switch (onnx_type) {
-    case 1: return DType::f32;   // FLOAT
-    case 11: return DType::f32;  // DOUBLE
-    case 16: return DType::f32;  // BFLOAT16
-    case 10: return DType::f16;  // FLOAT16
-    case 3: return DType::i8;    // INT8
-    case 2: return DType::u8;    // UINT8
-    case 5: return DType::i32;   // INT16
-    case 4: return DType::i32;   // UINT16
-    case 6: return DType::i32;   // INT32
-    case 12: return DType::i64;  // UINT32
-    case 7: return DType::i64;   // INT64
-    case 13: return DType::i64;  // UINT64
-    case 9: return DType::boolean;
-    default: return std::nullopt;
-  }
-}
 
 template <class T>
 T saturate_from_double(double v) {
@@ -85,7 +66,7 @@ void convert(const Tensor& in, Tensor& out, const KernelContext& ctx) {
 void cast_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   int64_t to = ctx.node().attrs.get_int("to", -1);
-  std::optional<DType> target = cast_target(to);
+  std::optional<DType> target = dtype_from_onnx(to);
   VX_CHECK(target.has_value(), Unsupported, label(ctx), ": cast to ONNX data type ", to, " is not supported");
   Tensor& y = ctx.output(0, *target, x.shape());
   convert(x, y, ctx);

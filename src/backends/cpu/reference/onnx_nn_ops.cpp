@@ -11,47 +11,12 @@
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/broadcast.h"
 #include "backends/cpu/reference/onnx_kernel_util.h"
+#include "ops/matmul_shape.h"
 
 namespace vx::cpu::ref {
 namespace {
 
-// ---- matrix products with NumPy matmul batching ----
-
-// The shapes of a (batched) matrix product: 1-D operands promoted as numpy.matmul does, batch
-// extents broadcast. `batch_a`/`batch_b` are element offsets of each batch's matrix.
-struct MatMulPlan {
-  int64_t m = 1, k = 1, n = 1;
-  Shape out;
-  std::vector<int64_t> batch_a, batch_b;
-};
-
-MatMulPlan plan_matmul(const Shape& a_shape, const Shape& b_shape, const KernelContext& ctx) {
-  VX_CHECK(a_shape.rank() >= 1 && b_shape.rank() >= 1, InvalidArgument, node_label(ctx),
-           ": operands must have rank >= 1, got ", a_shape.str(), " and ", b_shape.str());
-  std::vector<int64_t> a = a_shape.dims(), b = b_shape.dims();
-  bool a_vector = a.size() == 1, b_vector = b.size() == 1;
-  if (a_vector) a.insert(a.begin(), 1);
-  if (b_vector) b.push_back(1);
-  MatMulPlan p;
-  p.m = a[a.size() - 2];
-  p.k = a.back();
-  p.n = b.back();
-  VX_CHECK(b[b.size() - 2] == p.k, InvalidArgument, node_label(ctx), ": inner extents differ in ", a_shape.str(),
-           " x ", b_shape.str());
-  Shape batch_a(std::vector<int64_t>(a.begin(), a.end() - 2)), batch_b(std::vector<int64_t>(b.begin(), b.end() - 2));
-  Shape batch;
-  VX_WITH_CONTEXT(node_label(ctx), batch = broadcast_shapes(batch_a, batch_b));
-  std::array<std::vector<int64_t>, 2> strides = {broadcast_strides(batch_a, batch), broadcast_strides(batch_b, batch)};
-  for_each_broadcast<2>(batch, strides, [&](int64_t, const std::array<int64_t, 2>& off) {
-    p.batch_a.push_back(off[0] * p.m * p.k);
-    p.batch_b.push_back(off[1] * p.k * p.n);
-  });
-  std::vector<int64_t> out = batch.dims();
-  if (!a_vector) out.push_back(p.m);
-  if (!b_vector) out.push_back(p.n);
-  p.out = Shape(out);
-  return p;
-}
+// ---- matrix products with NumPy matmul batching (ops/matmul_shape.h) ----
 
 // c[m x n] = a[m x k] * b[k x n], all row-major, accumulated in double.
 void matmul_rows(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n) {
@@ -66,12 +31,13 @@ void matmul_rows(const double* a, const double* b, double* c, int64_t m, int64_t
   }
 }
 
-// The batched product of two double buffers laid out per `plan`.
-std::vector<double> batched_matmul(const MatMulPlan& plan, const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> out(size_t(plan.out.numel()));
-  for (size_t i = 0; i < plan.batch_a.size(); ++i)
-    matmul_rows(a.data() + plan.batch_a[i], b.data() + plan.batch_b[i], out.data() + int64_t(i) * plan.m * plan.n,
-                plan.m, plan.k, plan.n);
+// The batched product of two double buffers of the shapes `s` was made from.
+std::vector<double> batched_matmul(const MatMulShape& s, const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> out(size_t(s.out.numel()));
+  const std::vector<std::array<int64_t, 2>> offsets = matmul_batch_offsets(s);
+  for (size_t i = 0; i < offsets.size(); ++i)
+    matmul_rows(a.data() + offsets[i][0], b.data() + offsets[i][1], out.data() + int64_t(i) * s.m * s.n, s.m, s.k,
+                s.n);
   return out;
 }
 
@@ -79,9 +45,8 @@ void matmul_kernel(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   VX_CHECK(a.dtype() == b.dtype(), InvalidArgument, node_label(ctx), ": operand dtypes differ");
-  MatMulPlan plan = plan_matmul(a.shape(), b.shape(), ctx);
-  std::vector<double> out = batched_matmul(plan, read_doubles(a), read_doubles(b));
-  write_doubles(ctx.output(0, a.dtype(), plan.out), out);
+  const MatMulShape s = matmul_shape(a.shape(), b.shape(), node_label(ctx));
+  write_doubles(ctx.output(0, a.dtype(), s.out), batched_matmul(s, read_doubles(a), read_doubles(b)));
 }
 
 void gemm_kernel(KernelContext& ctx) {
@@ -438,30 +403,30 @@ void subtract_zero_point(std::vector<double>& v, const Shape& shape, const Kerne
 void matmul_integer_kernel(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
-  MatMulPlan plan = plan_matmul(a.shape(), b.shape(), ctx);
+  const MatMulShape s = matmul_shape(a.shape(), b.shape(), node_label(ctx));
   std::vector<double> av = read_doubles(a), bv = read_doubles(b);
   subtract_zero_point(av, a.shape(), ctx, 2, true);
   subtract_zero_point(bv, b.shape(), ctx, 3, false);
-  write_doubles(ctx.output(0, DType::i32, plan.out), batched_matmul(plan, av, bv));
+  write_doubles(ctx.output(0, DType::i32, s.out), batched_matmul(s, av, bv));
 }
 
 void qlinear_matmul_kernel(KernelContext& ctx) {
   // Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(3);
-  MatMulPlan plan = plan_matmul(a.shape(), b.shape(), ctx);
+  const MatMulShape s = matmul_shape(a.shape(), b.shape(), node_label(ctx));
   std::vector<double> av = read_doubles(a), bv = read_doubles(b);
   subtract_zero_point(av, a.shape(), ctx, 2, true);
   subtract_zero_point(bv, b.shape(), ctx, 5, false);
   std::vector<double> a_scale = read_doubles(ctx.input(1)), b_scale = read_doubles(ctx.input(4));
   VX_CHECK(a_scale.size() == 1 && b_scale.size() == 1, Unsupported, node_label(ctx),
            ": only per-tensor scales are supported");
-  std::vector<double> acc = batched_matmul(plan, av, bv);
+  std::vector<double> acc = batched_matmul(s, av, bv);
   double y_scale = ctx.input(6).get(0), y_zero = ctx.input(7).get(0);
   DType out_type = ctx.input(7).dtype();
   double lo = out_type == DType::u8 ? 0 : -128, hi = out_type == DType::u8 ? 255 : 127;
   float multiplier = float(a_scale[0]) * float(b_scale[0]) / float(y_scale);
-  Tensor& y = ctx.output(0, out_type, plan.out);
+  Tensor& y = ctx.output(0, out_type, s.out);
   for (size_t i = 0; i < acc.size(); ++i)
     y.set(int64_t(i), std::clamp(std::nearbyint(double(float(acc[i]) * multiplier)) + y_zero, lo, hi));
 }

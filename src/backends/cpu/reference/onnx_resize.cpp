@@ -12,7 +12,7 @@
 
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/onnx_kernel_util.h"
-#include "passes/resize_geometry.h"
+#include "ops/resize_geometry.h"
 
 namespace vx::cpu::ref {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/onnx_kernel_util.h"
-#include "formats/onnx_import.h"
+#include "ops/onnx_dtype.h"
 
 namespace vx::cpu::ref {
 namespace {
@@ -98,7 +98,7 @@ void eye_like_kernel(KernelContext& ctx) {
   const Attributes& attrs = ctx.node().attrs;
   DType dtype = x.dtype();
   if (attrs.has("dtype")) {
-    std::optional<DType> t = dtype_from_onnx(int32_t(attrs.get_int("dtype", 1)));
+    std::optional<DType> t = dtype_from_onnx(attrs.get_int("dtype", 1));
     VX_CHECK(t.has_value(), Unsupported, node_label(ctx), ": unsupported dtype ", attrs.get_int("dtype", 1));
     dtype = *t;
   }

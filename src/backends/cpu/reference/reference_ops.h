@@ -7,7 +7,7 @@
 
 #include "core/tensor.h"
 #include "core/thread_pool.h"
-#include "passes/window_geometry.h"
+#include "ops/window_geometry.h"
 
 namespace vx::cpu::ref {
 

@@ -1,4 +1,4 @@
-// vx.Attention on Vulkan (passes/fused_ops.h): softmax(Q K^T * scale + Mask) V in one dispatch of
+// vx.Attention on Vulkan (ops/fused_ops.h): softmax(Q K^T * scale + Mask) V in one dispatch of
 // shaders/attention.comp (flash-attention style: key tiles with an online softmax, so any Sk; D in
 // chunks of 64; Dv up to kMaxDv in registers). Batch axes broadcast as in MatMul; the mask
 // broadcasts onto [..., Sq, Sk]. Q, K, V and Y may be heads-interleaved ([..., S, H, D]: the
@@ -9,7 +9,7 @@
 
 #include "backends/vulkan/kernels/nn_util.h"
 #include "backends/vulkan/kernels/op_kernel.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx::vk {
 namespace {

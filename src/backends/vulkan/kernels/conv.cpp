@@ -11,7 +11,7 @@
 #include <cstdlib>
 
 #include "backends/vulkan/kernels/gemm_plan.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx::vk::nn {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "backends/vulkan/kernels/op_args.h"
 #include "core/error.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx::vk {
 namespace {

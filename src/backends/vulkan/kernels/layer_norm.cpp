@@ -1,11 +1,11 @@
-// vx.LayerNorm on Vulkan (passes/fused_ops.h): normalisation over the last axis with a [C] scale
+// vx.LayerNorm on Vulkan (ops/fused_ops.h): normalisation over the last axis with a [C] scale
 // and optional [C] bias, one workgroup per row: shaders/layer_norm.comp (the row in registers,
 // subgroup reductions) where the device has subgroup arithmetic, else nn_rows.comp (MODE 0, the
 // kernel LayerNormalization uses). Both: two-pass mean and variance in fp32.
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/nn_util.h"
 #include "backends/vulkan/kernels/op_kernel.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx::vk {
 namespace {

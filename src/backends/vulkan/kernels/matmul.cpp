@@ -1,5 +1,5 @@
 // MatMul (NumPy semantics: 1-D operands promoted, batch axes of any rank broadcast), vx.FusedMatMul
-// (MatMul + bias [N] + residual + activation, passes/fused_ops.h, in the GEMM's epilogue), vx.MatMulInt8W
+// (MatMul + bias [N] + residual + activation, ops/fused_ops.h, in the GEMM's epilogue), vx.MatMulInt8W
 // (the same with int8 weights read as bytes, per-column scales in the epilogue) and Gemm (transA,
 // transB, alpha, beta, C broadcast to M x N) on the shared GEMM kernels (gemm_plan.h).
 // Constant operands (weights) are uploaded once, converted to the storage type and laid out
@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "backends/vulkan/kernels/gemm_plan.h"
-#include "passes/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace vx::vk::nn {
 namespace {

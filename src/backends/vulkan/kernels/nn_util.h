@@ -10,7 +10,7 @@
 
 #include "backends/vulkan/kernels/op_args.h"
 #include "core/error.h"
-#include "passes/window_geometry.h"
+#include "ops/window_geometry.h"
 
 namespace vx::vk::nn {
 

@@ -1,9 +1,10 @@
 // Integer matrix products on Vulkan: MatMulInteger (more_qmatmul.comp, int32 output) and
 // QLinearMatMul (the same int32 accumulation into a scratch buffer, then more_requant.comp with
 // per-tensor scales). Zero points: scalars, per row of A, per column of B. Batch dimensions
-// broadcast as numpy's matmul.
+// broadcast as numpy's matmul (ops/matmul_shape.h).
 #include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/requant_push.h"
+#include "ops/matmul_shape.h"
 
 namespace vx::vk {
 namespace {
@@ -20,46 +21,13 @@ struct Product {
 };
 
 Product plan_product(const OpInfo& info, const Shape& a_shape, const Shape& b_shape) {
-  VX_CHECK(a_shape.rank() >= 1 && b_shape.rank() >= 1, InvalidArgument, label(info), ": scalar operand");
-  std::vector<int64_t> a = a_shape.dims(), b = b_shape.dims();
-  const bool a_vector = a.size() == 1, b_vector = b.size() == 1;
-  if (a_vector) a.insert(a.begin(), 1);
-  if (b_vector) b.push_back(1);
-  Product p;
-  p.m = a[a.size() - 2];
-  p.k = a.back();
-  p.n = b.back();
-  VX_CHECK(b[b.size() - 2] == p.k, InvalidArgument, label(info), ": inner extents differ in ", a_shape.str(),
-           " x ", b_shape.str());
-  const std::vector<int64_t> ba(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
-  const size_t rank = std::max(ba.size(), bb.size());
-  std::vector<int64_t> batch(rank, 1), da(rank, 1), db(rank, 1);
-  for (size_t i = 0; i < ba.size(); ++i) da[rank - ba.size() + i] = ba[i];
-  for (size_t i = 0; i < bb.size(); ++i) db[rank - bb.size() + i] = bb[i];
-  for (size_t d = 0; d < rank; ++d) {
-    VX_CHECK(da[d] == db[d] || da[d] == 1 || db[d] == 1, InvalidArgument, label(info), ": batch dims of ",
-             a_shape.str(), " and ", b_shape.str(), " do not broadcast");
-    batch[d] = std::max(da[d], db[d]);
-  }
-  const int64_t batches = Shape(batch).numel();
-  for (int64_t i = 0; i < batches; ++i) {
-    int64_t rest = i, oa = 0, ob = 0, sa = 1, sb = 1;
-    for (size_t d = rank; d-- > 0;) {
-      const int64_t c = rest % batch[d];
-      rest /= batch[d];
-      if (da[d] != 1) oa += c * sa;
-      if (db[d] != 1) ob += c * sb;
-      sa *= da[d];
-      sb *= db[d];
-    }
-    p.offsets.push_back(int32_t(oa * p.m * p.k));
-    p.offsets.push_back(int32_t(ob * p.k * p.n));
+  const MatMulShape s = matmul_shape(a_shape, b_shape, label(info));
+  Product p{s.m, s.k, s.n, s.out, {}};
+  for (const std::array<int64_t, 2>& o : matmul_batch_offsets(s)) {
+    p.offsets.push_back(int32_t(o[0]));
+    p.offsets.push_back(int32_t(o[1]));
   }
   if (p.offsets.empty()) p.offsets = {0, 0};
-  std::vector<int64_t> out = batch;
-  if (!a_vector) out.push_back(p.m);
-  if (!b_vector) out.push_back(p.n);
-  p.out = Shape(out);
   checked_count32(info, a_shape.numel());
   checked_count32(info, b_shape.numel());
   checked_count32(info, p.out.numel());

@@ -13,7 +13,7 @@
 
 #include "backends/vulkan/kernels/op_args.h"
 #include "core/error.h"
-#include "passes/resize_geometry.h"
+#include "ops/resize_geometry.h"
 
 namespace vx::vk {
 namespace {

@@ -1,6 +1,6 @@
 #version 450
 // VARIANT fp16 -DFP16=1
-// vx.Attention (passes/fused_ops.h): Y = softmax(Q K^T * scale + Mask) V over the last axis, in one
+// vx.Attention (ops/fused_ops.h): Y = softmax(Q K^T * scale + Mask) V over the last axis, in one
 // dispatch, flash-attention style. One workgroup of 128 threads per (batch, block of 16 query rows)
 // walks the keys in tiles of 64 with an online softmax (running row max m and sum l, earlier
 // partial results rescaled by exp(m_old - m_new)), so Sk is unbounded and the scores never reach

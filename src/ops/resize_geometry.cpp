@@ -1,4 +1,4 @@
-#include "passes/resize_geometry.h"
+#include "ops/resize_geometry.h"
 
 #include <algorithm>
 #include <array>

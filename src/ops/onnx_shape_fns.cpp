@@ -1,15 +1,18 @@
 // Shape functions for the common ONNX ops (elementwise with broadcasting, unary, MatMul, Gemm,
-// Transpose, Reshape / Unsqueeze / Squeeze with constant operands, Flatten, Softmax, pooling,
-// normalisations, Gather, Cast, reductions) so that typical CNNs and transformers are planned with
-// every activation in the arena. Conv, MaxPool, Concat, Relu and Resize live in shape_inference.cpp.
-// A shape that depends on data computed at run time returns false: the executor allocates it then.
+// Conv and pooling, Resize, Concat, Transpose, Reshape / Unsqueeze / Squeeze with constant operands,
+// Flatten, Softmax, normalisations, Gather, Cast, reductions) and for vx.FusedConv, so that typical
+// CNNs and transformers are planned with every activation in the arena. A shape that depends on
+// data computed at run time returns false: the executor allocates it then.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "core/error.h"
-#include "formats/onnx_import.h"
-#include "passes/shape_inference.h"
-#include "passes/window_geometry.h"
+#include "ops/fused_ops.h"
+#include "ops/matmul_shape.h"
+#include "ops/onnx_dtype.h"
+#include "ops/shape_fn.h"
+#include "ops/window_geometry.h"
 
 namespace vx {
 namespace {
@@ -71,34 +74,16 @@ bool where_shape(const Node& node, Graph& graph) {
   return broadcast_shape(node, graph, in(node, graph, 1).dtype);
 }
 
-// Only output 0 (BatchNormalization's and Dropout's other outputs are training-mode extras).
-bool first_output_like_input(const Node& node, Graph& graph) {
-  const Value& x = in(node, graph, 0);
-  set_out(node, graph, 0, x.shape, x.dtype);
-  return true;
-}
-
 bool cast_shape(const Node& node, Graph& graph) {
-  std::optional<DType> to = dtype_from_onnx(int32_t(node.attrs.get_int("to", 0)));
+  std::optional<DType> to = dtype_from_onnx(node.attrs.get_int("to", 0));
   if (!to) return false;
   set_out(node, graph, 0, in(node, graph, 0).shape, *to);
   return true;
 }
 
-bool matmul_shape(const Node& node, Graph& graph) {
-  Shape a = in(node, graph, 0).shape, b = in(node, graph, 1).shape;
-  VX_CHECK(a.rank() >= 1 && b.rank() >= 1, InvalidArgument, what(node), ": scalar operands");
-  const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;
-  if (a_vector) a = Shape({1, a[0]});
-  if (b_vector) b = Shape({b[0], 1});
-  VX_CHECK(a[a.rank() - 1] == b[b.rank() - 2], InvalidArgument, what(node), ": inner extents of ",
-           in(node, graph, 0).shape.str(), " and ", in(node, graph, 1).shape.str(), " differ");
-  Shape batch = broadcast(node, Shape(std::vector<int64_t>(a.begin(), a.end() - 2)),
-                          Shape(std::vector<int64_t>(b.begin(), b.end() - 2)));
-  std::vector<int64_t> out = batch.dims();
-  if (!a_vector) out.push_back(a[a.rank() - 2]);
-  if (!b_vector) out.push_back(b[b.rank() - 1]);
-  set_out(node, graph, 0, Shape(out), in(node, graph, 0).dtype);
+bool matmul_op_shape(const Node& node, Graph& graph) {
+  const Value& a = in(node, graph, 0);
+  set_out(node, graph, 0, matmul_shape(a.shape, in(node, graph, 1).shape, what(node)).out, a.dtype);
   return true;
 }
 
@@ -217,6 +202,65 @@ bool squeeze_shape(const Node& node, Graph& graph) {
   return true;
 }
 
+// Conv output: [N, M, spatial...] from X [N, C, spatial...] and W [M, C/group, k...].
+Shape conv_output(const Node& node, const Shape& x, const Shape& w, int64_t channels_in) {
+  VX_CHECK(x.rank() >= 3 && w.rank() == x.rank(), InvalidArgument, what(node), ": input ", x.str(), " and weights ",
+           w.str(), " must be N,C,spatial... of the same rank");
+  const int64_t group = node.attrs.get_int("group", 1);
+  VX_CHECK(group >= 1 && channels_in % group == 0 && w[1] * group == channels_in && w[0] % group == 0,
+           InvalidArgument, what(node), ": ", channels_in, " input channels do not match weights ", w.str(),
+           " with group ", group);
+  std::vector<int64_t> spatial(x.begin() + 2, x.end()), k(w.begin() + 2, w.end());
+  WindowGeometry g = window_geometry(node.attrs, spatial, k, false, what(node));
+  std::vector<int64_t> out = {x[0], w[0]};
+  out.insert(out.end(), g.output.begin(), g.output.end());
+  return Shape(out);
+}
+
+bool conv_shape(const Node& node, Graph& graph) {
+  const Shape& x = in(node, graph, 0).shape;
+  const Shape& w = in(node, graph, 1).shape;
+  set_out(node, graph, 0, conv_output(node, x, w, x.rank() > 1 ? x[1] : -1), in(node, graph, 0).dtype);
+  return true;
+}
+
+bool fused_conv_shape(const Node& node, Graph& graph) {
+  const bool upsample_concat = node.attrs.get_int("upsample_concat", 0) != 0;
+  Shape x = in(node, graph, 0).shape;
+  size_t w_index = 1;
+  if (upsample_concat) {
+    const Shape& skip = in(node, graph, 1).shape;
+    VX_CHECK(x.rank() == 4 && skip.rank() == 4 && x[0] == skip[0] && x[2] * 2 == skip[2] && x[3] * 2 == skip[3],
+             InvalidArgument, what(node), ": upsample_concat needs X_low [N,C,H,W] and X_skip [N,C2,2H,2W], got ",
+             x.str(), " and ", skip.str());
+    x = Shape({skip[0], x[1] + skip[1], skip[2], skip[3]});
+    w_index = 2;
+  }
+  const Shape& w = in(node, graph, w_index).shape;
+  Shape y = conv_output(node, x, w, x[1]);
+  if (node.attrs.get_int("pool", 0) != 0) {
+    VX_CHECK(y.rank() == 4, InvalidArgument, what(node), ": pool needs a 2-D convolution");
+    y[2] /= 2;
+    y[3] /= 2;
+    VX_CHECK(y[2] > 0 && y[3] > 0, InvalidArgument, what(node), ": the convolution output is too small to pool");
+  }
+  set_out(node, graph, 0, y, in(node, graph, 0).dtype);
+  return true;
+}
+
+bool max_pool_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  VX_CHECK(x.shape.rank() >= 3, InvalidArgument, what(node), ": input ", x.shape.str(), " must be N,C,spatial...");
+  std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
+  VX_CHECK(node.attrs.has("kernel_shape"), InvalidArgument, what(node), ": kernel_shape is required");
+  WindowGeometry g = window_geometry(node.attrs, spatial, {}, node.attrs.get_int("ceil_mode", 0) != 0, what(node));
+  std::vector<int64_t> out = {x.shape[0], x.shape[1]};
+  out.insert(out.end(), g.output.begin(), g.output.end());
+  set_out(node, graph, 0, Shape(out), x.dtype);
+  if (node.outputs.size() > 1) set_out(node, graph, 1, Shape(out), DType::i64);  // Indices
+  return true;
+}
+
 bool average_pool_shape(const Node& node, Graph& graph) {
   const Value& x = in(node, graph, 0);
   VX_CHECK(x.shape.rank() >= 3, InvalidArgument, what(node), ": input ", x.shape.str(), " must be N,C,spatial...");
@@ -236,6 +280,55 @@ bool global_pool_shape(const Node& node, Graph& graph) {
   out[0] = x.shape[0];
   out[1] = x.shape[1];
   set_out(node, graph, 0, Shape(out), x.dtype);
+  return true;
+}
+
+// Resize (opset 10: X, scales; opset 11+: X, roi, scales, sizes). Only constant scales / sizes
+// give a shape at plan time.
+bool resize_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  ValueId scales_id = node.inputs.size() == 2 ? node.input(1) : node.input(2);
+  ValueId sizes_id = node.inputs.size() == 2 ? kNoValue : node.input(3);
+  std::vector<int64_t> out(x.shape.begin(), x.shape.end());
+  if (sizes_id != kNoValue && graph.value(sizes_id).is_constant() && graph.value(sizes_id).constant.numel() > 0) {
+    const Tensor& sizes = graph.value(sizes_id).constant;
+    VX_CHECK(size_t(sizes.numel()) == x.shape.rank(), InvalidArgument, what(node), ": ", sizes.numel(),
+             " sizes for an input of rank ", x.shape.rank());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = int64_t(sizes.get(int64_t(i)));
+  } else if (scales_id != kNoValue && graph.value(scales_id).is_constant() &&
+             graph.value(scales_id).constant.numel() > 0) {
+    const Tensor& scales = graph.value(scales_id).constant;
+    VX_CHECK(size_t(scales.numel()) == x.shape.rank(), InvalidArgument, what(node), ": ", scales.numel(),
+             " scales for an input of rank ", x.shape.rank());
+    // ONNX: output extent = floor(input extent * scale); float32 like the reference implementation.
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = int64_t(std::floor(double(x.shape[i]) * double(float(scales.get(int64_t(i))))));
+  } else {
+    return false;  // scales or sizes computed at run time
+  }
+  set_out(node, graph, 0, Shape(out), x.dtype);
+  return true;
+}
+
+bool concat_shape(const Node& node, Graph& graph) {
+  VX_CHECK(!node.inputs.empty(), InvalidArgument, what(node), ": no inputs");
+  Shape out = in(node, graph, 0).shape;
+  const int64_t rank = int64_t(out.rank());
+  int64_t axis = node.attrs.get_int("axis", 1);
+  if (axis < 0) axis += rank;
+  VX_CHECK(axis >= 0 && axis < rank, InvalidArgument, what(node), ": axis ", node.attrs.get_int("axis", 1),
+           " is out of range for rank ", rank);
+  for (size_t i = 1; i < node.inputs.size(); ++i) {
+    const Shape& s = in(node, graph, i).shape;
+    VX_CHECK(int64_t(s.rank()) == rank, InvalidArgument, what(node), ": input ", i, " has shape ", s.str(),
+             ", input 0 has ", out.str());
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        VX_CHECK(s[size_t(d)] == out[size_t(d)], InvalidArgument, what(node), ": input ", i, " has shape ", s.str(),
+                 ", input 0 has ", in(node, graph, 0).shape.str());
+    out[size_t(axis)] += s[size_t(axis)];
+  }
+  set_out(node, graph, 0, out, in(node, graph, 0).dtype);
   return true;
 }
 
@@ -315,8 +408,16 @@ bool shape_shape(const Node& node, Graph& graph) {
 
 }  // namespace
 
+// Only output 0 (BatchNormalization's and Dropout's other outputs are training-mode extras).
+bool same_shape_as_first_input(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  set_out(node, graph, 0, x.shape, x.dtype);
+  return true;
+}
+
 // Unary ops whose output has the input's shape and dtype.
-#define VX_SAME_SHAPE(tag, op) VX_REGISTER_SHAPE_FN(tag, op, first_output_like_input)
+#define VX_SAME_SHAPE(tag, op) VX_REGISTER_SHAPE_FN(tag, op, same_shape_as_first_input)
+VX_SAME_SHAPE(relu, "Relu");
 VX_SAME_SHAPE(sigmoid, "Sigmoid");
 VX_SAME_SHAPE(tanh, "Tanh");
 VX_SAME_SHAPE(exp, "Exp");
@@ -354,7 +455,7 @@ VX_REGISTER_SHAPE_FN(max, "Max", arithmetic_shape);
 VX_REGISTER_SHAPE_FN(min, "Min", arithmetic_shape);
 VX_REGISTER_SHAPE_FN(sum, "Sum", arithmetic_shape);
 VX_REGISTER_SHAPE_FN(mean, "Mean", arithmetic_shape);
-VX_REGISTER_SHAPE_FN(prelu, "PRelu", first_output_like_input);  // slope broadcasts to X (or legacy axis)
+VX_REGISTER_SHAPE_FN(prelu, "PRelu", same_shape_as_first_input);  // slope broadcasts to X (or legacy axis)
 VX_REGISTER_SHAPE_FN(equal, "Equal", comparison_shape);
 VX_REGISTER_SHAPE_FN(less, "Less", comparison_shape);
 VX_REGISTER_SHAPE_FN(greater, "Greater", comparison_shape);
@@ -365,16 +466,21 @@ VX_REGISTER_SHAPE_FN(or_op, "Or", comparison_shape);
 VX_REGISTER_SHAPE_FN(xor_op, "Xor", comparison_shape);
 VX_REGISTER_SHAPE_FN(where, "Where", where_shape);
 VX_REGISTER_SHAPE_FN(cast, "Cast", cast_shape);
-VX_REGISTER_SHAPE_FN(matmul, "MatMul", matmul_shape);
+VX_REGISTER_SHAPE_FN(matmul, "MatMul", matmul_op_shape);
 VX_REGISTER_SHAPE_FN(gemm, "Gemm", gemm_shape);
 VX_REGISTER_SHAPE_FN(transpose, "Transpose", transpose_shape);
 VX_REGISTER_SHAPE_FN(reshape, "Reshape", reshape_shape);
 VX_REGISTER_SHAPE_FN(flatten, "Flatten", flatten_shape);
 VX_REGISTER_SHAPE_FN(unsqueeze, "Unsqueeze", unsqueeze_shape);
 VX_REGISTER_SHAPE_FN(squeeze, "Squeeze", squeeze_shape);
+VX_REGISTER_SHAPE_FN(conv, "Conv", conv_shape);
+VX_REGISTER_SHAPE_FN(fused_conv, kFusedConv, fused_conv_shape);
+VX_REGISTER_SHAPE_FN(max_pool, "MaxPool", max_pool_shape);
 VX_REGISTER_SHAPE_FN(average_pool, "AveragePool", average_pool_shape);
 VX_REGISTER_SHAPE_FN(global_average_pool, "GlobalAveragePool", global_pool_shape);
 VX_REGISTER_SHAPE_FN(global_max_pool, "GlobalMaxPool", global_pool_shape);
+VX_REGISTER_SHAPE_FN(resize, "Resize", resize_shape);
+VX_REGISTER_SHAPE_FN(concat, "Concat", concat_shape);
 VX_REGISTER_SHAPE_FN(gather, "Gather", gather_shape);
 VX_REGISTER_SHAPE_FN(reduce_mean, "ReduceMean", reduce_shape);
 VX_REGISTER_SHAPE_FN(reduce_sum, "ReduceSum", reduce_shape);

@@ -1,4 +1,4 @@
-#include "passes/window_geometry.h"
+#include "ops/window_geometry.h"
 
 #include <algorithm>
 
