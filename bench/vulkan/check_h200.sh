@@ -13,7 +13,7 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 mkdir -p /tmp/vxlib /tmp/check
 tar -C /tmp -xJf .gl/onnx/vxlib.tar.xz
 tar -C /tmp/check -xJf .gl/check/payload.tar.xz
-export LD_LIBRARY_PATH=/tmp/vxlib VOLVOX_SHARED="$PWD/.gl/shared" VOLVOX_CLI=/tmp/check/volvox
+export LD_LIBRARY_PATH=/tmp/vxlib VOLVOX_SHARED="$PWD/.gl/shared" VOLVOX_CLI=/tmp/check/volvox VOLVOX_CUSTOM_OP_SPIRV_DIR=/tmp/check
 OUT="${OUT:-bench/out}"
 mkdir -p "$OUT"
 timeout 240 /tmp/check/test_parity \

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <dnnl.hpp>
+#include <new>
 
 #include "backends/cpu/fast/cpu_layout.h"
 #include "core/error.h"
@@ -14,6 +16,22 @@
 namespace vx::cpu {
 
 namespace {
+
+// Runs a kernel's preparation or its run for the node `where` names. vx::Errors get the node as
+// context; oneDNN's own exceptions (dnnl::error, e.g. "could not create a primitive") and failed
+// allocations become vx::Errors that name the node and say when memory ran out.
+template <class F>
+void with_node_context(const std::string& where, F&& f) {
+  try {
+    VX_WITH_CONTEXT(where, f());
+  } catch (const dnnl::error& e) {
+    if (e.status == dnnl_out_of_memory)
+      fail(ErrorCode::OutOfMemory, cat(where, ": out of memory: oneDNN could not allocate (", e.what(), ")"));
+    fail(ErrorCode::Internal, cat(where, ": oneDNN: ", e.what(), " (status ", int(e.status), ")"));
+  } catch (const std::bad_alloc&) {
+    fail(ErrorCode::OutOfMemory, cat(where, ": out of memory: an allocation failed"));
+  }
+}
 
 class ExecutionContext final : public KernelContext {
  public:
@@ -122,8 +140,8 @@ CpuExecutable::CpuExecutable(Plan plan, CpuOptions options) : plan_(std::move(pl
              " lies outside the arena of ", plan_.arena_bytes, " bytes");
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Node& node = g.nodes[size_t(plan_.steps[s].node)];
-    VX_WITH_CONTEXT(cat("preparing node '", node.name, "' (", node.op, ")"),
-                    kernels_[s] = entries[s]->create ? entries[s]->create(node, g) : entries[s]->run);
+    with_node_context(cat("preparing node '", node.name, "' (", node.op, ")"),
+                      [&] { kernels_[s] = entries[s]->create ? entries[s]->create(node, g) : entries[s]->run; });
   }
   // The last step reading each value; after it the value's tensor is dropped (arena views cost
   // nothing; run-time allocations are freed early).
@@ -190,7 +208,7 @@ void CpuExecutable::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
     const Node& node = g.nodes[size_t(plan_.steps[s].node)];
     ctx.set_step(node, plan_.steps[s]);
     const auto start = std::chrono::steady_clock::now();
-    VX_WITH_CONTEXT(cat("node '", node.name, "' (", node.op, ")"), kernels_[s](ctx));
+    with_node_context(cat("node '", node.name, "' (", node.op, ")"), [&] { kernels_[s](ctx); });
     if (profile) {
       const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
       profile->entries.push_back({node.name, node.op, plan_.steps[s].variant, ms.count()});
