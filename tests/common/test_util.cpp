@@ -84,6 +84,10 @@ Tensor random_int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype
   return t;
 }
 
+Tensor i64s(std::initializer_list<int64_t> values) {
+  return Tensor::from<int64_t>(Shape{int64_t(values.size())}, values);
+}
+
 Tensor iota(Shape shape, float start) {
   Tensor t(DType::f32, std::move(shape));
   for (int64_t i = 0; i < t.numel(); ++i) t.set(i, double(start) + double(i));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ Tensor random_tensor(Shape shape, uint64_t seed, float lo = -1.0f, float hi = 1.
 // Largest |a - b| over all elements (both converted to double); shapes must match.
 // Integers uniformly in [lo, hi] as `dtype`.
 Tensor random_int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype = DType::i64);
+// A 1-D int64 tensor of these values.
+Tensor i64s(std::initializer_list<int64_t> values);
 // f32 values start, start + 1, ... in row-major order.
 Tensor iota(Shape shape, float start);
 double max_abs_diff(const Tensor& a, const Tensor& b);

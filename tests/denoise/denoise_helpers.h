@@ -18,6 +18,9 @@ inline std::vector<std::byte> random_weights_blob(UNetVariant variant, int input
   return write_tza(make_random_unet_weights(variant, input_channels, seed));
 }
 
+// The Vulkan filter against the CPU filter at fp32, in max_rel_diff.
+inline constexpr double kFp32Tolerance = 1e-4;
+
 // max |a - b| / max(1, |a|) over the pixels: absolute for small values, relative for large HDR
 // ones; infinite when either has a NaN where the other does not match it.
 inline double max_rel_diff(const Image& a, const Image& b) {

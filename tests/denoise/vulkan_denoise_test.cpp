@@ -89,7 +89,7 @@ double peak_of(const Image& img) {
 
 // PSNR = 10 log10(peak^2 / MSE), peak = max |reference| (test::psnr_db).
 constexpr double kMinFp16PsnrDb = 55.0;
-constexpr double kFp32Tolerance = 1e-4;
+using test::kFp32Tolerance;
 
 class VulkanDenoise : public ::testing::Test {
  protected:

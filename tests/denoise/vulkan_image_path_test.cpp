@@ -24,7 +24,7 @@ using test::max_rel_diff;
 using denoise::ImageView;
 using denoise::PixelType;
 
-constexpr double kFp32Tolerance = 1e-4;  // as the existing Vulkan-vs-CPU tests
+using test::kFp32Tolerance;
 constexpr double kHostileFp32Tolerance = 5e-4;  // images with 1e6 and NaN pixels (see the test)
 
 // An image in caller-chosen layout, and a float copy of its pixels for the CPU filter.

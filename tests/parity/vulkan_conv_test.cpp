@@ -109,12 +109,12 @@ void expect_close(const Tensor& got, const Tensor& ref, Precision p, const std::
   EXPECT_LE(err, tol) << what << ": max abs error " << err;
 }
 
-struct Case {
+struct UNetConvCase {
   int cin, cout, h, w;
   bool relu, pool;
 };
 
-ConvDesc desc_of(const Case& c) {
+ConvDesc desc_of(const UNetConvCase& c) {
   ConvDesc d;
   d.height = c.h;
   d.width = c.w;
@@ -125,7 +125,7 @@ ConvDesc desc_of(const Case& c) {
   return d;
 }
 
-const Case kCases[] = {
+const UNetConvCase kCases[] = {
     {3, 5, 1, 1, true, false},   {5, 9, 17, 5, true, true},  {9, 17, 31, 33, false, false},
     {17, 3, 5, 17, true, true},  {17, 9, 31, 33, true, true}, {4, 8, 2, 3, true, false},
 };
@@ -135,7 +135,7 @@ using Param = std::tuple<std::string, Precision>;
 class VulkanConvKernels : public VulkanParity, public ::testing::WithParamInterface<Param> {};
 
 // One fused conv with `kernel` against the CPU reference.
-void check_single_conv(VulkanContext& ctx, const std::string& kernel, Precision precision, const Case& c,
+void check_single_conv(VulkanContext& ctx, const std::string& kernel, Precision precision, const UNetConvCase& c,
                        uint64_t seed) {
   ConvSpec conv = make_conv("conv", c.cin, c.cout, c.relu, c.pool, seed);
   Graph g;
@@ -157,7 +157,7 @@ void check_single_conv(VulkanContext& ctx, const std::string& kernel, Precision 
 TEST_P(VulkanConvKernels, SingleConvMatchesCpu) {
   auto [kernel, precision] = GetParam();
   uint64_t seed = 100;
-  for (const Case& c : kCases) check_single_conv(*ctx_, kernel, precision, c, seed += 7);
+  for (const UNetConvCase& c : kCases) check_single_conv(*ctx_, kernel, precision, c, seed += 7);
 }
 
 // upsample_concat needs two activations: a pool conv makes the low-resolution one from the input,
@@ -210,7 +210,7 @@ TEST_P(VulkanConvKernels, UpsampleConcatMatchesCpu) {
 // sizes and channel counts, against the CPU reference.
 TEST_F(VulkanParity, EveryCoopmatVariantMatchesCpu) {
   if (!ctx_->coopmat_enabled()) GTEST_SKIP() << "the device has no fp16 cooperative matrices (lavapipe has none)";
-  const Case singles[] = {{9, 17, 31, 33, false, false}, {17, 9, 30, 34, true, true}, {40, 50, 18, 46, true, false},
+  const UNetConvCase singles[] = {{9, 17, 31, 33, false, false}, {17, 9, 30, 34, true, true}, {40, 50, 18, 46, true, false},
                             {33, 3, 20, 36, false, false}, {48, 100, 10, 18, true, false}};
   const UpCase upcats[] = {{9, 35, 40, 34, 66}, {19, 17, 100, 18, 30}};
   int ran = 0;
@@ -220,7 +220,7 @@ TEST_F(VulkanParity, EveryCoopmatVariantMatchesCpu) {
     const std::string name = variant_name(variant);
     if (name.rfind("coopmat", 0) != 0) continue;  // direct and tiled: VulkanConvKernels
     for (Precision precision : {Precision::fp16, Precision::fp32}) {
-      for (const Case& c : singles) {
+      for (const UNetConvCase& c : singles) {
         if (!variant_supports(variant, desc_of(c), precision, true)) continue;
         check_single_conv(*ctx_, name, precision, c, seed += 7);
         ++ran;

@@ -21,14 +21,7 @@ using vk::Precision;
 
 class VulkanEltwise : public VulkanOpTest {};
 
-Tensor ints(Shape shape, uint64_t seed, int lo, int hi, DType dtype = DType::i32) {
-  Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
-  Tensor t(dtype, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(f.get(i)));
-  return t;
-}
-
-Tensor bools(Shape shape, uint64_t seed) { return ints(shape, seed, 0, 1, DType::boolean); }
+Tensor bools(Shape shape, uint64_t seed) { return test::random_int_tensor(shape, seed, 0, 1, DType::boolean); }
 
 TEST_F(VulkanEltwise, AddBroadcastsAtOddShapes) {
   const std::vector<std::pair<Shape, Shape>> shapes = {
@@ -61,7 +54,7 @@ TEST_F(VulkanEltwise, BinaryFloatOps) {
 TEST_F(VulkanEltwise, ModFollowsTheDivisorsSign) {
   Tensor a = random_tensor(Shape{4, 9}, 21, -10, 10), b = random_tensor(Shape{9}, 22, -4, 4);
   expect_matches_cpu(single_node("Mod", {input(a), input(b)}), Precision::fp32);
-  Tensor ia = ints(Shape{4, 9}, 23, -20, 20), ib = ints(Shape{9}, 24, -5, 5);
+  Tensor ia = test::random_int_tensor(Shape{4, 9}, 23, -20, 20, DType::i32), ib = test::random_int_tensor(Shape{9}, 24, -5, 5, DType::i32);
   for (Attributes attrs : {Attributes{}, [] { Attributes x; x.set("fmod", int64_t(1)); return x; }()})
     expect_matches_cpu(single_node("Mod", {input(ia), input(ib)}, 1, attrs), Precision::fp32);
 }
@@ -70,14 +63,14 @@ TEST_F(VulkanEltwise, PowWithNegativeBasesAndIntegerExponents) {
   Tensor a = random_tensor(Shape{3, 4}, 31, -3, 3);
   Tensor e = Tensor::from<float>({4}, {2.0f, 3.0f, -1.0f, 0.0f});
   expect_matches_cpu(single_node("Pow", {input(a), input(e)}), Precision::fp32);
-  expect_matches_cpu(single_node("Pow", {input(a), input(ints(Shape{4}, 32, -2, 3))}), Precision::fp32, {-1, -1}, false,
+  expect_matches_cpu(single_node("Pow", {input(a), input(test::random_int_tensor(Shape{4}, 32, -2, 3, DType::i32))}), Precision::fp32, {-1, -1}, false,
                      "Pow float^int");
-  expect_matches_cpu(single_node("Pow", {input(ints(Shape{3, 4}, 33, -4, 4)), input(ints(Shape{4}, 34, 0, 4))}),
+  expect_matches_cpu(single_node("Pow", {input(test::random_int_tensor(Shape{3, 4}, 33, -4, 4, DType::i32)), input(test::random_int_tensor(Shape{4}, 34, 0, 4, DType::i32))}),
                      Precision::fp32, {-1, -1}, false, "Pow int^int");
 }
 
 TEST_F(VulkanEltwise, IntegerArithmeticIsExact) {
-  Tensor a = ints(Shape{2, 3, 5}, 41, -1000, 1000), b = ints(Shape{3, 1}, 42, -9, 9);
+  Tensor a = test::random_int_tensor(Shape{2, 3, 5}, 41, -1000, 1000, DType::i32), b = test::random_int_tensor(Shape{3, 1}, 42, -9, 9, DType::i32);
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Min", "Max"}) {
     expect_matches_cpu(single_node(op, {input(a), input(b)}), Precision::fp32);
     // int64 arithmetic on host inputs is a shape computation: on the CPU by design, still correct.
@@ -85,13 +78,13 @@ TEST_F(VulkanEltwise, IntegerArithmeticIsExact) {
                        true, cat(op, " i64"));
   }
   // uint8 wraps at 8 bits.
-  Tensor u = ints(Shape{17}, 43, 0, 255, DType::u8), v = ints(Shape{17}, 44, 0, 255, DType::u8);
+  Tensor u = test::random_int_tensor(Shape{17}, 43, 0, 255, DType::u8), v = test::random_int_tensor(Shape{17}, 44, 0, 255, DType::u8);
   for (const char* op : {"Add", "Sub", "Mul"}) expect_matches_cpu(single_node(op, {input(u), input(v)}), Precision::fp32);
 }
 
 TEST_F(VulkanEltwise, ComparisonsAndLogic) {
   Tensor a = random_tensor(Shape{2, 3, 4}, 51, -2, 2), b = random_tensor(Shape{3, 1}, 52, -2, 2);
-  Tensor ia = ints(Shape{2, 3, 4}, 53, -3, 3), ib = ints(Shape{4}, 54, -3, 3);
+  Tensor ia = test::random_int_tensor(Shape{2, 3, 4}, 53, -3, 3, DType::i32), ib = test::random_int_tensor(Shape{4}, 54, -3, 3, DType::i32);
   for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
     for (Precision p : {Precision::fp32, Precision::fp16}) expect_matches_cpu(single_node(op, {input(a), input(b)}), p);
     expect_matches_cpu(single_node(op, {input(ia), input(ib)}), Precision::fp32, {-1, -1}, false, cat(op, " int"));
@@ -117,8 +110,8 @@ TEST_F(VulkanEltwise, WhereBroadcastsThreeWays) {
     expect_matches_cpu(single_node("Where", {input(bools(Shape{1, 3, 1, 7}, 71)), input(random_tensor(Shape{5, 1}, 72)),
                                              input(random_tensor(Shape{2, 1, 1, 1}, 73))}),
                        p);
-  expect_matches_cpu(single_node("Where", {input(bools(Shape{4}, 74)), input(ints(Shape{4}, 75, -9, 9)),
-                                           input(ints(Shape{}, 76, -9, 9))}),
+  expect_matches_cpu(single_node("Where", {input(bools(Shape{4}, 74)), input(test::random_int_tensor(Shape{4}, 75, -9, 9, DType::i32)),
+                                           input(test::random_int_tensor(Shape{}, 76, -9, 9, DType::i32))}),
                      Precision::fp32, {-1, -1}, false, "Where int32");
 }
 
@@ -166,7 +159,7 @@ TEST_F(VulkanEltwise, UnaryOps) {
                      {-1, -1}, false, "Gelu tanh");
   // Integer unary ops.
   for (const char* op : {"Neg", "Abs", "Sign"})
-    expect_matches_cpu(single_node(op, {input(ints(Shape{4, 5}, seed++, -9, 9))}), Precision::fp32, {-1, -1}, false,
+    expect_matches_cpu(single_node(op, {input(test::random_int_tensor(Shape{4, 5}, seed++, -9, 9, DType::i32))}), Precision::fp32, {-1, -1}, false,
                        cat(op, " int"));
   // Scalars and rank 1.
   expect_matches_cpu(single_node("Exp", {input(Tensor::from<float>({}, {0.5f}))}), Precision::fp32, {-1, -1}, false, "Exp scalar");
@@ -185,7 +178,7 @@ TEST_F(VulkanEltwise, ClipWithAttributesConstantsAndRuntimeBounds) {
     expect_matches_cpu(single_node("Clip", {input(x), input(Tensor::from<float>({}, {-0.5f})),
                                             input(Tensor::from<float>({}, {1.0f}))}),
                        p, {-1, -1}, false, "Clip runtime bounds");
-  expect_matches_cpu(single_node("Clip", {input(ints(Shape{11}, 82, -9, 9)), constant(Tensor::from<int32_t>({}, {-3})),
+  expect_matches_cpu(single_node("Clip", {input(test::random_int_tensor(Shape{11}, 82, -9, 9, DType::i32)), constant(Tensor::from<int32_t>({}, {-3})),
                                           constant(Tensor::from<int32_t>({}, {4}))}),
                      Precision::fp32, {-1, -1}, false, "Clip int");
 }
@@ -203,7 +196,7 @@ TEST_F(VulkanEltwise, CastBetweenFloatsIntsAndBools) {
   }
   Attributes to_float;
   to_float.set("to", int64_t(1));
-  expect_matches_cpu(single_node("Cast", {input(ints(Shape{9}, 92, -50, 50, DType::i64))}, 1, to_float), Precision::fp32,
+  expect_matches_cpu(single_node("Cast", {input(test::random_int_tensor(Shape{9}, 92, -50, 50, DType::i64))}, 1, to_float), Precision::fp32,
                      {-1, -1}, false, "Cast i64 -> f32");
   expect_matches_cpu(single_node("Cast", {input(bools(Shape{9}, 93))}, 1, to_float), Precision::fp16, {-1, -1}, false,
                      "Cast bool -> f32 at fp16");

@@ -30,29 +30,28 @@ using test::NodeInput;
 
 using test::ScopedEnv;
 
-Tensor rnd(Shape s, uint64_t seed, float lo = -1.0f, float hi = 1.0f) { return test::random_tensor(std::move(s), seed, lo, hi); }
 
-struct Case {
+struct GemmCase {
   std::string op;
   std::vector<NodeInput> inputs;
   Attributes attrs;
   std::string domain;
 };
 
-Case matmul(Tensor a, Tensor b, bool b_constant = true) {
+GemmCase matmul(Tensor a, Tensor b, bool b_constant = true) {
   return {"MatMul", {test::input(std::move(a)), b_constant ? test::constant(std::move(b)) : test::input(std::move(b))}, {}, ""};
 }
 
-Case fused(Tensor a, Tensor b, std::optional<Tensor> bias, const std::string& act, bool bias_constant = true) {
-  Case c{kFusedMatMul, {test::input(std::move(a)), test::constant(std::move(b))}, {}, ""};
+GemmCase fused(Tensor a, Tensor b, std::optional<Tensor> bias, const std::string& act, bool bias_constant = true) {
+  GemmCase c{kFusedMatMul, {test::input(std::move(a)), test::constant(std::move(b))}, {}, ""};
   if (bias) c.inputs.push_back(bias_constant ? test::constant(*bias) : test::input(*bias));
   c.attrs.set("activation", act);
   return c;
 }
 
 // vx.MatMulInt8W: Y = act(A (Wq * scales) + bias), Wq int8 [K, N], scales [N].
-Case int8w(Tensor a, Tensor wq, Tensor scales, std::optional<Tensor> bias, const std::string& act) {
-  Case c{kMatMulInt8W, {test::input(std::move(a)), test::constant(std::move(wq)), test::constant(std::move(scales))}, {}, ""};
+GemmCase int8w(Tensor a, Tensor wq, Tensor scales, std::optional<Tensor> bias, const std::string& act) {
+  GemmCase c{kMatMulInt8W, {test::input(std::move(a)), test::constant(std::move(wq)), test::constant(std::move(scales))}, {}, ""};
   if (bias) c.inputs.push_back(test::constant(*bias));
   c.attrs.set("activation", act);
   return c;
@@ -70,7 +69,7 @@ Tensor int8_weights(Shape s, uint64_t seed) {
 class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterface<Precision> {
  protected:
   // Random inputs, each from the next seed.
-  Tensor r(Shape s, float lo = -1.0f, float hi = 1.0f) { return rnd(std::move(s), seed_++, lo, hi); }
+  Tensor r(Shape s, float lo = -1.0f, float hi = 1.0f) { return test::random_tensor(std::move(s), seed_++, lo, hi); }
   uint64_t seed_ = 300;
 
   void SetUp() override {
@@ -81,7 +80,7 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
 
   // Runs `c` on the GPU (the node must be placed there, with a variant containing `variant` when
   // given) and compares with the CPU reference.
-  void check(const Case& c, const std::string& what, const std::string& variant = "") {
+  void check(const GemmCase& c, const std::string& what, const std::string& variant = "") {
     const Precision precision = GetParam();
     std::vector<NodeInput> inputs = c.inputs;
     if (precision == Precision::fp16)
@@ -174,9 +173,9 @@ TEST_P(VulkanGemm, SimtEpilogues) { check_epilogues("simt", "@simt128x64"); }
 // Products with at least 128 tiles of 128 x 128 take the 128 x 128 SIMT tile.
 TEST_P(VulkanGemm, SimtLargeTiles) {
   ScopedEnv gemm("VOLVOX_VK_GEMM", "simt");
-  check(matmul(rnd(Shape{128, 130, 9}, 500), rnd(Shape{128, 9, 131}, 501), false), "simt 128 batches of 130x9x131",
+  check(matmul(test::random_tensor(Shape{128, 130, 9}, 500), test::random_tensor(Shape{128, 9, 131}, 501), false), "simt 128 batches of 130x9x131",
         "@simt128x128");
-  check(fused(rnd(Shape{64, 140, 24}, 502), rnd(Shape{24, 260}, 503), rnd(Shape{260}, 504), "gelu_tanh"),
+  check(fused(test::random_tensor(Shape{64, 140, 24}, 502), test::random_tensor(Shape{24, 260}, 503), test::random_tensor(Shape{260}, 504), "gelu_tanh"),
         "simt FusedMatMul 64 batches of 140x24x260", "@simt128x128");
 }
 
@@ -187,10 +186,10 @@ TEST_P(VulkanGemm, AutomaticChoice) {
   ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
   const bool tensor_cores = GetParam() == Precision::fp16 && ctx().coopmat_enabled();
   const bool big_shared = ctx().info().max_shared_memory >= 32768;
-  check(matmul(rnd(Shape{5, 40}, 510), rnd(Shape{40, 33}, 511)), "auto 5x40x33", tensor_cores ? "@staged64x128" : "tiled+vecA");
-  check(matmul(rnd(Shape{96, 64}, 514), rnd(Shape{64, 48}, 515)), "auto 96x64x48",
+  check(matmul(test::random_tensor(Shape{5, 40}, 510), test::random_tensor(Shape{40, 33}, 511)), "auto 5x40x33", tensor_cores ? "@staged64x128" : "tiled+vecA");
+  check(matmul(test::random_tensor(Shape{96, 64}, 514), test::random_tensor(Shape{64, 48}, 515)), "auto 96x64x48",
         tensor_cores ? "@staged64x128" : "tiled+vecA+vecB");
-  check(matmul(rnd(Shape{1024, 8}, 516), rnd(Shape{8, 2048}, 517)), "auto 1024x8x2048",
+  check(matmul(test::random_tensor(Shape{1024, 8}, 516), test::random_tensor(Shape{8, 2048}, 517)), "auto 1024x8x2048",
         tensor_cores ? "@staged64x128" : big_shared ? "@simt128x128" : "tiled+vecA+vecB");
 }
 
@@ -237,7 +236,7 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
 // broadcast along rows, columns and batches, runtime and constant, with and without bias, the
 // activation after the residual, through every SIMT kernel with and without split K.
 TEST_P(VulkanGemm, FusedMatMulResidual) {
-  auto with_residual = [](Case c, Tensor residual, bool constant = false) {
+  auto with_residual = [](GemmCase c, Tensor residual, bool constant = false) {
     if (c.inputs.size() < 3) c.inputs.push_back(test::omitted());
     c.inputs.push_back(constant ? test::constant(std::move(residual)) : test::input(std::move(residual)));
     return c;

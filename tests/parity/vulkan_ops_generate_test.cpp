@@ -18,13 +18,6 @@ using vk::Precision;
 
 class VulkanGenerate : public VulkanOpTest {};
 
-Tensor int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype = DType::i64) {
-  Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
-  Tensor t(dtype, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(f.get(i)));
-  return t;
-}
-
 TEST_F(VulkanGenerate, ConstantOfShapeFloatAndInt) {
   Attributes a;
   a.set("value", Tensor::from<float>({1}, {2.5f}));
@@ -66,7 +59,7 @@ TEST_F(VulkanGenerate, Windows) {
 }
 
 TEST_F(VulkanGenerate, OneHotAxesIndexTypesAndNegativeIndices) {
-  Tensor idx = int_tensor(Shape{2, 3}, 2, -5, 6);
+  Tensor idx = test::random_int_tensor(Shape{2, 3}, 2, -5, 6);
   Tensor fidx = random_tensor(Shape{4}, 3, -3.9f, 7.9f);
   for (int64_t axis : {-1, 0, 1, 2}) {
     Attributes a;
@@ -95,7 +88,7 @@ TEST_F(VulkanGenerate, TriluUpperLowerWithK) {
         expect_matches_cpu(single_node("Trilu", {input(x), input(Tensor::from<int64_t>({}, {k}))}, 1, a, 14), p,
                            {-1, -1}, false, cat("Trilu upper=", upper, " k=", k));
     }
-  expect_matches_cpu(single_node("Trilu", {input(int_tensor(Shape{4, 6}, 5, -9, 9, DType::i32))}, 1, {}, 14),
+  expect_matches_cpu(single_node("Trilu", {input(test::random_int_tensor(Shape{4, 6}, 5, -9, 9, DType::i32))}, 1, {}, 14),
                      Precision::fp32, {-1, -1}, false, "Trilu int32 without k");
 }
 

@@ -99,7 +99,6 @@ class VulkanMathOps : public test::VulkanOpTest, public ::testing::WithParamInte
   }
 };
 
-Tensor rnd(Shape s, uint64_t seed, float lo = -1.0f, float hi = 1.0f) { return test::random_tensor(std::move(s), seed, lo, hi); }
 
 using test::ScopedEnv;
 
@@ -118,7 +117,7 @@ TEST_P(VulkanMathOps, MatMul) {
   };
   uint64_t seed = 1;
   for (const Case& c : cases) {
-    OneNode n{"MatMul", {}, {{rnd(c.a, seed++)}, {rnd(c.b, seed++), c.b_constant}}};
+    OneNode n{"MatMul", {}, {{test::random_tensor(c.a, seed++)}, {test::random_tensor(c.b, seed++), c.b_constant}}};
     check(n, cat("MatMul ", c.a.str(), " x ", c.b.str(), c.b_constant ? " (constant B)" : ""));
   }
 }
@@ -147,8 +146,8 @@ TEST_P(VulkanMathOps, Gemm) {
     a.set("alpha", c.alpha);
     a.set("beta", c.beta);
     Shape as = c.ta ? Shape{c.k, c.m} : Shape{c.m, c.k}, bs = c.tb ? Shape{c.n, c.k} : Shape{c.k, c.n};
-    OneNode n{"Gemm", a, {{rnd(as, seed++)}, {rnd(bs, seed++), c.b_constant}}};
-    if (c.c_present) n.inputs.push_back({rnd(c.c, seed++), c.c_constant});
+    OneNode n{"Gemm", a, {{test::random_tensor(as, seed++)}, {test::random_tensor(bs, seed++), c.b_constant}}};
+    if (c.c_present) n.inputs.push_back({test::random_tensor(c.c, seed++), c.c_constant});
     check(n, cat("Gemm ", c.m, "x", c.k, "x", c.n, c.ta ? " transA" : "", c.tb ? " transB" : "", " C ",
                  c.c_present ? c.c.str() : "none"));
   }
@@ -157,22 +156,22 @@ TEST_P(VulkanMathOps, Gemm) {
 // Shapes whose rows allow 16-byte staging loads of A and / or B (8 fp16 or 4 fp32 values).
 TEST_P(VulkanMathOps, VectorLoads) {
   uint64_t seed = 170;
-  check(OneNode{"MatMul", {}, {{rnd(Shape{70, 32}, seed++)}, {rnd(Shape{32, 72}, seed++)}}}, "MatMul aligned",
+  check(OneNode{"MatMul", {}, {{test::random_tensor(Shape{70, 32}, seed++)}, {test::random_tensor(Shape{32, 72}, seed++)}}}, "MatMul aligned",
         "tiled+vecA+vecB");
-  check(OneNode{"MatMul", {}, {{rnd(Shape{3, 1, 9, 16}, seed++)}, {rnd(Shape{4, 16, 24}, seed++), true}}},
+  check(OneNode{"MatMul", {}, {{test::random_tensor(Shape{3, 1, 9, 16}, seed++)}, {test::random_tensor(Shape{4, 16, 24}, seed++), true}}},
         "MatMul aligned batches", "tiled+vecA+vecB");
-  check(OneNode{"MatMul", {}, {{rnd(Shape{5, 48}, seed++)}, {rnd(Shape{48, 13}, seed++)}}}, "MatMul aligned A", "tiled+vecA");
-  check(OneNode{"MatMul", {}, {{rnd(Shape{5, 13}, seed++)}, {rnd(Shape{13, 40}, seed++), true}}}, "MatMul aligned B",
+  check(OneNode{"MatMul", {}, {{test::random_tensor(Shape{5, 48}, seed++)}, {test::random_tensor(Shape{48, 13}, seed++)}}}, "MatMul aligned A", "tiled+vecA");
+  check(OneNode{"MatMul", {}, {{test::random_tensor(Shape{5, 13}, seed++)}, {test::random_tensor(Shape{13, 40}, seed++), true}}}, "MatMul aligned B",
         "tiled+vecB");
   ScopedEnv conv("VOLVOX_VK_CONV", "gemm");
-  check(OneNode{"Conv", {}, {{rnd(Shape{1, 16, 4, 6}, seed++)}, {rnd(Shape{9, 16, 1, 1}, seed++), true}, {rnd(Shape{9}, seed++), true}}},
+  check(OneNode{"Conv", {}, {{test::random_tensor(Shape{1, 16, 4, 6}, seed++)}, {test::random_tensor(Shape{9, 16, 1, 1}, seed++), true}, {test::random_tensor(Shape{9}, seed++), true}}},
         "pointwise Conv aligned", "gemm1x1_tiled+vecA+vecB");
   Attributes a;
   a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  check(OneNode{"Conv", a, {{rnd(Shape{2, 8, 5, 7}, seed++)}, {rnd(Shape{11, 8, 3, 3}, seed++), true}}}, "3x3 Conv aligned",
+  check(OneNode{"Conv", a, {{test::random_tensor(Shape{2, 8, 5, 7}, seed++)}, {test::random_tensor(Shape{11, 8, 3, 3}, seed++), true}}}, "3x3 Conv aligned",
         "gemm_tiled+vecA");
   ScopedEnv split("VOLVOX_VK_SPLITK", "3");
-  check(OneNode{"MatMul", {}, {{rnd(Shape{5, 256}, seed++)}, {rnd(Shape{256, 24}, seed++), true}}}, "MatMul aligned split K",
+  check(OneNode{"MatMul", {}, {{test::random_tensor(Shape{5, 256}, seed++)}, {test::random_tensor(Shape{256, 24}, seed++), true}}}, "MatMul aligned split K",
         "tiled_splitk3+vecA+vecB");
 }
 
@@ -180,21 +179,21 @@ TEST_P(VulkanMathOps, VectorLoads) {
 TEST_P(VulkanMathOps, SplitK) {
   ScopedEnv env("VOLVOX_VK_SPLITK", "3");
   uint64_t seed = 150;
-  check(OneNode{"MatMul", {}, {{rnd(Shape{3, 1, 7, 90}, seed++)}, {rnd(Shape{4, 90, 11}, seed++)}}}, "MatMul split K",
+  check(OneNode{"MatMul", {}, {{test::random_tensor(Shape{3, 1, 7, 90}, seed++)}, {test::random_tensor(Shape{4, 90, 11}, seed++)}}}, "MatMul split K",
         "tiled_splitk3");
   Attributes a;
   a.set("transB", int64_t(1));
   a.set("alpha", 0.5f);
-  check(OneNode{"Gemm", a, {{rnd(Shape{5, 200}, seed++)}, {rnd(Shape{9, 200}, seed++), true}, {rnd(Shape{9}, seed++), true}}},
+  check(OneNode{"Gemm", a, {{test::random_tensor(Shape{5, 200}, seed++)}, {test::random_tensor(Shape{9, 200}, seed++), true}, {test::random_tensor(Shape{9}, seed++), true}}},
         "Gemm split K", "tiled_splitk3");
   ScopedEnv conv("VOLVOX_VK_CONV", "gemm");
   Attributes c;
   c.set("pads", std::vector<int64_t>{1, 1, 1, 1});
   c.set("relu", int64_t(1));
-  check(OneNode{kFusedConv, c, {{rnd(Shape{2, 24, 5, 6}, seed++)}, {rnd(Shape{7, 24, 3, 3}, seed++), true}, {rnd(Shape{7}, seed++), true}}},
+  check(OneNode{kFusedConv, c, {{test::random_tensor(Shape{2, 24, 5, 6}, seed++)}, {test::random_tensor(Shape{7, 24, 3, 3}, seed++), true}, {test::random_tensor(Shape{7}, seed++), true}}},
         "vx.FusedConv split K", "gemm_tiled_splitk3");
   c.set("pool", int64_t(1));  // two scratch buffers: the conv output before the pool, the partial sums
-  check(OneNode{kFusedConv, c, {{rnd(Shape{1, 24, 6, 7}, seed++)}, {rnd(Shape{5, 24, 3, 3}, seed++), true}, {rnd(Shape{5}, seed++), true}}},
+  check(OneNode{kFusedConv, c, {{test::random_tensor(Shape{1, 24, 6, 7}, seed++)}, {test::random_tensor(Shape{5, 24, 3, 3}, seed++), true}, {test::random_tensor(Shape{5}, seed++), true}}},
         "vx.FusedConv pool split K", "gemm_tiled_splitk3");
 }
 
@@ -238,8 +237,8 @@ TEST_P(VulkanMathOps, Conv) {
     ScopedEnv env("VOLVOX_VK_CONV", mode);
     for (const ConvCase& c : kConvCases)
       for (bool constant_w : {true, false}) {
-        OneNode n{"Conv", conv_attrs(c), {{rnd(c.x, seed++)}, {rnd(c.w, seed++, -0.5f, 0.5f), constant_w}}};
-        if (c.bias) n.inputs.push_back({rnd(Shape{c.w[0]}, seed++), constant_w});
+        OneNode n{"Conv", conv_attrs(c), {{test::random_tensor(c.x, seed++)}, {test::random_tensor(c.w, seed++, -0.5f, 0.5f), constant_w}}};
+        if (c.bias) n.inputs.push_back({test::random_tensor(Shape{c.w[0]}, seed++), constant_w});
         std::string expect = std::string(mode) == "auto" ? "" : mode;
         check(n, cat("Conv ", mode, " x ", c.x.str(), " w ", c.w.str(), " group ", c.group, " ", c.auto_pad,
                      constant_w ? " constant W" : " W input"), expect);
@@ -254,8 +253,8 @@ TEST_P(VulkanMathOps, FusedConvReluPool) {
     a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
     a.set("relu", int64_t(1));
     a.set("pool", int64_t(pool));
-    OneNode n{kFusedConv, a, {{rnd(Shape{1, 5, 9, 11}, seed++)}, {rnd(Shape{6, 5, 3, 3}, seed++), true},
-                              {rnd(Shape{6}, seed++), true}}};
+    OneNode n{kFusedConv, a, {{test::random_tensor(Shape{1, 5, 9, 11}, seed++)}, {test::random_tensor(Shape{6, 5, 3, 3}, seed++), true},
+                              {test::random_tensor(Shape{6}, seed++), true}}};
     check(n, cat("vx.FusedConv relu", pool ? " pool" : ""));
   }
 }
@@ -287,8 +286,8 @@ TEST_P(VulkanMathOps, ConvTranspose) {
   uint64_t seed = 400;
   for (const Case& c : cases)
     for (bool constant_w : {true, false}) {
-      OneNode n{"ConvTranspose", c.a, {{rnd(c.x, seed++)}, {rnd(c.w, seed++), constant_w}}};
-      if (c.bias) n.inputs.push_back({rnd(Shape{c.w[1] * c.a.get_int("group", 1)}, seed++), constant_w});
+      OneNode n{"ConvTranspose", c.a, {{test::random_tensor(c.x, seed++)}, {test::random_tensor(c.w, seed++), constant_w}}};
+      if (c.bias) n.inputs.push_back({test::random_tensor(Shape{c.w[1] * c.a.get_int("group", 1)}, seed++), constant_w});
       check(n, cat("ConvTranspose x ", c.x.str(), " w ", c.w.str(), constant_w ? " constant W" : " W input"));
     }
 }
@@ -302,31 +301,31 @@ TEST_P(VulkanMathOps, CooperativeMatrix) {
   for (const std::string kernel : {"coopmat", "coopmat128"}) {
     ScopedEnv gemm("VOLVOX_VK_GEMM", kernel.c_str());
     uint64_t seed = 190;
-    check(OneNode{"MatMul", {}, {{rnd(Shape{1, 17}, seed++)}, {rnd(Shape{17, 5}, seed++)}}}, kernel + " MatMul tiny", kernel);
-    check(OneNode{"MatMul", {}, {{rnd(Shape{70, 33}, seed++)}, {rnd(Shape{33, 65}, seed++)}}}, kernel + " MatMul odd", kernel);
-    check(OneNode{"MatMul", {}, {{rnd(Shape{3, 1, 150, 40}, seed++)}, {rnd(Shape{4, 40, 136}, seed++), true}}},
+    check(OneNode{"MatMul", {}, {{test::random_tensor(Shape{1, 17}, seed++)}, {test::random_tensor(Shape{17, 5}, seed++)}}}, kernel + " MatMul tiny", kernel);
+    check(OneNode{"MatMul", {}, {{test::random_tensor(Shape{70, 33}, seed++)}, {test::random_tensor(Shape{33, 65}, seed++)}}}, kernel + " MatMul odd", kernel);
+    check(OneNode{"MatMul", {}, {{test::random_tensor(Shape{3, 1, 150, 40}, seed++)}, {test::random_tensor(Shape{4, 40, 136}, seed++), true}}},
           kernel + " MatMul batched, vector loads", kernel + "+vecA+vecB");
-    check(OneNode{"MatMul", {}, {{rnd(Shape{1, 1000}, seed++)}, {rnd(Shape{1000, 200}, seed++), true}}},
+    check(OneNode{"MatMul", {}, {{test::random_tensor(Shape{1, 1000}, seed++)}, {test::random_tensor(Shape{1000, 200}, seed++), true}}},
           kernel + " MatMul split K", kernel + "_splitk");
     Attributes ta;
     ta.set("transA", int64_t(1));
     ta.set("transB", int64_t(1));
     ta.set("alpha", 0.5f);
     ta.set("beta", 2.0f);
-    check(OneNode{"Gemm", ta, {{rnd(Shape{45, 130}, seed++)}, {rnd(Shape{99, 45}, seed++)}, {rnd(Shape{130, 1}, seed++)}}},
+    check(OneNode{"Gemm", ta, {{test::random_tensor(Shape{45, 130}, seed++)}, {test::random_tensor(Shape{99, 45}, seed++)}, {test::random_tensor(Shape{130, 1}, seed++)}}},
           kernel + " Gemm transposed", kernel);
     ScopedEnv conv("VOLVOX_VK_CONV", "gemm");
     for (const ConvCase& c : kConvCases) {
-      OneNode n{"Conv", conv_attrs(c), {{rnd(c.x, seed++)}, {rnd(c.w, seed++, -0.5f, 0.5f), true}}};
-      if (c.bias) n.inputs.push_back({rnd(Shape{c.w[0]}, seed++), true});
+      OneNode n{"Conv", conv_attrs(c), {{test::random_tensor(c.x, seed++)}, {test::random_tensor(c.w, seed++, -0.5f, 0.5f), true}}};
+      if (c.bias) n.inputs.push_back({test::random_tensor(Shape{c.w[0]}, seed++), true});
       check(n, cat(kernel, " Conv x ", c.x.str(), " w ", c.w.str(), " group ", c.group));
     }
     Attributes a;
     a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
     a.set("strides", std::vector<int64_t>{2, 2});
     a.set("relu", int64_t(1));
-    check(OneNode{kFusedConv, a, {{rnd(Shape{2, 64, 31, 29}, seed++)}, {rnd(Shape{136, 64, 3, 3}, seed++, -0.1f, 0.1f), true},
-                                  {rnd(Shape{136}, seed++), true}}},
+    check(OneNode{kFusedConv, a, {{test::random_tensor(Shape{2, 64, 31, 29}, seed++)}, {test::random_tensor(Shape{136, 64, 3, 3}, seed++, -0.1f, 0.1f), true},
+                                  {test::random_tensor(Shape{136}, seed++), true}}},
           kernel + " FusedConv 64 -> 136 stride 2", "gemm_" + kernel);
   }
 }
@@ -364,7 +363,7 @@ TEST_P(VulkanMathOps, Pooling) {
     if (c.ceil_mode) a.set("ceil_mode", c.ceil_mode);
     if (c.include_pad) a.set("count_include_pad", c.include_pad);
     if (!c.auto_pad.empty()) a.set("auto_pad", c.auto_pad);
-    check(OneNode{c.op, a, {{rnd(c.x, seed++)}}, 1, 19},
+    check(OneNode{c.op, a, {{test::random_tensor(c.x, seed++)}}, 1, 19},
           cat(c.op, " ", c.x.str(), " kernel ", Shape(c.kernel).str(), c.ceil_mode ? " ceil" : "",
               c.include_pad ? " include_pad" : "", " ", c.auto_pad));
   }
@@ -376,11 +375,11 @@ TEST_P(VulkanMathOps, Pooling) {
       a.set("strides", std::vector<int64_t>(nd, 2));
       a.set("pads", std::vector<int64_t>(2 * nd, 1));
       a.set("storage_order", order);
-      check(OneNode{"MaxPool", a, {{rnd(s, seed++)}}, 2}, cat("MaxPool with Indices ", s.str(), " storage_order ", order));
+      check(OneNode{"MaxPool", a, {{test::random_tensor(s, seed++)}}, 2}, cat("MaxPool with Indices ", s.str(), " storage_order ", order));
     }
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"})
     for (Shape s : {Shape{2, 3, 7, 9}, Shape{1, 5, 300}, Shape{1, 2, 3, 4, 5}})
-      check(OneNode{op, {}, {{rnd(s, seed++)}}}, cat(op, " ", s.str()));
+      check(OneNode{op, {}, {{test::random_tensor(s, seed++)}}}, cat(op, " ", s.str()));
 }
 
 // ---------------- normalisations ----------------
@@ -393,8 +392,8 @@ TEST_P(VulkanMathOps, BatchNormalization) {
       Attributes a;
       a.set("epsilon", 1e-3f);
       OneNode n{"BatchNormalization", a,
-                {{rnd(s, seed++)}, {rnd(Shape{c}, seed++, 0.5f, 1.5f), constant}, {rnd(Shape{c}, seed++), constant},
-                 {rnd(Shape{c}, seed++), constant}, {rnd(Shape{c}, seed++, 0.2f, 2.0f), constant}}};
+                {{test::random_tensor(s, seed++)}, {test::random_tensor(Shape{c}, seed++, 0.5f, 1.5f), constant}, {test::random_tensor(Shape{c}, seed++), constant},
+                 {test::random_tensor(Shape{c}, seed++), constant}, {test::random_tensor(Shape{c}, seed++, 0.2f, 2.0f), constant}}};
       check(n, cat("BatchNormalization ", s.str(), constant ? " constant" : " inputs"), constant ? "folded" : "direct");
     }
 }
@@ -404,7 +403,7 @@ TEST_P(VulkanMathOps, InstanceNormalization) {
   for (bool constant : {true, false})
     for (Shape s : {Shape{2, 3, 5, 7}, Shape{1, 4, 600}, Shape{1, 2, 3, 2, 3}}) {
       OneNode n{"InstanceNormalization", {},
-                {{rnd(s, seed++, -2.0f, 3.0f)}, {rnd(Shape{s[1]}, seed++), constant}, {rnd(Shape{s[1]}, seed++), constant}}};
+                {{test::random_tensor(s, seed++, -2.0f, 3.0f)}, {test::random_tensor(Shape{s[1]}, seed++), constant}, {test::random_tensor(Shape{s[1]}, seed++), constant}}};
       check(n, cat("InstanceNormalization ", s.str(), constant ? " constant" : " inputs"));
     }
 }
@@ -426,8 +425,8 @@ TEST_P(VulkanMathOps, LayerNormalization) {
     Attributes a;
     a.set("axis", c.axis);
     a.set("epsilon", 1e-4f);
-    OneNode n{"LayerNormalization", a, {{rnd(c.x, seed++, -3.0f, 5.0f)}, {rnd(c.scale, seed++), c.constant}}, c.stats ? 3u : 1u};
-    if (c.bias.rank() > 0) n.inputs.push_back({rnd(c.bias, seed++), c.constant});
+    OneNode n{"LayerNormalization", a, {{test::random_tensor(c.x, seed++, -3.0f, 5.0f)}, {test::random_tensor(c.scale, seed++), c.constant}}, c.stats ? 3u : 1u};
+    if (c.bias.rank() > 0) n.inputs.push_back({test::random_tensor(c.bias, seed++), c.constant});
     if (c.stats) {  // Mean and InvStdDev: the input's shape with the normalised axes 1
       std::vector<int64_t> stats = c.x.dims();
       const size_t axis = size_t(c.axis < 0 ? c.axis + int64_t(c.x.rank()) : c.axis);
@@ -447,7 +446,7 @@ TEST_P(VulkanMathOps, LRN) {
       a.set("alpha", 0.3f);
       a.set("beta", 0.6f);
       a.set("bias", 1.5f);
-      check(OneNode{"LRN", a, {{rnd(s, seed++, -2.0f, 2.0f)}}}, cat("LRN ", s.str(), " size ", size));
+      check(OneNode{"LRN", a, {{test::random_tensor(s, seed++, -2.0f, 2.0f)}}}, cat("LRN ", s.str(), " size ", size));
     }
 }
 
@@ -529,7 +528,7 @@ struct NetBuilder {
   uint64_t seed = 900;
   int count = 0;
   ValueId value() { return g.add_value(cat("v", count++), DType::f32, Shape()); }
-  ValueId constant(Shape s, float scale = 0.5f) { return g.add_constant(cat("w", count++), rnd(std::move(s), seed++, -scale, scale)); }
+  ValueId constant(Shape s, float scale = 0.5f) { return g.add_constant(cat("w", count++), test::random_tensor(std::move(s), seed++, -scale, scale)); }
   ValueId node(const std::string& op, std::vector<ValueId> inputs, Attributes a = {}) {
     ValueId y = value();
     g.add_node(op, cat(op, count), std::move(inputs), {y}, std::move(a));
@@ -543,9 +542,9 @@ struct NetBuilder {
     ValueId y = node("Conv", {x, constant(Shape{cout, cin, k, k}, 1.0f / float(k * std::sqrt(double(cin))))}, a);
     Attributes bn;
     bn.set("epsilon", 1e-5f);
-    y = node("BatchNormalization", {y, g.add_constant(cat("s", count++), rnd(Shape{cout}, seed++, 0.5f, 1.5f)),
+    y = node("BatchNormalization", {y, g.add_constant(cat("s", count++), test::random_tensor(Shape{cout}, seed++, 0.5f, 1.5f)),
                                     constant(Shape{cout}, 0.1f), constant(Shape{cout}, 0.1f),
-                                    g.add_constant(cat("var", count++), rnd(Shape{cout}, seed++, 0.5f, 1.5f))},
+                                    g.add_constant(cat("var", count++), test::random_tensor(Shape{cout}, seed++, 0.5f, 1.5f))},
              bn);
     return relu ? node("Relu", {y}) : y;
   }
@@ -608,7 +607,7 @@ TEST_P(VulkanMathOps, ResNetBlock) {
   gm.set("transB", int64_t(1));
   y = b.node("Gemm", {y, b.constant(Shape{10, 64}), b.constant(Shape{10})}, gm);
   b.g.outputs = {y};
-  const Tensor image = rnd(Shape{1, 3, 32, 32}, 42);
+  const Tensor image = test::random_tensor(Shape{1, 3, 32, 32}, 42);
   for (bool fuse : {false, true}) check_network(ctx(), b.g, {image}, GetParam(), fuse, fuse ? "ResNet block, fused" : "ResNet block");
 }
 
@@ -629,7 +628,7 @@ TEST_P(VulkanMathOps, DecoderBlock) {
   ValueId down = b.node("MatMul", {up, b.constant(Shape{4 * d, d}, 0.1f)});
   ValueId out = b.node("Add", {x, down});
   b.g.outputs = {qkv, scores, out};
-  check_network(ctx(), b.g, {rnd(Shape{1, t, d}, 43), rnd(Shape{1, heads, t, d / heads}, 44), rnd(Shape{1, heads, d / heads, t}, 45)},
+  check_network(ctx(), b.g, {test::random_tensor(Shape{1, t, d}, 43), test::random_tensor(Shape{1, heads, t, d / heads}, 44), test::random_tensor(Shape{1, heads, d / heads, t}, 45)},
                 GetParam(), false, "decoder block");
 }
 

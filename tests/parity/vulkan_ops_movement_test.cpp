@@ -50,8 +50,6 @@ class VulkanMovement : public VulkanOpTest {
   }
 };
 
-Tensor i64s(std::initializer_list<int64_t> v) { return Tensor::from<int64_t>(Shape{int64_t(v.size())}, v); }
-
 Attributes attr_ints(const std::string& name, std::vector<int64_t> v) {
   Attributes a;
   a.set(name, std::move(v));
@@ -88,14 +86,14 @@ TEST_F(VulkanMovement, SliceWithInputs) {
     Tensor starts, ends, axes, steps;  // axes / steps may be undefined (omitted)
   };
   const Case cases[] = {
-      {Shape{1, 3, 5, 7}, i64s({0, 1}), i64s({2, 6}), i64s({1, 3}), i64s({1, 2})},
-      {Shape{1, 3, 5, 7}, i64s({-1, 4}), i64s({small, -big}), i64s({-1, 2}), i64s({-2, -1})},  // negative steps
-      {Shape{2, 1, 9}, i64s({1}), i64s({big}), i64s({-1}), Tensor()},
-      {Shape{9}, i64s({2}), i64s({-2}), Tensor(), Tensor()},
-      {Shape{9}, i64s({8}), i64s({0}), i64s({0}), i64s({-3})},
-      {Shape{2, 3, 2, 4, 5}, i64s({1, 0, 3}), i64s({2, 4, 1}), i64s({0, 1, -1}), i64s({1, 2, -1})},
-      {Shape{4, 5}, i64s({3}), i64s({1}), i64s({0}), i64s({1})},  // empty result
-      {Shape{4, 5}, i64s({0}), i64s({10}), i64s({1}), i64s({7})},  // step past the end
+      {Shape{1, 3, 5, 7}, test::i64s({0, 1}), test::i64s({2, 6}), test::i64s({1, 3}), test::i64s({1, 2})},
+      {Shape{1, 3, 5, 7}, test::i64s({-1, 4}), test::i64s({small, -big}), test::i64s({-1, 2}), test::i64s({-2, -1})},  // negative steps
+      {Shape{2, 1, 9}, test::i64s({1}), test::i64s({big}), test::i64s({-1}), Tensor()},
+      {Shape{9}, test::i64s({2}), test::i64s({-2}), Tensor(), Tensor()},
+      {Shape{9}, test::i64s({8}), test::i64s({0}), test::i64s({0}), test::i64s({-3})},
+      {Shape{2, 3, 2, 4, 5}, test::i64s({1, 0, 3}), test::i64s({2, 4, 1}), test::i64s({0, 1, -1}), test::i64s({1, 2, -1})},
+      {Shape{4, 5}, test::i64s({3}), test::i64s({1}), test::i64s({0}), test::i64s({1})},  // empty result
+      {Shape{4, 5}, test::i64s({0}), test::i64s({10}), test::i64s({1}), test::i64s({7})},  // step past the end
   };
   uint64_t seed = 10;
   for (const Case& c : cases) {
@@ -119,12 +117,12 @@ TEST_F(VulkanMovement, SliceWithAttributes) {
 TEST_F(VulkanMovement, SliceWithRuntimeOperands) {
   const int64_t big = std::numeric_limits<int64_t>::max(), small = std::numeric_limits<int64_t>::min();
   Tensor x = random_tensor(Shape{3, 8, 5}, 21);
-  check_all("Slice", {input(x), input(i64s({1, 2})), constant(i64s({3, 7}))}, {}, 13, "Slice runtime starts");
-  check_all("Slice", {input(x), input(i64s({-1, 6})), input(i64s({small, 1})), input(i64s({-3, 1})), input(i64s({-1, -2}))},
+  check_all("Slice", {input(x), input(test::i64s({1, 2})), constant(test::i64s({3, 7}))}, {}, 13, "Slice runtime starts");
+  check_all("Slice", {input(x), input(test::i64s({-1, 6})), input(test::i64s({small, 1})), input(test::i64s({-3, 1})), input(test::i64s({-1, -2}))},
             {}, 13, "Slice runtime everything, negative steps");
-  check_all("Slice", {input(x), input(i64s({-100})), input(i64s({big})), constant(i64s({2})), input(i64s({2}))}, {}, 13,
+  check_all("Slice", {input(x), input(test::i64s({-100})), input(test::i64s({big})), constant(test::i64s({2})), input(test::i64s({2}))}, {}, 13,
             "Slice runtime steps, clamped starts");
-  check_all("Slice", {input(x), constant(i64s({0})), constant(i64s({2})), input(i64s({-1}))}, {}, 13,
+  check_all("Slice", {input(x), constant(test::i64s({0})), constant(test::i64s({2})), input(test::i64s({-1}))}, {}, 13,
             "Slice runtime axes");
 }
 
@@ -151,7 +149,7 @@ TEST_F(VulkanMovement, Concat) {
 TEST_F(VulkanMovement, Split) {
   Tensor x = random_tensor(Shape{2, 9, 4}, 40);
   // opset 13: sizes as an input; opset 11: as an attribute; equal parts; opset 18 num_outputs.
-  check_all("Split", {input(x), constant(i64s({2, 3, 4}))}, attr_int("axis", 1), 13, "Split-13 sizes", 3);
+  check_all("Split", {input(x), constant(test::i64s({2, 3, 4}))}, attr_int("axis", 1), 13, "Split-13 sizes", 3);
   check_all("Split", {input(x)}, [] {
     Attributes a = attr_ints("split", {1, 3});
     a.set("axis", int64_t(-1));
@@ -159,7 +157,7 @@ TEST_F(VulkanMovement, Split) {
   }(), 11, "Split-11 attribute", 2);
   check_all("Split", {input(x)}, attr_int("axis", -2), 13, "Split equal", 3);
   check_all("Split", {input(random_tensor(Shape{7, 3}, 41))}, attr_int("num_outputs", 3), 18, "Split-18 num_outputs", 3);
-  check_all("Split", {input(random_tensor(Shape{5}, 42)), constant(i64s({0, 5}))}, {}, 13, "Split empty part", 2);
+  check_all("Split", {input(random_tensor(Shape{5}, 42)), constant(test::i64s({0, 5}))}, {}, 13, "Split empty part", 2);
 }
 
 TEST_F(VulkanMovement, Expand) {
@@ -178,14 +176,14 @@ TEST_F(VulkanMovement, Expand) {
 }
 
 TEST_F(VulkanMovement, Tile) {
-  check_all("Tile", {input(random_tensor(Shape{2, 1, 3}, 60)), constant(i64s({2, 3, 1}))}, {}, 13, "Tile 2x1x3");
-  check_all("Tile", {input(random_tensor(Shape{5}, 61)), constant(i64s({3}))}, {}, 13, "Tile rank 1");
-  check_all("Tile", {input(random_tensor(Shape{1, 3, 5, 7}, 62)), constant(i64s({2, 1, 2, 1}))}, {}, 13, "Tile 4-D");
+  check_all("Tile", {input(random_tensor(Shape{2, 1, 3}, 60)), constant(test::i64s({2, 3, 1}))}, {}, 13, "Tile 2x1x3");
+  check_all("Tile", {input(random_tensor(Shape{5}, 61)), constant(test::i64s({3}))}, {}, 13, "Tile rank 1");
+  check_all("Tile", {input(random_tensor(Shape{1, 3, 5, 7}, 62)), constant(test::i64s({2, 1, 2, 1}))}, {}, 13, "Tile 4-D");
 }
 
 TEST_F(VulkanMovement, Pad) {
   Tensor x = random_tensor(Shape{1, 3, 5, 7}, 70);
-  Tensor pads = i64s({0, 1, 2, 3, 0, 2, 1, 4});
+  Tensor pads = test::i64s({0, 1, 2, 3, 0, 2, 1, 4});
   for (const char* mode : {"constant", "reflect", "edge", "wrap"}) {
     Attributes a;
     a.set("mode", std::string(mode));
@@ -193,12 +191,12 @@ TEST_F(VulkanMovement, Pad) {
               cat("Pad ", mode));
   }
   // Negative pads crop; opset 2 attributes; opset 18 axes (negative); rank 1; reflect wider than the input.
-  check_all("Pad", {input(x), constant(i64s({0, -1, 1, -2, 0, 0, -1, 3}))}, {}, 13, "Pad negative");
+  check_all("Pad", {input(x), constant(test::i64s({0, -1, 1, -2, 0, 0, -1, 3}))}, {}, 13, "Pad negative");
   Attributes old;
   old.set("pads", std::vector<int64_t>{1, 0, 2, 2});
   old.set("value", 2.0f);
   check_all("Pad", {input(random_tensor(Shape{2, 9}, 71))}, old, 2, "Pad-2 attribute");
-  check_all("Pad", {input(x), constant(i64s({2, 1, 0, 3})), omitted(), constant(i64s({-1, 1}))},
+  check_all("Pad", {input(x), constant(test::i64s({2, 1, 0, 3})), omitted(), constant(test::i64s({-1, 1}))},
             [] {
               Attributes a;
               a.set("mode", std::string("edge"));
@@ -207,8 +205,8 @@ TEST_F(VulkanMovement, Pad) {
             18, "Pad-18 axes");
   Attributes reflect;
   reflect.set("mode", std::string("reflect"));
-  check_all("Pad", {input(random_tensor(Shape{3}, 72)), constant(i64s({5, 6}))}, reflect, 13, "Pad reflect wide");
-  check_all("Pad", {input(random_tensor(Shape{1, 4}, 73)), constant(i64s({0, 2, 0, 1}))}, reflect, 13,
+  check_all("Pad", {input(random_tensor(Shape{3}, 72)), constant(test::i64s({5, 6}))}, reflect, 13, "Pad reflect wide");
+  check_all("Pad", {input(random_tensor(Shape{1, 4}, 73)), constant(test::i64s({0, 2, 0, 1}))}, reflect, 13,
             "Pad reflect size-1");
 }
 
@@ -218,11 +216,11 @@ TEST_F(VulkanMovement, PadWithRuntimeOperands) {
   for (const char* mode : {"constant", "reflect", "edge", "wrap"}) {
     Attributes a;
     a.set("mode", std::string(mode));
-    check_all("Pad", {input(x), input(i64s({0, 1, 2, -3, 0, 2, -1, 4})), input(Tensor::from<float>(Shape{}, {1.5f}))},
+    check_all("Pad", {input(x), input(test::i64s({0, 1, 2, -3, 0, 2, -1, 4})), input(Tensor::from<float>(Shape{}, {1.5f}))},
               a, 19, cat("Pad runtime pads and value ", mode));
   }
-  check_all("Pad", {input(x), input(i64s({2, 0, 1, 3})), constant(Tensor::from<float>(Shape{}, {-2.0f})),
-                    constant(i64s({-1, 1}))},
+  check_all("Pad", {input(x), input(test::i64s({2, 0, 1, 3})), constant(Tensor::from<float>(Shape{}, {-2.0f})),
+                    constant(test::i64s({-1, 1}))},
             {}, 18, "Pad runtime pads, constant value and axes");
 }
 
@@ -276,7 +274,7 @@ TEST_F(VulkanMovement, Resize) {
   Tensor x = random_tensor(Shape{1, 2, 5, 7}, 110);
   Tensor scales = Tensor::from<float>(Shape{4}, {1, 1, 2.0f, 1.5f});
   Tensor down = Tensor::from<float>(Shape{4}, {1, 1, 0.6f, 0.5f});
-  Tensor sizes = i64s({1, 2, 9, 4});
+  Tensor sizes = test::i64s({1, 2, 9, 4});
   struct Case {
     std::string mode, transform, nearest;
   };
@@ -354,12 +352,12 @@ TEST_F(VulkanMovement, ResizeWithRuntimeSizes) {
     Attributes a;
     a.set("mode", std::string(mode));
     const Tolerance tol = std::string(mode) == "nearest" ? kExact : Tolerance{1e-5, 1e-6};
-    expect_matches_cpu(single_node("Resize", {input(x), omitted(), omitted(), input(i64s({1, 2, 8, 3}))}, 1, a, 13),
+    expect_matches_cpu(single_node("Resize", {input(x), omitted(), omitted(), input(test::i64s({1, 2, 8, 3}))}, 1, a, 13),
                        Precision::fp32, tol, false, cat("Resize runtime sizes ", mode));
   }
   Attributes policy;
   policy.set("keep_aspect_ratio_policy", std::string("not_larger"));
-  SingleNodeCase c = single_node("Resize", {input(x), omitted(), omitted(), input(i64s({1, 2, 8, 3}))}, 1, policy, 18);
+  SingleNodeCase c = single_node("Resize", {input(x), omitted(), omitted(), input(test::i64s({1, 2, 8, 3}))}, 1, policy, 18);
   VulkanRun run = run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp32);
   EXPECT_FALSE(run.all_on_gpu) << "not_larger needs the sizes' values";
   EXPECT_TRUE(outputs_match(run_cpu_reference(c.graph, c.inputs), run.outputs, kExact));
@@ -389,10 +387,10 @@ TEST_F(VulkanMovement, ResizeLegacyAndUpsample) {
 
 TEST_F(VulkanMovement, AliasesCopyNothing) {
   Tensor x = random_tensor(Shape{2, 1, 3, 1}, 130);
-  check_all("Reshape", {input(x), constant(i64s({3, -1}))}, {}, 14, "Reshape");
-  check_all("Squeeze", {input(x), constant(i64s({-1, 1}))}, {}, 13, "Squeeze-13");
+  check_all("Reshape", {input(x), constant(test::i64s({3, -1}))}, {}, 14, "Reshape");
+  check_all("Squeeze", {input(x), constant(test::i64s({-1, 1}))}, {}, 13, "Squeeze-13");
   check_all("Squeeze", {input(x)}, attr_ints("axes", {1}), 11, "Squeeze-11");
-  check_all("Unsqueeze", {input(x), constant(i64s({0, -1}))}, {}, 13, "Unsqueeze");
+  check_all("Unsqueeze", {input(x), constant(test::i64s({0, -1}))}, {}, 13, "Unsqueeze");
   check_all("Flatten", {input(x)}, attr_int("axis", -2), 13, "Flatten");
   check_all("Identity", {input(x)}, {}, 13, "Identity");
   check_all("Dropout", {input(x)}, {}, 13, "Dropout");
@@ -407,7 +405,7 @@ TEST_F(VulkanMovement, AliasesCopyNothing) {
     expect_matches_cpu(c, p, kExact, false, "Dropout with its mask");
   }
   // Aliases chain: the graph's output is a view of its input.
-  SingleNodeCase c = single_node("Reshape", {input(x), constant(i64s({6}))}, 1, {}, 14);
+  SingleNodeCase c = single_node("Reshape", {input(x), constant(test::i64s({6}))}, 1, {}, 14);
   VulkanRun run = run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp32);
   ASSERT_TRUE(run.all_on_gpu);
   EXPECT_EQ(run.placements[0].variant, "alias");
@@ -422,7 +420,7 @@ TEST_F(VulkanMovement, EdgeShapes) {
             attr_int("axis", 1), 13, "Concat with an empty input");
   check_all("Gather", {input(random_tensor(Shape{4, 3}, seed++)), constant(Tensor(DType::i64, Shape{2, 0}))},
             attr_int("axis", 0), 13, "Gather no indices");
-  check_all("Slice", {input(random_tensor(Shape{4, 3}, seed++)), constant(i64s({2})), constant(i64s({2}))}, {}, 13,
+  check_all("Slice", {input(random_tensor(Shape{4, 3}, seed++)), constant(test::i64s({2})), constant(test::i64s({2}))}, {}, 13,
             "Slice to nothing");
 }
 
@@ -440,9 +438,9 @@ TEST_F(VulkanMovement, BoolAndByteTensors) {
                        kExact, false, "Transpose " + type);
     expect_matches_cpu(single_node("Concat", {input(t), input(t)}, 1, attr_int("axis", -1), 13), Precision::fp16,
                        kExact, false, "Concat " + type);
-    expect_matches_cpu(single_node("Gather", {input(t), constant(i64s({2, 0}))}, 1, attr_int("axis", 1), 13),
+    expect_matches_cpu(single_node("Gather", {input(t), constant(test::i64s({2, 0}))}, 1, attr_int("axis", 1), 13),
                        Precision::fp32, kExact, false, "Gather " + type);
-    expect_matches_cpu(single_node("Pad", {input(t), constant(i64s({0, 1, 0, 0, 2, 1}))}, 1, {}, 13), Precision::fp32,
+    expect_matches_cpu(single_node("Pad", {input(t), constant(test::i64s({0, 1, 0, 0, 2, 1}))}, 1, {}, 13), Precision::fp32,
                        kExact, false, "Pad " + type);
   }
   Attributes nearest;
@@ -484,11 +482,11 @@ TEST_F(VulkanMovement, ScatterElementsAndScatterND) {
 
 TEST_F(VulkanMovement, ReverseSequence) {
   Tensor x = random_tensor(Shape{4, 3, 2, 5}, 170);
-  check_all("ReverseSequence", {input(x), input(i64s({4, 0, 2}))}, {}, 13, "ReverseSequence time 0, runtime lengths");
+  check_all("ReverseSequence", {input(x), input(test::i64s({4, 0, 2}))}, {}, 13, "ReverseSequence time 0, runtime lengths");
   Attributes swapped;
   swapped.set("batch_axis", int64_t(0));
   swapped.set("time_axis", int64_t(1));
-  check_all("ReverseSequence", {input(random_tensor(Shape{3, 4}, 171)), constant(i64s({1, 4, 3}))}, swapped, 13,
+  check_all("ReverseSequence", {input(random_tensor(Shape{3, 4}, 171)), constant(test::i64s({1, 4, 3}))}, swapped, 13,
             "ReverseSequence time 1, constant lengths");
 }
 

@@ -16,13 +16,6 @@ using vk::Precision;
 
 class VulkanQConv : public VulkanOpTest {};
 
-Tensor int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype) {
-  Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
-  Tensor t(dtype, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(f.get(i)));
-  return t;
-}
-
 struct ConvCase {
   Shape x, w;
   Attributes attrs;
@@ -50,11 +43,11 @@ TEST_F(VulkanQConv, ConvInteger) {
   for (const ConvCase& c : conv_cases())
     for (DType t : {DType::u8, DType::i8}) {
       const int lo = t == DType::u8 ? 0 : -128, hi = t == DType::u8 ? 255 : 127;
-      Tensor x = int_tensor(c.x, seed++, lo, hi, t), w = int_tensor(c.w, seed++, lo, hi, t);
+      Tensor x = test::random_int_tensor(c.x, seed++, lo, hi, t), w = test::random_int_tensor(c.w, seed++, lo, hi, t);
       expect_matches_cpu(single_node("ConvInteger", {input(x), input(w)}, 1, c.attrs, 10), Precision::fp32, {-1, -1},
                          false, cat("ConvInteger ", c.x.str(), " * ", c.w.str()));
-      expect_matches_cpu(single_node("ConvInteger", {input(x), input(w), input(int_tensor(Shape{}, seed++, lo, hi, t)),
-                                                     input(int_tensor(Shape{c.w[0]}, seed++, lo, hi, t))},
+      expect_matches_cpu(single_node("ConvInteger", {input(x), input(w), input(test::random_int_tensor(Shape{}, seed++, lo, hi, t)),
+                                                     input(test::random_int_tensor(Shape{c.w[0]}, seed++, lo, hi, t))},
                                      1, c.attrs, 10),
                          Precision::fp32, {-1, -1}, false, cat("ConvInteger zero points ", c.x.str(), " * ", c.w.str()));
     }
@@ -67,13 +60,13 @@ TEST_F(VulkanQConv, QLinearConv) {
       for (Precision p : {Precision::fp32, Precision::fp16}) {
         const int64_t m = c.w[0];
         Tensor w_scale = per_channel ? random_tensor(Shape{m}, seed++, 0.001f, 0.01f) : Tensor::from<float>({}, {0.00390625f});
-        Tensor bias = int_tensor(Shape{m}, seed++, -2000, 2000, DType::i32);
+        Tensor bias = test::random_int_tensor(Shape{m}, seed++, -2000, 2000, DType::i32);
         auto sc = single_node("QLinearConv",
-                              {input(int_tensor(c.x, seed++, 0, 255, DType::u8)), input(Tensor::from<float>({}, {0.125f})),
-                               input(int_tensor(Shape{}, seed++, 100, 140, DType::u8)),
-                               input(int_tensor(c.w, seed++, 0, 255, DType::u8)), input(w_scale),
-                               input(int_tensor(Shape{m}, seed++, 100, 140, DType::u8)),
-                               input(Tensor::from<float>({}, {0.25f})), input(int_tensor(Shape{}, seed++, 0, 255, DType::u8)),
+                              {input(test::random_int_tensor(c.x, seed++, 0, 255, DType::u8)), input(Tensor::from<float>({}, {0.125f})),
+                               input(test::random_int_tensor(Shape{}, seed++, 100, 140, DType::u8)),
+                               input(test::random_int_tensor(c.w, seed++, 0, 255, DType::u8)), input(w_scale),
+                               input(test::random_int_tensor(Shape{m}, seed++, 100, 140, DType::u8)),
+                               input(Tensor::from<float>({}, {0.25f})), input(test::random_int_tensor(Shape{}, seed++, 0, 255, DType::u8)),
                                input(bias)},
                               1, c.attrs, 10);
         // Requantisation rounds (acc + bias) * scale in fp32 where the CPU uses double; they could

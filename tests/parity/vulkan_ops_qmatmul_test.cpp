@@ -16,13 +16,6 @@ using vk::Precision;
 
 class VulkanQMatMul : public VulkanOpTest {};
 
-Tensor int_tensor(Shape shape, uint64_t seed, int lo, int hi, DType dtype) {
-  Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
-  Tensor t(dtype, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(f.get(i)));
-  return t;
-}
-
 TEST_F(VulkanQMatMul, MatMulIntegerShapesAndZeroPoints) {
   uint64_t seed = 1;
   const std::vector<std::pair<Shape, Shape>> shapes = {{Shape{3, 5}, Shape{5, 4}},       {Shape{2, 1, 3, 5}, Shape{3, 5, 2}},
@@ -31,16 +24,16 @@ TEST_F(VulkanQMatMul, MatMulIntegerShapesAndZeroPoints) {
   for (const auto& [sa, sb] : shapes)
     for (DType t : {DType::u8, DType::i8}) {
       const int lo = t == DType::u8 ? 0 : -128, hi = t == DType::u8 ? 255 : 127;
-      Tensor a = int_tensor(sa, seed++, lo, hi, t), b = int_tensor(sb, seed++, lo, hi, t);
+      Tensor a = test::random_int_tensor(sa, seed++, lo, hi, t), b = test::random_int_tensor(sb, seed++, lo, hi, t);
       expect_matches_cpu(single_node("MatMulInteger", {input(a), input(b)}, 1, {}, 10), Precision::fp32, {-1, -1},
                          false, cat("MatMulInteger ", sa.str(), " x ", sb.str(), " no zero points"));
-      expect_matches_cpu(single_node("MatMulInteger", {input(a), input(b), input(int_tensor(Shape{}, seed++, lo, hi, t)),
-                                                       input(int_tensor(Shape{}, seed++, lo, hi, t))},
+      expect_matches_cpu(single_node("MatMulInteger", {input(a), input(b), input(test::random_int_tensor(Shape{}, seed++, lo, hi, t)),
+                                                       input(test::random_int_tensor(Shape{}, seed++, lo, hi, t))},
                                      1, {}, 10),
                          Precision::fp32, {-1, -1}, false, cat("MatMulInteger ", sa.str(), " x ", sb.str(), " scalar zero points"));
       if (sa.rank() == 2 && sb.rank() == 2)
-        expect_matches_cpu(single_node("MatMulInteger", {input(a), input(b), input(int_tensor(Shape{sa[0]}, seed++, lo, hi, t)),
-                                                         input(int_tensor(Shape{sb[1]}, seed++, lo, hi, t))},
+        expect_matches_cpu(single_node("MatMulInteger", {input(a), input(b), input(test::random_int_tensor(Shape{sa[0]}, seed++, lo, hi, t)),
+                                                         input(test::random_int_tensor(Shape{sb[1]}, seed++, lo, hi, t))},
                                        1, {}, 10),
                            Precision::fp32, {-1, -1}, false, cat("MatMulInteger ", sa.str(), " per-row/column zero points"));
     }
@@ -52,10 +45,10 @@ TEST_F(VulkanQMatMul, QLinearMatMulRequantises) {
     for (Precision p : {Precision::fp32, Precision::fp16}) {
       const int lo = t == DType::u8 ? 0 : -128, hi = t == DType::u8 ? 255 : 127;
       auto c = single_node("QLinearMatMul",
-                           {input(int_tensor(Shape{2, 3, 6}, seed++, lo, hi, t)), input(Tensor::from<float>({}, {0.0625f})),
-                            input(int_tensor(Shape{}, seed++, lo, hi, t)), input(int_tensor(Shape{6, 5}, seed++, lo, hi, t)),
-                            input(Tensor::from<float>({}, {0.03125f})), input(int_tensor(Shape{}, seed++, lo, hi, t)),
-                            input(Tensor::from<float>({}, {0.5f})), input(int_tensor(Shape{}, seed++, lo, hi, t))},
+                           {input(test::random_int_tensor(Shape{2, 3, 6}, seed++, lo, hi, t)), input(Tensor::from<float>({}, {0.0625f})),
+                            input(test::random_int_tensor(Shape{}, seed++, lo, hi, t)), input(test::random_int_tensor(Shape{6, 5}, seed++, lo, hi, t)),
+                            input(Tensor::from<float>({}, {0.03125f})), input(test::random_int_tensor(Shape{}, seed++, lo, hi, t)),
+                            input(Tensor::from<float>({}, {0.5f})), input(test::random_int_tensor(Shape{}, seed++, lo, hi, t))},
                            1, {}, 10);
       expect_matches_cpu(c, p, {-1, -1}, false, cat("QLinearMatMul ", dtype_name(t)));
     }

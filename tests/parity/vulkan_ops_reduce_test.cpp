@@ -34,15 +34,6 @@ class VulkanReduce : public VulkanOpTest {
   }
 };
 
-Tensor i64s(std::initializer_list<int64_t> v) { return Tensor::from<int64_t>(Shape{int64_t(v.size())}, v); }
-
-Tensor ints(const Shape& shape, uint64_t seed, int lo, int hi) {
-  Tensor f = random_tensor(shape, seed, float(lo), float(hi) + 0.999f);
-  Tensor t(DType::i32, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, std::floor(f.get(i)));
-  return t;
-}
-
 const char* kReductions[] = {"ReduceSum", "ReduceMean", "ReduceMax",       "ReduceMin",      "ReduceProd",
                              "ReduceL1",  "ReduceL2",   "ReduceLogSum",    "ReduceLogSumExp", "ReduceSumSquare"};
 
@@ -71,13 +62,13 @@ TEST_F(VulkanReduce, AxesAsInputAndNoop) {
   uint64_t seed = 100;
   for (const char* op : kReductions) {
     Tensor x = data_for(op, Shape{2, 1, 9}, seed++);
-    check(op, {input(x), constant(i64s({-1, 0}))}, {}, 18, cat(op, "-18 axes input"));
+    check(op, {input(x), constant(test::i64s({-1, 0}))}, {}, 18, cat(op, "-18 axes input"));
     check(op, {input(x)}, {}, 18, cat(op, "-18 all axes"));
     Attributes noop;
     noop.set("noop_with_empty_axes", int64_t(1));
     check(op, {input(x), constant(Tensor(DType::i64, Shape{0}))}, noop, 18, cat(op, "-18 noop"));
   }
-  check("ReduceSum", {input(random_tensor(Shape{4, 3}, seed++)), constant(i64s({1}))}, {}, 13, "ReduceSum-13 input");
+  check("ReduceSum", {input(random_tensor(Shape{4, 3}, seed++)), constant(test::i64s({1}))}, {}, 13, "ReduceSum-13 input");
 }
 
 TEST_F(VulkanReduce, LongAxesUseWorkgroups) {
@@ -100,7 +91,7 @@ TEST_F(VulkanReduce, IntegerReductions) {
                          "ReduceSumSquare"}) {
     Attributes a;
     a.set("axes", std::vector<int64_t>{1});
-    Tensor x = std::string(op) == "ReduceProd" ? ints(Shape{3, 5, 2}, seed++, -3, 3) : ints(Shape{3, 50, 2}, seed++, -100, 100);
+    Tensor x = std::string(op) == "ReduceProd" ? test::random_int_tensor(Shape{3, 5, 2}, seed++, -3, 3, DType::i32) : test::random_int_tensor(Shape{3, 50, 2}, seed++, -100, 100, DType::i32);
     expect_matches_cpu(single_node(op, {input(x)}, 1, a, 13), Precision::fp32, {0, 0}, false, cat(op, " int32"));
   }
 }
@@ -133,7 +124,7 @@ TEST_F(VulkanReduce, ArgMaxArgMin) {
           a.set("select_last_index", last);
           const std::string what = cat(op, " axis ", axis, " keepdims ", keep, " last ", last);
           // Integers in a small range: many ties, so the index rule matters.
-          expect_matches_cpu(behind_identity(single_node(op, {input(ints(Shape{3, 40, 7}, seed++, -3, 3))}, 1, a, 13)),
+          expect_matches_cpu(behind_identity(single_node(op, {input(test::random_int_tensor(Shape{3, 40, 7}, seed++, -3, 3, DType::i32))}, 1, a, 13)),
                              Precision::fp32, {0, 0}, false, what + " int32");
           SingleNodeCase c = behind_identity(single_node(op, {input(random_tensor(Shape{4, 300, 3}, seed++))}, 1, a, 13));
           expect_matches_cpu(c, Precision::fp32, {0, 0}, false, what);
@@ -168,9 +159,9 @@ TEST_F(VulkanReduce, CumSum) {
         a.set("exclusive", exclusive);
         a.set("reverse", reverse);
         const std::string what = cat("CumSum axis ", axis, " exclusive ", exclusive, " reverse ", reverse);
-        check("CumSum", {input(random_tensor(Shape{2, 9, 5}, seed++)), constant(i64s({axis}))}, a, 14, what);
+        check("CumSum", {input(random_tensor(Shape{2, 9, 5}, seed++)), constant(test::i64s({axis}))}, a, 14, what);
         expect_matches_cpu(
-            single_node("CumSum", {input(ints(Shape{2, 9, 5}, seed++, -50, 50)), constant(i64s({axis}))}, 1, a, 14),
+            single_node("CumSum", {input(test::random_int_tensor(Shape{2, 9, 5}, seed++, -50, 50, DType::i32)), constant(test::i64s({axis}))}, 1, a, 14),
             Precision::fp32, {0, 0}, false, what + " int32");
       }
   check("CumSum", {input(random_tensor(Shape{7}, seed++)), constant(Tensor::from<int32_t>(Shape{}, {0}))}, {}, 14,
@@ -181,7 +172,7 @@ TEST_F(VulkanReduce, CumSum) {
     a.set("reverse", int64_t(axis == 1));
     check("CumSum", {input(random_tensor(Shape{3, 4, 5}, seed++)), input(Tensor::from<int64_t>(Shape{}, {axis}))}, a,
           14, cat("CumSum runtime axis ", axis));
-    expect_matches_cpu(single_node("CumSum", {input(ints(Shape{3, 4, 5}, seed++, -9, 9)),
+    expect_matches_cpu(single_node("CumSum", {input(test::random_int_tensor(Shape{3, 4, 5}, seed++, -9, 9, DType::i32)),
                                               input(Tensor::from<int32_t>(Shape{1}, {int32_t(axis)}))},
                                    1, a, 14),
                        Precision::fp32, {0, 0}, false, cat("CumSum runtime axis int32 ", axis));
@@ -197,18 +188,18 @@ TEST_F(VulkanReduce, TopK) {
       a.set("axis", axis);
       a.set("largest", largest);
       const std::string what = cat("TopK axis ", axis, " largest ", largest);
-      Tensor k = i64s({3});
+      Tensor k = test::i64s({3});
       for (Precision p : {Precision::fp32, Precision::fp16})
         expect_matches_cpu(single_node("TopK", {input(random_tensor(Shape{4, 9, 5}, seed++)), constant(k)}, 2, a, 11), p,
                            {0, 0}, false, what);
-      expect_matches_cpu(single_node("TopK", {input(ints(Shape{4, 9, 5}, seed++, -2, 2)), constant(k)}, 2, a, 11),
+      expect_matches_cpu(single_node("TopK", {input(test::random_int_tensor(Shape{4, 9, 5}, seed++, -2, 2, DType::i32)), constant(k)}, 2, a, 11),
                          Precision::fp32, {0, 0}, false, what + " int32");
     }
   Attributes old;
   old.set("k", int64_t(5));
   expect_matches_cpu(single_node("TopK", {input(random_tensor(Shape{2, 1000}, seed++))}, 2, old, 1), Precision::fp32,
                      {0, 0}, false, "TopK-1 k=5 of 1000");
-  expect_matches_cpu(single_node("TopK", {input(random_tensor(Shape{7}, seed++)), constant(i64s({7}))}, 2, {}, 11),
+  expect_matches_cpu(single_node("TopK", {input(random_tensor(Shape{7}, seed++)), constant(test::i64s({7}))}, 2, {}, 11),
                      Precision::fp32, {0, 0}, false, "TopK all of rank 1");
 }
 
@@ -232,12 +223,12 @@ TEST_F(VulkanReduce, RuntimeAxesFromTheBoundShapes) {
       Attributes a;
       a.set("keepdims", keep);
       const std::string what = cat(op, " runtime axes keepdims ", keep);
-      check(op, {input(data_for(op, Shape{2, 3, 1, 7}, seed++)), input(i64s({-1, 1}))}, a, 18, what);
-      check(op, {input(data_for(op, Shape{2, 3, 1, 7}, seed++)), input(i64s({2, 0}))}, a, 18, what + " size-1 axis");
+      check(op, {input(data_for(op, Shape{2, 3, 1, 7}, seed++)), input(test::i64s({-1, 1}))}, a, 18, what);
+      check(op, {input(data_for(op, Shape{2, 3, 1, 7}, seed++)), input(test::i64s({2, 0}))}, a, 18, what + " size-1 axis");
     }
   Attributes drop;
   drop.set("keepdims", int64_t(0));
-  SingleNodeCase c = single_node("ReduceSum", {input(random_tensor(Shape{3, 3}, seed++)), input(i64s({1}))}, 1, drop, 18);
+  SingleNodeCase c = single_node("ReduceSum", {input(random_tensor(Shape{3, 3}, seed++)), input(test::i64s({1}))}, 1, drop, 18);
   VulkanRun run = run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp32);
   EXPECT_FALSE(run.all_on_gpu) << "[3, 3] -> [3] does not tell which axis";
   EXPECT_TRUE(outputs_match(run_cpu_reference(c.graph, c.inputs), run.outputs, kFp32));
@@ -253,7 +244,7 @@ TEST_F(VulkanReduce, RuntimeAxesFromTheBoundShapes) {
 // extra spatial axes, the optional log-probability output.
 TEST_F(VulkanReduce, Losses) {
   uint64_t seed = 1000;
-  Tensor labels = ints(Shape{3, 4}, seed++, 0, 4);  // [N, d1] over C = 5 classes
+  Tensor labels = test::random_int_tensor(Shape{3, 4}, seed++, 0, 4, DType::i32);  // [N, d1] over C = 5 classes
   labels.set(5, 2);
   Tensor weight = random_tensor(Shape{5}, seed++, 0.5f, 2.0f);
   for (const char* reduction : {"none", "sum", "mean"})
@@ -275,7 +266,7 @@ TEST_F(VulkanReduce, Losses) {
           expect_matches_cpu(single_node("SoftmaxCrossEntropyLoss", sce, 2, a, 13), p,
                              p == Precision::fp32 ? kFp32 : kFp16, false, "SoftmaxCrossEntropyLoss log_prob " + what);
       }
-  check("NegativeLogLikelihoodLoss", {input(random_tensor(Shape{6, 3}, seed++, -3, 0)), input(ints(Shape{6}, seed++, 0, 2))},
+  check("NegativeLogLikelihoodLoss", {input(random_tensor(Shape{6, 3}, seed++, -3, 0)), input(test::random_int_tensor(Shape{6}, seed++, 0, 2, DType::i32))},
         {}, 13, "NLL 2-D");
 }
 

@@ -183,7 +183,7 @@ void attention_kernel(KernelContext& ctx) {
   write_doubles(ctx.output(0, DType::f32, y.shape), y.v);
 }
 
-void layer_norm_kernel(KernelContext& ctx) {
+void fused_layer_norm_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   VX_CHECK(x.rank() >= 1, InvalidArgument, node_label(ctx), ": scalar input");
   const int64_t c = x.dim(x.rank() - 1), rows = c ? x.numel() / c : 0;
@@ -219,7 +219,7 @@ void gelu_kernel(KernelContext& ctx) {
 VX_REGISTER_CPU_KERNEL(vx_fused_matmul, {kFusedMatMul, "reference", 0, nullptr, fused_matmul_kernel});
 VX_REGISTER_CPU_KERNEL(vx_matmul_int8w, {kMatMulInt8W, "reference", 0, nullptr, matmul_int8w_kernel});
 VX_REGISTER_CPU_KERNEL(vx_attention, {kAttention, "reference", 0, nullptr, attention_kernel});
-VX_REGISTER_CPU_KERNEL(vx_layer_norm, {kLayerNorm, "reference", 0, nullptr, layer_norm_kernel});
+VX_REGISTER_CPU_KERNEL(vx_layer_norm, {kLayerNorm, "reference", 0, nullptr, fused_layer_norm_kernel});
 VX_REGISTER_CPU_KERNEL(vx_gelu, {kGelu, "reference", 0, nullptr, gelu_kernel});
 
 }  // namespace vx::cpu::ref
