@@ -21,17 +21,4 @@ std::optional<DType> dtype_from_onnx(int64_t onnx_type) {
   }
 }
 
-int32_t dtype_to_onnx(DType dtype) {
-  switch (dtype) {
-    case DType::f32: return kOnnxFloat;
-    case DType::f16: return kOnnxFloat16;
-    case DType::i8: return kOnnxInt8;
-    case DType::u8: return kOnnxUint8;
-    case DType::i32: return kOnnxInt32;
-    case DType::i64: return kOnnxInt64;
-    case DType::boolean: return kOnnxBool;
-  }
-  return kOnnxUndefined;
-}
-
 }  // namespace vx

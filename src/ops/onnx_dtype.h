@@ -31,7 +31,5 @@ inline constexpr int32_t kOnnxBfloat16 = 16;
 // Our dtype for an ONNX element-type code (as an attribute's int64 holds it); nullopt when
 // unsupported or not a code.
 std::optional<DType> dtype_from_onnx(int64_t onnx_type);
-// The ONNX element-type code of one of our dtypes.
-int32_t dtype_to_onnx(DType dtype);
 
 }  // namespace vx
