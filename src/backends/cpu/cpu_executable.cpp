@@ -17,19 +17,21 @@ namespace vx::cpu {
 
 namespace {
 
-// Runs a kernel's preparation or its run for the node `where` names. vx::Errors get the node as
-// context; oneDNN's own exceptions (dnnl::error, e.g. "could not create a primitive") and failed
+// Runs a kernel's preparation or its run for `node` ("<what>node '<name>' (<op>)" in messages,
+// built only on failure: this wraps every node of every run). vx::Errors get that context;
+// oneDNN's own exceptions (dnnl::error, e.g. "could not create a primitive") and failed
 // allocations become vx::Errors that name the node and say when memory ran out.
 template <class F>
-void with_node_context(const std::string& where, F&& f) {
+void with_node_context(const char* what, const Node& node, F&& f) {
+  auto where = [&] { return cat(what, "node '", node.name, "' (", node.op, ")"); };
   try {
-    VX_WITH_CONTEXT(where, f());
+    VX_WITH_CONTEXT(where(), f());
   } catch (const dnnl::error& e) {
     if (e.status == dnnl_out_of_memory)
-      fail(ErrorCode::OutOfMemory, cat(where, ": out of memory: oneDNN could not allocate (", e.what(), ")"));
-    fail(ErrorCode::Internal, cat(where, ": oneDNN: ", e.what(), " (status ", int(e.status), ")"));
+      fail(ErrorCode::OutOfMemory, cat(where(), ": out of memory: oneDNN could not allocate (", e.what(), ")"));
+    fail(ErrorCode::Internal, cat(where(), ": oneDNN: ", e.what(), " (status ", int(e.status), ")"));
   } catch (const std::bad_alloc&) {
-    fail(ErrorCode::OutOfMemory, cat(where, ": out of memory: an allocation failed"));
+    fail(ErrorCode::OutOfMemory, cat(where(), ": out of memory: an allocation failed"));
   }
 }
 
@@ -140,7 +142,7 @@ CpuExecutable::CpuExecutable(Plan plan, CpuOptions options) : plan_(std::move(pl
              " lies outside the arena of ", plan_.arena_bytes, " bytes");
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Node& node = g.nodes[size_t(plan_.steps[s].node)];
-    with_node_context(cat("preparing node '", node.name, "' (", node.op, ")"),
+    with_node_context("preparing ", node,
                       [&] { kernels_[s] = entries[s]->create ? entries[s]->create(node, g) : entries[s]->run; });
   }
   // The last step reading each value; after it the value's tensor is dropped (arena views cost
@@ -208,7 +210,7 @@ void CpuExecutable::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
     const Node& node = g.nodes[size_t(plan_.steps[s].node)];
     ctx.set_step(node, plan_.steps[s]);
     const auto start = std::chrono::steady_clock::now();
-    with_node_context(cat("node '", node.name, "' (", node.op, ")"), [&] { kernels_[s](ctx); });
+    with_node_context("", node, [&] { kernels_[s](ctx); });
     if (profile) {
       const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
       profile->entries.push_back({node.name, node.op, plan_.steps[s].variant, ms.count()});

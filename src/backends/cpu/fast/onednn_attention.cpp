@@ -17,7 +17,6 @@ namespace vx::cpu::fast {
 
 namespace {
 
-
 std::vector<int64_t> padded(const Shape& s, size_t rank) {
   std::vector<int64_t> d = s.dims();
   d.insert(d.begin(), rank - d.size(), 1);

@@ -14,7 +14,6 @@
 namespace vx::vk {
 namespace {
 
-
 constexpr int kBatchAxes = 3;
 constexpr int kQueryBlock = 16;  // attention.comp's BQ
 constexpr int kChunk = 64;       // attention.comp's DC

@@ -10,7 +10,6 @@
 namespace vx::vk {
 namespace {
 
-
 // Matches layer_norm.comp's push block.
 struct LayerNormPush {
   int32_t rows, cols;
