@@ -5,7 +5,7 @@
 #include "core/error.h"
 #include "passes/optimize_onnx.h"
 #include "plan/plan.h"
-#include "runtime/eager_runner.h"
+#include "backends/cpu/eager_runner.h"
 
 namespace vx {
 namespace {

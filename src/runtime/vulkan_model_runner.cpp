@@ -1,5 +1,7 @@
 #include "runtime/vulkan_model_runner.h"
 
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/eager_runner.h"
 #include "core/error.h"
 #include "ops/fused_ops.h"
 #include "passes/fold_attention_transposes.h"
@@ -13,6 +15,7 @@
 #include "passes/fuse_matmul_residual.h"
 #include "passes/remove_dead_nodes.h"
 #include "passes/untranspose_attention_keys.h"
+#include "runtime/bind_graph.h"
 
 namespace vx {
 
@@ -41,22 +44,33 @@ void optimize_for_vulkan(Graph& graph) {
   graph = std::move(g);
 }
 
+std::unique_ptr<runtime::ScheduledExecutable> make_vulkan_executable(const vk::VulkanContext& ctx, const Graph& graph,
+                                                                     const std::map<std::string, Shape>& input_shapes,
+                                                                     const vk::VulkanBackendOptions& options,
+                                                                     const std::vector<Tensor>* sample_inputs) {
+  std::vector<std::unique_ptr<runtime::Backend>> backends;
+  backends.push_back(std::make_unique<vk::VulkanBackend>(ctx, options));  // checks the precision first
+  backends.push_back(std::make_unique<cpu::CpuBackend>());
+  runtime::BoundGraph bound = runtime::bind_graph(graph, input_shapes, sample_inputs, run_graph_eager);
+  return std::make_unique<runtime::ScheduledExecutable>(std::move(bound), std::move(backends));
+}
+
 VulkanModelRunner::VulkanModelRunner(const vk::VulkanContext& ctx, Graph graph, VulkanRunnerOptions options)
     : ctx_(ctx), graph_(std::move(graph)), options_(options), cache_(options.plan_cache_capacity) {
   graph_.validate();
   if (options_.optimize) optimize_for_vulkan(graph_);
 }
 
-std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::build(const std::vector<Tensor>& inputs,
+std::shared_ptr<runtime::ScheduledExecutable> VulkanModelRunner::build(const std::vector<Tensor>& inputs,
                                                                     const std::map<std::string, Shape>& shapes) {
-  vk::ModelExecOptions o;
+  vk::VulkanBackendOptions o;
   o.precision = options_.precision;
   o.timestamps = options_.timestamps;
   o.max_memory_mb = options_.max_memory_mb;
   MemoryNeeds needs;
   o.needs = &needs;
   try {
-    return std::make_shared<vk::VulkanModelExecutable>(ctx_, graph_, shapes, o, &inputs);
+    return make_vulkan_executable(ctx_, graph_, shapes, o, &inputs);
   } catch (...) {
     // What a refused plan needed (zero when planning failed before that); a built executable's
     // needs are recorded by its caller, which may also have found one in the cache.
@@ -80,7 +94,7 @@ MemoryNeeds VulkanModelRunner::last_memory_needs() {
   return last_needs_;
 }
 
-std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::executable(const std::vector<Tensor>& inputs) {
+std::shared_ptr<runtime::ScheduledExecutable> VulkanModelRunner::executable(const std::vector<Tensor>& inputs) {
   VX_CHECK(inputs.size() == graph_.inputs.size(), InvalidArgument, "the model has ", graph_.inputs.size(),
            " inputs but ", inputs.size(), " were given");
   std::map<std::string, Shape> shapes;
@@ -92,7 +106,7 @@ std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::executable(const s
     shapes[v.name] = inputs[i].shape();
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  std::shared_ptr<vk::VulkanModelExecutable> exe = cache_.get_or_create(shapes, [&] { return build(inputs, shapes); });
+  std::shared_ptr<runtime::ScheduledExecutable> exe = cache_.get_or_create(shapes, [&] { return build(inputs, shapes); });
   set_last_needs(exe->memory_needs());
   // An executable built under a higher limit (or none).
   check_memory_limit(exe->memory_needs(), options_.max_memory_mb, shapes);
@@ -100,13 +114,12 @@ std::shared_ptr<vk::VulkanModelExecutable> VulkanModelRunner::executable(const s
 }
 
 std::vector<Tensor> VulkanModelRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {
-  std::shared_ptr<vk::VulkanModelExecutable> exe = executable(inputs);
+  std::shared_ptr<runtime::ScheduledExecutable> exe = executable(inputs);
   last_ = exe;
   try {
     return exe->run(inputs, profile);
-  } catch (const Error& e) {
+  } catch (const runtime::ShapeChanged&) {
     // Shapes observed on the first inputs no longer hold (a data-dependent op): rebuild for these.
-    if (std::string(e.what()).find("data-dependent shape changed") == std::string::npos) throw;
     std::map<std::string, Shape> shapes;
     for (size_t i = 0; i < inputs.size(); ++i) shapes[graph_.value(graph_.inputs[i]).name] = inputs[i].shape();
     exe = build(inputs, shapes);

@@ -1,7 +1,8 @@
 // Runs an imported ONNX model on a Vulkan device: optimises the graph once for the GPU (dead
-// nodes, constant folding, Conv+BatchNormalization folding, the transformer fusions), then builds a
-// VulkanModelExecutable per set of input shapes, kept in an LRU cache. Nodes no Vulkan op runs fall
-// back to the CPU inside the executable (see its placements()).
+// nodes, constant folding, Conv+BatchNormalization folding, the transformer fusions), then, per set
+// of input shapes (kept in an LRU cache), binds it and schedules it on the Vulkan backend with the
+// CPU as host backend (runtime/scheduled_executable.h): nodes no Vulkan op runs fall back to the
+// CPU (see the executable's placements()).
 #pragma once
 #include <map>
 #include <memory>
@@ -10,11 +11,12 @@
 #include <vector>
 
 #include "backends/vulkan/context.h"
-#include "backends/vulkan/kernels/model_executable.h"
+#include "backends/vulkan/vulkan_backend.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 #include "plan/plan_cache.h"
 #include "runtime/profile.h"
+#include "runtime/scheduled_executable.h"
 
 namespace vx {
 
@@ -38,6 +40,14 @@ void optimize_for_vulkan(Graph& graph);
 // MatMul + bias + activation unfused, so that they stay on the GPU).
 bool vulkan_runs_fused_matmul();
 
+// `graph` bound to `input_shapes` and scheduled on the Vulkan backend, with the CPU as host
+// backend. `sample_inputs` (optional, graph input order) serve to observe the shapes shape
+// inference cannot tell (bind_graph.h).
+std::unique_ptr<runtime::ScheduledExecutable> make_vulkan_executable(const vk::VulkanContext& ctx, const Graph& graph,
+                                                                     const std::map<std::string, Shape>& input_shapes,
+                                                                     const vk::VulkanBackendOptions& options = {},
+                                                                     const std::vector<Tensor>* sample_inputs = nullptr);
+
 class VulkanModelRunner {
  public:
   // `ctx` must outlive the runner.
@@ -47,26 +57,26 @@ class VulkanModelRunner {
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile = nullptr);
   // The executable for these inputs' shapes (built now if new; the inputs also serve to observe
   // shapes that shape inference cannot tell).
-  std::shared_ptr<vk::VulkanModelExecutable> executable(const std::vector<Tensor>& inputs);
+  std::shared_ptr<runtime::ScheduledExecutable> executable(const std::vector<Tensor>& inputs);
 
   const Graph& graph() const { return graph_; }
   // Applies from the next run (executables built under another limit included).
   void set_max_memory_mb(uint64_t mb);
   // What the last run's executable needs on the device (also when the limit refused it).
   MemoryNeeds last_memory_needs();
-  std::shared_ptr<vk::VulkanModelExecutable> last_executable() const { return last_; }
-  const ShapeLruCache<vk::VulkanModelExecutable>& cache() const { return cache_; }
+  std::shared_ptr<runtime::ScheduledExecutable> last_executable() const { return last_; }
+  const ShapeLruCache<runtime::ScheduledExecutable>& cache() const { return cache_; }
 
  private:
-  std::shared_ptr<vk::VulkanModelExecutable> build(const std::vector<Tensor>& inputs,
+  std::shared_ptr<runtime::ScheduledExecutable> build(const std::vector<Tensor>& inputs,
                                                    const std::map<std::string, Shape>& shapes);
   void set_last_needs(const MemoryNeeds& needs);
   const vk::VulkanContext& ctx_;
   Graph graph_;
   VulkanRunnerOptions options_;
   std::mutex mutex_;
-  ShapeLruCache<vk::VulkanModelExecutable> cache_;
-  std::shared_ptr<vk::VulkanModelExecutable> last_;
+  ShapeLruCache<runtime::ScheduledExecutable> cache_;
+  std::shared_ptr<runtime::ScheduledExecutable> last_;
   std::mutex needs_mutex_;  // build() also runs outside mutex_ (the data-dependent rebuild)
   MemoryNeeds last_needs_;
 };

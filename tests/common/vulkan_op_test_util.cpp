@@ -1,10 +1,11 @@
+#include "runtime/vulkan_model_runner.h"
 #include "common/vulkan_op_test_util.h"
 
 #include <cmath>
 #include <memory>
 
 #include "core/half.h"
-#include "runtime/eager_runner.h"
+#include "backends/cpu/eager_runner.h"
 
 namespace vx::test {
 
@@ -46,15 +47,15 @@ VulkanRun run_on_vulkan(const vk::VulkanContext& ctx, const Graph& graph, const 
   std::map<std::string, Shape> shapes;
   for (size_t i = 0; i < inputs.size() && i < graph.inputs.size(); ++i)
     shapes[graph.value(graph.inputs[i]).name] = inputs[i].shape();
-  vk::ModelExecOptions options;
+  vk::VulkanBackendOptions options;
   options.precision = precision;
-  vk::VulkanModelExecutable exe(ctx, graph, shapes, options, &inputs);
+  auto exe = make_vulkan_executable(ctx, graph, shapes, options, &inputs);
   VulkanRun r;
-  r.outputs = exe.run(inputs);
-  r.placements = exe.placements();
+  r.outputs = exe->run(inputs);
+  r.placements = exe->placements();
   r.all_on_gpu = true;
   for (const auto& p : r.placements)
-    if (!p.gpu) r.all_on_gpu = false;
+    if (p.on_host) r.all_on_gpu = false;
   return r;
 }
 
@@ -185,7 +186,7 @@ void VulkanOpTest::expect_matches_cpu(const SingleNodeCase& c, vk::Precision pre
   }
   if (!allow_cpu) {
     for (const auto& p : run.placements)
-      EXPECT_TRUE(p.gpu) << label << ": node '" << p.node << "' (" << p.op << ") ran on the CPU: " << p.reason;
+      EXPECT_FALSE(p.on_host) << label << ": node '" << p.node << "' (" << p.op << ") ran on the CPU: " << p.reason;
   }
   EXPECT_TRUE(outputs_match(expected, run.outputs, tolerance)) << label;
 }

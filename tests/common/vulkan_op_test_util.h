@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "backends/vulkan/context.h"
-#include "backends/vulkan/kernels/model_executable.h"
+#include "backends/vulkan/kernels/op_kernel.h"
+#include "runtime/scheduler.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 
@@ -46,7 +47,7 @@ std::vector<Tensor> run_cpu_reference(const Graph& graph, const std::vector<Tens
 
 struct VulkanRun {
   std::vector<Tensor> outputs;
-  std::vector<vk::NodePlacement> placements;
+  std::vector<runtime::NodePlacement> placements;
   bool all_on_gpu = false;  // every node ran on the GPU
 };
 VulkanRun run_on_vulkan(const vk::VulkanContext& ctx, const Graph& graph, const std::vector<Tensor>& inputs,

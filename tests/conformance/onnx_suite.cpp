@@ -17,7 +17,7 @@
 
 #include "core/error.h"
 #include "formats/onnx_import.h"
-#include "runtime/eager_runner.h"
+#include "backends/cpu/eager_runner.h"
 #include "runtime/model_runner.h"
 #include "runtime/vulkan_model_runner.h"
 
@@ -112,7 +112,7 @@ std::string run_case_vulkan(const std::filesystem::path& dir, const vk::VulkanCo
     for (const auto& f : numbered_files(set, "output_")) expected.push_back(read_onnx_tensor_file(f));
     std::vector<Tensor> outputs = runner.run(inputs);
     auto exe = runner.last_executable();
-    if (!exe->floats_all_on_gpu()) result->floats_on_gpu = false;
+    if (!exe->floats_all_preferred()) result->floats_on_gpu = false;
     for (const auto& p : exe->fallbacks()) cpu_nodes.insert(cat(p.node, " (", p.op, "): ", p.reason));
     result->cpu_nodes.assign(cpu_nodes.begin(), cpu_nodes.end());
     if (outputs.size() != expected.size())

@@ -98,11 +98,11 @@ TEST_F(VulkanCustomOp, RunsOnTheGpuNextToABuiltInOp) {
   Tensor input = test::random_tensor({3, 5, 17}, 7, -4.0f, 4.0f);
   test::VulkanRun run = test::run_on_vulkan(ctx(), g, {input}, vk::Precision::fp32);
   std::string placements;
-  for (const auto& p : run.placements) placements += cat(p.node, ": ", p.gpu ? "gpu" : "cpu", " ", p.reason, "\n");
+  for (const auto& p : run.placements) placements += cat(p.node, ": ", p.on_host ? "cpu" : "gpu", " ", p.reason, "\n");
   ASSERT_TRUE(run.all_on_gpu) << "every node must run on the GPU:\n" << placements;
   bool custom_on_gpu = false;
   for (const auto& p : run.placements)
-    if (p.node == "swish") custom_on_gpu = p.gpu && p.variant == "custom";
+    if (p.node == "swish") custom_on_gpu = !p.on_host && p.variant == "custom";
   EXPECT_TRUE(custom_on_gpu);
   ASSERT_EQ(run.outputs.size(), 1u);
   const float* in = input.data<float>();
@@ -115,7 +115,7 @@ TEST_F(VulkanCustomOp, RunsOnTheGpuNextToABuiltInOp) {
   test::VulkanRun half = test::run_on_vulkan(ctx(), g, {input}, vk::Precision::fp16);
   bool custom_on_cpu = false;
   for (const auto& p : half.placements)
-    if (p.node == "swish") custom_on_cpu = !p.gpu && p.reason.find("fp16") != std::string::npos;
+    if (p.node == "swish") custom_on_cpu = p.on_host && p.reason.find("fp16") != std::string::npos;
   EXPECT_TRUE(custom_on_cpu);
   EXPECT_TRUE(test::outputs_match(run.outputs, half.outputs, test::default_tolerance(vk::Precision::fp16)));
 }

@@ -119,13 +119,13 @@ TEST_F(VulkanExecutor, ScratchConstantBlobsAndTwoOutputs) {
     want1.data<float>()[i] = std::max(0.0f, want1.data<float>()[i]);
   }
   for (Precision p : {Precision::fp32, Precision::fp16}) {
-    vk::ModelExecOptions o;
+    vk::VulkanBackendOptions o;
     o.precision = p;
-    vk::VulkanModelExecutable exe(ctx(), g, {}, o);
-    ASSERT_TRUE(exe.fallbacks().empty()) << exe.placement_report();
-    EXPECT_GE(exe.constant_bytes(), uint64_t(in.numel()) * (p == Precision::fp16 ? 2 : 4));
+    auto exe = make_vulkan_executable(ctx(), g, {}, o);
+    ASSERT_TRUE(exe->fallbacks().empty()) << exe->placement_report();
+    EXPECT_GE(exe->memory_needs().other_bytes, uint64_t(in.numel()) * (p == Precision::fp16 ? 2 : 4));
     const Tolerance tol = p == Precision::fp16 ? Tolerance{2e-3, 2e-3} : default_tolerance(p);
-    EXPECT_TRUE(outputs_match({want0, want1}, exe.run({in}), tol)) << precision_name(p);
+    EXPECT_TRUE(outputs_match({want0, want1}, exe->run({in}), tol)) << precision_name(p);
   }
 }
 
@@ -164,18 +164,18 @@ TEST_F(VulkanExecutor, GpuCpuGpuSegmentsMatchTheCpu) {
   std::vector<Tensor> inputs = {random_tensor(Shape{4, 3, 3}, 1), random_tensor(Shape{4}, 2, -0.5f, 0.5f)};
   std::vector<Tensor> expected = run_cpu_reference(g, inputs);
   for (Precision p : {Precision::fp32, Precision::fp16}) {
-    vk::ModelExecOptions o;
+    vk::VulkanBackendOptions o;
     o.precision = p;
     // CpuOnlyDet has no shape function: the sample inputs let the executor observe its output shape.
-    vk::VulkanModelExecutable exe(ctx(), g, {{"x", Shape{4, 3, 3}}, {"y", Shape{4}}}, o, &inputs);
-    EXPECT_EQ(exe.segment_count(), 3u);  // mul | det | add, relu, identity
-    auto fallbacks = exe.fallbacks();
+    auto exe = make_vulkan_executable(ctx(), g, {{"x", Shape{4, 3, 3}}, {"y", Shape{4}}}, o, &inputs);
+    EXPECT_EQ(exe->segment_count(), 3u);  // mul | det | add, relu, identity
+    auto fallbacks = exe->fallbacks();
     ASSERT_EQ(fallbacks.size(), 1u);
     EXPECT_EQ(fallbacks[0].op, "vx.test.CpuOnlyDet");
     EXPECT_NE(fallbacks[0].reason.find("no Vulkan op"), std::string::npos) << fallbacks[0].reason;
-    EXPECT_FALSE(exe.floats_all_on_gpu());
+    EXPECT_FALSE(exe->floats_all_preferred());
     for (int run = 0; run < 2; ++run) {  // the recorded command buffers are resubmitted
-      std::vector<Tensor> got = exe.run(inputs);
+      std::vector<Tensor> got = exe->run(inputs);
       const std::vector<Tensor>& want = p == Precision::fp16 ? run_cpu_reference(g, round_to_fp16(inputs)) : expected;
       // Det of 3x3 cubes the error of fp16 storage: 3e-2 relative there.
       EXPECT_TRUE(outputs_match(want, got, p == Precision::fp16 ? Tolerance{3e-2, 3e-3} : default_tolerance(p)))
@@ -187,10 +187,10 @@ TEST_F(VulkanExecutor, GpuCpuGpuSegmentsMatchTheCpu) {
 TEST_F(VulkanExecutor, WithoutSampleInputsUnknownShapesStayOnTheCpu) {
   Graph g = mixed_graph();
   std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)};
-  vk::VulkanModelExecutable exe(ctx(), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, {});
-  ASSERT_EQ(exe.fallbacks().size(), 3u);  // CpuOnlyDet, and Add and Relu of its (unknown) output shape
-  EXPECT_NE(exe.fallbacks()[1].reason.find("not known when planning"), std::string::npos) << exe.fallbacks()[1].reason;
-  EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe.run(inputs), {}));
+  auto exe = make_vulkan_executable(ctx(), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, {});
+  ASSERT_EQ(exe->fallbacks().size(), 3u);  // CpuOnlyDet, and Add and Relu of its (unknown) output shape
+  EXPECT_NE(exe->fallbacks()[1].reason.find("not known when planning"), std::string::npos) << exe->fallbacks()[1].reason;
+  EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe->run(inputs), {}));
 }
 
 TEST_F(VulkanExecutor, ShapeComputationsFoldAndIntegersCrossTheBoundary) {
@@ -226,12 +226,12 @@ TEST_F(VulkanExecutor, ShapeComputationsFoldAndIntegersCrossTheBoundary) {
   Tensor kt(DType::i64, Shape{2, 3, 4});
   for (int64_t i = 0; i < kt.numel(); ++i) kt.data<int64_t>()[i] = i * 37 - 400;
   std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 4}, 5), kt};
-  vk::VulkanModelExecutable exe(ctx(), g, {}, {});
+  auto exe = make_vulkan_executable(ctx(), g, {}, {});
   // Shape, Gather and the Cast of the folded dim became constants; everything left is on the GPU.
-  EXPECT_TRUE(exe.fallbacks().empty()) << exe.placement_report();
-  EXPECT_TRUE(exe.floats_all_on_gpu());
-  for (const auto& p : exe.placements()) EXPECT_TRUE(p.gpu) << p.node << ": " << p.reason;
-  EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe.run(inputs), default_tolerance(Precision::fp32)));
+  EXPECT_TRUE(exe->fallbacks().empty()) << exe->placement_report();
+  EXPECT_TRUE(exe->floats_all_preferred());
+  for (const auto& p : exe->placements()) EXPECT_FALSE(p.on_host) << p.node << ": " << p.reason;
+  EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe->run(inputs), default_tolerance(Precision::fp32)));
 }
 
 // Greater (GPU) -> NonZero (CPU, data-dependent shape) -> Cast to float (GPU): shapes are observed on
@@ -285,26 +285,26 @@ TEST_F(VulkanExecutor, ArenaSharesMemoryAlongAChain) {
   }
   g.outputs = {v};
   Tensor x = random_tensor(Shape{1000}, 3);
-  vk::VulkanModelExecutable exe(ctx(), g, {}, {});
-  EXPECT_LE(exe.arena_bytes(), 3u * 4096u);  // two or three 4000-byte buffers, not eleven
-  EXPECT_TRUE(outputs_match(run_cpu_reference(g, {x}), exe.run({x}), {}));
+  auto exe = make_vulkan_executable(ctx(), g, {}, {});
+  EXPECT_LE(exe->memory_needs().arena_bytes, 3u * 4096u);  // two or three 4000-byte buffers, not eleven
+  EXPECT_TRUE(outputs_match(run_cpu_reference(g, {x}), exe->run({x}), {}));
 }
 
 TEST_F(VulkanExecutor, ProfilesEveryNodeAndRejectsWrongInputs) {
   Graph g = mixed_graph();
   std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)};
-  vk::ModelExecOptions o;
+  vk::VulkanBackendOptions o;
   o.timestamps = true;
-  vk::VulkanModelExecutable exe(ctx(), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, o, &inputs);
-  EXPECT_EQ(exe.fallbacks().size(), 1u);
+  auto exe = make_vulkan_executable(ctx(), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, o, &inputs);
+  EXPECT_EQ(exe->fallbacks().size(), 1u);
   Profile profile;
-  exe.run(inputs, &profile);
+  exe->run(inputs, &profile);
   ASSERT_EQ(profile.entries.size(), 5u);
   EXPECT_EQ(profile.entries[0].variant.rfind("vulkan:", 0), 0u);
   EXPECT_EQ(profile.entries[1].variant.rfind("cpu:", 0), 0u);
   for (const auto& e : profile.entries) EXPECT_GE(e.milliseconds, 0.0);
   try {
-    exe.run({random_tensor(Shape{3, 3, 3}, 1), inputs[1]});
+    exe->run({random_tensor(Shape{3, 3, 3}, 1), inputs[1]});
     FAIL() << "a wrong input shape was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
@@ -348,7 +348,7 @@ TEST_F(VulkanExecutor, CliRunsAndBenchesOnVulkan) {
     auto [rc, text] = cli("run " + model + io + " --device vulkan --precision " + precision + " --profile", "run.txt");
     ASSERT_EQ(rc, 0) << text;
     EXPECT_NE(text.find("vulkan:"), std::string::npos) << text;  // the profile names the GPU variant
-    EXPECT_NE(text.find("sum (Add): gpu"), std::string::npos) << text;
+    EXPECT_NE(text.find("sum (Add): vulkan"), std::string::npos) << text;
     const double tol = std::string(precision) == "fp16" ? 1e-2 : 1e-6;
     EXPECT_LE(max_abs_diff(read_npy(dir / "sum.npy"), read_onnx_tensor_file(data / "output_0.pb")), tol) << precision;
   }

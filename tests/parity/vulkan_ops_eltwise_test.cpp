@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "runtime/vulkan_model_runner.h"
 #include "backends/vulkan/vk_common.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
@@ -221,11 +222,11 @@ TEST_F(VulkanEltwise, ReleasesEveryObject) {
   {
     auto c = single_node("Add", {input(random_tensor(Shape{4, 4}, 1)), input(random_tensor(Shape{4}, 2))});
     std::map<std::string, Shape> shapes{{"x0", Shape{4, 4}}, {"x1", Shape{4}}};
-    vk::ModelExecOptions o;
+    vk::VulkanBackendOptions o;
     o.timestamps = true;
-    vk::VulkanModelExecutable exe(ctx(), c.graph, shapes, o);
+    auto exe = make_vulkan_executable(ctx(), c.graph, shapes, o);
     Profile profile;
-    exe.run(c.inputs, &profile);
+    exe->run(c.inputs, &profile);
     ASSERT_EQ(profile.entries.size(), 1u);
     EXPECT_GT(vk::live_objects(), before);
   }

@@ -90,8 +90,8 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
     const std::vector<Tensor> expected = test::run_cpu_reference(sc.graph, sc.inputs);
     const test::VulkanRun run = test::run_on_vulkan(ctx(), sc.graph, sc.inputs, precision);
     std::string placement;
-    for (const NodePlacement& p : run.placements)
-      if (p.op == c.op) placement = p.gpu ? p.variant : "cpu: " + p.reason;
+    for (const runtime::NodePlacement& p : run.placements)
+      if (p.op == c.op) placement = p.on_host ? "cpu: " + p.reason : p.variant;
     ASSERT_TRUE(run.all_on_gpu) << what << ": " << placement;
     if (!variant.empty()) {
       EXPECT_NE(placement.find(variant), std::string::npos) << what << ": variant " << placement << ", expected " << variant;

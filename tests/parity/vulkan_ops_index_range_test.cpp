@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "runtime/vulkan_model_runner.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 
@@ -100,16 +101,16 @@ TEST_F(VulkanIndexRange, OutOfRangeIndexFailsWithTheCpuError) {
       cpu_message = e.what();
     }
     // One executable for both: the bad run must not leave its status behind for the good one.
-    vk::VulkanModelExecutable exe(ctx(), c.bad.graph, shapes_of(c.bad), {}, &c.good.inputs);
-    ASSERT_TRUE(exe.placements().at(0).gpu) << exe.placement_report();
+    auto exe = make_vulkan_executable(ctx(), c.bad.graph, shapes_of(c.bad), {}, &c.good.inputs);
+    ASSERT_FALSE(exe->placements().at(0).on_host) << exe->placement_report();
     try {
-      exe.run(c.bad.inputs);
+      exe->run(c.bad.inputs);
       ADD_FAILURE() << "Vulkan accepted an out-of-range index";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
       EXPECT_EQ(std::string(e.what()), cpu_message);
     }
-    EXPECT_TRUE(test::outputs_match(test::run_cpu_reference(c.good.graph, c.good.inputs), exe.run(c.good.inputs),
+    EXPECT_TRUE(test::outputs_match(test::run_cpu_reference(c.good.graph, c.good.inputs), exe->run(c.good.inputs),
                                     test::default_tolerance(vk::Precision::fp32)));
   }
 }

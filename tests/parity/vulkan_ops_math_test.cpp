@@ -4,7 +4,7 @@
 // on purpose (1x17 by 17x5, batches that broadcast, 7x9 images with 5 outputs, groups 3, stride 2,
 // dilation 2, asymmetric pads) and small because lavapipe is slow.
 //
-// Each case is a one-node graph run by the executor (VulkanModelExecutable, through
+// Each case is a one-node graph run by the Vulkan executable (make_vulkan_executable, through
 // tests/common/vulkan_op_test_util.h) and by the CPU reference; the node must be placed on the GPU.
 // fp16 cases round the inputs to fp16 first, so that the reference sees the same values.
 //
@@ -75,8 +75,8 @@ class VulkanMathOps : public test::VulkanOpTest, public ::testing::WithParamInte
     const std::vector<Tensor> expected = test::run_cpu_reference(sc.graph, sc.inputs);
     const test::VulkanRun run = test::run_on_vulkan(ctx(), sc.graph, sc.inputs, precision);
     std::string placement;
-    for (const vk::NodePlacement& p : run.placements)
-      if (p.op == c.op) placement = p.gpu ? p.variant : "cpu: " + p.reason;
+    for (const runtime::NodePlacement& p : run.placements)
+      if (p.op == c.op) placement = p.on_host ? "cpu: " + p.reason : p.variant;
     ASSERT_TRUE(run.all_on_gpu) << what << ": " << placement;
     if (!variant.empty()) {
       // On devices with fp16 cooperative matrices, large enough fp16 products take that kernel.
@@ -489,19 +489,19 @@ TEST_P(VulkanMathOps, OnnxNodeSuite) {
       expected.push_back(read_onnx_tensor_file(set / cat("output_", i, ".pb")));
     ASSERT_EQ(inputs.size(), graph.inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) shapes[graph.value(graph.inputs[i]).name] = inputs[i].shape();
-    vk::ModelExecOptions options;
+    vk::VulkanBackendOptions options;
     options.precision = GetParam();
     std::vector<Tensor> got;
     std::string placement;
     try {
-      vk::VulkanModelExecutable exe(ctx(), graph, shapes, options, &inputs);
-      placement = exe.placement_report();
+      auto exe = make_vulkan_executable(ctx(), graph, shapes, options, &inputs);
+      placement = exe->placement_report();
       if (on_cpu) {
-        EXPECT_FALSE(exe.floats_all_on_gpu()) << name << ": expected a CPU fallback\n" << placement;
+        EXPECT_FALSE(exe->floats_all_preferred()) << name << ": expected a CPU fallback\n" << placement;
       } else {
-        EXPECT_TRUE(exe.floats_all_on_gpu()) << name << "\n" << placement;
+        EXPECT_TRUE(exe->floats_all_preferred()) << name << "\n" << placement;
       }
-      got = exe.run(inputs);
+      got = exe->run(inputs);
     } catch (const Error& e) {
       ADD_FAILURE() << name << ": " << e.what();
       continue;
@@ -569,9 +569,9 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
   const std::vector<Tensor> got = runner.run(feeds);
   const std::set<std::string> mine = {"MatMul", "Gemm", "Conv", kFusedConv, "MaxPool", "GlobalAveragePool",
                                       "BatchNormalization", "LayerNormalization"};
-  for (const vk::NodePlacement& p : runner.last_executable()->placements()) {
+  for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
     if (mine.count(p.op)) {
-      EXPECT_TRUE(p.gpu) << what << ": " << p.node << " (" << p.op << ") on the CPU: " << p.reason;
+      EXPECT_FALSE(p.on_host) << what << ": " << p.node << " (" << p.op << ") on the CPU: " << p.reason;
     }
   }
   ASSERT_EQ(got.size(), expected.size());

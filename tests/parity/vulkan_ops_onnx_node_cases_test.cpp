@@ -74,7 +74,7 @@ TEST_F(VulkanOnnxNodeCases, MovementAndReductionCasesMatch) {
       continue;
     }
     for (const auto& p : run.placements)
-      EXPECT_TRUE(p.gpu || p.by_design || allowed_cpu_reason(p.reason))
+      EXPECT_TRUE(p.preferred || p.by_design || allowed_cpu_reason(p.reason))
           << name << ": node " << p.node << " (" << p.op << ") ran on the CPU: " << p.reason;
     if (run.all_on_gpu) ++on_gpu;
     EXPECT_TRUE(outputs_match(expected, run.outputs, Tolerance{1e-4, 1e-5})) << name;

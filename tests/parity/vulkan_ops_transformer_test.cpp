@@ -135,7 +135,7 @@ TEST_F(VulkanTransformerOpsTest, AttentionPastTheKernelFallsBackToTheCpu) {
   expect_matches_cpu(c, Precision::fp32, {1e-4, 1e-5}, true, "Dv 300");
   const test::VulkanRun run = test::run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp32);
   ASSERT_EQ(run.placements.size(), 1u);
-  EXPECT_FALSE(run.placements[0].gpu);
+  EXPECT_TRUE(run.placements[0].on_host);
 }
 
 TEST_F(VulkanTransformerOpsTest, LayerNorm) {
@@ -343,12 +343,12 @@ TEST_F(VulkanTransformerOpsTest, TransformerBlockRunsFusedOnTheGpu) {
     EXPECT_TRUE(test::outputs_match(expected, got, tol)) << (precision == Precision::fp32 ? "fp32" : "fp16");
 
     int attention = 0, layer_norm = 0, gelu = 0;
-    for (const vk::NodePlacement& p : runner.last_executable()->placements()) {
+    for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
       if (p.op == kAttention) ++attention;
       if (p.op == kLayerNorm) ++layer_norm;
       if (p.op == kGelu) ++gelu;
       if (p.touches_float) {
-        EXPECT_TRUE(p.gpu) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
+        EXPECT_FALSE(p.on_host) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
       }
     }
     EXPECT_EQ(attention, 1);

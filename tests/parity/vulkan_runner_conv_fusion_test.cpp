@@ -51,8 +51,8 @@ TEST_F(VulkanConvFusion, ConvBatchNormReluRunAsFusedConvs) {
     int relu_fused = 0;
     for (const Node& n : runner.graph().nodes) relu_fused += n.op == kFusedConv && n.attrs.get_int("relu", 0) == 1;
     EXPECT_EQ(relu_fused, 1);
-    for (const vk::NodePlacement& p : runner.last_executable()->placements()) {
-      EXPECT_TRUE(p.gpu) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
+    for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
+      EXPECT_FALSE(p.on_host) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
     }
   }
 }

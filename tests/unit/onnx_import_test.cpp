@@ -14,7 +14,7 @@
 #include "core/half.h"
 #include "formats/npy.h"
 #include "formats/onnx_import.h"
-#include "runtime/eager_runner.h"
+#include "backends/cpu/eager_runner.h"
 
 namespace vx {
 namespace {

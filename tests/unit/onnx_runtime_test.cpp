@@ -18,7 +18,7 @@
 #include "passes/fold_conv_batch_norm.h"
 #include "passes/optimize_onnx.h"
 #include "passes/shape_inference.h"
-#include "runtime/eager_runner.h"
+#include "backends/cpu/eager_runner.h"
 #include "runtime/model_runner.h"
 
 namespace vx {

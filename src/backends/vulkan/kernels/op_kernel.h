@@ -4,7 +4,7 @@
 // A factory never touches Vulkan objects: it returns an OpPlan naming embedded shaders, push
 // constants, dispatch sizes and bindings that refer to the node's tensors symbolically (input i,
 // output i, a constant blob the plan uploads once, a scratch buffer). The executor
-// (model_executable.h) places tensors in its arena, uploads the constants, creates pipelines
+// (segment_executable.h) places tensors in its arena, uploads the constants, creates pipelines
 // and descriptor sets, and records the dispatches in order with a barrier between them.
 //
 // Device storage: every tensor is dense row-major in ONNX's layout (no padding), element types:

@@ -1,4 +1,4 @@
-#include "runtime/host_kernel_context.h"
+#include "backends/cpu/host_kernel_context.h"
 
 #include "core/error.h"
 

@@ -1,10 +1,10 @@
-#include "runtime/eager_runner.h"
+#include "backends/cpu/eager_runner.h"
 
 #include <map>
 
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
-#include "runtime/host_kernel_context.h"
+#include "backends/cpu/host_kernel_context.h"
 
 namespace vx {
 namespace {

@@ -1,0 +1,70 @@
+#include "backends/cpu/cpu_backend.h"
+
+#include <chrono>
+
+#include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/host_kernel_context.h"
+#include "core/error.h"
+
+namespace vx::cpu {
+namespace {
+
+class CpuSegments final : public runtime::CompiledSegments {
+ public:
+  CpuSegments(const Graph& graph, std::vector<std::vector<size_t>> segments, std::vector<KernelFn> kernels)
+      : graph_(graph), segments_(std::move(segments)), kernels_(std::move(kernels)) {}
+
+  void run(size_t k, runtime::HostValues& host, std::vector<double>& node_ms) override {
+    using Clock = std::chrono::steady_clock;
+    for (size_t n : segments_[k]) {
+      const Node& node = graph_.nodes[n];
+      const auto start = Clock::now();
+      HostKernelContext context(graph_, node, host);
+      try {
+        kernels_[n](context);
+      } catch (const Error& e) {
+        throw e.with_context(cat("node '", node.name, "' (", node.op, ", on the CPU)"));
+      }
+      node_ms[n] = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      for (ValueId id : node.outputs)
+        VX_CHECK(id == kNoValue || host[size_t(id)].defined(), Internal, "node '", node.name, "' did not write '",
+                 graph_.value(id).name, "'");
+    }
+  }
+
+ private:
+  const Graph& graph_;
+  std::vector<std::vector<size_t>> segments_;
+  std::vector<KernelFn> kernels_;  // per graph node (empty for nodes elsewhere)
+};
+
+}  // namespace
+
+runtime::NodeSupport CpuBackend::supports(const runtime::BoundGraph& bound, size_t n) {
+  const Node& node = bound.graph.nodes[n];
+  if (chosen_.size() < bound.graph.nodes.size()) chosen_.resize(bound.graph.nodes.size(), nullptr);
+  chosen_[n] = choose_kernel(node, bound.graph, options_.reference_only);
+  if (!chosen_[n]) return {false, "", "no CPU kernel"};
+  return {true, chosen_[n]->variant, ""};
+}
+
+std::unique_ptr<runtime::CompiledSegments> CpuBackend::compile(const runtime::BoundGraph& bound,
+                                                               const std::vector<const runtime::Segment*>& segments) {
+  const Graph& g = bound.graph;
+  std::vector<KernelFn> kernels(g.nodes.size());
+  std::vector<std::vector<size_t>> nodes;
+  for (const runtime::Segment* seg : segments) {
+    nodes.push_back(seg->nodes);
+    for (size_t n : seg->nodes) {
+      const Node& node = g.nodes[n];
+      const KernelEntry* kernel = n < chosen_.size() ? chosen_[n] : nullptr;
+      VX_CHECK(kernel != nullptr, Internal, "node '", node.name, "' was scheduled on the CPU without a kernel");
+      // Factory kernels (the oneDNN ones) prepare their weights and primitives once, here.
+      VX_WITH_CONTEXT(cat("node '", node.name, "' (", node.op, ")"),
+                      kernels[n] = kernel->create ? kernel->create(node, g) : kernel->run);
+    }
+  }
+  return std::make_unique<CpuSegments>(g, std::move(nodes), std::move(kernels));
+}
+
+}  // namespace vx::cpu

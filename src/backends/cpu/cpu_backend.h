@@ -1,0 +1,32 @@
+// The CPU as a backend of the scheduler (runtime/backend.h): runs any node the CPU kernel registry
+// has a kernel for, on host tensors, so it is every schedule's host backend: the fallback for nodes
+// a device cannot run, and the home of shape computations.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/kernel_registry.h"
+#include "runtime/backend.h"
+
+namespace vx::cpu {
+
+struct CpuBackendOptions {
+  bool reference_only = false;  // only the reference kernels (tests, debugging)
+};
+
+class CpuBackend final : public runtime::Backend {
+ public:
+  explicit CpuBackend(CpuBackendOptions options = {}) : options_(options) {}
+  std::string name() const override { return "cpu"; }
+  bool on_host() const override { return true; }
+  runtime::NodeSupport supports(const runtime::BoundGraph& bound, size_t node) override;
+  std::unique_ptr<runtime::CompiledSegments> compile(const runtime::BoundGraph& bound,
+                                                     const std::vector<const runtime::Segment*>& segments) override;
+
+ private:
+  CpuBackendOptions options_;
+  std::vector<const KernelEntry*> chosen_;  // per node, from supports()
+};
+
+}  // namespace vx::cpu

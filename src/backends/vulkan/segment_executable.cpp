@@ -1,0 +1,452 @@
+#include "backends/vulkan/segment_executable.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+
+#include "backends/vulkan/host_conversion.h"
+#include "core/error.h"
+#include "plan/arena_planner.h"
+
+namespace vx::vk {
+namespace {
+
+VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+constexpr VkDeviceSize kStatusBytes = 16;  // uint[4]: flag, index, extent, unused
+
+}  // namespace
+
+SegmentExecutable::SegmentExecutable(const VulkanContext& ctx, const SegmentOptions& options,
+                                     const runtime::BoundGraph& bound,
+                                     const std::vector<const runtime::Segment*>& segments, std::vector<OpPlan> plans)
+    : ctx_(ctx), options_(options), graph_(bound.graph), plans_(std::move(plans)) {
+  const size_t n_nodes = graph_.nodes.size();
+  plans_.resize(n_nodes);
+  steps_.resize(n_nodes);
+  here_.assign(n_nodes, false);
+  for (const runtime::Segment* s : segments) {
+    VX_CHECK(!s->nodes.empty(), Internal, "an empty segment");
+    RecordedSegment rec;
+    rec.nodes = s;
+    for (ValueId id : s->receives) rec.uploads.push_back({id, 0});
+    for (ValueId id : s->sends) rec.downloads.push_back({id, 0});
+    segments_.push_back(std::move(rec));
+    for (size_t n : s->nodes) here_[n] = true;
+  }
+  for (size_t n = 0; n < n_nodes; ++n)
+    if (!here_[n]) plans_[n] = OpPlan();
+  timestamps_ = options_.timestamps && ctx_.info().timestamps;
+  try {
+    plan_memory();
+    create_gpu_objects();
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+SegmentExecutable::~SegmentExecutable() { release(); }
+
+void SegmentExecutable::plan_memory() {
+  const Graph& g = graph_;
+  const size_t n_values = g.values.size();
+  const VkDeviceSize alignment = std::max<VkDeviceSize>(64, ctx_.properties().limits.minStorageBufferOffsetAlignment);
+  slots_.assign(n_values, {});
+
+  // Alias roots: Reshape-like GPU nodes make their output share input 0's bytes.
+  std::vector<ValueId> root(n_values);
+  for (size_t i = 0; i < n_values; ++i) root[i] = ValueId(i);
+  auto find_root = [&](ValueId v) {
+    while (root[size_t(v)] != v) v = root[size_t(v)];
+    return v;
+  };
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (here_[n] && plans_[n].output0_aliases_input0)
+      root[size_t(g.nodes[n].outputs[0])] = find_root(g.nodes[n].inputs[0]);
+
+  // Device presence and lifetimes (in node indices) of every value the GPU touches.
+  std::vector<int> first(n_values, std::numeric_limits<int>::max()), last(n_values, -1);
+  std::vector<bool> on_device(n_values, false);
+  auto touch = [&](ValueId v, int step) {
+    on_device[size_t(v)] = true;
+    first[size_t(v)] = std::min(first[size_t(v)], step);
+    last[size_t(v)] = std::max(last[size_t(v)], step);
+  };
+  for (RecordedSegment& seg : segments_) {
+    const int seg_first = int(seg.nodes->nodes.front()), seg_last = int(seg.nodes->nodes.back());
+    // What the segment receives is uploaded before its first node.
+    for (const Transfer& t : seg.uploads) touch(t.value, seg_first);
+    for (size_t n : seg.nodes->nodes) {
+      const Node& node = g.nodes[n];
+      // Constant inputs go to the device only when a dispatch binds them (ops that repack weights
+      // into their own constant blobs do not) or the output aliases them.
+      std::vector<bool> bound(node.inputs.size(), false);
+      for (const Dispatch& d : plans_[n].dispatches)
+        for (const Binding& b : d.bindings)
+          if (b.kind == Binding::Kind::input) bound[size_t(b.index)] = true;
+      if (plans_[n].output0_aliases_input0) bound[0] = true;
+      for (size_t k = 0; k < node.inputs.size(); ++k) {
+        const ValueId id = node.inputs[k];
+        if (id == kNoValue) continue;
+        const Value& v = g.value(id);
+        if (v.is_constant()) {
+          if (bound[k]) on_device[size_t(id)] = true;
+          continue;
+        }
+        touch(id, int(n));
+      }
+      for (ValueId id : node.outputs)
+        if (id != kNoValue) touch(id, int(n));
+    }
+    // What it sends (to another backend or the caller) is downloaded after its last node.
+    for (const Transfer& t : seg.downloads) touch(t.value, seg_last);
+  }
+  // Fold aliases into their roots' lifetimes.
+  for (size_t i = 0; i < n_values; ++i) {
+    const ValueId r = find_root(ValueId(i));
+    if (r == ValueId(i) || !on_device[i]) continue;
+    on_device[size_t(r)] = true;
+    first[size_t(r)] = std::min(first[size_t(r)], first[i]);
+    last[size_t(r)] = std::max(last[size_t(r)], last[i]);
+  }
+
+  // Constants: converted and packed once; plan constants after them.
+  OffsetAllocator constant_alloc(alignment);
+  std::vector<std::pair<VkDeviceSize, std::vector<uint8_t>>> constant_data;
+  for (size_t i = 0; i < n_values; ++i) {
+    const Value& v = g.values[i];
+    if (!on_device[i] || !v.is_constant() || find_root(ValueId(i)) != ValueId(i)) continue;
+    DeviceSlot& s = slots_[i];
+    s.pool = DeviceSlot::Pool::constants;
+    s.type = device_dtype(v.dtype, options_.precision);
+    s.bytes = VkDeviceSize(v.constant.numel()) * device_type_bytes(s.type);
+    s.offset = constant_alloc.allocate(std::max<VkDeviceSize>(s.bytes, 4));
+    std::vector<uint8_t> bytes(size_t(std::max<VkDeviceSize>(s.bytes, 4)));
+    to_device(v.constant, s.type, bytes.data());
+    constant_data.push_back({s.offset, std::move(bytes)});
+  }
+  plan_constant_offsets_.assign(g.nodes.size(), {});
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    for (const std::vector<uint8_t>& blob : plans_[n].constants) {
+      const VkDeviceSize offset = constant_alloc.allocate(std::max<size_t>(blob.size(), 4));
+      plan_constant_offsets_[n].push_back(offset);
+      std::vector<uint8_t> bytes(std::max<size_t>(blob.size(), 4), 0);
+      std::memcpy(bytes.data(), blob.data(), blob.size());
+      constant_data.push_back({offset, std::move(bytes)});
+    }
+
+  // The arena: every non-constant root on the device, and each GPU node's scratch.
+  std::vector<plan::BufferRequest> requests;
+  std::vector<ValueId> request_value;
+  for (size_t i = 0; i < n_values; ++i) {
+    const Value& v = g.values[i];
+    if (!on_device[i] || v.is_constant() || find_root(ValueId(i)) != ValueId(i)) continue;
+    const DeviceType type = device_dtype(v.dtype, options_.precision);
+    requests.push_back({size_t(v.shape.numel()) * device_type_bytes(type), first[i], last[i]});
+    request_value.push_back(ValueId(i));
+  }
+  std::vector<std::pair<size_t, size_t>> scratch_requests;  // (node, scratch index)
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    for (size_t k = 0; k < plans_[n].scratch_bytes.size(); ++k) {
+      requests.push_back({size_t(plans_[n].scratch_bytes[k]), int(n), int(n)});
+      request_value.push_back(kNoValue);
+      scratch_requests.push_back({n, k});
+    }
+  const plan::ArenaLayout arena = plan::plan_arena(requests, size_t(alignment));
+  const VkDeviceSize arena_bytes = arena.arena_bytes;
+  size_t scratch_index = 0;
+  for (size_t k = 0; k < requests.size(); ++k) {
+    if (request_value[k] == kNoValue) {
+      const auto [n, idx] = scratch_requests[scratch_index++];
+      steps_[n].scratch_offsets.resize(plans_[n].scratch_bytes.size());
+      steps_[n].scratch_offsets[idx] = arena.offsets[k];
+      continue;
+    }
+    const ValueId id = request_value[k];
+    const Value& v = g.value(id);
+    DeviceSlot& s = slots_[size_t(id)];
+    s.pool = DeviceSlot::Pool::arena;
+    s.type = device_dtype(v.dtype, options_.precision);
+    s.bytes = VkDeviceSize(v.shape.numel()) * device_type_bytes(s.type);
+    s.offset = arena.offsets[k];
+  }
+  // Aliases take their root's place (with their own dtype, which has the same element size).
+  for (size_t i = 0; i < n_values; ++i) {
+    const ValueId r = find_root(ValueId(i));
+    if (r == ValueId(i) || !on_device[i]) continue;
+    slots_[i] = slots_[size_t(r)];
+    slots_[i].type = device_dtype(g.values[i].dtype, options_.precision);
+  }
+
+  // Staging: one region per transfer.
+  VkDeviceSize staging = 0;
+  for (RecordedSegment& seg : segments_) {
+    for (Transfer& t : seg.uploads) {
+      t.staging_offset = staging;
+      staging = align_up(staging + std::max<VkDeviceSize>(slots_[size_t(t.value)].bytes, 4), alignment);
+    }
+    for (Transfer& t : seg.downloads) {
+      t.staging_offset = staging;
+      staging = align_up(staging + std::max<VkDeviceSize>(slots_[size_t(t.value)].bytes, 4), alignment);
+    }
+  }
+  // Index status words (op_kernel.h): one aligned slot per node that binds them, in staging so
+  // that the host zeroes and reads them directly.
+  status_offsets_.assign(g.nodes.size(), kNoStatus);
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!here_[n]) continue;
+    bool binds = false;
+    for (const Dispatch& d : plans_[n].dispatches)
+      for (const Binding& b : d.bindings) binds |= b.kind == Binding::Kind::index_status;
+    if (!binds) continue;
+    status_offsets_[n] = staging;
+    staging = align_up(staging + kStatusBytes, alignment);
+  }
+
+  // The user's limit, before anything is allocated on the device.
+  needs_.arena_bytes = arena_bytes;
+  needs_.other_bytes = std::max<VkDeviceSize>(staging, 16) + std::max<VkDeviceSize>(constant_alloc.size(), 16) + 256;
+  if (options_.needs) *options_.needs = needs_;
+  std::map<std::string, Shape> input_shapes;
+  for (ValueId id : g.inputs) input_shapes[g.value(id).name] = g.value(id).shape;
+  check_memory_limit(needs_, options_.max_memory_mb, input_shapes);
+
+  arena_ = DeviceBuffer(ctx_, std::max<VkDeviceSize>(arena_bytes, 16), MemoryUse::DeviceLocal, "activation arena");
+  staging_ = DeviceBuffer(ctx_, std::max<VkDeviceSize>(staging, 16), MemoryUse::Staging, "staging");
+  constants_ =
+      DeviceBuffer(ctx_, std::max<VkDeviceSize>(constant_alloc.size(), 16), MemoryUse::DeviceLocal, "constants");
+  dummy_ = DeviceBuffer(ctx_, 256, MemoryUse::DeviceLocal, "unused bindings");
+
+  // Command pool and fence first: the constant upload uses them.
+  commands_ = CommandContext(ctx_);
+  if (!constant_data.empty()) {
+    DeviceBuffer upload(ctx_, constant_alloc.size(), MemoryUse::Staging, "constant upload");
+    for (const auto& [offset, bytes] : constant_data) std::memcpy(upload.mapped() + offset, bytes.data(), bytes.size());
+    upload.flush();
+    commands_.run_once([&](VkCommandBuffer cmd) {
+      VkBufferCopy region{0, 0, constant_alloc.size()};
+      vkCmdCopyBuffer(cmd, upload.buffer(), constants_.buffer(), 1, &region);
+    });
+  }
+}
+
+VkDescriptorBufferInfo SegmentExecutable::buffer_info(const DeviceSlot& slot) const {
+  VX_CHECK(slot.pool != DeviceSlot::Pool::none, Internal, "a bound tensor has no device memory");
+  const DeviceBuffer& buf = slot.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
+  return {buf.buffer(), slot.offset, std::max<VkDeviceSize>(slot.bytes, 4)};
+}
+
+void SegmentExecutable::create_gpu_objects() {
+  const Graph& g = graph_;
+  layout_ = std::make_unique<KernelLayout>(ctx_, kMaxOpBindings, kOpPushConstantBytes);
+  uint32_t n_dispatches = 0;
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (here_[n]) n_dispatches += uint32_t(plans_[n].dispatches.size());
+  if (n_dispatches > 0) {
+    VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n_dispatches * kMaxOpBindings};
+    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dpci.maxSets = n_dispatches;
+    dpci.poolSizeCount = 1;
+    dpci.pPoolSizes = &pool_size;
+    VX_VK_CHECK(vkCreateDescriptorPool(ctx_.device(), &dpci, nullptr, &descriptor_pool_));
+    track_created(ObjectKind::DescriptorPool);
+  }
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!here_[n]) continue;
+    const Node& node = g.nodes[n];
+    const OpPlan& plan = plans_[n];
+    Step& step = steps_[n];
+    if (plan.output0_aliases_input0) {
+      const DeviceSlot &in = slots_[size_t(node.inputs[0])], &out = slots_[size_t(node.outputs[0])];
+      if (in.pool != out.pool || in.offset != out.offset) step.copies.push_back({in, out});
+    }
+    for (const Dispatch& d : plan.dispatches) {
+      std::string key = d.shader;
+      for (int32_t c : d.spec_constants) key += cat(":", c);
+      auto& pipeline = pipelines_[key];
+      if (!pipeline)
+        VX_WITH_CONTEXT(cat("node '", node.name, "' (", node.op, ")"),
+                        pipeline = std::make_unique<ComputePipeline>(ctx_, *layout_, d.shader, d.spec_constants));
+      GpuDispatch gd;
+      gd.pipeline = pipeline.get();
+      gd.push.assign(kOpPushConstantBytes, 0);
+      std::memcpy(gd.push.data(), d.push.data(), d.push.size());
+      gd.groups = d.groups;
+      VkDescriptorSetLayout set_layout = layout_->set_layout();
+      VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      dsai.descriptorPool = descriptor_pool_;
+      dsai.descriptorSetCount = 1;
+      dsai.pSetLayouts = &set_layout;
+      VX_VK_CHECK(vkAllocateDescriptorSets(ctx_.device(), &dsai, &gd.set));
+      VkDescriptorBufferInfo infos[kMaxOpBindings];
+      VkWriteDescriptorSet writes[kMaxOpBindings];
+      for (uint32_t k = 0; k < kMaxOpBindings; ++k) {
+        infos[k] = {dummy_.buffer(), 0, 256};
+        if (k < d.bindings.size()) {
+          const Binding& b = d.bindings[k];
+          switch (b.kind) {
+            case Binding::Kind::input:
+              infos[k] = buffer_info(slots_[size_t(node.inputs[size_t(b.index)])]);
+              break;
+            case Binding::Kind::output:
+              infos[k] = buffer_info(slots_[size_t(node.outputs[size_t(b.index)])]);
+              break;
+            case Binding::Kind::constant:
+              infos[k] = {constants_.buffer(), plan_constant_offsets_[n][size_t(b.index)],
+                          std::max<VkDeviceSize>(plan.constants[size_t(b.index)].size(), 4)};
+              break;
+            case Binding::Kind::scratch:
+              infos[k] = {arena_.buffer(), step.scratch_offsets[size_t(b.index)],
+                          std::max<VkDeviceSize>(plan.scratch_bytes[size_t(b.index)], 4)};
+              break;
+            case Binding::Kind::index_status:
+              infos[k] = {staging_.buffer(), status_offsets_[n], kStatusBytes};
+              break;
+          }
+        }
+        writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[k].dstSet = gd.set;
+        writes[k].dstBinding = k;
+        writes[k].descriptorCount = 1;
+        writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[k].pBufferInfo = &infos[k];
+      }
+      vkUpdateDescriptorSets(ctx_.device(), kMaxOpBindings, writes, 0, nullptr);
+      step.dispatches.push_back(std::move(gd));
+    }
+  }
+  // Queries: per GPU segment one timestamp before its first step and one after each step.
+  for (RecordedSegment& seg : segments_) {
+    seg.first_query = query_count_;
+    query_count_ += uint32_t(seg.nodes->nodes.size() + 1);
+  }
+  if (timestamps_ && query_count_ > 0) {
+    VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qci.queryCount = query_count_;
+    VX_VK_CHECK(vkCreateQueryPool(ctx_.device(), &qci, nullptr, &query_pool_));
+    track_created(ObjectKind::QueryPool);
+  }
+  for (RecordedSegment& seg : segments_) {
+    seg.cmd = commands_.allocate();
+    record_segment(seg);
+  }
+}
+
+void SegmentExecutable::record_segment(RecordedSegment& seg) {
+  VkCommandBuffer cmd = seg.cmd;
+  begin_recording(cmd);
+  // Earlier submissions wrote the arena: order this one's work after theirs.
+  barrier(cmd, kDeviceWrite, kDeviceReadWrite);
+  if (query_pool_) vkCmdResetQueryPool(cmd, query_pool_, seg.first_query, uint32_t(seg.nodes->nodes.size() + 1));
+  for (const Transfer& t : seg.uploads) {
+    const DeviceSlot& s = slots_[size_t(t.value)];
+    if (s.bytes == 0) continue;
+    VkBufferCopy region{t.staging_offset, s.offset, s.bytes};
+    vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
+  }
+  if (query_pool_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query);
+  const std::vector<size_t>& nodes = seg.nodes->nodes;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const Step& step = steps_[nodes[k]];
+    for (const GpuCopy& c : step.copies) {
+      if (c.from.bytes == 0) continue;
+      barrier(cmd, kDeviceWrite, kDeviceReadWrite);
+      const DeviceBuffer& from = c.from.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
+      VkBufferCopy region{c.from.offset, c.to.offset, c.from.bytes};
+      vkCmdCopyBuffer(cmd, from.buffer(), arena_.buffer(), 1, &region);
+    }
+    for (const GpuDispatch& d : step.dispatches) {
+      if (d.groups[0] == 0 || d.groups[1] == 0 || d.groups[2] == 0) continue;
+      barrier(cmd, kDeviceWrite, kDeviceReadWrite);
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline->pipeline());
+      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &d.set, 0,
+                              nullptr);
+      vkCmdPushConstants(cmd, layout_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(d.push.size()),
+                         d.push.data());
+      vkCmdDispatch(cmd, d.groups[0], d.groups[1], d.groups[2]);
+    }
+    if (query_pool_)
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, uint32_t(seg.first_query + k + 1));
+  }
+  barrier(cmd, kDeviceWrite, kTransferRead);
+  for (const Transfer& t : seg.downloads) {
+    const DeviceSlot& s = slots_[size_t(t.value)];
+    if (s.bytes == 0) continue;
+    const DeviceBuffer& from = s.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
+    VkBufferCopy region{s.offset, t.staging_offset, s.bytes};
+    vkCmdCopyBuffer(cmd, from.buffer(), staging_.buffer(), 1, &region);
+  }
+  // The downloads, and the index status words the shaders wrote, to the host.
+  barrier(cmd, kDeviceWrite, kHostRead);
+  end_recording(cmd);
+}
+
+void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<double>& node_ms) {
+  VX_CHECK(k < segments_.size(), Internal, "segment ", k, " of ", segments_.size());
+  RecordedSegment& seg = segments_[k];
+  for (const Transfer& t : seg.uploads) {
+    const Tensor& value = host[size_t(t.value)];
+    const DeviceSlot& s = slots_[size_t(t.value)];
+    VX_CHECK(value.defined() && VkDeviceSize(value.numel()) * device_type_bytes(s.type) == s.bytes, Internal, "'",
+             graph_.value(t.value).name, "' reached the device undefined or not of its planned shape");
+    to_device(value, s.type, staging_.mapped() + t.staging_offset);
+  }
+  for (size_t n : seg.nodes->nodes)  // the status words of an earlier run
+    if (status_offsets_[n] != kNoStatus) std::memset(staging_.mapped() + status_offsets_[n], 0, kStatusBytes);
+  staging_.flush();
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  commands_.submit_and_wait(seg.cmd);  // takes the queue's lock
+  const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  staging_.invalidate();
+  check_index_status(seg);
+  for (const Transfer& t : seg.downloads) {
+    const Value& v = graph_.value(t.value);
+    host[size_t(t.value)] = from_device(staging_.mapped() + t.staging_offset, slots_[size_t(t.value)].type, v.dtype,
+                                        v.shape);
+  }
+  const std::vector<size_t>& nodes = seg.nodes->nodes;
+  if (!query_pool_) {
+    for (size_t n : nodes) node_ms[n] = wall / double(nodes.size());  // without timestamps: a share
+    return;
+  }
+  std::vector<uint64_t> ticks(nodes.size() + 1);
+  VX_VK_CHECK(vkGetQueryPoolResults(ctx_.device(), query_pool_, seg.first_query, uint32_t(ticks.size()),
+                                    ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
+                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  const double ms_per_tick = ctx_.info().timestamp_period_ns * 1e-6;
+  for (size_t i = 0; i < nodes.size(); ++i) node_ms[nodes[i]] = double(ticks[i + 1] - ticks[i]) * ms_per_tick;
+}
+
+void SegmentExecutable::check_index_status(const RecordedSegment& seg) const {
+  for (size_t n : seg.nodes->nodes) {
+    if (status_offsets_[n] == kNoStatus) continue;
+    uint32_t words[3];
+    std::memcpy(words, staging_.mapped() + status_offsets_[n], sizeof words);
+    if (words[0] == 0) continue;
+    // The CPU kernels' error (checked_index in onnx_shape_ops.cpp), with the executor's context.
+    const Node& node = graph_.nodes[n];
+    fail(ErrorCode::InvalidArgument, cat("node '", node.name, "' (", node.op, "): ", node.op, " '", node.name,
+                                         "': index ", int32_t(words[1]), " is out of range for extent ",
+                                         int32_t(words[2])));
+  }
+}
+
+void SegmentExecutable::release() {
+  VkDevice device = ctx_.device();
+  destroy_tracked(device, query_pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
+  commands_ = CommandContext();  // frees the segments' command buffers
+  destroy_tracked(device, descriptor_pool_, vkDestroyDescriptorPool, ObjectKind::DescriptorPool);
+  steps_.clear();
+  pipelines_.clear();
+  layout_.reset();
+  constants_ = DeviceBuffer();
+  arena_ = DeviceBuffer();
+  staging_ = DeviceBuffer();
+  dummy_ = DeviceBuffer();
+}
+
+}  // namespace vx::vk

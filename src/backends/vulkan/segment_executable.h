@@ -1,0 +1,106 @@
+// The Vulkan backend's compiled segments of one executable (vulkan_backend.h): every value they
+// touch placed in one device arena by liveness (values made in one segment and read in a later one
+// stay there), constants converted and uploaded once, one staging buffer for the values crossing
+// the segments' borders and the index status words, pipelines and descriptor sets, and each
+// segment recorded once into its own command buffer. run(k) converts the segment's receives into
+// staging, submits its command buffer through the context's queue lock and converts its sends back.
+#pragma once
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/command_context.h"
+#include "backends/vulkan/context.h"
+#include "backends/vulkan/kernels/op_kernel.h"
+#include "backends/vulkan/memory.h"
+#include "backends/vulkan/pipeline.h"
+#include "runtime/backend.h"
+#include "runtime/memory_limit.h"
+
+namespace vx::vk {
+
+struct SegmentOptions {
+  Precision precision = Precision::fp32;
+  bool timestamps = false;
+  uint64_t max_memory_mb = 0;     // > 0: OutOfMemory before any device allocation above it
+  MemoryNeeds* needs = nullptr;   // filled before the limit is checked
+};
+
+class SegmentExecutable final : public runtime::CompiledSegments {
+ public:
+  // `plans`: per graph node, the OpPlan of every node in `segments` (others are ignored). `bound`
+  // and `segments` outlive this object.
+  SegmentExecutable(const VulkanContext& ctx, const SegmentOptions& options, const runtime::BoundGraph& bound,
+                    const std::vector<const runtime::Segment*>& segments, std::vector<OpPlan> plans);
+  ~SegmentExecutable() override;
+  SegmentExecutable(const SegmentExecutable&) = delete;
+  SegmentExecutable& operator=(const SegmentExecutable&) = delete;
+
+  void run(size_t k, runtime::HostValues& host, std::vector<double>& node_ms) override;
+  MemoryNeeds memory_needs() const override { return needs_; }
+
+ private:
+  struct DeviceSlot {  // where a value lives on the device
+    enum class Pool { none, arena, constants } pool = Pool::none;
+    VkDeviceSize offset = 0, bytes = 0;
+    DeviceType type = DeviceType::f32;
+  };
+  struct Transfer {  // host <-> staging <-> device copy of one value
+    ValueId value = kNoValue;
+    VkDeviceSize staging_offset = 0;
+  };
+  struct GpuDispatch {
+    const ComputePipeline* pipeline = nullptr;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    std::vector<uint8_t> push;
+    std::array<uint32_t, 3> groups{};
+  };
+  struct GpuCopy {  // an alias that could not share memory (e.g. Reshape of a constant): a copy
+    DeviceSlot from, to;
+  };
+  struct Step {  // one node
+    std::vector<GpuDispatch> dispatches;
+    std::vector<GpuCopy> copies;
+    std::vector<VkDeviceSize> scratch_offsets;
+  };
+  struct RecordedSegment {
+    const runtime::Segment* nodes = nullptr;
+    std::vector<Transfer> uploads, downloads;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    uint32_t first_query = 0;  // timestamps: one before the first step, one after each step
+  };
+
+  void plan_memory();
+  void create_gpu_objects();
+  void record_segment(RecordedSegment& seg);
+  VkDescriptorBufferInfo buffer_info(const DeviceSlot& slot) const;
+  void check_index_status(const RecordedSegment& seg) const;
+  void release();
+
+  const VulkanContext& ctx_;
+  SegmentOptions options_;
+  const Graph& graph_;
+  std::vector<OpPlan> plans_;  // per node
+  std::vector<Step> steps_;    // per node
+  std::vector<bool> here_;     // per node: in one of these segments
+  std::vector<RecordedSegment> segments_;
+  std::vector<DeviceSlot> slots_;                                 // per value
+  std::vector<std::vector<VkDeviceSize>> plan_constant_offsets_;  // per node: its OpPlan constants
+  // Per node: where its index status words lie in staging_ (kNoStatus: it binds none).
+  static constexpr VkDeviceSize kNoStatus = ~VkDeviceSize(0);
+  std::vector<VkDeviceSize> status_offsets_;
+  MemoryNeeds needs_;
+  bool timestamps_ = false;
+  uint32_t query_count_ = 0;
+
+  std::unique_ptr<KernelLayout> layout_;
+  std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;
+  DeviceBuffer constants_, arena_, staging_, dummy_;
+  VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
+  CommandContext commands_;
+  VkQueryPool query_pool_ = VK_NULL_HANDLE;
+};
+
+}  // namespace vx::vk

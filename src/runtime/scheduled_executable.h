@@ -1,0 +1,60 @@
+// A bound graph split between backends (scheduler.h) and compiled by each: runs the segments in
+// order, the backends copying values across their borders, and reports where every node ran.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/backend.h"
+#include "runtime/profile.h"
+#include "runtime/scheduler.h"
+
+namespace vx::runtime {
+
+// Thrown by run() when a node on the host made a value of another shape than the one the other
+// backends were compiled for (an op whose output shape depends on data, observed on earlier
+// inputs): the caller rebinds the graph to these inputs (runtime/model_session.h does).
+class ShapeChanged : public Error {
+ public:
+  explicit ShapeChanged(const std::string& message) : Error(ErrorCode::Unsupported, message) {}
+};
+
+class ScheduledExecutable {
+ public:
+  // `backends` in order of preference (the host backend last); they are kept for the
+  // executable's lifetime.
+  ScheduledExecutable(BoundGraph bound, std::vector<std::unique_ptr<Backend>> backends);
+
+  // Inputs in graph input order with the bound shapes and the graph's dtypes; returns the outputs
+  // in graph output order. Runs are serialised.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile = nullptr);
+
+  // Every node in execution order and where it runs.
+  const std::vector<NodePlacement>& placements() const { return schedule_.placements; }
+  // The nodes that are not on the preferred backend for lack of a kernel (shape computations
+  // are there by design and not listed).
+  std::vector<NodePlacement> fallbacks() const;
+  // True when every node that touches a float tensor runs on the preferred backend.
+  bool floats_all_preferred() const;
+  // One line per node: "node (op): vulkan variant" / "node (op): cpu variant (reason)".
+  std::string placement_report() const;
+
+  const Graph& bound_graph() const { return bound_.graph; }
+  size_t segment_count() const { return schedule_.segments.size(); }
+  // What the backends allocated (the device arena, constants and staging buffers).
+  MemoryNeeds memory_needs() const;
+
+ private:
+  void check_shapes_of_sends(const Segment& seg, const HostValues& host) const;
+
+  BoundGraph bound_;
+  std::vector<std::unique_ptr<Backend>> backends_;
+  Schedule schedule_;
+  std::vector<std::unique_ptr<CompiledSegments>> compiled_;  // per backend (null when it got none)
+  std::vector<size_t> index_in_backend_;                     // per segment: its index among its backend's
+  std::vector<bool> read_off_host_;                          // per value: a non-host backend reads it
+  std::mutex run_mutex_;
+};
+
+}  // namespace vx::runtime
