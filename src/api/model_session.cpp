@@ -1,9 +1,7 @@
 #include "api/model_session.h"
 
-#include "backends/vulkan/context.h"
-#include "denoise/vulkan_device.h"
+#include "runtime/device_model_runner.h"
 #include "runtime/model_runner.h"
-#include "runtime/vulkan_model_runner.h"
 
 namespace vx::api {
 namespace {
@@ -23,22 +21,22 @@ class CpuModelSession final : public ModelSession {
   ModelRunner runner_;
 };
 
-// On a Vulkan device: one runner per precision (made on first use), so switching precision keeps
-// the plans of the other.
-class VulkanModelSession final : public ModelSession {
+// On a device (a Vulkan GPU): one runner per precision (made on first use), so switching precision
+// keeps the plans of the other.
+class DeviceModelSession final : public ModelSession {
  public:
-  VulkanModelSession(std::shared_ptr<const vk::VulkanContext> ctx, Graph graph)
-      : ctx_(std::move(ctx)), graph_(std::move(graph)) {
+  DeviceModelSession(std::shared_ptr<const runtime::ComputeDevice> device, Graph graph)
+      : device_(std::move(device)), graph_(std::move(graph)) {
     // The graph as the runners optimise it, for graph() (names and order of inputs and outputs).
-    optimize_for_vulkan(graph_);
+    device_->optimize(graph_);
   }
   const Graph& graph() const override { return graph_; }
   void set_precision(ModelPrecision precision) override {
     if (precision == ModelPrecision::fp16)
-      VX_CHECK(ctx_->fp16_enabled(), Unsupported, "Vulkan device '", ctx_->info().name,
+      VX_CHECK(device_->fp16_available(), Unsupported, "device '", device_->name(),
                "' lacks fp16 arithmetic or 16-bit storage: use fp32");
     // Automatic is fp32: a model's answers should not change with the device unless asked.
-    precision_ = precision == ModelPrecision::fp16 ? vk::Precision::fp16 : vk::Precision::fp32;
+    fp16_ = precision == ModelPrecision::fp16;
   }
   void set_max_memory_mb(uint64_t mb) override {
     max_memory_mb_ = mb;
@@ -46,32 +44,33 @@ class VulkanModelSession final : public ModelSession {
       if (runner) runner->set_max_memory_mb(mb);
   }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) override {
-    auto& runner = runners_[int(precision_)];
+    auto& runner = runners_[fp16_ ? 1 : 0];
     if (!runner) {
-      VulkanRunnerOptions options;
-      options.precision = precision_;
+      DeviceRunnerOptions options;
+      options.fp16 = fp16_;
       options.optimize = false;  // done once in the constructor
       options.max_memory_mb = max_memory_mb_;
-      runner = std::make_unique<VulkanModelRunner>(*ctx_, graph_, options);
+      runner = std::make_unique<DeviceModelRunner>(device_, graph_, options);
     }
     return runner->run(inputs);
   }
 
  private:
-  std::shared_ptr<const vk::VulkanContext> ctx_;
+  std::shared_ptr<const runtime::ComputeDevice> device_;
   Graph graph_;
-  vk::Precision precision_ = vk::Precision::fp32;
+  bool fp16_ = false;
   uint64_t max_memory_mb_ = 0;
-  std::unique_ptr<VulkanModelRunner> runners_[2];
+  std::unique_ptr<DeviceModelRunner> runners_[2];  // fp32, fp16
 };
 
 }  // namespace
 
 std::unique_ptr<ModelSession> make_model_session(std::shared_ptr<denoise::Device> device, Graph graph) {
   VX_CHECK(device != nullptr, InvalidArgument, "null device");
-  if (auto ctx = denoise::vulkan_context_of(device))
-    return std::make_unique<VulkanModelSession>(std::move(ctx), std::move(graph));
-  return std::make_unique<CpuModelSession>(std::move(graph));
+  std::shared_ptr<const runtime::ComputeDevice> compute = device->compute_device();
+  // On the CPU the planned executor (one arena for every activation) runs the whole graph.
+  if (compute->on_host()) return std::make_unique<CpuModelSession>(std::move(graph));
+  return std::make_unique<DeviceModelSession>(std::move(compute), std::move(graph));
 }
 
 }  // namespace vx::api

@@ -1,4 +1,5 @@
 // Devices of the filter: the CPU always; Vulkan when a driver and device are present.
+#include "backends/cpu/cpu_device.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "denoise/filter.h"
@@ -22,10 +23,10 @@ class CpuDevice final : public Device {
              "' is for the vulkan device; the cpu device picks its kernels itself (use auto)");
     return make_cpu_network(std::move(unet_graph));
   }
+  std::shared_ptr<const runtime::ComputeDevice> compute_device() const override { return cpu::cpu_compute_device(); }
 };
 
 }  // namespace
-
 
 std::shared_ptr<Device> Device::create(const std::string& kind, int threads) {
   if (kind == "cpu") return std::make_shared<CpuDevice>(threads);

@@ -15,6 +15,7 @@
 
 #include "denoise/image_view.h"
 #include "denoise/network.h"
+#include "runtime/device.h"
 
 namespace vx::denoise {
 
@@ -127,6 +128,9 @@ class Device {
   std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision) {
     return make_network(std::move(unet_graph), precision, "auto");
   }
+  // The engine's view of the device (ONNX models loaded on a filter device run on it); it keeps
+  // what it needs (a Vulkan context) alive.
+  virtual std::shared_ptr<const runtime::ComputeDevice> compute_device() const = 0;
 };
 
 }  // namespace vx::denoise

@@ -8,6 +8,7 @@
 
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/graph_executable.h"
+#include "backends/vulkan/vulkan_compute_device.h"
 #include "core/error.h"
 #include "denoise/vulkan_image_runner.h"
 #include "passes/optimize.h"
@@ -150,6 +151,9 @@ class VulkanDevice final : public Device {
   // Aliases the shared state: the context lives as long as the pointer.
   std::shared_ptr<const vk::VulkanContext> shared_context() const {
     return std::shared_ptr<const vk::VulkanContext>(shared_, shared_->context.get());
+  }
+  std::shared_ptr<const runtime::ComputeDevice> compute_device() const override {
+    return vk::compute_device(shared_context());
   }
 
  private:

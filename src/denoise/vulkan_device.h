@@ -51,8 +51,9 @@ bool vulkan_fp16_available(const Device& device);
 // Whether the validation layer is active on this (Vulkan) device.
 bool vulkan_validation_enabled(const Device& device);
 
-// The Vulkan context of a (Vulkan) device, kept alive by the returned pointer (ONNX models loaded
-// on a filter device run on it); null for other devices.
+// The Vulkan context of a (Vulkan) device, kept alive by the returned pointer; null for other
+// devices. For programs that put images in the device's memory themselves (benchmarks, tests of
+// device images); the engine reaches devices through compute_device().
 std::shared_ptr<const vk::VulkanContext> vulkan_context_of(const std::shared_ptr<Device>& device);
 
 }  // namespace vx::denoise

@@ -1,4 +1,5 @@
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 #include "common/vulkan_op_test_util.h"
 
 #include <cmath>
@@ -47,9 +48,9 @@ VulkanRun run_on_vulkan(const vk::VulkanContext& ctx, const Graph& graph, const 
   std::map<std::string, Shape> shapes;
   for (size_t i = 0; i < inputs.size() && i < graph.inputs.size(); ++i)
     shapes[graph.value(graph.inputs[i]).name] = inputs[i].shape();
-  vk::VulkanBackendOptions options;
-  options.precision = precision;
-  auto exe = make_vulkan_executable(ctx, graph, shapes, options, &inputs);
+  runtime::ExecutableOptions options;
+  options.fp16 = precision == vk::Precision::fp16;
+  auto exe = make_executable(vk::compute_device(ctx), graph, shapes, options, &inputs);
   VulkanRun r;
   r.outputs = exe->run(inputs);
   r.placements = exe->placements();

@@ -19,7 +19,8 @@
 #include "formats/onnx_import.h"
 #include "backends/cpu/eager_runner.h"
 #include "runtime/model_runner.h"
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 
 namespace vx::conformance {
 namespace {
@@ -98,9 +99,9 @@ std::vector<std::filesystem::path> data_sets(const std::filesystem::path& dir) {
 std::string run_case_vulkan(const std::filesystem::path& dir, const vk::VulkanContext& ctx, bool fp16,
                             CaseResult* result) {
   Graph graph = import_onnx(dir / "model.onnx");
-  VulkanRunnerOptions options;
-  options.precision = fp16 ? vk::Precision::fp16 : vk::Precision::fp32;
-  VulkanModelRunner runner(ctx, graph, options);
+  DeviceRunnerOptions options;
+  options.fp16 = fp16;
+  DeviceModelRunner runner(vk::compute_device(ctx), graph, options);
   std::vector<std::filesystem::path> sets = data_sets(dir);
   if (sets.empty()) return "no test_data_set_* folder";
   result->floats_on_gpu = true;

@@ -1,4 +1,4 @@
-// The user's memory limit on Vulkan (VulkanRunnerOptions::max_memory_mb, the C API's
+// The user's memory limit on Vulkan (DeviceRunnerOptions::max_memory_mb, the C API's
 // "maxMemoryMB" on a Vulkan device): an executable whose activation arena plus its other device
 // buffers (constants, staging) exceed the limit is refused before any device allocation with one
 // line; under the limit the model runs and matches the CPU. Under the validation layer.
@@ -9,7 +9,8 @@
 #include "common/vulkan_op_test_util.h"
 #include "formats/onnx_import.h"
 #include "runtime/model_runner.h"
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 #include "volvox/volvox.hpp"
 
 namespace vx {
@@ -28,9 +29,9 @@ class VulkanMemoryLimit : public test::VulkanOpTest {};
 
 TEST_F(VulkanMemoryLimit, ExecutableAboveTheLimitFailsWithOneLineAndBelowItRuns) {
   const Tensor x = test::random_tensor({kN}, 3);
-  VulkanRunnerOptions o;
+  DeviceRunnerOptions o;
   o.max_memory_mb = 2;
-  VulkanModelRunner limited(ctx(), sigmoid_exp_graph(), o);
+  DeviceModelRunner limited(vk::compute_device(ctx()), sigmoid_exp_graph(), o);
   try {
     limited.run({x});
     FAIL() << "the executable ran under a 2 MB limit";
@@ -46,7 +47,7 @@ TEST_F(VulkanMemoryLimit, ExecutableAboveTheLimitFailsWithOneLineAndBelowItRuns)
   EXPECT_EQ(limited.cache().size(), 0u);
 
   o.max_memory_mb = 64;
-  VulkanModelRunner roomy(ctx(), sigmoid_exp_graph(), o);
+  DeviceModelRunner roomy(vk::compute_device(ctx()), sigmoid_exp_graph(), o);
   const std::vector<Tensor> y = roomy.run({x});
   EXPECT_EQ(roomy.last_memory_needs().total(), limited.last_memory_needs().total());
   EXPECT_EQ(roomy.last_executable()->memory_needs().total(), roomy.last_memory_needs().total());

@@ -20,7 +20,8 @@
 #include "formats/npy.h"
 #include "formats/onnx_import.h"
 #include "ops/shape_fn.h"
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 
 namespace vx::test {
 namespace {
@@ -119,9 +120,9 @@ TEST_F(VulkanExecutor, ScratchConstantBlobsAndTwoOutputs) {
     want1.data<float>()[i] = std::max(0.0f, want1.data<float>()[i]);
   }
   for (Precision p : {Precision::fp32, Precision::fp16}) {
-    vk::VulkanBackendOptions o;
-    o.precision = p;
-    auto exe = make_vulkan_executable(ctx(), g, {}, o);
+    runtime::ExecutableOptions o;
+    o.fp16 = p == Precision::fp16;
+    auto exe = make_executable(vk::compute_device(ctx()), g, {}, o);
     ASSERT_TRUE(exe->fallbacks().empty()) << exe->placement_report();
     EXPECT_GE(exe->memory_needs().other_bytes, uint64_t(in.numel()) * (p == Precision::fp16 ? 2 : 4));
     const Tolerance tol = p == Precision::fp16 ? Tolerance{2e-3, 2e-3} : default_tolerance(p);
@@ -164,10 +165,10 @@ TEST_F(VulkanExecutor, GpuCpuGpuSegmentsMatchTheCpu) {
   std::vector<Tensor> inputs = {random_tensor(Shape{4, 3, 3}, 1), random_tensor(Shape{4}, 2, -0.5f, 0.5f)};
   std::vector<Tensor> expected = run_cpu_reference(g, inputs);
   for (Precision p : {Precision::fp32, Precision::fp16}) {
-    vk::VulkanBackendOptions o;
-    o.precision = p;
+    runtime::ExecutableOptions o;
+    o.fp16 = p == Precision::fp16;
     // CpuOnlyDet has no shape function: the sample inputs let the executor observe its output shape.
-    auto exe = make_vulkan_executable(ctx(), g, {{"x", Shape{4, 3, 3}}, {"y", Shape{4}}}, o, &inputs);
+    auto exe = make_executable(vk::compute_device(ctx()), g, {{"x", Shape{4, 3, 3}}, {"y", Shape{4}}}, o, &inputs);
     EXPECT_EQ(exe->segment_count(), 3u);  // mul | det | add, relu, identity
     auto fallbacks = exe->fallbacks();
     ASSERT_EQ(fallbacks.size(), 1u);
@@ -187,7 +188,7 @@ TEST_F(VulkanExecutor, GpuCpuGpuSegmentsMatchTheCpu) {
 TEST_F(VulkanExecutor, WithoutSampleInputsUnknownShapesStayOnTheCpu) {
   Graph g = mixed_graph();
   std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)};
-  auto exe = make_vulkan_executable(ctx(), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, {});
+  auto exe = make_executable(vk::compute_device(ctx()), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, {});
   ASSERT_EQ(exe->fallbacks().size(), 3u);  // CpuOnlyDet, and Add and Relu of its (unknown) output shape
   EXPECT_NE(exe->fallbacks()[1].reason.find("not known when planning"), std::string::npos) << exe->fallbacks()[1].reason;
   EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe->run(inputs), {}));
@@ -226,7 +227,7 @@ TEST_F(VulkanExecutor, ShapeComputationsFoldAndIntegersCrossTheBoundary) {
   Tensor kt(DType::i64, Shape{2, 3, 4});
   for (int64_t i = 0; i < kt.numel(); ++i) kt.data<int64_t>()[i] = i * 37 - 400;
   std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 4}, 5), kt};
-  auto exe = make_vulkan_executable(ctx(), g, {}, {});
+  auto exe = make_executable(vk::compute_device(ctx()), g, {}, {});
   // Shape, Gather and the Cast of the folded dim became constants; everything left is on the GPU.
   EXPECT_TRUE(exe->fallbacks().empty()) << exe->placement_report();
   EXPECT_TRUE(exe->floats_all_preferred());
@@ -253,7 +254,7 @@ TEST_F(VulkanExecutor, DataDependentShapesAreObservedAndRebuilt) {
   g.outputs = {f};
   Tensor a = Tensor::from<float>({6}, {1, -1, 2, -2, 3, -3});
   Tensor b = Tensor::from<float>({6}, {1, 1, 2, -2, 3, 3});
-  VulkanModelRunner runner(ctx(), g);
+  DeviceModelRunner runner(vk::compute_device(ctx()), g);
   EXPECT_TRUE(outputs_match(run_cpu_reference(g, {a}), runner.run({a}), {}));
   auto first = runner.last_executable();
   EXPECT_TRUE(outputs_match(run_cpu_reference(g, {b}), runner.run({b}), {}));
@@ -263,7 +264,7 @@ TEST_F(VulkanExecutor, DataDependentShapesAreObservedAndRebuilt) {
 
 TEST_F(VulkanExecutor, RunnerCachesOneExecutablePerInputShape) {
   Graph g = mixed_graph();
-  VulkanModelRunner runner(ctx(), g);
+  DeviceModelRunner runner(vk::compute_device(ctx()), g);
   for (int64_t b : {2, 5, 2, 5, 2}) {
     std::vector<Tensor> in = {random_tensor(Shape{b, 3, 3}, uint64_t(b)), random_tensor(Shape{b}, uint64_t(b + 1))};
     EXPECT_TRUE(outputs_match(run_cpu_reference(g, in), runner.run(in), {})) << "batch " << b;
@@ -285,7 +286,7 @@ TEST_F(VulkanExecutor, ArenaSharesMemoryAlongAChain) {
   }
   g.outputs = {v};
   Tensor x = random_tensor(Shape{1000}, 3);
-  auto exe = make_vulkan_executable(ctx(), g, {}, {});
+  auto exe = make_executable(vk::compute_device(ctx()), g, {}, {});
   EXPECT_LE(exe->memory_needs().arena_bytes, 3u * 4096u);  // two or three 4000-byte buffers, not eleven
   EXPECT_TRUE(outputs_match(run_cpu_reference(g, {x}), exe->run({x}), {}));
 }
@@ -293,9 +294,9 @@ TEST_F(VulkanExecutor, ArenaSharesMemoryAlongAChain) {
 TEST_F(VulkanExecutor, ProfilesEveryNodeAndRejectsWrongInputs) {
   Graph g = mixed_graph();
   std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)};
-  vk::VulkanBackendOptions o;
+  runtime::ExecutableOptions o;
   o.timestamps = true;
-  auto exe = make_vulkan_executable(ctx(), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, o, &inputs);
+  auto exe = make_executable(vk::compute_device(ctx()), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, o, &inputs);
   EXPECT_EQ(exe->fallbacks().size(), 1u);
   Profile profile;
   exe->run(inputs, &profile);
@@ -316,9 +317,9 @@ TEST_F(VulkanExecutor, ReleasesEveryObject) {
   const int before = vk::live_objects();
   {
     Graph g = mixed_graph();
-    VulkanRunnerOptions o;
+    DeviceRunnerOptions o;
     o.timestamps = true;
-    VulkanModelRunner runner(ctx(), g, o);
+    DeviceModelRunner runner(vk::compute_device(ctx()), g, o);
     runner.run({random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)});
     runner.run({random_tensor(Shape{3, 3, 3}, 1), random_tensor(Shape{3}, 2)});
     EXPECT_GT(vk::live_objects(), before);

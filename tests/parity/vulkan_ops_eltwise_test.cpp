@@ -10,7 +10,8 @@
 
 #include <cmath>
 
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 #include "backends/vulkan/vk_common.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
@@ -222,9 +223,9 @@ TEST_F(VulkanEltwise, ReleasesEveryObject) {
   {
     auto c = single_node("Add", {input(random_tensor(Shape{4, 4}, 1)), input(random_tensor(Shape{4}, 2))});
     std::map<std::string, Shape> shapes{{"x0", Shape{4, 4}}, {"x1", Shape{4}}};
-    vk::VulkanBackendOptions o;
+    runtime::ExecutableOptions o;
     o.timestamps = true;
-    auto exe = make_vulkan_executable(ctx(), c.graph, shapes, o);
+    auto exe = make_executable(vk::compute_device(ctx()), c.graph, shapes, o);
     Profile profile;
     exe->run(c.inputs, &profile);
     ASSERT_EQ(profile.entries.size(), 1u);

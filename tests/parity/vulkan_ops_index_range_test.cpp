@@ -6,7 +6,8 @@
 
 #include <map>
 
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 
@@ -101,7 +102,7 @@ TEST_F(VulkanIndexRange, OutOfRangeIndexFailsWithTheCpuError) {
       cpu_message = e.what();
     }
     // One executable for both: the bad run must not leave its status behind for the good one.
-    auto exe = make_vulkan_executable(ctx(), c.bad.graph, shapes_of(c.bad), {}, &c.good.inputs);
+    auto exe = make_executable(vk::compute_device(ctx()), c.bad.graph, shapes_of(c.bad), {}, &c.good.inputs);
     ASSERT_FALSE(exe->placements().at(0).on_host) << exe->placement_report();
     try {
       exe->run(c.bad.inputs);

@@ -4,7 +4,7 @@
 // on purpose (1x17 by 17x5, batches that broadcast, 7x9 images with 5 outputs, groups 3, stride 2,
 // dilation 2, asymmetric pads) and small because lavapipe is slow.
 //
-// Each case is a one-node graph run by the Vulkan executable (make_vulkan_executable, through
+// Each case is a one-node graph run by the Vulkan executable (make_executable on the Vulkan device, through
 // tests/common/vulkan_op_test_util.h) and by the CPU reference; the node must be placed on the GPU.
 // fp16 cases round the inputs to fp16 first, so that the reference sees the same values.
 //
@@ -31,7 +31,9 @@
 #include "formats/onnx_import.h"
 #include "ops/fused_ops.h"
 #include "passes/fuse_conv_bias_relu.h"
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/optimize_for_vulkan.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 
 namespace vx::vk {
 namespace {
@@ -489,12 +491,12 @@ TEST_P(VulkanMathOps, OnnxNodeSuite) {
       expected.push_back(read_onnx_tensor_file(set / cat("output_", i, ".pb")));
     ASSERT_EQ(inputs.size(), graph.inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) shapes[graph.value(graph.inputs[i]).name] = inputs[i].shape();
-    vk::VulkanBackendOptions options;
-    options.precision = GetParam();
+    runtime::ExecutableOptions options;
+    options.fp16 = GetParam() == Precision::fp16;
     std::vector<Tensor> got;
     std::string placement;
     try {
-      auto exe = make_vulkan_executable(ctx(), graph, shapes, options, &inputs);
+      auto exe = make_executable(vk::compute_device(ctx()), graph, shapes, options, &inputs);
       placement = exe->placement_report();
       if (on_cpu) {
         EXPECT_FALSE(exe->floats_all_preferred()) << name << ": expected a CPU fallback\n" << placement;
@@ -560,12 +562,12 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
     for (Tensor& t : feeds) t = t.to(DType::f16).to(DType::f32);
   }
   const std::vector<Tensor> expected = test::run_cpu_reference(g, feeds);
-  optimize_for_vulkan(g);
+  vk::optimize_for_vulkan(g);
   if (fuse_conv_relu) g = fuse_conv_bias_relu(std::move(g));
-  VulkanRunnerOptions o;
-  o.precision = precision;
+  DeviceRunnerOptions o;
+  o.fp16 = precision == Precision::fp16;
   o.optimize = false;
-  VulkanModelRunner runner(ctx, g, o);
+  DeviceModelRunner runner(vk::compute_device(ctx), g, o);
   const std::vector<Tensor> got = runner.run(feeds);
   const std::set<std::string> mine = {"MatMul", "Gemm", "Conv", kFusedConv, "MaxPool", "GlobalAveragePool",
                                       "BatchNormalization", "LayerNormalization"};

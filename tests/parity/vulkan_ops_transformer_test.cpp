@@ -1,6 +1,6 @@
 // The Vulkan kernels of the transformer ops (vx.Attention, vx.LayerNorm, vx.Gelu, the fast paths
 // of the binary element-wise ops) against the CPU reference kernels at odd shapes, fp32 and fp16
-// storage; and a small transformer block through VulkanModelRunner, whose fusions must put
+// storage; and a small transformer block through DeviceModelRunner on Vulkan, whose fusions must put
 // vx.Attention, vx.LayerNorm and vx.Gelu on the GPU, fold the head Transposes into the attention and
 // the residual Adds into the MatMuls, and give the unfused graph's CPU result.
 //
@@ -14,7 +14,9 @@
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 #include "ops/fused_ops.h"
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/optimize_for_vulkan.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 
 namespace vx {
 namespace {
@@ -333,9 +335,9 @@ TEST_F(VulkanTransformerOpsTest, TransformerBlockRunsFusedOnTheGpu) {
   const Builder b = transformer_block(20, 48, 4);
   const std::vector<Tensor> want = test::run_cpu_reference(b.g, b.feeds);
   for (Precision precision : {Precision::fp32, Precision::fp16}) {
-    VulkanRunnerOptions o;
-    o.precision = precision;
-    VulkanModelRunner runner(ctx(), b.g, o);
+    DeviceRunnerOptions o;
+    o.fp16 = precision == Precision::fp16;
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
     const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
     const std::vector<Tensor> expected = precision == Precision::fp16 ? test::run_cpu_reference(b.g, feeds) : want;
     const std::vector<Tensor> got = runner.run(feeds);
@@ -367,7 +369,7 @@ TEST_F(VulkanTransformerOpsTest, TransformerBlockRunsFusedOnTheGpu) {
     EXPECT_EQ(adds, 0);        // both residuals in the GEMM epilogues
     EXPECT_EQ(residual_matmuls, 2);
     EXPECT_EQ(layer_norm, 2);
-    EXPECT_TRUE(vulkan_runs_fused_matmul());
+    EXPECT_TRUE(vk::vulkan_runs_fused_matmul());
     EXPECT_EQ(gelu, 0);  // fused into the MatMul as its activation
   }
 }

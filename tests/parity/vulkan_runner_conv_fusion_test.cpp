@@ -8,7 +8,8 @@
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 #include "ops/fused_ops.h"
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 
 namespace vx {
 namespace {
@@ -37,9 +38,9 @@ TEST_F(VulkanConvFusion, ConvBatchNormReluRunAsFusedConvs) {
   const std::vector<Tensor> want = test::run_cpu_reference(b.g, b.feeds);
 
   for (Precision precision : {Precision::fp32, Precision::fp16}) {
-    VulkanRunnerOptions o;
-    o.precision = precision;
-    VulkanModelRunner runner(ctx(), b.g, o);
+    DeviceRunnerOptions o;
+    o.fp16 = precision == Precision::fp16;
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
     const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
     const std::vector<Tensor> expected = precision == Precision::fp16 ? test::run_cpu_reference(b.g, feeds) : want;
     const test::Tolerance tol = precision == Precision::fp32 ? test::Tolerance{1e-4, 1e-4} : test::Tolerance{3e-2, 3e-2};

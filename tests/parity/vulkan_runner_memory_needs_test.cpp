@@ -1,11 +1,12 @@
-// VulkanModelRunner::last_memory_needs() reports the needs of the executable each run used: one
+// DeviceModelRunner::last_memory_needs() reports the needs of the executable each run used: one
 // just built, one found in the cache, and one rebuilt because a data-dependent shape changed (a
 // refused one's are checked in vulkan_memory_limit_test.cpp). Under the validation layer.
 #include <gtest/gtest.h>
 
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 
 namespace vx::test {
 namespace {
@@ -39,7 +40,7 @@ class VulkanRunnerMemoryNeeds : public VulkanOpTest {};
 
 TEST_F(VulkanRunnerMemoryNeeds, AreThoseOfTheExecutableEachRunUsed) {
   const Graph g = vulkan_runner_memory_needs_graph();
-  VulkanModelRunner runner(ctx(), g);
+  DeviceModelRunner runner(vk::compute_device(ctx()), g);
   auto expect_last_executables_needs = [&](const char* what) {
     const MemoryNeeds expected = runner.last_executable()->memory_needs();
     EXPECT_GT(expected.total(), 0u) << what;

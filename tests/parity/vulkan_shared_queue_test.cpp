@@ -17,7 +17,8 @@
 #include "denoise/denoise_helpers.h"
 #include "denoise/filter.h"
 #include "denoise/vulkan_device.h"
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 
 namespace vx {
 namespace {
@@ -38,7 +39,6 @@ class VulkanSharedQueue : public ::testing::Test {
     } catch (const Error& e) {
       GTEST_SKIP() << "no Vulkan device: " << e.what();
     }
-    ctx_ = denoise::vulkan_context_of(device_);
     color_ = Image(kWidth, kHeight, 3);
     Tensor noise = test::random_tensor({int64_t(color_.pixels.size())}, 3, 0.0f, 1.0f);
     std::copy(noise.data<float>(), noise.data<float>() + noise.numel(), color_.pixels.begin());
@@ -56,12 +56,12 @@ class VulkanSharedQueue : public ::testing::Test {
     const ValueId m = b.node("MatMul", {x, b.constant(test::random_tensor({24, 11}, 5))});
     b.g.outputs = {b.node("Sigmoid", {m})};
     feeds_ = b.feeds;
-    runner_ = std::make_unique<VulkanModelRunner>(*ctx_, b.g);
-    seen_messages_ = ctx_->validation_messages().size();
+    runner_ = std::make_unique<DeviceModelRunner>(device_->compute_device(), b.g);
+    seen_messages_ = denoise::vulkan_validation_messages(*device_).size();
   }
   void TearDown() override {
-    if (!ctx_) return;
-    const auto messages = ctx_->validation_messages();
+    if (!device_) return;
+    const auto messages = denoise::vulkan_validation_messages(*device_);
     for (size_t i = seen_messages_; i < messages.size(); ++i) ADD_FAILURE() << "validation: " << messages[i];
     runner_.reset();
     filter_.reset();
@@ -75,12 +75,11 @@ class VulkanSharedQueue : public ::testing::Test {
 
   static constexpr int kWidth = 19, kHeight = 13;
   std::shared_ptr<denoise::Device> device_;
-  std::shared_ptr<const vk::VulkanContext> ctx_;
   Image color_, output_;
   std::vector<std::byte> weights_;
   std::unique_ptr<denoise::Filter> filter_;
   std::vector<Tensor> feeds_;
-  std::unique_ptr<VulkanModelRunner> runner_;
+  std::unique_ptr<DeviceModelRunner> runner_;
   size_t seen_messages_ = 0;
 };
 
@@ -105,10 +104,10 @@ TEST_F(VulkanSharedQueue, FilterAndModelFromTwoThreadsGiveTheirSingleThreadedRes
   EXPECT_EQ(model_runs.get(), kIterations);
 }
 
-TEST_F(VulkanSharedQueue, FilterAndModelSubmitUnderTheContextsQueueLock) {
+TEST_F(VulkanSharedQueue, FilterAndModelSubmitUnderTheDevicesQueueLock) {
   denoise();  // plans, pipelines and uploads made: what follows only submits
   model();
-  std::unique_lock<std::mutex> lock = ctx_->lock_queue();
+  std::unique_lock<std::mutex> lock = device_->compute_device()->lock_queue();
   auto filter_run = std::async(std::launch::async, [&] { denoise(); });
   auto model_run = std::async(std::launch::async, [&] { model(); });
   // Neither can finish without submitting; both finish once the lock is released.

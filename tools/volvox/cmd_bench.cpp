@@ -19,7 +19,8 @@
 #include "formats/onnx_import.h"
 #include "backends/vulkan/context.h"
 #include "runtime/model_runner.h"
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 
 namespace vx::cli {
 namespace {
@@ -123,13 +124,13 @@ void bench_command(const BenchOptions& opt) {
   VX_CHECK(given.empty(), InvalidArgument, "the model has no input named '", given.begin()->first, "'");
 
   std::unique_ptr<ModelRunner> cpu_runner;
-  std::unique_ptr<VulkanModelRunner> vulkan_runner;
+  std::unique_ptr<DeviceModelRunner> vulkan_runner;
   if (vulkan) {
-    VulkanRunnerOptions runner_options;
-    runner_options.precision = opt.precision == "fp16" ? vk::Precision::fp16 : vk::Precision::fp32;
+    DeviceRunnerOptions runner_options;
+    runner_options.fp16 = opt.precision == "fp16";
     runner_options.timestamps = ctx->info().timestamps;  // device time per run, as GPU peers measure it
     runner_options.max_memory_mb = uint64_t(opt.max_memory_mb);
-    vulkan_runner = std::make_unique<VulkanModelRunner>(*ctx, std::move(graph), runner_options);
+    vulkan_runner = std::make_unique<DeviceModelRunner>(vk::compute_device(*ctx), std::move(graph), runner_options);
   } else {
     ModelRunnerOptions runner_options;
     runner_options.planned = !opt.eager;

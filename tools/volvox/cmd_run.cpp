@@ -1,6 +1,6 @@
 // `volvox run model.onnx --input NAME=FILE.npy ... [--output-dir D] [--device cpu|vulkan[:N]]
 // [--precision fp32|fp16]`: imports an ONNX model, runs it on the CPU (planned executor, eager
-// fallback: runtime/model_runner.h) or on a Vulkan GPU (runtime/vulkan_model_runner.h; nodes no
+// fallback: runtime/model_runner.h) or on a Vulkan GPU (runtime/device_model_runner.h; nodes no
 // Vulkan op runs fall back to the CPU, listed on stderr) and writes each output as NAME.npy,
 // printing its shape. --profile prints per-node times (GPU timestamps on Vulkan) and where each
 // node ran.
@@ -20,7 +20,8 @@
 #include "formats/onnx_import.h"
 #include "backends/vulkan/context.h"
 #include "runtime/model_runner.h"
-#include "runtime/vulkan_model_runner.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "runtime/device_model_runner.h"
 
 namespace vx::cli {
 namespace {
@@ -115,14 +116,14 @@ void run_command(const RunOptions& opt) {
   Profile profile;
   std::vector<Tensor> outputs;
   std::unique_ptr<ModelRunner> cpu_runner;
-  std::unique_ptr<VulkanModelRunner> vulkan_runner;
+  std::unique_ptr<DeviceModelRunner> vulkan_runner;
   std::string placements;
   if (vulkan) {
-    VulkanRunnerOptions runner_options;
-    runner_options.precision = opt.precision == "fp16" ? vk::Precision::fp16 : vk::Precision::fp32;
+    DeviceRunnerOptions runner_options;
+    runner_options.fp16 = opt.precision == "fp16";
     runner_options.timestamps = opt.profile;
     runner_options.max_memory_mb = uint64_t(opt.max_memory_mb);
-    vulkan_runner = std::make_unique<VulkanModelRunner>(*ctx, std::move(graph), runner_options);
+    vulkan_runner = std::make_unique<DeviceModelRunner>(vk::compute_device(*ctx), std::move(graph), runner_options);
     outputs = vulkan_runner->run(inputs, opt.profile ? &profile : nullptr);
     auto exe = vulkan_runner->last_executable();
     for (const auto& p : exe->fallbacks())

@@ -1,0 +1,44 @@
+#include "backends/vulkan/optimize_for_vulkan.h"
+
+#include "backends/vulkan/kernels/op_kernel.h"
+#include "ops/fused_ops.h"
+#include "passes/fold_attention_transposes.h"
+#include "passes/fold_constants.h"
+#include "passes/fold_conv_batch_norm.h"
+#include "passes/fuse_attention.h"
+#include "passes/fuse_conv_bias_relu.h"
+#include "passes/fuse_gelu.h"
+#include "passes/fuse_layer_norm.h"
+#include "passes/fuse_matmul_bias_act.h"
+#include "passes/fuse_matmul_residual.h"
+#include "passes/remove_dead_nodes.h"
+#include "passes/untranspose_attention_keys.h"
+
+namespace vx::vk {
+
+bool vulkan_runs_fused_matmul() { return !find_ops(kFusedMatMul).empty(); }
+
+void optimize_for_vulkan(Graph& graph) {
+  Graph g = remove_dead_nodes(std::move(graph));
+  g = fold_constants(std::move(g));
+  g = fold_conv_batch_norm(std::move(g));
+  g = fuse_conv_bias_relu(std::move(g));  // Conv (+ Relu) -> vx.FusedConv: the ReLU in the GEMM epilogue
+  // The transformer fusions, in the CPU path's order (optimize_onnx.cpp): each fused op has a
+  // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.
+  g = fuse_gelu(std::move(g));       // before the MatMul fusion, which takes vx.Gelu as its activation
+  g = fuse_layer_norm(std::move(g));
+  g = fuse_attention(std::move(g));  // before the MatMul fusion, which would take its MatMuls apart
+  g = untranspose_attention_keys(std::move(g));
+  g = fold_attention_transposes(std::move(g));  // K's Transpose is a head Transpose once untransposed
+  // A vx.FusedMatMul without a Vulkan kernel would run on the CPU (host copies both ways): fuse
+  // only once a kernel is registered.
+  if (vulkan_runs_fused_matmul()) {
+    g = fuse_matmul_bias_act(std::move(g));
+    g = fuse_matmul_residual(std::move(g));  // the residual Adds into the GEMM epilogue
+  }
+  g = remove_dead_nodes(std::move(g));
+  g.validate();
+  graph = std::move(g);
+}
+
+}  // namespace vx::vk

@@ -1,0 +1,43 @@
+// A compute device: what executables run on (the CPU, one Vulkan GPU). It lives long (a Vulkan
+// device keeps its context: queue, memory, pipeline cache) and makes, per executable, the backend
+// that plans nodes on it (backend.h). The session layer schedules that backend first and the CPU,
+// the host backend, after it for whatever the device does not run.
+//
+// The filter's denoise::Device and the model API reach the engine through this interface; a new
+// backend provides one (see docs/ARCHITECTURE.md, "Where to add things").
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/graph.h"
+#include "runtime/backend.h"
+#include "runtime/memory_limit.h"
+
+namespace vx::runtime {
+
+struct ExecutableOptions {
+  bool fp16 = false;         // store floats in fp16 (devices with fp16_available() only)
+  bool timestamps = false;   // per-node device times in profiles, where the device has them
+  uint64_t max_memory_mb = 0;     // > 0: refuse (OutOfMemory) an executable above it, before allocating
+  MemoryNeeds* needs = nullptr;   // filled with what the executable needs, also when refused
+};
+
+class ComputeDevice {
+ public:
+  virtual ~ComputeDevice() = default;
+  virtual std::string name() const = 0;  // "cpu", "vulkan:0 (NVIDIA H200)"
+  // The CPU: its backend is the host backend itself.
+  virtual bool on_host() const = 0;
+  virtual bool fp16_available() const = 0;
+  // The graph passes this device's kernels want (fusions it runs fused), applied once per model.
+  virtual void optimize(Graph& graph) const = 0;
+  // Throws Unsupported when `options` ask what the device lacks (fp16).
+  virtual std::unique_ptr<Backend> make_backend(const ExecutableOptions& options) const = 0;
+  // The device's one submission queue, locked: every submit of the engine takes this lock, and so
+  // must anyone else submitting to the same queue. Devices without a queue return an empty lock.
+  virtual std::unique_lock<std::mutex> lock_queue() const { return {}; }
+};
+
+}  // namespace vx::runtime
