@@ -17,7 +17,7 @@
 
 #include "core/thread_pool.h"
 #include "ops/fused_ops.h"
-#include "runtime/graph_runner.h"
+#include "session/graph_runner.h"
 
 namespace vx {
 namespace {

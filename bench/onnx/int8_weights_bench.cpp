@@ -14,7 +14,7 @@
 
 #include "formats/onnx_import.h"
 #include "passes/optimize_onnx.h"
-#include "runtime/model_runner.h"
+#include "session/model_runner.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 #include "api/model_session.h"
 
-#include "runtime/device_model_runner.h"
-#include "runtime/model_runner.h"
+#include "session/device_model_runner.h"
+#include "session/model_runner.h"
 
 namespace vx::api {
 namespace {

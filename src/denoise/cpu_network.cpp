@@ -1,7 +1,7 @@
 // The U-Net on the CPU backend: optimised once (fusion), planned and compiled per tile shape.
 #include "core/error.h"
 #include "denoise/network.h"
-#include "runtime/graph_runner.h"
+#include "session/graph_runner.h"
 
 namespace vx::denoise {
 

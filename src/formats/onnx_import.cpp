@@ -6,10 +6,10 @@
 #include <climits>
 #include <unordered_map>
 
-#include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "formats/onnx_tensor.h"
+#include "ops/host_kernels.h"
 #include "ops/onnx_dtype.h"
 
 namespace vx {
@@ -286,7 +286,7 @@ std::vector<std::string> unsupported_onnx_nodes(const Graph& graph) {
   std::vector<std::string> result;
   for (const Node& n : graph.nodes) {
     // Custom domains are supported when a kernel was registered for them (register_custom_op).
-    bool ok = !n.attrs.has(kUnsupportedAttribute) && cpu::find_kernel(n, graph) != nullptr;
+    bool ok = !n.attrs.has(kUnsupportedAttribute) && host_kernels().supports(n, graph);
     if (!ok) result.push_back(cat(n.name, " (", n.domain.empty() ? "" : n.domain + ".", n.op, ")"));
   }
   return result;

@@ -9,7 +9,7 @@
 //   reported as unsupported.
 // - Opset imports go to Graph::opsets ("ai.onnx" is stored as ""); symbolic dims become -1 extents
 //   with their names in Value::dim_params.
-// - Unless options.check_support is false, every node must have a CPU kernel (vx::cpu::find_kernel);
+// - Unless options.check_support is false, every node must have a CPU kernel (ops/host_kernels.h);
 //   otherwise ErrorCode::Unsupported listing every such node as "name (OpType)".
 // Errors: InvalidFile for truncated or malformed protobuf, missing initializers or inputs, cycles;
 // Unsupported for unsupported ops, dtypes and value kinds (sequences, maps, optionals).

@@ -1,6 +1,6 @@
 // Constant folding: a node whose inputs are all constants (initializers, Constant nodes, or values
-// folded before it) is evaluated once, here, with the CPU reference kernel; its outputs become
-// constants and the node goes. Typical wins: shape arithmetic of exported models (Shape -> Gather
+// folded before it) is evaluated once, here, with the CPU reference kernel (ops/host_kernels.h);
+// its outputs become constants and the node goes. Typical wins: shape arithmetic of exported models (Shape -> Gather
 // -> Concat -> Reshape once the shape is constant), weight transposes and casts.
 //
 // Not folded: ops without a reference kernel, random generators, nodes of other domains, nodes

@@ -1,5 +1,5 @@
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 #include "common/vulkan_op_test_util.h"
 
 #include <cmath>

@@ -30,7 +30,7 @@ struct CaseResult {
 
 // Planned: ModelRunner (optimize_onnx, planned executor, eager fallback when planning fails).
 // Eager: the eager runner on the graph as imported.
-// Vulkan: DeviceModelRunner (runtime/device_model_runner.h) on the given context, at fp32 (or at
+// Vulkan: DeviceModelRunner (session/device_model_runner.h) on the given context, at fp32 (or at
 // fp16 storage with vulkan_fp16, compared with rtol = atol = 1e-2).
 enum class Engine { planned, eager, vulkan };
 

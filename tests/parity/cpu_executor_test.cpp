@@ -2,7 +2,7 @@
 // plan cache.
 #include "backends/cpu/cpu_executable.h"
 #include "common/test_util.h"
-#include "runtime/graph_runner.h"
+#include "session/graph_runner.h"
 
 namespace vx {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
-#include "runtime/graph_runner.h"
+#include "session/graph_runner.h"
 
 namespace vx {
 namespace {

@@ -9,7 +9,7 @@
 #include "backends/cpu/cpu_executable.h"
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
-#include "runtime/graph_runner.h"
+#include "session/graph_runner.h"
 
 namespace vx {
 namespace {

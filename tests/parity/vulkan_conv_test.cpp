@@ -16,7 +16,7 @@
 #include "backends/vulkan/graph_executable.h"
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
-#include "runtime/graph_runner.h"
+#include "session/graph_runner.h"
 
 namespace vx::vk {
 namespace {

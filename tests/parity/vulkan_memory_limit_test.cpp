@@ -8,9 +8,9 @@
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 #include "formats/onnx_import.h"
-#include "runtime/model_runner.h"
+#include "session/model_runner.h"
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 #include "volvox/volvox.hpp"
 
 namespace vx {

@@ -21,7 +21,7 @@
 #include "formats/onnx_import.h"
 #include "ops/shape_fn.h"
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 
 namespace vx::test {
 namespace {

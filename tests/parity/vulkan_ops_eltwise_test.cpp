@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 #include "backends/vulkan/vk_common.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"

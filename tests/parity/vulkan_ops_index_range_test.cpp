@@ -7,7 +7,7 @@
 #include <map>
 
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 

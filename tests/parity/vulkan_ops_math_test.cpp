@@ -33,7 +33,7 @@
 #include "passes/fuse_conv_bias_relu.h"
 #include "backends/vulkan/optimize_for_vulkan.h"
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 
 namespace vx::vk {
 namespace {

@@ -16,7 +16,7 @@
 #include "ops/fused_ops.h"
 #include "backends/vulkan/optimize_for_vulkan.h"
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 
 namespace vx {
 namespace {

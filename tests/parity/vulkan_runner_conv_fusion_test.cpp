@@ -9,7 +9,7 @@
 #include "common/vulkan_op_test_util.h"
 #include "ops/fused_ops.h"
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 
 namespace vx {
 namespace {

@@ -6,7 +6,7 @@
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 
 namespace vx::test {
 namespace {

@@ -18,7 +18,7 @@
 #include "denoise/filter.h"
 #include "denoise/vulkan_device.h"
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 
 namespace vx {
 namespace {

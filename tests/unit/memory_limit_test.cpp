@@ -7,7 +7,7 @@
 #include "common/onnx_test_models.h"
 #include "common/test_util.h"
 #include "formats/onnx_import.h"
-#include "runtime/model_runner.h"
+#include "session/model_runner.h"
 #include "volvox/volvox.hpp"
 
 namespace vx {

@@ -19,7 +19,7 @@
 #include "passes/optimize_onnx.h"
 #include "passes/shape_inference.h"
 #include "backends/cpu/eager_runner.h"
-#include "runtime/model_runner.h"
+#include "session/model_runner.h"
 
 namespace vx {
 namespace {

@@ -10,7 +10,7 @@
 #include "ops/fused_ops.h"
 #include "passes/fuse_matmul_int8_weights.h"
 #include "passes/optimize_onnx.h"
-#include "runtime/graph_runner.h"
+#include "session/graph_runner.h"
 
 namespace vx {
 namespace {

@@ -12,7 +12,7 @@
 #include "passes/fold_attention_transposes.h"
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_residual.h"
-#include "runtime/graph_runner.h"
+#include "session/graph_runner.h"
 
 namespace vx {
 namespace {

@@ -18,9 +18,9 @@
 #include "flags.h"
 #include "formats/onnx_import.h"
 #include "backends/vulkan/context.h"
-#include "runtime/model_runner.h"
+#include "session/model_runner.h"
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 
 namespace vx::cli {
 namespace {

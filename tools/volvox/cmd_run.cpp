@@ -1,6 +1,6 @@
 // `volvox run model.onnx --input NAME=FILE.npy ... [--output-dir D] [--device cpu|vulkan[:N]]
 // [--precision fp32|fp16]`: imports an ONNX model, runs it on the CPU (planned executor, eager
-// fallback: runtime/model_runner.h) or on a Vulkan GPU (runtime/device_model_runner.h; nodes no
+// fallback: session/model_runner.h) or on a Vulkan GPU (session/device_model_runner.h; nodes no
 // Vulkan op runs fall back to the CPU, listed on stderr) and writes each output as NAME.npy,
 // printing its shape. --profile prints per-node times (GPU timestamps on Vulkan) and where each
 // node ran.
@@ -19,9 +19,9 @@
 #include "formats/npy.h"
 #include "formats/onnx_import.h"
 #include "backends/vulkan/context.h"
-#include "runtime/model_runner.h"
+#include "session/model_runner.h"
 #include "backends/vulkan/vulkan_compute_device.h"
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 
 namespace vx::cli {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "core/graph.h"
 #include "core/tensor.h"
-#include "runtime/graph_runner.h"
+#include "session/graph_runner.h"
 #include "runtime/profile.h"
 
 namespace vx {

@@ -1,4 +1,4 @@
-#include "runtime/model_runner.h"
+#include "session/model_runner.h"
 
 #include <chrono>
 

@@ -1,4 +1,4 @@
-#include "runtime/graph_runner.h"
+#include "session/graph_runner.h"
 
 #include "core/error.h"
 #include "passes/optimize.h"

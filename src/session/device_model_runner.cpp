@@ -1,4 +1,4 @@
-#include "runtime/device_model_runner.h"
+#include "session/device_model_runner.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/eager_runner.h"
