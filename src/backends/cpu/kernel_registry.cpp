@@ -39,6 +39,13 @@ const KernelEntry* find_reference_kernel(const std::string& op, const std::strin
   return nullptr;
 }
 
+std::vector<const KernelEntry*> find_kernels(const std::string& op, const std::string& domain) {
+  std::vector<const KernelEntry*> out;
+  for (const KernelEntry& e : entries())
+    if (e.op == op && e.domain == domain) out.push_back(&e);
+  return out;
+}
+
 std::vector<std::string> registered_ops() {
   std::set<std::string> ops;
   for (const KernelEntry& e : entries()) ops.insert(e.domain.empty() ? e.op : e.domain + "." + e.op);

@@ -66,6 +66,9 @@ const KernelEntry* find_kernel(const Node& node, const Graph& graph);
 // The reference (priority 0) kernel for an op, or nullptr; tests compare fast paths against it.
 const KernelEntry* find_reference_kernel(const std::string& op, const std::string& domain = "");
 std::vector<std::string> registered_ops();
+// Every kernel of an op, highest priority first (the reference one last); the op table lists the
+// ops with fast paths from it.
+std::vector<const KernelEntry*> find_kernels(const std::string& op, const std::string& domain = "");
 
 // Static registration from a kernel's .cpp file:
 //   VX_REGISTER_CPU_KERNEL(relu, {"Relu", "reference", 0, nullptr, relu_kernel});
