@@ -1,0 +1,37 @@
+// Comparisons, logic, Where, IsInf and IsNaN: float and integer operands, bools out.
+#include <limits>
+
+#include "ops/op_table.h"
+
+namespace vx::optable {
+
+VX_OP_CASES(compare_logic) {
+  for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"})
+    cases.add(OpCase(op, "float_and_int")
+                  .in(f32({2, 3, 4}, -2, 2))
+                  .in(f32({3, 1}, -2, 2))
+                  .scale_last(2)
+                  .variants({{"float", [](OpCase&) {}},
+                             // Small integer ranges: many equal pairs.
+                             {"int32", [](OpCase& v) { v.with_inputs({ints({2, 3, 4}, -3, 3), ints({4}, -3, 3)}); }}}));
+  for (const char* op : {"And", "Or", "Xor"})
+    cases.add(OpCase(op, "broadcast").in(bools({5, 1, 3})).in(bools({4, 1})).integers_only());
+  cases.add(OpCase("Not", "bools").in(bools({3, 7})).integers_only());
+  cases.add(OpCase("Where", "broadcast_three_ways")
+                .in(bools({1, 3, 1, 7}))
+                .in(f32({5, 1}))
+                .in(f32({2, 1, 1, 1}))
+                .variants({{"float", [](OpCase&) {}},
+                           inputs_variant("int32", {bools({4}), ints({4}, -9, 9), ints({}, -9, 9)})}));
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const InputSpec specials = patched(f32({3, 7}, -5, 5), {{0, inf}, {3, -inf}, {8, nan}, {13, inf}, {20, 0}});
+  cases.add(OpCase("IsInf", "signs")
+                .in(specials)
+                .opset(20)
+                .variants({{"both", [](OpCase&) {}},
+                           {"positive_only", [](OpCase& v) { v.attr("detect_negative", int64_t(0)); }},
+                           {"negative_only", [](OpCase& v) { v.attr("detect_positive", int64_t(0)); }}}));
+  cases.add(OpCase("IsNaN", "specials").in(specials).opset(20));
+}
+
+}  // namespace vx::optable

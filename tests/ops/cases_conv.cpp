@@ -1,0 +1,230 @@
+// Convolutions: Conv (1-D to 3-D, strides, dilations, asymmetric and automatic pads, groups,
+// depthwise, pointwise, constant or runtime weights, every Vulkan kernel forced in turn),
+// ConvTranspose, the fused vx.FusedConv / vx.FusedConvResidual, ConvInteger and QLinearConv.
+// Float tolerances as for the products (cases_matmul.cpp): 1e-4 of the peak, 1e-2 at fp16.
+#include <cmath>
+
+#include "ops/fused_ops.h"
+#include "ops/op_table.h"
+
+namespace vx::optable {
+
+namespace {
+constexpr CaseTolerance kConvF32{0, 1e-4, 1e-4};
+constexpr CaseTolerance kConvF16{0, 1e-2, 1e-2};
+
+struct ConvGeometry {
+  Shape x, w;
+  std::vector<int64_t> strides, dilations, pads;
+  int64_t group;
+  std::string auto_pad;
+  bool bias;
+};
+
+void set_geometry(OpCase& c, const ConvGeometry& g) {
+  if (!g.strides.empty()) c.attr("strides", g.strides);
+  if (!g.dilations.empty()) c.attr("dilations", g.dilations);
+  if (!g.pads.empty()) c.attr("pads", g.pads);
+  if (g.group != 1) c.attr("group", g.group);
+  if (!g.auto_pad.empty()) c.attr("auto_pad", g.auto_pad);
+}
+
+std::vector<int64_t> pads4(int64_t p) { return {p, p, p, p}; }
+}  // namespace
+
+VX_OP_CASES(conv) {
+  const ConvGeometry geometries[] = {
+      // 2-D: 5 outputs, stride 2, dilation 2, asymmetric pads, groups 3
+      {{1, 3, 7, 9}, {5, 3, 3, 3}, {2, 2}, {2, 2}, {1, 0, 2, 1}, 1, "", true},
+      {{2, 6, 7, 9}, {9, 2, 3, 3}, {2, 1}, {1, 2}, {0, 1, 2, 1}, 3, "", true},
+      {{1, 6, 7, 9}, {6, 1, 3, 3}, {1, 1}, {}, {1, 1, 1, 1}, 6, "", true},   // depthwise
+      {{1, 4, 7, 9}, {8, 1, 5, 3}, {2, 2}, {}, {}, 4, "SAME_UPPER", false},  // depthwise x2
+      {{1, 5, 7, 9}, {7, 5, 4, 2}, {3, 2}, {}, {}, 1, "SAME_LOWER", true},
+      {{1, 5, 7, 9}, {7, 5, 3, 3}, {}, {}, {}, 1, "VALID", false},
+      {{2, 17, 5, 6}, {19, 17, 1, 1}, {}, {}, {}, 1, "", true},                     // pointwise
+      {{1, 33, 9, 10}, {70, 33, 3, 3}, {}, {}, {1, 1, 1, 1}, 1, "", true},          // several tiles
+      {{1, 4, 17}, {6, 2, 3}, {2}, {2}, {1, 2}, 2, "", true},                       // 1-D
+      {{1, 3, 4, 5, 6}, {4, 3, 2, 3, 2}, {1, 2, 1}, {}, {1, 0, 1, 0, 1, 1}, 1, "", true},  // 3-D
+  };
+  std::vector<Variant> shapes;
+  for (const ConvGeometry& g : geometries)
+    for (bool constant_w : {true, false})
+      shapes.push_back({cat("x", g.x.str(), "_w", g.w.str(), "_group", g.group, g.auto_pad.empty() ? "" : "_" + g.auto_pad,
+                            constant_w ? "_constW" : "_runtimeW"),
+                        [g, constant_w](OpCase& v) {
+                          InputSpec w = f32(g.w, -0.5f, 0.5f), b = f32({g.w[0]});
+                          if (constant_w) w.constant(), b.constant();
+                          v.with_inputs({f32(g.x), w});
+                          if (g.bias) v.in(b);
+                          set_geometry(v, g);
+                        }});
+  // VOLVOX_VK_CONV picks the Vulkan kernel: the automatic choice, then each kernel forced.
+  std::vector<Variant> kernels;
+  for (const char* mode : {"auto", "direct", "gemm"})
+    kernels.push_back({cat("kernel=", mode), [mode = std::string(mode)](OpCase& v) {
+                         v.env("VOLVOX_VK_CONV", mode);
+                         if (mode != "auto") v.expect_variant(Backend::vulkan_f32, mode).expect_variant(Backend::vulkan_f16, mode);
+                       }});
+  cases.add(OpCase("Conv", "geometries")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .opset(17)
+                .variants(std::move(shapes))
+                .variants(std::move(kernels)));
+  // A 3x3 conv at a size the speed mode can scale (channels and image).
+  cases.add(OpCase("Conv", "3x3_same")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .in(f32({1, 8, 13, 11}).scaled({1, 2, 3}))
+                .in(f32({9, 8, 3, 3}, -0.3f, 0.3f).constant().scaled({0, 1}))
+                .in(f32({9}).constant().scaled({0}))
+                .attr("pads", pads4(1)));
+
+  const auto transpose_case = [](Shape x, Shape w, std::vector<std::pair<std::string, std::vector<int64_t>>> ints,
+                                 int64_t group, std::string auto_pad, bool bias) {
+    return Variant{cat("x", x.str(), "_w", w.str(), auto_pad.empty() ? "" : "_" + auto_pad), [=](OpCase& v) {
+                     v.with_inputs({f32(x), f32(w)});
+                     if (bias) v.in(f32({w[1] * group}));
+                     for (const auto& [k, value] : ints) v.attr(k, value);
+                     if (group != 1) v.attr("group", group);
+                     if (!auto_pad.empty()) v.attr("auto_pad", auto_pad);
+                   }};
+  };
+  cases.add(OpCase("ConvTranspose", "geometries")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .opset(17)
+                .variants({transpose_case({1, 3, 4, 5}, {3, 2, 3, 3}, {{"strides", {2, 2}}}, 1, "", true),
+                           transpose_case({1, 6, 4, 5}, {6, 2, 3, 2},
+                                          {{"strides", {2, 3}}, {"pads", {1, 0, 0, 1}}, {"output_padding", {1, 1}}}, 3, "", true),
+                           transpose_case({2, 4, 3, 5}, {4, 3, 3, 3},
+                                          {{"strides", {2, 1}}, {"dilations", {2, 2}}, {"pads", {1, 2, 0, 1}}}, 1, "", false),
+                           transpose_case({1, 2, 3, 4}, {2, 3, 3, 3}, {{"strides", {2, 2}}, {"output_shape", {7, 9}}}, 1, "", true),
+                           transpose_case({1, 2, 3, 4}, {2, 3, 3, 3}, {{"strides", {2, 2}}}, 1, "SAME_UPPER", true),
+                           transpose_case({1, 2, 3, 4}, {2, 3, 4, 3}, {{"strides", {2, 2}}}, 1, "SAME_LOWER", false),
+                           transpose_case({1, 4, 7}, {4, 1, 3}, {{"strides", {3}}}, 2, "", true),
+                           transpose_case({1, 2, 2, 3, 2}, {2, 2, 2, 2, 3}, {{"strides", {2, 1, 2}}}, 1, "", true)})
+                .variants({{"constW", [](OpCase& v) {
+                              std::vector<InputSpec> ins = v.inputs();
+                              for (size_t i = 1; i < ins.size(); ++i) ins[i].constant();
+                              v.with_inputs(ins);
+                            }},
+                           {"runtimeW", [](OpCase&) {}}}));
+
+  // vx.FusedConv: relu, the 2x2 max pool after it; grouped, depthwise and strided (ResNet's stem).
+  cases.add(OpCase(kFusedConv, "relu_pool")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .in(f32({1, 5, 9, 11}).scaled({1, 2, 3}))
+                .in(f32({6, 5, 3, 3}).constant().scaled({0, 1}))
+                .in(f32({6}).constant().scaled({0}))
+                .attr("kernel_shape", std::vector<int64_t>{3, 3})
+                .attr("pads", pads4(1))
+                .attr("relu", int64_t(1))
+                .sweep("pool", {int64_t(0), int64_t(1)}));
+  struct Grouped {
+    int64_t c_in, c_out, group, kernel, stride, pad, relu;
+  };
+  std::vector<Variant> grouped;
+  for (const Grouped& g : {Grouped{6, 4, 2, 3, 1, 1, 1}, Grouped{8, 8, 8, 3, 2, 1, 1}, Grouped{9, 9, 9, 5, 1, 2, 0},
+                           Grouped{12, 18, 3, 1, 2, 0, 0}, Grouped{17, 5, 1, 1, 2, 0, 1}, Grouped{3, 8, 1, 7, 2, 3, 1}}) {
+    const float bound = 1.0f / std::sqrt(float(g.c_in / g.group * g.kernel * g.kernel));
+    grouped.push_back({cat("cin", g.c_in, "_cout", g.c_out, "_group", g.group, "_k", g.kernel, "_s", g.stride),
+                       [g, bound](OpCase& v) {
+                         v.with_inputs({f32({2, g.c_in, 13, 11}), f32({g.c_out, g.c_in / g.group, g.kernel, g.kernel}, -bound, bound).constant(),
+                                        f32({g.c_out}).constant()})
+                             .attr("kernel_shape", std::vector<int64_t>{g.kernel, g.kernel})
+                             .attr("strides", std::vector<int64_t>{g.stride, g.stride})
+                             .attr("pads", pads4(g.pad))
+                             .attr("group", g.group)
+                             .attr("relu", g.relu)
+                             .attr("pool", int64_t(0))
+                             .attr("upsample_concat", int64_t(0));
+                       }});
+  }
+  cases.add(OpCase(kFusedConv, "grouped_strided").tol_f32(kConvF32).tol_f16(kConvF16).variants(std::move(grouped)).expect_variant(Backend::cpu, "onednn"));
+  // upsample_concat: the conv reads concat(upsample2x(X_low), X_skip). The Vulkan ONNX executor
+  // declines it (the U-Net executable runs it, tests/parity/vulkan_conv_test.cpp).
+  cases.add(OpCase(kFusedConv, "upsample_concat")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .in(f32({1, 9, 4, 5}))
+                .in(f32({1, 5, 8, 10}))
+                .in(f32({7, 14, 3, 3}, -0.3f, 0.3f).constant())
+                .in(f32({7}).constant())
+                .attr("kernel_shape", std::vector<int64_t>{3, 3})
+                .attr("pads", pads4(1))
+                .attr("relu", int64_t(1))
+                .attr("upsample_concat", int64_t(1))
+                .sweep("pool", {int64_t(0), int64_t(1)})
+                .may_fall_back(kVulkan));
+  // vx.FusedConvResidual: Y = relu?(Conv(X) + B + R); a CPU fusion, no Vulkan kernel.
+  cases.add(OpCase(kFusedConvResidual, "relu_bias")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .in(f32({1, 6, 9, 11}))
+                .in(f32({6, 6, 3, 3}, -0.3f, 0.3f).constant())
+                .in(f32({6}).constant())
+                .in(f32({1, 6, 9, 11}))
+                .attr("kernel_shape", std::vector<int64_t>{3, 3})
+                .attr("pads", pads4(1))
+                .sweep("relu", {int64_t(0), int64_t(1)})
+                .variants({{"bias", [](OpCase&) {}}, {"no_bias", [](OpCase& v) {
+                             std::vector<InputSpec> ins = v.inputs();
+                             ins[2] = omitted();
+                             v.with_inputs(ins);
+                           }}})
+                .may_fall_back(kVulkan));
+
+  // ConvInteger and QLinearConv over the geometries the quantised kernels special-case.
+  struct QGeometry {
+    Shape x, w;
+    std::vector<std::pair<std::string, std::vector<int64_t>>> ints;
+    std::string auto_pad;
+    int64_t group;
+  };
+  const QGeometry qgeometries[] = {
+      {{1, 2, 5, 6}, {3, 2, 3, 3}, {}, "", 1},
+      {{2, 3, 7, 5}, {4, 3, 3, 2}, {{"pads", {1, 0, 2, 1}}, {"strides", {2, 1}}}, "", 1},
+      {{1, 4, 8, 8}, {6, 2, 3, 3}, {{"dilations", {2, 1}}}, "", 2},
+      {{1, 2, 6, 7}, {2, 2, 2, 3}, {{"strides", {2, 2}}}, "SAME_UPPER", 1},
+      {{1, 2, 6, 7}, {2, 2, 3, 2}, {}, "SAME_LOWER", 1},
+      {{2, 3, 11}, {2, 3, 4}, {{"pads", {2, 1}}}, "", 1},
+  };
+  std::vector<Variant> integer_convs, qlinear_convs;
+  for (const QGeometry& g : qgeometries) {
+    const auto set_q = [g](OpCase& v) {
+      for (const auto& [k, value] : g.ints) v.attr(k, value);
+      if (!g.auto_pad.empty()) v.attr("auto_pad", g.auto_pad);
+      v.attr("group", g.group);
+    };
+    const std::string label = cat("x", g.x.str(), "_w", g.w.str());
+    for (DType t : {DType::u8, DType::i8}) {
+      const int lo = t == DType::u8 ? 0 : -128, hi = t == DType::u8 ? 255 : 127;
+      integer_convs.push_back({label + "_" + std::string(dtype_name(t)), [=](OpCase& v) {
+                                 v.with_inputs({ints(g.x, lo, hi, t), ints(g.w, lo, hi, t)});
+                                 set_q(v);
+                               }});
+      integer_convs.push_back({label + "_" + std::string(dtype_name(t)) + "_zero_points", [=](OpCase& v) {
+                                 v.with_inputs({ints(g.x, lo, hi, t), ints(g.w, lo, hi, t), ints({}, lo, hi, t), ints({g.w[0]}, lo, hi, t)});
+                                 set_q(v);
+                               }});
+    }
+    for (bool per_channel : {false, true})
+      qlinear_convs.push_back({label + (per_channel ? "_per_channel" : "_per_tensor"), [=](OpCase& v) {
+                                 const int64_t m = g.w[0];
+                                 v.with_inputs({ints(g.x, 0, 255, DType::u8), scalar(0.125), ints({}, 100, 140, DType::u8),
+                                                ints(g.w, 0, 255, DType::u8),
+                                                per_channel ? f32({m}, 0.001f, 0.01f) : scalar(0.00390625),
+                                                ints({m}, 100, 140, DType::u8), scalar(0.25), ints({}, 0, 255, DType::u8),
+                                                ints({m}, -2000, 2000)});
+                                 set_q(v);
+                               }});
+  }
+  cases.add(OpCase("ConvInteger", "geometries").opset(10).variants(std::move(integer_convs)).integers_only());
+  // Requantisation rounds (acc + bias) * scale in fp32 on the device, in double on the CPU: they
+  // could differ by one within fp32 rounding of a half, which these inputs do not produce.
+  cases.add(OpCase("QLinearConv", "geometries").opset(10).variants(std::move(qlinear_convs)));
+}
+
+}  // namespace vx::optable

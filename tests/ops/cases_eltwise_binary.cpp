@@ -1,0 +1,83 @@
+// Element-wise binary and variadic ops: broadcasting at odd shapes (rank 0 to 6, empty tensors),
+// constant operands, integer types (int64 maths on host inputs is a shape computation the Vulkan
+// executor keeps on the CPU by design), Mod's and Pow's sign rules.
+#include <limits>
+
+#include "ops/op_table.h"
+
+namespace vx::optable {
+
+// A [1,3,5,7] operand and a broadcast [3,1,7] one (positive: Pow of negative bases needs integer
+// exponents), a constant row of 7 where the op takes one, and the op's own special inputs.
+static OpCase binary_float_case(const std::string& op, bool constant_row, std::vector<Variant> more = {}) {
+  OpCase c(op, "broadcast");
+  c.in(f32({1, 3, 5, 7}, -3, 3)).in(f32({3, 1, 7}, 0.5f, 2)).scale_last(2);
+  std::vector<Variant> variants = {{"runtime_b", [](OpCase&) {}}};
+  if (constant_row)
+    variants.push_back({"constant_row", [](OpCase& v) { v.with_inputs({f32({1, 3, 5, 7}, -3, 3), f32({7}, -2, 2).constant()}); }});
+  for (Variant& m : more) variants.push_back(std::move(m));
+  c.variants(std::move(variants));
+  return c;
+}
+
+// Exact integer maths: int32 (on the GPU), int64 (CPU by design), uint8 wrapping at 8 bits.
+static OpCase binary_integer_case(const std::string& op, bool with_uint8) {
+  OpCase c(op, "integers");
+  std::vector<Variant> types = {
+      {"int32", [](OpCase& v) { v.with_inputs({ints({2, 3, 5}, -1000, 1000), ints({3, 1}, -9, 9)}); }},
+      {"int64", [](OpCase& v) {
+         // int64 maths on host inputs is a shape computation: the executor keeps it on the CPU.
+         v.with_inputs({ints({2, 3, 5}, -1000, 1000, DType::i64), ints({3, 1}, -9, 9, DType::i64)}).may_fall_back(kVulkan);
+       }}};
+  if (with_uint8)
+    types.push_back({"uint8", [](OpCase& v) { v.with_inputs({ints({17}, 0, 255, DType::u8), ints({17}, 0, 255, DType::u8)}); }});
+  c.variants(std::move(types)).integers_only();
+  return c;
+}
+
+VX_OP_CASES(eltwise_binary) {
+  // Broadcasting of every kind, from rank 0 to rank 6 and an empty tensor.
+  cases.add(binary_float_case("Add", true,
+                              {inputs_variant("4d_3d", {f32({1, 3, 5, 7}), f32({3, 1, 7})}),
+                               inputs_variant("3d_scalar", {f32({2, 3, 4}), f32({})}), inputs_variant("scalars", {f32({}), f32({})}),
+                               inputs_variant("5_by_1", {f32({5}), f32({1})}), inputs_variant("column_by_row", {f32({4, 1}), f32({1, 6})}),
+                               inputs_variant("rank_6", {f32({2, 1, 3, 1, 2, 3}), f32({5, 2, 1})}),
+                               inputs_variant("ones", {f32({1, 1, 1}), f32({3, 1})}), inputs_variant("empty", {f32({0, 3}), f32({1, 3})})}));
+  for (const char* op : {"Sub", "Mul", "Div"}) cases.add(binary_float_case(op, true));
+  // NaN propagates through Max and Min.
+  for (const char* op : {"Min", "Max"})
+    cases.add(binary_float_case(op, true, {inputs_variant("nan", {patched(f32({3, 8}), {{5, std::numeric_limits<double>::quiet_NaN()}}), f32({8})})}));
+  // Pow of negative bases by integer exponents, float and integer types.
+  cases.add(binary_float_case("Pow", false,
+                              {inputs_variant("integer_exponents", {f32({3, 4}, -3, 3), values({4}, {2, 3, -1, 0})}),
+                               inputs_variant("float_base_int_exponent", {f32({3, 4}, -3, 3), ints({4}, -2, 3)}),
+                               inputs_variant("int_base_int_exponent", {ints({3, 4}, -4, 4), ints({4}, 0, 4)})}));
+  cases.add(binary_float_case("PRelu", false, {inputs_variant("slope_row", {f32({4, 6, 10}), f32({10})})}));
+  // Mod: the result takes the divisor's sign (fmod 0, integers) or the dividend's (fmod 1). fp16
+  // rounding moves quotients across integers, where a remainder jumps by the divisor: the signs
+  // are checked at fp32 only.
+  cases.add(binary_float_case("Mod", true,
+                              {{"divisor_sign_float", [](OpCase& v) { v.with_inputs({f32({4, 9}, -10, 10), f32({9}, -4, 4)}).skip(Backend::vulkan_f16); }},
+                               {"divisor_sign_int32", [](OpCase& v) { v.with_inputs({ints({4, 9}, -20, 20), ints({9}, -5, 5)}); }}})
+                .sweep("fmod", {int64_t(1), int64_t(0)}));
+  for (const char* op : {"Add", "Sub", "Mul"}) cases.add(binary_integer_case(op, true));
+  for (const char* op : {"Div", "Min", "Max"}) cases.add(binary_integer_case(op, false));
+
+  // Variadic: three broadcasting inputs, and one alone.
+  for (const char* op : {"Sum", "Mean", "Max", "Min"})
+    cases.add(OpCase(op, "variadic")
+                  .in(f32({3, 1, 5}))
+                  .in(f32({4, 1}))
+                  .in(f32({5}))
+                  .variants({{"three", [](OpCase&) {}}, inputs_variant("one", {f32({2, 3})})}));
+
+  cases.add(OpCase("BitShift", "both_directions")
+                .in(ints({3, 5}, 0, 255, DType::u8))
+                .in(ints({5}, 0, 7, DType::u8))
+                .sweep("direction", {std::string("LEFT"), std::string("RIGHT")})
+                .variants({{"uint8", [](OpCase&) {}},
+                           {"int32", [](OpCase& v) { v.with_inputs({ints({3, 5}, 0, 100000), ints({5}, 0, 12)}); }}})
+                .integers_only());
+}
+
+}  // namespace vx::optable

@@ -1,0 +1,41 @@
+// Quantisation: QuantizeLinear (ties to even, saturation at both ends, scalar and per-axis, uint8,
+// int8 and int32), DequantizeLinear, DynamicQuantizeLinear (ranges across zero, all positive, all
+// negative, tiny, all zeros).
+#include "ops/op_table.h"
+
+namespace vx::optable {
+
+VX_OP_CASES(quantize) {
+  // Values with exact halves after dividing by 2 (ties), beyond both saturation ends, and random.
+  const InputSpec x = patched(f32({2, 3, 5}, -400, 400), {{0, 3}, {1, 5}, {2, -3}, {3, -5}, {4, 1}, {5, 1000}, {6, -1000}, {7, 0}});
+  std::vector<Variant> quantize;
+  for (DType t : {DType::u8, DType::i8, DType::i32}) {
+    const int lo = t == DType::u8 ? 0 : -20, hi = t == DType::u8 ? 40 : 20;
+    const std::string name(dtype_name(t));
+    quantize.push_back(inputs_variant("scalar_to_" + name, {x, scalar(2.0), ints({}, lo, hi, t)}));
+    quantize.push_back({"per_axis_to_" + name, [x, lo, hi, t](OpCase& v) {
+                          v.with_inputs({x, values({3}, {2.0, 0.5, 4.0}), ints({3}, lo, hi, t)}).attr("axis", int64_t(1));
+                        }});
+  }
+  quantize.push_back(inputs_variant("no_zero_point", {x, scalar(3.0)}));
+  cases.add(OpCase("QuantizeLinear", "scalar_and_per_axis").opset(13).variants(std::move(quantize)));
+
+  std::vector<Variant> dequantize;
+  for (DType t : {DType::u8, DType::i8, DType::i32}) {
+    const int lo = t == DType::u8 ? 0 : -128, hi = t == DType::u8 ? 255 : 127;
+    const std::string name(dtype_name(t));
+    dequantize.push_back(inputs_variant("scalar_from_" + name, {ints({3, 4, 2}, lo, hi, t), scalar(0.25), ints({}, lo / 4, hi / 4, t)}));
+    dequantize.push_back({"per_axis_from_" + name, [lo, hi, t](OpCase& v) {
+                            v.with_inputs({ints({3, 4, 2}, lo, hi, t), f32({4}, 0.01f, 2), ints({4}, lo / 4, hi / 4, t)}).attr("axis", int64_t(-2));
+                          }});
+  }
+  cases.add(OpCase("DequantizeLinear", "scalar_and_per_axis").opset(13).variants(std::move(dequantize)));
+
+  std::vector<Variant> dynamic;
+  for (auto [lo, hi] : std::vector<std::pair<float, float>>{{-3, 7}, {0.5f, 9}, {-6, -1}, {-1e-3f, 2e-3f}})
+    for (Shape s : {Shape{7}, Shape{3, 301}}) dynamic.push_back(inputs_variant(cat("[", lo, ",", hi, "]_", s.str()), {f32(s, lo, hi)}));
+  dynamic.push_back(inputs_variant("zeros", {values({5}, {0, 0, 0, 0, 0})}));  // scale 0, zero point 0
+  cases.add(OpCase("DynamicQuantizeLinear", "ranges").opset(11).outputs(3).variants(std::move(dynamic)));
+}
+
+}  // namespace vx::optable

@@ -1,0 +1,82 @@
+// Element-wise unary ops over the range where each is defined and interesting, Clip's three
+// spellings, Cast and CastLike between floats, integers and bools, EyeLike.
+#include "ops/op_table.h"
+
+namespace vx::optable {
+
+namespace {
+struct UnaryRange {
+  const char* op;
+  float lo, hi;
+  const char* attr = nullptr;  // one float attribute, when the op has one worth setting
+  float value = 0;
+};
+}  // namespace
+
+VX_OP_CASES(unary) {
+  const UnaryRange ranges[] = {
+      {"Relu", -3, 3},          {"LeakyRelu", -3, 3, "alpha", 0.2f},  {"Elu", -3, 3, "alpha", 0.7f},
+      {"Sigmoid", -20, 20},     {"HardSigmoid", -5, 5},              {"HardSwish", -5, 5},
+      {"Tanh", -12, 12},        {"Erf", -4, 4},                      {"Softplus", -20, 20},
+      {"Sqrt", 0, 9},           {"Reciprocal", 0.1f, 4},             {"Exp", -10, 10},
+      {"Log", 0.01f, 50},       {"Neg", -3, 3},                      {"Abs", -3, 3},
+      {"Floor", -5, 5},         {"Ceil", -5, 5},                     {"Round", -5, 5},
+      {"Sign", -2, 2},          {"Sin", -6, 6},                      {"Cos", -6, 6},
+      {"Tan", -1.2f, 1.2f},     {"Selu", -3, 3},                     {"Celu", -3, 3, "alpha", 1.5f},
+      {"ThresholdedRelu", -3, 3, "alpha", 0.5f}, {"Softsign", -5, 5}, {"Asin", -0.99f, 0.99f},
+      {"Acos", -0.99f, 0.99f},  {"Atan", -5, 5},                     {"Sinh", -4, 4},
+      {"Cosh", -4, 4},          {"Asinh", -5, 5},                    {"Acosh", 1.01f, 5},
+      {"Atanh", -0.9f, 0.9f},   {"Shrink", -2, 2, "lambd", 0.7f},    {"Identity", -3, 3},
+  };
+  for (const UnaryRange& r : ranges) {
+    OpCase c(r.op, "range");
+    InputSpec x = f32({1, 3, 5, 7}, r.lo, r.hi);
+    if (std::string(r.op) == "Round") x = patched(x, {{0, 2.5}, {1, -0.5}});  // halves round to even
+    c.in(x).scale_last(2);
+    if (r.attr) c.attr(r.attr, r.value);
+    // Vulkan allows sin / cos / tan an absolute error of 2^-11; lavapipe does far better.
+    if (std::string(r.op) == "Sin" || std::string(r.op) == "Cos" || std::string(r.op) == "Tan") c.tol_f32({1e-5, 1e-5});
+    if (std::string(r.op) == "Neg" || std::string(r.op) == "Abs" || std::string(r.op) == "Sign")
+      c.variants({{"float", [](OpCase&) {}}, inputs_variant("int32", {ints({4, 5}, -9, 9)})});
+    if (std::string(r.op) == "Exp") c.variants({{"4d", [](OpCase&) {}}, inputs_variant("scalar", {scalar(0.5)})});
+    if (std::string(r.op) == "Sigmoid") c.variants({{"4d", [](OpCase&) {}}, inputs_variant("rank_1", {f32({1})})});
+    cases.add(std::move(c));
+  }
+  cases.add(OpCase("Gelu", "both_forms")
+                .in(f32({1, 3, 5, 7}, -4, 4))
+                .opset(20)
+                .scale_last(2)
+                .sweep("approximate", {std::string("none"), std::string("tanh")}));
+
+  // Clip: attributes (opset 6), a constant min alone, runtime bounds, integers.
+  cases.add(OpCase("Clip", "bounds")
+                .in(f32({2, 3, 5}, -3, 3))
+                .variants({{"opset6_attributes", [](OpCase& v) { v.opset(6).attr("min", -1.0f).attr("max", 0.5f); }},
+                           {"constant_min_only", [](OpCase& v) { v.in(scalar(-0.5).constant()).in(omitted()); }},
+                           {"runtime_bounds", [](OpCase& v) { v.in(scalar(-0.5)).in(scalar(1.0)); }},
+                           inputs_variant("int32", {ints({11}, -9, 9), scalar(-3, DType::i32).constant(),
+                                                    scalar(4, DType::i32).constant()})}));
+
+  // Cast from float (a zero among values beyond every integer type's range) and to float.
+  std::vector<Variant> casts;
+  for (int64_t to : {6, 7, 9, 2, 3, 10})
+    casts.push_back({cat("from_float_to", to), [to](OpCase& v) {
+                       v.in(patched(f32({3, 7}, -300, 300), {{0, 0}})).attr("to", to).tol_f32({1e-3, 1e-6});
+                     }});
+  casts.push_back({"int64_to_float", [](OpCase& v) { v.in(ints({9}, -50, 50, DType::i64)).attr("to", int64_t(1)); }});
+  casts.push_back({"bool_to_float", [](OpCase& v) { v.in(bools({9})).attr("to", int64_t(1)); }});
+  cases.add(OpCase("Cast", "types").variants(std::move(casts)));
+  cases.add(OpCase("CastLike", "to_the_targets_type")
+                .in(f32({3, 7}, -100, 100))
+                .variants({inputs_variant("to_int32", {f32({3, 7}, -100, 100), ints({1}, 0, 1)}),
+                           inputs_variant("int32_to_float", {ints({3, 7}, -100, 100), f32({1})})}));
+
+  cases.add(OpCase("EyeLike", "diagonals")
+                .variants({{"k0", [](OpCase& v) { v.in(f32({4, 6})).attr("k", int64_t(0)); }},
+                           {"k2", [](OpCase& v) { v.in(f32({4, 6})).attr("k", int64_t(2)); }},
+                           {"k-1", [](OpCase& v) { v.in(f32({4, 6})).attr("k", int64_t(-1)); }},
+                           {"k9", [](OpCase& v) { v.in(f32({4, 6})).attr("k", int64_t(9)); }},
+                           {"int32", [](OpCase& v) { v.in(f32({5, 3})).attr("dtype", int64_t(6)); }}}));
+}
+
+}  // namespace vx::optable
