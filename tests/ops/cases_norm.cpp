@@ -66,6 +66,11 @@ VX_OP_CASES(norm) {
                     if (c.stats || (c.axis != -1 && c.axis != int64_t(c.x.rank()) - 1)) v.may_fall_back(Backend::cpu);
                   }});
   }
+  // Not the last axis: the fast kernel declines, the reference runs it.
+  ln.push_back({"4x6_axis0_declined", [](OpCase& v) {
+                  v.with_inputs({f32({4, 6}), f32({4, 6}).constant()}).attr("axis", int64_t(0)).attr("epsilon", 1e-5f);
+                  v.expect_variant(Backend::cpu, "reference").tol_cpu({0, 1e-12, 0}).may_fall_back(Backend::cpu);
+                }});
   cases.add(OpCase("LayerNormalization", "axes_and_statistics").opset(17).attr("epsilon", 1e-4f).tol_f32(kNormF32).tol_f16(kNormF16).variants(std::move(ln)));
   cases.add(OpCase("LayerNormalization", "last_axis")
                 .opset(17)
@@ -79,10 +84,11 @@ VX_OP_CASES(norm) {
                 .expect_variant(Backend::cpu, "fast"));
   // vx.LayerNorm (the fused last-axis form): with a bias, without one, a runtime scale.
   std::vector<Variant> vln;
-  for (Shape s : {Shape{3, 5, 37}, Shape{2, 768}, Shape{1, 1300}, Shape{4, 1}}) {
+  for (Shape s : {Shape{3, 5, 37}, Shape{2, 768}, Shape{1, 1300}, Shape{4, 1}, Shape{4, 7, 33}, Shape{1, 768}, Shape{5}}) {
     const int64_t c = s[s.rank() - 1];
     vln.push_back(inputs_variant(s.str() + "_bias", {f32(s, -3, 5), f32({c}).constant(), f32({c}).constant()}));
     vln.push_back(inputs_variant(s.str() + "_runtime_scale", {f32(s), f32({c})}));
+    vln.push_back(inputs_variant(s.str() + "_constant_scale", {f32(s), f32({c}).constant()}));
   }
   cases.add(OpCase(kLayerNorm, "shapes").attr("epsilon", 1e-3f).variants(std::move(vln)).tol_cpu({0, 0, 1e-4}));
 
