@@ -3,10 +3,14 @@
 // per precision, and which backends must run the node themselves. The table runs every case on
 // every backend (op_backend.h) and compares each with the CPU reference kernels (the oracle).
 //
-//   cases.add(OpCase("Add", "broadcast_4d")
+//   cases.add(OpCase("Add", "broadcast")
 //                 .in(f32({1, 3, 5, 7}))
 //                 .in(f32({3, 1, 7}))
 //                 .scale_last(2));                 // --scale K multiplies the last 2 axes by K
+//   cases.add(OpCase("GridSample", "modes")       // 3 x 2 variants, run by one test
+//                 .in(f32({2, 3, 5, 7})).in(f32({2, 4, 6, 2}, -1.4f, 1.4f))
+//                 .sweep("mode", {std::string("bilinear"), std::string("nearest"), std::string("bicubic")})
+//                 .sweep("align_corners", {int64_t(0), int64_t(1)}));
 //   cases.add(OpCase("Add", "int64")
 //                 .in(ints({2, 3, 5}, -9, 9, DType::i64)).in(ints({3, 1}, -9, 9, DType::i64))
 //                 .may_fall_back(kVulkan));        // int64 maths is a shape computation: CPU by design
@@ -28,7 +32,7 @@ namespace vx::optable {
 enum class Backend { cpu_reference, cpu, vulkan_f32, vulkan_f16 };
 inline constexpr Backend kAllBackends[] = {Backend::cpu_reference, Backend::cpu, Backend::vulkan_f32,
                                            Backend::vulkan_f16};
-// "cpu-reference", "cpu", "vulkan-f32", "vulkan-f16" (what the bench prints and --backend takes).
+// "cpu-reference", "cpu", "vulkan-f32", "vulkan-f16" (what the bench prints and --backends takes).
 const char* backend_name(Backend b);
 // The same with '_' for '-' (GoogleTest names).
 std::string backend_id(Backend b);
@@ -98,7 +102,7 @@ InputSpec i64s(std::vector<int64_t> v);  // a 1-D int64 tensor (axes, shapes, pa
 InputSpec omitted();
 // `base` with some elements overwritten (flat index, value): ties, zeros, special values.
 InputSpec patched(InputSpec base, std::vector<std::pair<int64_t, double>> at);
-// Any other value: uniform floats `lo..hi` passed through `fn` (e.g. indices built from them).
+// Any other value: `fn` makes it from the shape, dtype and seed (index patterns, masks, tokens).
 InputSpec custom(Shape shape, DType dtype, Generator fn);
 
 // ---------------- the case ----------------
@@ -114,7 +118,7 @@ class OpCase {
  public:
   OpCase(std::string op, std::string name) : op_(std::move(op)), name_(std::move(name)) {}
 
-  // Builders (declaration order is irrelevant).
+  // Builders. in() adds inputs in the node's order; the rest may come in any order.
   OpCase& in(InputSpec input) {
     inputs_.push_back(std::move(input));
     return *this;
