@@ -210,7 +210,7 @@ TEST_F(VulkanTransformerOpsTest, BinaryFastPaths) {
 
 TEST_F(VulkanTransformerOpsTest, CopiesInGroupsOfFour) {
   // Innermost axes contiguous in both tensors with extents and offsets that are multiples of 4 take
-  // mv_copy's vec4 variants; the others (extent 6, offset 4 + 6) the element-wise copy.
+  // strided_copy's vec4 variants; the others (extent 6, offset 4 + 6) the element-wise copy.
   Attributes heads;
   heads.set("perm", std::vector<int64_t>{0, 2, 1, 3});
   auto transpose = single_node("Transpose", {input(test::random_tensor({2, 6, 3, 8}, 1))}, 1, heads);
@@ -218,7 +218,7 @@ TEST_F(VulkanTransformerOpsTest, CopiesInGroupsOfFour) {
   expect_matches_cpu(transpose, Precision::fp16, {0, 0}, false, "transpose heads");
   Attributes last;
   last.set("axis", int64_t(-1));
-  // Split (one mv_split dispatch for up to 7 outputs): along the last axis with ranges of multiples
+  // Split (one split dispatch for up to 7 outputs): along the last axis with ranges of multiples
   // of 4 (vec4) or not, along a middle axis with an inner extent of 4 (vec4) or 3, 9 outputs
   // (per-output copies), an empty output.
   struct SplitCase {

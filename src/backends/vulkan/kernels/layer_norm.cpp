@@ -1,6 +1,6 @@
 // vx.LayerNorm on Vulkan (ops/fused_ops.h): normalisation over the last axis with a [C] scale
 // and optional [C] bias, one workgroup per row: shaders/layer_norm.comp (the row in registers,
-// subgroup reductions) where the device has subgroup arithmetic, else nn_rows.comp (MODE 0, the
+// subgroup reductions) where the device has subgroup arithmetic, else row_stats.comp (MODE 0, the
 // kernel LayerNormalization uses). Both: two-pass mean and variance in fp32.
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/nn_util.h"
@@ -17,7 +17,7 @@ struct LayerNormPush {
   int32_t flags;  // 1: scale, 2: bias
 };
 
-// Matches nn_rows.comp's push block.
+// Matches row_stats.comp's push block.
 struct RowsPush {
   int32_t rows, cols, channels;
   float eps;
@@ -53,7 +53,7 @@ OpPlan plan_vx_layer_norm(const OpInfo& info) {
     d.set_push(LayerNormPush{int32_t(rows), int32_t(cols), eps, flags});
     plan.variant = "subgroup";
   } else {
-    d.shader = nn::shader_for("nn_rows", storage);
+    d.shader = nn::shader_for("row_stats", storage);
     d.spec_constants = {0, 2, 0};
     d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), Binding::out(0), Binding::out(0)};
     d.set_push(RowsPush{int32_t(rows), int32_t(cols), 0, eps, flags});

@@ -1,4 +1,4 @@
-// MeanVarianceNormalization on Vulkan (more_mvn.comp): over any set of axes (default 0, 2, 3),
+// MeanVarianceNormalization on Vulkan (mvn.comp): over any set of axes (default 0, 2, 3),
 // two passes per group in fp32.
 #include "backends/vulkan/kernels/op_args.h"
 
@@ -38,7 +38,7 @@ OpPlan plan_mvn(const OpInfo& info) {
   push.count = reduced ? uint32_t(x.shape.numel() / reduced) : 0;
   OpPlan plan;
   plan.dispatches.push_back(
-      make_dispatch(cat("more_mvn.", letter(x.device)), {Binding::in(0), Binding::out(0)}, push, push.count));
+      make_dispatch(cat("mvn.", letter(x.device)), {Binding::in(0), Binding::out(0)}, push, push.count));
   return plan;
 }
 

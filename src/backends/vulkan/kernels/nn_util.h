@@ -29,7 +29,7 @@ std::vector<uint8_t> pack(const std::vector<float>& values, DeviceType storage);
 struct Window3 {
   std::array<int32_t, 3> in{1, 1, 1}, kernel{1, 1, 1}, stride{1, 1, 1}, dilation{1, 1, 1}, pad_begin{0, 0, 0},
       pad_end{0, 0, 0}, out{1, 1, 1};
-  // in, kernel, stride, dilation, pad_begin, out: 18 values (shaders/nn_window.glsl order).
+  // in, kernel, stride, dilation, pad_begin, out: 18 values (shaders/window_geometry.glsl order).
   std::vector<int32_t> spec_constants() const;
   int64_t in_size() const { return int64_t(in[0]) * in[1] * in[2]; }
   int64_t out_size() const { return int64_t(out[0]) * out[1] * out[2]; }
@@ -45,7 +45,7 @@ std::array<uint32_t, 3> element_groups(const OpInfo& info, int64_t count);
 namespace vx::vk::nn {
 
 enum class PoolMode { max = 0, average = 1, lp = 2 };
-// Appends one nn_pool dispatch: `planes` (N * C) planes of window `w` from `x` to `y`; with
+// Appends one pool dispatch: `planes` (N * C) planes of window `w` from `x` to `y`; with
 // `indices` (max only), also MaxPool's Indices as int32 (storage_order 0 row-major, 1 column-major).
 void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, const Window3& w, int64_t planes,
                        PoolMode mode, bool count_include_pad, int p, DeviceType storage,

@@ -1,8 +1,8 @@
 // MaxPool (kernel, strides, pads, auto_pad, dilations, ceil_mode, the Indices output with
 // storage_order),
 // AveragePool (count_include_pad, ceil_mode), LpPool: one output element per invocation
-// (shaders/nn_pool.comp). GlobalAveragePool, GlobalMaxPool, GlobalLpPool: one workgroup reduction
-// per (n, c) plane (shaders/nn_rows.comp).
+// (shaders/pool.comp). GlobalAveragePool, GlobalMaxPool, GlobalLpPool: one workgroup reduction
+// per (n, c) plane (shaders/row_stats.comp).
 #include "backends/vulkan/kernels/nn_util.h"
 
 namespace vx::vk::nn {
@@ -13,7 +13,7 @@ void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, c
   const int64_t total = planes * w.out_size();
   checked_count32(info, planes * w.in_size(), "X");
   Dispatch d;
-  d.shader = shader_for("nn_pool", storage);
+  d.shader = shader_for("pool", storage);
   d.spec_constants = {int32_t(mode), count_include_pad ? 1 : 0, p};
   const std::vector<int32_t> ws = w.spec_constants();
   d.spec_constants.insert(d.spec_constants.end(), ws.begin(), ws.end());
@@ -72,7 +72,7 @@ OpPlan plan_pool(const OpInfo& info, PoolMode mode) {
   return plan;
 }
 
-// nn_rows MODE 1 mean, 2 max, 3 Lp.
+// row_stats MODE 1 mean, 2 max, 3 Lp.
 OpPlan plan_global_pool(const OpInfo& info, int mode) {
   const DeviceType storage = float_storage(info, 0);
   const Shape& xs = info.inputs[0].shape;
@@ -87,7 +87,7 @@ OpPlan plan_global_pool(const OpInfo& info, int mode) {
   }
   OpPlan plan;
   Dispatch d;
-  d.shader = shader_for("nn_rows", storage);
+  d.shader = shader_for("row_stats", storage);
   d.spec_constants = {mode, p, 0};
   d.bindings = {Binding::in(0), Binding::in(0), Binding::in(0), Binding::out(0), Binding::out(0), Binding::out(0)};
   struct {

@@ -1,6 +1,6 @@
-// RNN, GRU and LSTM on Vulkan: rnn_io.comp loads the initial state (and zeroes Y), then one
-// rnn_step.comp dispatch per time step (two for GRU without linear_before_reset) advances every
-// direction, batch and hidden unit, and rnn_io.comp writes Y_h / Y_c. The state lives in an f32
+// RNN, GRU and LSTM on Vulkan: recurrent_io.comp loads the initial state (and zeroes Y), then one
+// recurrent_step.comp dispatch per time step (two for GRU without linear_before_reset) advances every
+// direction, batch and hidden unit, and recurrent_io.comp writes Y_h / Y_c. The state lives in an f32
 // scratch buffer. Forward, reverse, bidirectional, layout 0 / 1, bias, sequence_lens, initial
 // states, peepholes, clip, linear_before_reset and the ONNX activation functions by name.
 // Initial states and Y_h / Y_c follow the layout attribute as the ONNX spec says ([batch, dirs,
@@ -142,7 +142,7 @@ OpPlan plan_recurrent(const OpInfo& info, Cell cell) {
                                             has_yh ? Binding::out(1) : any_out,
                                             has_yc ? Binding::out(2) : any_out};
   io.phase = 0;
-  plan.dispatches.push_back(make_dispatch(cat("rnn_io.", v), io_bindings, io, io.count));
+  plan.dispatches.push_back(make_dispatch(cat("recurrent_io.", v), io_bindings, io, io.count));
 
   const std::vector<Binding> step_bindings = {Binding::in(0),
                                               Binding::in(1),
@@ -157,15 +157,15 @@ OpPlan plan_recurrent(const OpInfo& info, Cell cell) {
     step.step = int32_t(s);
     if (two_phase) {
       step.phase = 1;
-      plan.dispatches.push_back(make_dispatch(cat("rnn_step.", v), step_bindings, step, step.count));
+      plan.dispatches.push_back(make_dispatch(cat("recurrent_step.", v), step_bindings, step, step.count));
     }
     step.phase = 0;
-    plan.dispatches.push_back(make_dispatch(cat("rnn_step.", v), step_bindings, step, step.count));
+    plan.dispatches.push_back(make_dispatch(cat("recurrent_step.", v), step_bindings, step, step.count));
   }
   if (has_yh || has_yc) {
     io.phase = 1;
     io.count = io.state_count;
-    plan.dispatches.push_back(make_dispatch(cat("rnn_io.", v), io_bindings, io, io.count));
+    plan.dispatches.push_back(make_dispatch(cat("recurrent_io.", v), io_bindings, io, io.count));
   }
   plan.variant = cat("per-step x", seq);
   return plan;

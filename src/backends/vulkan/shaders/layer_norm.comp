@@ -4,7 +4,7 @@
 // One workgroup of 128 per row; the row stays in registers (8 values per thread, rows up to 1024;
 // longer rows re-read the rest), mean and variance in two passes over the registers (exact for rows
 // of large magnitude), each a subgroup reduction plus one exchange through shared memory: 4
-// barriers per row instead of a shared-memory tree's 16 (nn_rows.comp). fp32 arithmetic.
+// barriers per row instead of a shared-memory tree's 16 (row_stats.comp). fp32 arithmetic.
 //   binding 0: X [rows, cols]; 1: scale [cols]; 2: bias [cols]; 3: Y.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require

@@ -7,7 +7,7 @@
 // state. Initial states and Y_h / Y_c are [dirs, batch, hidden], or [batch, dirs, hidden] when
 // batch-major (layout 1).
 #include "more_common.glsl"
-#include "rnn_common.glsl"
+#include "recurrent_state.glsl"
 
 layout(std430, binding = 0) readonly buffer H0 { TXS h0[]; };
 layout(std430, binding = 1) readonly buffer C0 { TXS c0[]; };

@@ -5,7 +5,7 @@
 // invocations per output stride through its group, then combine in shared memory (a tree).
 // op: 0 sum, 1 mean, 2 max, 3 min, 4 prod, 5 l1, 6 l2, 7 log_sum, 8 log_sum_exp, 9 sum_square.
 // LogSumExp first reduces the max (for stability), then sums exp(v - max).
-#include "red_common.glsl"
+#include "reduce_groups.glsl"
 
 layout(std430, binding = 0) readonly buffer Src { elem_t src[]; };
 layout(std430, binding = 1) writeonly buffer Dst { elem_t dst[]; };

@@ -12,7 +12,7 @@ layout(constant_id = 0) const int MODE = 0;  // 0 max, 1 average, 2 Lp
 layout(constant_id = 1) const int INCLUDE_PAD = 0;
 layout(constant_id = 2) const int P = 2;
 #define WINDOW_ID0 3
-#include "nn_window.glsl"
+#include "window_geometry.glsl"
 layout(constant_id = 21) const int EZ = 0;  // end pads
 layout(constant_id = 22) const int EY = 0;
 layout(constant_id = 23) const int EX = 0;

@@ -2,7 +2,7 @@
 // VARIANT fp16 -DFP16=1
 // VARIANT n64 -DBN=64
 // VARIANT n64_fp16 -DFP16=1 -DBN=64
-// Register-tiled GEMM on the plain ALUs (see nn_gemm_io.glsl for the operands and the epilogue):
+// Register-tiled GEMM on the plain ALUs (see gemm_io.glsl for the operands and the epilogue):
 // a workgroup of 256 threads (16 x 16) computes a 128 x BN tile of Y (BN 128, or 64 for products
 // with few tiles), each thread 8 x (BN / 16) outputs in fp32 registers. Its rows are
 // 4 ty .. 4 ty + 3 and 64 + 4 ty .. 64 + 4 ty + 3 (columns likewise by tx): every shared-memory read
@@ -11,7 +11,7 @@
 // next step's global loads are issued into registers before the current step's FMAs and stored to
 // the other buffer after them, so one barrier per step suffices and the loads' latency hides
 // behind the arithmetic. 16-byte global loads where the layout allows (A_VEC / B_VEC).
-#include "nn_gemm_io.glsl"
+#include "gemm_io.glsl"
 
 #define BM 128
 #ifndef BN

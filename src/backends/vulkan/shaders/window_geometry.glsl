@@ -1,4 +1,4 @@
-// Sliding-window geometry of nn_conv_direct, nn_conv_transpose and nn_pool as specialization
+// Sliding-window geometry of conv_nchw, conv_transpose and pool as specialization
 // constants from id WINDOW_ID0 on: input, kernel, stride, dilation, begin pad and output extents of
 // three spatial axes (z, y, x; 1-D and 2-D windows use extent 1 and pad 0 on the leading axes).
 layout(constant_id = WINDOW_ID0 + 0) const int IZ = 1;

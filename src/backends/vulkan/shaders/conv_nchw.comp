@@ -11,7 +11,7 @@ layout(constant_id = 1) const int MG = 1;  // output channels per group
 layout(constant_id = 20) const int HAS_BIAS = 0;
 layout(constant_id = 21) const int RELU = 0;
 #define WINDOW_ID0 2
-#include "nn_window.glsl"
+#include "window_geometry.glsl"
 
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 layout(push_constant) uniform Params {

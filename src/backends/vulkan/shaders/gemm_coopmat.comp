@@ -2,7 +2,7 @@
 // NO_DEFAULT_VARIANT
 // VARIANT fp16 -DFP16=1
 // VARIANT large_fp16 -DFP16=1 -DLARGE=1
-// The GEMM of nn_gemm_io.glsl on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
+// The GEMM of gemm_io.glsl on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), fp16 storage only. A workgroup of SGM x SGN subgroups (32 lanes) computes a
 // BM x BN tile of Y, each subgroup WM x WN fragments of it:
 //   default: 2 x 2 subgroups of 2 x 2 fragments: 64 x 64 tiles, 128 threads;
@@ -12,11 +12,11 @@
 // memory (rows padded by 8 halves against bank conflicts) by all threads (16-byte global loads
 // where the layout allows: A_VEC / B_VEC), then each subgroup runs WM x WN x 2 MMAs. The epilogue
 // passes each accumulator fragment through the subgroup's own 16 x 16 fp32 patch of shared memory
-// and handles ragged edges, alpha, beta * C and ReLU like nn_gemm (or writes split-K partials).
+// and handles ragged edges, alpha, beta * C and ReLU like gemm (or writes split-K partials).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
-#include "nn_gemm_io.glsl"
+#include "gemm_io.glsl"
 
 #if LARGE
 #define SGM 2

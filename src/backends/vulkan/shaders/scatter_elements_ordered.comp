@@ -8,7 +8,7 @@
 // indices combine (or overwrite) exactly as the sequential ONNX definition does: different lines
 // never write the same output element. Out-of-range indices are reported and skipped.
 #include "more_common.glsl"
-#include "sg_common.glsl"
+#include "scatter_combine.glsl"
 
 layout(std430, binding = 0) readonly buffer X { TXS x[]; };
 layout(std430, binding = 1) readonly buffer I { int indices[]; };

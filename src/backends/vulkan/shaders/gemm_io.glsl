@@ -1,4 +1,4 @@
-// Operands of the nn_gemm* shaders: per batch z (gl_WorkGroupID.z),
+// Operands of the gemm* shaders: per batch z (gl_WorkGroupID.z),
 //   Y[z](m, n) = act(alpha * sum_k A[z](m, k) * B[z](k, n) + beta * C[z](m, n)),  m < M, n < N, k < K,
 // with A, B and C read through element strides (transposes, broadcasts with stride 0), Y dense
 // row-major M x N. The batch index splits into z1 = z / z0_count and z0 = z % z0_count, and each
@@ -9,11 +9,11 @@
 // constants 3.. (1-D and 2-D convolutions use extent 1 on the leading axes).
 // Split K (splits > 1): workgroup z = batch * splits + split sums k in [split * k_chunk,
 // (split + 1) * k_chunk) and writes its raw fp32 sums to the partials buffer at [z][m][n];
-// nn_gemm_reduce then adds the splits and applies the epilogue (more workgroups for products with
+// gemm_reduce then adds the splits and applies the epilogue (more workgroups for products with
 // few output tiles, e.g. a decoder's M = 1..128 rows).
 // B_MODE 2: B holds int8 values (weight-only quantization, vx.MatMulInt8W), packed 4 per 32-bit
 // word, read through B's strides in bytes; their per-column scales apply in the epilogue.
-// Epilogue (every kernel, or nn_gemm_reduce after split K):
+// Epilogue (every kernel, or gemm_reduce after split K):
 //   Y = act(alpha * acc * scale[n] + bias[n] + beta * C(m, n))
 // flags: 1 = add beta * C (Gemm's C, or a residual), 4 = add bias (per column n), bits 3..4 = act
 // (0 none, 1 ReLU, 2 GELU with erf, 3 GELU with the tanh approximation), 32 = multiply by the
@@ -64,7 +64,7 @@ layout(push_constant) uniform Params {
   float alpha, beta;
   int flags;  // 1: add beta * C; 4: add bias; (flags >> 3) & 3: activation (see above)
   int splits, k_chunk;
-  int batches;  // batches in this dispatch (nn_gemm_reduce)
+  int batches;  // batches in this dispatch (gemm_reduce)
 } p;
 
 layout(std430, binding = 0) readonly buffer BufA { sfp a_data[]; };

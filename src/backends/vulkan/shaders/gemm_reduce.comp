@@ -1,9 +1,9 @@
 #version 450
 // VARIANT fp16 -DFP16=1
-// The second pass of a split-K GEMM (nn_gemm_io.glsl): one invocation per output element of the
+// The second pass of a split-K GEMM (gemm_io.glsl): one invocation per output element of the
 // dispatch's batches adds the `splits` fp32 partial sums and applies the epilogue (alpha,
 // beta * C, ReLU) as the one-pass kernels do.
-#include "nn_gemm_io.glsl"
+#include "gemm_io.glsl"
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 void main() {

@@ -4,7 +4,7 @@
 // VARIANT large_fp16 -DFP16=1 -DLARGE=1
 // The staged tensor-core GEMM (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments, fp32
 // accumulators) for fp16 storage, any M, N, K and strides (operands and epilogue as in
-// nn_gemm_io.glsl). Rows that load as 16-byte vectors (A_VEC / B_VEC) are staged as loaded; other
+// gemm_io.glsl). Rows that load as 16-byte vectors (A_VEC / B_VEC) are staged as loaded; other
 // layouts (ragged N or K, transposes, im2col) gather 8 values per staged word element by element.
 // A workgroup of SGM x SGN subgroups (32 lanes) computes a BM x BN tile of Y, each subgroup a
 // 32 x 64 block as 2 x 4 accumulator fragments:
@@ -19,7 +19,7 @@
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
-#include "nn_gemm_io.glsl"
+#include "gemm_io.glsl"
 
 #if LARGE
 #define SGM 4

@@ -8,7 +8,7 @@
 // definition (invocations never share an output element). Out-of-range tuples are reported and
 // skipped.
 #include "more_common.glsl"
-#include "sg_common.glsl"
+#include "scatter_combine.glsl"
 
 layout(std430, binding = 0) readonly buffer X { TXS x[]; };
 layout(std430, binding = 1) readonly buffer I { int indices[]; };

@@ -4,7 +4,7 @@
 // ArgMax (op 0) / ArgMin (op 1) along one axis (the reduced group), int32 indices out. Ties go to
 // the first index, or the last with select_last; `threads` invocations per output meet in shared
 // memory.
-#include "red_common.glsl"
+#include "reduce_groups.glsl"
 
 layout(std430, binding = 0) readonly buffer Src { elem_t src[]; };
 layout(std430, binding = 1) writeonly buffer Dst { int dst[]; };

@@ -8,7 +8,7 @@
 // sequence length carry the state. GRU without linear_before_reset runs as two phases: phase 1
 // stores z and r * h for every unit, phase 0 then forms the candidate from R * (r * h). fp32 math.
 #include "more_common.glsl"
-#include "rnn_common.glsl"
+#include "recurrent_state.glsl"
 
 layout(std430, binding = 0) readonly buffer X { TXS x[]; };
 layout(std430, binding = 1) readonly buffer W { TXS w[]; };
