@@ -171,7 +171,7 @@ OpPlan plan_attention(const OpInfo& info) {
   push.scale = info.node.attrs.get_float("scale", 1.0f);
 
   Dispatch dispatch;
-  dispatch.shader = nn::shader_for("attention", storage);
+  dispatch.shader = shader_variant("attention", {storage});
   // Every offset the shader forms is then a multiple of 4 (batch and row strides are multiples of
   // D or Dv, in either layout).
   const bool vec_loads = d % 4 == 0 && dv % 4 == 0;

@@ -68,7 +68,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, Binding y, bool relu, Dev
   const Binding bb = has_bias ? operand(plan, info, 2, storage) : Binding::in(0);
   if (direct) {
     Dispatch d;
-    d.shader = shader_for("conv_nchw", storage);
+    d.shader = shader_variant("conv_nchw", {storage});
     d.spec_constants = {int32_t(cg), int32_t(mg)};
     const std::vector<int32_t> ws3 = w.spec_constants();
     d.spec_constants.insert(d.spec_constants.end(), ws3.begin(), ws3.end());
@@ -230,7 +230,7 @@ OpPlan plan_conv_transpose(const OpInfo& info) {
   }
   OpPlan plan;
   Dispatch d;
-  d.shader = shader_for("conv_transpose", storage);
+  d.shader = shader_variant("conv_transpose", {storage});
   d.spec_constants = {int32_t(channels / group), int32_t(mg)};
   const std::vector<int32_t> ws3 = w.spec_constants();
   d.spec_constants.insert(d.spec_constants.end(), ws3.begin(), ws3.end());

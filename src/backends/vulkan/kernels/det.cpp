@@ -23,7 +23,7 @@ OpPlan plan_det(const OpInfo& info) {
   checked_count32(info, x.shape.numel());
   OpPlan plan;
   plan.scratch_bytes.push_back(uint64_t(std::max<int64_t>(x.shape.numel(), 1)) * 4);
-  plan.dispatches.push_back(make_dispatch(cat("det.", letter(x.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("det", {x.device}),
                                           {Binding::in(0), Binding::scratch_buffer(0), Binding::out(0)}, push,
                                           push.count));
   return plan;

@@ -44,7 +44,7 @@ OpPlan plan_dft(const OpInfo& info) {
   checked_count32(info, x.shape.numel());
   push.count = checked_count32(info, outer * push.bins * push.inner);
   OpPlan plan;
-  plan.dispatches.push_back(make_dispatch(cat("dft.", letter(x.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("dft", {x.device}),
                                           {Binding::in(0), Binding::in(0), Binding::out(0), Binding::out(0),
                                            Binding::out(0)},
                                           push, push.count));
@@ -84,7 +84,7 @@ OpPlan plan_stft(const OpInfo& info) {
   checked_count32(info, x.shape.numel());
   push.count = checked_count32(info, y.shape.numel() / 2);
   OpPlan plan;
-  plan.dispatches.push_back(make_dispatch(cat("dft.", letter(x.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("dft", {x.device}),
                                           {Binding::in(0), has_window ? Binding::in(2) : Binding::in(0), Binding::in(1),
                                            has_frame ? Binding::in(3) : Binding::in(1), Binding::out(0)},
                                           push, push.count));

@@ -50,8 +50,9 @@ int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t 
 }
 
 struct KernelShape {
-  const char* shader;  // without the storage suffix where `per_storage`
-  bool per_storage;
+  const char* shader;   // the stem
+  const char* feature;  // of the variant, after its element type ("" for none)
+  bool f16_only;        // the tensor-core kernels: their variant is f16 whatever the storage
   int64_t tile_m, tile_n;
   const char* family;  // the variant's prefix
   const char* suffix;  // after "@"; empty for the older kernels
@@ -59,22 +60,19 @@ struct KernelShape {
 
 KernelShape kernel_shape(GemmKernel kernel) {
   switch (kernel) {
-    case GemmKernel::tiled: return {"gemm", true, 64, 64, "tiled", ""};
-    case GemmKernel::simt: return {"gemm_simt", true, 128, 128, "tiled", "simt128x128"};
-    case GemmKernel::simt_n64: return {"gemm_simt.n64", true, 128, 64, "tiled", "simt128x64"};
-    case GemmKernel::coopmat: return {"gemm_coopmat.fp16", false, 64, 64, "coopmat", ""};
-    case GemmKernel::coopmat128: return {"gemm_coopmat.large_fp16", false, 128, 128, "coopmat128", ""};
-    case GemmKernel::staged: return {"gemm_coopmat_staged.fp16", false, 64, 128, "coopmat", "staged64x128"};
-    case GemmKernel::staged_large: return {"gemm_coopmat_staged.large_fp16", false, 128, 128, "coopmat", "staged128x128"};
+    case GemmKernel::tiled: return {"gemm", "", false, 64, 64, "tiled", ""};
+    case GemmKernel::simt: return {"gemm_simt", "", false, 128, 128, "tiled", "simt128x128"};
+    case GemmKernel::simt_n64: return {"gemm_simt", "n64", false, 128, 64, "tiled", "simt128x64"};
+    case GemmKernel::coopmat: return {"gemm_coopmat", "", true, 64, 64, "coopmat", ""};
+    case GemmKernel::coopmat128: return {"gemm_coopmat", "large", true, 128, 128, "coopmat128", ""};
+    case GemmKernel::staged: return {"gemm_coopmat_staged", "", true, 64, 128, "coopmat", "staged64x128"};
+    case GemmKernel::staged_large: return {"gemm_coopmat_staged", "large", true, 128, 128, "coopmat", "staged128x128"};
   }
-  return {"gemm", true, 64, 64, "tiled", ""};
+  return {"gemm", "", false, 64, 64, "tiled", ""};
 }
 
 std::string shader_name(const KernelShape& ks, DeviceType storage) {
-  if (!ks.per_storage) return ks.shader;
-  std::string s = ks.shader;
-  if (storage != DeviceType::f16) return s;
-  return s.find('.') == std::string::npos ? s + ".fp16" : s + "_fp16";  // gemm_simt.n64_fp16
+  return shader_variant(ks.shader, {ks.f16_only ? DeviceType::f16 : storage}, ks.feature);
 }
 
 int32_t i32(const OpInfo& info, int64_t v, const char* what) {
@@ -100,7 +98,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   const bool tensor_cores = storage == DeviceType::f16 && info.device.has_fp16_coopmat_16x16x16();
   const bool staged_fits = tensor_cores && !layout.b_im2col;
   const int64_t tiles128 = (m + 127) / 128 * ((n + 127) / 128) * layout.batches;
-  // Shared memory: gemm_coopmat_staged.large_fp16 46080 bytes, gemm_simt (BN 128) 32768.
+  // Shared memory: gemm_coopmat_staged.f16_large 46080 bytes, gemm_simt (BN 128) 32768.
   const uint32_t shared = info.device.max_shared_memory;
   const GemmKernel staged = tiles128 >= 256 && shared >= 46080 ? GemmKernel::staged_large : GemmKernel::staged;
   const GemmKernel simt = tiles128 >= kFewTiles && shared >= 32768 ? GemmKernel::simt : GemmKernel::simt_n64;
@@ -221,7 +219,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
     plan.dispatches.push_back(dispatch);
     if (splits > 1) {
-      dispatch.shader = shader_for("gemm_reduce", storage);
+      dispatch.shader = shader_variant("gemm_reduce", {storage});
       dispatch.spec_constants = {};
       dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n), 256);
       plan.dispatches.push_back(std::move(dispatch));

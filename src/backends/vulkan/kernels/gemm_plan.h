@@ -38,14 +38,14 @@ struct GemmDesc {
 };
 
 // The GEMM kernels:
-//   tiled      gemm: 64 x 64 tiles, 4 x 4 outputs per thread, any precision and device;
-//   simt       gemm_simt: 128 x 128 tiles, 8 x 8 outputs per thread, double-buffered staging;
-//   simt_n64   gemm_simt.n64: 128 x 64 tiles (products with few 128 x 128 tiles);
-//   coopmat    gemm_coopmat.fp16: tensor cores, 64 x 64 tiles, any layout;
-//   coopmat128 gemm_coopmat.large_fp16: 128 x 128 tiles;
-//   staged     gemm_coopmat_staged.fp16: tensor cores, 64 x 128 tiles, double-buffered staging (16-byte
-//              loads where rows allow, else gathered), any layout but im2col;
-//   staged_large gemm_coopmat_staged.large_fp16: 128 x 128 tiles (products with >= 256 of them).
+//   tiled      gemm.{f32,f16}: 64 x 64 tiles, 4 x 4 outputs per thread, any precision and device;
+//   simt       gemm_simt.{f32,f16}: 128 x 128 tiles, 8 x 8 outputs per thread, double-buffered staging;
+//   simt_n64   gemm_simt.{f32,f16}_n64: 128 x 64 tiles (products with few 128 x 128 tiles);
+//   coopmat    gemm_coopmat.f16: tensor cores, 64 x 64 tiles, any layout;
+//   coopmat128 gemm_coopmat.f16_large: 128 x 128 tiles;
+//   staged     gemm_coopmat_staged.f16: tensor cores, 64 x 128 tiles, double-buffered staging
+//              (16-byte loads where rows allow, else gathered), any layout but im2col;
+//   staged_large gemm_coopmat_staged.f16_large: 128 x 128 tiles (products with >= 256 of them).
 // VOLVOX_VK_GEMM chooses: "tiled" (the old 64 x 64 kernel everywhere: the baseline of
 // measurements), "simt" (simt / simt_n64 everywhere), "coopmat" | "coopmat128" (where the device
 // has fp16 16x16x16 cooperative matrices and the storage is fp16), or "auto" = "staged" (the

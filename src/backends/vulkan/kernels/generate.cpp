@@ -20,7 +20,7 @@ enum FillMode { kConstant = 0, kRange, kHann, kHamming, kBlackman };
 OpPlan fill_plan(const OpInfo& info, const FillPush& push, std::vector<Binding> bindings) {
   OpPlan plan;
   plan.dispatches.push_back(
-      make_dispatch(cat("generate.", letter(info.outputs[0].device)), std::move(bindings), push, push.count));
+      make_dispatch(shader_variant("generate", {info.outputs[0].device}), std::move(bindings), push, push.count));
   return plan;
 }
 

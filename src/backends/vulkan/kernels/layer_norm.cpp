@@ -48,12 +48,12 @@ OpPlan plan_vx_layer_norm(const OpInfo& info) {
   d.groups = linear_groups(uint64_t(rows), 1);
   OpPlan plan;
   if (info.device.subgroup_ops.find("arithmetic") != std::string::npos) {
-    d.shader = nn::shader_for("layer_norm", storage);
+    d.shader = shader_variant("layer_norm", {storage});
     d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0)};
     d.set_push(LayerNormPush{int32_t(rows), int32_t(cols), eps, flags});
     plan.variant = "subgroup";
   } else {
-    d.shader = nn::shader_for("row_stats", storage);
+    d.shader = shader_variant("row_stats", {storage});
     d.spec_constants = {0, 2, 0};
     d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), Binding::out(0), Binding::out(0)};
     d.set_push(RowsPush{int32_t(rows), int32_t(cols), 0, eps, flags});

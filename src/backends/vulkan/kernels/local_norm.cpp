@@ -38,7 +38,7 @@ OpPlan plan_mvn(const OpInfo& info) {
   push.count = reduced ? uint32_t(x.shape.numel() / reduced) : 0;
   OpPlan plan;
   plan.dispatches.push_back(
-      make_dispatch(cat("mvn.", letter(x.device)), {Binding::in(0), Binding::out(0)}, push, push.count));
+      make_dispatch(shader_variant("mvn", {x.device}), {Binding::in(0), Binding::out(0)}, push, push.count));
   return plan;
 }
 

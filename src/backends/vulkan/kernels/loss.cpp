@@ -48,7 +48,7 @@ void add_nll(const OpInfo& info, OpPlan& plan, Binding log_prob) {
   plan.scratch_bytes.push_back(uint64_t(count) * 2 * sizeof(float));
   const Binding scratch = Binding::scratch_buffer(int(plan.scratch_bytes.size() - 1));
   Dispatch d;
-  d.shader = move_shader("nll_loss", x.device);
+  d.shader = shader_variant("nll_loss", {x.device});
   // An absent weight binds the input in its place (never read).
   d.bindings = {log_prob, Binding::in(1), has_weight ? Binding::in(2) : Binding::in(0), Binding::out(0), scratch};
   d.set_push(push);
@@ -89,7 +89,7 @@ OpPlan plan_softmax_cross_entropy(const OpInfo& info) {
     int32_t rows, n, inner, threads, kind;
   } push{int32_t(rows), int32_t(r.n), int32_t(r.inner), threads, 1};
   Dispatch d;
-  d.shader = move_shader("softmax", x.device);
+  d.shader = shader_variant("softmax", {x.device});
   d.bindings = {Binding::in(0), log_prob};
   d.set_push(push);
   d.groups = reduction_groups(rows, threads);

@@ -79,7 +79,7 @@ OpPlan plan_dynamic_slice(const OpInfo& info) {
   // Constant operands among them are bound as themselves (the executor uploads them); absent ones
   // bind the starts in their place (never read).
   Dispatch d;
-  d.shader = move_shader("slice_dynamic", x.device);
+  d.shader = move_variant("slice_dynamic", x.device);
   d.bindings = {Binding::in(0), Binding::in(1), Binding::in(info.has_input(3) ? 3 : 1),
                 Binding::in(info.has_input(4) ? 4 : 1), Binding::out(0)};
   d.set_push(push);
@@ -230,7 +230,7 @@ std::optional<Dispatch> one_split_dispatch(const OpInfo& info, size_t axis) {
   push.outputs = int32_t(info.outputs.size());
   for (size_t i = 0; i < off.size(); ++i) push.off[i] = int32_t(off[i]);
   Dispatch d;
-  d.shader = vec4 ? (x.device == DeviceType::f16 ? "split.f16_vec4" : "split.vec4") : move_shader("split", x.device);
+  d.shader = move_variant("split", x.device, vec4 ? "vec4" : "");
   d.bindings = {Binding::in(0)};
   for (size_t i = 0; i < kMaxSplitOutputs; ++i) d.bindings.push_back(Binding::out(i < info.outputs.size() ? int(i) : 0));
   d.set_push(push);

@@ -16,10 +16,6 @@ DeviceType float_storage(const OpInfo& info, size_t input) {
   return t.device;
 }
 
-std::string shader_for(const std::string& stem, DeviceType storage) {
-  return storage == DeviceType::f16 ? stem + ".fp16" : stem;
-}
-
 std::vector<float> constant_values(const Tensor& t) {
   Tensor f = t.dtype() == DType::f32 ? t : t.to(DType::f32);
   const float* p = f.data<float>();

@@ -17,8 +17,6 @@ namespace vx::vk::nn {
 // The device storage type of the node's float tensors (f32 or f16); declines when input `i` is not
 // an f32/f16 tensor.
 DeviceType float_storage(const OpInfo& info, size_t input = 0);
-// "stem" for f32 storage, "stem.fp16" for f16.
-std::string shader_for(const std::string& stem, DeviceType storage);
 
 // The values of a float constant (f32 or f16) as f32, in its row-major order.
 std::vector<float> constant_values(const Tensor& t);

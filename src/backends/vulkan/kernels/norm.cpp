@@ -33,7 +33,7 @@ OpPlan plan_batch_norm(const OpInfo& info) {
   const float eps = attrs.get_float("epsilon", 1e-5f);
   OpPlan plan;
   Dispatch d;
-  d.shader = shader_for("batch_norm", storage);
+  d.shader = shader_variant("batch_norm", {storage});
   const bool folded = info.inputs[1].constant && info.inputs[2].constant && info.inputs[3].constant && info.inputs[4].constant;
   if (folded) {
     const std::vector<float> s = constant_values(*info.inputs[1].constant), b = constant_values(*info.inputs[2].constant),
@@ -83,7 +83,7 @@ OpPlan plan_instance_norm(const OpInfo& info) {
     param[i] = t.constant ? Binding::constant_blob(add_values(plan, constant_values(*t.constant), storage)) : Binding::in(i + 1);
   }
   Dispatch d;
-  d.shader = shader_for("row_stats", storage);
+  d.shader = shader_variant("row_stats", {storage});
   d.spec_constants = {0, 2, 1};
   d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), Binding::out(0), Binding::out(0)};
   d.set_push(RowsPush{int32_t(rows), int32_t(cols), int32_t(channels), info.node.attrs.get_float("epsilon", 1e-5f), 3});
@@ -155,7 +155,7 @@ OpPlan plan_layer_norm(const OpInfo& info) {
     flags |= 4;
   }
   Dispatch d;
-  d.shader = shader_for("row_stats", storage);
+  d.shader = shader_variant("row_stats", {storage});
   d.spec_constants = {0, 2, 0};
   d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), mean, inv};
   d.set_push(RowsPush{int32_t(rows), int32_t(cols), 0, info.node.attrs.get_float("epsilon", 1e-5f), flags});
@@ -176,7 +176,7 @@ OpPlan plan_lrn(const OpInfo& info) {
   const int64_t spatial = xs.numel() / std::max<int64_t>(xs[0] * xs[1], 1);
   OpPlan plan;
   Dispatch d;
-  d.shader = shader_for("lrn", storage);
+  d.shader = shader_variant("lrn", {storage});
   d.bindings = {Binding::in(0), Binding::out(0)};
   struct {
     int32_t total, channels, spatial, size;

@@ -75,14 +75,34 @@ Binding index_tensor_binding(const OpInfo& info, OpPlan& plan, size_t input,
   return Binding::constant_blob(int(plan.constants.size() - 1));
 }
 
-std::string move_shader(const std::string& stem, DeviceType t) { return t == DeviceType::f16 ? stem + ".f16" : stem; }
-
-std::string typed_shader(const std::string& stem, DeviceType t) {
+const char* type_name(DeviceType t) {
   switch (t) {
-    case DeviceType::f16: return stem + ".f16";
-    case DeviceType::i32: return stem + ".i32";
-    default: return stem;
+    case DeviceType::f16: return "f16";
+    case DeviceType::i32: return "i32";
+    default: return "f32";
   }
+}
+
+namespace {
+
+// "stem.types", then "_feature" when there is one.
+std::string join_variant(std::string_view stem, std::string_view types, std::string_view feature) {
+  std::string name(stem);
+  (name += '.') += types;
+  if (!feature.empty()) (name += '_') += feature;
+  return name;
+}
+
+}  // namespace
+
+std::string shader_variant(std::string_view stem, std::initializer_list<DeviceType> types, std::string_view feature) {
+  std::string joined;
+  for (DeviceType t : types) (joined += joined.empty() ? "" : "_") += type_name(t);
+  return join_variant(stem, joined, feature);
+}
+
+std::string move_variant(std::string_view stem, DeviceType t, std::string_view feature) {
+  return join_variant(stem, t == DeviceType::f16 ? "f16" : "b32", feature);
 }
 
 uint32_t checked_count32(const OpInfo& info, int64_t count, const char* what) {

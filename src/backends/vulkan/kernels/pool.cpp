@@ -13,7 +13,7 @@ void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, c
   const int64_t total = planes * w.out_size();
   checked_count32(info, planes * w.in_size(), "X");
   Dispatch d;
-  d.shader = shader_for("pool", storage);
+  d.shader = shader_variant("pool", {storage});
   d.spec_constants = {int32_t(mode), count_include_pad ? 1 : 0, p};
   const std::vector<int32_t> ws = w.spec_constants();
   d.spec_constants.insert(d.spec_constants.end(), ws.begin(), ws.end());
@@ -87,7 +87,7 @@ OpPlan plan_global_pool(const OpInfo& info, int mode) {
   }
   OpPlan plan;
   Dispatch d;
-  d.shader = shader_for("row_stats", storage);
+  d.shader = shader_variant("row_stats", {storage});
   d.spec_constants = {mode, p, 0};
   d.bindings = {Binding::in(0), Binding::in(0), Binding::in(0), Binding::out(0), Binding::out(0), Binding::out(0)};
   struct {

@@ -110,7 +110,7 @@ OpPlan plan_qlinear_conv(const OpInfo& info) {
   r.inner = uint32_t(std::max<int64_t>(product(y.shape, 2, y.shape.rank()), 1));
   r.channels = uint32_t(std::max<int64_t>(m, 1));
   r.flags = (w_scales > 1 ? 1 : 0) | (has_bias ? 2 : 0);
-  plan.dispatches.push_back(make_dispatch(cat("requant.", letter(info.inputs[1].device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("requant", {info.inputs[1].device}),
                                           {Binding::scratch_buffer(0), Binding::in(1), Binding::in(4), Binding::in(6),
                                            Binding::in(7), has_bias ? Binding::in(8) : Binding::in(7), Binding::out(0)},
                                           r, r.count));

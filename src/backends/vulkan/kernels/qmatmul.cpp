@@ -98,7 +98,7 @@ OpPlan plan_qlinear_matmul(const OpInfo& info) {
   r.count = uint32_t(prod.out.numel());
   r.lo = y.dtype == DType::u8 ? 0 : -128;
   r.hi = y.dtype == DType::u8 ? 255 : 127;
-  plan.dispatches.push_back(make_dispatch(cat("requant.", letter(info.inputs[1].device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("requant", {info.inputs[1].device}),
                                           {Binding::scratch_buffer(0), Binding::in(1), Binding::in(4), Binding::in(6),
                                            Binding::in(7), Binding::in(7), Binding::out(0)},
                                           r, r.count));

@@ -53,7 +53,7 @@ OpPlan plan_quantize(const OpInfo& info) {
   const Binding zero = info.has_input(2) ? Binding::in(2) : Binding::out(0);
   OpPlan plan;
   plan.dispatches.push_back(make_dispatch(
-      cat("quantize.", letter(x.device)),
+      shader_variant("quantize", {x.device}),
       {Binding::in(0), Binding::out(0), Binding::in(1), zero, Binding::out(0), Binding::out(0), Binding::out(0)}, push,
       push.count));
   return plan;
@@ -73,7 +73,7 @@ OpPlan plan_dequantize(const OpInfo& info) {
   const Binding zero = info.has_input(2) ? Binding::in(2) : Binding::in(0);
   OpPlan plan;
   plan.dispatches.push_back(make_dispatch(
-      cat("quantize.", letter(y.device)),
+      shader_variant("quantize", {y.device}),
       {Binding::out(0), Binding::in(0), Binding::in(1), zero, Binding::out(0), Binding::out(0), Binding::out(0)}, push,
       push.count));
   return plan;
@@ -89,7 +89,7 @@ OpPlan plan_dynamic_quantize(const OpInfo& info) {
   push.count = checked_count32(info, x.shape.numel());
   const std::vector<Binding> bindings = {Binding::in(0),  Binding::in(0),  Binding::out(1),        Binding::out(2),
                                          Binding::out(0), Binding::out(0), Binding::scratch_buffer(0)};
-  const std::string shader = cat("quantize.", letter(x.device));
+  const std::string shader = shader_variant("quantize", {x.device});
   OpPlan plan;
   plan.scratch_bytes.push_back(8);  // f32 scale and zero point
   push.mode = kDynamicStats;

@@ -112,7 +112,7 @@ OpPlan plan_reduce(const OpInfo& info) {
   push.op = code;
   push.threads = threads_per_output(push.group);
   Dispatch d;
-  d.shader = typed_shader("reduce", x.device);
+  d.shader = shader_variant("reduce", {x.device});
   d.bindings = {Binding::in(0), Binding::out(0)};
   d.set_push(push);
   d.groups = reduction_groups(push.outputs, push.threads);
@@ -137,7 +137,7 @@ OpPlan plan_arg(const OpInfo& info) {
   push.select_last = info.node.attrs.get_int("select_last_index", 0) != 0 ? 1 : 0;
   push.threads = threads_per_output(push.group);
   Dispatch d;
-  d.shader = typed_shader("reduce_arg", x.device);
+  d.shader = shader_variant("reduce_arg", {x.device});
   d.bindings = {Binding::in(0), Binding::out(0)};
   d.set_push(push);
   d.groups = reduction_groups(push.outputs, push.threads);

@@ -118,7 +118,7 @@ OpPlan plan_resize(const OpInfo& info) {
   std::memcpy(blob.data(), table.data(), blob.size());
   plan.constants.push_back(std::move(blob));
   Dispatch dispatch;
-  dispatch.shader = typed_shader("resize", x.device);
+  dispatch.shader = shader_variant("resize", {x.device});
   dispatch.bindings = {Binding::in(0), Binding::constant_blob(0), Binding::out(0)};
   dispatch.set_push(push);
   dispatch.groups = linear_groups(uint64_t(count));

@@ -44,7 +44,7 @@ OpPlan plan_roi_align(const OpInfo& info) {
   VX_CHECK(info.outputs[0].shape.numel() == int64_t(push.count), InvalidArgument, label(info), ": output shape ",
            info.outputs[0].shape.str());
   OpPlan plan;
-  plan.dispatches.push_back(make_dispatch(cat("roi_align.", letter(x.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("roi_align", {x.device}),
                                           {Binding::in(0), Binding::in(1), Binding::in(2), Binding::out(0)}, push,
                                           push.count));
   return plan;

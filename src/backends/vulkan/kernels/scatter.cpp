@@ -61,7 +61,7 @@ OpPlan plan_scatter_elements(const OpInfo& info) {
     push.out_strides[d] = int32_t(strides[d]);
   }
   Dispatch d;
-  d.shader = move_shader("scatter_elements", x.device);
+  d.shader = move_variant("scatter_elements", x.device);
   d.bindings = {indices, Binding::in(2), Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
@@ -106,7 +106,7 @@ OpPlan plan_scatter_nd(const OpInfo& info) {
     VX_CHECK(push.extents[j] > 0, InvalidArgument, label(info), ": indexing an empty axis");
   }
   Dispatch d;
-  d.shader = move_shader("scatter_nd", x.device);
+  d.shader = move_variant("scatter_nd", x.device);
   d.bindings = {indices, Binding::in(2), Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));

@@ -82,7 +82,7 @@ OpPlan plan_ordered_scatter_elements(const OpInfo& info) {
     push.data_strides[d] = real ? int32_t(xs[size_t(d - pad)]) : 0;
   }
   const int64_t lines = push.index_extent ? idx.shape.numel() / push.index_extent : 0;
-  return scatter_plan(cat("scatter_elements_ordered.", letter(x.device)), push, checked_count32(info, x.shape.numel()),
+  return scatter_plan(shader_variant("scatter_elements_ordered", {x.device}), push, checked_count32(info, x.shape.numel()),
                       checked_count32(info, lines));
 }
 
@@ -110,7 +110,7 @@ OpPlan plan_ordered_scatter_nd(const OpInfo& info) {
     push.strides[j] = int32_t(xs[size_t(j)]);
   }
   checked_count32(info, upd.shape.numel());
-  return scatter_plan(cat("scatter_nd_ordered.", letter(x.device)), push, checked_count32(info, x.shape.numel()),
+  return scatter_plan(shader_variant("scatter_nd_ordered", {x.device}), push, checked_count32(info, x.shape.numel()),
                       uint32_t(push.slice));
 }
 

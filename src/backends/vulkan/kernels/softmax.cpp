@@ -30,7 +30,7 @@ OpPlan plan_softmax(const OpInfo& info) {
   } push{int32_t(rows), int32_t(r.n), int32_t(r.inner), threads,
          info.node.op == "Softmax" ? 0 : info.node.op == "LogSoftmax" ? 1 : 2};
   Dispatch d;
-  d.shader = move_shader("softmax", x.device);
+  d.shader = shader_variant("softmax", {x.device});
   d.bindings = {Binding::in(0), Binding::out(0)};
   d.set_push(push);
   d.groups = reduction_groups(rows, threads);

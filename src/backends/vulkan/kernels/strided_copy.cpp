@@ -90,8 +90,7 @@ std::optional<Dispatch> copy_dispatch(const OpInfo& info, const CopyView& view, 
     push.dst_strides[d] = int32_t(v.dst_strides[d]);
   }
   Dispatch dispatch;
-  dispatch.shader = move_shader("strided_copy", type);
-  if (vec4) dispatch.shader = type == DeviceType::f16 ? "strided_copy.f16_vec4" : "strided_copy.vec4";
+  dispatch.shader = move_variant("strided_copy", type, vec4 ? "vec4" : "");
   dispatch.bindings = {src, dst};
   dispatch.set_push(push);
   dispatch.groups = linear_groups(uint64_t(count));

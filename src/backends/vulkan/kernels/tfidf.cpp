@@ -81,7 +81,7 @@ OpPlan plan_tfidf(const OpInfo& info) {
   OpPlan plan;
   plan.constants.push_back(bytes_of(table));
   plan.constants.push_back(bytes_of(column_weight));
-  plan.dispatches.push_back(make_dispatch(cat("tfidf.", letter(y.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("tfidf", {y.device}),
                                           {Binding::in(0), Binding::constant_blob(0), Binding::constant_blob(1),
                                            Binding::out(0)},
                                           push, push.count));

@@ -37,7 +37,7 @@ OpPlan plan_topk(const OpInfo& info) {
   } push{int32_t(count), int32_t(r.n), int32_t(r.inner), int32_t(k),
          info.node.attrs.get_int("largest", 1) != 0 ? 1 : 0};
   Dispatch d;
-  d.shader = typed_shader("topk", x.device);
+  d.shader = shader_variant("topk", {x.device});
   d.bindings = {Binding::in(0), Binding::out(0), Binding::out(1)};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));

@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // vx.Attention (ops/fused_ops.h): Y = softmax(Q K^T * scale + Mask) V over the last axis, in one
 // dispatch, flash-attention style. One workgroup of 128 threads per (batch, block of 16 query rows)
 // walks the keys in tiles of 64 with an online softmax (running row max m and sum l, earlier

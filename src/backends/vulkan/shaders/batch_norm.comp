@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // BatchNormalization (inference): y = (x - mean[c]) * scale[c] / sqrt(var[c] + eps) + B[c], one
 // element per invocation, c = (i / inner) % channels. FOLDED: the plan folded the constant
 // parameters into y = x * k[c] + t[c] (binding 1: k, binding 2: t; bindings 3, 4 unused).

@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // Direct 3x3 conv + bias (+ReLU) (+2x2 max pool) (+nearest-upsample/concat input), one output
 // vec4 (4 channels of one pixel) per invocation. Simple and exact: the reference GPU kernel.
 // Weights: vec4 w[((o * 9 + tap) * cin4 + i) * 4 + k] = the 4 outputs of block o for input channel 4i+k.

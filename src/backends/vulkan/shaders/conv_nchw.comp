@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // Direct convolution, one output element per invocation: for depthwise and other convolutions
 // with few input channels per group, where a GEMM's K would be tiny. Any groups, strides,
 // dilations and pads; 1-D to 3-D. fp32 accumulation.

@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // Shared-memory tiled 3x3 conv with the same fusions as conv_direct. A workgroup of 8x8 threads
 // computes a 16x16 pixel tile for 16 output channels (4 blocks); each thread a 2x2 pixel quad, so a
 // fused 2x2 max pool stays inside one thread. Per input chunk of ICH blocks the halo tile (18x18)

@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // ConvTranspose as a gather, one output element per invocation: output position o receives
 // X[i] * W[k] wherever o = i * stride + k * dilation - pad_begin, i.e. for the kernel taps k whose
 // (o + pad - k * dilation) is a non-negative multiple of the stride inside the input. Any groups;

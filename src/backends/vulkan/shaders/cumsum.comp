@@ -1,7 +1,9 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT f32
 // VARIANT f16 -DFP16=1
 // VARIANT i32 -DI32=1
-// VARIANT axis_input -DAXIS_INPUT=1
+// VARIANT f32_axis_input -DAXIS_INPUT=1
 // VARIANT f16_axis_input -DFP16=1 -DAXIS_INPUT=1
 // VARIANT i32_axis_input -DI32=1 -DAXIS_INPUT=1
 // CumSum along one axis: one invocation per row (outer, inner position) scans its n elements

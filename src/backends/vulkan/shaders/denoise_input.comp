@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // OIDN's input processing for one tile, straight from the user's images into the network's input
 // activation (NHWC, channels in blocks of 4, zero padded; fp32 or fp16 storage):
 //   colour: non-finite -> 0, * inputScale, clamp to [0, FLT_MAX] (HDR) or [0, 1] (LDR), transfer forward;

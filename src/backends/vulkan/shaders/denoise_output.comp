@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // OIDN's output processing for one tile, from the network's output activation straight into the
 // user's output image: NaN -> 0, clamp at 0, transfer inverse, clamp to 1 (LDR), / inputScale;
 // a 1-channel output gets the mean of the three channels. Only the tile's owned pixels are written.

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // Det: one invocation per [M, M] matrix: LU decomposition with partial pivoting in fp32, in place
 // on the invocation's copy of its matrix in the f32 scratch buffer.
 #include "more_common.glsl"

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // DFT and STFT by the definition, one invocation per output bin (real and imaginary part), fp32
 // sums with exact integer phases ((k * t) mod n).
 //   mode 0 DFT:  y[o, k, i] = sum_t x[o, t, i] e^(-+2 pi i k t / n) (1/n when inverse)

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // Einsum as one generic contraction: one invocation per output element, looping over every
 // combination of the summed labels and multiplying the operands (up to 4) in fp32. The label
 // table (a constant) holds the extents of all labels (output labels first) and, per operand, the

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DFP16=0
-// VARIANT h -DFP16=1
+// VARIANT f32 -DFP16=0
+// VARIANT f16 -DFP16=1
 // Fast paths of the float binary element-wise ops (eltwise.cpp picks them; everything else takes
 // eltwise_binary.comp): a, b and out of one storage type, the op and each input's indexing fixed by
 // specialization constants (no per-element switch, no rank-6 coordinate loop). Each invocation

@@ -1,14 +1,14 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT ff -DTI=0 -DTO=0
-// VARIANT hh -DTI=1 -DTO=1
-// VARIANT ii -DTI=2 -DTO=2
-// VARIANT fi -DTI=0 -DTO=2
-// VARIANT hi -DTI=1 -DTO=2
-// VARIANT if -DTI=2 -DTO=0
-// VARIANT ih -DTI=2 -DTO=1
-// VARIANT ff4 -DTI=0 -DTO=0 -DVEC4=1
-// VARIANT hh4 -DTI=1 -DTO=1 -DVEC4=1
+// VARIANT f32_f32 -DTI=0 -DTO=0
+// VARIANT f16_f16 -DTI=1 -DTO=1
+// VARIANT i32_i32 -DTI=2 -DTO=2
+// VARIANT f32_i32 -DTI=0 -DTO=2
+// VARIANT f16_i32 -DTI=1 -DTO=2
+// VARIANT i32_f32 -DTI=2 -DTO=0
+// VARIANT i32_f16 -DTI=2 -DTO=1
+// VARIANT f32_f32_vec4 -DTI=0 -DTO=0 -DVEC4=1
+// VARIANT f16_f16_vec4 -DTI=1 -DTO=1 -DVEC4=1
 // Unary element-wise ops (activations, math functions, rounding, Cast, Clip): y[i] = op(x[i]), the
 // op chosen by a push constant. Variants name the storage of x and y (f = f32, h = f16, i = int32).
 // Integer in and out: integer math (Abs, Neg, Sign, Relu, Clip, Not, copies and casts); otherwise

@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
 // Fills the output with one value (its bits: a float for float storage, an int for int32).
 #include "mv_common.glsl"

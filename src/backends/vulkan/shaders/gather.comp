@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
 // Gather along one axis: data seen as [outer, extent, inner], output as [outer, n_indices, inner];
 // out[(o * n_indices + j) * inner + k] = data[(o * extent + idx[j]) * inner + k]. Negative indices

@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
 // GatherElements: out[c] = data[c with c[axis] replaced by idx[c]], c over the indices' shape
 // (rank <= 6). Negative indices count from the end; out-of-range ones are reported and skipped.

@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
 // GatherND: output element o is element e of slice t (o = t * slice + e); tuple t (k indices)
 // belongs to batch b = t / tuples_per_batch and reads data at

@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // General tiled GEMM (see gemm_io.glsl for the operands): a workgroup of 256 threads computes a
 // 64 x 64 tile of Y, staging 64 x 16 slices of A and 16 x 64 slices of B in shared memory per K
 // step (16-byte global loads where the layout allows: A_VEC / B_VEC); each thread accumulates a

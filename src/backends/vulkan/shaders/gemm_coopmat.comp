@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT fp16 -DFP16=1
-// VARIANT large_fp16 -DFP16=1 -DLARGE=1
+// VARIANT f16 -DFP16=1
+// VARIANT f16_large -DFP16=1 -DLARGE=1
 // The GEMM of gemm_io.glsl on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), fp16 storage only. A workgroup of SGM x SGN subgroups (32 lanes) computes a
 // BM x BN tile of Y, each subgroup WM x WN fragments of it:

@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // The second pass of a split-K GEMM (gemm_io.glsl): one invocation per output element of the
 // dispatch's batches adds the `splits` fp32 partial sums and applies the epilogue (alpha,
 // beta * C, ReLU) as the one-pass kernels do.

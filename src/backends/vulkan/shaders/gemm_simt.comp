@@ -1,7 +1,9 @@
 #version 450
-// VARIANT fp16 -DFP16=1
-// VARIANT n64 -DBN=64
-// VARIANT n64_fp16 -DFP16=1 -DBN=64
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
+// VARIANT f32_n64 -DBN=64
+// VARIANT f16_n64 -DFP16=1 -DBN=64
 // Register-tiled GEMM on the plain ALUs (see gemm_io.glsl for the operands and the epilogue):
 // a workgroup of 256 threads (16 x 16) computes a 128 x BN tile of Y (BN 128, or 64 for products
 // with few tiles), each thread 8 x (BN / 16) outputs in fp32 registers. Its rows are

@@ -1,8 +1,8 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
-// VARIANT i -DTX=2
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT i32 -DTX=2
 // Tensors generated from their index: ConstantOfShape (a value), Range (start + i * delta, start
 // and delta read from the device) and the Hann / Hamming / Blackman windows.
 #include "more_common.glsl"

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // GridSample (2-D, opset 16) as PyTorch's grid_sampler_2d, which the ONNX test data follows: one
 // invocation per output element; modes bilinear / nearest / bicubic (A = -0.75), padding zeros /
 // border / reflection, align_corners. Bilinear and nearest pad the continuous coordinate, bicubic

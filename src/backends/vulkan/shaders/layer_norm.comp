@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // vx.LayerNorm: y = (x - mean) / sqrt(var + eps) * scale + bias over each contiguous row of `cols`.
 // One workgroup of 128 per row; the row stays in registers (8 values per thread, rows up to 1024;
 // longer rows re-read the rest), mean and variance in two passes over the registers (exact for rows

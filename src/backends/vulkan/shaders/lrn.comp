@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // LRN (local response normalisation across channels), one element per invocation:
 //   y = x / (bias + alpha / size * sum of x^2 over channels [c - (size-1)/2, c + size/2]) ^ beta.
 //   binding 0: X [N, C, spatial...]; binding 1: Y.

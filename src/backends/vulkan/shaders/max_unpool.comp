@@ -1,8 +1,8 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
-// VARIANT i -DTX=2
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT i32 -DTX=2
 // MaxUnpool, three phases:
 //   0: y = 0 and winner = -1 (one invocation per output element)
 //   1: each input element i claims its target with atomicMax(winner[target], i)

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // MeanVarianceNormalization: one invocation per group (the coordinates on the kept axes) makes
 // two passes over the reduced axes (mean, then variance) and writes (x - mean) / (std + 1e-9).
 #include "more_common.glsl"

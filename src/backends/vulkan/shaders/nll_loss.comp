@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT f32
 // VARIANT f16 -DFP16=1
 // NegativeLogLikelihoodLoss (also the second half of SoftmaxCrossEntropyLoss). Input [N, C, D...]
 // log-probabilities seen as [N, C, inner]; target [N, inner] (int32).

@@ -1,12 +1,12 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT ff -DTI=0 -DTX=0
-// VARIANT hh -DTI=1 -DTX=1
-// VARIANT if -DTI=2 -DTX=0
-// VARIANT ih -DTI=2 -DTX=1
-// VARIANT ii -DTI=2 -DTX=2
-// VARIANT fi -DTI=0 -DTX=2
-// VARIANT hi -DTI=1 -DTX=2
+// VARIANT f32_f32 -DTI=0 -DTX=0
+// VARIANT f16_f16 -DTI=1 -DTX=1
+// VARIANT i32_f32 -DTI=2 -DTX=0
+// VARIANT i32_f16 -DTI=2 -DTX=1
+// VARIANT i32_i32 -DTI=2 -DTX=2
+// VARIANT f32_i32 -DTI=0 -DTX=2
+// VARIANT f16_i32 -DTI=1 -DTX=2
 // OneHot: y[o, d, i] = indices[o, i] (negative ones from the end) == d ? values[1] : values[0].
 // Float indices truncate toward zero. Variants name the storage of the indices and of the values.
 #include "more_common.glsl"

@@ -1,6 +1,8 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
-// VARIANT pads_input -DPADS_INPUT=1
+// VARIANT b32_pads_input -DPADS_INPUT=1
 // VARIANT f16_pads_input -DFP16=1 -DPADS_INPUT=1
 // Pad (modes constant, reflect, edge, wrap; negative pads crop) and Tile (wrap with no begin pad):
 // output coordinate c reads input coordinate c - begin mapped into [0, in_dims) per mode, or the

@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // MaxPool / AveragePool / LpPool with ONNX semantics, one output element per invocation, 1-D to
 // 3-D: padding never wins a max; the average divides by the window positions inside the input, or
 // with count_include_pad by those inside the padded extent [-pad_begin, in + pad_end) (ceil_mode

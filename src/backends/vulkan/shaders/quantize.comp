@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // Linear (de)quantization; integers (int8 / uint8 / int32 values) live as int32 on the device.
 //   mode 0 QuantizeLinear:   y_int = clamp(roundEven(x / scale) + zero, lo, hi)
 //   mode 1 DequantizeLinear: y = (x_int - zero) * scale

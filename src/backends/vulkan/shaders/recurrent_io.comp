@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // RNN / GRU / LSTM state in and out. Phase 0: zero Y (steps past a sequence's length stay 0) and
 // load initial_h / initial_c (or zeros) into the state. Phase 1: write Y_h and Y_c from the final
 // state. Initial states and Y_h / Y_c are [dirs, batch, hidden], or [batch, dirs, hidden] when

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // One time step of RNN / GRU / LSTM: one invocation per (direction, batch, hidden unit) computes
 // its gates from X[t] and the previous hidden state (both directions advance together; direction
 // 1 or direction "reverse" walks each sequence backwards from its length). Batches past their

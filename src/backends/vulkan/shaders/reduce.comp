@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT f32
 // VARIANT f16 -DFP16=1
 // VARIANT i32 -DI32=1
 // ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare over any set of axes: `threads`

@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT f32
 // VARIANT f16 -DFP16=1
 // VARIANT i32 -DI32=1
 // ArgMax (op 0) / ArgMin (op 1) along one axis (the reduced group), int32 indices out. Ties go to

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // Requantisation of an int32 accumulator (QLinearMatMul, QLinearConv):
 //   y = clamp(roundEven((acc + bias[c]) * (sa * sb[c] / sy)) + zy, lo, hi)
 // with the multiplier formed in fp32 as the CPU reference does; sb and bias per tensor or per

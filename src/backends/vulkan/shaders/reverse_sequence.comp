@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
 // ReverseSequence: the input seen as [d0, d1, block] with time and batch the two leading axes (in
 // either order); for batch b the first lens[b] time steps are reversed, the rest copied. Lengths

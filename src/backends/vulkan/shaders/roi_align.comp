@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // RoiAlign: one invocation per output bin (roi, channel, ph, pw) averages (or takes the max of)
 // bilinear samples on a grid_h x grid_w grid, following ONNX Runtime like the CPU reference:
 // samples beyond one pixel outside the image are 0, max mode takes the largest weighted corner.

@@ -1,5 +1,7 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32
+// VARIANT f16 -DFP16=1
 // Row statistics, one workgroup of 256 threads per contiguous row of `cols` elements, fp32
 // workgroup reductions (per-thread partial sums, then a tree in shared memory):
 //   MODE 0 normalise: y = (x - mean) / sqrt(var + eps) * scale + bias, with the mean and variance

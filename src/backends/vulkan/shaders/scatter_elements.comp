@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
 // ScatterElements (reduction none), after the data was copied to the output: update element c
 // (over the indices' shape, rank <= 6) goes to the output at c with c[axis] replaced by idx[c].

@@ -1,8 +1,8 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
-// VARIANT i -DTX=2
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT i32 -DTX=2
 // ScatterElements / Scatter. Phase 0 copies the data to the output; phase 1 runs one invocation
 // per line of the indices along the axis and applies that line's updates in order, so repeated
 // indices combine (or overwrite) exactly as the sequential ONNX definition does: different lines

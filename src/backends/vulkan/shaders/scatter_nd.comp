@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
 // ScatterND (reduction none), after the data was copied to the output: update element i is
 // element e of slice t (i = t * slice + e) and goes to sum_j idx[t * k + j] * strides[j] + e.

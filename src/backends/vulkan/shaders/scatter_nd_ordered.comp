@@ -1,8 +1,8 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
-// VARIANT i -DTX=2
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT i32 -DTX=2
 // ScatterND. Phase 0 copies the data to the output; phase 1 runs one invocation per element of a
 // slice and applies the tuples in order, so repeated tuples combine as in the sequential ONNX
 // definition (invocations never share an output element). Out-of-range tuples are reported and

@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
 // Slice whose starts (and axes, steps) are computed at run time: each invocation derives the
 // per-axis start and step from the int32 operand tensors (ONNX's clamping rules; int64 values

@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT f32
 // VARIANT f16 -DFP16=1
 // Softmax (kind 0), LogSoftmax (1) and Hardmax (2) along rows: row r = (outer, inner position)
 // holds n elements `inner` apart. `threads` invocations per row find the max (NaN ignored, as the

@@ -1,6 +1,8 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
-// VARIANT vec4 -DVEC4=1
+// VARIANT b32_vec4 -DVEC4=1
 // VARIANT f16_vec4 -DFP16=1 -DVEC4=1
 // Split in one dispatch (instead of one strided copy per output): the input seen as
 // [outer, axis, inner]; element (o, a, i) goes to output j, the one whose range off[j] <= a <

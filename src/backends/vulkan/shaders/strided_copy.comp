@@ -1,6 +1,8 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT b32
 // VARIANT f16 -DFP16=1
-// VARIANT vec4 -DVEC4=1
+// VARIANT b32_vec4 -DVEC4=1
 // VARIANT f16_vec4 -DFP16=1 -DVEC4=1
 // The generic strided copy: the element at coordinate c of a view of extents dims (rank <= 6)
 // moves from src[src_base + sum c[d] * src_strides[d]] to dst[dst_base + sum c[d] * dst_strides[d]].

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // TfIdfVectorizer: one invocation per output element (row, column) counts, in that row, the
 // occurrences of every pool n-gram of that column at every skip distance (unigrams once), then
 // weighs the count (TF, IDF, TFIDF).

@@ -1,4 +1,6 @@
 #version 450
+// NO_DEFAULT_VARIANT
+// VARIANT f32
 // VARIANT f16 -DFP16=1
 // VARIANT i32 -DI32=1
 // TopK along one axis by ranking: invocation (row, e) counts the row's elements that come before

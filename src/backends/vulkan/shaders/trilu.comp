@@ -1,8 +1,8 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
-// VARIANT i -DTX=2
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT i32 -DTX=2
 // Trilu: keeps the elements with column - row >= k (upper) or <= k (lower) of each matrix in the
 // last two axes, zeroes the rest. k comes from the device (input 1) or is 0.
 #include "more_common.glsl"
