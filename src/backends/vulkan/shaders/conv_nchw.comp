@@ -1,13 +1,14 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // Direct convolution, one output element per invocation: for depthwise and other convolutions
 // with few input channels per group, where a GEMM's K would be tiny. Any groups, strides,
 // dilations and pads; 1-D to 3-D. fp32 accumulation.
 //   binding 0: X [N, C, IZ, IY, IX]; 1: W [M, CG, KZ, KY, KX]; 2: bias [M] (when HAS_BIAS);
 //   binding 3: Y [N, M, OZ, OY, OX].
-#include "nn_common.glsl"
+#include "element_types.glsl"
+#include "linear_index.glsl"
 layout(constant_id = 0) const int CG = 1;  // input channels per group
 layout(constant_id = 1) const int MG = 1;  // output channels per group
 layout(constant_id = 20) const int HAS_BIAS = 0;
@@ -20,13 +21,13 @@ layout(push_constant) uniform Params {
   int total;  // N * M * OZ * OY * OX
   int C, M;
 } p;
-layout(std430, binding = 0) readonly buffer BufX { sfp x_data[]; };
-layout(std430, binding = 1) readonly buffer BufW { sfp w_data[]; };
-layout(std430, binding = 2) readonly buffer BufB { sfp b_data[]; };
-layout(std430, binding = 3) writeonly buffer BufY { sfp y_data[]; };
+layout(std430, binding = 0) readonly buffer BufX { elem_t x_data[]; };
+layout(std430, binding = 1) readonly buffer BufW { elem_t w_data[]; };
+layout(std430, binding = 2) readonly buffer BufB { elem_t b_data[]; };
+layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
 
 void main() {
-  int idx = int(nn_linear_index(256));
+  int idx = int(linear_index(256));
   if (idx >= p.total) return;
   int ox = idx % OX, t = idx / OX;
   int oy = t % OY; t /= OY;
@@ -52,5 +53,5 @@ void main() {
     }
   }
   if (RELU != 0) acc = max(acc, 0.0);
-  y_data[idx] = sfp(acc);
+  y_data[idx] = elem_t(acc);
 }

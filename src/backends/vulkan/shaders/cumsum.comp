@@ -1,17 +1,18 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
-// VARIANT i32 -DI32=1
-// VARIANT f32_axis_input -DAXIS_INPUT=1
-// VARIANT f16_axis_input -DFP16=1 -DAXIS_INPUT=1
-// VARIANT i32_axis_input -DI32=1 -DAXIS_INPUT=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT i32 -DTX=2
+// VARIANT f32_axis_input -DTX=0 -DAXIS_INPUT=1
+// VARIANT f16_axis_input -DTX=1 -DAXIS_INPUT=1
+// VARIANT i32_axis_input -DTX=2 -DAXIS_INPUT=1
 // CumSum along one axis: one invocation per row (outer, inner position) scans its n elements
 // `inner` apart in order (reversed with reverse=1; excluding the current element with exclusive=1),
-// accumulating in fp32 (int for I32) like the CPU reference. AXIS_INPUT: the axis is read from a
+// accumulating in fp32 (int for i32) like the CPU reference. AXIS_INPUT: the axis is read from a
 // device tensor (computed at run time; negative counts from the end, out of range is clamped), and
 // rows, n and inner follow from the extents; `rows` is then the element count (an upper bound).
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {

@@ -4,11 +4,13 @@
 // VARIANT f16 -DTX=1
 // Det: one invocation per [M, M] matrix: LU decomposition with partial pivoting in fp32, in place
 // on the invocation's copy of its matrix in the f32 scratch buffer.
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
-layout(std430, binding = 0) readonly buffer X { TXS x[]; };
+layout(std430, binding = 0) readonly buffer X { elem_t x[]; };
 layout(std430, binding = 1) buffer A { float a[]; };
-layout(std430, binding = 2) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 2) writeonly buffer Y { elem_t y[]; };
 
 layout(push_constant) uniform Push {
   uint count;  // matrices
@@ -45,5 +47,5 @@ void main() {
       for (int k = col; k < m; ++k) a[base + uint(r * m + k)] -= f * a[base + uint(col * m + k)];
     }
   }
-  y[b] = TXS(det);
+  y[b] = elem_t(det);
 }

@@ -7,13 +7,15 @@
 //   mode 0 DFT:  y[o, k, i] = sum_t x[o, t, i] e^(-+2 pi i k t / n) (1/n when inverse)
 //   mode 1 STFT: y[b, f, k] = sum_t w[t] x[b, f * step + t] e^(-2 pi i k t / frame); step (and the
 //                frame length, unless the window gives it) read from the device
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
-layout(std430, binding = 0) readonly buffer X { TXS x[]; };
-layout(std430, binding = 1) readonly buffer W { TXS window_value[]; };
+layout(std430, binding = 0) readonly buffer X { elem_t x[]; };
+layout(std430, binding = 1) readonly buffer W { elem_t window_value[]; };
 layout(std430, binding = 2) readonly buffer Step { int frame_step[]; };
 layout(std430, binding = 3) readonly buffer Frame { int frame_length[]; };
-layout(std430, binding = 4) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 4) writeonly buffer Y { elem_t y[]; };
 
 // Matches DftPush in dft.cpp.
 layout(push_constant) uniform Push {
@@ -68,6 +70,6 @@ void main() {
     re /= float(n);
     im /= float(n);
   }
-  y[2u * e] = TXS(re);
-  y[2u * e + 1u] = TXS(im);
+  y[2u * e] = elem_t(re);
+  y[2u * e + 1u] = elem_t(im);
 }

@@ -1,11 +1,12 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT b32
-// VARIANT f16 -DFP16=1
+// VARIANT b32 -DTX=0
+// VARIANT f16 -DTX=1
 // Gather along one axis: data seen as [outer, extent, inner], output as [outer, n_indices, inner];
 // out[(o * n_indices + j) * inner + k] = data[(o * extent + idx[j]) * inner + k]. Negative indices
 // count from the end; indices outside [-extent, extent) are reported and skipped.
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params { int count, inner, n_indices, extent; } p;

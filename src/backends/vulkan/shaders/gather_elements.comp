@@ -1,10 +1,11 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT b32
-// VARIANT f16 -DFP16=1
+// VARIANT b32 -DTX=0
+// VARIANT f16 -DTX=1
 // GatherElements: out[c] = data[c with c[axis] replaced by idx[c]], c over the indices' shape
 // (rank <= 6). Negative indices count from the end; out-of-range ones are reported and skipped.
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {

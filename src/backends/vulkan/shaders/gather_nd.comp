@@ -1,12 +1,13 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT b32
-// VARIANT f16 -DFP16=1
+// VARIANT b32 -DTX=0
+// VARIANT f16 -DTX=1
 // GatherND: output element o is element e of slice t (o = t * slice + e); tuple t (k indices)
 // belongs to batch b = t / tuples_per_batch and reads data at
 // b * batch_stride + sum_j idx[t * k + j] * strides[j] + e. Negative indices count from the end;
 // out-of-range ones are reported and skipped (never read out of bounds).
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {

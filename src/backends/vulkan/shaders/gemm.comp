@@ -1,12 +1,13 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // General tiled GEMM (see gemm_io.glsl for the operands): a workgroup of 256 threads computes a
 // 64 x 64 tile of Y, staging 64 x 16 slices of A and 16 x 64 slices of B in shared memory per K
 // step (16-byte global loads where the layout allows: A_VEC / B_VEC); each thread accumulates a
 // 4 x 4 register tile (rows 4 ty .. 4 ty + 3, columns 4 tx .. 4 tx + 3), reading its 4 A and 4 B
 // values per k as one vec4 each from shared memory. fp32 accumulation in every precision.
+#include "element_types.glsl"
 #include "gemm_io.glsl"
 
 #define BM 64

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f16 -DFP16=1
-// VARIANT f16_large -DFP16=1 -DLARGE=1
+// VARIANT f16 -DTX=1
+// VARIANT f16_large -DTX=1 -DLARGE=1
 // The GEMM of gemm_io.glsl on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
 // fp32 accumulators), fp16 storage only. A workgroup of SGM x SGN subgroups (32 lanes) computes a
 // BM x BN tile of Y, each subgroup WM x WN fragments of it:
@@ -16,6 +16,7 @@
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
+#include "element_types.glsl"
 #include "gemm_io.glsl"
 
 #if LARGE

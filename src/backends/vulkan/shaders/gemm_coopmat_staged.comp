@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f16 -DFP16=1
-// VARIANT f16_large -DFP16=1 -DLARGE=1
+// VARIANT f16 -DTX=1
+// VARIANT f16_large -DTX=1 -DLARGE=1
 // The staged tensor-core GEMM (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments, fp32
 // accumulators) for fp16 storage, any M, N, K and strides (operands and epilogue as in
 // gemm_io.glsl). Rows that load as 16-byte vectors (A_VEC / B_VEC) are staged as loaded; other
@@ -19,6 +19,7 @@
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
+#include "element_types.glsl"
 #include "gemm_io.glsl"
 
 #if LARGE

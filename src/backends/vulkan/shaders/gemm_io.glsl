@@ -1,4 +1,4 @@
-// Operands of the gemm* shaders: per batch z (gl_WorkGroupID.z),
+// Operands of the gemm*.comp shaders: per batch z (gl_WorkGroupID.z),
 //   Y[z](m, n) = act(alpha * sum_k A[z](m, k) * B[z](k, n) + beta * C[z](m, n)),  m < M, n < N, k < K,
 // with A, B and C read through element strides (transposes, broadcasts with stride 0), Y dense
 // row-major M x N. The batch index splits into z1 = z / z0_count and z0 = z % z0_count, and each
@@ -21,7 +21,8 @@
 //   binding 0: A, binding 1: B, binding 2: C (any buffer when flags & 1 == 0), binding 3: Y,
 //   binding 4: fp32 partials (any buffer when splits == 1), binding 5: bias (any buffer when
 //   flags & 4 == 0), binding 6: fp32 scales (any buffer when flags & 32 == 0).
-#include "nn_common.glsl"
+#extension GL_EXT_control_flow_attributes : require
+#include "linear_index.glsl"
 
 layout(constant_id = 0) const int B_MODE = 0;  // 0 strided, 1 im2col, 2 int8 values (see above)
 layout(constant_id = 1) const int A_M_FAST = 0;  // A's m stride is 1 (not k's): load tiles m-fastest
@@ -48,7 +49,7 @@ layout(constant_id = 19) const int OX = 1;
 // row start and N are multiples of VEC. Tiles then stage whole vectors (never straddling K / N).
 layout(constant_id = 20) const int A_VEC = 0;
 layout(constant_id = 21) const int B_VEC = 0;
-#if FP16
+#if TX == 1
 #define VEC 8
 #else
 #define VEC 4
@@ -67,15 +68,15 @@ layout(push_constant) uniform Params {
   int batches;  // batches in this dispatch (gemm_reduce)
 } p;
 
-layout(std430, binding = 0) readonly buffer BufA { sfp a_data[]; };
-layout(std430, binding = 1) readonly buffer BufB { sfp b_data[]; };
+layout(std430, binding = 0) readonly buffer BufA { elem_t a_data[]; };
+layout(std430, binding = 1) readonly buffer BufB { elem_t b_data[]; };
 layout(std430, binding = 0) readonly buffer BufAVec { uvec4 a_vec[]; };  // 16-byte views of A and B
 layout(std430, binding = 1) readonly buffer BufBVec { uvec4 b_vec[]; };
 layout(std430, binding = 1) readonly buffer BufBInt8 { uint b_u32[]; };  // B_MODE 2: 4 int8 per word
-layout(std430, binding = 2) readonly buffer BufC { sfp c_data[]; };
-layout(std430, binding = 3) writeonly buffer BufY { sfp y_data[]; };
+layout(std430, binding = 2) readonly buffer BufC { elem_t c_data[]; };
+layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
 layout(std430, binding = 4) buffer BufPart { float part_data[]; };
-layout(std430, binding = 5) readonly buffer BufBias { sfp bias_data[]; };
+layout(std430, binding = 5) readonly buffer BufBias { elem_t bias_data[]; };
 layout(std430, binding = 6) readonly buffer BufScale { float scale_data[]; };
 
 struct BatchOffsets {
@@ -131,7 +132,7 @@ void k_range(out int k_begin, out int k_end) {
 
 // VEC consecutive values from 16 bytes.
 void unpack_vec(uvec4 u, out float v[VEC]) {
-#if FP16
+#if TX == 1
   vec2 h0 = unpackHalf2x16(u.x), h1 = unpackHalf2x16(u.y), h2 = unpackHalf2x16(u.z), h3 = unpackHalf2x16(u.w);
   v[0] = h0.x; v[1] = h0.y; v[2] = h1.x; v[3] = h1.y; v[4] = h2.x; v[5] = h2.y; v[6] = h3.x; v[7] = h3.y;
 #else
@@ -170,7 +171,7 @@ void store_y(BatchOffsets off, int m, int n, float acc) {
   if ((p.flags & 4) != 0) v += float(bias_data[n]);
   if ((p.flags & 1) != 0) v += p.beta * float(c_data[off.c + m * p.scm + n * p.scn]);
   v = gemm_activation(v, (p.flags >> 3) & 3);
-  y_data[off.o + m * p.N + n] = sfp(v);
+  y_data[off.o + m * p.N + n] = elem_t(v);
 }
 
 // The GEMM kernels' result for (m, n): the epilogue, or the raw partial sum when splitting K.

@@ -1,9 +1,9 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
-// VARIANT f32_n64 -DBN=64
-// VARIANT f16_n64 -DFP16=1 -DBN=64
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT f32_n64 -DTX=0 -DBN=64
+// VARIANT f16_n64 -DTX=1 -DBN=64
 // Register-tiled GEMM on the plain ALUs (see gemm_io.glsl for the operands and the epilogue):
 // a workgroup of 256 threads (16 x 16) computes a 128 x BN tile of Y (BN 128, or 64 for products
 // with few tiles), each thread 8 x (BN / 16) outputs in fp32 registers. Its rows are
@@ -13,6 +13,7 @@
 // next step's global loads are issued into registers before the current step's FMAs and stored to
 // the other buffer after them, so one barrier per step suffices and the loads' latency hides
 // behind the arithmetic. 16-byte global loads where the layout allows (A_VEC / B_VEC).
+#include "element_types.glsl"
 #include "gemm_io.glsl"
 
 #define BM 128

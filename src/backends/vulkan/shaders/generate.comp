@@ -5,11 +5,13 @@
 // VARIANT i32 -DTX=2
 // Tensors generated from their index: ConstantOfShape (a value), Range (start + i * delta, start
 // and delta read from the device) and the Hann / Hamming / Blackman windows.
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
-layout(std430, binding = 0) readonly buffer Start { TXS start[]; };
-layout(std430, binding = 1) readonly buffer Delta { TXS delta[]; };
-layout(std430, binding = 2) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 0) readonly buffer Start { elem_t start[]; };
+layout(std430, binding = 1) readonly buffer Delta { elem_t delta[]; };
+layout(std430, binding = 2) writeonly buffer Y { elem_t y[]; };
 
 // Matches FillPush in generate.cpp.
 layout(push_constant) uniform Push {
@@ -35,6 +37,6 @@ void main() {
     else if (p.mode == 3) v = 25.0 / 46.0 - (21.0 / 46.0) * cos(x);
     else v = 0.42 - 0.5 * cos(x) + 0.08 * cos(2.0 * x);
   }
-  y[i] = TXS(v);
+  y[i] = elem_t(v);
 #endif
 }

@@ -6,11 +6,13 @@
 // invocation per output element; modes bilinear / nearest / bicubic (A = -0.75), padding zeros /
 // border / reflection, align_corners. Bilinear and nearest pad the continuous coordinate, bicubic
 // pads each of its 4x4 taps. fp32 math.
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
-layout(std430, binding = 0) readonly buffer X { TXS x[]; };
-layout(std430, binding = 1) readonly buffer G { TXS grid[]; };
-layout(std430, binding = 2) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 0) readonly buffer X { elem_t x[]; };
+layout(std430, binding = 1) readonly buffer G { elem_t grid[]; };
+layout(std430, binding = 2) writeonly buffer Y { elem_t y[]; };
 
 // Matches GridSamplePush in grid_sample.cpp.
 layout(push_constant) uniform Push {
@@ -89,5 +91,5 @@ void main() {
           ty * ((1.0 - tx) * at(yi + 1, xi) + tx * at(yi + 1, xi + 1));
     }
   }
-  y[e] = TXS(v);
+  y[e] = elem_t(v);
 }

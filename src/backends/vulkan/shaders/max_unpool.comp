@@ -9,12 +9,14 @@
 //   2: the input element that won (the last one, as in the sequential definition) writes y[target]
 // Indices are flat positions in the unpooled shape inferred from the attributes; with a larger
 // output_shape each value keeps its coordinates. Out-of-range indices are skipped.
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
-layout(std430, binding = 0) readonly buffer X { TXS x[]; };
+layout(std430, binding = 0) readonly buffer X { elem_t x[]; };
 layout(std430, binding = 1) readonly buffer I { int indices[]; };
 layout(std430, binding = 2) buffer Winner { int winner[]; };
-layout(std430, binding = 3) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 3) writeonly buffer Y { elem_t y[]; };
 
 // Matches MaxUnpoolPush in max_unpool.cpp.
 layout(push_constant) uniform Push {
@@ -44,7 +46,7 @@ void main() {
   uint e = linear_index();
   if (e >= p.count) return;
   if (p.phase == 0) {
-    y[e] = TXS(0);
+    y[e] = elem_t(0);
     winner[e] = -1;
     return;
   }

@@ -4,10 +4,12 @@
 // VARIANT f16 -DTX=1
 // MeanVarianceNormalization: one invocation per group (the coordinates on the kept axes) makes
 // two passes over the reduced axes (mean, then variance) and writes (x - mean) / (std + 1e-9).
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
-layout(std430, binding = 0) readonly buffer X { TXS x[]; };
-layout(std430, binding = 1) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 0) readonly buffer X { elem_t x[]; };
+layout(std430, binding = 1) writeonly buffer Y { elem_t y[]; };
 
 // Matches MvnPush in local_norm.cpp: dims padded with leading 1s to rank 6.
 layout(push_constant) uniform Push {
@@ -49,6 +51,6 @@ void main() {
   float inv = 1.0 / (sqrt(sq / float(p.reduced)) + 1e-9);
   for (uint r = 0u; r < p.reduced; ++r) {
     int at = base + reduced_offset(r);
-    y[at] = TXS((float(x[at]) - mean) * inv);
+    y[at] = elem_t((float(x[at]) - mean) * inv);
   }
 }

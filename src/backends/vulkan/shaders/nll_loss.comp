@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // NegativeLogLikelihoodLoss (also the second half of SoftmaxCrossEntropyLoss). Input [N, C, D...]
 // log-probabilities seen as [N, C, inner]; target [N, inner] (int32).
 //   stage 0 (one invocation per target): loss = -input[n, t, s] * weight[t] (0 and weight 0 for
@@ -9,7 +9,8 @@
 //     else the loss and the weight go to the scratch (fp32: losses, then weights).
 //   stage 1 (one workgroup): sums both in shared memory and writes the sum, or sum / weight sum
 //     (mean).
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {

@@ -8,12 +8,14 @@
 // VARIANT f32_i32 -DTI=0 -DTX=2
 // VARIANT f16_i32 -DTI=1 -DTX=2
 // OneHot: y[o, d, i] = indices[o, i] (negative ones from the end) == d ? values[1] : values[0].
-// Float indices truncate toward zero. Variants name the storage of the indices and of the values.
-#include "more_common.glsl"
+// Float indices truncate toward zero. Variants name the storage of the indices and of the values (TI, TX).
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
-layout(std430, binding = 0) readonly buffer I { MSTORAGE(TI) indices[]; };
-layout(std430, binding = 1) readonly buffer V { TXS values[]; };
-layout(std430, binding = 2) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 0) readonly buffer I { STORAGE(TI) indices[]; };
+layout(std430, binding = 1) readonly buffer V { elem_t values[]; };
+layout(std430, binding = 2) writeonly buffer Y { elem_t y[]; };
 
 layout(push_constant) uniform Push {
   uint count;

@@ -1,15 +1,16 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT b32
-// VARIANT f16 -DFP16=1
-// VARIANT b32_pads_input -DPADS_INPUT=1
-// VARIANT f16_pads_input -DFP16=1 -DPADS_INPUT=1
+// VARIANT b32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT b32_pads_input -DTX=0 -DPADS_INPUT=1
+// VARIANT f16_pads_input -DTX=1 -DPADS_INPUT=1
 // Pad (modes constant, reflect, edge, wrap; negative pads crop) and Tile (wrap with no begin pad):
 // output coordinate c reads input coordinate c - begin mapped into [0, in_dims) per mode, or the
 // fill value (constant mode) when outside on any axis. Rank <= 6. PADS_INPUT: the begin pads are
 // read from an int32 tensor computed at run time (begin[k] is then the slot of axis k, or -1), and
 // with mode bit 4 the fill value from a tensor too.
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {
@@ -64,7 +65,7 @@ void main() {
     return;
   }
 #endif
-#if FP16
+#if TX == 1
   dst[i] = outside ? float16_t(uintBitsToFloat(p.fill)) : src[s];
 #else
   dst[i] = outside ? p.fill : src[s];

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // MaxPool / AveragePool / LpPool with ONNX semantics, one output element per invocation, 1-D to
 // 3-D: padding never wins a max; the average divides by the window positions inside the input, or
 // with count_include_pad by those inside the padded extent [-pad_begin, in + pad_end) (ceil_mode
@@ -9,7 +9,8 @@
 // MaxPool's Indices (WITH_INDICES): the flat index of each maximum in X (the first one wins ties),
 // spatial axes row-major (STORAGE_ORDER 0) or column-major (1), as int32.
 //   binding 0: X [N, C, IZ, IY, IX]; binding 1: Y [N, C, OZ, OY, OX]; binding 2: Indices (like Y).
-#include "nn_common.glsl"
+#include "element_types.glsl"
+#include "linear_index.glsl"
 layout(constant_id = 0) const int MODE = 0;  // 0 max, 1 average, 2 Lp
 layout(constant_id = 1) const int INCLUDE_PAD = 0;
 layout(constant_id = 2) const int P = 2;
@@ -25,8 +26,8 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 layout(push_constant) uniform Params {
   int total;  // N * C * OZ * OY * OX
 } p;
-layout(std430, binding = 0) readonly buffer BufX { sfp x_data[]; };
-layout(std430, binding = 1) writeonly buffer BufY { sfp y_data[]; };
+layout(std430, binding = 0) readonly buffer BufX { elem_t x_data[]; };
+layout(std430, binding = 1) writeonly buffer BufY { elem_t y_data[]; };
 layout(std430, binding = 2) writeonly buffer BufI { int i_data[]; };
 
 // Window positions of one axis inside [-pad_begin, in + pad_end).
@@ -40,7 +41,7 @@ int covered(int start, int k, int d, int pb, int in_extent, int pe) {
 }
 
 void main() {
-  int idx = int(nn_linear_index(256));
+  int idx = int(linear_index(256));
   if (idx >= p.total) return;
   int ox = idx % OX, t = idx / OX;
   int oy = t % OY; t /= OY;
@@ -48,7 +49,7 @@ void main() {
   int plane = t;
   int z0 = oz * SZ - PZ, y0 = oy * SY - PY, x0 = ox * SX - PX;
   int base = plane * (IZ * IY * IX);
-  float acc = MODE == 0 ? NN_LOWEST : 0.0;
+  float acc = MODE == 0 ? F32_LOWEST : 0.0;
   int count = 0, best = 0;
   for (int kz = 0; kz < KZ; ++kz) {
     int iz = z0 + kz * DZ;
@@ -79,6 +80,6 @@ void main() {
   } else if (MODE == 2) {
     acc = P == 1 ? acc : (P == 2 ? sqrt(acc) : pow(acc, 1.0 / float(P)));
   }
-  y_data[idx] = sfp(acc);
+  y_data[idx] = elem_t(acc);
   if (WITH_INDICES != 0) i_data[idx] = plane * (IZ * IY * IX) + best;
 }

@@ -3,7 +3,8 @@
 // acc[n, m, o] = sum over the group's channels and the kernel window of (X - zx) * (W[m] - zw[m]),
 // padding contributing nothing (zero after the shift, as ONNX says). 1 to 3 spatial axes, padded
 // to 3 (depth, height, width) with extent 1; groups, strides, dilations, begin pads.
-#include "more_common.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
 layout(std430, binding = 0) readonly buffer X { int x[]; };
 layout(std430, binding = 1) readonly buffer W { int w[]; };

@@ -3,7 +3,8 @@
 // (B[b, k, j] - zb) in int32, MatMulInteger's output or QLinearMatMul's accumulator. za scalar or
 // per row, zb scalar or per column; the batch offsets of A and B come from a constant table (numpy
 // broadcasting).
-#include "more_common.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
 layout(std430, binding = 0) readonly buffer A { int a[]; };
 layout(std430, binding = 1) readonly buffer B { int bm[]; };

@@ -9,13 +9,15 @@
 //          and zero = clamp(roundEven(-min / scale), 0, 255) into stats[0..1] and outputs 1, 2
 //   mode 3 DynamicQuantizeLinear values from stats
 // Scale and zero point are scalars or per-axis (index (i / inner) % params).
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
-layout(std430, binding = 0) readonly buffer XF { TXS x_float[]; };
+layout(std430, binding = 0) readonly buffer XF { elem_t x_float[]; };
 layout(std430, binding = 1) readonly buffer XI { int x_int[]; };
-layout(std430, binding = 2) buffer S { TXS scale[]; };
+layout(std430, binding = 2) buffer S { elem_t scale[]; };
 layout(std430, binding = 3) buffer Z { int zero[]; };
-layout(std430, binding = 4) writeonly buffer YF { TXS y_float[]; };
+layout(std430, binding = 4) writeonly buffer YF { elem_t y_float[]; };
 layout(std430, binding = 5) writeonly buffer YI { int y_int[]; };
 layout(std430, binding = 6) buffer Stats { float stats[]; };
 
@@ -63,7 +65,7 @@ void main() {
       float z = s == 0.0 ? 0.0 : clamp(roundEven(0.0 - lo_part[0] / s), 0.0, 255.0);
       stats[0] = s;
       stats[1] = z;
-      scale[0] = TXS(s);
+      scale[0] = elem_t(s);
       zero[0] = int(z);
     }
     return;
@@ -81,6 +83,6 @@ void main() {
     float q = float(x_float[i]) / float(scale[at]);
     y_int[i] = saturate(roundEven(q) + float(zp));
   } else {
-    y_float[i] = TXS(float(x_int[i] - zp) * float(scale[at]));
+    y_float[i] = elem_t(float(x_int[i] - zp) * float(scale[at]));
   }
 }

@@ -7,17 +7,19 @@
 // 1 or direction "reverse" walks each sequence backwards from its length). Batches past their
 // sequence length carry the state. GRU without linear_before_reset runs as two phases: phase 1
 // stores z and r * h for every unit, phase 0 then forms the candidate from R * (r * h). fp32 math.
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 #include "recurrent_state.glsl"
 
-layout(std430, binding = 0) readonly buffer X { TXS x[]; };
-layout(std430, binding = 1) readonly buffer W { TXS w[]; };
-layout(std430, binding = 2) readonly buffer R { TXS r[]; };
-layout(std430, binding = 3) readonly buffer B { TXS bias[]; };
+layout(std430, binding = 0) readonly buffer X { elem_t x[]; };
+layout(std430, binding = 1) readonly buffer W { elem_t w[]; };
+layout(std430, binding = 2) readonly buffer R { elem_t r[]; };
+layout(std430, binding = 3) readonly buffer B { elem_t bias[]; };
 layout(std430, binding = 4) readonly buffer L { int lens[]; };
-layout(std430, binding = 5) readonly buffer P { TXS peep[]; };
+layout(std430, binding = 5) readonly buffer P { elem_t peep[]; };
 layout(std430, binding = 6) buffer S { float state[]; };
-layout(std430, binding = 7) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 7) writeonly buffer Y { elem_t y[]; };
 
 // Matches RnnStepPush in recurrent.cpp.
 layout(push_constant) uniform Push {
@@ -139,6 +141,6 @@ void main() {
   state[next + e] = h_new;
   if ((p.flags & 8) != 0) {
     int at = batch_major ? ((b * p.seq + t) * p.dirs + d) * p.hidden : ((t * p.dirs + d) * p.batch + b) * p.hidden;
-    y[at + j] = TXS(h_new);
+    y[at + j] = elem_t(h_new);
   }
 }

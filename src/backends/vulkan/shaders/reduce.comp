@@ -1,12 +1,13 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
-// VARIANT i32 -DI32=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT i32 -DTX=2
 // ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare over any set of axes: `threads`
 // invocations per output stride through its group, then combine in shared memory (a tree).
 // op: 0 sum, 1 mean, 2 max, 3 min, 4 prod, 5 l1, 6 l2, 7 log_sum, 8 log_sum_exp, 9 sum_square.
 // LogSumExp first reduces the max (for stability), then sums exp(v - max).
+#include "element_types.glsl"
 #include "reduce_groups.glsl"
 
 layout(std430, binding = 0) readonly buffer Src { elem_t src[]; };
@@ -54,14 +55,14 @@ void main() {
     acc_t v = acc_t(src[base + red_offset(r)]);
     if (p.op == 5) v = abs(v);
     else if (p.op == 6 || p.op == 9) v = v * v;
-#if !I32
+#if TX != 2
     else if (p.op == 8) v = isinf(m) ? exp(v) : exp(v - m);
 #endif
     a = combine(kind, a, v);
   }
   a = reduce_group(kind, a, lane);
   if (!valid || lane != 0) return;
-#if I32
+#if TX == 2
   if (p.op == 1) a = p.group != 0 ? a / p.group : 0;
   dst[o] = a;
 #else

@@ -1,11 +1,12 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
-// VARIANT i32 -DI32=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT i32 -DTX=2
 // ArgMax (op 0) / ArgMin (op 1) along one axis (the reduced group), int32 indices out. Ties go to
 // the first index, or the last with select_last; `threads` invocations per output meet in shared
 // memory.
+#include "element_types.glsl"
 #include "reduce_groups.glsl"
 
 layout(std430, binding = 0) readonly buffer Src { elem_t src[]; };

@@ -1,8 +1,8 @@
-// Shared by the reduction shaders (red_*): the reduction groups of an input seen as kept axes and
+// Shared by the reduction shaders (reduce, reduce_arg): the reduction groups of an input seen as kept axes and
 // reduced axes (both rank <= 6 after merging neighbours on the host), and `threads` (a power of two
 // dividing 256) invocations per output that meet in shared memory. Accumulation is fp32 for float
-// storage (int for I32).
-#include "mv_common.glsl"
+// storage (int for i32).
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {
@@ -34,7 +34,7 @@ int red_offset(int r) {
   return s;
 }
 
-#if I32
+#if TX == 2
 #define kLowest int(0x80000000)
 #define kHighest 0x7fffffff
 acc_t max_nan(acc_t a, acc_t b) { return max(a, b); }

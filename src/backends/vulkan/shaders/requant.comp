@@ -6,12 +6,14 @@
 //   y = clamp(roundEven((acc + bias[c]) * (sa * sb[c] / sy)) + zy, lo, hi)
 // with the multiplier formed in fp32 as the CPU reference does; sb and bias per tensor or per
 // channel c = (i / inner) % channels.
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
 layout(std430, binding = 0) readonly buffer Acc { int acc[]; };
-layout(std430, binding = 1) readonly buffer SA { TXS sa[]; };
-layout(std430, binding = 2) readonly buffer SB { TXS sb[]; };
-layout(std430, binding = 3) readonly buffer SY { TXS sy[]; };
+layout(std430, binding = 1) readonly buffer SA { elem_t sa[]; };
+layout(std430, binding = 2) readonly buffer SB { elem_t sb[]; };
+layout(std430, binding = 3) readonly buffer SY { elem_t sy[]; };
 layout(std430, binding = 4) readonly buffer ZY { int zy[]; };
 layout(std430, binding = 5) readonly buffer Bias { int bias[]; };
 layout(std430, binding = 6) writeonly buffer Y { int y[]; };

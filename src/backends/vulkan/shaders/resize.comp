@@ -1,14 +1,15 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
-// VARIANT i32 -DI32=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT i32 -DTX=2
 // Resize / Upsample as a separable filter: every resized axis has, per output index, `taps`
 // (input index, weight) pairs planned on the host (any mode: nearest, linear, cubic; any
 // coordinate transformation); an output element sums weight products over the taps of its
 // resized axes. Index -1 in a tap table marks tf_crop_and_resize's outside (extrapolation value).
 // Axes with table offset -1 map 1:1. Nearest (taps == 1) copies the element exactly.
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {
@@ -42,7 +43,7 @@ void main() {
     }
   }
   if (outside) {
-#if I32
+#if TX == 2
     dst[i] = int(roundEven(p.extrapolation));
 #else
     dst[i] = elem_t(p.extrapolation);
@@ -68,7 +69,7 @@ void main() {
     }
     if (w != 0.0) sum += w * float(src[offset]);
   }
-#if I32
+#if TX == 2
   dst[i] = int(roundEven(sum));
 #else
   dst[i] = elem_t(sum);

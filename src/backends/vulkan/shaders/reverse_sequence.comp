@@ -1,11 +1,12 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT b32
-// VARIANT f16 -DFP16=1
+// VARIANT b32 -DTX=0
+// VARIANT f16 -DTX=1
 // ReverseSequence: the input seen as [d0, d1, block] with time and batch the two leading axes (in
 // either order); for batch b the first lens[b] time steps are reversed, the rest copied. Lengths
 // outside [0, time steps] are clamped.
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params { int count, block, d1, time_axis, time_steps; } p;

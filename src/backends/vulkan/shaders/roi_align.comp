@@ -6,12 +6,14 @@
 // bilinear samples on a grid_h x grid_w grid, following ONNX Runtime like the CPU reference:
 // samples beyond one pixel outside the image are 0, max mode takes the largest weighted corner.
 // Batch indices are clamped into range (never read out of bounds). fp32 math.
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
-layout(std430, binding = 0) readonly buffer X { TXS x[]; };
-layout(std430, binding = 1) readonly buffer Rois { TXS rois[]; };
+layout(std430, binding = 0) readonly buffer X { elem_t x[]; };
+layout(std430, binding = 1) readonly buffer Rois { elem_t rois[]; };
 layout(std430, binding = 2) readonly buffer Batch { int batch_index[]; };
-layout(std430, binding = 3) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 3) writeonly buffer Y { elem_t y[]; };
 
 // Matches RoiAlignPush in roi_align.cpp.
 layout(push_constant) uniform Push {
@@ -84,5 +86,5 @@ void main() {
         first = false;
       }
     }
-  y[e] = TXS(p.max_mode == 0 ? acc / count : acc);
+  y[e] = elem_t(p.max_mode == 0 ? acc / count : acc);
 }

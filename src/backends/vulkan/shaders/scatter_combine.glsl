@@ -9,12 +9,12 @@ int combine(int a, int b, int reduction) {
   return b;
 }
 #else
-TXS combine(TXS a, TXS b, int reduction) {
+elem_t combine(elem_t a, elem_t b, int reduction) {
   if (reduction == 0) return b;
   float x = float(a), y = float(b);
-  if (reduction == 1) return TXS(x + y);
-  if (reduction == 2) return TXS(x * y);
-  if (reduction == 3) return TXS(max(x, y));
-  return TXS(min(x, y));
+  if (reduction == 1) return elem_t(x + y);
+  if (reduction == 2) return elem_t(x * y);
+  if (reduction == 3) return elem_t(max(x, y));
+  return elem_t(min(x, y));
 }
 #endif

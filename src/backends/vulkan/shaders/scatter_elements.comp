@@ -1,12 +1,13 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT b32
-// VARIANT f16 -DFP16=1
+// VARIANT b32 -DTX=0
+// VARIANT f16 -DTX=1
 // ScatterElements (reduction none), after the data was copied to the output: update element c
 // (over the indices' shape, rank <= 6) goes to the output at c with c[axis] replaced by idx[c].
 // Negative indices count from the end; out-of-range ones are reported and skipped. Duplicate
 // indices: one of the updates wins (ONNX leaves the order undefined).
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {

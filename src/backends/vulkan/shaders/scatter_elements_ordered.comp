@@ -7,13 +7,15 @@
 // per line of the indices along the axis and applies that line's updates in order, so repeated
 // indices combine (or overwrite) exactly as the sequential ONNX definition does: different lines
 // never write the same output element. Out-of-range indices are reported and skipped.
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 #include "scatter_combine.glsl"
 
-layout(std430, binding = 0) readonly buffer X { TXS x[]; };
+layout(std430, binding = 0) readonly buffer X { elem_t x[]; };
 layout(std430, binding = 1) readonly buffer I { int indices[]; };
-layout(std430, binding = 2) readonly buffer U { TXS updates[]; };
-layout(std430, binding = 3) buffer Y { TXS y[]; };
+layout(std430, binding = 2) readonly buffer U { elem_t updates[]; };
+layout(std430, binding = 3) buffer Y { elem_t y[]; };
 // Index status (Binding::status() in op_kernel.h): the first index outside [-extent, extent)
 // and its extent; the executor throws after the submit, as the CPU kernels do.
 layout(std430, binding = 4) buffer Status { uint status[4]; };
@@ -24,7 +26,7 @@ void report_bad_index(int index, int extent) {
   }
 }
 
-// Matches ScatterElementsPush in scatter_gather.cpp (dims padded with leading 1s to rank 6).
+// Matches ScatterElementsPush in scatter_ordered.cpp (dims padded with leading 1s to rank 6).
 layout(push_constant) uniform Push {
   uint count;  // phase 0: data elements; phase 1: lines
   int phase;

@@ -1,12 +1,13 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT b32
-// VARIANT f16 -DFP16=1
+// VARIANT b32 -DTX=0
+// VARIANT f16 -DTX=1
 // ScatterND (reduction none), after the data was copied to the output: update element i is
 // element e of slice t (i = t * slice + e) and goes to sum_j idx[t * k + j] * strides[j] + e.
 // Negative indices count from the end; out-of-range ones are reported and skipped. Duplicate
 // index tuples: one of the updates wins (ONNX leaves it undefined).
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {

@@ -7,13 +7,15 @@
 // slice and applies the tuples in order, so repeated tuples combine as in the sequential ONNX
 // definition (invocations never share an output element). Out-of-range tuples are reported and
 // skipped.
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 #include "scatter_combine.glsl"
 
-layout(std430, binding = 0) readonly buffer X { TXS x[]; };
+layout(std430, binding = 0) readonly buffer X { elem_t x[]; };
 layout(std430, binding = 1) readonly buffer I { int indices[]; };
-layout(std430, binding = 2) readonly buffer U { TXS updates[]; };
-layout(std430, binding = 3) buffer Y { TXS y[]; };
+layout(std430, binding = 2) readonly buffer U { elem_t updates[]; };
+layout(std430, binding = 3) buffer Y { elem_t y[]; };
 // Index status (Binding::status() in op_kernel.h): the first index outside [-extent, extent)
 // and its extent; the executor throws after the submit, as the CPU kernels do.
 layout(std430, binding = 4) buffer Status { uint status[4]; };
@@ -24,7 +26,7 @@ void report_bad_index(int index, int extent) {
   }
 }
 
-// Matches ScatterNDPush in scatter_gather.cpp.
+// Matches ScatterNDPush in scatter_ordered.cpp.
 layout(push_constant) uniform Push {
   uint count;  // phase 0: data elements; phase 1: slice elements
   int phase;

@@ -1,13 +1,14 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT b32
-// VARIANT f16 -DFP16=1
+// VARIANT b32 -DTX=0
+// VARIANT f16 -DTX=1
 // Slice whose starts (and axes, steps) are computed at run time: each invocation derives the
 // per-axis start and step from the int32 operand tensors (ONNX's clamping rules; int64 values
 // arrive saturated to int32, which clamps the same) and reads its element; the output extents are
 // the bound shape, so `ends` is not needed. Coordinates are clamped into the input (never out of
 // bounds).
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {

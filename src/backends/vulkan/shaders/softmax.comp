@@ -1,11 +1,12 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // Softmax (kind 0), LogSoftmax (1) and Hardmax (2) along rows: row r = (outer, inner position)
 // holds n elements `inner` apart. `threads` invocations per row find the max (NaN ignored, as the
 // CPU reference does), then the sum of exp(v - max), in shared memory; fp32 arithmetic.
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params { int rows, n, inner, threads, kind; } p;

@@ -1,18 +1,19 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT b32
-// VARIANT f16 -DFP16=1
-// VARIANT b32_vec4 -DVEC4=1
-// VARIANT f16_vec4 -DFP16=1 -DVEC4=1
+// VARIANT b32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT b32_vec4 -DTX=0 -DVEC4=1
+// VARIANT f16_vec4 -DTX=1 -DVEC4=1
 // Split in one dispatch (instead of one strided copy per output): the input seen as
 // [outer, axis, inner]; element (o, a, i) goes to output j, the one whose range off[j] <= a <
 // off[j + 1] holds a, at (o, a - off[j], i). Up to 7 outputs (bindings 1..7; unused ones alias
 // output 0 and are never written). VEC4 variants move groups of 4 elements (movement.cpp divides
 // the extents when inner, or every range along a last axis, is a multiple of 4).
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 #if VEC4
 #undef move_t
-#if FP16
+#if TX == 1
 #define move_t uvec2
 #else
 #define move_t uvec4

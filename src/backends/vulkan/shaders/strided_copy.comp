@@ -1,9 +1,9 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT b32
-// VARIANT f16 -DFP16=1
-// VARIANT b32_vec4 -DVEC4=1
-// VARIANT f16_vec4 -DFP16=1 -DVEC4=1
+// VARIANT b32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT b32_vec4 -DTX=0 -DVEC4=1
+// VARIANT f16_vec4 -DTX=1 -DVEC4=1
 // The generic strided copy: the element at coordinate c of a view of extents dims (rank <= 6)
 // moves from src[src_base + sum c[d] * src_strides[d]] to dst[dst_base + sum c[d] * dst_strides[d]].
 // Transpose, Slice (negative strides), Concat and Split (offset regions), Expand (zero strides),
@@ -11,10 +11,11 @@
 // VEC4 variants move groups of 4 elements (16 bytes, or 8 for f16) when the innermost axis is
 // contiguous in both tensors and every offset is a multiple of 4 (strided_copy.cpp converts the
 // view into units of 4): a quarter of the index arithmetic and vector loads.
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 #if VEC4
 #undef move_t
-#if FP16
+#if TX == 1
 #define move_t uvec2
 #else
 #define move_t uvec4

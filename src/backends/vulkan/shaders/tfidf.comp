@@ -5,13 +5,15 @@
 // TfIdfVectorizer: one invocation per output element (row, column) counts, in that row, the
 // occurrences of every pool n-gram of that column at every skip distance (unigrams once), then
 // weighs the count (TF, IDF, TFIDF).
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
 layout(std430, binding = 0) readonly buffer X { int x[]; };
 // [entries] then per entry (n, column, offset into the pool), then the pool.
 layout(std430, binding = 1) readonly buffer Table { int table[]; };
 layout(std430, binding = 2) readonly buffer Weights { float weight[]; };
-layout(std430, binding = 3) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 3) writeonly buffer Y { elem_t y[]; };
 
 // Matches TfIdfPush in tfidf.cpp.
 layout(push_constant) uniform Push {
@@ -42,5 +44,5 @@ void main() {
       }
   }
   float w = weight[column];
-  y[e] = TXS(p.mode == 0 ? tf : (p.mode == 1 ? (tf > 0.0 ? w : 0.0) : tf * w));
+  y[e] = elem_t(p.mode == 0 ? tf : (p.mode == 1 ? (tf > 0.0 ? w : 0.0) : tf * w));
 }

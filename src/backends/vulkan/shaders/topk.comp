@@ -1,13 +1,14 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f32
-// VARIANT f16 -DFP16=1
-// VARIANT i32 -DI32=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// VARIANT i32 -DTX=2
 // TopK along one axis by ranking: invocation (row, e) counts the row's elements that come before
 // element e (by value, largest or smallest first, NaN counted greatest, then by lower index: a
 // strict total order, so ranks are unique) and, when its rank is below k, writes the value and
 // its index to output position `rank`. O(n) per element, no shared state; the output is sorted.
-#include "mv_common.glsl"
+#include "element_types.glsl"
+#include "tensor_index.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params { int count, n, inner, k, largest; } p;
@@ -16,7 +17,7 @@ layout(std430, binding = 1) writeonly buffer Values { elem_t values[]; };
 layout(std430, binding = 2) writeonly buffer Indices { int indices[]; };
 
 bool comes_before(acc_t a, int ia, acc_t b, int ib) {
-#if !I32
+#if TX != 2
   bool na = isnan(a), nb = isnan(b);
   if (na != nb) return p.largest != 0 ? na : nb;
   if (na) return ia < ib;

@@ -1,31 +1,6 @@
-// Shared by the element-wise shaders: storage types chosen per binding by defines (0 = f32,
-// 1 = f16 storage, 2 = int32, which also holds bools and every narrower integer), the linear
-// invocation index, and float helpers with the accuracy the CPU reference has (GLSL has no erf or
-// expm1, and its tanh / exp overflow for large arguments on some drivers).
-#ifndef TA
-#define TA 0
-#endif
-#ifndef TB
-#define TB 0
-#endif
-#ifndef TI
-#define TI 0
-#endif
-#if TA == 1 || TB == 1 || TO == 1 || TI == 1
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#endif
-
-#define STORAGE_0 float
-#define STORAGE_1 float16_t
-#define STORAGE_2 int
-#define STORAGE_OF(t) STORAGE_##t
-#define STORAGE(t) STORAGE_OF(t)
-
-layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
-
-uint linear_index() { return gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * 256u) + gl_GlobalInvocationID.x; }
-
+// Shared by the element-wise shaders: integer wrapping and saturation as the CPU's conversions do,
+// and float helpers with the accuracy the CPU reference has (GLSL has no erf or expm1, and its
+// tanh / exp overflow for large arguments on some drivers).
 // Integer outputs narrower than int32 wrap as C++ conversions do: 1 = uint8, 2 = int8.
 int wrap_int(int v, int wrap) {
   if (wrap == 1) return v & 0xFF;

@@ -1,17 +1,11 @@
-// Shared by the 3x3 conv shaders. Activations are NHWC with channels in blocks of 4 (vec4); the
-// storage type is fp32 or fp16 (FP16=1), arithmetic is always fp32 (ncnn's sfp/afp split).
+// Shared by the fused 3x3 conv shaders (conv_direct, conv_tiled, conv_coopmat, conv_coopmat_up):
+// activations are NHWC with channels in blocks of 4 (elem4_t); the storage type is f32 or f16
+// (TX = 0 / 1), arithmetic is always fp32 (ncnn's sfp/afp split).
 //   binding 0: source A: the conv input, or the low-resolution input when upsample_concat
 //   binding 1: source B: the skip input when upsample_concat (unused otherwise)
 //   binding 2: weights (declared by each shader, its own layout)
 //   binding 3: bias, fp32 vec4 per output block
 //   binding 4: output (H/2 x W/2 when pool)
-#if FP16
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#define sfpvec4 f16vec4
-#else
-#define sfpvec4 vec4
-#endif
 
 layout(push_constant) uniform Params {
   int H, W;           // conv resolution (that of source B when upsample_concat)
@@ -23,10 +17,10 @@ layout(push_constant) uniform Params {
   int n_pad;          // cooperative-matrix kernel: output channels padded to 16
 } p;
 
-layout(std430, binding = 0) readonly buffer SrcA { sfpvec4 src_a[]; };
-layout(std430, binding = 1) readonly buffer SrcB { sfpvec4 src_b[]; };
+layout(std430, binding = 0) readonly buffer SrcA { elem4_t src_a[]; };
+layout(std430, binding = 1) readonly buffer SrcB { elem4_t src_b[]; };
 layout(std430, binding = 3) readonly buffer Bias { vec4 bias[]; };
-layout(std430, binding = 4) writeonly buffer Dst { sfpvec4 dst[]; };
+layout(std430, binding = 4) writeonly buffer Dst { elem4_t dst[]; };
 
 // Input block c4 of the (virtual) conv input at (y, x); zero outside the image (padding 1).
 // With upsample_concat the input is concat(upsample2x_nearest(A), B): blocks [0, cin4_a) come from
