@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
-#include "backends/cpu/reference/onnx_math_util.h"
+#include "backends/cpu/reference/math_util.h"
 
-namespace vx::cpu::math {
+namespace vx::cpu::ref {
 namespace {
 
 // out[i] = op(a[ia], b[ib]) over the broadcast of a and b (out already has the broadcast shape).
@@ -28,7 +28,7 @@ void binary_apply(const Tensor& a, const Tensor& b, Tensor& out, Op op) {
 }
 
 void check_same_dtype(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
-  VX_CHECK(a.dtype() == b.dtype(), InvalidArgument, label(ctx), ": inputs have different element types (",
+  VX_CHECK(a.dtype() == b.dtype(), InvalidArgument, node_label(ctx), ": inputs have different element types (",
            dtype_name(a.dtype()), " and ", dtype_name(b.dtype()), ")");
 }
 
@@ -141,7 +141,7 @@ void bitshift_kernel(KernelContext& ctx) {
   const Tensor& b = ctx.input(1);
   check_same_dtype(ctx, a, b);
   const std::string direction = ctx.node().attrs.get_string("direction", "");
-  VX_CHECK(direction == "LEFT" || direction == "RIGHT", InvalidArgument, label(ctx), ": direction must be LEFT or RIGHT, not '",
+  VX_CHECK(direction == "LEFT" || direction == "RIGHT", InvalidArgument, node_label(ctx), ": direction must be LEFT or RIGHT, not '",
            direction, "'");
   const bool left = direction == "LEFT";
   Tensor& out = ctx.output(0, a.dtype(), broadcast_shapes(a.shape(), b.shape()));
@@ -168,7 +168,7 @@ void prelu_kernel(KernelContext& ctx) {
     slope = slope.reshaped(Shape(dims));
   }
   Shape shape = broadcast_shapes(x.shape(), slope.shape());
-  VX_CHECK(shape == x.shape(), InvalidArgument, label(ctx), ": slope ", slope.shape().str(),
+  VX_CHECK(shape == x.shape(), InvalidArgument, node_label(ctx), ": slope ", slope.shape().str(),
            " does not broadcast to X ", x.shape().str());
   Tensor& out = ctx.output(0, x.dtype(), shape);
   dispatch<kFloat | kSigned>(x.dtype(), ctx, [&](auto t) {
@@ -181,7 +181,7 @@ enum class Fold { min, max, sum, mean };
 
 template <Fold kind>
 void variadic_kernel(KernelContext& ctx) {
-  VX_CHECK(ctx.num_inputs() >= 1 && ctx.has_input(0), InvalidArgument, label(ctx), " needs at least one input");
+  VX_CHECK(ctx.num_inputs() >= 1 && ctx.has_input(0), InvalidArgument, node_label(ctx), " needs at least one input");
   std::vector<Shape> shapes;
   const Tensor& first = ctx.input(0);
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
@@ -211,7 +211,7 @@ void where_kernel(KernelContext& ctx) {
   const Tensor& cond = ctx.input(0);
   const Tensor& x = ctx.input(1);
   const Tensor& y = ctx.input(2);
-  VX_CHECK(cond.dtype() == DType::boolean, InvalidArgument, label(ctx), ": the condition must be bool, not ",
+  VX_CHECK(cond.dtype() == DType::boolean, InvalidArgument, node_label(ctx), ": the condition must be bool, not ",
            dtype_name(cond.dtype()));
   check_same_dtype(ctx, x, y);
   Shape shape = broadcast_shapes({cond.shape(), x.shape(), y.shape()});
@@ -247,4 +247,4 @@ VX_REGISTER_CPU_KERNEL(sum, {"Sum", "reference", 0, nullptr, with_f16_as_f32(var
 VX_REGISTER_CPU_KERNEL(mean, {"Mean", "reference", 0, nullptr, with_f16_as_f32(variadic_kernel<Fold::mean>)});
 VX_REGISTER_CPU_KERNEL(where, {"Where", "reference", 0, nullptr, with_f16_as_f32(where_kernel)});
 
-}  // namespace vx::cpu::math
+}  // namespace vx::cpu::ref

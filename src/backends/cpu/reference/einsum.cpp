@@ -4,19 +4,19 @@
 // double.
 #include <vector>
 
-#include "backends/cpu/reference/onnx_math_util.h"
+#include "backends/cpu/reference/math_util.h"
 #include "ops/einsum_equation.h"
 
-namespace vx::cpu::math {
+namespace vx::cpu::ref {
 namespace {
 
 void einsum_kernel(KernelContext& ctx) {
   std::vector<Shape> shapes;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) shapes.push_back(ctx.input(i).shape());
-  const EinsumEquation eq = parse_einsum_equation(ctx.node().attrs.get_string("equation", ""), shapes, label(ctx));
+  const EinsumEquation eq = parse_einsum_equation(ctx.node().attrs.get_string("equation", ""), shapes, node_label(ctx));
   const DType dtype = ctx.input(0).dtype();
   for (size_t i = 0; i < ctx.num_inputs(); ++i)
-    VX_CHECK(ctx.input(i).dtype() == dtype, InvalidArgument, label(ctx), ": operands differ in type");
+    VX_CHECK(ctx.input(i).dtype() == dtype, InvalidArgument, node_label(ctx), ": operands differ in type");
   const std::vector<int64_t>& dims = eq.extents;
   const std::vector<std::vector<int64_t>>& strides = eq.strides;
   const int64_t summed = eq.summed_count();
@@ -52,4 +52,4 @@ void einsum_kernel(KernelContext& ctx) {
 
 VX_REGISTER_CPU_KERNEL(einsum, {"Einsum", "reference", 0, nullptr, with_f16_as_f32(einsum_kernel)});
 
-}  // namespace vx::cpu::math
+}  // namespace vx::cpu::ref

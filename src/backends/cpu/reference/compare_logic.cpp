@@ -2,9 +2,9 @@
 // logic (Not, And, Or, Xor). All broadcast and produce bool tensors.
 #include <array>
 
-#include "backends/cpu/reference/onnx_math_util.h"
+#include "backends/cpu/reference/math_util.h"
 
-namespace vx::cpu::math {
+namespace vx::cpu::ref {
 namespace {
 
 enum class Cmp { eq, lt, le, gt, ge };
@@ -13,7 +13,7 @@ template <Cmp kind>
 void compare_kernel(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
-  VX_CHECK(a.dtype() == b.dtype(), InvalidArgument, label(ctx), ": inputs have different element types (",
+  VX_CHECK(a.dtype() == b.dtype(), InvalidArgument, node_label(ctx), ": inputs have different element types (",
            dtype_name(a.dtype()), " and ", dtype_name(b.dtype()), ")");
   Shape shape = broadcast_shapes(a.shape(), b.shape());
   Tensor& out = ctx.output(0, DType::boolean, shape);
@@ -42,7 +42,7 @@ template <Logic kind>
 void logic_kernel(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
-  VX_CHECK(a.dtype() == DType::boolean && b.dtype() == DType::boolean, InvalidArgument, label(ctx),
+  VX_CHECK(a.dtype() == DType::boolean && b.dtype() == DType::boolean, InvalidArgument, node_label(ctx),
            ": inputs must be bool");
   Shape shape = broadcast_shapes(a.shape(), b.shape());
   Tensor& out = ctx.output(0, DType::boolean, shape);
@@ -60,7 +60,7 @@ void logic_kernel(KernelContext& ctx) {
 
 void not_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  VX_CHECK(x.dtype() == DType::boolean, InvalidArgument, label(ctx), ": the input must be bool");
+  VX_CHECK(x.dtype() == DType::boolean, InvalidArgument, node_label(ctx), ": the input must be bool");
   Tensor& y = ctx.output(0, DType::boolean, x.shape());
   const uint8_t* in = static_cast<const uint8_t*>(x.raw());
   uint8_t* out = static_cast<uint8_t*>(y.raw());
@@ -80,4 +80,4 @@ VX_REGISTER_CPU_KERNEL(logic_or, {"Or", "reference", 0, nullptr, logic_kernel<Lo
 VX_REGISTER_CPU_KERNEL(logic_xor, {"Xor", "reference", 0, nullptr, logic_kernel<Logic::xor_>});
 VX_REGISTER_CPU_KERNEL(logic_not, {"Not", "reference", 0, nullptr, not_kernel});
 
-}  // namespace vx::cpu::math
+}  // namespace vx::cpu::ref

@@ -7,11 +7,11 @@
 #include <limits>
 #include <optional>
 
-#include "backends/cpu/reference/onnx_math_util.h"
+#include "backends/cpu/reference/math_util.h"
 #include "core/half.h"
 #include "ops/onnx_dtype.h"
 
-namespace vx::cpu::math {
+namespace vx::cpu::ref {
 namespace {
 
 template <class T>
@@ -67,7 +67,7 @@ void cast_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   int64_t to = ctx.node().attrs.get_int("to", -1);
   std::optional<DType> target = dtype_from_onnx(to);
-  VX_CHECK(target.has_value(), Unsupported, label(ctx), ": cast to ONNX data type ", to, " is not supported");
+  VX_CHECK(target.has_value(), Unsupported, node_label(ctx), ": cast to ONNX data type ", to, " is not supported");
   Tensor& y = ctx.output(0, *target, x.shape());
   convert(x, y, ctx);
 }
@@ -83,4 +83,4 @@ void cast_like_kernel(KernelContext& ctx) {
 VX_REGISTER_CPU_KERNEL(cast, {"Cast", "reference", 0, nullptr, cast_kernel});
 VX_REGISTER_CPU_KERNEL(cast_like, {"CastLike", "reference", 0, nullptr, cast_like_kernel});
 
-}  // namespace vx::cpu::math
+}  // namespace vx::cpu::ref

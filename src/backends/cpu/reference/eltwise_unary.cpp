@@ -7,9 +7,9 @@
 #include <cstring>
 #include <limits>
 
-#include "backends/cpu/reference/onnx_math_util.h"
+#include "backends/cpu/reference/math_util.h"
 
-namespace vx::cpu::math {
+namespace vx::cpu::ref {
 namespace {
 
 // A float-only op: out = f(x, attrs).
@@ -17,7 +17,7 @@ template <class MakeFn>
 KernelFn float_unary(MakeFn make_fn) {
   return with_f16_as_f32([make_fn](KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
-    VX_CHECK(x.dtype() == DType::f32, Unsupported, label(ctx), ": element type ", dtype_name(x.dtype()),
+    VX_CHECK(x.dtype() == DType::f32, Unsupported, node_label(ctx), ": element type ", dtype_name(x.dtype()),
              " is not supported (floats only)");
     auto f = make_fn(ctx.node().attrs);
     Tensor& y = ctx.output(0, DType::f32, x.shape());
@@ -97,7 +97,7 @@ void clip_kernel(KernelContext& ctx) {
       for (size_t i : {size_t(1), size_t(2)}) {
         if (!ctx.has_input(i)) continue;
         const Tensor& bound = ctx.input(i);
-        VX_CHECK(bound.numel() == 1 && bound.dtype() == x.dtype(), InvalidArgument, label(ctx), ": ",
+        VX_CHECK(bound.numel() == 1 && bound.dtype() == x.dtype(), InvalidArgument, node_label(ctx), ": ",
                  i == 1 ? "min" : "max", " must be a scalar of the input's type");
         (i == 1 ? lo : hi) = bound.data<T>()[0];
       }
@@ -118,14 +118,14 @@ void clip_kernel(KernelContext& ctx) {
 
 void is_nan_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  VX_CHECK(x.dtype() == DType::f32, Unsupported, label(ctx), ": floats only");
+  VX_CHECK(x.dtype() == DType::f32, Unsupported, node_label(ctx), ": floats only");
   Tensor& y = ctx.output(0, DType::boolean, x.shape());
   for (int64_t i = 0; i < x.numel(); ++i) y.data<bool>()[i] = std::isnan(x.data<float>()[i]);
 }
 
 void is_inf_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  VX_CHECK(x.dtype() == DType::f32, Unsupported, label(ctx), ": floats only");
+  VX_CHECK(x.dtype() == DType::f32, Unsupported, node_label(ctx), ": floats only");
   const bool negative = ctx.node().attrs.get_int("detect_negative", 1) != 0;
   const bool positive = ctx.node().attrs.get_int("detect_positive", 1) != 0;
   Tensor& y = ctx.output(0, DType::boolean, x.shape());
@@ -146,7 +146,7 @@ void copy_input(KernelContext& ctx) {
 void dropout_kernel(KernelContext& ctx) {
   const bool training = ctx.opset() >= 12 ? scalar_input(ctx, 2, 0.0) != 0 : false;
   const double ratio = ctx.opset() >= 12 ? scalar_input(ctx, 1, 0.5) : ctx.node().attrs.get_float("ratio", 0.5f);
-  VX_CHECK(!training || ratio == 0, Unsupported, label(ctx), ": training-mode dropout (random) is not supported");
+  VX_CHECK(!training || ratio == 0, Unsupported, node_label(ctx), ": training-mode dropout (random) is not supported");
   copy_input(ctx);
   if (ctx.num_outputs() > 1 && ctx.node().outputs[1] != kNoValue) {
     const Tensor& x = ctx.input(0);
@@ -248,4 +248,4 @@ VX_REGISTER_CPU_KERNEL(is_inf, {"IsInf", "reference", 0, nullptr, with_f16_as_f3
 VX_REGISTER_CPU_KERNEL(identity, {"Identity", "reference", 0, nullptr, copy_input});
 VX_REGISTER_CPU_KERNEL(dropout, {"Dropout", "reference", 0, nullptr, dropout_kernel});
 
-}  // namespace vx::cpu::math
+}  // namespace vx::cpu::ref

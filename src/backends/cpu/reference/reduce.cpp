@@ -1,16 +1,14 @@
-// Reference kernels for ONNX's reductions along axes: Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,
-// LogSumExp,SumSquare}, ArgMax, ArgMin, Softmax, LogSoftmax, Hardmax and CumSum. Accumulation is
-// in double. Opset differences handled here: Reduce* axes from the attribute (ReduceSum < 13,
-// the others < 18) or from input 1 (later), noop_with_empty_axes; Softmax-family < 13 coerces the
-// input to 2-D at `axis` (default 1), 13+ works along one axis (default -1).
+// Reference reductions along axes: Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,LogSumExp,SumSquare},
+// ArgMax and ArgMin. Accumulation is in double. Opset differences handled here: Reduce* axes from
+// the attribute (ReduceSum < 13, the others < 18) or from input 1 (later), noop_with_empty_axes.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 
-#include "backends/cpu/reference/onnx_math_util.h"
+#include "backends/cpu/reference/math_util.h"
 
-namespace vx::cpu::math {
+namespace vx::cpu::ref {
 namespace {
 
 enum class Reduce { sum, mean, max, min, prod, l1, l2, log_sum, log_sum_exp, sum_square };
@@ -41,7 +39,7 @@ ReduceAxes reduce_axes(const KernelContext& ctx, int64_t rank) {
     }
     return result;
   }
-  for (int64_t a : axes) result.reduced[size_t(normalize_axis(a, rank, "axes"))] = 1;
+  for (int64_t a : axes) result.reduced[size_t(cpu::normalize_axis(a, rank, "axes"))] = 1;
   return result;
 }
 
@@ -122,29 +120,15 @@ void reduce_kernel(KernelContext& ctx) {
   });
 }
 
-// Splits a shape around `axis` into (outer, n, inner) for axis-wise loops.
-struct AxisSplit {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-AxisSplit split_at(const Shape& s, int64_t axis) {
-  AxisSplit r;
-  for (int64_t d = 0; d < int64_t(s.rank()); ++d) {
-    if (d < axis) r.outer *= s[size_t(d)];
-    else if (d == axis) r.n = s[size_t(d)];
-    else r.inner *= s[size_t(d)];
-  }
-  return r;
-}
-
 template <bool is_max>
 void arg_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const int64_t rank = int64_t(x.rank());
-  const int64_t axis = normalize_axis(ctx.node().attrs.get_int("axis", 0), rank);
+  const int64_t axis = cpu::normalize_axis(ctx.node().attrs.get_int("axis", 0), rank);
   const bool keepdims = ctx.node().attrs.get_int("keepdims", 1) != 0;
   const bool last = ctx.node().attrs.get_int("select_last_index", 0) != 0;
   AxisSplit s = split_at(x.shape(), axis);
-  VX_CHECK(s.n > 0, InvalidArgument, label(ctx), ": cannot take the arg", is_max ? "max" : "min", " of an empty axis");
+  VX_CHECK(s.n > 0, InvalidArgument, node_label(ctx), ": cannot take the arg", is_max ? "max" : "min", " of an empty axis");
   std::vector<int64_t> dims = x.shape().dims();
   if (keepdims) dims[size_t(axis)] = 1;
   else dims.erase(dims.begin() + axis);
@@ -167,77 +151,6 @@ void arg_kernel(KernelContext& ctx) {
   });
 }
 
-enum class SoftKind { softmax, log_softmax, hardmax };
-
-template <SoftKind kind>
-void softmax_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  VX_CHECK(x.dtype() == DType::f32, Unsupported, label(ctx), ": floats only");
-  const int64_t rank = int64_t(x.rank());
-  const bool legacy = ctx.opset() > 0 && ctx.opset() < 13;
-  const int64_t axis = normalize_axis(ctx.node().attrs.get_int("axis", legacy ? 1 : -1), rank);
-  AxisSplit s = split_at(x.shape(), axis);
-  if (legacy) {  // coerce to 2-D: [prod(dims before axis), prod(dims from axis)]
-    s.n *= s.inner;
-    s.inner = 1;
-  }
-  Tensor& y = ctx.output(0, DType::f32, x.shape());
-  const float* in = x.data<float>();
-  float* out = y.data<float>();
-  for (int64_t o = 0; o < s.outer; ++o)
-    for (int64_t i = 0; i < s.inner; ++i) {
-      const float* p = in + o * s.n * s.inner + i;
-      float* q = out + o * s.n * s.inner + i;
-      float m = -std::numeric_limits<float>::infinity();
-      int64_t arg = 0;
-      for (int64_t k = 0; k < s.n; ++k)
-        if (p[k * s.inner] > m) m = p[k * s.inner], arg = k;
-      if constexpr (kind == SoftKind::hardmax) {
-        for (int64_t k = 0; k < s.n; ++k) q[k * s.inner] = k == arg ? 1.0f : 0.0f;
-        continue;
-      }
-      double sum = 0;
-      for (int64_t k = 0; k < s.n; ++k) sum += std::exp(double(p[k * s.inner]) - m);
-      for (int64_t k = 0; k < s.n; ++k) {
-        double v = double(p[k * s.inner]) - m;
-        if constexpr (kind == SoftKind::softmax) q[k * s.inner] = float(std::exp(v) / sum);
-        else q[k * s.inner] = float(v - std::log(sum));
-      }
-    }
-}
-
-void cumsum_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  std::vector<int64_t> axis_v = int_values(ctx.input(1), ctx, "axis");
-  VX_CHECK(axis_v.size() == 1, InvalidArgument, label(ctx), ": axis must be a scalar");
-  const int64_t axis = normalize_axis(axis_v[0], int64_t(x.rank()));
-  const bool exclusive = ctx.node().attrs.get_int("exclusive", 0) != 0;
-  const bool reverse = ctx.node().attrs.get_int("reverse", 0) != 0;
-  AxisSplit s = split_at(x.shape(), axis);
-  Tensor& y = ctx.output(0, x.dtype(), x.shape());
-  dispatch<kNumeric>(x.dtype(), ctx, [&](auto t) {
-    using T = decltype(t);
-    const T* in = x.data<T>();
-    T* out = y.data<T>();
-    for (int64_t o = 0; o < s.outer; ++o)
-      for (int64_t i = 0; i < s.inner; ++i) {
-        const int64_t base = o * s.n * s.inner + i;
-        T acc = T(0);
-        for (int64_t j = 0; j < s.n; ++j) {
-          int64_t k = reverse ? s.n - 1 - j : j;
-          T v = in[base + k * s.inner];
-          if (exclusive) {
-            out[base + k * s.inner] = acc;
-            acc = T(acc + v);
-          } else {
-            acc = T(acc + v);
-            out[base + k * s.inner] = acc;
-          }
-        }
-      }
-  });
-}
-
 }  // namespace
 
 VX_REGISTER_CPU_KERNEL(reduce_sum, {"ReduceSum", "reference", 0, nullptr, with_f16_as_f32(reduce_kernel<Reduce::sum>)});
@@ -255,10 +168,5 @@ VX_REGISTER_CPU_KERNEL(reduce_sum_square, {"ReduceSumSquare", "reference", 0, nu
                                            with_f16_as_f32(reduce_kernel<Reduce::sum_square>)});
 VX_REGISTER_CPU_KERNEL(arg_max, {"ArgMax", "reference", 0, nullptr, with_f16_as_f32(arg_kernel<true>)});
 VX_REGISTER_CPU_KERNEL(arg_min, {"ArgMin", "reference", 0, nullptr, with_f16_as_f32(arg_kernel<false>)});
-VX_REGISTER_CPU_KERNEL(softmax, {"Softmax", "reference", 0, nullptr, with_f16_as_f32(softmax_kernel<SoftKind::softmax>)});
-VX_REGISTER_CPU_KERNEL(log_softmax, {"LogSoftmax", "reference", 0, nullptr,
-                                     with_f16_as_f32(softmax_kernel<SoftKind::log_softmax>)});
-VX_REGISTER_CPU_KERNEL(hardmax, {"Hardmax", "reference", 0, nullptr, with_f16_as_f32(softmax_kernel<SoftKind::hardmax>)});
-VX_REGISTER_CPU_KERNEL(cumsum, {"CumSum", "reference", 0, nullptr, with_f16_as_f32(cumsum_kernel)});
 
-}  // namespace vx::cpu::math
+}  // namespace vx::cpu::ref

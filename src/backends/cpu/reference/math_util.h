@@ -1,6 +1,6 @@
-// Helpers for the element-wise / math reference kernels (onnx_elementwise, onnx_unary, onnx_reduce,
-// onnx_compare_logic, onnx_cast): dtype dispatch, float16 handled by computing in float32, and
-// error labels. Kernels here are written once as templates over the element type.
+// Helpers for the reference kernels written once as templates over the element type (eltwise_binary,
+// eltwise_unary, reduce, softmax, cumsum, compare_logic, cast, ...): dtype dispatch, float16
+// handled by computing in float32, scalar and integer inputs, axis-wise loops.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -12,12 +12,11 @@
 
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/broadcast.h"
+#include "backends/cpu/reference/kernel_util.h"
 #include "core/error.h"
 #include "core/tensor.h"
 
-namespace vx::cpu::math {
-
-inline std::string label(const KernelContext& ctx) { return cat(ctx.node().op, " '", ctx.node().name, "'"); }
+namespace vx::cpu::ref {
 
 // Calls fn(T{}) with T the C++ type of `dtype` (f16 excluded: see with_f16_as_f32).
 // Which families are allowed is the caller's choice; an excluded dtype is Unsupported.
@@ -35,7 +34,7 @@ void dispatch(DType dtype, const KernelContext& ctx, Fn&& fn) {
     case DType::boolean: if constexpr ((allowed & kBool) != 0) return fn(bool{}); break;
     case DType::f16: break;
   }
-  fail(ErrorCode::Unsupported, cat(label(ctx), ": element type ", dtype_name(dtype), " is not supported"));
+  fail(ErrorCode::Unsupported, cat(node_label(ctx), ": element type ", dtype_name(dtype), " is not supported"));
 }
 
 // A view of a kernel context in which float16 inputs read as float32 and float32 outputs are
@@ -101,13 +100,27 @@ KernelFn with_f16_as_f32(Kernel kernel) {
 inline double scalar_input(const KernelContext& ctx, size_t i, double fallback) {
   if (!ctx.has_input(i)) return fallback;
   const Tensor& t = ctx.input(i);
-  VX_CHECK(t.numel() == 1, InvalidArgument, label(ctx), ": input ", i, " must be a scalar, not ", t.shape().str());
+  VX_CHECK(t.numel() == 1, InvalidArgument, node_label(ctx), ": input ", i, " must be a scalar, not ", t.shape().str());
   return t.get(0);
+}
+
+// Splits a shape around `axis` into (outer, n, inner) for axis-wise loops.
+struct AxisSplit {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+inline AxisSplit split_at(const Shape& s, int64_t axis) {
+  AxisSplit r;
+  for (int64_t d = 0; d < int64_t(s.rank()); ++d) {
+    if (d < axis) r.outer *= s[size_t(d)];
+    else if (d == axis) r.n = s[size_t(d)];
+    else r.inner *= s[size_t(d)];
+  }
+  return r;
 }
 
 // Integer tensor elements as int64 (for axes / shapes given as inputs).
 inline std::vector<int64_t> int_values(const Tensor& t, const KernelContext& ctx, const char* what) {
-  VX_CHECK(t.dtype() == DType::i64 || t.dtype() == DType::i32, InvalidArgument, label(ctx), ": ", what,
+  VX_CHECK(t.dtype() == DType::i64 || t.dtype() == DType::i32, InvalidArgument, node_label(ctx), ": ", what,
            " must be an int64 tensor, not ", dtype_name(t.dtype()));
   std::vector<int64_t> v(size_t(t.numel()));
   for (size_t i = 0; i < v.size(); ++i)
@@ -115,4 +128,4 @@ inline std::vector<int64_t> int_values(const Tensor& t, const KernelContext& ctx
   return v;
 }
 
-}  // namespace vx::cpu::math
+}  // namespace vx::cpu::ref

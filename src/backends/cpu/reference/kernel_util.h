@@ -1,5 +1,5 @@
-// Small helpers shared by the ONNX reference kernels (shape, NN, pool, resize, TopK): axis
-// normalisation, reading integer tensors, row-major strides, float views of any tensor, and a
+// Small helpers shared by the reference kernels: op labels, axis normalisation, reading integer
+// tensors, row-major strides and coordinates, index checks, float views of any tensor, and a
 // strided element copy that Transpose, Slice, Expand and DepthToSpace all reduce to.
 // Broadcasting itself comes from broadcast.h.
 #pragma once
@@ -97,6 +97,21 @@ inline int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t en
   int64_t p = 1;
   for (size_t i = begin; i < end && i < dims.size(); ++i) p *= dims[i];
   return p;
+}
+
+// An index in [-extent, extent) mapped onto [0, extent); errors name the op.
+inline int64_t checked_index(int64_t i, int64_t extent, const KernelContext& ctx) {
+  VX_CHECK(i >= -extent && i < extent, InvalidArgument, node_label(ctx), ": index ", i,
+           " is out of range for extent ", extent);
+  return i < 0 ? i + extent : i;
+}
+
+// Converts a linear index into coordinates for the given strides (row-major, dense).
+inline void unravel(int64_t linear, const std::vector<int64_t>& strides, std::vector<int64_t>& coord) {
+  for (size_t d = 0; d < strides.size(); ++d) {
+    coord[d] = linear / strides[d];
+    linear -= coord[d] * strides[d];
+  }
 }
 
 // Copies elements (of `elem` bytes) into a dense row-major `out` of extents `out_dims`, where the

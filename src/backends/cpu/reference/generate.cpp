@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "backends/cpu/reference/onnx_math_util.h"
+#include "backends/cpu/reference/math_util.h"
 
-namespace vx::cpu::math {
+namespace vx::cpu::ref {
 namespace {
 
 void shape_kernel(KernelContext& ctx) {
@@ -30,9 +30,9 @@ void size_kernel(KernelContext& ctx) {
 void constant_of_shape_kernel(KernelContext& ctx) {
   std::vector<int64_t> dims = int_values(ctx.input(0), ctx, "shape");
   for (int64_t d : dims)
-    VX_CHECK(d >= 0, InvalidArgument, label(ctx), ": negative extent ", d, " in the requested shape");
+    VX_CHECK(d >= 0, InvalidArgument, node_label(ctx), ": negative extent ", d, " in the requested shape");
   Tensor value = ctx.node().attrs.has("value") ? ctx.node().attrs.get_tensor("value") : Tensor::from<float>({1}, {0.0f});
-  VX_CHECK(value.numel() == 1, InvalidArgument, label(ctx), ": value must hold one element, not ", value.numel());
+  VX_CHECK(value.numel() == 1, InvalidArgument, node_label(ctx), ": value must hold one element, not ", value.numel());
   Tensor& y = ctx.output(0, value.dtype(), Shape(dims));
   const size_t elem = dtype_size(value.dtype());
   char* out = static_cast<char*>(y.raw());
@@ -42,15 +42,15 @@ void constant_of_shape_kernel(KernelContext& ctx) {
 void range_kernel(KernelContext& ctx) {
   const Tensor& start_t = ctx.input(0);
   for (size_t i = 0; i < 3; ++i) {
-    VX_CHECK(ctx.input(i).numel() == 1, InvalidArgument, label(ctx), ": input ", i, " must be a scalar");
-    VX_CHECK(ctx.input(i).dtype() == start_t.dtype(), InvalidArgument, label(ctx), ": inputs differ in type");
+    VX_CHECK(ctx.input(i).numel() == 1, InvalidArgument, node_label(ctx), ": input ", i, " must be a scalar");
+    VX_CHECK(ctx.input(i).dtype() == start_t.dtype(), InvalidArgument, node_label(ctx), ": inputs differ in type");
   }
   dispatch<kFloat | kSigned>(start_t.dtype(), ctx, [&](auto t) {
     using T = decltype(t);
     T start = ctx.input(0).data<T>()[0], limit = ctx.input(1).data<T>()[0], delta = ctx.input(2).data<T>()[0];
-    VX_CHECK(delta != 0, InvalidArgument, label(ctx), ": delta must not be 0");
+    VX_CHECK(delta != 0, InvalidArgument, node_label(ctx), ": delta must not be 0");
     double count = std::ceil((double(limit) - double(start)) / double(delta));
-    VX_CHECK(!std::isnan(count) && count < double(int64_t(1) << 40), InvalidArgument, label(ctx),
+    VX_CHECK(!std::isnan(count) && count < double(int64_t(1) << 40), InvalidArgument, node_label(ctx),
              ": the range holds too many elements");
     int64_t n = std::max<int64_t>(int64_t(count), 0);
     Tensor& y = ctx.output(0, start_t.dtype(), Shape{n});
@@ -88,7 +88,7 @@ enum class Window { hann, hamming, blackman };
 template <Window kind>
 void window_kernel(KernelContext& ctx) {
   std::vector<int64_t> size_v = int_values(ctx.input(0), ctx, "size");
-  VX_CHECK(size_v.size() == 1 && size_v[0] >= 0 && size_v[0] < (int64_t(1) << 31), InvalidArgument, label(ctx),
+  VX_CHECK(size_v.size() == 1 && size_v[0] >= 0 && size_v[0] < (int64_t(1) << 31), InvalidArgument, node_label(ctx),
            ": size must be a non-negative scalar");
   const int64_t n = size_v[0];
   const bool periodic = ctx.node().attrs.get_int("periodic", 1) != 0;
@@ -96,7 +96,7 @@ void window_kernel(KernelContext& ctx) {
   DType dtype = out_type == 1 || out_type == 11 ? DType::f32 : out_type == 7 ? DType::i64 : out_type == 6 ? DType::i32
                                                                                               : DType::f16;
   VX_CHECK(out_type == 1 || out_type == 11 || out_type == 7 || out_type == 6 || out_type == 10, Unsupported,
-           label(ctx), ": output_datatype ", out_type, " is not supported");
+           node_label(ctx), ": output_datatype ", out_type, " is not supported");
   Tensor& y = ctx.output(0, dtype, Shape{n});
   const double denom = double(periodic ? n : n - 1);
   const double two_pi = 2.0 * 3.14159265358979323846;
@@ -121,4 +121,4 @@ VX_REGISTER_CPU_KERNEL(constant_of_shape, {"ConstantOfShape", "reference", 0, nu
 VX_REGISTER_CPU_KERNEL(range, {"Range", "reference", 0, nullptr, range_kernel});
 VX_REGISTER_CPU_KERNEL(nonzero, {"NonZero", "reference", 0, nullptr, with_f16_as_f32(nonzero_kernel)});
 
-}  // namespace vx::cpu::math
+}  // namespace vx::cpu::ref

@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "backends/cpu/kernel_registry.h"
-#include "backends/cpu/reference/onnx_kernel_util.h"
+#include "backends/cpu/reference/kernel_util.h"
 
 namespace vx::cpu::ref {
 namespace {

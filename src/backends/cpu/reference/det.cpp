@@ -3,15 +3,15 @@
 #include <cmath>
 #include <utility>
 
-#include "backends/cpu/reference/onnx_math_util.h"
+#include "backends/cpu/reference/math_util.h"
 
-namespace vx::cpu::math {
+namespace vx::cpu::ref {
 namespace {
 
 void det_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  VX_CHECK(x.dtype() == DType::f32, Unsupported, label(ctx), ": floats only");
-  VX_CHECK(x.rank() >= 2 && x.dim(x.rank() - 1) == x.dim(x.rank() - 2), InvalidArgument, label(ctx),
+  VX_CHECK(x.dtype() == DType::f32, Unsupported, node_label(ctx), ": floats only");
+  VX_CHECK(x.rank() >= 2 && x.dim(x.rank() - 1) == x.dim(x.rank() - 2), InvalidArgument, node_label(ctx),
            ": the input must be [..., M, M], not ", x.shape().str());
   const int64_t m = x.dim(x.rank() - 1);
   std::vector<int64_t> batch_dims(x.shape().dims().begin(), x.shape().dims().end() - 2);
@@ -48,4 +48,4 @@ void det_kernel(KernelContext& ctx) {
 
 VX_REGISTER_CPU_KERNEL(det, {"Det", "reference", 0, nullptr, with_f16_as_f32(det_kernel)});
 
-}  // namespace vx::cpu::math
+}  // namespace vx::cpu::ref

@@ -1,10 +1,10 @@
 // Reference kernels for ONNX ops that select or place elements by position: Trilu, OneHot,
-// Compress, EyeLike and ReverseSequence. Like the shape ops they move bytes where they can, so
-// they work for every dtype.
+// Compress and EyeLike. Like the movement ops they move bytes where they can, so they work for
+// every dtype.
 #include <cstring>
 
 #include "backends/cpu/kernel_registry.h"
-#include "backends/cpu/reference/onnx_kernel_util.h"
+#include "backends/cpu/reference/kernel_util.h"
 #include "ops/onnx_dtype.h"
 
 namespace vx::cpu::ref {
@@ -108,44 +108,11 @@ void eye_like_kernel(KernelContext& ctx) {
     for (int64_t j = 0; j < x.dim(1); ++j) y.set(i * x.dim(1) + j, j - i == k ? 1.0 : 0.0);
 }
 
-void reverse_sequence_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  std::vector<int64_t> lens = read_ints(ctx.input(1));
-  const Attributes& attrs = ctx.node().attrs;
-  int64_t rank = int64_t(x.rank());
-  VX_CHECK(rank >= 2, InvalidArgument, node_label(ctx), ": input must have rank >= 2");
-  size_t batch_axis = size_t(normalize_axis(attrs.get_int("batch_axis", 1), rank, ctx));
-  size_t time_axis = size_t(normalize_axis(attrs.get_int("time_axis", 0), rank, ctx));
-  VX_CHECK(batch_axis != time_axis && (batch_axis <= 1 && time_axis <= 1), InvalidArgument, node_label(ctx),
-           ": batch_axis and time_axis must be 0 and 1 in some order");
-  VX_CHECK(int64_t(lens.size()) == x.dim(batch_axis), InvalidArgument, node_label(ctx), ": ", lens.size(),
-           " sequence lengths for a batch of ", x.dim(batch_axis));
-  Tensor& y = ctx.output(0, x.dtype(), x.shape());
-  std::vector<int64_t> strides = strides_of(x.shape());
-  size_t block = size_t(strides[1]) * dtype_size(x.dtype());  // everything after the two leading axes
-  const char* src = static_cast<const char*>(x.raw());
-  char* dst = static_cast<char*>(y.raw());
-  for (int64_t b = 0; b < x.dim(batch_axis); ++b) {
-    int64_t len = lens[size_t(b)];
-    VX_CHECK(len >= 0 && len <= x.dim(time_axis), InvalidArgument, node_label(ctx), ": sequence length ", len,
-             " is out of range");
-    for (int64_t t = 0; t < x.dim(time_axis); ++t) {
-      int64_t from = t < len ? len - 1 - t : t;
-      auto offset = [&](int64_t time) {
-        return (batch_axis == 0 ? b * strides[0] + time * strides[1] : time * strides[0] + b * strides[1]) *
-               int64_t(dtype_size(x.dtype()));
-      };
-      std::memcpy(dst + offset(t), src + offset(from), block);
-    }
-  }
-}
-
 }  // namespace
 
 VX_REGISTER_CPU_KERNEL(trilu, {"Trilu", "reference", 0, nullptr, trilu_kernel});
 VX_REGISTER_CPU_KERNEL(one_hot, {"OneHot", "reference", 0, nullptr, one_hot_kernel});
 VX_REGISTER_CPU_KERNEL(compress, {"Compress", "reference", 0, nullptr, compress_kernel});
 VX_REGISTER_CPU_KERNEL(eye_like, {"EyeLike", "reference", 0, nullptr, eye_like_kernel});
-VX_REGISTER_CPU_KERNEL(reverse_sequence, {"ReverseSequence", "reference", 0, nullptr, reverse_sequence_kernel});
 
 }  // namespace vx::cpu::ref
