@@ -1,6 +1,4 @@
-#include "backends/cpu/fast/onednn_fused_conv.h"
-
-#include <dlfcn.h>
+#include "backends/cpu/fast/fused_conv_onednn.h"
 
 #include <cstring>
 #include <dnnl.hpp>
@@ -392,13 +390,6 @@ bool constant_f32(const Graph& graph, ValueId id) {
 }
 
 }  // namespace
-
-void set_onednn_threads(int threads) {
-  // Debian's oneDNN uses GNU OpenMP, which libdnnl already loaded; look it up rather than link it.
-  using SetThreads = void (*)(int);
-  static SetThreads set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  if (set && threads > 0) set(threads);
-}
 
 Layout onednn_working_layout(const Node& node, const Graph& graph) {
   try {

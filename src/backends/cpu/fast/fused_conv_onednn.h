@@ -24,7 +24,5 @@ bool onednn_fused_conv_supports(const Node& node, const Graph& graph);
 // The scratch bytes one run of this (annotated) node needs: the packed NHWC source when the input
 // is NCHW or upsample_concat is set, the full-size conv output when pooling or writing NCHW.
 size_t onednn_fused_conv_scratch_bytes(const Node& node, const Graph& graph);
-// Sets the number of OpenMP threads oneDNN uses from now on in the calling thread.
-void set_onednn_threads(int threads);
 
 }  // namespace vx::cpu::fast

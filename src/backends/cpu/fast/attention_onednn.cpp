@@ -8,7 +8,6 @@
 
 #include "backends/cpu/fast/cpu_layout.h"
 #include "backends/cpu/fast/onednn_common.h"
-#include "backends/cpu/fast/onednn_fused_conv.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
 #include "ops/fused_ops.h"
