@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "backends/vulkan/kernels/nn_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "ops/fused_ops.h"
 
@@ -74,9 +74,9 @@ bool bshd_layout(const OpInfo& info, const char* attr) {
 OpPlan plan_attention(const OpInfo& info) {
   for (size_t i = 0; i < 3; ++i)
     if (!info.has_input(i)) decline(info, "input ", i, " is missing");
-  const DeviceType storage = nn::float_storage(info, 0);
+  const DeviceType storage = float_storage(info, 0);
   for (size_t i = 1; i < info.inputs.size(); ++i)
-    if (info.has_input(i) && nn::float_storage(info, i) != storage) decline(info, "inputs of different types");
+    if (info.has_input(i) && float_storage(info, i) != storage) decline(info, "inputs of different types");
   const OpTensor &qt = info.inputs[0], &kt = info.inputs[1], &vt = info.inputs[2], &yt = info.outputs[0];
   if (yt.device != storage) decline(info, "output of another storage type");
   if (qt.shape.rank() < 2 || kt.shape.rank() < 2 || vt.shape.rank() < 2)

@@ -11,9 +11,10 @@
 #include <cstdlib>
 
 #include "backends/vulkan/kernels/gemm_plan.h"
+#include "backends/vulkan/kernels/pool.h"
 #include "ops/fused_ops.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 namespace {
 
 int add_constant(OpPlan& plan, const Tensor& t, DeviceType storage) {
@@ -249,8 +250,8 @@ OpPlan plan_conv_transpose(const OpInfo& info) {
 
 }  // namespace
 
-VX_REGISTER_VK_OP(nn_conv, {"Conv", "", 0, plan_conv});
-VX_REGISTER_VK_OP(nn_fused_conv, {kFusedConv, "", 0, plan_fused_conv});
-VX_REGISTER_VK_OP(nn_conv_transpose, {"ConvTranspose", "", 0, plan_conv_transpose});
+VX_REGISTER_VK_OP(conv, {"Conv", "", 0, plan_conv});
+VX_REGISTER_VK_OP(fused_conv, {kFusedConv, "", 0, plan_fused_conv});
+VX_REGISTER_VK_OP(conv_transpose, {"ConvTranspose", "", 0, plan_conv_transpose});
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

@@ -7,7 +7,7 @@
 
 #include "backends/vulkan/context.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 namespace {
 
 // Mirrors the push-constant block of shaders/gemm_io.glsl.
@@ -234,4 +234,4 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   return variant;
 }
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

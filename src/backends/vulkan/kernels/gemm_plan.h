@@ -1,4 +1,4 @@
-// The one GEMM of the Vulkan math ops (shaders/gemm.comp, gemm_coopmat.comp), shared by
+// The one GEMM of the Vulkan backend (shaders/gemm*.comp), shared by
 // MatMul, Gemm and Conv (implicit im2col):
 //   Y[z](m, n) = act(alpha * scale(n) * sum_k A[z](m, k) B[z](k, n) + bias(n) + beta * C[z](m, n))
 // with every operand read through element strides and a two-level batch (z = z1 * z0_count + z0;
@@ -6,9 +6,10 @@
 #pragma once
 #include <string>
 
-#include "backends/vulkan/kernels/nn_util.h"
+#include "backends/vulkan/kernels/op_args.h"
+#include "backends/vulkan/kernels/window3.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 
 // The epilogue's activation (vx.FusedMatMul's "activation" attribute).
 enum class GemmActivation { none, relu, gelu_erf, gelu_tanh };
@@ -70,4 +71,4 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
 // A's rows (K-contiguous) / B's rows (N-contiguous) are staged with 16-byte loads).
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage);
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

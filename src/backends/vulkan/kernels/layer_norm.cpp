@@ -3,7 +3,7 @@
 // subgroup reductions) where the device has subgroup arithmetic, else row_stats.comp (MODE 0, the
 // kernel LayerNormalization uses). Both: two-pass mean and variance in fp32.
 #include "backends/vulkan/context.h"
-#include "backends/vulkan/kernels/nn_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "ops/fused_ops.h"
 
@@ -26,7 +26,7 @@ struct RowsPush {
 
 OpPlan plan_vx_layer_norm(const OpInfo& info) {
   if (!info.has_input(0) || !info.has_input(1)) decline(info, "X and Scale are required");
-  const DeviceType storage = nn::float_storage(info, 0);
+  const DeviceType storage = float_storage(info, 0);
   const Shape& xs = info.inputs[0].shape;
   if (xs.rank() < 1) decline(info, "scalar input");
   const int64_t cols = xs[xs.rank() - 1], rows = cols ? xs.numel() / cols : 0;
@@ -36,7 +36,7 @@ OpPlan plan_vx_layer_norm(const OpInfo& info) {
   Binding param[2] = {Binding::in(0), Binding::in(0)};
   for (size_t i = 1; i < 3; ++i) {
     if (!info.has_input(i)) continue;
-    if (nn::float_storage(info, i) != storage) decline(info, "parameter ", i, " of another storage type");
+    if (float_storage(info, i) != storage) decline(info, "parameter ", i, " of another storage type");
     if (info.inputs[i].shape.numel() != cols)
       decline(info, "parameter ", info.inputs[i].shape.str(), " must have ", cols, " values");
     param[i - 1] = Binding::in(int(i));

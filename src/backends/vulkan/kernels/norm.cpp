@@ -8,9 +8,9 @@
 //   LRN: per element, the sum of squares over neighbouring channels (shaders/lrn.comp).
 #include <cmath>
 
-#include "backends/vulkan/kernels/nn_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 namespace {
 
 int add_values(OpPlan& plan, const std::vector<float>& v, DeviceType storage) {
@@ -192,9 +192,9 @@ OpPlan plan_lrn(const OpInfo& info) {
 
 }  // namespace
 
-VX_REGISTER_VK_OP(nn_lrn, {"LRN", "", 0, plan_lrn});
-VX_REGISTER_VK_OP(nn_batch_norm, {"BatchNormalization", "", 0, plan_batch_norm});
-VX_REGISTER_VK_OP(nn_instance_norm, {"InstanceNormalization", "", 0, plan_instance_norm});
-VX_REGISTER_VK_OP(nn_layer_norm, {"LayerNormalization", "", 0, plan_layer_norm});
+VX_REGISTER_VK_OP(lrn, {"LRN", "", 0, plan_lrn});
+VX_REGISTER_VK_OP(batch_norm, {"BatchNormalization", "", 0, plan_batch_norm});
+VX_REGISTER_VK_OP(instance_norm, {"InstanceNormalization", "", 0, plan_instance_norm});
+VX_REGISTER_VK_OP(layer_norm, {"LayerNormalization", "", 0, plan_layer_norm});
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

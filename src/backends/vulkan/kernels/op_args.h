@@ -1,7 +1,8 @@
 // The one helper set every Vulkan op plan uses when it reads its node: labels and declining,
 // axes, integer operands that must be graph constants, the 32-bit index check, shader variant
-// names by storage type, and the one-dispatch builder.
+// names by storage type, float storage and constant packing, and the one-dispatch builder.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -66,6 +67,18 @@ std::string shader_variant(std::string_view stem, std::initializer_list<DeviceTy
 // The variant of a shader that only moves elements: "stem.f16", or "stem.b32" for every 32-bit type
 // (f32 and i32 tensors share its raw 32-bit words).
 std::string move_variant(std::string_view stem, DeviceType t, std::string_view feature = {});
+
+// The device storage type of the node's float tensors (f32 or f16); declines when input `i` is not
+// an f32/f16 tensor.
+DeviceType float_storage(const OpInfo& info, size_t input = 0);
+
+// The values of a float constant (f32 or f16) as f32, in its row-major order.
+std::vector<float> constant_values(const Tensor& t);
+// Bytes of `values` in the storage type.
+std::vector<uint8_t> pack(const std::vector<float>& values, DeviceType storage);
+
+// Workgroups for one invocation per element (256 per workgroup), declining past the device limits.
+std::array<uint32_t, 3> element_groups(const OpInfo& info, int64_t count);
 
 // Row-major strides in elements.
 std::vector<int64_t> dense_strides(const std::vector<int64_t>& dims);

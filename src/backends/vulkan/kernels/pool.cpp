@@ -3,9 +3,9 @@
 // AveragePool (count_include_pad, ceil_mode), LpPool: one output element per invocation
 // (shaders/pool.comp). GlobalAveragePool, GlobalMaxPool, GlobalLpPool: one workgroup reduction
 // per (n, c) plane (shaders/row_stats.comp).
-#include "backends/vulkan/kernels/nn_util.h"
+#include "backends/vulkan/kernels/pool.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 
 void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, const Window3& w, int64_t planes,
                        PoolMode mode, bool count_include_pad, int p, DeviceType storage, const Binding* indices,
@@ -104,11 +104,11 @@ OpPlan plan_global_pool(const OpInfo& info, int mode) {
 
 }  // namespace
 
-VX_REGISTER_VK_OP(nn_max_pool, {"MaxPool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::max); }});
-VX_REGISTER_VK_OP(nn_average_pool, {"AveragePool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::average); }});
-VX_REGISTER_VK_OP(nn_lp_pool, {"LpPool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::lp); }});
-VX_REGISTER_VK_OP(nn_global_average_pool, {"GlobalAveragePool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 1); }});
-VX_REGISTER_VK_OP(nn_global_max_pool, {"GlobalMaxPool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 2); }});
-VX_REGISTER_VK_OP(nn_global_lp_pool, {"GlobalLpPool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 3); }});
+VX_REGISTER_VK_OP(max_pool, {"MaxPool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::max); }});
+VX_REGISTER_VK_OP(average_pool, {"AveragePool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::average); }});
+VX_REGISTER_VK_OP(lp_pool, {"LpPool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::lp); }});
+VX_REGISTER_VK_OP(global_average_pool, {"GlobalAveragePool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 1); }});
+VX_REGISTER_VK_OP(global_max_pool, {"GlobalMaxPool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 2); }});
+VX_REGISTER_VK_OP(global_lp_pool, {"GlobalLpPool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 3); }});
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

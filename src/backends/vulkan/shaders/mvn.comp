@@ -11,7 +11,7 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 layout(std430, binding = 0) readonly buffer X { elem_t x[]; };
 layout(std430, binding = 1) writeonly buffer Y { elem_t y[]; };
 
-// Matches MvnPush in local_norm.cpp: dims padded with leading 1s to rank 6.
+// Matches MvnPush in mvn.cpp: dims padded with leading 1s to rank 6.
 layout(push_constant) uniform Push {
   uint count;    // groups
   uint reduced;  // elements per group
