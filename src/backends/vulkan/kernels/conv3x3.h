@@ -82,7 +82,7 @@ std::vector<uint8_t> pack_bias(const ConvDesc& d, const Tensor& bias);
 
 // The embedded shader a variant uses ("conv_tiled.f16", "conv_coopmat.n4").
 std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p);
-// Push constants in the order of shaders/conv_common.glsl's Params block.
+// Push constants in the order of shaders/conv3x3_io.glsl's Params block.
 std::array<int32_t, 12> push_constants(ConvVariant v, const ConvDesc& d);
 std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d);
 

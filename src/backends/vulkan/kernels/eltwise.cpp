@@ -48,7 +48,7 @@ enum UnaryOp {
   kIsNan, kIsInf, kGelu, kGeluTanh, kShrink, kToBool, kOne, kEye
 };
 
-// Integer wrap of an output narrower than int32 (eltwise_common.glsl's wrap_int).
+// Integer wrap of an output narrower than int32 (eltwise_math.glsl's wrap_int).
 int32_t wrap_flags(DType t) {
   if (t == DType::u8) return 1 << 8;
   if (t == DType::i8) return 2 << 8;
