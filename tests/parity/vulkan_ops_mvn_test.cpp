@@ -11,9 +11,9 @@ namespace {
 
 using vk::Precision;
 
-class VulkanLocalNorm : public VulkanOpTest {};
+class VulkanMvn : public VulkanOpTest {};
 
-TEST_F(VulkanLocalNorm, MeanVarianceNormalizationAxes) {
+TEST_F(VulkanMvn, MeanVarianceNormalizationAxes) {
   uint64_t seed = 10;
   const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
       {Shape{2, 3, 4, 5}, {0, 2, 3}}, {Shape{2, 3, 4, 5}, {1}}, {Shape{3, 5, 7}, {-1}}, {Shape{3, 5, 7}, {0, 1, 2}}};
