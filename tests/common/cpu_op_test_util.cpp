@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
 #include "core/graph.h"
@@ -75,6 +78,55 @@ void expect_tensor(const Tensor& got, const Shape& shape, const std::vector<doub
 Attributes attrs_of(std::initializer_list<std::pair<const char*, Attribute>> list) {
   Attributes a;
   for (const auto& [name, value] : list) a.set(name, value);
+  return a;
+}
+
+ReferenceNode& ReferenceNode::input(const Tensor& t) {
+  ValueId id = g.add_value(cat("in", ins.size()), t.dtype(), t.shape());
+  g.inputs.push_back(id);
+  feeds.push_back(t);
+  ins.push_back(id);
+  return *this;
+}
+
+ReferenceNode& ReferenceNode::constant(const Tensor& t) {
+  ins.push_back(g.add_constant(cat("c", ins.size()), t));
+  return *this;
+}
+
+ReferenceNode& ReferenceNode::omitted() {
+  ins.push_back(kNoValue);
+  return *this;
+}
+
+std::vector<Tensor> ReferenceNode::run(const std::string& op, Attributes attrs, int outputs) {
+  std::vector<ValueId> outs;
+  for (int i = 0; i < outputs; ++i) outs.push_back(g.add_value(cat("out", i), DType::f32, {}));
+  g.add_node(op, "node_under_test", ins, outs, std::move(attrs));
+  g.outputs = outs;
+  std::map<std::string, Shape> shapes;
+  for (size_t i = 0; i < g.inputs.size(); ++i) shapes[g.value(g.inputs[i]).name] = feeds[i].shape();
+  cpu::CpuOptions options;
+  options.reference_only = true;
+  cpu::CpuExecutable exe(cpu::make_cpu_plan(g, shapes, true), options);
+  return exe.run(feeds);
+}
+
+void expect_values(const Tensor& t, const Shape& shape, const std::vector<double>& expected) {
+  ASSERT_EQ(t.shape(), shape);
+  ASSERT_EQ(size_t(t.numel()), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(t.get(int64_t(i)), expected[i], 1e-6) << "element " << i;
+}
+
+Tensor filled(Shape shape, float v) {
+  Tensor t(DType::f32, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, v);
+  return t;
+}
+
+Attributes ints(std::initializer_list<std::pair<const char*, std::vector<int64_t>>> list) {
+  Attributes a;
+  for (const auto& [k, v] : list) a.set(k, v);
   return a;
 }
 

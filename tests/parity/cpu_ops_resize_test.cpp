@@ -1,6 +1,7 @@
 // Hand-computed cases for the trickiest ONNX semantics of the Resize reference kernel
 // (cpu/reference/resize.cpp).
-// Each kernel runs through a minimal KernelContext (tests/common/cpu_op_test_util.h); expected values
+// Each kernel runs through a minimal KernelContext (run_op, tests/common/cpu_op_test_util.h), the
+// last cases through the executor with the reference kernels only (ReferenceNode); expected values
 // were worked out by hand from the ONNX spec (and agree with onnx's reference implementation).
 #include "common/cpu_op_test_util.h"
 #include "common/test_util.h"
@@ -35,6 +36,32 @@ TEST(CpuResize, ResizeNearestModes) {
   a.set("nearest_mode", std::string("round_prefer_ceil"));
   out = run_op("Resize", {x, Tensor(), f32({1}, {0.5f})}, a, 1, 13);
   expect_tensor(out[0], Shape{2}, {20, 40});
+}
+
+TEST(CpuResize, ResizeNearest2x) {
+  Attributes a;
+  a.set("mode", std::string("nearest"));
+  a.set("coordinate_transformation_mode", std::string("asymmetric"));
+  a.set("nearest_mode", std::string("floor"));
+  auto y = ReferenceNode()
+               .input(Tensor::from<float>({1, 1, 2, 2}, {1, 2, 3, 4}))
+               .omitted()
+               .constant(Tensor::from<float>({4}, {1, 1, 2, 2}))
+               .run("Resize", a);
+  expect_values(y[0], {1, 1, 4, 4}, {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4});
+}
+
+TEST(CpuResize, ResizeNearestSizesHalfPixel) {
+  // Downsample 4 -> 2 with half_pixel / round_prefer_floor: x_in = (x + 0.5) * 2 - 0.5 = 0.5, 2.5 -> 0, 2.
+  Attributes a;
+  a.set("mode", std::string("nearest"));
+  auto y = ReferenceNode()
+               .input(Tensor::from<float>({1, 4}, {10, 20, 30, 40}))
+               .omitted()
+               .omitted()
+               .constant(Tensor::from<int64_t>({2}, {1, 2}))
+               .run("Resize", a);
+  expect_values(y[0], {1, 2}, {10, 30});
 }
 
 }  // namespace
