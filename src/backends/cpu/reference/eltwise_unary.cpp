@@ -1,5 +1,5 @@
 // Reference kernels for ONNX's one-input element-wise ops: math functions (Sqrt, Exp, Log, Sin, ...),
-// activations (Sigmoid, Tanh, LeakyRelu, Elu, Selu, Celu, HardSigmoid, HardSwish, Softplus,
+// activations (Relu, Sigmoid, Tanh, LeakyRelu, Elu, Selu, Celu, HardSigmoid, HardSwish, Softplus,
 // Softsign, ThresholdedRelu, Shrink, Gelu), rounding (Floor, Ceil, Round), Abs, Neg, Sign, Clip,
 // IsNaN, IsInf, Identity and Dropout (inference only). Float functions compute in float32.
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "backends/cpu/reference/math_util.h"
+#include "backends/cpu/reference/reference_ops.h"
 
 namespace vx::cpu::ref {
 namespace {
@@ -247,5 +248,24 @@ VX_REGISTER_CPU_KERNEL(is_nan, {"IsNaN", "reference", 0, nullptr, with_f16_as_f3
 VX_REGISTER_CPU_KERNEL(is_inf, {"IsInf", "reference", 0, nullptr, with_f16_as_f32(is_inf_kernel)});
 VX_REGISTER_CPU_KERNEL(identity, {"Identity", "reference", 0, nullptr, copy_input});
 VX_REGISTER_CPU_KERNEL(dropout, {"Dropout", "reference", 0, nullptr, dropout_kernel});
+
+// Relu; relu() is also the plain function reference_ops.h declares for the fused conv.
+void relu(const Tensor& x, Tensor& y) {
+  VX_CHECK(x.numel() == y.numel(), InvalidArgument, "relu: X ", x.shape().str(), " and Y ", y.shape().str(),
+           " differ in size");
+  const float* xp = x.data<float>();
+  float* yp = y.data<float>();
+  for (int64_t i = 0; i < x.numel(); ++i) yp[i] = xp[i] > 0.0f ? xp[i] : 0.0f;
+}
+
+namespace {
+void relu_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  VX_CHECK(x.dtype() == DType::f32, Unsupported, "Relu '", ctx.node().name, "': only float32 is supported");
+  relu(x, ctx.output(0, DType::f32, x.shape()));
+}
+}  // namespace
+
+VX_REGISTER_CPU_KERNEL(relu_reference, {"Relu", "reference", 0, nullptr, relu_kernel});
 
 }  // namespace vx::cpu::ref
