@@ -60,7 +60,7 @@ bench() {
 
 if has tests; then
   VOLVOX_SHARED=/nonexistent timeout "${TEST_TIMEOUT:-45}" /tmp/gemm/test_parity \
-    --gtest_filter="${TEST_FILTER:-*VulkanGemm*:*VulkanMathOps.CooperativeMatrix*:*VectorLoads*:*SplitK*}" >"$OUT/tests.log" 2>&1
+    --gtest_filter="${TEST_FILTER:-*VulkanGemm*:*VulkanConv.CooperativeMatrix*:*VectorLoads*:*SplitK*}" >"$OUT/tests.log" 2>&1
   echo "tests rc=$?" >>"$OUT/tests.log"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests rc" "$OUT/tests.log"
   pack

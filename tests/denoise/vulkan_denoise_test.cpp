@@ -315,7 +315,7 @@ long cached_context_run(const std::filesystem::path& dir, std::string* path = nu
   vk::KernelLayout layout(ctx);
   std::string shader;  // any fp32 kernel runs everywhere (coopmat and fp16 ones need features)
   for (std::string_view name : vk::embedded_shader_names())
-    if (name.find("coopmat") == std::string_view::npos && name.find("fp16") == std::string_view::npos) {
+    if (name.find("coopmat") == std::string_view::npos && name.find("f16") == std::string_view::npos) {
       shader = std::string(name);
       break;
     }

@@ -1,12 +1,14 @@
 // The oneDNN vx.FusedConv against the reference kernel at odd sizes and channel counts, with every
 // combination of relu / pool / upsample_concat, single nodes (NCHW in and out) and chains (NHWC
-// inside the CPU backend). Tolerance: 1e-4 of the reference output's largest magnitude.
+// inside the CPU backend). Tolerance: 1e-4 of the reference output's largest magnitude. And the
+// reference kernel against a value computed by hand.
 #include <dlfcn.h>
 
 #include <cmath>
 #include <tuple>
 
 #include "backends/cpu/cpu_executable.h"
+#include "common/cpu_op_test_util.h"
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
 #include "session/graph_runner.h"
@@ -246,3 +248,27 @@ TEST(CpuFusedConv, BaseUNetShapedNetworkMatchesReference) {
 
 }  // namespace
 }  // namespace vx
+
+namespace vx::test {
+namespace {
+
+// The reference vx.FusedConv against a value computed by hand, through the executor.
+TEST(CpuFusedConv, FusedConvUpsampleConcatReluPool) {
+  // X_low 1x1x1x1 = [2] upsampled to 2x2, X_skip 1x1x2x2, 1x1 conv with weights [1, -1], bias -1,
+  // relu, then 2x2 pool: max(relu(2 - s - 1)).
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>{1, 1});
+  a.set("relu", int64_t(1));
+  a.set("pool", int64_t(1));
+  a.set("upsample_concat", int64_t(1));
+  auto y = ReferenceNode()
+               .input(Tensor::from<float>({1, 1, 1, 1}, {2}))
+               .input(Tensor::from<float>({1, 1, 2, 2}, {0.5f, 3, -4, 1}))
+               .constant(Tensor::from<float>({1, 2, 1, 1}, {1, -1}))
+               .constant(Tensor::from<float>({1}, {-1}))
+               .run(kFusedConv, a);
+  expect_values(y[0], {1, 1, 1, 1}, {5});  // 2 - (-4) - 1
+}
+
+}  // namespace
+}  // namespace vx::test

@@ -65,14 +65,14 @@ vk::OpPlan plan_scratch_blob_test(const vk::OpInfo& info) {
     plan.constants.push_back(bytes);
   }
   plan.scratch_bytes.push_back(uint64_t(n) * vk::device_type_bytes(x.device));
-  const char* t = x.device == vk::DeviceType::f32 ? "f" : "h";
+  const char* t = x.device == vk::DeviceType::f32 ? "f32" : "f16";
   vk::Dispatch copy_in;  // scratch = x
-  copy_in.shader = cat("eltwise_unary.", t, t);
+  copy_in.shader = cat("eltwise_unary.", t, "_", t);
   copy_in.bindings = {vk::Binding::in(0), vk::Binding::scratch_buffer(0)};
   copy_in.set_push(UnaryPushMirror{n});
   copy_in.groups = vk::linear_groups(n);
   vk::Dispatch add;  // y0 = scratch + blob
-  add.shader = cat("eltwise_binary.", t, t, t);
+  add.shader = cat("eltwise_binary.", t, "_", t, "_", t);
   add.bindings = {vk::Binding::scratch_buffer(0), vk::Binding::constant_blob(0), vk::Binding::out(0)};
   BinaryPushMirror bp;
   bp.count = n;

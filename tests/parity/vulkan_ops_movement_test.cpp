@@ -4,7 +4,8 @@
 // GatherElements, GatherND, ScatterElements, ScatterND, ReverseSequence, DepthToSpace, SpaceToDepth,
 // Resize/Upsample and the aliases (Reshape, Squeeze, Unsqueeze, Flatten, Identity, Dropout), at odd
 // shapes (1x3x5x7, 2x1x9, rank 0, 1, 5, 6 and 7, negative axes, size-1 axes, empty tensors), fp32
-// and fp16 storage, and int32, bool and uint8 tensors.
+// and fp16 storage, and int32, bool and uint8 tensors; and the strided copies in groups of four
+// (strided_copy's and split's vec4 variants).
 //
 // Tolerances: movement is exact at both precisions (the fp16 reference runs on fp16-rounded
 // inputs, and moving a value does not change it): Tolerance{0, 0}. Resize with linear or cubic
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -488,6 +490,46 @@ TEST_F(VulkanMovement, ReverseSequence) {
   swapped.set("time_axis", int64_t(1));
   check_all("ReverseSequence", {input(random_tensor(Shape{3, 4}, 171)), constant(test::i64s({1, 4, 3}))}, swapped, 13,
             "ReverseSequence time 1, constant lengths");
+}
+
+TEST_F(VulkanMovement, CopiesInGroupsOfFour) {
+  // Innermost axes contiguous in both tensors with extents and offsets that are multiples of 4 take
+  // strided_copy's vec4 variants; the others (extent 6, offset 4 + 6) the element-wise copy.
+  Attributes heads;
+  heads.set("perm", std::vector<int64_t>{0, 2, 1, 3});
+  auto transpose = single_node("Transpose", {input(test::random_tensor({2, 6, 3, 8}, 1))}, 1, heads);
+  expect_matches_cpu(transpose, Precision::fp32, {0, 0}, false, "transpose heads");
+  expect_matches_cpu(transpose, Precision::fp16, {0, 0}, false, "transpose heads");
+  Attributes last;
+  last.set("axis", int64_t(-1));
+  // Split (one split dispatch for up to 7 outputs): along the last axis with ranges of multiples
+  // of 4 (vec4) or not, along a middle axis with an inner extent of 4 (vec4) or 3, 9 outputs
+  // (per-output copies), an empty output.
+  struct SplitCase {
+    Shape x;
+    int64_t axis;
+    std::vector<int64_t> parts;
+  };
+  const SplitCase splits[] = {{{5, 36}, -1, {8, 16, 12}},
+                              {{5, 36}, -1, {4, 6, 26}},
+                              {{2, 9, 4}, 1, {2, 3, 4}},
+                              {{2, 9, 3}, 1, {5, 1, 3}},
+                              {{3, 9}, 1, {1, 1, 1, 1, 1, 1, 1, 1, 1}},
+                              {{4, 6}, 0, {1, 0, 3}}};
+  for (const SplitCase& sc : splits) {
+    Tensor split(DType::i64, Shape{int64_t(sc.parts.size())});
+    std::copy(sc.parts.begin(), sc.parts.end(), split.data<int64_t>());
+    Attributes axis;
+    axis.set("axis", sc.axis);
+    auto c = single_node("Split", {input(test::random_tensor(sc.x, 2)), constant(split)}, sc.parts.size(), axis);
+    const std::string what = cat("split ", sc.x.str(), " axis ", sc.axis, " into ", sc.parts.size());
+    expect_matches_cpu(c, Precision::fp32, {0, 0}, false, what);
+    expect_matches_cpu(c, Precision::fp16, {0, 0}, false, what);
+  }
+  auto concat = single_node("Concat", {input(test::random_tensor({3, 4, 8}, 3)), input(test::random_tensor({3, 4, 12}, 4))},
+                            1, last);
+  expect_matches_cpu(concat, Precision::fp32, {0, 0}, false, "concat");
+  expect_matches_cpu(concat, Precision::fp16, {0, 0}, false, "concat");
 }
 
 }  // namespace

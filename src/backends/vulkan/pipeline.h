@@ -33,7 +33,7 @@ class KernelLayout {
 
 class ComputePipeline {
  public:
-  // `shader` names an embedded SPIR-V ("conv_direct.pool_fp16"); spec constants go to ids 0, 1, ...
+  // `shader` names an embedded SPIR-V ("conv_direct.f16"); spec constants go to ids 0, 1, ...
   ComputePipeline(const VulkanContext& ctx, const KernelLayout& layout, const std::string& shader,
                   const std::vector<int32_t>& spec_constants = {});
   ~ComputePipeline();

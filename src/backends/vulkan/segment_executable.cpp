@@ -427,7 +427,7 @@ void SegmentExecutable::check_index_status(const RecordedSegment& seg) const {
     uint32_t words[3];
     std::memcpy(words, staging_.mapped() + status_offsets_[n], sizeof words);
     if (words[0] == 0) continue;
-    // The CPU kernels' error (checked_index in onnx_shape_ops.cpp), with the executor's context.
+    // The CPU kernels' error (checked_index in cpu/reference/kernel_util.h), with the executor's context.
     const Node& node = graph_.nodes[n];
     fail(ErrorCode::InvalidArgument, cat("node '", node.name, "' (", node.op, "): ", node.op, " '", node.name,
                                          "': index ", int32_t(words[1]), " is out of range for extent ",

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "backends/cpu/fast/onednn_fused_conv.h"
+#include "backends/cpu/fast/fused_conv_onednn.h"
 #include "ops/fused_ops.h"
 #include "passes/graph_queries.h"
 

@@ -8,7 +8,7 @@
 // Rule: a value is internal when the node producing it is a oneDNN vx.FusedConv, every node
 // reading it is a oneDNN vx.FusedConv reading it as a data input (X, or X_low / X_skip), and it is
 // not a graph output. An internal value is stored in its producer's working layout (nChw16c for
-// Winograd candidates, else NHWC: fast/onednn_fused_conv.h); a reader working in another layout
+// Winograd candidates, else NHWC: fast/fused_conv_onednn.h); a reader working in another layout
 // reorders it (or packs it, for upsample_concat) into scratch. Everything else (graph inputs and
 // outputs, values that reference kernels read) stays NCHW, so no other kernel ever sees another
 // layout. The decision is recorded on the nodes of the plan's own graph copy as attributes only

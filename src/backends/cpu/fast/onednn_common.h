@@ -1,6 +1,6 @@
-// What every oneDNN kernel of the CPU backend shares: the engine, a stream per call, plain memory
-// descriptors over row-major tensors, and the thread count (oneDNN's OpenMP threads follow the size
-// of the executor's ThreadPool, set_onednn_threads in onednn_fused_conv.h).
+// What the fast CPU kernels share: the oneDNN engine, plain memory descriptors over row-major
+// tensors, the thread count (oneDNN's OpenMP threads follow the size of the executor's ThreadPool),
+// and the checks of their supports() tests.
 #pragma once
 #include <dnnl.hpp>
 #include <vector>
@@ -34,5 +34,13 @@ bool declines_on_error(Test&& test) {
 
 // Row-major strides of these extents.
 dnnl::memory::dims row_major_strides(const std::vector<int64_t>& dims);
+
+// True when the node has one output and it is f32.
+inline bool single_f32_output(const Node& n, const Graph& g) {
+  return n.outputs.size() == 1 && n.outputs[0] != kNoValue && g.value(n.outputs[0]).dtype == DType::f32;
+}
+
+// Sets the number of OpenMP threads oneDNN uses from now on in the calling thread.
+void set_onednn_threads(int threads);
 
 }  // namespace vx::cpu::fast

@@ -8,7 +8,7 @@
 
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/broadcast.h"
-#include "backends/cpu/reference/onnx_kernel_util.h"
+#include "backends/cpu/reference/kernel_util.h"
 #include "ops/fused_ops.h"
 #include "ops/matmul_shape.h"
 

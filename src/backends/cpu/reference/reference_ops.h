@@ -7,6 +7,7 @@
 
 #include "core/tensor.h"
 #include "core/thread_pool.h"
+#include "ops/matmul_shape.h"
 #include "ops/window_geometry.h"
 
 namespace vx::cpu::ref {
@@ -29,6 +30,10 @@ void max_pool(const Tensor& x, const WindowGeometry& g, Tensor& y, Tensor* indic
 // the coordinate transformation).
 void resize_nearest(const Tensor& x, const std::vector<double>& scales, const std::string& coordinate_mode,
                     const std::string& nearest_mode, Tensor& y);
+
+// The batched matrix product (NumPy matmul broadcasting) of two row-major double buffers of the
+// shapes `s` was made from, accumulated in double.
+std::vector<double> batched_matmul(const MatMulShape& s, const std::vector<double>& a, const std::vector<double>& b);
 
 // Concatenation of same-dtype tensors along `axis` (already normalised to [0, rank)).
 void concat(const std::vector<const Tensor*>& xs, int64_t axis, Tensor& y);

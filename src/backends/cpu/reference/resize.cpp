@@ -1,13 +1,24 @@
-// Reference Resize: nearest neighbour of any rank with ONNX's coordinate transformation modes
-// (half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn) and nearest
-// modes (round_prefer_floor, round_prefer_ceil, floor, ceil). Other modes are Unsupported (for now).
+// Reference Resize (opsets 10, 11, 13, 18, 19) and Upsample (opsets 7-9): nearest (every
+// nearest_mode), n-linear and n-cubic (cubic_coeff_a, exclude_outside) interpolation, every
+// coordinate_transformation_mode including tf_crop_and_resize with roi and extrapolation_value,
+// scales or sizes, keep_aspect_ratio_policy and axes. Antialiasing (opset 18) is not supported.
+//
+// Each resized axis gets, per output index, a list of taps (input index, weight); an output
+// element is the sum over the product of its axes' taps. That is exact for the separable
+// filters ONNX defines and keeps tf_crop_and_resize's "outside on any axis" rule simple. The
+// geometry (extents, scales, tap tables) is passes/resize_geometry, shared with the Vulkan kernel.
+//
+// Also resize_nearest (reference_ops.h), the plain nearest-neighbour resize the fused conv composes.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "backends/cpu/kernel_registry.h"
+#include "backends/cpu/reference/kernel_util.h"
 #include "backends/cpu/reference/reference_ops.h"
 #include "core/error.h"
+#include "ops/resize_geometry.h"
 
 namespace vx::cpu::ref {
 
@@ -65,5 +76,76 @@ void resize_nearest(const Tensor& x, const std::vector<double>& scales, const st
   }
 }
 
+namespace {
+
+// The resize itself, once every axis has an output extent and a scale.
+void resize_tensor(KernelContext& ctx, const ResizeAxes& geometry,
+                   const ResizeParams& p) {
+  const Tensor& x = ctx.input(0);
+  size_t rank = x.rank();
+  const std::vector<int64_t>& out_dims = geometry.out_dims;
+  std::vector<ResizeAxisTaps> axes(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    VX_CHECK(x.dim(d) > 0 || out_dims[d] == 0, InvalidArgument, node_label(ctx), ": cannot resize an empty axis");
+    axes[d] = resize_axis_taps(x.dim(d), out_dims[d], geometry.scales[d], geometry.roi_start[d], geometry.roi_end[d],
+                               p, node_label(ctx));
+  }
+  std::vector<double> src = read_doubles(x), dst(size_t(Shape(out_dims).numel()));
+  std::vector<int64_t> in_strides = strides_of(x.shape()), out_strides = strides_of(out_dims);
+  std::vector<int64_t> coord(rank);
+  for (size_t o = 0; o < dst.size(); ++o) {
+    bool outside = false;
+    for (size_t d = 0; d < rank; ++d) {
+      coord[d] = int64_t(o) / out_strides[d] % out_dims[d];
+      outside = outside || axes[d].outside[size_t(coord[d])];
+    }
+    if (outside) {
+      dst[o] = p.extrapolation;
+      continue;
+    }
+    std::function<double(size_t, int64_t)> gather = [&](size_t d, int64_t offset) -> double {
+      if (d == rank) return src[size_t(offset)];
+      double sum = 0;
+      for (const ResizeTap& t : axes[d].taps[size_t(coord[d])]) sum += t.weight * gather(d + 1, offset + t.index * in_strides[d]);
+      return sum;
+    };
+    dst[o] = gather(0, 0);
+  }
+  Tensor& y = ctx.output(0, x.dtype(), Shape(out_dims));
+  if (x.dtype() == DType::f32 || x.dtype() == DType::f16) {
+    write_doubles(y, dst);
+  } else {  // integer images: round to nearest and saturate (set() would truncate)
+    for (double& v : dst) v = std::nearbyint(v);
+    write_doubles(y, dst);
+  }
+}
+
+// Scales and sizes (and roi) are given for `axes` only in opset 18; resize_axes expands them.
+void resize_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const bool legacy = ctx.node().op == "Upsample" || (ctx.opset() > 0 && ctx.opset() < 11);
+  const ResizeParams p = read_resize_params(ctx.node().attrs, legacy, node_label(ctx));
+  std::vector<double> scale_values, roi_values;
+  std::vector<int64_t> size_values;
+  if (legacy) {
+    if (ctx.has_input(1)) {
+      scale_values = read_doubles(ctx.input(1));
+    } else {
+      for (float s : ctx.node().attrs.get_floats("scales")) scale_values.push_back(s);
+    }
+  } else {
+    if (ctx.has_input(1) && ctx.input(1).numel() > 0) roi_values = read_doubles(ctx.input(1));
+    if (ctx.has_input(2) && ctx.input(2).numel() > 0) scale_values = read_doubles(ctx.input(2));
+    if (ctx.has_input(3) && ctx.input(3).numel() > 0) size_values = read_ints(ctx.input(3));
+  }
+  resize_tensor(ctx, resize_axes(x.shape().dims(), ctx.node().attrs, scale_values, size_values, roi_values,
+                                 node_label(ctx)),
+                p);
+}
+
+}  // namespace
+
+VX_REGISTER_CPU_KERNEL(resize_onnx, {"Resize", "reference", 0, nullptr, resize_kernel});
+VX_REGISTER_CPU_KERNEL(upsample_onnx, {"Upsample", "reference", 0, nullptr, resize_kernel});
 
 }  // namespace vx::cpu::ref

@@ -45,7 +45,7 @@ OpPlan plan_dropout(const OpInfo& info) {
         uint32_t bits;
       } push{int32_t(count), bits};
       Dispatch d;
-      d.shader = move_shader("mv_fill", mask.device);
+      d.shader = move_variant("fill", mask.device);
       d.bindings = {Binding::out(1)};
       d.set_push(push);
       d.groups = linear_groups(uint64_t(count));

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "backends/vulkan/kernels/nn_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "ops/fused_ops.h"
 
@@ -74,9 +74,9 @@ bool bshd_layout(const OpInfo& info, const char* attr) {
 OpPlan plan_attention(const OpInfo& info) {
   for (size_t i = 0; i < 3; ++i)
     if (!info.has_input(i)) decline(info, "input ", i, " is missing");
-  const DeviceType storage = nn::float_storage(info, 0);
+  const DeviceType storage = float_storage(info, 0);
   for (size_t i = 1; i < info.inputs.size(); ++i)
-    if (info.has_input(i) && nn::float_storage(info, i) != storage) decline(info, "inputs of different types");
+    if (info.has_input(i) && float_storage(info, i) != storage) decline(info, "inputs of different types");
   const OpTensor &qt = info.inputs[0], &kt = info.inputs[1], &vt = info.inputs[2], &yt = info.outputs[0];
   if (yt.device != storage) decline(info, "output of another storage type");
   if (qt.shape.rank() < 2 || kt.shape.rank() < 2 || vt.shape.rank() < 2)
@@ -171,7 +171,7 @@ OpPlan plan_attention(const OpInfo& info) {
   push.scale = info.node.attrs.get_float("scale", 1.0f);
 
   Dispatch dispatch;
-  dispatch.shader = nn::shader_for("attention", storage);
+  dispatch.shader = shader_variant("attention", {storage});
   // Every offset the shader forms is then a multiple of 4 (batch and row strides are multiples of
   // D or Dv, in either layout).
   const bool vec_loads = d % 4 == 0 && dv % 4 == 0;

@@ -7,13 +7,14 @@
 //   read the input as a plain matrix); bias in the epilogue. Convolutions with few input values
 //   per output (C/g * k < 32: depthwise, tiny channel counts) use the direct kernel instead.
 //   VOLVOX_VK_CONV = "direct" | "gemm" forces one (tests, measurements).
-//   ConvTranspose: a direct gather kernel (shaders/nn_conv_transpose.comp).
+//   ConvTranspose: a direct gather kernel (shaders/conv_transpose.comp).
 #include <cstdlib>
 
 #include "backends/vulkan/kernels/gemm_plan.h"
+#include "backends/vulkan/kernels/pool.h"
 #include "ops/fused_ops.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 namespace {
 
 int add_constant(OpPlan& plan, const Tensor& t, DeviceType storage) {
@@ -68,7 +69,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, Binding y, bool relu, Dev
   const Binding bb = has_bias ? operand(plan, info, 2, storage) : Binding::in(0);
   if (direct) {
     Dispatch d;
-    d.shader = shader_for("nn_conv_direct", storage);
+    d.shader = shader_variant("conv_nchw", {storage});
     d.spec_constants = {int32_t(cg), int32_t(mg)};
     const std::vector<int32_t> ws3 = w.spec_constants();
     d.spec_constants.insert(d.spec_constants.end(), ws3.begin(), ws3.end());
@@ -230,7 +231,7 @@ OpPlan plan_conv_transpose(const OpInfo& info) {
   }
   OpPlan plan;
   Dispatch d;
-  d.shader = shader_for("nn_conv_transpose", storage);
+  d.shader = shader_variant("conv_transpose", {storage});
   d.spec_constants = {int32_t(channels / group), int32_t(mg)};
   const std::vector<int32_t> ws3 = w.spec_constants();
   d.spec_constants.insert(d.spec_constants.end(), ws3.begin(), ws3.end());
@@ -249,8 +250,8 @@ OpPlan plan_conv_transpose(const OpInfo& info) {
 
 }  // namespace
 
-VX_REGISTER_VK_OP(nn_conv, {"Conv", "", 0, plan_conv});
-VX_REGISTER_VK_OP(nn_fused_conv, {kFusedConv, "", 0, plan_fused_conv});
-VX_REGISTER_VK_OP(nn_conv_transpose, {"ConvTranspose", "", 0, plan_conv_transpose});
+VX_REGISTER_VK_OP(conv, {"Conv", "", 0, plan_conv});
+VX_REGISTER_VK_OP(fused_conv, {kFusedConv, "", 0, plan_fused_conv});
+VX_REGISTER_VK_OP(conv_transpose, {"ConvTranspose", "", 0, plan_conv_transpose});
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

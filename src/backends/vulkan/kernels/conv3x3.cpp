@@ -301,8 +301,8 @@ std::vector<uint8_t> pack_bias(const ConvDesc& d, const Tensor& bias) {
 }
 
 std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p) {
-  if (v == ConvVariant::direct) return p == Precision::fp16 ? "conv_direct.fp16" : "conv_direct";
-  if (v == ConvVariant::tiled) return p == Precision::fp16 ? "conv_tiled.fp16" : "conv_tiled";
+  if (v == ConvVariant::direct) return p == Precision::fp16 ? "conv_direct.f16" : "conv_direct.f32";
+  if (v == ConvVariant::tiled) return p == Precision::fp16 ? "conv_tiled.f16" : "conv_tiled.f32";
   const CoopShape& s = *coop_shape(v);
   if (s.phase) return cat("conv_coopmat_up.", s.prefix, coop_wg_fragments(s, d));
   return cat("conv_coopmat.", s.prefix, coop_wg_fragments(s, d));

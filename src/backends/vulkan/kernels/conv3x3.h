@@ -80,9 +80,9 @@ ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopm
 std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p, const Tensor& weights);
 std::vector<uint8_t> pack_bias(const ConvDesc& d, const Tensor& bias);
 
-// The embedded shader a variant uses ("conv_tiled.fp16", "conv_coopmat.n4").
+// The embedded shader a variant uses ("conv_tiled.f16", "conv_coopmat.n4").
 std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p);
-// Push constants in the order of shaders/conv_common.glsl's Params block.
+// Push constants in the order of shaders/conv3x3_io.glsl's Params block.
 std::array<int32_t, 12> push_constants(ConvVariant v, const ConvDesc& d);
 std::array<uint32_t, 3> dispatch_size(ConvVariant v, const ConvDesc& d);
 

@@ -1,4 +1,4 @@
-// CumSum (shader red_cumsum): exclusive, reverse; float and int tensors, one invocation scanning
+// CumSum (shader cumsum): exclusive, reverse; float and int tensors, one invocation scanning
 // each row. The axis is a constant, or a device tensor read by the shader (axis computed at run
 // time; rank <= 6 then).
 #include "backends/vulkan/kernels/op_args.h"
@@ -34,7 +34,7 @@ OpPlan plan_cumsum(const OpInfo& info) {
     push.rows = int32_t(r.outer * r.inner);
     push.n = int32_t(r.n);
     push.inner = int32_t(r.inner);
-    d.shader = typed_shader("red_cumsum", x.device);
+    d.shader = shader_variant("cumsum", {x.device});
     d.bindings = {Binding::in(0), Binding::out(0)};
     d.groups = linear_groups(uint64_t(push.rows));
   } else {
@@ -42,8 +42,7 @@ OpPlan plan_cumsum(const OpInfo& info) {
     if (info.inputs[1].dtype == DType::f32 || info.inputs[1].dtype == DType::f16) decline(info, "axis is not an integer");
     push.rows = int32_t(x.shape.numel());  // the shader divides by the axis extent
     for (size_t k = 0; k < size_t(rank); ++k) push.dims[k] = int32_t(x.shape[k]);
-    d.shader = x.device == DeviceType::f32 ? "red_cumsum.axis_input"
-                                           : typed_shader("red_cumsum", x.device) + "_axis_input";
+    d.shader = shader_variant("cumsum", {x.device}, "axis_input");
     d.bindings = {Binding::in(0), Binding::out(0), Binding::in(1)};
     d.groups = linear_groups(uint64_t(push.rows));
     plan.variant = "axis_input";

@@ -7,8 +7,8 @@ namespace vx::vk {
 DenoiseIoKernels::DenoiseIoKernels(const VulkanContext& ctx, const KernelLayout& layout, Precision precision)
     : ctx_(ctx), layout_(layout) {
   const bool half = precision == Precision::fp16;
-  input_ = std::make_unique<ComputePipeline>(ctx, layout, half ? "denoise_input.fp16" : "denoise_input");
-  output_ = std::make_unique<ComputePipeline>(ctx, layout, half ? "denoise_output.fp16" : "denoise_output");
+  input_ = std::make_unique<ComputePipeline>(ctx, layout, half ? "denoise_input.f16" : "denoise_input.f32");
+  output_ = std::make_unique<ComputePipeline>(ctx, layout, half ? "denoise_output.f16" : "denoise_output.f32");
   bins_ = std::make_unique<ComputePipeline>(ctx, layout, "denoise_autoexposure.bins");
   reduce_ = std::make_unique<ComputePipeline>(ctx, layout, "denoise_autoexposure.reduce");
 }

@@ -23,7 +23,7 @@ struct DenoiseImageDesc {
   int32_t channels = 0, half_type = 0, pad[3] = {};
 };
 
-// The job parameters (binding 3), std430 layout of JobParams in denoise_common.glsl.
+// The job parameters (binding 3), std430 layout of JobParams in denoise_io.glsl.
 struct DenoiseJobParams {
   float input_scale = 1;
   int32_t transfer = 0;  // 0 linear, 1 sRGB, 2 PU
@@ -35,7 +35,7 @@ struct DenoiseJobParams {
   int32_t pad[3] = {};
   DenoiseImageDesc images[4];  // color, albedo, normal, output
 };
-static_assert(sizeof(DenoiseJobParams) == 48 + 4 * 32, "must match JobParams in denoise_common.glsl");
+static_assert(sizeof(DenoiseJobParams) == 48 + 4 * 32, "must match JobParams in denoise_io.glsl");
 
 // Autoexposure bins of an image: ceil(H/16) x ceil(W/16), as OIDN.
 inline int exposure_bins(int size) { return (size + 15) / 16; }

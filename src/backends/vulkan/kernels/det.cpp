@@ -1,4 +1,4 @@
-// Det on Vulkan (more_det.comp): one invocation per trailing [M, M] matrix, LU with partial
+// Det on Vulkan (det.comp): one invocation per trailing [M, M] matrix, LU with partial
 // pivoting in fp32 on a scratch copy (the CPU reference does the same in double).
 #include "backends/vulkan/kernels/op_args.h"
 
@@ -23,7 +23,7 @@ OpPlan plan_det(const OpInfo& info) {
   checked_count32(info, x.shape.numel());
   OpPlan plan;
   plan.scratch_bytes.push_back(uint64_t(std::max<int64_t>(x.shape.numel(), 1)) * 4);
-  plan.dispatches.push_back(make_dispatch(cat("more_det.", letter(x.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("det", {x.device}),
                                           {Binding::in(0), Binding::scratch_buffer(0), Binding::out(0)}, push,
                                           push.count));
   return plan;

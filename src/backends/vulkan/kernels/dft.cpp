@@ -1,4 +1,4 @@
-// DFT and STFT (opset 17) on Vulkan (more_dft.comp), by the definition like the CPU reference:
+// DFT and STFT (opset 17) on Vulkan (dft.comp), by the definition like the CPU reference:
 // DFT along any axis, real or complex input, inverse, onesided, dft_length (a constant);
 // STFT with frame_step (and frame_length) read on the device, optional window, onesided.
 #include "backends/vulkan/kernels/op_args.h"
@@ -44,7 +44,7 @@ OpPlan plan_dft(const OpInfo& info) {
   checked_count32(info, x.shape.numel());
   push.count = checked_count32(info, outer * push.bins * push.inner);
   OpPlan plan;
-  plan.dispatches.push_back(make_dispatch(cat("more_dft.", letter(x.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("dft", {x.device}),
                                           {Binding::in(0), Binding::in(0), Binding::out(0), Binding::out(0),
                                            Binding::out(0)},
                                           push, push.count));
@@ -84,7 +84,7 @@ OpPlan plan_stft(const OpInfo& info) {
   checked_count32(info, x.shape.numel());
   push.count = checked_count32(info, y.shape.numel() / 2);
   OpPlan plan;
-  plan.dispatches.push_back(make_dispatch(cat("more_dft.", letter(x.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("dft", {x.device}),
                                           {Binding::in(0), has_window ? Binding::in(2) : Binding::in(0), Binding::in(1),
                                            has_frame ? Binding::in(3) : Binding::in(1), Binding::out(0)},
                                           push, push.count));

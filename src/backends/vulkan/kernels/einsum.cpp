@@ -58,7 +58,7 @@ OpPlan plan_einsum(const OpInfo& info) {
   for (size_t i = 0; i < kMaxOperands; ++i) bindings.push_back(Binding::in(int(i < n ? i : 0)));
   bindings.push_back(Binding::constant_blob(0));
   bindings.push_back(Binding::out(0));
-  plan.dispatches.push_back(make_dispatch(cat("einsum.", letter(y.device)), bindings, push, push.count));
+  plan.dispatches.push_back(make_dispatch(shader_variant("einsum", {y.device}), bindings, push, push.count));
   return plan;
 }
 

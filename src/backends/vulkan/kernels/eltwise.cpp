@@ -48,7 +48,7 @@ enum UnaryOp {
   kIsNan, kIsInf, kGelu, kGeluTanh, kShrink, kToBool, kOne, kEye
 };
 
-// Integer wrap of an output narrower than int32 (eltwise_common.glsl's wrap_int).
+// Integer wrap of an output narrower than int32 (eltwise_math.glsl's wrap_int).
 int32_t wrap_flags(DType t) {
   if (t == DType::u8) return 1 << 8;
   if (t == DType::i8) return 2 << 8;
@@ -128,7 +128,7 @@ Dispatch binary_dispatch(const OpInfo& info, BinaryOp op, Binding a, const OpTen
     const int mb = fast_mode(info, tb.shape, out.shape, fast.b_div, fast.b_mod);
     if (ma >= 0 && mb >= 0) {
       Dispatch d;
-      d.shader = cat("eltwise_fast.", letter(out.device));
+      d.shader = shader_variant("eltwise_fast", {out.device});
       d.spec_constants = {int32_t(op), ma, mb};
       d.bindings = {a, b, Binding::out(0)};
       d.set_push(fast);
@@ -145,7 +145,7 @@ Dispatch binary_dispatch(const OpInfo& info, BinaryOp op, Binding a, const OpTen
   if (set_strides(info, tb.shape, out.shape, push.sb)) push.flags |= 2;
   push.flags |= 4 | wrap_flags(out.dtype);
   Dispatch d;
-  d.shader = cat("eltwise_binary.", letter(ta.device), letter(tb.device), letter(out.device));
+  d.shader = shader_variant("eltwise_binary", {ta.device, tb.device, out.device});
   d.bindings = {a, b, Binding::out(0)};
   d.set_push(push);
   d.groups = linear_groups(push.count);
@@ -162,14 +162,12 @@ Dispatch unary_dispatch(const OpInfo& info, UnaryOp op, Binding x, DeviceType in
   push.gamma = gamma;
   push.flags = wrap_flags(out.dtype);
   Dispatch d;
-  d.shader = cat("eltwise_unary.", letter(in), letter(out.device));
+  // 4 per invocation with vector loads (the vec4 variants) where input and output are one float type.
+  const bool vec4 = in == out.device && in != DeviceType::i32;
+  d.shader = shader_variant("eltwise_unary", {in, out.device}, vec4 ? "vec4" : "");
   d.bindings = {x, Binding::out(0)};
   d.set_push(push);
-  d.groups = linear_groups(push.count);
-  if (in == out.device && in != DeviceType::i32) {  // 4 per invocation, vector loads (the VEC4 variants)
-    d.shader += '4';
-    d.groups = linear_groups((uint64_t(push.count) + 3) / 4);
-  }
+  d.groups = linear_groups(vec4 ? (uint64_t(push.count) + 3) / 4 : push.count);
   return d;
 }
 
@@ -198,7 +196,7 @@ OpPlan plan_unary(const OpInfo& info, UnarySpec spec) {
   if (spec.gamma_attr) spec.gamma = at.get_float(spec.gamma_attr, spec.gamma);
   OpPlan plan;
   plan.dispatches.push_back(unary_dispatch(info, spec.op, Binding::in(0), x.device, y, spec.alpha, spec.beta, spec.gamma));
-  if (plan.dispatches[0].shader.back() == '4') plan.variant = "vec4";
+  if (plan.dispatches[0].shader.ends_with("_vec4")) plan.variant = "vec4";
   return plan;
 }
 
@@ -316,7 +314,7 @@ OpPlan plan_eye_like(const OpInfo& info) {
   const int64_t k = info.node.attrs.get_int("k", 0);
   push.imax = int32_t(std::clamp<int64_t>(k, -int64_t(1) << 30, int64_t(1) << 30));
   Dispatch d;
-  d.shader = cat("eltwise_unary.", letter(y.device), letter(y.device));
+  d.shader = shader_variant("eltwise_unary", {y.device, y.device});
   d.bindings = {Binding::out(0), Binding::out(0)};
   d.set_push(push);
   d.groups = linear_groups(push.count);
@@ -422,7 +420,7 @@ OpPlan plan_where(const OpInfo& info) {
   if (set_strides(info, x.shape, out.shape, push.sb)) push.flags |= 2;
   if (set_strides(info, yv.shape, out.shape, push.sc)) push.flags |= 4;
   Dispatch d;
-  d.shader = cat("eltwise_binary.where_", letter(out.device));
+  d.shader = shader_variant("eltwise_binary", {DeviceType::i32, out.device, out.device}, "where");
   d.bindings = {Binding::in(0), Binding::in(1), Binding::in(2), Binding::out(0)};
   d.set_push(push);
   d.groups = linear_groups(push.count);

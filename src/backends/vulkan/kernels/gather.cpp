@@ -33,7 +33,7 @@ OpPlan plan_gather(const OpInfo& info) {
     int32_t count, inner, n_indices, extent;
   } push{int32_t(count), int32_t(product(xd, axis + 1, xd.size())), int32_t(idx.shape.numel()), int32_t(extent)};
   Dispatch d;
-  d.shader = move_shader("mv_gather", x.device);
+  d.shader = move_variant("gather", x.device);
   d.bindings = {Binding::in(0), indices, Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
@@ -89,7 +89,7 @@ OpPlan plan_gather_elements(const OpInfo& info) {
     push.data_strides[d] = int32_t(strides[d]);
   }
   Dispatch d;
-  d.shader = move_shader("mv_gather_elements", x.device);
+  d.shader = move_variant("gather_elements", x.device);
   d.bindings = {Binding::in(0), indices, Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
@@ -138,7 +138,7 @@ OpPlan plan_gather_nd(const OpInfo& info) {
     VX_CHECK(push.extents[j] > 0, InvalidArgument, label(info), ": indexing an empty axis");
   }
   Dispatch d;
-  d.shader = move_shader("mv_gather_nd", x.device);
+  d.shader = move_variant("gather_nd", x.device);
   d.bindings = {Binding::in(0), indices, Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
@@ -170,7 +170,7 @@ OpPlan plan_reverse_sequence(const OpInfo& info) {
   } push{int32_t(count), int32_t(product(x.shape.dims(), 2, size_t(rank))), int32_t(x.shape[1]), int32_t(time_axis),
          int32_t(steps)};
   Dispatch d;
-  d.shader = move_shader("mv_reverse_sequence", x.device);
+  d.shader = move_variant("reverse_sequence", x.device);
   d.bindings = {Binding::in(0), lens, Binding::out(0)};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));

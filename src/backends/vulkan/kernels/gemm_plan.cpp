@@ -7,10 +7,10 @@
 
 #include "backends/vulkan/context.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 namespace {
 
-// Mirrors the push-constant block of shaders/nn_gemm_io.glsl.
+// Mirrors the push-constant block of shaders/gemm_io.glsl.
 struct GemmPush {
   int32_t m, n, k;
   int32_t sam, sak, sbk, sbn, scm, scn;
@@ -50,8 +50,9 @@ int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t 
 }
 
 struct KernelShape {
-  const char* shader;  // without the storage suffix where `per_storage`
-  bool per_storage;
+  const char* shader;   // the stem
+  const char* feature;  // of the variant, after its element type ("" for none)
+  bool f16_only;        // the tensor-core kernels: their variant is f16 whatever the storage
   int64_t tile_m, tile_n;
   const char* family;  // the variant's prefix
   const char* suffix;  // after "@"; empty for the older kernels
@@ -59,22 +60,19 @@ struct KernelShape {
 
 KernelShape kernel_shape(GemmKernel kernel) {
   switch (kernel) {
-    case GemmKernel::tiled: return {"nn_gemm", true, 64, 64, "tiled", ""};
-    case GemmKernel::simt: return {"nn_gemm_simt", true, 128, 128, "tiled", "simt128x128"};
-    case GemmKernel::simt_n64: return {"nn_gemm_simt.n64", true, 128, 64, "tiled", "simt128x64"};
-    case GemmKernel::coopmat: return {"nn_gemm_coopmat.fp16", false, 64, 64, "coopmat", ""};
-    case GemmKernel::coopmat128: return {"nn_gemm_coopmat.large_fp16", false, 128, 128, "coopmat128", ""};
-    case GemmKernel::staged: return {"nn_gemm_cm.fp16", false, 64, 128, "coopmat", "staged64x128"};
-    case GemmKernel::staged_large: return {"nn_gemm_cm.large_fp16", false, 128, 128, "coopmat", "staged128x128"};
+    case GemmKernel::tiled: return {"gemm", "", false, 64, 64, "tiled", ""};
+    case GemmKernel::simt: return {"gemm_simt", "", false, 128, 128, "tiled", "simt128x128"};
+    case GemmKernel::simt_n64: return {"gemm_simt", "n64", false, 128, 64, "tiled", "simt128x64"};
+    case GemmKernel::coopmat: return {"gemm_coopmat", "", true, 64, 64, "coopmat", ""};
+    case GemmKernel::coopmat128: return {"gemm_coopmat", "large", true, 128, 128, "coopmat128", ""};
+    case GemmKernel::staged: return {"gemm_coopmat_staged", "", true, 64, 128, "coopmat", "staged64x128"};
+    case GemmKernel::staged_large: return {"gemm_coopmat_staged", "large", true, 128, 128, "coopmat", "staged128x128"};
   }
-  return {"nn_gemm", true, 64, 64, "tiled", ""};
+  return {"gemm", "", false, 64, 64, "tiled", ""};
 }
 
 std::string shader_name(const KernelShape& ks, DeviceType storage) {
-  if (!ks.per_storage) return ks.shader;
-  std::string s = ks.shader;
-  if (storage != DeviceType::f16) return s;
-  return s.find('.') == std::string::npos ? s + ".fp16" : s + "_fp16";  // nn_gemm_simt.n64_fp16
+  return shader_variant(ks.shader, {ks.f16_only ? DeviceType::f16 : storage}, ks.feature);
 }
 
 int32_t i32(const OpInfo& info, int64_t v, const char* what) {
@@ -100,7 +98,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   const bool tensor_cores = storage == DeviceType::f16 && info.device.has_fp16_coopmat_16x16x16();
   const bool staged_fits = tensor_cores && !layout.b_im2col;
   const int64_t tiles128 = (m + 127) / 128 * ((n + 127) / 128) * layout.batches;
-  // Shared memory: nn_gemm_cm.large_fp16 46080 bytes, nn_gemm_simt (BN 128) 32768.
+  // Shared memory: gemm_coopmat_staged.f16_large 46080 bytes, gemm_simt (BN 128) 32768.
   const uint32_t shared = info.device.max_shared_memory;
   const GemmKernel staged = tiles128 >= 256 && shared >= 46080 ? GemmKernel::staged_large : GemmKernel::staged;
   const GemmKernel simt = tiles128 >= kFewTiles && shared >= 32768 ? GemmKernel::simt : GemmKernel::simt_n64;
@@ -146,7 +144,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   else i32(info, d.b_base + (d.z1_count - 1) * d.b_z1 + (d.z0_count - 1) * d.b_z0 + d.k / std::max<int64_t>(d.conv.kernel_size(), 1) * d.conv.in_size(), "B offset");
   i32(info, last(d.o_base, d.o_z1, d.o_z0, d.m, d.n, d.n, 1), "Y offset");
 
-  // Spec constants (shaders/nn_gemm_io.glsl): modes, the im2col window (defaults without one), and
+  // Spec constants (shaders/gemm_io.glsl): modes, the im2col window (defaults without one), and
   // whether A / B rows can be staged with 16-byte loads.
   if (d.b_im2col && d.b_int8) decline(info, "int8 weights as an im2col matrix");
   std::vector<int32_t> spec = {d.b_im2col ? 1 : d.b_int8 ? 2 : 0, d.sam == 1 && d.sak != 1 ? 1 : 0,
@@ -221,7 +219,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
     plan.dispatches.push_back(dispatch);
     if (splits > 1) {
-      dispatch.shader = shader_for("nn_gemm_reduce", storage);
+      dispatch.shader = shader_variant("gemm_reduce", {storage});
       dispatch.spec_constants = {};
       dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n), 256);
       plan.dispatches.push_back(std::move(dispatch));
@@ -236,4 +234,4 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   return variant;
 }
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

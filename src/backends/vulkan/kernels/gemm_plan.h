@@ -1,4 +1,4 @@
-// The one GEMM of the Vulkan math ops (shaders/nn_gemm.comp, nn_gemm_coopmat.comp), shared by
+// The one GEMM of the Vulkan backend (shaders/gemm*.comp), shared by
 // MatMul, Gemm and Conv (implicit im2col):
 //   Y[z](m, n) = act(alpha * scale(n) * sum_k A[z](m, k) B[z](k, n) + bias(n) + beta * C[z](m, n))
 // with every operand read through element strides and a two-level batch (z = z1 * z0_count + z0;
@@ -6,9 +6,10 @@
 #pragma once
 #include <string>
 
-#include "backends/vulkan/kernels/nn_util.h"
+#include "backends/vulkan/kernels/op_args.h"
+#include "backends/vulkan/kernels/window3.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 
 // The epilogue's activation (vx.FusedMatMul's "activation" attribute).
 enum class GemmActivation { none, relu, gelu_erf, gelu_tanh };
@@ -38,14 +39,14 @@ struct GemmDesc {
 };
 
 // The GEMM kernels:
-//   tiled      nn_gemm: 64 x 64 tiles, 4 x 4 outputs per thread, any precision and device;
-//   simt       nn_gemm_simt: 128 x 128 tiles, 8 x 8 outputs per thread, double-buffered staging;
-//   simt_n64   nn_gemm_simt.n64: 128 x 64 tiles (products with few 128 x 128 tiles);
-//   coopmat    nn_gemm_coopmat.fp16: tensor cores, 64 x 64 tiles, any layout;
-//   coopmat128 nn_gemm_coopmat.large_fp16: 128 x 128 tiles;
-//   staged     nn_gemm_cm.fp16: tensor cores, 64 x 128 tiles, double-buffered staging (16-byte
-//              loads where rows allow, else gathered), any layout but im2col;
-//   staged_large nn_gemm_cm.large_fp16: 128 x 128 tiles (products with >= 256 of them).
+//   tiled      gemm.{f32,f16}: 64 x 64 tiles, 4 x 4 outputs per thread, any precision and device;
+//   simt       gemm_simt.{f32,f16}: 128 x 128 tiles, 8 x 8 outputs per thread, double-buffered staging;
+//   simt_n64   gemm_simt.{f32,f16}_n64: 128 x 64 tiles (products with few 128 x 128 tiles);
+//   coopmat    gemm_coopmat.f16: tensor cores, 64 x 64 tiles, any layout;
+//   coopmat128 gemm_coopmat.f16_large: 128 x 128 tiles;
+//   staged     gemm_coopmat_staged.f16: tensor cores, 64 x 128 tiles, double-buffered staging
+//              (16-byte loads where rows allow, else gathered), any layout but im2col;
+//   staged_large gemm_coopmat_staged.f16_large: 128 x 128 tiles (products with >= 256 of them).
 // VOLVOX_VK_GEMM chooses: "tiled" (the old 64 x 64 kernel everywhere: the baseline of
 // measurements), "simt" (simt / simt_n64 everywhere), "coopmat" | "coopmat128" (where the device
 // has fp16 16x16x16 cooperative matrices and the storage is fp16), or "auto" = "staged" (the
@@ -62,7 +63,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
 
 // Split K: a product with fewer than 128 output tiles of 64 x 64 (over all batches) and K >= 256
 // is cut into K chunks of >= 128 run as separate workgroups (about 256 in all) that write fp32
-// partial sums to a scratch buffer; a second dispatch (nn_gemm_reduce) adds them and applies the
+// partial sums to a scratch buffer; a second dispatch (gemm_reduce) adds them and applies the
 // epilogue. VOLVOX_VK_SPLITK = N forces N splits (tests, measurements; 1 = never).
 //
 // Appends the dispatches of one GEMM (several when the batch exceeds one dispatch's workgroup
@@ -70,4 +71,4 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
 // A's rows (K-contiguous) / B's rows (N-contiguous) are staged with 16-byte loads).
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage);
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

@@ -1,4 +1,4 @@
-// Generated tensors on Vulkan (gen_fill.comp): ConstantOfShape (float and integer values), Range
+// Generated tensors on Vulkan (generate.comp): ConstantOfShape (float and integer values), Range
 // (start and delta read on the device; the output length is known when planning) and the Hann,
 // Hamming and Blackman windows (float outputs). Range of int64 host scalars is a shape computation
 // and stays on the CPU by the executor's policy.
@@ -9,7 +9,7 @@
 namespace vx::vk {
 namespace {
 
-struct FillPush {  // gen_fill.comp
+struct FillPush {  // generate.comp
   uint32_t count = 0;
   int32_t mode = 0;
   float fvalue = 0;
@@ -20,7 +20,7 @@ enum FillMode { kConstant = 0, kRange, kHann, kHamming, kBlackman };
 OpPlan fill_plan(const OpInfo& info, const FillPush& push, std::vector<Binding> bindings) {
   OpPlan plan;
   plan.dispatches.push_back(
-      make_dispatch(cat("gen_fill.", letter(info.outputs[0].device)), std::move(bindings), push, push.count));
+      make_dispatch(shader_variant("generate", {info.outputs[0].device}), std::move(bindings), push, push.count));
   return plan;
 }
 

@@ -1,4 +1,4 @@
-// GridSample on Vulkan (more_grid_sample.comp): 2-D, modes bilinear / nearest / bicubic, padding
+// GridSample on Vulkan (grid_sample.comp): 2-D, modes bilinear / nearest / bicubic, padding
 // zeros / border / reflection, align_corners; the same PyTorch-following definition as the CPU
 // reference. N-D grids (opset 20) stay on the CPU.
 #include "backends/vulkan/kernels/op_args.h"
@@ -40,7 +40,7 @@ OpPlan plan_grid_sample(const OpInfo& info) {
   checked_count32(info, grid.shape.numel());
   push.count = checked_count32(info, x.shape[0] * x.shape[1] * grid.shape[1] * grid.shape[2]);
   OpPlan plan;
-  plan.dispatches.push_back(make_dispatch(cat("more_grid_sample.", letter(x.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("grid_sample", {x.device}),
                                           {Binding::in(0), Binding::in(1), Binding::out(0)}, push, push.count));
   return plan;
 }

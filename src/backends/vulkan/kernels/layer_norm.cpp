@@ -1,9 +1,9 @@
 // vx.LayerNorm on Vulkan (ops/fused_ops.h): normalisation over the last axis with a [C] scale
 // and optional [C] bias, one workgroup per row: shaders/layer_norm.comp (the row in registers,
-// subgroup reductions) where the device has subgroup arithmetic, else nn_rows.comp (MODE 0, the
+// subgroup reductions) where the device has subgroup arithmetic, else row_stats.comp (MODE 0, the
 // kernel LayerNormalization uses). Both: two-pass mean and variance in fp32.
 #include "backends/vulkan/context.h"
-#include "backends/vulkan/kernels/nn_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "ops/fused_ops.h"
 
@@ -17,7 +17,7 @@ struct LayerNormPush {
   int32_t flags;  // 1: scale, 2: bias
 };
 
-// Matches nn_rows.comp's push block.
+// Matches row_stats.comp's push block.
 struct RowsPush {
   int32_t rows, cols, channels;
   float eps;
@@ -26,7 +26,7 @@ struct RowsPush {
 
 OpPlan plan_vx_layer_norm(const OpInfo& info) {
   if (!info.has_input(0) || !info.has_input(1)) decline(info, "X and Scale are required");
-  const DeviceType storage = nn::float_storage(info, 0);
+  const DeviceType storage = float_storage(info, 0);
   const Shape& xs = info.inputs[0].shape;
   if (xs.rank() < 1) decline(info, "scalar input");
   const int64_t cols = xs[xs.rank() - 1], rows = cols ? xs.numel() / cols : 0;
@@ -36,7 +36,7 @@ OpPlan plan_vx_layer_norm(const OpInfo& info) {
   Binding param[2] = {Binding::in(0), Binding::in(0)};
   for (size_t i = 1; i < 3; ++i) {
     if (!info.has_input(i)) continue;
-    if (nn::float_storage(info, i) != storage) decline(info, "parameter ", i, " of another storage type");
+    if (float_storage(info, i) != storage) decline(info, "parameter ", i, " of another storage type");
     if (info.inputs[i].shape.numel() != cols)
       decline(info, "parameter ", info.inputs[i].shape.str(), " must have ", cols, " values");
     param[i - 1] = Binding::in(int(i));
@@ -48,12 +48,12 @@ OpPlan plan_vx_layer_norm(const OpInfo& info) {
   d.groups = linear_groups(uint64_t(rows), 1);
   OpPlan plan;
   if (info.device.subgroup_ops.find("arithmetic") != std::string::npos) {
-    d.shader = nn::shader_for("layer_norm", storage);
+    d.shader = shader_variant("layer_norm", {storage});
     d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0)};
     d.set_push(LayerNormPush{int32_t(rows), int32_t(cols), eps, flags});
     plan.variant = "subgroup";
   } else {
-    d.shader = nn::shader_for("nn_rows", storage);
+    d.shader = shader_variant("row_stats", {storage});
     d.spec_constants = {0, 2, 0};
     d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), Binding::out(0), Binding::out(0)};
     d.set_push(RowsPush{int32_t(rows), int32_t(cols), 0, eps, flags});

@@ -1,5 +1,5 @@
-// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (opsets 12, 13; shader red_nll, and
-// red_softmax for the log-probabilities): class weights, ignore_index, reduction none / sum / mean
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (opsets 12, 13; shader nll_loss, and
+// softmax for the log-probabilities): class weights, ignore_index, reduction none / sum / mean
 // (mean divides by the sum of the counted targets' weights, as ONNX does). Float inputs only.
 // Labels outside [0, C) (the CPU throws) are clamped on the GPU.
 #include <algorithm>
@@ -48,7 +48,7 @@ void add_nll(const OpInfo& info, OpPlan& plan, Binding log_prob) {
   plan.scratch_bytes.push_back(uint64_t(count) * 2 * sizeof(float));
   const Binding scratch = Binding::scratch_buffer(int(plan.scratch_bytes.size() - 1));
   Dispatch d;
-  d.shader = move_shader("red_nll", x.device);
+  d.shader = shader_variant("nll_loss", {x.device});
   // An absent weight binds the input in its place (never read).
   d.bindings = {log_prob, Binding::in(1), has_weight ? Binding::in(2) : Binding::in(0), Binding::out(0), scratch};
   d.set_push(push);
@@ -89,7 +89,7 @@ OpPlan plan_softmax_cross_entropy(const OpInfo& info) {
     int32_t rows, n, inner, threads, kind;
   } push{int32_t(rows), int32_t(r.n), int32_t(r.inner), threads, 1};
   Dispatch d;
-  d.shader = move_shader("red_softmax", x.device);
+  d.shader = shader_variant("softmax", {x.device});
   d.bindings = {Binding::in(0), log_prob};
   d.set_push(push);
   d.groups = reduction_groups(rows, threads);

@@ -10,7 +10,7 @@
 #include "backends/vulkan/kernels/gemm_plan.h"
 #include "ops/fused_ops.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 namespace {
 
 // A constant matrix stack [batch][rows][cols] as a blob, transposed per matrix when asked.
@@ -262,9 +262,9 @@ OpPlan plan_gemm(const OpInfo& info) {
 
 }  // namespace
 
-VX_REGISTER_VK_OP(nn_matmul, {"MatMul", "", 0, plan_matmul});
-VX_REGISTER_VK_OP(nn_gemm, {"Gemm", "", 0, plan_gemm});
-VX_REGISTER_VK_OP(nn_fused_matmul, {kFusedMatMul, "", 0, plan_fused_matmul});
-VX_REGISTER_VK_OP(nn_matmul_int8w, {kMatMulInt8W, "", 0, plan_matmul_int8w});
+VX_REGISTER_VK_OP(matmul, {"MatMul", "", 0, plan_matmul});
+VX_REGISTER_VK_OP(gemm, {"Gemm", "", 0, plan_gemm});
+VX_REGISTER_VK_OP(fused_matmul, {kFusedMatMul, "", 0, plan_fused_matmul});
+VX_REGISTER_VK_OP(matmul_int8w, {kMatMulInt8W, "", 0, plan_matmul_int8w});
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

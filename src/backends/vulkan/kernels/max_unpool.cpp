@@ -1,4 +1,4 @@
-// MaxUnpool on Vulkan (more_max_unpool.comp): the unpooled shape inferred from kernel_shape,
+// MaxUnpool on Vulkan (max_unpool.comp): the unpooled shape inferred from kernel_shape,
 // strides and pads (the one MaxPool's indices refer to), optionally placed in a larger
 // output_shape; repeated indices resolve to the last input element, as the sequential definition
 // does (an atomicMax picks it, then it writes).
@@ -40,7 +40,7 @@ OpPlan plan_max_unpool(const OpInfo& info) {
   }
   push.inferred_total = checked_count32(info, Shape(inferred).numel());
   const uint32_t out_count = checked_count32(info, y.shape.numel()), in_count = checked_count32(info, x.shape.numel());
-  const std::string shader = cat("more_max_unpool.", letter(x.device));
+  const std::string shader = shader_variant("max_unpool", {x.device});
   const std::vector<Binding> bindings = {Binding::in(0), Binding::in(1), Binding::scratch_buffer(0), Binding::out(0)};
   OpPlan plan;
   plan.scratch_bytes.push_back(uint64_t(std::max<uint32_t>(out_count, 1)) * 4);

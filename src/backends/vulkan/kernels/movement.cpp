@@ -1,8 +1,8 @@
-// Data-movement ops that are strided copies (shader mv_copy): Transpose, Slice, Concat, Split,
+// Data-movement ops that are strided copies (shader strided_copy): Transpose, Slice, Concat, Split,
 // Expand, DepthToSpace, SpaceToDepth. Split with up to 7 outputs writes them all in one dispatch
-// (mv_split). Any dtype (the copy moves storage elements as they are).
+// (split). Any dtype (the copy moves storage elements as they are).
 // Shapes come from the shape-bound graph. Slice with constant operands is a strided copy; with
-// starts, axes or steps computed at run time a shader reads them (mv_slice_dynamic).
+// starts, axes or steps computed at run time a shader reads them (slice_dynamic).
 #include <algorithm>
 #include <limits>
 
@@ -43,7 +43,7 @@ bool is_constant(const OpInfo& info, size_t i) {
   return info.has_input(i) && info.inputs[i].constant != nullptr && info.inputs[i].constant->defined();
 }
 
-// Slice with starts, axes or steps computed at run time (shader mv_slice_dynamic): the bound output
+// Slice with starts, axes or steps computed at run time (shader slice_dynamic): the bound output
 // shape gives the extents; the shader derives each axis' start and step from the operands.
 OpPlan plan_dynamic_slice(const OpInfo& info) {
   constexpr int kMaxRank = 6;
@@ -79,7 +79,7 @@ OpPlan plan_dynamic_slice(const OpInfo& info) {
   // Constant operands among them are bound as themselves (the executor uploads them); absent ones
   // bind the starts in their place (never read).
   Dispatch d;
-  d.shader = move_shader("mv_slice_dynamic", x.device);
+  d.shader = move_variant("slice_dynamic", x.device);
   d.bindings = {Binding::in(0), Binding::in(1), Binding::in(info.has_input(3) ? 3 : 1),
                 Binding::in(info.has_input(4) ? 4 : 1), Binding::out(0)};
   d.set_push(push);
@@ -180,14 +180,14 @@ OpPlan plan_concat(const OpInfo& info) {
 
 // Split sizes come from the outputs' bound shapes (however the node gave them: equal parts, the
 // `split` attribute or input, or num_outputs).
-// Matches mv_split.comp's push block.
+// Matches split.comp's push block.
 struct SplitPush {
   int32_t count, axis, inner, outputs;
   int32_t off[8];
 };
 constexpr size_t kMaxSplitOutputs = 7;
 
-// Every output of a Split in one mv_split dispatch; nullopt when it does not apply (too many
+// Every output of a Split in one split dispatch; nullopt when it does not apply (too many
 // outputs, an empty input).
 std::optional<Dispatch> one_split_dispatch(const OpInfo& info, size_t axis) {
   const OpTensor& x = info.inputs.at(0);
@@ -230,7 +230,7 @@ std::optional<Dispatch> one_split_dispatch(const OpInfo& info, size_t axis) {
   push.outputs = int32_t(info.outputs.size());
   for (size_t i = 0; i < off.size(); ++i) push.off[i] = int32_t(off[i]);
   Dispatch d;
-  d.shader = vec4 ? (x.device == DeviceType::f16 ? "mv_split.f16_vec4" : "mv_split.vec4") : move_shader("mv_split", x.device);
+  d.shader = move_variant("split", x.device, vec4 ? "vec4" : "");
   d.bindings = {Binding::in(0)};
   for (size_t i = 0; i < kMaxSplitOutputs; ++i) d.bindings.push_back(Binding::out(i < info.outputs.size() ? int(i) : 0));
   d.set_push(push);

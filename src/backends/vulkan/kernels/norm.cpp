@@ -1,16 +1,16 @@
 // Normalisations with fp32 statistics:
 //   BatchNormalization (inference only; training mode is declined): per element; constant
-//     parameters are folded at plan time into y = x * k[c] + t[c] (shaders/nn_batchnorm.comp).
+//     parameters are folded at plan time into y = x * k[c] + t[c] (shaders/batch_norm.comp).
 //   InstanceNormalization and LayerNormalization (axis, epsilon; the Mean and InvStdDev outputs
 //     too): one workgroup per normalised row with two-pass mean / variance reductions
-//     (shaders/nn_rows.comp). LayerNormalization's Scale and B broadcast onto the normalised axes:
+//     (shaders/row_stats.comp). LayerNormalization's Scale and B broadcast onto the normalised axes:
 //     constants are expanded at plan time; a non-constant one must have the full normalised shape.
-//   LRN: per element, the sum of squares over neighbouring channels (shaders/nn_lrn.comp).
+//   LRN: per element, the sum of squares over neighbouring channels (shaders/lrn.comp).
 #include <cmath>
 
-#include "backends/vulkan/kernels/nn_util.h"
+#include "backends/vulkan/kernels/op_args.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 namespace {
 
 int add_values(OpPlan& plan, const std::vector<float>& v, DeviceType storage) {
@@ -33,7 +33,7 @@ OpPlan plan_batch_norm(const OpInfo& info) {
   const float eps = attrs.get_float("epsilon", 1e-5f);
   OpPlan plan;
   Dispatch d;
-  d.shader = shader_for("nn_batchnorm", storage);
+  d.shader = shader_variant("batch_norm", {storage});
   const bool folded = info.inputs[1].constant && info.inputs[2].constant && info.inputs[3].constant && info.inputs[4].constant;
   if (folded) {
     const std::vector<float> s = constant_values(*info.inputs[1].constant), b = constant_values(*info.inputs[2].constant),
@@ -83,7 +83,7 @@ OpPlan plan_instance_norm(const OpInfo& info) {
     param[i] = t.constant ? Binding::constant_blob(add_values(plan, constant_values(*t.constant), storage)) : Binding::in(i + 1);
   }
   Dispatch d;
-  d.shader = shader_for("nn_rows", storage);
+  d.shader = shader_variant("row_stats", {storage});
   d.spec_constants = {0, 2, 1};
   d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), Binding::out(0), Binding::out(0)};
   d.set_push(RowsPush{int32_t(rows), int32_t(cols), int32_t(channels), info.node.attrs.get_float("epsilon", 1e-5f), 3});
@@ -155,7 +155,7 @@ OpPlan plan_layer_norm(const OpInfo& info) {
     flags |= 4;
   }
   Dispatch d;
-  d.shader = shader_for("nn_rows", storage);
+  d.shader = shader_variant("row_stats", {storage});
   d.spec_constants = {0, 2, 0};
   d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), mean, inv};
   d.set_push(RowsPush{int32_t(rows), int32_t(cols), 0, info.node.attrs.get_float("epsilon", 1e-5f), flags});
@@ -176,7 +176,7 @@ OpPlan plan_lrn(const OpInfo& info) {
   const int64_t spatial = xs.numel() / std::max<int64_t>(xs[0] * xs[1], 1);
   OpPlan plan;
   Dispatch d;
-  d.shader = shader_for("nn_lrn", storage);
+  d.shader = shader_variant("lrn", {storage});
   d.bindings = {Binding::in(0), Binding::out(0)};
   struct {
     int32_t total, channels, spatial, size;
@@ -192,9 +192,9 @@ OpPlan plan_lrn(const OpInfo& info) {
 
 }  // namespace
 
-VX_REGISTER_VK_OP(nn_lrn, {"LRN", "", 0, plan_lrn});
-VX_REGISTER_VK_OP(nn_batch_norm, {"BatchNormalization", "", 0, plan_batch_norm});
-VX_REGISTER_VK_OP(nn_instance_norm, {"InstanceNormalization", "", 0, plan_instance_norm});
-VX_REGISTER_VK_OP(nn_layer_norm, {"LayerNormalization", "", 0, plan_layer_norm});
+VX_REGISTER_VK_OP(lrn, {"LRN", "", 0, plan_lrn});
+VX_REGISTER_VK_OP(batch_norm, {"BatchNormalization", "", 0, plan_batch_norm});
+VX_REGISTER_VK_OP(instance_norm, {"InstanceNormalization", "", 0, plan_instance_norm});
+VX_REGISTER_VK_OP(layer_norm, {"LayerNormalization", "", 0, plan_layer_norm});
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/half.h"
 
 namespace vx::vk {
 
@@ -75,14 +76,70 @@ Binding index_tensor_binding(const OpInfo& info, OpPlan& plan, size_t input,
   return Binding::constant_blob(int(plan.constants.size() - 1));
 }
 
-std::string move_shader(const std::string& stem, DeviceType t) { return t == DeviceType::f16 ? stem + ".f16" : stem; }
-
-std::string typed_shader(const std::string& stem, DeviceType t) {
+const char* type_name(DeviceType t) {
   switch (t) {
-    case DeviceType::f16: return stem + ".f16";
-    case DeviceType::i32: return stem + ".i32";
-    default: return stem;
+    case DeviceType::f16: return "f16";
+    case DeviceType::i32: return "i32";
+    default: return "f32";
   }
+}
+
+namespace {
+
+// "stem.types", then "_feature" when there is one.
+std::string join_variant(std::string_view stem, std::string_view types, std::string_view feature) {
+  std::string name(stem);
+  (name += '.') += types;
+  if (!feature.empty()) (name += '_') += feature;
+  return name;
+}
+
+}  // namespace
+
+std::string shader_variant(std::string_view stem, std::initializer_list<DeviceType> types, std::string_view feature) {
+  std::string joined;
+  for (DeviceType t : types) (joined += joined.empty() ? "" : "_") += type_name(t);
+  return join_variant(stem, joined, feature);
+}
+
+std::string move_variant(std::string_view stem, DeviceType t, std::string_view feature) {
+  return join_variant(stem, t == DeviceType::f16 ? "f16" : "b32", feature);
+}
+
+DeviceType float_storage(const OpInfo& info, size_t input) {
+  if (input >= info.inputs.size() || !info.has_input(input)) decline(info, "input ", input, " is missing");
+  const OpTensor& t = info.inputs[input];
+  if (t.dtype != DType::f32 && t.dtype != DType::f16) decline(info, "only float tensors run on the GPU, input ", input,
+                                                             " is ", dtype_name(t.dtype));
+  if (t.device != DeviceType::f32 && t.device != DeviceType::f16) decline(info, "float input stored as integers");
+  return t.device;
+}
+
+std::vector<float> constant_values(const Tensor& t) {
+  Tensor f = t.dtype() == DType::f32 ? t : t.to(DType::f32);
+  const float* p = f.data<float>();
+  return std::vector<float>(p, p + f.numel());
+}
+
+std::vector<uint8_t> pack(const std::vector<float>& values, DeviceType storage) {
+  std::vector<uint8_t> out;
+  if (storage == DeviceType::f16) {
+    out.resize(values.size() * 2);
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint16_t h = float_to_half(values[i]);
+      std::memcpy(out.data() + 2 * i, &h, 2);
+    }
+  } else {
+    out.resize(values.size() * 4);
+    if (!values.empty()) std::memcpy(out.data(), values.data(), out.size());
+  }
+  if (out.empty()) out.resize(4);  // never an empty buffer
+  return out;
+}
+
+std::array<uint32_t, 3> element_groups(const OpInfo& info, int64_t count) {
+  checked_count32(info, count, "the output");
+  return linear_groups(uint64_t(count), 256);
 }
 
 uint32_t checked_count32(const OpInfo& info, int64_t count, const char* what) {

@@ -1,11 +1,14 @@
 // The one helper set every Vulkan op plan uses when it reads its node: labels and declining,
 // axes, integer operands that must be graph constants, the 32-bit index check, shader variant
-// names by storage type, and the one-dispatch builder.
+// names by storage type, float storage and constant packing, and the one-dispatch builder.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,12 +58,27 @@ std::vector<int64_t> required_constant_ints(const OpInfo& info, size_t i, const 
 Binding index_tensor_binding(const OpInfo& info, OpPlan& plan, size_t input,
                              const std::function<int64_t(size_t)>& extent_at);
 
-// "stem" for 32-bit storage (f32 and i32 share it when a shader only moves bits), "stem.f16".
-std::string move_shader(const std::string& stem, DeviceType t);
-// "stem" (f32), "stem.f16" or "stem.i32" for shaders that compute.
-std::string typed_shader(const std::string& stem, DeviceType t);
-// Shader variant letter of a storage type for the shaders named "stem_<letter>": f = f32, h = f16, i = int32.
-inline char letter(DeviceType t) { return t == DeviceType::f32 ? 'f' : t == DeviceType::f16 ? 'h' : 'i'; }
+// Shader variant names (docs/ARCHITECTURE.md, "Names"): "stem.<types>[_<feature>]", <types> the
+// element type of each typed tensor role in the order the shader's VARIANT lines document (inputs,
+// then the output), spelled f32 / f16 / i32 and joined by '_': "eltwise_binary.f16_f16_i32".
+const char* type_name(DeviceType t);
+std::string shader_variant(std::string_view stem, std::initializer_list<DeviceType> types,
+                           std::string_view feature = {});
+// The variant of a shader that only moves elements: "stem.f16", or "stem.b32" for every 32-bit type
+// (f32 and i32 tensors share its raw 32-bit words).
+std::string move_variant(std::string_view stem, DeviceType t, std::string_view feature = {});
+
+// The device storage type of the node's float tensors (f32 or f16); declines when input `i` is not
+// an f32/f16 tensor.
+DeviceType float_storage(const OpInfo& info, size_t input = 0);
+
+// The values of a float constant (f32 or f16) as f32, in its row-major order.
+std::vector<float> constant_values(const Tensor& t);
+// Bytes of `values` in the storage type.
+std::vector<uint8_t> pack(const std::vector<float>& values, DeviceType storage);
+
+// Workgroups for one invocation per element (256 per workgroup), declining past the device limits.
+std::array<uint32_t, 3> element_groups(const OpInfo& info, int64_t count);
 
 // Row-major strides in elements.
 std::vector<int64_t> dense_strides(const std::vector<int64_t>& dims);

@@ -74,7 +74,7 @@ inline constexpr uint32_t kMaxOpBindings = 8;
 inline constexpr uint32_t kOpPushConstantBytes = 128;
 
 struct Dispatch {
-  std::string shader;                   // embedded SPIR-V, e.g. "eltwise_binary.f16"
+  std::string shader;                   // embedded SPIR-V, e.g. "eltwise_binary.f16_f16_f16"
   std::vector<int32_t> spec_constants;  // constant_id 0, 1, ...
   std::vector<Binding> bindings;        // storage buffers at binding 0, 1, ... (<= kMaxOpBindings)
   std::vector<uint8_t> push;            // push constants (<= kOpPushConstantBytes)

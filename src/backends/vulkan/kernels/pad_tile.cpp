@@ -1,6 +1,6 @@
 // Pad (opsets 2-19: pads as attribute or input (constant, or computed at run time and read by the
 // shader), constant_value, axes, modes constant / reflect / edge / wrap, negative pads) and Tile
-// (a wrap-mode pad of the bound output shape, so `repeats` need not be a constant). Shader mv_pad,
+// (a wrap-mode pad of the bound output shape, so `repeats` need not be a constant). Shader pad,
 // rank <= 6.
 #include <algorithm>
 #include <cstdlib>
@@ -46,10 +46,10 @@ OpPlan pad_plan(const OpInfo& info, const std::vector<int64_t>& begin, int mode,
     push.begin[d] = int32_t(begin[d]);
   }
   Dispatch d;
-  d.shader = move_shader("mv_pad", x.device);
+  d.shader = move_variant("pad", x.device);
   d.bindings = {Binding::in(0), Binding::out(0)};
   if (pads_input) {
-    d.shader = x.device == DeviceType::f16 ? "mv_pad.f16_pads_input" : "mv_pad.pads_input";
+    d.shader = move_variant("pad", x.device, "pads_input");
     // Without a run-time value, the pads stand in for it (never read).
     d.bindings.push_back(Binding::in(1));
     d.bindings.push_back(Binding::in(value_input ? 2 : 1));

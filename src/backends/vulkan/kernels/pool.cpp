@@ -1,11 +1,11 @@
 // MaxPool (kernel, strides, pads, auto_pad, dilations, ceil_mode, the Indices output with
 // storage_order),
 // AveragePool (count_include_pad, ceil_mode), LpPool: one output element per invocation
-// (shaders/nn_pool.comp). GlobalAveragePool, GlobalMaxPool, GlobalLpPool: one workgroup reduction
-// per (n, c) plane (shaders/nn_rows.comp).
-#include "backends/vulkan/kernels/nn_util.h"
+// (shaders/pool.comp). GlobalAveragePool, GlobalMaxPool, GlobalLpPool: one workgroup reduction
+// per (n, c) plane (shaders/row_stats.comp).
+#include "backends/vulkan/kernels/pool.h"
 
-namespace vx::vk::nn {
+namespace vx::vk {
 
 void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, const Window3& w, int64_t planes,
                        PoolMode mode, bool count_include_pad, int p, DeviceType storage, const Binding* indices,
@@ -13,7 +13,7 @@ void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, c
   const int64_t total = planes * w.out_size();
   checked_count32(info, planes * w.in_size(), "X");
   Dispatch d;
-  d.shader = shader_for("nn_pool", storage);
+  d.shader = shader_variant("pool", {storage});
   d.spec_constants = {int32_t(mode), count_include_pad ? 1 : 0, p};
   const std::vector<int32_t> ws = w.spec_constants();
   d.spec_constants.insert(d.spec_constants.end(), ws.begin(), ws.end());
@@ -72,7 +72,7 @@ OpPlan plan_pool(const OpInfo& info, PoolMode mode) {
   return plan;
 }
 
-// nn_rows MODE 1 mean, 2 max, 3 Lp.
+// row_stats MODE 1 mean, 2 max, 3 Lp.
 OpPlan plan_global_pool(const OpInfo& info, int mode) {
   const DeviceType storage = float_storage(info, 0);
   const Shape& xs = info.inputs[0].shape;
@@ -87,7 +87,7 @@ OpPlan plan_global_pool(const OpInfo& info, int mode) {
   }
   OpPlan plan;
   Dispatch d;
-  d.shader = shader_for("nn_rows", storage);
+  d.shader = shader_variant("row_stats", {storage});
   d.spec_constants = {mode, p, 0};
   d.bindings = {Binding::in(0), Binding::in(0), Binding::in(0), Binding::out(0), Binding::out(0), Binding::out(0)};
   struct {
@@ -104,11 +104,11 @@ OpPlan plan_global_pool(const OpInfo& info, int mode) {
 
 }  // namespace
 
-VX_REGISTER_VK_OP(nn_max_pool, {"MaxPool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::max); }});
-VX_REGISTER_VK_OP(nn_average_pool, {"AveragePool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::average); }});
-VX_REGISTER_VK_OP(nn_lp_pool, {"LpPool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::lp); }});
-VX_REGISTER_VK_OP(nn_global_average_pool, {"GlobalAveragePool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 1); }});
-VX_REGISTER_VK_OP(nn_global_max_pool, {"GlobalMaxPool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 2); }});
-VX_REGISTER_VK_OP(nn_global_lp_pool, {"GlobalLpPool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 3); }});
+VX_REGISTER_VK_OP(max_pool, {"MaxPool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::max); }});
+VX_REGISTER_VK_OP(average_pool, {"AveragePool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::average); }});
+VX_REGISTER_VK_OP(lp_pool, {"LpPool", "", 0, [](const OpInfo& i) { return plan_pool(i, PoolMode::lp); }});
+VX_REGISTER_VK_OP(global_average_pool, {"GlobalAveragePool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 1); }});
+VX_REGISTER_VK_OP(global_max_pool, {"GlobalMaxPool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 2); }});
+VX_REGISTER_VK_OP(global_lp_pool, {"GlobalLpPool", "", 0, [](const OpInfo& i) { return plan_global_pool(i, 3); }});
 
-}  // namespace vx::vk::nn
+}  // namespace vx::vk

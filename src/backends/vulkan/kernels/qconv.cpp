@@ -1,5 +1,5 @@
-// Integer convolutions on Vulkan: ConvInteger (more_qconv.comp, int32 output) and QLinearConv (the
-// same accumulation into a scratch buffer, then more_requant.comp with the int32 bias and a
+// Integer convolutions on Vulkan: ConvInteger (qconv.comp, int32 output) and QLinearConv (the
+// same accumulation into a scratch buffer, then requant.comp with the int32 bias and a
 // per-tensor or per-output-channel weight scale). 1 to 3 spatial axes, groups, strides,
 // dilations, explicit pads or auto_pad (the output shape from shape inference fixes the pads).
 #include "backends/vulkan/kernels/op_args.h"
@@ -68,7 +68,7 @@ Dispatch conv_dispatch(const OpInfo& info, size_t xi, size_t wi, size_t zxi, siz
   checked_count32(info, x.shape.numel());
   checked_count32(info, w.shape.numel());
   push.count = checked_count32(info, y.numel());
-  return make_dispatch("more_qconv",
+  return make_dispatch("qconv",
                        {Binding::in(int(xi)), Binding::in(int(wi)),
                         info.has_input(zxi) ? Binding::in(int(zxi)) : Binding::in(int(xi)),
                         info.has_input(zwi) ? Binding::in(int(zwi)) : Binding::in(int(wi)), acc},
@@ -110,7 +110,7 @@ OpPlan plan_qlinear_conv(const OpInfo& info) {
   r.inner = uint32_t(std::max<int64_t>(product(y.shape, 2, y.shape.rank()), 1));
   r.channels = uint32_t(std::max<int64_t>(m, 1));
   r.flags = (w_scales > 1 ? 1 : 0) | (has_bias ? 2 : 0);
-  plan.dispatches.push_back(make_dispatch(cat("more_requant.", letter(info.inputs[1].device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("requant", {info.inputs[1].device}),
                                           {Binding::scratch_buffer(0), Binding::in(1), Binding::in(4), Binding::in(6),
                                            Binding::in(7), has_bias ? Binding::in(8) : Binding::in(7), Binding::out(0)},
                                           r, r.count));

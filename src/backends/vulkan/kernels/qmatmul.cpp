@@ -1,5 +1,5 @@
-// Integer matrix products on Vulkan: MatMulInteger (more_qmatmul.comp, int32 output) and
-// QLinearMatMul (the same int32 accumulation into a scratch buffer, then more_requant.comp with
+// Integer matrix products on Vulkan: MatMulInteger (qmatmul.comp, int32 output) and
+// QLinearMatMul (the same int32 accumulation into a scratch buffer, then requant.comp with
 // per-tensor scales). Zero points: scalars, per row of A, per column of B. Batch dimensions
 // broadcast as numpy's matmul (ops/matmul_shape.h).
 #include "backends/vulkan/kernels/op_args.h"
@@ -53,7 +53,7 @@ Dispatch product_dispatch(const OpInfo& info, const Product& prod, size_t a, siz
   push.k = int32_t(prod.k);
   push.n = int32_t(prod.n);
   push.flags = zero_flags(info, za, prod.m, "the zero point of A") | (zero_flags(info, zb, prod.n, "the zero point of B") << 2);
-  return make_dispatch("more_qmatmul",
+  return make_dispatch("qmatmul",
                        {Binding::in(int(a)), Binding::in(int(b)), info.has_input(za) ? Binding::in(int(za)) : Binding::in(int(a)),
                         info.has_input(zb) ? Binding::in(int(zb)) : Binding::in(int(b)), Binding::constant_blob(0), acc},
                        push, push.count);
@@ -98,7 +98,7 @@ OpPlan plan_qlinear_matmul(const OpInfo& info) {
   r.count = uint32_t(prod.out.numel());
   r.lo = y.dtype == DType::u8 ? 0 : -128;
   r.hi = y.dtype == DType::u8 ? 255 : 127;
-  plan.dispatches.push_back(make_dispatch(cat("more_requant.", letter(info.inputs[1].device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("requant", {info.inputs[1].device}),
                                           {Binding::scratch_buffer(0), Binding::in(1), Binding::in(4), Binding::in(6),
                                            Binding::in(7), Binding::in(7), Binding::out(0)},
                                           r, r.count));

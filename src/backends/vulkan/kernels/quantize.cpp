@@ -1,4 +1,4 @@
-// Linear quantization on Vulkan (q_linear.comp): QuantizeLinear (to uint8 / int8 / int32, scalar
+// Linear quantization on Vulkan (quantize.comp): QuantizeLinear (to uint8 / int8 / int32, scalar
 // or per-axis scale and zero point, round half to even, saturation), DequantizeLinear and
 // DynamicQuantizeLinear (one workgroup finds the range, then every element is quantized). Quantized
 // values live as int32 on the device (op_kernel.h).
@@ -53,7 +53,7 @@ OpPlan plan_quantize(const OpInfo& info) {
   const Binding zero = info.has_input(2) ? Binding::in(2) : Binding::out(0);
   OpPlan plan;
   plan.dispatches.push_back(make_dispatch(
-      cat("q_linear.", letter(x.device)),
+      shader_variant("quantize", {x.device}),
       {Binding::in(0), Binding::out(0), Binding::in(1), zero, Binding::out(0), Binding::out(0), Binding::out(0)}, push,
       push.count));
   return plan;
@@ -73,7 +73,7 @@ OpPlan plan_dequantize(const OpInfo& info) {
   const Binding zero = info.has_input(2) ? Binding::in(2) : Binding::in(0);
   OpPlan plan;
   plan.dispatches.push_back(make_dispatch(
-      cat("q_linear.", letter(y.device)),
+      shader_variant("quantize", {y.device}),
       {Binding::out(0), Binding::in(0), Binding::in(1), zero, Binding::out(0), Binding::out(0), Binding::out(0)}, push,
       push.count));
   return plan;
@@ -89,7 +89,7 @@ OpPlan plan_dynamic_quantize(const OpInfo& info) {
   push.count = checked_count32(info, x.shape.numel());
   const std::vector<Binding> bindings = {Binding::in(0),  Binding::in(0),  Binding::out(1),        Binding::out(2),
                                          Binding::out(0), Binding::out(0), Binding::scratch_buffer(0)};
-  const std::string shader = cat("q_linear.", letter(x.device));
+  const std::string shader = shader_variant("quantize", {x.device});
   OpPlan plan;
   plan.scratch_bytes.push_back(8);  // f32 scale and zero point
   push.mode = kDynamicStats;

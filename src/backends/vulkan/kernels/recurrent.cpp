@@ -1,6 +1,6 @@
-// RNN, GRU and LSTM on Vulkan: rnn_io.comp loads the initial state (and zeroes Y), then one
-// rnn_step.comp dispatch per time step (two for GRU without linear_before_reset) advances every
-// direction, batch and hidden unit, and rnn_io.comp writes Y_h / Y_c. The state lives in an f32
+// RNN, GRU and LSTM on Vulkan: recurrent_io.comp loads the initial state (and zeroes Y), then one
+// recurrent_step.comp dispatch per time step (two for GRU without linear_before_reset) advances every
+// direction, batch and hidden unit, and recurrent_io.comp writes Y_h / Y_c. The state lives in an f32
 // scratch buffer. Forward, reverse, bidirectional, layout 0 / 1, bias, sequence_lens, initial
 // states, peepholes, clip, linear_before_reset and the ONNX activation functions by name.
 // Initial states and Y_h / Y_c follow the layout attribute as the ONNX spec says ([batch, dirs,
@@ -121,7 +121,8 @@ OpPlan plan_recurrent(const OpInfo& info, Cell cell) {
   OpPlan plan;
   plan.scratch_bytes.push_back(uint64_t(std::max<int64_t>(5 * state_count, 1)) * 4);
   const Binding state = Binding::scratch_buffer(0);
-  const char v = letter(x.device);
+  const std::string io_shader = shader_variant("recurrent_io", {x.device});
+  const std::string step_shader = shader_variant("recurrent_step", {x.device});
   const Binding any_out = has_y ? Binding::out(0) : has_yh ? Binding::out(1) : Binding::out(2);
   VX_CHECK(has_y || has_yh || has_yc, InvalidArgument, label(info), " has no output");
 
@@ -142,7 +143,7 @@ OpPlan plan_recurrent(const OpInfo& info, Cell cell) {
                                             has_yh ? Binding::out(1) : any_out,
                                             has_yc ? Binding::out(2) : any_out};
   io.phase = 0;
-  plan.dispatches.push_back(make_dispatch(cat("rnn_io.", v), io_bindings, io, io.count));
+  plan.dispatches.push_back(make_dispatch(io_shader, io_bindings, io, io.count));
 
   const std::vector<Binding> step_bindings = {Binding::in(0),
                                               Binding::in(1),
@@ -157,15 +158,15 @@ OpPlan plan_recurrent(const OpInfo& info, Cell cell) {
     step.step = int32_t(s);
     if (two_phase) {
       step.phase = 1;
-      plan.dispatches.push_back(make_dispatch(cat("rnn_step.", v), step_bindings, step, step.count));
+      plan.dispatches.push_back(make_dispatch(step_shader, step_bindings, step, step.count));
     }
     step.phase = 0;
-    plan.dispatches.push_back(make_dispatch(cat("rnn_step.", v), step_bindings, step, step.count));
+    plan.dispatches.push_back(make_dispatch(step_shader, step_bindings, step, step.count));
   }
   if (has_yh || has_yc) {
     io.phase = 1;
     io.count = io.state_count;
-    plan.dispatches.push_back(make_dispatch(cat("rnn_io.", v), io_bindings, io, io.count));
+    plan.dispatches.push_back(make_dispatch(io_shader, io_bindings, io, io.count));
   }
   plan.variant = cat("per-step x", seq);
   return plan;

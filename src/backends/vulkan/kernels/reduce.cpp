@@ -1,6 +1,6 @@
-// ONNX reductions over axes (shader red_reduce): ReduceSum, ReduceMean, ReduceMax, ReduceMin,
+// ONNX reductions over axes (shader reduce): ReduceSum, ReduceMean, ReduceMax, ReduceMin,
 // ReduceProd, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare; and ArgMax /
-// ArgMin (shader red_arg). Axes come from the attribute (ReduceSum < 13, the others < 18) or the
+// ArgMin (shader reduce_arg). Axes come from the attribute (ReduceSum < 13, the others < 18) or the
 // input 1 (later): a constant, or computed at run time, when the bound output shape tells which axes
 // were reduced (else declined); keepdims; noop_with_empty_axes (an alias of the input). Int tensors:
 // every reduction except L2, LogSum and LogSumExp.
@@ -112,7 +112,7 @@ OpPlan plan_reduce(const OpInfo& info) {
   push.op = code;
   push.threads = threads_per_output(push.group);
   Dispatch d;
-  d.shader = typed_shader("red_reduce", x.device);
+  d.shader = shader_variant("reduce", {x.device});
   d.bindings = {Binding::in(0), Binding::out(0)};
   d.set_push(push);
   d.groups = reduction_groups(push.outputs, push.threads);
@@ -137,7 +137,7 @@ OpPlan plan_arg(const OpInfo& info) {
   push.select_last = info.node.attrs.get_int("select_last_index", 0) != 0 ? 1 : 0;
   push.threads = threads_per_output(push.group);
   Dispatch d;
-  d.shader = typed_shader("red_arg", x.device);
+  d.shader = shader_variant("reduce_arg", {x.device});
   d.bindings = {Binding::in(0), Binding::out(0)};
   d.set_push(push);
   d.groups = reduction_groups(push.outputs, push.threads);

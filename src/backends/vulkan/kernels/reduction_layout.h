@@ -1,4 +1,4 @@
-// How the reduction shaders (red_reduce, red_arg) see their input: the kept axes and the reduced
+// How the reduction shaders (reduce, reduce_arg) see their input: the kept axes and the reduced
 // axes as two strided index spaces (neighbours of the same kind merged, extent-1 axes dropped), and
 // the number of invocations that share one output.
 #pragma once
@@ -11,7 +11,7 @@ namespace vx::vk {
 
 inline constexpr int kReduceMaxRank = 6;
 
-// The push-constant block of red_common.glsl.
+// The push-constant block of reduce_groups.glsl.
 struct ReducePush {
   int32_t outputs, group, kept_rank, red_rank;
   int32_t kept_dims[kReduceMaxRank];

@@ -1,4 +1,4 @@
-// The push constants of more_requant.comp, the int32 -> uint8/int8 requantisation step that
+// The push constants of requant.comp, the int32 -> uint8/int8 requantisation step that
 // QLinearConv (qconv.cpp) and QLinearMatMul (qmatmul.cpp) run after their int32 accumulation.
 #pragma once
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Resize (opsets 10-19) and Upsample (7-9) as a separable filter (shader mv_resize): the tap table
+// Resize (opsets 10-19) and Upsample (7-9) as a separable filter (shader resize): the tap table
 // of each resized axis (input index and weight per output index) comes from passes/resize_geometry,
 // the same tables the CPU reference uses, and is uploaded once; so every mode (nearest with each nearest_mode and
 // the legacy floor/ceil rule, linear, cubic with cubic_coeff_a and exclude_outside) and every
@@ -118,7 +118,7 @@ OpPlan plan_resize(const OpInfo& info) {
   std::memcpy(blob.data(), table.data(), blob.size());
   plan.constants.push_back(std::move(blob));
   Dispatch dispatch;
-  dispatch.shader = typed_shader("mv_resize", x.device);
+  dispatch.shader = shader_variant("resize", {x.device});
   dispatch.bindings = {Binding::in(0), Binding::constant_blob(0), Binding::out(0)};
   dispatch.set_push(push);
   dispatch.groups = linear_groups(uint64_t(count));

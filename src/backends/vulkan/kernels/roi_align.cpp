@@ -1,4 +1,4 @@
-// RoiAlign (opset 10 / 16) on Vulkan (more_roi_align.comp): avg and max modes, sampling_ratio
+// RoiAlign (opset 10 / 16) on Vulkan (roi_align.comp): avg and max modes, sampling_ratio
 // (adaptive when 0), spatial_scale, coordinate_transformation_mode half_pixel / output_half_pixel,
 // the same ONNX Runtime sampling rules as the CPU reference.
 #include "backends/vulkan/kernels/op_args.h"
@@ -44,7 +44,7 @@ OpPlan plan_roi_align(const OpInfo& info) {
   VX_CHECK(info.outputs[0].shape.numel() == int64_t(push.count), InvalidArgument, label(info), ": output shape ",
            info.outputs[0].shape.str());
   OpPlan plan;
-  plan.dispatches.push_back(make_dispatch(cat("more_roi_align.", letter(x.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("roi_align", {x.device}),
                                           {Binding::in(0), Binding::in(1), Binding::in(2), Binding::out(0)}, push,
                                           push.count));
   return plan;

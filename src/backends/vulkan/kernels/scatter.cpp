@@ -1,5 +1,6 @@
 // ScatterElements (and the old Scatter) and ScatterND with reduction "none": the data is copied to
-// the output (mv_copy), then each update is written where its indices point (mv_scatter_*).
+// the output (strided_copy.comp), then each update is written where its indices point
+// (scatter_elements.comp, scatter_nd.comp).
 // Reductions (add, mul, max, min) are declined: they need atomics on floats. Duplicate indices:
 // ONNX leaves the result undefined; on the GPU one of the updates wins. Constant indices are
 // range-checked when planning; run-time ones out of range fail the run (Binding::status()).
@@ -60,7 +61,7 @@ OpPlan plan_scatter_elements(const OpInfo& info) {
     push.out_strides[d] = int32_t(strides[d]);
   }
   Dispatch d;
-  d.shader = move_shader("mv_scatter_elements", x.device);
+  d.shader = move_variant("scatter_elements", x.device);
   d.bindings = {indices, Binding::in(2), Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));
@@ -105,7 +106,7 @@ OpPlan plan_scatter_nd(const OpInfo& info) {
     VX_CHECK(push.extents[j] > 0, InvalidArgument, label(info), ": indexing an empty axis");
   }
   Dispatch d;
-  d.shader = move_shader("mv_scatter_nd", x.device);
+  d.shader = move_variant("scatter_nd", x.device);
   d.bindings = {indices, Binding::in(2), Binding::out(0), Binding::status()};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));

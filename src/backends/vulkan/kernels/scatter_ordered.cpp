@@ -1,7 +1,7 @@
 // ScatterElements / Scatter and ScatterND in ONNX's sequential update order, for every reduction
 // (none / add / mul / max / min): the data is copied first, then each invocation applies, in
 // order, all the updates that can reach its output elements (one line along the axis, or one
-// element of the slices), so repeated indices combine without atomics (sg_scatter_*.comp).
+// element of the slices), so repeated indices combine without atomics (scatter_*_ordered.comp).
 // Registered below the movement family's scatters (priority -1): used where those decline
 // (reductions, which they would need atomics for). Indices int32 on the device; every data type.
 // Indices out of range fail the run with the CPU kernels' error (Binding::status()).
@@ -82,7 +82,7 @@ OpPlan plan_ordered_scatter_elements(const OpInfo& info) {
     push.data_strides[d] = real ? int32_t(xs[size_t(d - pad)]) : 0;
   }
   const int64_t lines = push.index_extent ? idx.shape.numel() / push.index_extent : 0;
-  return scatter_plan(cat("sg_scatter_elements.", letter(x.device)), push, checked_count32(info, x.shape.numel()),
+  return scatter_plan(shader_variant("scatter_elements_ordered", {x.device}), push, checked_count32(info, x.shape.numel()),
                       checked_count32(info, lines));
 }
 
@@ -110,7 +110,7 @@ OpPlan plan_ordered_scatter_nd(const OpInfo& info) {
     push.strides[j] = int32_t(xs[size_t(j)]);
   }
   checked_count32(info, upd.shape.numel());
-  return scatter_plan(cat("sg_scatter_nd.", letter(x.device)), push, checked_count32(info, x.shape.numel()),
+  return scatter_plan(shader_variant("scatter_nd_ordered", {x.device}), push, checked_count32(info, x.shape.numel()),
                       uint32_t(push.slice));
 }
 

@@ -1,5 +1,5 @@
-// Ops that place elements by position, on Vulkan: OneHot (sel_one_hot.comp, float or integer
-// indices and values) and Trilu (sel_trilu.comp, k read on the device, every storage type).
+// Ops that place elements by position, on Vulkan: OneHot (one_hot.comp, float or integer
+// indices and values) and Trilu (trilu.comp, k read on the device, every storage type).
 #include "backends/vulkan/kernels/op_args.h"
 
 namespace vx::vk {
@@ -33,7 +33,7 @@ OpPlan plan_one_hot(const OpInfo& info) {
   push.count = checked_count32(info, y.shape.numel());
   push.depth = uint32_t(y.shape[size_t(axis)]);
   push.inner = uint32_t(std::max<int64_t>(product(indices.shape, size_t(axis), size_t(rank)), 1));
-  return single(make_dispatch(cat("sel_one_hot.", letter(indices.device), letter(y.device)),
+  return single(make_dispatch(shader_variant("one_hot", {indices.device, y.device}),
                               {Binding::in(0), Binding::in(2), Binding::out(0)}, push, push.count));
 }
 
@@ -50,7 +50,7 @@ OpPlan plan_trilu(const OpInfo& info) {
   if (push.has_k)
     VX_CHECK(info.inputs[1].shape.numel() == 1 && info.inputs[1].device == DeviceType::i32, InvalidArgument,
              label(info), ": k must be one integer");
-  return single(make_dispatch(cat("sel_trilu.", letter(x.device)),
+  return single(make_dispatch(shader_variant("trilu", {x.device}),
                               {Binding::in(0), push.has_k ? Binding::in(1) : Binding::in(0), Binding::out(0)}, push,
                               push.count));
 }

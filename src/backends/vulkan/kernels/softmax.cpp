@@ -1,4 +1,4 @@
-// Softmax, LogSoftmax and Hardmax (shader red_softmax): opset < 13 coerces the input to 2-D at
+// Softmax, LogSoftmax and Hardmax (shader softmax): opset < 13 coerces the input to 2-D at
 // `axis` (default 1) and normalises each row of the flattened trailing extent; opset >= 13 works
 // along one axis (default -1). Float tensors only (integer inputs are declined).
 #include "backends/vulkan/kernels/op_args.h"
@@ -30,7 +30,7 @@ OpPlan plan_softmax(const OpInfo& info) {
   } push{int32_t(rows), int32_t(r.n), int32_t(r.inner), threads,
          info.node.op == "Softmax" ? 0 : info.node.op == "LogSoftmax" ? 1 : 2};
   Dispatch d;
-  d.shader = move_shader("red_softmax", x.device);
+  d.shader = shader_variant("softmax", {x.device});
   d.bindings = {Binding::in(0), Binding::out(0)};
   d.set_push(push);
   d.groups = reduction_groups(rows, threads);

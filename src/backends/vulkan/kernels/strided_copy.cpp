@@ -65,7 +65,7 @@ std::optional<Dispatch> copy_dispatch(const OpInfo& info, const CopyView& view, 
   }
   checked_count32(info, std::max(reach_src, reach_dst));
   // Groups of 4 elements when the innermost axis is contiguous in both tensors and every offset
-  // stays a multiple of 4 (mv_copy's VEC4 variants).
+  // stays a multiple of 4 (strided_copy's VEC4 variants).
   bool vec4 = !v.dims.empty() && v.src_strides.back() == 1 && v.dst_strides.back() == 1 && v.dims.back() % 4 == 0 &&
               v.src_base % 4 == 0 && v.dst_base % 4 == 0;
   for (size_t d = 0; vec4 && d + 1 < v.dims.size(); ++d) vec4 = v.src_strides[d] % 4 == 0 && v.dst_strides[d] % 4 == 0;
@@ -90,8 +90,7 @@ std::optional<Dispatch> copy_dispatch(const OpInfo& info, const CopyView& view, 
     push.dst_strides[d] = int32_t(v.dst_strides[d]);
   }
   Dispatch dispatch;
-  dispatch.shader = move_shader("mv_copy", type);
-  if (vec4) dispatch.shader = type == DeviceType::f16 ? "mv_copy.f16_vec4" : "mv_copy.vec4";
+  dispatch.shader = move_variant("strided_copy", type, vec4 ? "vec4" : "");
   dispatch.bindings = {src, dst};
   dispatch.set_push(push);
   dispatch.groups = linear_groups(uint64_t(count));

@@ -1,4 +1,4 @@
-// The strided-copy view behind most data-movement ops (shader mv_copy): element c of a view of
+// The strided-copy view behind most data-movement ops (shader strided_copy): element c of a view of
 // extents `dims` moves from src[src_base + sum c[d] * src_strides[d]] to
 // dst[dst_base + sum c[d] * dst_strides[d]] (strides in elements, zero or negative allowed).
 #pragma once
@@ -22,7 +22,7 @@ CopyView dense_output_view(std::vector<int64_t> dims, std::vector<int64_t> src_s
 // higher rank often fit the shader's 6). Returns the same copy.
 CopyView simplify(const CopyView& v);
 
-// The mv_copy dispatch reading binding `src` and writing binding `dst`; nullopt when the view is
+// The strided_copy dispatch reading binding `src` and writing binding `dst`; nullopt when the view is
 // empty (nothing to copy). Declines views of rank > 6 after simplify() or beyond 32-bit indexing.
 std::optional<Dispatch> copy_dispatch(const OpInfo& info, const CopyView& view, Binding src, Binding dst,
                                       DeviceType type);

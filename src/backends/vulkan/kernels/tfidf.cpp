@@ -1,4 +1,4 @@
-// TfIdfVectorizer on Vulkan (more_tfidf.comp) for integer pools: the pool's n-grams become a
+// TfIdfVectorizer on Vulkan (tfidf.comp) for integer pools: the pool's n-grams become a
 // constant table (length, output column, tokens) and every output element counts its n-grams in
 // its row. Semantics as the CPU reference (unigrams counted once, not per skip distance). String
 // pools, tokens beyond int32 and pools that repeat an n-gram stay on the CPU.
@@ -81,7 +81,7 @@ OpPlan plan_tfidf(const OpInfo& info) {
   OpPlan plan;
   plan.constants.push_back(bytes_of(table));
   plan.constants.push_back(bytes_of(column_weight));
-  plan.dispatches.push_back(make_dispatch(cat("more_tfidf.", letter(y.device)),
+  plan.dispatches.push_back(make_dispatch(shader_variant("tfidf", {y.device}),
                                           {Binding::in(0), Binding::constant_blob(0), Binding::constant_blob(1),
                                            Binding::out(0)},
                                           push, push.count));

@@ -1,4 +1,4 @@
-// TopK (opsets 1, 10, 11; shader red_topk): k read from the bound output shape (so a run-time K
+// TopK (opsets 1, 10, 11; shader topk): k read from the bound output shape (so a run-time K
 // input is fine), any axis, largest or smallest, always sorted (the spec leaves sorted=0's order
 // open), ties to the lower index and NaN greatest as in the CPU reference. Ranking costs O(n) per
 // element: axes longer than 16384 are declined.
@@ -37,7 +37,7 @@ OpPlan plan_topk(const OpInfo& info) {
   } push{int32_t(count), int32_t(r.n), int32_t(r.inner), int32_t(k),
          info.node.attrs.get_int("largest", 1) != 0 ? 1 : 0};
   Dispatch d;
-  d.shader = typed_shader("red_topk", x.device);
+  d.shader = shader_variant("topk", {x.device});
   d.bindings = {Binding::in(0), Binding::out(0), Binding::out(1)};
   d.set_push(push);
   d.groups = linear_groups(uint64_t(count));

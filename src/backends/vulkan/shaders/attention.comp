@@ -1,11 +1,13 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // vx.Attention (ops/fused_ops.h): Y = softmax(Q K^T * scale + Mask) V over the last axis, in one
 // dispatch, flash-attention style. One workgroup of 128 threads per (batch, block of 16 query rows)
 // walks the keys in tiles of 64 with an online softmax (running row max m and sum l, earlier
 // partial results rescaled by exp(m_old - m_new)), so Sk is unbounded and the scores never reach
 // memory. D is consumed in chunks of 64, Dv in DV_CHUNKS chunks of 64 (accumulators in registers).
-// fp32 arithmetic; storage f32 or f16 (FP16=1); vector loads and stores when D and Dv allow.
+// fp32 arithmetic; storage f32 or f16 (TX=1); vector loads and stores when D and Dv allow.
 //
 // Thread layout: row r = tid / 8 of the block, lane g = tid % 8. For the scores the lane owns keys
 // g, g + 8, ..., g + 56 of the tile; for the output it owns columns 4g..4g+3 and 32+4g..32+4g+3 of
@@ -16,7 +18,8 @@
 //   (0 along broadcast axes). Rows (query / key positions) of Q, K (not transposed), V and Y are
 //   q_row / k_row / v_row / y_row elements apart, so the heads-interleaved layout [B, S, H, D]
 //   (vx.Attention's "bshd") reads and writes in place; D and Dv are always contiguous.
-#include "nn_common.glsl"
+#extension GL_EXT_control_flow_attributes : require
+#include "element_types.glsl"
 
 layout(constant_id = 0) const int DV_CHUNKS = 1;
 // 1 when D and Dv are multiples of 4: Q, K (not transposed), V and Y move as vec4s.
@@ -42,20 +45,15 @@ layout(push_constant) uniform Params {
   float scale;
 } p;
 
-layout(std430, binding = 0) readonly buffer BufQ { sfp q_data[]; };
-layout(std430, binding = 1) readonly buffer BufK { sfp k_data[]; };
-layout(std430, binding = 2) readonly buffer BufV { sfp v_data[]; };
-layout(std430, binding = 3) readonly buffer BufM { sfp m_data[]; };
-layout(std430, binding = 4) writeonly buffer BufY { sfp y_data[]; };
-#if FP16
-#define sfp4 f16vec4
-#else
-#define sfp4 vec4
-#endif
-layout(std430, binding = 0) readonly buffer BufQ4 { sfp4 q4[]; };
-layout(std430, binding = 1) readonly buffer BufK4 { sfp4 k4[]; };
-layout(std430, binding = 2) readonly buffer BufV4 { sfp4 v4[]; };
-layout(std430, binding = 4) writeonly buffer BufY4 { sfp4 y4[]; };
+layout(std430, binding = 0) readonly buffer BufQ { elem_t q_data[]; };
+layout(std430, binding = 1) readonly buffer BufK { elem_t k_data[]; };
+layout(std430, binding = 2) readonly buffer BufV { elem_t v_data[]; };
+layout(std430, binding = 3) readonly buffer BufM { elem_t m_data[]; };
+layout(std430, binding = 4) writeonly buffer BufY { elem_t y_data[]; };
+layout(std430, binding = 0) readonly buffer BufQ4 { elem4_t q4[]; };
+layout(std430, binding = 1) readonly buffer BufK4 { elem4_t k4[]; };
+layout(std430, binding = 2) readonly buffer BufV4 { elem4_t v4[]; };
+layout(std430, binding = 4) writeonly buffer BufY4 { elem4_t y4[]; };
 
 shared vec4 s_q[BQ * PAD4];
 shared vec4 s_kv[TK * PAD4];
@@ -256,10 +254,10 @@ void main() {
       int c = chunk * DC + h * 32 + 4 * g;
       vec4 v = acc[chunk * 2 + h] * inv;
       if (VEC_LOADS != 0) {
-        if (c < p.dv) y4[(y_base + c) >> 2] = sfp4(v);
+        if (c < p.dv) y4[(y_base + c) >> 2] = elem4_t(v);
       } else {
         for (int i = 0; i < 4; ++i)
-          if (c + i < p.dv) y_data[y_base + c + i] = sfp(v[i]);
+          if (c + i < p.dv) y_data[y_base + c + i] = elem_t(v[i]);
       }
     }
   }

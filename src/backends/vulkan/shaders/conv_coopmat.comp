@@ -112,16 +112,17 @@
 // Weights: f16 B[(tap * k_chunks + chunk) * 16 + k][n], row-major with row length n_pad; X3: the hi
 // plane, then the lo plane (256 w = hi + lo).
 #if X3
-#define FP16 0
+#define TX 0
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #else
-#define FP16 1
+#define TX 1
 #endif
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require
-#include "conv_common.glsl"
+#include "element_types.glsl"
+#include "conv3x3_io.glsl"
 
 #ifndef SUBGROUPS
 #define SUBGROUPS 4  // n variants; the others 8 or 16, for more warps in flight with fewer accumulators each
@@ -454,7 +455,7 @@ void main() {
               m = max(m, unpack4((q & 1) == 0 ? w.xy : w.zw));
 #endif
             }
-          dst[(oy * p.out_w + ox) * p.cout4 + o] = sfpvec4(activate(m + bias[o]));
+          dst[(oy * p.out_w + ox) * p.cout4 + o] = elem4_t(activate(m + bias[o]));
         }
 #if EPI16
       } else if ((p.cout4 & 1) == 0) {  // 8 channels per item: one 16-byte shared read and global store
@@ -481,7 +482,7 @@ void main() {
             uvec4 w = s_in[sbase + pix * CPR + (q >> 1)];
             vec4 v = unpack4((q & 1) == 0 ? w.xy : w.zw);
 #endif
-            dst[(y * p.out_w + x) * p.cout4 + o] = sfpvec4(activate(v + bias[o]));
+            dst[(y * p.out_w + x) * p.cout4 + o] = elem4_t(activate(v + bias[o]));
           }
         }
       }

@@ -42,7 +42,7 @@
 #if X3 != 3
 #error only the per-tap fp32 adds (X3 3)
 #endif
-#define FP16 0
+#define TX 0
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define PLANES 2
 #define SUBGROUPS 8
@@ -51,7 +51,7 @@
 #define LO_SCALE 1.0
 #define W_SCALE_INV (1.0 / 256.0)
 #else
-#define FP16 1
+#define TX 1
 #define PLANES 1
 #define SUBGROUPS 16
 #define SH 8
@@ -61,7 +61,8 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require
-#include "conv_common.glsl"
+#include "element_types.glsl"
+#include "conv3x3_io.glsl"
 
 #define AMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define BMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
@@ -333,7 +334,7 @@ void main() {
           uvec4 w = s_mem[sbase + pix * CPR + (q >> 1)];
           vec4 v = unpack4((q & 1) == 0 ? w.xy : w.zw);
 #endif
-          dst[(y * p.out_w + x) * p.cout4 + o] = sfpvec4(activate(v + bias[o]));
+          dst[(y * p.out_w + x) * p.cout4 + o] = elem4_t(activate(v + bias[o]));
         }
       }
     }

@@ -1,12 +1,15 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // Direct 3x3 conv + bias (+ReLU) (+2x2 max pool) (+nearest-upsample/concat input), one output
 // vec4 (4 channels of one pixel) per invocation. Simple and exact: the reference GPU kernel.
 // Weights: vec4 w[((o * 9 + tap) * cin4 + i) * 4 + k] = the 4 outputs of block o for input channel 4i+k.
-#include "conv_common.glsl"
+#include "element_types.glsl"
+#include "conv3x3_io.glsl"
 
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
-layout(std430, binding = 2) readonly buffer Weights { sfpvec4 wts[]; };
+layout(std430, binding = 2) readonly buffer Weights { elem4_t wts[]; };
 
 vec4 conv_at(int y, int x, int o) {
   int cin4 = p.cin4_a + p.cin4_b;
@@ -34,5 +37,5 @@ void main() {
   } else {
     v = conv_at(oy, ox, o);
   }
-  dst[(oy * p.out_w + ox) * p.cout4 + o] = sfpvec4(v);
+  dst[(oy * p.out_w + ox) * p.cout4 + o] = elem4_t(v);
 }

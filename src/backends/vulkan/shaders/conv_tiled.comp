@@ -1,11 +1,14 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // Shared-memory tiled 3x3 conv with the same fusions as conv_direct. A workgroup of 8x8 threads
 // computes a 16x16 pixel tile for 16 output channels (4 blocks); each thread a 2x2 pixel quad, so a
 // fused 2x2 max pool stays inside one thread. Per input chunk of ICH blocks the halo tile (18x18)
 // and the chunk's weights are staged in shared memory once and reused by all threads.
 // Weights: the same layout as conv_direct.
-#include "conv_common.glsl"
+#include "element_types.glsl"
+#include "conv3x3_io.glsl"
 
 #define ICH 2       // input vec4 blocks per chunk
 #define OB 4        // output vec4 blocks per workgroup
@@ -13,7 +16,7 @@
 #define HALO (TILE + 2)
 
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
-layout(std430, binding = 2) readonly buffer Weights { sfpvec4 wts[]; };
+layout(std430, binding = 2) readonly buffer Weights { elem4_t wts[]; };
 
 shared vec4 s_in[HALO * HALO * ICH];
 shared vec4 s_w[9 * ICH * OB * 4];
@@ -63,11 +66,11 @@ void main() {
     if (p.pool != 0) {
       int ox = x0 / 2 + tx, oy = y0 / 2 + ty;
       vec4 m = max(max(acc[0][b], acc[1][b]), max(acc[2][b], acc[3][b]));
-      if (ox < p.out_w && oy < p.out_h) dst[(oy * p.out_w + ox) * p.cout4 + o] = sfpvec4(activate(m + bv));
+      if (ox < p.out_w && oy < p.out_h) dst[(oy * p.out_w + ox) * p.cout4 + o] = elem4_t(activate(m + bv));
     } else {
       for (int q = 0; q < 4; ++q) {
         int x = x0 + 2 * tx + (q & 1), y = y0 + 2 * ty + (q >> 1);
-        if (x < p.out_w && y < p.out_h) dst[(y * p.out_w + x) * p.cout4 + o] = sfpvec4(activate(acc[q][b] + bv));
+        if (x < p.out_w && y < p.out_h) dst[(y * p.out_w + x) * p.cout4 + o] = elem4_t(activate(acc[q][b] + bv));
       }
     }
   }

@@ -8,7 +8,7 @@
 //           (non-finite -> 0, clamp to [0, FLT_MAX]); writes (log2 mean, 1) for bins above 1e-8, else (0, 0).
 //           Sums are taken scaled by 2^-32 so that FLT_MAX pixels cannot overflow a float.
 //   reduce: one workgroup: inputScale = 0.18 / 2^(mean log2 of the kept bins), or 1 when none.
-#include "denoise_common.glsl"
+#include "denoise_io.glsl"
 
 const float FLT_MAX = 3.402823466e+38;
 const float SUM_SCALE = 2.3283064365386963e-10;  // 2^-32

@@ -1,24 +1,20 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // OIDN's input processing for one tile, straight from the user's images into the network's input
 // activation (NHWC, channels in blocks of 4, zero padded; fp32 or fp16 storage):
 //   colour: non-finite -> 0, * inputScale, clamp to [0, FLT_MAX] (HDR) or [0, 1] (LDR), transfer forward;
 //   albedo non-finite -> 0, clamp [0, 1]; normal non-finite -> 0, clamp [-1, 1], * 0.5 + 0.5.
 // Buffer pixels outside the tile's input rectangle are zero (as the CPU path's memset).
-#if FP16
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#define sfpvec4 f16vec4
-#else
-#define sfpvec4 vec4
-#endif
-#include "denoise_common.glsl"
+#include "element_types.glsl"
+#include "denoise_io.glsl"
 
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
 layout(std430, binding = 0) readonly buffer Color { uint color_words[]; };
 layout(std430, binding = 1) readonly buffer Albedo { uint albedo_words[]; };
 layout(std430, binding = 2) readonly buffer Normal { uint normal_words[]; };
-layout(std430, binding = 4) writeonly buffer Dst { sfpvec4 dst[]; };
+layout(std430, binding = 4) writeonly buffer Dst { elem4_t dst[]; };
 
 layout(push_constant) uniform Tile {
   int in_x, in_y, in_w, in_h;      // image rectangle read
@@ -52,5 +48,5 @@ void main() {
     }
   }
   int base = (by * t.buffer_w + bx) * t.c4;
-  for (int b = 0; b < t.c4; ++b) dst[base + b] = sfpvec4(vec4(v[4 * b], v[4 * b + 1], v[4 * b + 2], v[4 * b + 3]));
+  for (int b = 0; b < t.c4; ++b) dst[base + b] = elem4_t(vec4(v[4 * b], v[4 * b + 1], v[4 * b + 2], v[4 * b + 3]));
 }

@@ -1,20 +1,16 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // OIDN's output processing for one tile, from the network's output activation straight into the
 // user's output image: NaN -> 0, clamp at 0, transfer inverse, clamp to 1 (LDR), / inputScale;
 // a 1-channel output gets the mean of the three channels. Only the tile's owned pixels are written.
 // f16 outputs share 32-bit words between neighbours: they are written with atomics on their half.
-#if FP16
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#define sfpvec4 f16vec4
-#else
-#define sfpvec4 vec4
-#endif
-#include "denoise_common.glsl"
+#include "element_types.glsl"
+#include "denoise_io.glsl"
 
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
-layout(std430, binding = 0) readonly buffer Src { sfpvec4 src[]; };
+layout(std430, binding = 0) readonly buffer Src { elem4_t src[]; };
 layout(std430, binding = 4) buffer Out { uint out_words[]; };
 
 layout(push_constant) uniform Tile {

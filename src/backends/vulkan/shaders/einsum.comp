@@ -1,19 +1,21 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DTX=0
-// VARIANT h -DTX=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // Einsum as one generic contraction: one invocation per output element, looping over every
 // combination of the summed labels and multiplying the operands (up to 4) in fp32. The label
 // table (a constant) holds the extents of all labels (output labels first) and, per operand, the
 // element stride of each label (0 where broadcast; summed over repeats, which walks diagonals).
-#include "more_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
 
-layout(std430, binding = 0) readonly buffer A0 { TXS a0[]; };
-layout(std430, binding = 1) readonly buffer A1 { TXS a1[]; };
-layout(std430, binding = 2) readonly buffer A2 { TXS a2[]; };
-layout(std430, binding = 3) readonly buffer A3 { TXS a3[]; };
+layout(std430, binding = 0) readonly buffer A0 { elem_t a0[]; };
+layout(std430, binding = 1) readonly buffer A1 { elem_t a1[]; };
+layout(std430, binding = 2) readonly buffer A2 { elem_t a2[]; };
+layout(std430, binding = 3) readonly buffer A3 { elem_t a3[]; };
 layout(std430, binding = 4) readonly buffer Table { int table[]; };  // dims[labels], strides[operands][labels]
-layout(std430, binding = 5) writeonly buffer Y { TXS y[]; };
+layout(std430, binding = 5) writeonly buffer Y { elem_t y[]; };
 
 layout(push_constant) uniform Push {
   uint count;
@@ -53,5 +55,5 @@ void main() {
     for (int i = 0; i < p.operands; ++i) prod *= operand(i, offset[i]);
     acc += prod;
   }
-  y[o] = TXS(acc);
+  y[o] = elem_t(acc);
 }

@@ -1,22 +1,25 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT fff -DTA=0 -DTB=0 -DTO=0
-// VARIANT hhh -DTA=1 -DTB=1 -DTO=1
-// VARIANT iii -DTA=2 -DTB=2 -DTO=2
-// VARIANT ffi -DTA=0 -DTB=0 -DTO=2
-// VARIANT hhi -DTA=1 -DTB=1 -DTO=2
-// VARIANT fif -DTA=0 -DTB=2 -DTO=0
-// VARIANT hih -DTA=1 -DTB=2 -DTO=1
-// VARIANT ifi -DTA=2 -DTB=0 -DTO=2
-// VARIANT ihi -DTA=2 -DTB=1 -DTO=2
-// VARIANT where_f -DWHERE=1 -DTA=2 -DTB=0 -DTO=0
-// VARIANT where_h -DWHERE=1 -DTA=2 -DTB=1 -DTO=1
-// VARIANT where_i -DWHERE=1 -DTA=2 -DTB=2 -DTO=2
+// VARIANT f32_f32_f32 -DTA=0 -DTB=0 -DTO=0
+// VARIANT f16_f16_f16 -DTA=1 -DTB=1 -DTO=1
+// VARIANT i32_i32_i32 -DTA=2 -DTB=2 -DTO=2
+// VARIANT f32_f32_i32 -DTA=0 -DTB=0 -DTO=2
+// VARIANT f16_f16_i32 -DTA=1 -DTB=1 -DTO=2
+// VARIANT f32_i32_f32 -DTA=0 -DTB=2 -DTO=0
+// VARIANT f16_i32_f16 -DTA=1 -DTB=2 -DTO=1
+// VARIANT i32_f32_i32 -DTA=2 -DTB=0 -DTO=2
+// VARIANT i32_f16_i32 -DTA=2 -DTB=1 -DTO=2
+// VARIANT i32_f32_f32_where -DWHERE=1 -DTA=2 -DTB=0 -DTO=0
+// VARIANT i32_f16_f16_where -DWHERE=1 -DTA=2 -DTB=1 -DTO=1
+// VARIANT i32_i32_i32_where -DWHERE=1 -DTA=2 -DTB=2 -DTO=2
 // Broadcasting binary element-wise ops (ONNX multidirectional broadcasting, rank <= 6): out[i] =
 // op(a[ia], b[ib]), the op chosen by a push constant. Variants name the storage of a, b and out
-// (f = f32, h = f16, i = int32): float math in fp32 unless both inputs are integers. WHERE variants
-// compute out = cond ? x : y with three inputs (cond int32, x and y of the output's type).
-#include "eltwise_common.glsl"
+// (TA, TB, TO): float math in fp32 unless both inputs are integers. The where variants compute
+// out = cond ? x : y with three inputs (cond i32, x and y of the output's type).
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
+#include "eltwise_math.glsl"
 
 layout(std430, binding = 0) readonly buffer A { STORAGE(TA) a[]; };
 layout(std430, binding = 1) readonly buffer B { STORAGE(TB) b[]; };

@@ -1,7 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT f -DFP16=0
-// VARIANT h -DFP16=1
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // Fast paths of the float binary element-wise ops (eltwise.cpp picks them; everything else takes
 // eltwise_binary.comp): a, b and out of one storage type, the op and each input's indexing fixed by
 // specialization constants (no per-element switch, no rank-6 coordinate loop). Each invocation
@@ -9,16 +9,8 @@
 //   mode 0: the input has the output's shape (index i)
 //   mode 1: a scalar (index 0)
 //   mode 2: index (i / div) % mod  (a bias row: div 1, mod = row length; a column: div = row length)
-// fp32 arithmetic; f16 storage with FP16=1.
-#if FP16
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#define S float16_t
-#define S4 f16vec4
-#else
-#define S float
-#define S4 vec4
-#endif
+// fp32 arithmetic; f16 storage with TX=1.
+#include "element_types.glsl"
 
 layout(constant_id = 0) const int OP = 0;  // eltwise_binary.comp's numbering (ADD .. MAX, PRELU)
 layout(constant_id = 1) const int A_MODE = 0;
@@ -32,12 +24,12 @@ layout(push_constant) uniform Push {
 } p;
 
 // Scalar and vec4 views of each buffer (the vec4 ones only at multiples of 4).
-layout(std430, binding = 0) readonly buffer A { S a[]; };
-layout(std430, binding = 0) readonly buffer A4 { S4 a4[]; };
-layout(std430, binding = 1) readonly buffer B { S b[]; };
-layout(std430, binding = 1) readonly buffer B4 { S4 b4[]; };
-layout(std430, binding = 2) writeonly buffer O { S o[]; };
-layout(std430, binding = 2) writeonly buffer O4 { S4 o4[]; };
+layout(std430, binding = 0) readonly buffer A { elem_t a[]; };
+layout(std430, binding = 0) readonly buffer A4 { elem4_t a4[]; };
+layout(std430, binding = 1) readonly buffer B { elem_t b[]; };
+layout(std430, binding = 1) readonly buffer B4 { elem4_t b4[]; };
+layout(std430, binding = 2) writeonly buffer O { elem_t o[]; };
+layout(std430, binding = 2) writeonly buffer O4 { elem4_t o4[]; };
 
 const int ADD = 0, SUB = 1, MUL = 2, DIV = 3, MIN = 5, MAX = 6, PRELU = 9;
 
@@ -87,9 +79,9 @@ void main() {
   uint i = 4u * (gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * 256u) + gl_GlobalInvocationID.x);
   if (i >= p.count) return;
   if (i + 4u <= p.count) {
-    o4[i >> 2] = S4(apply4(load_a(i), load_b(i)));
+    o4[i >> 2] = elem4_t(apply4(load_a(i), load_b(i)));
     return;
   }
   for (uint e = i; e < p.count; ++e)  // the last, partial group
-    o[e] = S(apply(float(a[index_of(A_MODE, e, p.a_div, p.a_mod)]), float(b[index_of(B_MODE, e, p.b_div, p.b_mod)])));
+    o[e] = elem_t(apply(float(a[index_of(A_MODE, e, p.a_div, p.a_mod)]), float(b[index_of(B_MODE, e, p.b_div, p.b_mod)])));
 }

@@ -1,20 +1,23 @@
 #version 450
 // NO_DEFAULT_VARIANT
-// VARIANT ff -DTI=0 -DTO=0
-// VARIANT hh -DTI=1 -DTO=1
-// VARIANT ii -DTI=2 -DTO=2
-// VARIANT fi -DTI=0 -DTO=2
-// VARIANT hi -DTI=1 -DTO=2
-// VARIANT if -DTI=2 -DTO=0
-// VARIANT ih -DTI=2 -DTO=1
-// VARIANT ff4 -DTI=0 -DTO=0 -DVEC4=1
-// VARIANT hh4 -DTI=1 -DTO=1 -DVEC4=1
+// VARIANT f32_f32 -DTI=0 -DTO=0
+// VARIANT f16_f16 -DTI=1 -DTO=1
+// VARIANT i32_i32 -DTI=2 -DTO=2
+// VARIANT f32_i32 -DTI=0 -DTO=2
+// VARIANT f16_i32 -DTI=1 -DTO=2
+// VARIANT i32_f32 -DTI=2 -DTO=0
+// VARIANT i32_f16 -DTI=2 -DTO=1
+// VARIANT f32_f32_vec4 -DTI=0 -DTO=0 -DVEC4=1
+// VARIANT f16_f16_vec4 -DTI=1 -DTO=1 -DVEC4=1
 // Unary element-wise ops (activations, math functions, rounding, Cast, Clip): y[i] = op(x[i]), the
-// op chosen by a push constant. Variants name the storage of x and y (f = f32, h = f16, i = int32).
+// op chosen by a push constant. Variants name the storage of x and y (TI, TO).
 // Integer in and out: integer math (Abs, Neg, Sign, Relu, Clip, Not, copies and casts); otherwise
 // fp32 math. VEC4 variants (float to the same float type, not EYE): 4 consecutive elements per
 // invocation with vector loads and stores (the dispatch has a quarter of the invocations).
-#include "eltwise_common.glsl"
+#include "element_types.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#include "linear_index.glsl"
+#include "eltwise_math.glsl"
 
 layout(std430, binding = 0) readonly buffer X { STORAGE(TI) x[]; };
 layout(std430, binding = 1) writeonly buffer Y { STORAGE(TO) y[]; };

@@ -1,14 +1,17 @@
 #version 450
-// VARIANT fp16 -DFP16=1
+// NO_DEFAULT_VARIANT
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
 // vx.LayerNorm: y = (x - mean) / sqrt(var + eps) * scale + bias over each contiguous row of `cols`.
 // One workgroup of 128 per row; the row stays in registers (8 values per thread, rows up to 1024;
 // longer rows re-read the rest), mean and variance in two passes over the registers (exact for rows
 // of large magnitude), each a subgroup reduction plus one exchange through shared memory: 4
-// barriers per row instead of a shared-memory tree's 16 (nn_rows.comp). fp32 arithmetic.
+// barriers per row instead of a shared-memory tree's 16 (row_stats.comp). fp32 arithmetic.
 //   binding 0: X [rows, cols]; 1: scale [cols]; 2: bias [cols]; 3: Y.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
-#include "nn_common.glsl"
+#extension GL_EXT_control_flow_attributes : require
+#include "element_types.glsl"
 
 layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
 const int THREADS = 128;
@@ -20,10 +23,10 @@ layout(push_constant) uniform Params {
   float eps;
   int flags;  // 1: scale, 2: bias
 } p;
-layout(std430, binding = 0) readonly buffer BufX { sfp x_data[]; };
-layout(std430, binding = 1) readonly buffer BufS { sfp s_data[]; };
-layout(std430, binding = 2) readonly buffer BufB { sfp b_data[]; };
-layout(std430, binding = 3) writeonly buffer BufY { sfp y_data[]; };
+layout(std430, binding = 0) readonly buffer BufX { elem_t x_data[]; };
+layout(std430, binding = 1) readonly buffer BufS { elem_t s_data[]; };
+layout(std430, binding = 2) readonly buffer BufB { elem_t b_data[]; };
+layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
 
 shared float s_part[THREADS];
 
@@ -72,13 +75,13 @@ void main() {
       float y = (v[k] - mean) * inv;
       if (scale) y *= float(s_data[c]);
       if (bias) y += float(b_data[c]);
-      y_data[base + c] = sfp(y);
+      y_data[base + c] = elem_t(y);
     }
   }
   for (int c = tid + CACHED * THREADS; c < p.cols; c += THREADS) {
     float y = (float(x_data[base + c]) - mean) * inv;
     if (scale) y *= float(s_data[c]);
     if (bias) y += float(b_data[c]);
-    y_data[base + c] = sfp(y);
+    y_data[base + c] = elem_t(y);
   }
 }

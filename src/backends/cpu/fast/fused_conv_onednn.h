@@ -1,0 +1,28 @@
+// vx.FusedConv through oneDNN (Debian's libdnnl, OpenMP runtime): one convolution primitive per
+// node with bias and ReLU as a post-op, weights reordered once when the executable is built, a
+// oneDNN max-pooling primitive for pool = 1, and for upsample_concat = 1 the 2x upsample and the
+// concatenation written straight into the convolution's source (one pass over memory, the same
+// cost as the layout reorder any NCHW input needs anyway). Activations are NHWC or nChw16c inside
+// the CPU backend where cpu_layout.h allows, NCHW otherwise; eligible convolutions run as
+// Winograd F(4x4, 3x3) (relative error ~2e-6 against direct on U-Net layers). oneDNN's OpenMP threads follow the size
+// of the executor's ThreadPool (--threads).
+#pragma once
+#include <cstddef>
+
+#include "backends/cpu/fast/cpu_layout.h"
+#include "core/graph.h"
+
+namespace vx::cpu::fast {
+
+// The layout the convolution of this node reads and writes: nChw16c for Winograd candidates (3x3,
+// stride 1, dilation 1, pad 1, input and output channels dividing by 16), else NHWC. Inputs in
+// another layout are reordered (or packed) into it; outputs wanted in another layout are reordered.
+Layout onednn_working_layout(const Node& node, const Graph& graph);
+// Whether the oneDNN kernel takes this node: 2-D, float32, constant weights and bias; grouped and
+// depthwise convolutions too (without upsample_concat).
+bool onednn_fused_conv_supports(const Node& node, const Graph& graph);
+// The scratch bytes one run of this (annotated) node needs: the packed NHWC source when the input
+// is NCHW or upsample_concat is set, the full-size conv output when pooling or writing NCHW.
+size_t onednn_fused_conv_scratch_bytes(const Node& node, const Graph& graph);
+
+}  // namespace vx::cpu::fast

@@ -1,0 +1,57 @@
+#version 450
+// NO_DEFAULT_VARIANT
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// Direct convolution, one output element per invocation: for depthwise and other convolutions
+// with few input channels per group, where a GEMM's K would be tiny. Any groups, strides,
+// dilations and pads; 1-D to 3-D. fp32 accumulation.
+//   binding 0: X [N, C, IZ, IY, IX]; 1: W [M, CG, KZ, KY, KX]; 2: bias [M] (when HAS_BIAS);
+//   binding 3: Y [N, M, OZ, OY, OX].
+#include "element_types.glsl"
+#include "linear_index.glsl"
+layout(constant_id = 0) const int CG = 1;  // input channels per group
+layout(constant_id = 1) const int MG = 1;  // output channels per group
+layout(constant_id = 20) const int HAS_BIAS = 0;
+layout(constant_id = 21) const int RELU = 0;
+#define WINDOW_ID0 2
+#include "window_geometry.glsl"
+
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+layout(push_constant) uniform Params {
+  int total;  // N * M * OZ * OY * OX
+  int C, M;
+} p;
+layout(std430, binding = 0) readonly buffer BufX { elem_t x_data[]; };
+layout(std430, binding = 1) readonly buffer BufW { elem_t w_data[]; };
+layout(std430, binding = 2) readonly buffer BufB { elem_t b_data[]; };
+layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
+
+void main() {
+  int idx = int(linear_index(256));
+  if (idx >= p.total) return;
+  int ox = idx % OX, t = idx / OX;
+  int oy = t % OY; t /= OY;
+  int oz = t % OZ; t /= OZ;
+  int oc = t % p.M, n = t / p.M;
+  int g = oc / MG;
+  float acc = HAS_BIAS != 0 ? float(b_data[oc]) : 0.0;
+  for (int ic = 0; ic < CG; ++ic) {
+    int xbase = (n * p.C + g * CG + ic) * (IZ * IY * IX);
+    int wbase = (oc * CG + ic) * (KZ * KY * KX);
+    for (int kz = 0; kz < KZ; ++kz) {
+      int iz = oz * SZ - PZ + kz * DZ;
+      if (iz < 0 || iz >= IZ) continue;
+      for (int ky = 0; ky < KY; ++ky) {
+        int iy = oy * SY - PY + ky * DY;
+        if (iy < 0 || iy >= IY) continue;
+        for (int kx = 0; kx < KX; ++kx) {
+          int ix = ox * SX - PX + kx * DX;
+          if (ix < 0 || ix >= IX) continue;
+          acc += float(x_data[xbase + (iz * IY + iy) * IX + ix]) * float(w_data[wbase + (kz * KY + ky) * KX + kx]);
+        }
+      }
+    }
+  }
+  if (RELU != 0) acc = max(acc, 0.0);
+  y_data[idx] = elem_t(acc);
+}

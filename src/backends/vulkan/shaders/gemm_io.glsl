@@ -1,0 +1,181 @@
+// Operands of the gemm*.comp shaders: per batch z (gl_WorkGroupID.z),
+//   Y[z](m, n) = act(alpha * sum_k A[z](m, k) * B[z](k, n) + beta * C[z](m, n)),  m < M, n < N, k < K,
+// with A, B and C read through element strides (transposes, broadcasts with stride 0), Y dense
+// row-major M x N. The batch index splits into z1 = z / z0_count and z0 = z % z0_count, and each
+// operand's batch offset is base + z1 * s_z1 + z0 * s_z0 (two levels cover MatMul broadcasting
+// after merging axes, and Conv's batch x group).
+// B_MODE (spec constant 0): 0 = B read through strides; 1 = B is the implicit im2col matrix of a
+// convolution input (k = (c, kz, ky, kx), n = output pixel (oz, oy, ox)), geometry in spec
+// constants 3.. (1-D and 2-D convolutions use extent 1 on the leading axes).
+// Split K (splits > 1): workgroup z = batch * splits + split sums k in [split * k_chunk,
+// (split + 1) * k_chunk) and writes its raw fp32 sums to the partials buffer at [z][m][n];
+// gemm_reduce then adds the splits and applies the epilogue (more workgroups for products with
+// few output tiles, e.g. a decoder's M = 1..128 rows).
+// B_MODE 2: B holds int8 values (weight-only quantization, vx.MatMulInt8W), packed 4 per 32-bit
+// word, read through B's strides in bytes; their per-column scales apply in the epilogue.
+// Epilogue (every kernel, or gemm_reduce after split K):
+//   Y = act(alpha * acc * scale[n] + bias[n] + beta * C(m, n))
+// flags: 1 = add beta * C (Gemm's C, or a residual), 4 = add bias (per column n), bits 3..4 = act
+// (0 none, 1 ReLU, 2 GELU with erf, 3 GELU with the tanh approximation), 32 = multiply by the
+// fp32 scale[n] (int8 weights).
+//   binding 0: A, binding 1: B, binding 2: C (any buffer when flags & 1 == 0), binding 3: Y,
+//   binding 4: fp32 partials (any buffer when splits == 1), binding 5: bias (any buffer when
+//   flags & 4 == 0), binding 6: fp32 scales (any buffer when flags & 32 == 0).
+#extension GL_EXT_control_flow_attributes : require
+#include "linear_index.glsl"
+
+layout(constant_id = 0) const int B_MODE = 0;  // 0 strided, 1 im2col, 2 int8 values (see above)
+layout(constant_id = 1) const int A_M_FAST = 0;  // A's m stride is 1 (not k's): load tiles m-fastest
+layout(constant_id = 2) const int B_K_FAST = 0;  // B's k stride is 1 (not n's): load tiles k-fastest
+layout(constant_id = 3) const int IZ = 1;
+layout(constant_id = 4) const int IY = 1;
+layout(constant_id = 5) const int IX = 1;
+layout(constant_id = 6) const int KZ = 1;
+layout(constant_id = 7) const int KY = 1;
+layout(constant_id = 8) const int KX = 1;
+layout(constant_id = 9) const int SZ = 1;
+layout(constant_id = 10) const int SY = 1;
+layout(constant_id = 11) const int SX = 1;
+layout(constant_id = 12) const int DZ = 1;
+layout(constant_id = 13) const int DY = 1;
+layout(constant_id = 14) const int DX = 1;
+layout(constant_id = 15) const int PZ = 0;
+layout(constant_id = 16) const int PY = 0;
+layout(constant_id = 17) const int PX = 0;
+layout(constant_id = 18) const int OY = 1;  // output extents (OZ follows from N)
+layout(constant_id = 19) const int OX = 1;
+// 16-byte loads (VEC elements): A_VEC when A's rows are K-contiguous (sak 1) and every row start
+// and K are multiples of VEC; B_VEC when B's rows are N-contiguous (sbn 1, B_MODE 0) and every
+// row start and N are multiples of VEC. Tiles then stage whole vectors (never straddling K / N).
+layout(constant_id = 20) const int A_VEC = 0;
+layout(constant_id = 21) const int B_VEC = 0;
+#if TX == 1
+#define VEC 8
+#else
+#define VEC 4
+#endif
+
+layout(push_constant) uniform Params {
+  int M, N, K;
+  int sam, sak, sbk, sbn;  // element strides of A (m, k) and B (k, n); B's unused with B_MODE 1
+  int scm, scn;            // element strides of C (0 where it broadcasts)
+  int z0_count;
+  int a_z1, a_z0, b_z1, b_z0, c_z1, c_z0, o_z1, o_z0;
+  int a_base, b_base, c_base, o_base;
+  float alpha, beta;
+  int flags;  // 1: add beta * C; 4: add bias; (flags >> 3) & 3: activation (see above)
+  int splits, k_chunk;
+  int batches;  // batches in this dispatch (gemm_reduce)
+} p;
+
+layout(std430, binding = 0) readonly buffer BufA { elem_t a_data[]; };
+layout(std430, binding = 1) readonly buffer BufB { elem_t b_data[]; };
+layout(std430, binding = 0) readonly buffer BufAVec { uvec4 a_vec[]; };  // 16-byte views of A and B
+layout(std430, binding = 1) readonly buffer BufBVec { uvec4 b_vec[]; };
+layout(std430, binding = 1) readonly buffer BufBInt8 { uint b_u32[]; };  // B_MODE 2: 4 int8 per word
+layout(std430, binding = 2) readonly buffer BufC { elem_t c_data[]; };
+layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
+layout(std430, binding = 4) buffer BufPart { float part_data[]; };
+layout(std430, binding = 5) readonly buffer BufBias { elem_t bias_data[]; };
+layout(std430, binding = 6) readonly buffer BufScale { float scale_data[]; };
+
+struct BatchOffsets {
+  int a, b, c, o;
+};
+
+// Offsets of batch z (in this dispatch).
+BatchOffsets batch_offsets(int z) {
+  int z1 = z / p.z0_count, z0 = z - z1 * p.z0_count;
+  BatchOffsets r;
+  r.a = p.a_base + z1 * p.a_z1 + z0 * p.a_z0;
+  r.b = p.b_base + z1 * p.b_z1 + z0 * p.b_z0;
+  r.c = p.c_base + z1 * p.c_z1 + z0 * p.c_z0;
+  r.o = p.o_base + z1 * p.o_z1 + z0 * p.o_z0;
+  return r;
+}
+
+// Callers check m < M, k < K, n < N.
+float load_a(int base, int m, int k) { return float(a_data[base + m * p.sam + k * p.sak]); }
+
+// The input position of kernel tap 0 for output pixel n (im2col: B_MODE 1): hoisted out of the K
+// loop by the kernels, whose threads each stage one fixed column of B.
+ivec3 im2col_origin(int n) {
+  int oz = n / (OY * OX), oyx = n - oz * (OY * OX), oy = oyx / OX, ox = oyx - oy * OX;
+  return ivec3(oz * SZ - PZ, oy * SY - PY, ox * SX - PX);
+}
+
+// B(k, n) of the im2col matrix, for n's origin.
+float load_b_im2col(int base, int k, ivec3 origin) {
+  const int ksize = KZ * KY * KX;
+  int c = k / ksize, r = k - c * ksize;
+  int kz = r / (KY * KX), kyx = r - kz * (KY * KX), ky = kyx / KX, kx = kyx - ky * KX;
+  int iz = origin.x + kz * DZ, iy = origin.y + ky * DY, ix = origin.z + kx * DX;
+  if (iz < 0 || iy < 0 || ix < 0 || iz >= IZ || iy >= IY || ix >= IX) return 0.0;
+  return float(b_data[base + ((c * IZ + iz) * IY + iy) * IX + ix]);
+}
+
+float load_b(int base, int k, int n) {
+  if (B_MODE == 0) return float(b_data[base + k * p.sbk + n * p.sbn]);
+  if (B_MODE == 2) {
+    int i = base + k * p.sbk + n * p.sbn;
+    return float(bitfieldExtract(int(b_u32[i >> 2]), (i & 3) * 8, 8));
+  }
+  return load_b_im2col(base, k, im2col_origin(n));
+}
+
+// The K range of this workgroup: [k_begin, k_end).
+void k_range(out int k_begin, out int k_end) {
+  int split = int(gl_WorkGroupID.z) % p.splits;
+  k_begin = split * p.k_chunk;
+  k_end = p.splits == 1 ? p.K : min(p.K, k_begin + p.k_chunk);
+}
+
+// VEC consecutive values from 16 bytes.
+void unpack_vec(uvec4 u, out float v[VEC]) {
+#if TX == 1
+  vec2 h0 = unpackHalf2x16(u.x), h1 = unpackHalf2x16(u.y), h2 = unpackHalf2x16(u.z), h3 = unpackHalf2x16(u.w);
+  v[0] = h0.x; v[1] = h0.y; v[2] = h1.x; v[3] = h1.y; v[4] = h2.x; v[5] = h2.y; v[6] = h3.x; v[7] = h3.y;
+#else
+  v[0] = uintBitsToFloat(u.x); v[1] = uintBitsToFloat(u.y); v[2] = uintBitsToFloat(u.z); v[3] = uintBitsToFloat(u.w);
+#endif
+}
+// A(m, k .. k + VEC) (A_VEC; k a multiple of VEC) and B(k, n .. n + VEC) (B_VEC).
+void load_a_vec(int base, int m, int k, out float v[VEC]) { unpack_vec(a_vec[(base + m * p.sam + k) / VEC], v); }
+void load_b_vec(int base, int k, int n, out float v[VEC]) { unpack_vec(b_vec[(base + k * p.sbk + n) / VEC], v); }
+
+// erf to ~1.5e-7 absolute (Abramowitz & Stegun 7.1.26): enough for GELU, where it is added to 1.
+float gemm_erf(float x) {
+  float a = min(abs(x), 9.0);
+  float t = 1.0 / (1.0 + 0.3275911 * a);
+  float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t *
+                      exp(-a * a);
+  return sign(x) * y;
+}
+
+// tanh without the overflow of exp(2x) for large |x|.
+float gemm_tanh(float x) {
+  float e = exp(-2.0 * abs(x));
+  return sign(x) * (1.0 - e) / (1.0 + e);
+}
+
+float gemm_activation(float v, int act) {
+  if (act == 1) return max(v, 0.0);
+  if (act == 2) return 0.5 * v * (1.0 + gemm_erf(v * 0.7071067811865476));
+  if (act == 3) return 0.5 * v * (1.0 + gemm_tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+  return v;
+}
+
+void store_y(BatchOffsets off, int m, int n, float acc) {
+  float v = p.alpha * acc;
+  if ((p.flags & 32) != 0) v *= scale_data[n];
+  if ((p.flags & 4) != 0) v += float(bias_data[n]);
+  if ((p.flags & 1) != 0) v += p.beta * float(c_data[off.c + m * p.scm + n * p.scn]);
+  v = gemm_activation(v, (p.flags >> 3) & 3);
+  y_data[off.o + m * p.N + n] = elem_t(v);
+}
+
+// The GEMM kernels' result for (m, n): the epilogue, or the raw partial sum when splitting K.
+void store_result(BatchOffsets off, int m, int n, float acc) {
+  if (p.splits > 1) part_data[(int(gl_WorkGroupID.z) * p.M + m) * p.N + n] = acc;
+  else store_y(off, m, n, acc);
+}

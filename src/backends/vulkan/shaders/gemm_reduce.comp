@@ -1,0 +1,20 @@
+#version 450
+// NO_DEFAULT_VARIANT
+// VARIANT f32 -DTX=0
+// VARIANT f16 -DTX=1
+// The second pass of a split-K GEMM (gemm_io.glsl): one invocation per output element of the
+// dispatch's batches adds the `splits` fp32 partial sums and applies the epilogue (alpha,
+// beta * C, ReLU) as the one-pass kernels do.
+#include "element_types.glsl"
+#include "gemm_io.glsl"
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+
+void main() {
+  int idx = int(linear_index(256));
+  int mn = p.M * p.N, z = idx / mn;
+  if (z >= p.batches) return;
+  int r = idx - z * mn, m = r / p.N, n = r - m * p.N;
+  float acc = 0.0;
+  for (int s = 0; s < p.splits; ++s) acc += part_data[((z * p.splits + s) * p.M + m) * p.N + n];
+  store_y(batch_offsets(z), m, n, acc);
+}

@@ -1,0 +1,148 @@
+// A small transformer block through DeviceModelRunner on Vulkan, whose fusions must put vx.Attention,
+// vx.LayerNorm and vx.Gelu on the GPU, fold the head Transposes into the attention and the residual
+// Adds into the MatMuls, and give the unfused graph's CPU result (tolerances 1e-4 / 1e-4 in fp32,
+// 3e-2 / 3e-2 in fp16).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "common/test_util.h"
+#include "common/vulkan_op_test_util.h"
+#include "ops/fused_ops.h"
+#include "backends/vulkan/optimize_for_vulkan.h"
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "session/device_model_runner.h"
+
+namespace vx {
+namespace {
+
+using vk::Precision;
+
+class VulkanRunnerTransformer : public test::VulkanOpTest {};
+
+struct Builder {
+  Graph g;
+  std::vector<Tensor> feeds;
+  int counter = 0;
+
+  Builder() { g.opsets[""] = 17; }
+  ValueId input(const std::string& name, Shape shape) {
+    const ValueId id = g.add_value(name, DType::f32, shape);
+    g.inputs.push_back(id);
+    feeds.push_back(test::random_tensor(shape, 100 + feeds.size()));
+    return id;
+  }
+  ValueId constant(Tensor t) { return g.add_constant(cat("c", counter++), std::move(t)); }
+  ValueId weight(Shape s, float range) { return constant(test::random_tensor(s, 200 + counter, -range, range)); }
+  ValueId ints(std::vector<int64_t> v) {
+    const int64_t n = int64_t(v.size());
+    Tensor t = Tensor(DType::i64, Shape{n});
+    std::copy(v.begin(), v.end(), t.data<int64_t>());
+    return constant(std::move(t));
+  }
+  std::vector<ValueId> node(const std::string& op, std::vector<ValueId> ins, Attributes attrs = {}, size_t outs = 1) {
+    std::vector<ValueId> ys;
+    for (size_t i = 0; i < outs; ++i) ys.push_back(g.add_value(cat("v", counter++), DType::f32, {}));
+    g.add_node(op, op + std::to_string(counter++), std::move(ins), ys, std::move(attrs));
+    return ys;
+  }
+  ValueId op(const std::string& op, std::vector<ValueId> ins, Attributes attrs = {}) {
+    return node(op, std::move(ins), std::move(attrs))[0];
+  }
+};
+
+Attributes perm(std::vector<int64_t> p) {
+  Attributes a;
+  a.set("perm", std::move(p));
+  return a;
+}
+
+Tensor scalar(float v) { return Tensor::from<float>(Shape{}, {v}); }
+
+// A pre-norm GPT-2 block as PyTorch exports it: LayerNormalization, QKV projection, Split, heads
+// by Reshape + Transpose, scaled masked softmax attention, output projection, residual, a second
+// LayerNormalization, an MLP with erf-GELU written out (Div, Erf, Add, Mul, Mul), residual.
+Builder transformer_block(int64_t seq, int64_t d, int64_t heads) {
+  Builder b;
+  const int64_t hd = d / heads;
+  const ValueId x = b.input("x", {1, seq, d});
+  Tensor causal = Tensor(DType::f32, Shape{1, 1, seq, seq});
+  for (int64_t i = 0; i < seq; ++i)
+    for (int64_t j = i + 1; j < seq; ++j) causal.data<float>()[i * seq + j] = -1e9f;
+  const ValueId mask = b.constant(causal);
+  auto layer_norm = [&](ValueId v) {
+    return b.op("LayerNormalization", {v, b.weight({d}, 1.0f), b.weight({d}, 0.5f)});
+  };
+  auto linear = [&](ValueId v, int64_t in, int64_t out) {
+    return b.op("Add", {b.op("MatMul", {v, b.weight({in, out}, 1.0f / std::sqrt(float(in)))}), b.weight({out}, 0.1f)});
+  };
+  Attributes split_axis;
+  split_axis.set("axis", int64_t(2));
+  const std::vector<ValueId> qkv = b.node("Split", {linear(layer_norm(x), d, 3 * d), b.ints({d, d, d})}, split_axis, 3);
+  auto heads_of = [&](ValueId v, std::vector<int64_t> p) {
+    return b.op("Transpose", {b.op("Reshape", {v, b.ints({1, seq, heads, hd})})}, perm(std::move(p)));
+  };
+  const ValueId q = heads_of(qkv[0], {0, 2, 1, 3});
+  const ValueId kt = heads_of(qkv[1], {0, 2, 3, 1});
+  const ValueId v = heads_of(qkv[2], {0, 2, 1, 3});
+  ValueId s = b.op("Mul", {b.op("MatMul", {q, kt}), b.constant(scalar(1.0f / std::sqrt(float(hd))))});
+  s = b.op("Add", {s, mask});
+  Attributes last;
+  last.set("axis", int64_t(-1));
+  const ValueId attn = b.op("MatMul", {b.op("Softmax", {s}, last), v});
+  const ValueId merged = b.op("Reshape", {b.op("Transpose", {attn}, perm({0, 2, 1, 3})), b.ints({1, seq, d})});
+  const ValueId h = b.op("Add", {x, linear(merged, d, d)});
+  const ValueId f = linear(layer_norm(h), d, 4 * d);
+  const ValueId erf = b.op("Erf", {b.op("Div", {f, b.constant(scalar(std::sqrt(2.0f)))})});
+  const ValueId gelu = b.op("Mul", {b.op("Mul", {f, b.op("Add", {erf, b.constant(scalar(1.0f))})}), b.constant(scalar(0.5f))});
+  b.g.outputs = {b.op("Add", {h, linear(gelu, 4 * d, d)})};
+  return b;
+}
+
+TEST_F(VulkanRunnerTransformer, TransformerBlockRunsFusedOnTheGpu) {
+  const Builder b = transformer_block(20, 48, 4);
+  const std::vector<Tensor> want = test::run_cpu_reference(b.g, b.feeds);
+  for (Precision precision : {Precision::fp32, Precision::fp16}) {
+    DeviceRunnerOptions o;
+    o.fp16 = precision == Precision::fp16;
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
+    const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
+    const std::vector<Tensor> expected = precision == Precision::fp16 ? test::run_cpu_reference(b.g, feeds) : want;
+    const std::vector<Tensor> got = runner.run(feeds);
+    const test::Tolerance tol = precision == Precision::fp32 ? test::Tolerance{1e-4, 1e-4} : test::Tolerance{3e-2, 3e-2};
+    EXPECT_TRUE(test::outputs_match(expected, got, tol)) << (precision == Precision::fp32 ? "fp32" : "fp16");
+
+    int attention = 0, layer_norm = 0, gelu = 0;
+    for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
+      if (p.op == kAttention) ++attention;
+      if (p.op == kLayerNorm) ++layer_norm;
+      if (p.op == kGelu) ++gelu;
+      if (p.touches_float) {
+        EXPECT_FALSE(p.on_host) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
+      }
+    }
+    EXPECT_EQ(attention, 1);
+    int transposes = 0, adds = 0, residual_matmuls = 0;
+    for (const Node& n : runner.graph().nodes) {
+      if (n.op == kAttention) {  // K's head Transpose kept D innermost, then folded with Q's and V's
+        EXPECT_EQ(n.attrs.get_int("k_transposed", -1), 0);
+        EXPECT_EQ(n.attrs.get_string("qkv_layout", "bhsd"), "bshd");
+        EXPECT_EQ(n.attrs.get_string("out_layout", "bhsd"), "bshd");
+      }
+      transposes += n.op == "Transpose";
+      adds += n.op == "Add";
+      residual_matmuls += n.op == kFusedMatMul && n.input(3) != kNoValue;
+    }
+    EXPECT_EQ(transposes, 0);  // the head Transposes live in the attention's layouts
+    EXPECT_EQ(adds, 0);        // both residuals in the GEMM epilogues
+    EXPECT_EQ(residual_matmuls, 2);
+    EXPECT_EQ(layer_norm, 2);
+    EXPECT_TRUE(vk::vulkan_runs_fused_matmul());
+    EXPECT_EQ(gelu, 0);  // fused into the MatMul as its activation
+  }
+}
+
+}  // namespace
+}  // namespace vx
