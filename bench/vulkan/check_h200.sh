@@ -6,7 +6,7 @@
 # 3840x2160), to compare with the figures in BENCHMARKS.md.
 # Prepare here: bench/vulkan/prepare_check_h200.sh. Device command (carry .gl), repository root:
 #   bash bench/vulkan/check_h200.sh
-# Writes $OUT/{parity,denoise}.log, e2e.{md,json}.
+# Writes $OUT/{parity,denoise,ops}.log, e2e.{md,json}.
 set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -24,7 +24,10 @@ timeout 240 /tmp/check/test_denoise \
   --gtest_filter="${DENOISE_FILTER:-VulkanDenoise*:VulkanImagePath*:VulkanExternal*:CliErrors*:FilterLimits*}" \
   >"$OUT/denoise.log" 2>&1
 echo "denoise rc=$?" | tee -a "$OUT/denoise.log"
-grep -hE "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/parity.log" "$OUT/denoise.log"
+# The op table: every case x backend against the reference kernels, on the real GPU.
+timeout 240 /tmp/check/test_ops --gtest_filter="${OPS_FILTER:-*}" >"$OUT/ops.log" 2>&1
+echo "ops rc=$?" | tee -a "$OUT/ops.log"
+grep -hE "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/parity.log" "$OUT/denoise.log" "$OUT/ops.log"
 python3 bench/vulkan/real_weights_check.py prepare
 OUT="$OUT" BIN=/tmp/check/denoise_device_bench RUNS="${RUNS:-20}" bash bench/vulkan/e2e_device.sh
 cat "$OUT/e2e.md"

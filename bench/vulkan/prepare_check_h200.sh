@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Packs what bench/vulkan/check_h200.sh needs into .gl (git-ignored, carried by the device tool):
 # the Debian libraries the binaries link (bench/onnx/prepare_device_run.sh), test_parity,
-# test_denoise, volvox, denoise_device_bench and the custom-op example's SPIR-V from build/release, and ../shared's weights and
+# test_denoise, test_ops (the op table), volvox, denoise_device_bench and the custom-op example's SPIR-V from build/release, and ../shared's weights and
 # images (they do not travel otherwise).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$ROOT/build/release"
 bash "$ROOT/bench/onnx/prepare_device_run.sh" >/dev/null
 mkdir -p "$ROOT/.gl/check" "$ROOT/.gl/shared"
-tar -C "$B" -cJf "$ROOT/.gl/check/payload.tar.xz" --transform 's|.*/||' tests/test_parity tests/test_denoise volvox \
+tar -C "$B" -cJf "$ROOT/.gl/check/payload.tar.xz" --transform 's|.*/||' tests/test_parity tests/test_denoise tests/ops/test_ops volvox \
   bench/vulkan/denoise_device_bench tests/custom_ops/scaled_swish.spv
 cp -r "$ROOT/../shared/weights" "$ROOT/../shared/images" "$ROOT/.gl/shared/"
 du -sh "$ROOT/.gl"
