@@ -5,6 +5,7 @@
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/op_kernel.h"
+#include "backends/vulkan/kernels/row_stats_push.h"
 #include "ops/fused_ops.h"
 
 namespace vx::vk {
@@ -13,13 +14,6 @@ namespace {
 // Matches layer_norm.comp's push block.
 struct LayerNormPush {
   int32_t rows, cols;
-  float eps;
-  int32_t flags;  // 1: scale, 2: bias
-};
-
-// Matches row_stats.comp's push block.
-struct RowsPush {
-  int32_t rows, cols, channels;
   float eps;
   int32_t flags;  // 1: scale, 2: bias
 };
@@ -56,7 +50,7 @@ OpPlan plan_vx_layer_norm(const OpInfo& info) {
     d.shader = shader_variant("row_stats", {storage});
     d.spec_constants = {0, 2, 0};
     d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), Binding::out(0), Binding::out(0)};
-    d.set_push(RowsPush{int32_t(rows), int32_t(cols), 0, eps, flags});
+    d.set_push(RowStatsPush{int32_t(rows), int32_t(cols), 0, eps, flags});
     plan.variant = "reduce";
   }
   plan.dispatches.push_back(std::move(d));

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "backends/vulkan/kernels/op_args.h"
+#include "backends/vulkan/kernels/row_stats_push.h"
 
 namespace vx::vk {
 namespace {
@@ -62,12 +63,6 @@ OpPlan plan_batch_norm(const OpInfo& info) {
   return plan;
 }
 
-struct RowsPush {
-  int32_t rows, cols, channels;
-  float eps;
-  int32_t flags;
-};
-
 OpPlan plan_instance_norm(const OpInfo& info) {
   const DeviceType storage = float_storage(info, 0);
   const Shape& xs = info.inputs[0].shape;
@@ -86,7 +81,7 @@ OpPlan plan_instance_norm(const OpInfo& info) {
   d.shader = shader_variant("row_stats", {storage});
   d.spec_constants = {0, 2, 1};
   d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), Binding::out(0), Binding::out(0)};
-  d.set_push(RowsPush{int32_t(rows), int32_t(cols), int32_t(channels), info.node.attrs.get_float("epsilon", 1e-5f), 3});
+  d.set_push(RowStatsPush{int32_t(rows), int32_t(cols), int32_t(channels), info.node.attrs.get_float("epsilon", 1e-5f), 3});
   d.groups = linear_groups(uint64_t(rows), 1);
   plan.dispatches.push_back(std::move(d));
   plan.variant = "reduce";
@@ -158,7 +153,7 @@ OpPlan plan_layer_norm(const OpInfo& info) {
   d.shader = shader_variant("row_stats", {storage});
   d.spec_constants = {0, 2, 0};
   d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), mean, inv};
-  d.set_push(RowsPush{int32_t(rows), int32_t(cols), 0, info.node.attrs.get_float("epsilon", 1e-5f), flags});
+  d.set_push(RowStatsPush{int32_t(rows), int32_t(cols), 0, info.node.attrs.get_float("epsilon", 1e-5f), flags});
   d.groups = linear_groups(uint64_t(rows), 1);
   plan.dispatches.push_back(std::move(d));
   plan.variant = "reduce";

@@ -4,6 +4,7 @@
 // (shaders/pool.comp). GlobalAveragePool, GlobalMaxPool, GlobalLpPool: one workgroup reduction
 // per (n, c) plane (shaders/row_stats.comp).
 #include "backends/vulkan/kernels/pool.h"
+#include "backends/vulkan/kernels/row_stats_push.h"
 
 namespace vx::vk {
 
@@ -90,12 +91,7 @@ OpPlan plan_global_pool(const OpInfo& info, int mode) {
   d.shader = shader_variant("row_stats", {storage});
   d.spec_constants = {mode, p, 0};
   d.bindings = {Binding::in(0), Binding::in(0), Binding::in(0), Binding::out(0), Binding::out(0), Binding::out(0)};
-  struct {
-    int32_t rows, cols, channels;
-    float eps;
-    int32_t flags;
-  } push{int32_t(rows), int32_t(cols), 0, 0.0f, 0};
-  d.set_push(push);
+  d.set_push(RowStatsPush{int32_t(rows), int32_t(cols), 0, 0.0f, 0});
   d.groups = linear_groups(uint64_t(rows), 1);
   plan.dispatches.push_back(std::move(d));
   plan.variant = "reduce";
