@@ -12,8 +12,6 @@
 namespace vx::vk {
 namespace {
 
-VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
-
 constexpr VkDeviceSize kStatusBytes = 16;  // uint[4]: flag, index, extent, unused
 
 }  // namespace
@@ -185,11 +183,11 @@ void SegmentExecutable::plan_memory() {
   for (RecordedSegment& seg : segments_) {
     for (Transfer& t : seg.uploads) {
       t.staging_offset = staging;
-      staging = align_up(staging + std::max<VkDeviceSize>(slots_[size_t(t.value)].bytes, 4), alignment);
+      staging = plan::align_up(staging + std::max<VkDeviceSize>(slots_[size_t(t.value)].bytes, 4), alignment);
     }
     for (Transfer& t : seg.downloads) {
       t.staging_offset = staging;
-      staging = align_up(staging + std::max<VkDeviceSize>(slots_[size_t(t.value)].bytes, 4), alignment);
+      staging = plan::align_up(staging + std::max<VkDeviceSize>(slots_[size_t(t.value)].bytes, 4), alignment);
     }
   }
   // Index status words (op_kernel.h): one aligned slot per node that binds them, in staging so
@@ -202,7 +200,7 @@ void SegmentExecutable::plan_memory() {
       for (const Binding& b : d.bindings) binds |= b.kind == Binding::Kind::index_status;
     if (!binds) continue;
     status_offsets_[n] = staging;
-    staging = align_up(staging + kStatusBytes, alignment);
+    staging = plan::align_up(staging + kStatusBytes, alignment);
   }
 
   // The user's limit, before anything is allocated on the device.
