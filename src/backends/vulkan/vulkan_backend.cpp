@@ -69,27 +69,24 @@ runtime::NodeSupport VulkanBackend::supports(const runtime::BoundGraph& bound, s
   if (entries.empty())
     return {false, "", cat("no Vulkan op for '", node.domain.empty() ? node.op : node.domain + "." + node.op, "'")};
   OpInfo info{node, g, g.opset(""), options_.precision, ctx_.info(), {}, {}, {}};
+  // An omitted value is a default OpTensor; outputs never carry a constant.
+  auto tensor_of = [&](ValueId id) {
+    OpTensor t;
+    if (id == kNoValue) return t;
+    const Value& v = g.value(id);
+    t.shape = v.shape;
+    t.dtype = v.dtype;
+    t.device = device_dtype(v.dtype, options_.precision);
+    t.constant = v.is_constant() ? &v.constant : nullptr;
+    return t;
+  };
   for (ValueId id : node.inputs) {
     info.present.push_back(id != kNoValue);
-    OpTensor t;
-    if (id != kNoValue) {
-      const Value& v = g.value(id);
-      t.shape = v.shape;
-      t.dtype = v.dtype;
-      t.device = device_dtype(v.dtype, options_.precision);
-      t.constant = v.is_constant() ? &v.constant : nullptr;
-    }
-    info.inputs.push_back(t);
+    info.inputs.push_back(tensor_of(id));
   }
   for (ValueId id : node.outputs) {
-    OpTensor t;
-    if (id != kNoValue) {
-      const Value& v = g.value(id);
-      t.shape = v.shape;
-      t.dtype = v.dtype;
-      t.device = device_dtype(v.dtype, options_.precision);
-    }
-    info.outputs.push_back(t);
+    info.outputs.push_back(tensor_of(id));
+    info.outputs.back().constant = nullptr;
   }
   std::string reasons;
   for (const OpEntry* entry : entries) {
