@@ -8,7 +8,7 @@
 // its segments' borders (Segment::receives / sends).
 //
 // A new backend is a folder under src/backends/ implementing this interface (and a
-// runtime::Device that makes it, device.h); nothing else in the engine names it.
+// runtime::ComputeDevice that makes it, device.h); nothing else in the engine names it.
 #pragma once
 #include <memory>
 #include <string>

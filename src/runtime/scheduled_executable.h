@@ -14,7 +14,7 @@ namespace vx::runtime {
 
 // Thrown by run() when a node on the host made a value of another shape than the one the other
 // backends were compiled for (an op whose output shape depends on data, observed on earlier
-// inputs): the caller rebinds the graph to these inputs (runtime/model_session.h does).
+// inputs): the caller rebinds the graph to these inputs (session/device_model_runner.cpp does).
 class ShapeChanged : public Error {
  public:
   explicit ShapeChanged(const std::string& message) : Error(ErrorCode::Unsupported, message) {}
