@@ -20,7 +20,7 @@
 #include "backends/vulkan/memory.h"
 #include "backends/vulkan/vk_common.h"
 #include "denoise/filter.h"
-#include "denoise/vulkan_device.h"
+#include "denoise_vulkan/vulkan_device.h"
 #include "formats/image_io.h"
 
 namespace {

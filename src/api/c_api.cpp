@@ -6,7 +6,7 @@
 
 #include "api/c_api_internal.h"
 #include "core/error.h"
-#include "denoise/vulkan_device.h"
+#include "denoise_vulkan/vulkan_device.h"
 
 struct VXFilterImpl {
   VXDeviceImpl* owner;

@@ -1,9 +1,10 @@
-// Devices of the filter: the CPU always; Vulkan when a driver and device are present.
+// Devices of the filter: the CPU here; the others (Vulkan) register their kind from their folder.
 #include "backends/cpu/cpu_device.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "denoise/compute_network.h"
 #include "denoise/filter.h"
-#include "denoise/vulkan_device.h"
+#include "passes/optimize.h"
 
 namespace vx::denoise {
 
@@ -21,29 +22,47 @@ class CpuDevice final : public Device {
              "fp16 is supported on the vulkan device only; the cpu device computes in fp32");
     VX_CHECK(kernels.empty() || kernels == "auto", Unsupported, "kernel choice '", kernels,
              "' is for the vulkan device; the cpu device picks its kernels itself (use auto)");
-    return make_cpu_network(std::move(unet_graph));
+    optimize_for_inference(unet_graph);
+    return std::make_unique<ComputeNetwork>(cpu::cpu_compute_device(), std::move(unet_graph),
+                                            runtime::ExecutableOptions{}, "cpu");
   }
   std::shared_ptr<const runtime::ComputeDevice> compute_device() const override { return cpu::cpu_compute_device(); }
 };
 
+std::vector<DeviceKind>& device_kinds() {
+  static std::vector<DeviceKind> kinds;
+  return kinds;
+}
+
 }  // namespace
+
+bool register_device_kind(DeviceKind kind) {
+  device_kinds().push_back(std::move(kind));
+  return true;
+}
 
 std::shared_ptr<Device> Device::create(const std::string& kind, int threads) {
   if (kind == "cpu") return std::make_shared<CpuDevice>(threads);
   if (kind == "auto") {
-    try {
-      if (auto vk = make_vulkan_device("auto")) return vk;
-    } catch (const Error&) {
-      // No usable Vulkan device: the CPU it is.
+    for (const DeviceKind& k : device_kinds()) {
+      try {
+        if (auto fast = k.make_fast()) return fast;
+      } catch (const Error&) {
+        // No usable device of this kind: the next one, or the CPU.
+      }
     }
     return std::make_shared<CpuDevice>(threads);
   }
-  if (kind == "vulkan" || kind.rfind("vulkan:", 0) == 0) {
-    auto vk = make_vulkan_device(kind);
-    VX_CHECK(vk != nullptr, Unsupported, "no Vulkan device available for '", kind, "'");
-    return vk;
+  std::string expected = "cpu";
+  for (const DeviceKind& k : device_kinds()) {
+    if (kind == k.name || kind.rfind(k.name + ":", 0) == 0) {
+      auto device = k.make(kind);
+      VX_CHECK(device != nullptr, Unsupported, "no ", k.name, " device available for '", kind, "'");
+      return device;
+    }
+    expected += cat(", ", k.name, ", ", k.name, ":N");
   }
-  fail(ErrorCode::InvalidArgument, cat("unknown device '", kind, "' (expected cpu, vulkan, vulkan:N or auto)"));
+  fail(ErrorCode::InvalidArgument, cat("unknown device '", kind, "' (expected ", expected, " or auto)"));
 }
 
 }  // namespace vx::denoise

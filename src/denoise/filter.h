@@ -117,6 +117,7 @@ inline constexpr int kDefaultMaxMemoryMB = 3000;
 
 class Device {
  public:
+  // Throws InvalidArgument for an unknown kind, Unsupported when the kind's device is missing.
   static std::shared_ptr<Device> create(const std::string& kind, int threads = 0);
   virtual ~Device() = default;
   virtual std::string name() const = 0;
@@ -132,5 +133,16 @@ class Device {
   // what it needs (a Vulkan context) alive.
   virtual std::shared_ptr<const runtime::ComputeDevice> compute_device() const = 0;
 };
+
+// Devices other than the CPU live in folders of their own (denoise_vulkan/) and register their
+// kind here at static initialisation, so that Device::create reaches them without this layer
+// depending on any backend. `make(kind)` gets "name" or "name:..."; `make_fast()` returns the
+// device for "auto" when its hardware beats the CPU (a discrete GPU), else nullptr.
+struct DeviceKind {
+  std::string name;  // "vulkan"
+  std::function<std::shared_ptr<Device>(const std::string& kind)> make;
+  std::function<std::shared_ptr<Device>()> make_fast;
+};
+bool register_device_kind(DeviceKind kind);
 
 }  // namespace vx::denoise

@@ -1,5 +1,5 @@
 // The U-Net as the filter drives it: one network input tile in, one output tile out. Each device
-// (cpu, vulkan) provides one; the filter does not care how it runs.
+// provides one (compute_network.h runs it on any compute device); the filter does not care how.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -73,8 +73,5 @@ class TileNetwork {
   // to the filter's host path (tile by tile through run()). Throws for errors (e.g. OutOfMemory).
   virtual bool run_image(const ImageJob& job, ImageJobResult& result) { return false; }
 };
-
-// The CPU network: the graph optimised once (fusion), planned per tile shape (cached).
-std::unique_ptr<TileNetwork> make_cpu_network(Graph unet_graph);
 
 }  // namespace vx::denoise

@@ -22,6 +22,10 @@ struct ExecutableOptions {
   bool timestamps = false;   // per-node device times in profiles, where the device has them
   uint64_t max_memory_mb = 0;     // > 0: refuse (OutOfMemory) an executable above it, before allocating
   MemoryNeeds* needs = nullptr;   // filled with what the executable needs, also when refused
+  // The device's kernel choice: "auto" lets it pick; other values are the device's own (Vulkan:
+  // "ops", or a conv variant for the layers of a fused conv network, vulkan_backend.h). A device
+  // without a choice accepts only "auto".
+  std::string kernels = "auto";
 };
 
 class ComputeDevice {

@@ -12,6 +12,9 @@ namespace vx {
 struct MemoryNeeds {
   uint64_t arena_bytes = 0;  // the activation arena (with per-node scratch)
   uint64_t other_bytes = 0;  // Vulkan: the device buffers besides the arena (constants, staging); CPU: 0
+  // Every activation's size added up: what the arena would hold if no two values shared memory
+  // (reports; 0 where the backend does not say).
+  uint64_t sum_activation_bytes = 0;
   uint64_t total() const { return arena_bytes + other_bytes; }
 };
 

@@ -100,6 +100,7 @@ MemoryNeeds ScheduledExecutable::memory_needs() const {
       const MemoryNeeds n = c->memory_needs();
       total.arena_bytes += n.arena_bytes;
       total.other_bytes += n.other_bytes;
+      total.sum_activation_bytes += n.sum_activation_bytes;
     }
   return total;
 }

@@ -44,6 +44,10 @@ class ScheduledExecutable {
   size_t segment_count() const { return schedule_.segments.size(); }
   // What the backends allocated (the device arena, constants and staging buffers).
   MemoryNeeds memory_needs() const;
+  // What backend `b` (index into the constructor's list) compiled; null when it got no segment.
+  // For callers that drive one backend's compiled form directly (the denoiser's whole-image path
+  // on Vulkan records the network into its own command buffer).
+  CompiledSegments* compiled(size_t b) const { return b < compiled_.size() ? compiled_[b].get() : nullptr; }
 
  private:
   void check_shapes_of_sends(const Segment& seg, const HostValues& host) const;

@@ -50,6 +50,9 @@ VulkanRun run_on_vulkan(const vk::VulkanContext& ctx, const Graph& graph, const 
     shapes[graph.value(graph.inputs[i]).name] = inputs[i].shape();
   runtime::ExecutableOptions options;
   options.fp16 = precision == vk::Precision::fp16;
+  // The op factories' kernels: a one-node 3x3 vx.FusedConv graph would otherwise be compiled as a
+  // fused conv network (graph_executable.h, tested on its own).
+  options.kernels = "ops";
   auto exe = make_executable(vk::compute_device(ctx), graph, shapes, options, &inputs);
   VulkanRun r;
   r.outputs = exe->run(inputs);

@@ -15,7 +15,7 @@
 #include "backends/vulkan/pipeline.h"
 #include "common/test_util.h"
 #include "denoise/denoise_helpers.h"
-#include "denoise/vulkan_device.h"
+#include "denoise_vulkan/vulkan_device.h"
 #include "formats/image_io.h"
 
 namespace vx {

@@ -11,9 +11,9 @@
 #include "core/half.h"
 #include "denoise/autoexposure.h"
 #include "denoise/denoise_helpers.h"
-#include "denoise/vulkan_adaptive_tiles.h"
-#include "denoise/vulkan_device.h"
-#include "denoise/vulkan_image_runner.h"
+#include "denoise_vulkan/vulkan_adaptive_tiles.h"
+#include "denoise_vulkan/vulkan_device.h"
+#include "denoise_vulkan/vulkan_image_runner.h"
 #include "volvox/volvox.h"
 
 namespace vx {

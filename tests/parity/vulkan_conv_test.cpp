@@ -14,8 +14,10 @@
 
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/graph_executable.h"
+#include "backends/vulkan/vulkan_compute_device.h"
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
+#include "session/device_model_runner.h"
 #include "session/graph_runner.h"
 
 namespace vx::vk {
@@ -321,6 +323,52 @@ INSTANTIATE_TEST_SUITE_P(All, VulkanUNet,
                            if (k.find(',') != std::string::npos) k = "mixed";
                            return k + "_" + precision_name(std::get<1>(info.param));
                          });
+
+// Through the scheduler (the denoiser's path): the Vulkan backend compiles a fused conv network
+// whole, with the variants the kernel choice asks for; "ops" keeps it on the per-op kernels; a
+// kernel choice for a graph that is not such a network is refused.
+TEST_F(VulkanParity, BackendCompilesAFusedConvNetworkWhole) {
+  MiniUNet net = make_mini_unet(5, 3);
+  Tensor input = test::random_tensor(Shape{1, 5, 12, 20}, 9, 0.0f, 1.0f);
+  const Tensor ref = cpu_reference(net.graph, input);
+  const std::map<std::string, Shape> shapes{{"input", input.shape()}};
+  auto device = compute_device(*ctx_);
+  EXPECT_TRUE(is_fused_conv_network(net.graph));
+
+  runtime::ExecutableOptions o;
+  o.kernels = "tiled,enc0=direct";
+  auto whole = make_executable(device, net.graph, shapes, o);
+  EXPECT_EQ(whole->segment_count(), 1u);
+  ASSERT_NE(dynamic_cast<VulkanGraphExecutable*>(whole->compiled(0)), nullptr);
+  for (const auto& p : whole->placements())
+    EXPECT_EQ(p.variant, p.node == "enc0" ? "direct" : "tiled") << p.node;
+  Profile profile;
+  expect_close(whole->run({input}, &profile).at(0), ref, Precision::fp32, "fused conv network via the scheduler");
+  ASSERT_EQ(profile.entries.size(), net.convs.size());
+  EXPECT_GT(whole->memory_needs().sum_activation_bytes, whole->memory_needs().arena_bytes);
+
+  o.kernels = "ops";
+  auto ops = make_executable(device, net.graph, shapes, o);
+  EXPECT_EQ(dynamic_cast<VulkanGraphExecutable*>(ops->compiled(0)), nullptr);
+  EXPECT_EQ(ops->placements()[0].backend_name, "vulkan");
+  EXPECT_NE(ops->placements()[0].variant, "tiled") << ops->placement_report();  // an op factory's kernel
+  expect_close(ops->run({input}).at(0), ref, Precision::fp32, "the per-op kernels");
+
+  // A user's choice that cannot run is an error, not a quiet switch of engine.
+  o.kernels = "tiled,nosuchlayer=direct";
+  EXPECT_THROW(make_executable(device, net.graph, shapes, o), Error);
+  Graph other = net.graph;
+  other.nodes[3].op = "Softmax";
+  EXPECT_FALSE(is_fused_conv_network(other));
+  o.kernels = "tiled";
+  try {
+    make_executable(device, other, shapes, o);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("is not one"), std::string::npos) << e.what();
+  }
+}
 
 TEST_F(VulkanParity, ValidationLayerIsOnWhereInstalled) {
   if (!std::filesystem::exists("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json"))

@@ -16,7 +16,7 @@
 #include "common/vulkan_op_test_util.h"
 #include "denoise/denoise_helpers.h"
 #include "denoise/filter.h"
-#include "denoise/vulkan_device.h"
+#include "denoise_vulkan/vulkan_device.h"
 #include "backends/vulkan/vulkan_compute_device.h"
 #include "session/device_model_runner.h"
 

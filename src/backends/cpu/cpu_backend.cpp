@@ -38,6 +38,34 @@ class CpuSegments final : public runtime::CompiledSegments {
   std::vector<KernelFn> kernels_;  // per graph node (empty for nodes elsewhere)
 };
 
+// A whole graph planned into one arena (the CPU is the device, not a fallback).
+class WholeGraph final : public runtime::CompiledSegments {
+ public:
+  WholeGraph(const Graph& graph, std::unique_ptr<CpuExecutable> executable)
+      : graph_(graph), executable_(std::move(executable)) {}
+
+  void run(size_t k, runtime::HostValues& host, std::vector<double>& node_ms) override {
+    VX_CHECK(k == 0, Internal, "a whole graph is one segment");
+    std::vector<Tensor> inputs;
+    for (ValueId id : graph_.inputs) inputs.push_back(host[size_t(id)]);
+    Profile profile;
+    std::vector<Tensor> outputs = executable_->run(inputs, &profile);
+    for (size_t i = 0; i < graph_.outputs.size(); ++i) host[size_t(graph_.outputs[i])] = std::move(outputs[i]);
+    // Steps are the graph's nodes in order (make_plan).
+    const std::vector<PlanStep>& steps = executable_->plan().steps;
+    for (size_t s = 0; s < profile.entries.size() && s < steps.size(); ++s)
+      node_ms[size_t(steps[s].node)] = profile.entries[s].milliseconds;
+  }
+  MemoryNeeds memory_needs() const override {
+    const Plan& plan = executable_->plan();
+    return {plan.arena_bytes, 0, plan.sum_activation_bytes};
+  }
+
+ private:
+  const Graph& graph_;
+  std::unique_ptr<CpuExecutable> executable_;
+};
+
 }  // namespace
 
 runtime::NodeSupport CpuBackend::supports(const runtime::BoundGraph& bound, size_t n) {
@@ -51,6 +79,17 @@ runtime::NodeSupport CpuBackend::supports(const runtime::BoundGraph& bound, size
 std::unique_ptr<runtime::CompiledSegments> CpuBackend::compile(const runtime::BoundGraph& bound,
                                                                const std::vector<const runtime::Segment*>& segments) {
   const Graph& g = bound.graph;
+  if (segments.size() == 1 && segments[0]->nodes.size() == g.nodes.size()) {
+    std::map<std::string, Shape> input_shapes;
+    for (ValueId id : g.inputs) input_shapes[g.value(id).name] = g.value(id).shape;
+    Plan plan = make_cpu_plan(g, input_shapes, options_.reference_only);
+    const MemoryNeeds needs{plan.arena_bytes, 0, plan.sum_activation_bytes};
+    if (options_.needs) *options_.needs = needs;
+    check_memory_limit(needs, options_.max_memory_mb, input_shapes);
+    CpuOptions o;
+    o.reference_only = options_.reference_only;
+    return std::make_unique<WholeGraph>(g, std::make_unique<CpuExecutable>(std::move(plan), o));
+  }
   std::vector<KernelFn> kernels(g.nodes.size());
   std::vector<std::vector<size_t>> nodes;
   for (const runtime::Segment* seg : segments) {

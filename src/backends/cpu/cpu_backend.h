@@ -1,6 +1,8 @@
 // The CPU as a backend of the scheduler (runtime/backend.h): runs any node the CPU kernel registry
 // has a kernel for, on host tensors, so it is every schedule's host backend: the fallback for nodes
-// a device cannot run, and the home of shape computations.
+// a device cannot run, and the home of shape computations. Given every node of a graph as one
+// segment (the CPU is the device), it compiles the graph whole into a CpuExecutable: one plan,
+// activations in one arena; segments between other backends' run node by node on fresh tensors.
 #pragma once
 #include <memory>
 #include <string>
@@ -8,11 +10,16 @@
 
 #include "backends/cpu/kernel_registry.h"
 #include "runtime/backend.h"
+#include "runtime/memory_limit.h"
 
 namespace vx::cpu {
 
 struct CpuBackendOptions {
   bool reference_only = false;  // only the reference kernels (tests, debugging)
+  // A whole graph: > 0 refuses (OutOfMemory, before the arena is allocated) a plan whose arena
+  // exceeds this many MiB; `needs` gets what the plan needs, also when refused.
+  uint64_t max_memory_mb = 0;
+  MemoryNeeds* needs = nullptr;
 };
 
 class CpuBackend final : public runtime::Backend {

@@ -15,7 +15,12 @@ class CpuComputeDevice final : public runtime::ComputeDevice {
   void optimize(Graph& graph) const override { optimize_onnx(graph); }
   std::unique_ptr<runtime::Backend> make_backend(const runtime::ExecutableOptions& options) const override {
     VX_CHECK(!options.fp16, Unsupported, "fp16 is supported on the vulkan device only; the cpu device computes in fp32");
-    return std::make_unique<CpuBackend>();
+    VX_CHECK(options.kernels.empty() || options.kernels == "auto", Unsupported, "kernel choice '", options.kernels,
+             "' is for the vulkan device; the cpu device picks its kernels itself (use auto)");
+    CpuBackendOptions o;
+    o.max_memory_mb = options.max_memory_mb;
+    o.needs = options.needs;
+    return std::make_unique<CpuBackend>(o);
   }
 };
 

@@ -68,33 +68,43 @@ double VulkanGraphExecutable::flops() const {
   return total;
 }
 
-void VulkanGraphExecutable::build(const Graph& graph) {
-  VX_CHECK(options_.precision == Precision::fp32 || ctx_.fp16_enabled(), Unsupported, "Vulkan device '",
-           ctx_.info().name, "' lacks fp16 arithmetic or 16-bit storage: use fp32");
+bool is_fused_conv_network(const Graph& graph) {
+  if (graph.inputs.size() != 1 || graph.outputs.size() != 1 || graph.nodes.empty()) return false;
+  const Value& input = graph.value(graph.inputs[0]);
+  if (input.dtype != DType::f32 || input.shape.rank() != 4) return false;
+  for (const Node& node : graph.nodes) {
+    if (node.op != kFusedConv || node.outputs.size() != 1) return false;
+    const Attributes& at = node.attrs;
+    if (at.get_ints("kernel_shape", {}) != std::vector<int64_t>{3, 3} ||
+        at.get_ints("pads", {1, 1, 1, 1}) != std::vector<int64_t>{1, 1, 1, 1} ||
+        at.get_ints("strides", {1, 1}) != std::vector<int64_t>{1, 1} ||
+        at.get_ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1} || at.get_int("group", 1) != 1)
+      return false;
+    const size_t n_act = at.get_int("upsample_concat", 0) != 0 ? 2 : 1;
+    if (node.inputs.size() != n_act + 2) return false;
+    for (size_t i = n_act; i < n_act + 2; ++i)
+      if (node.inputs[i] == kNoValue || !graph.value(node.inputs[i]).is_constant()) return false;
+  }
+  return true;
+}
+
+std::vector<LayerInfo> plan_fused_conv_network(const Graph& graph, const Shape& input_shape, Precision precision,
+                                               const std::string& kernels, bool device_has_coopmat) {
   VX_CHECK(graph.inputs.size() == 1 && graph.outputs.size() == 1, Unsupported,
            "the Vulkan executor runs graphs with one input and one output (this one has ", graph.inputs.size(),
            " and ", graph.outputs.size(), ")");
-  VX_CHECK(input_shape_.rank() == 4 && input_shape_[0] == 1 && input_shape_[1] > 0 && input_shape_[2] > 0 &&
-               input_shape_[3] > 0,
-           InvalidArgument, "Vulkan executor input shape ", input_shape_.str(), " is not [1, C, H, W]");
-  VX_CHECK(input_shape_[2] <= 16384 && input_shape_[3] <= 16384 && input_shape_[1] <= 4096, InvalidArgument,
-           "input shape ", input_shape_.str(), " is too large");
-  element_bytes_ = options_.precision == Precision::fp16 ? 2 : 4;
-  timestamps_ = options_.timestamps && ctx_.info().timestamps;
-  const KernelChoice choice = parse_kernels(options_.kernels);
-  const bool coop = ctx_.coopmat_enabled();
-
-  // ---- shapes, kernels, lifetimes ----
-  std::map<ValueId, Activation> acts;
-  auto bytes_of = [&](const Activation& a) {
-    return VkDeviceSize(a.height) * a.width * ((a.channels + 3) / 4) * 4 * element_bytes_;
+  VX_CHECK(input_shape.rank() == 4 && input_shape[0] == 1 && input_shape[1] > 0 && input_shape[2] > 0 &&
+               input_shape[3] > 0,
+           InvalidArgument, "Vulkan executor input shape ", input_shape.str(), " is not [1, C, H, W]");
+  VX_CHECK(input_shape[2] <= 16384 && input_shape[3] <= 16384 && input_shape[1] <= 4096, InvalidArgument,
+           "input shape ", input_shape.str(), " is too large");
+  const KernelChoice choice = parse_kernels(kernels);
+  struct Size {  // an activation's channels and resolution
+    int channels = 0, height = 0, width = 0;
   };
-  const ValueId in_id = graph.inputs[0], out_id = graph.outputs[0];
-  acts[in_id] = {int(input_shape_[1]), int(input_shape_[2]), int(input_shape_[3])};
-  struct NodeIo {
-    ValueId a, b, out;
-  };
-  std::vector<NodeIo> ios;
+  std::map<ValueId, Size> sizes;
+  sizes[graph.inputs[0]] = {int(input_shape[1]), int(input_shape[2]), int(input_shape[3])};
+  std::vector<LayerInfo> layers;
   for (const Node& node : graph.nodes) {
     VX_CHECK(node.op == kFusedConv, Unsupported, "node '", node.name, "': op '", node.op,
              "' is not supported by the Vulkan backend (it runs fused graphs of ", kFusedConv, ")");
@@ -116,14 +126,13 @@ void VulkanGraphExecutable::build(const Graph& graph) {
     const size_t n_act = d.upsample_concat ? 2 : 1;
     VX_CHECK(node.inputs.size() == n_act + 2 && node.outputs.size() == 1, InvalidArgument, "node '", node.name,
              "' has ", node.inputs.size(), " inputs, expected ", n_act + 2);
-    NodeIo io{node.inputs[0], d.upsample_concat ? node.inputs[1] : node.inputs[0], node.outputs[0]};
     for (size_t i = 0; i < n_act; ++i)
-      VX_CHECK(acts.count(node.inputs[i]), InvalidArgument, "node '", node.name, "' reads value ",
+      VX_CHECK(sizes.count(node.inputs[i]), InvalidArgument, "node '", node.name, "' reads value ",
                node.inputs[i] >= 0 ? graph.value(node.inputs[i]).name : std::string("<none>"),
                " that no earlier node produces");
-    const Activation& a = acts[io.a];
+    const Size& a = sizes[node.inputs[0]];
     if (d.upsample_concat) {
-      const Activation& b = acts[io.b];
+      const Size& b = sizes[node.inputs[1]];
       VX_CHECK(b.height == 2 * a.height && b.width == 2 * a.width, InvalidArgument, "node '", node.name,
                "': upsampled input ", a.height * 2, "x", a.width * 2, " does not match the skip input ", b.height,
                "x", b.width);
@@ -141,30 +150,59 @@ void VulkanGraphExecutable::build(const Graph& graph) {
     d.cout = int(w.dim(0));
     VX_CHECK(!d.pool || (d.height >= 2 && d.width >= 2), InvalidArgument, "node '", node.name, "': cannot pool ",
              d.height, "x", d.width);
-    VX_CHECK(!acts.count(io.out), InvalidArgument, "node '", node.name, "' writes a value twice");
-    acts[io.out] = {d.cout, d.out_height(), d.out_width()};
+    VX_CHECK(!sizes.count(node.outputs[0]), InvalidArgument, "node '", node.name, "' writes a value twice");
+    sizes[node.outputs[0]] = {d.cout, d.out_height(), d.out_width()};
 
     std::string kernel = choice.fallback;
     if (auto it = choice.per_layer.find(node.name); it != choice.per_layer.end()) kernel = it->second;
-    ConvVariant variant = kernel == "auto" ? choose_variant(d, options_.precision, coop) : parse_variant(kernel);
-    VX_CHECK(variant_supports(variant, d, options_.precision, coop), Unsupported, "node '", node.name,
+    ConvVariant variant = kernel == "auto" ? choose_variant(d, precision, device_has_coopmat) : parse_variant(kernel);
+    VX_CHECK(variant_supports(variant, d, precision, device_has_coopmat), Unsupported, "node '", node.name,
              "': kernel '", variant_name(variant), "' cannot run it here (",
              variant != ConvVariant::direct && variant != ConvVariant::tiled ? "needs fp16, a device with 16x16x16 fp16 cooperative matrices and <= 128 output channels; "
                                                "coopmat_up* also an upsample + concat layer without a pool"
                                              : "?",
              ")");
-    layers_.push_back({node.name, variant_name(variant), shader_name(variant, d, options_.precision), d});
-    ios.push_back(io);
+    layers.push_back({node.name, variant_name(variant), shader_name(variant, d, precision), d});
   }
-  VX_CHECK(acts.count(out_id), InvalidArgument, "graph output '", graph.value(out_id).name, "' is never produced");
-  VX_CHECK(!layers_.empty(), InvalidArgument, "graph has no nodes");
+  VX_CHECK(sizes.count(graph.outputs[0]), InvalidArgument, "graph output '", graph.value(graph.outputs[0]).name,
+           "' is never produced");
+  VX_CHECK(!layers.empty(), InvalidArgument, "graph has no nodes");
   // A misspelt layer in an override would otherwise be ignored without a word.
   for (const auto& [layer, variant] : choice.per_layer) {
-    if (std::any_of(layers_.begin(), layers_.end(), [&](const auto& l) { return l.name == layer; })) continue;
+    if (std::any_of(layers.begin(), layers.end(), [&](const auto& l) { return l.name == layer; })) continue;
     std::string names;
-    for (const auto& l : layers_) names += (names.empty() ? "" : ", ") + l.name;
-    fail(ErrorCode::InvalidArgument, cat("kernel choice '", options_.kernels, "' names layer '", layer,
+    for (const auto& l : layers) names += (names.empty() ? "" : ", ") + l.name;
+    fail(ErrorCode::InvalidArgument, cat("kernel choice '", kernels, "' names layer '", layer,
                                          "', which this network does not have (layers: ", names, ")"));
+  }
+  return layers;
+}
+
+void VulkanGraphExecutable::build(const Graph& graph) {
+  VX_CHECK(options_.precision == Precision::fp32 || ctx_.fp16_enabled(), Unsupported, "Vulkan device '",
+           ctx_.info().name, "' lacks fp16 arithmetic or 16-bit storage: use fp32");
+  layers_ = plan_fused_conv_network(graph, input_shape_, options_.precision, options_.kernels, ctx_.coopmat_enabled());
+  element_bytes_ = options_.precision == Precision::fp16 ? 2 : 4;
+  timestamps_ = options_.timestamps && ctx_.info().timestamps;
+
+  // ---- activations and their lifetimes ----
+  std::map<ValueId, Activation> acts;
+  auto bytes_of = [&](const Activation& a) {
+    return VkDeviceSize(a.height) * a.width * ((a.channels + 3) / 4) * 4 * element_bytes_;
+  };
+  const ValueId in_id = graph.inputs[0], out_id = graph.outputs[0];
+  input_id_ = in_id;
+  output_id_ = out_id;
+  acts[in_id] = {int(input_shape_[1]), int(input_shape_[2]), int(input_shape_[3])};
+  struct NodeIo {
+    ValueId a, b, out;
+  };
+  std::vector<NodeIo> ios;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    const ConvDesc& d = layers_[i].desc;
+    ios.push_back({node.inputs[0], d.upsample_concat ? node.inputs[1] : node.inputs[0], node.outputs[0]});
+    acts[node.outputs[0]] = {d.cout, d.out_height(), d.out_width()};
   }
 
   // Last reader of each value; the graph output lives to the end.
@@ -191,6 +229,7 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   order.clear();
   request(in_id, 0);
   for (size_t i = 0; i < ios.size(); ++i) request(ios[i].out, int(i));
+  for (const auto& [id, a] : acts) sum_activation_bytes_ += a.bytes;
   const plan::ArenaLayout arena_layout = plan::plan_arena(requests);
   for (size_t k = 0; k < order.size(); ++k) {
     acts[order[k]].offset = VkDeviceSize(arena_layout.offsets[k]);
@@ -218,10 +257,14 @@ void VulkanGraphExecutable::build(const Graph& graph) {
     weight_offsets.push_back(weight_alloc.allocate(packed[packed.size() - 2].size()));
     weight_offsets.push_back(weight_alloc.allocate(packed.back().size()));
   }
+  staging_output_offset_ = (input_.bytes + alignment - 1) / alignment * alignment;
+  const VkDeviceSize staging_size = staging_output_offset_ + output_.bytes;
+  const MemoryNeeds needs{arena_size, weight_alloc.size() + staging_size, sum_activation_bytes_};
+  if (options_.needs) *options_.needs = needs;
+  check_memory_limit(needs, options_.max_memory_mb, {{graph.value(in_id).name, input_shape_}});
   weights_ = DeviceBuffer(ctx_, weight_alloc.size(), MemoryUse::DeviceLocal, "weights");
   arena_ = DeviceBuffer(ctx_, arena_size, MemoryUse::DeviceLocal, "activation arena");
-  staging_output_offset_ = (input_.bytes + alignment - 1) / alignment * alignment;
-  staging_ = DeviceBuffer(ctx_, staging_output_offset_ + output_.bytes, MemoryUse::Staging, "staging");
+  staging_ = DeviceBuffer(ctx_, staging_size, MemoryUse::Staging, "staging");
 
   // ---- command buffers, queries ----
   commands_ = CommandContext(ctx_);
@@ -385,6 +428,12 @@ Tensor VulkanGraphExecutable::run(const Tensor& input) {
 void VulkanGraphExecutable::run_resident() {
   commands_.submit_and_wait(cmd_resident_);
   read_timings();
+}
+
+void VulkanGraphExecutable::run(size_t segment, runtime::HostValues& host, std::vector<double>& node_ms) {
+  VX_CHECK(segment == 0, Internal, "a fused conv network is one segment");
+  host[size_t(output_id_)] = run(host[size_t(input_id_)]);
+  for (size_t i = 0; i < timings_.size() && i < node_ms.size(); ++i) node_ms[i] = timings_[i].ms;
 }
 
 void VulkanGraphExecutable::read_timings() {

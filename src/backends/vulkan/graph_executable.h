@@ -16,6 +16,8 @@
 #include "backends/vulkan/pipeline.h"
 #include "core/graph.h"
 #include "core/tensor.h"
+#include "runtime/backend.h"
+#include "runtime/memory_limit.h"
 
 namespace vx::vk {
 
@@ -25,6 +27,10 @@ struct ExecutableOptions {
   // optionally followed by per-layer overrides: "auto,enc_conv0=direct,dec_conv4=tiled".
   std::string kernels = "auto";
   bool timestamps = false;  // record per-layer GPU timestamps (when the queue supports them)
+  // > 0: throw OutOfMemory (check_memory_limit) before allocating any device memory when the arena,
+  // weights and staging exceed this many MiB.
+  uint64_t max_memory_mb = 0;
+  MemoryNeeds* needs = nullptr;  // filled with what the executable needs, also when it refuses
 };
 
 struct LayerInfo {
@@ -39,13 +45,25 @@ struct LayerTiming {
   double ms = 0;
 };
 
-class VulkanGraphExecutable {
+// Whether `graph` is what this executor runs: one rank-4 f32 input, one output, and only
+// vx.FusedConv nodes with 3x3 kernels, pads 1, stride 1, no groups, constant weights and bias.
+bool is_fused_conv_network(const Graph& graph);
+// The layers of such a network for one input shape: each node's ConvDesc and the kernel variant
+// `kernels` (ExecutableOptions::kernels) picks, without touching the device. Throws Unsupported
+// naming the node for what the executor cannot run, InvalidArgument for inconsistent shapes or a
+// kernel choice that names a variant or layer that does not exist.
+std::vector<LayerInfo> plan_fused_conv_network(const Graph& graph, const Shape& input_shape, Precision precision,
+                                               const std::string& kernels, bool device_has_coopmat);
+
+// Also the Vulkan backend's compiled form of such a graph when the scheduler gives it every node
+// (vulkan_backend.h): run(0, host, node_ms) reads the input from and writes the output to `host`.
+class VulkanGraphExecutable final : public runtime::CompiledSegments {
  public:
   // `graph`: one input (NCHW f32), one output, nodes vx.FusedConv with 3x3 kernels, pads 1, stride 1.
   // Throws Unsupported naming the node for anything else, InvalidArgument for inconsistent shapes.
   VulkanGraphExecutable(const VulkanContext& ctx, const Graph& graph, const Shape& input_shape,
                         const ExecutableOptions& options = {});
-  ~VulkanGraphExecutable();
+  ~VulkanGraphExecutable() override;
   VulkanGraphExecutable(const VulkanGraphExecutable&) = delete;
   VulkanGraphExecutable& operator=(const VulkanGraphExecutable&) = delete;
 
@@ -53,6 +71,8 @@ class VulkanGraphExecutable {
   Tensor run(const Tensor& input);
   // Runs the network again on the input already on the device, without transfers (benchmarks).
   void run_resident();
+  // runtime::CompiledSegments: the whole graph is segment 0; node_ms gets the per-layer GPU times.
+  void run(size_t segment, runtime::HostValues& host, std::vector<double>& node_ms) override;
 
   const Shape& input_shape() const { return input_shape_; }
   const Shape& output_shape() const { return output_shape_; }
@@ -63,6 +83,11 @@ class VulkanGraphExecutable {
   double last_gpu_ms() const { return gpu_ms_; }
   uint64_t arena_bytes() const { return arena_.size(); }
   uint64_t weight_bytes() const { return weights_.size(); }
+  // Every activation's size added up (the arena without sharing), and what the executable allocated.
+  uint64_t sum_activation_bytes() const { return sum_activation_bytes_; }
+  MemoryNeeds memory_needs() const override {
+    return {arena_.size(), weights_.size() + staging_.size(), sum_activation_bytes_};
+  }
   double flops() const;
 
   // Device-resident use (the denoiser's input/output processing runs on the device around the
@@ -97,6 +122,7 @@ class VulkanGraphExecutable {
   const VulkanContext& ctx_;
   ExecutableOptions options_;
   Shape input_shape_, output_shape_;
+  ValueId input_id_ = kNoValue, output_id_ = kNoValue;
   size_t element_bytes_ = 4;
   std::vector<LayerInfo> layers_;
   std::vector<Step> steps_;
@@ -104,6 +130,7 @@ class VulkanGraphExecutable {
   std::vector<LayerTiming> timings_;
   double gpu_ms_ = 0;
   bool timestamps_ = false;
+  uint64_t sum_activation_bytes_ = 0;
 
   std::unique_ptr<KernelLayout> layout_;
   std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;

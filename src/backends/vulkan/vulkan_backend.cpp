@@ -61,7 +61,30 @@ VulkanBackend::VulkanBackend(const VulkanContext& ctx, VulkanBackendOptions opti
            ctx_.info().name, "' lacks fp16 arithmetic or 16-bit storage: use fp32");
 }
 
+void VulkanBackend::choose_engine(const runtime::BoundGraph& bound) {
+  const Graph& g = bound.graph;
+  engine_ = Engine::ops;
+  if (options_.kernels == "ops") return;
+  const bool chosen = options_.kernels != "auto";
+  if (is_fused_conv_network(g)) {
+    try {
+      layers_ = plan_fused_conv_network(g, g.value(g.inputs[0]).shape, options_.precision, options_.kernels,
+                                        ctx_.coopmat_enabled());
+      engine_ = Engine::fused_conv_network;
+      return;
+    } catch (const Error&) {
+      if (chosen) throw;  // the user's choice cannot run: say why
+      // Shapes the executor does not take (a batch, an odd size to pool): the per-op kernels can.
+    }
+  }
+  VX_CHECK(!chosen, InvalidArgument, "kernel choice '", options_.kernels,
+           "' is for networks of 3x3 vx.FusedConv layers (the denoiser's U-Net); this graph is not one "
+           "(use auto or ops)");
+}
+
 runtime::NodeSupport VulkanBackend::supports(const runtime::BoundGraph& bound, size_t n) {
+  if (engine_ == Engine::undecided) choose_engine(bound);
+  if (engine_ == Engine::fused_conv_network) return {true, layers_.at(n).kernel, ""};
   const Graph& g = bound.graph;
   const Node& node = g.nodes[n];
   if (plans_.size() < g.nodes.size()) plans_.resize(g.nodes.size());
@@ -104,6 +127,18 @@ runtime::NodeSupport VulkanBackend::supports(const runtime::BoundGraph& bound, s
 
 std::unique_ptr<runtime::CompiledSegments> VulkanBackend::compile(const runtime::BoundGraph& bound,
                                                                   const std::vector<const runtime::Segment*>& segments) {
+  if (engine_ == Engine::fused_conv_network) {
+    const Graph& g = bound.graph;
+    VX_CHECK(segments.size() == 1 && segments[0]->nodes.size() == g.nodes.size(), Internal,
+             "a fused conv network is compiled whole, not in ", segments.size(), " segments");
+    ExecutableOptions o;
+    o.precision = options_.precision;
+    o.kernels = options_.kernels;
+    o.timestamps = options_.timestamps;
+    o.max_memory_mb = options_.max_memory_mb;
+    o.needs = options_.needs;
+    return std::make_unique<VulkanGraphExecutable>(ctx_, g, g.value(g.inputs[0]).shape, o);
+  }
   plans_.resize(bound.graph.nodes.size());
   SegmentOptions o{options_.precision, options_.timestamps, options_.max_memory_mb, options_.needs};
   return std::make_unique<SegmentExecutable>(ctx_, o, bound, segments, std::move(plans_));

@@ -1,6 +1,11 @@
-// The Vulkan device as a backend of the scheduler (runtime/backend.h) for general (ONNX) graphs.
+// The Vulkan device as a backend of the scheduler (runtime/backend.h). It has two ways to compile:
 //
-// supports() plans a node with the first registered Vulkan op whose factory accepts it
+// A fused conv network (graph_executable.h: the denoiser's U-Net, all vx.FusedConv 3x3 layers) is
+// compiled whole by VulkanGraphExecutable: activations NHWC with channels in blocks of 4, a conv
+// variant per layer (cooperative matrices where the device has them). The backend picks it when
+// the bound graph is such a network and the kernel choice allows it.
+//
+// Any other graph: supports() plans a node with the first registered Vulkan op whose factory accepts it
 // (kernels/op_kernel.h) and checks the plan; compile() lays the backend's segments out on the
 // device (segment_executable.h): values in one arena by liveness, constants uploaded once,
 // pipelines and descriptor sets created, and each segment recorded once into its own command
@@ -12,6 +17,7 @@
 #include <vector>
 
 #include "backends/vulkan/context.h"
+#include "backends/vulkan/graph_executable.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "runtime/backend.h"
 #include "runtime/memory_limit.h"
@@ -26,6 +32,11 @@ struct VulkanBackendOptions {
   uint64_t max_memory_mb = 0;
   // Filled with what the segments need before the limit is checked, so also when it refuses.
   MemoryNeeds* needs = nullptr;
+  // "auto": a fused conv network whole when the graph is one (and its layers fit the executor),
+  // else the per-op kernels; "ops": the per-op kernels only; otherwise a kernel choice for the
+  // layers of a fused conv network (graph_executable.h ExecutableOptions::kernels: "coopmat",
+  // "auto,enc_conv0=direct"), which then must be one (InvalidArgument otherwise).
+  std::string kernels = "auto";
 };
 
 class VulkanBackend final : public runtime::Backend {
@@ -39,9 +50,14 @@ class VulkanBackend final : public runtime::Backend {
                                                      const std::vector<const runtime::Segment*>& segments) override;
 
  private:
+  enum class Engine { undecided, ops, fused_conv_network };
+  void choose_engine(const runtime::BoundGraph& bound);
+
   const VulkanContext& ctx_;
   VulkanBackendOptions options_;
-  std::vector<OpPlan> plans_;  // per node, from supports()
+  Engine engine_ = Engine::undecided;
+  std::vector<LayerInfo> layers_;  // per node, when the engine is the fused conv network
+  std::vector<OpPlan> plans_;      // per node, from supports(), for the per-op kernels
 };
 
 }  // namespace vx::vk

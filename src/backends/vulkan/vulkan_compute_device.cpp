@@ -19,6 +19,7 @@ class VulkanComputeDevice final : public runtime::ComputeDevice {
     o.timestamps = options.timestamps;
     o.max_memory_mb = options.max_memory_mb;
     o.needs = options.needs;
+    o.kernels = options.kernels.empty() ? "auto" : options.kernels;
     return std::make_unique<VulkanBackend>(*context_, o);
   }
   std::unique_lock<std::mutex> lock_queue() const override { return context_->lock_queue(); }

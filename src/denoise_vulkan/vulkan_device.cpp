@@ -1,7 +1,7 @@
 // The Vulkan device of the filter. The graph is optimised (fused) once per network; each tile shape
-// gets its own VulkanGraphExecutable (planning, weight upload, pipelines, recorded command buffers),
-// kept in a small LRU cache because the filter uses at most a couple of tile shapes per image.
-#include "denoise/vulkan_device.h"
+// gets its own executable through the scheduler, which the Vulkan backend compiles whole as a
+// VulkanGraphExecutable (planning, weight upload, pipelines, recorded command buffers).
+#include "denoise_vulkan/vulkan_device.h"
 
 #include <algorithm>
 #include <mutex>
@@ -10,101 +10,59 @@
 #include "backends/vulkan/graph_executable.h"
 #include "backends/vulkan/vulkan_compute_device.h"
 #include "core/error.h"
-#include "denoise/vulkan_image_runner.h"
+#include "denoise/compute_network.h"
+#include "denoise_vulkan/vulkan_image_runner.h"
 #include "passes/optimize.h"
-#include "plan/plan_cache.h"
 
 namespace vx::denoise {
 
 namespace {
 
-constexpr size_t kExecutableCacheCapacity = 4;
-
-// What every network of a device shares: the context, and a lock because the executables and
-// image runners are not safe to use from several threads at once (submissions to the queue take
-// the context's queue lock, shared with the ONNX models on this device).
+// What every network of a device shares: the context (submissions to its queue take the
+// context's queue lock, shared with the ONNX models on this device). Each network serialises its
+// own runs (ComputeNetwork's lock).
 struct VulkanShared {
   std::unique_ptr<vk::VulkanContext> context;
   bool device_processing = true;
-  std::mutex mutex;
 };
 
-class VulkanNetwork final : public TileNetwork {
+// The U-Net through the scheduler (ComputeNetwork: the Vulkan backend compiles it whole as a fused
+// conv network), plus the whole-image path, which records that same compiled network into its own
+// command buffer between the input and output processing.
+class VulkanNetwork final : public ComputeNetwork {
  public:
-  VulkanNetwork(std::shared_ptr<VulkanShared> shared, Graph graph, vk::Precision precision, std::string kernels,
-                std::string device_name)
-      : shared_(std::move(shared)),
-        graph_(std::move(graph)),
-        precision_(precision),
-        kernels_(std::move(kernels)),
-        device_name_(std::move(device_name)),
-        cache_(kExecutableCacheCapacity) {
-    VX_CHECK(graph_.inputs.size() == 1 && graph_.outputs.size() == 1, InvalidArgument,
-             "the U-Net graph must have one input and one output");
-  }
-
-  Tensor run(const Tensor& input, std::vector<LayerTiming>* profile) override {
-    VX_CHECK(input.rank() == 4 && input.dim(0) == 1 && input.dim(1) == channels(), InvalidArgument,
-             "network input ", input.shape().str(), " is not [1, ", channels(), ", H, W]");
-    std::lock_guard<std::mutex> lock(shared_->mutex);
-    vk::VulkanGraphExecutable& exe = *executable_locked(int(input.dim(2)), int(input.dim(3)));
-    Tensor out = exe.run(input);
-    if (profile) {
-      const auto& timings = exe.last_timings();
-      const auto& layers = exe.layers();
-      for (size_t i = 0; i < layers.size(); ++i)
-        profile->push_back({layers[i].name, "vx.FusedConv", layers[i].kernel, i < timings.size() ? timings[i].ms : 0.0});
-    }
-    return out;
-  }
-
-  size_t arena_bytes(int height, int width) override {
-    std::lock_guard<std::mutex> lock(shared_->mutex);
-    return size_t(executable_locked(height, width)->arena_bytes());
-  }
-
-  // Every activation (the input and each layer's output) in the device layout: NHWC with channels
-  // padded to blocks of 4, in the storage precision.
-  size_t sum_activation_bytes(int height, int width) override {
-    std::lock_guard<std::mutex> lock(shared_->mutex);
-    const vk::VulkanGraphExecutable& exe = *executable_locked(height, width);
-    const size_t element = precision_ == vk::Precision::fp16 ? 2 : 4;
-    const Shape& in = exe.input_shape();
-    size_t total = size_t(in[2]) * size_t(in[3]) * size_t((in[1] + 3) / 4 * 4) * element;
-    for (const vk::LayerInfo& l : exe.layers())
-      total += size_t(l.desc.out_height()) * size_t(l.desc.out_width()) * size_t(l.desc.cout4() * 4) * element;
-    return total;
-  }
-
-  std::string device_name() const override { return device_name_; }
+  VulkanNetwork(std::shared_ptr<VulkanShared> shared, std::shared_ptr<const runtime::ComputeDevice> device,
+                Graph graph, vk::Precision precision, const std::string& kernels, std::string device_name)
+      : ComputeNetwork(std::move(device), std::move(graph), options(precision, kernels), std::move(device_name)),
+        shared_(std::move(shared)),
+        precision_(precision) {}
 
   bool run_image(const ImageJob& job, ImageJobResult& result) override {
     if (!shared_->device_processing) return false;
-    std::lock_guard<std::mutex> lock(shared_->mutex);
-    if (!runner_) runner_ = std::make_unique<VulkanImageRunner>(*shared_->context, precision_, device_name_);
-    return runner_->run(job, result, [&](int height, int width) { return executable_locked(height, width); });
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!runner_) runner_ = std::make_unique<VulkanImageRunner>(*shared_->context, precision_, device_name());
+    return runner_->run(job, result, [&](int height, int width) { return network_locked(height, width); });
   }
 
  private:
-  int64_t channels() const { return graph_.value(graph_.inputs[0]).shape[1]; }
+  static runtime::ExecutableOptions options(vk::Precision precision, const std::string& kernels) {
+    runtime::ExecutableOptions o;
+    o.fp16 = precision == vk::Precision::fp16;
+    o.kernels = kernels;
+    o.timestamps = true;  // a handful of queries per tile: cheap, and --profile needs them
+    return o;
+  }
 
-  std::shared_ptr<vk::VulkanGraphExecutable> executable_locked(int height, int width) {
-    const Shape shape{1, channels(), height, width};
-    return cache_.get_or_create({{"input", shape}}, [&] {
-      vk::ExecutableOptions o;
-      o.precision = precision_;
-      o.kernels = kernels_;
-      o.timestamps = true;  // a handful of queries per tile: cheap, and --profile needs them
-      return std::make_shared<vk::VulkanGraphExecutable>(*shared_->context, graph_, shape, o);
-    });
+  // The tile's compiled network, kept alive by its executable.
+  std::shared_ptr<vk::VulkanGraphExecutable> network_locked(int height, int width) {
+    std::shared_ptr<runtime::ScheduledExecutable> exe = executable_locked(height, width);
+    auto* network = dynamic_cast<vk::VulkanGraphExecutable*>(exe->compiled(0));
+    VX_CHECK(network != nullptr, Internal, "the U-Net was not compiled as one fused conv network on ", device_name());
+    return std::shared_ptr<vk::VulkanGraphExecutable>(exe, network);
   }
 
   std::shared_ptr<VulkanShared> shared_;
-  Graph graph_;
   vk::Precision precision_;
-  std::string kernels_;
-  std::string device_name_;
-  ShapeLruCache<vk::VulkanGraphExecutable> cache_;
   std::unique_ptr<VulkanImageRunner> runner_;  // the whole-image path, made on first use
 };
 
@@ -143,7 +101,8 @@ class VulkanDevice final : public Device {
       p = ctx.fp16_enabled() ? vk::Precision::fp16 : vk::Precision::fp32;
     }
     optimize_for_inference(unet_graph);
-    return std::make_unique<VulkanNetwork>(shared_, std::move(unet_graph), p, kernels.empty() ? "auto" : kernels,
+    return std::make_unique<VulkanNetwork>(shared_, compute_device(), std::move(unet_graph), p,
+                                           kernels.empty() ? "auto" : kernels,
                                            cat(name_, ", ", p == vk::Precision::fp16 ? "fp16" : "fp32"));
   }
 
@@ -162,6 +121,10 @@ class VulkanDevice final : public Device {
 };
 
 }  // namespace
+
+// Device::create("vulkan", "vulkan:N", "auto") reaches this folder through its registration.
+[[maybe_unused]] const bool registered = register_device_kind({"vulkan", [](const std::string& kind) { return make_vulkan_device(kind); },
+                                               [] { return make_vulkan_device("auto"); }});
 
 std::shared_ptr<Device> make_vulkan_device(const std::string& kind) { return make_vulkan_device(kind, {}); }
 

@@ -1,4 +1,4 @@
-#include "denoise/vulkan_adaptive_tiles.h"
+#include "denoise_vulkan/vulkan_adaptive_tiles.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "denoise/vulkan_image_runner.h"
+#include "denoise_vulkan/vulkan_image_runner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "core/error.h"
-#include "denoise/vulkan_adaptive_tiles.h"
+#include "denoise_vulkan/vulkan_adaptive_tiles.h"
 
 namespace vx::denoise {
 
