@@ -194,7 +194,7 @@ TEST_F(VulkanDenoise, RealWeightsMatchCpu) {
 }
 
 TEST_F(VulkanDenoise, TiledEqualsUntiled) {
-  DenoiseInputs in = with_channels(smooth_inputs_curved_normals(300, 260, 21), 3);
+  DenoiseInputs in = with_channels(smooth_inputs_curved_normals(250, 150, 21), 3);
   const auto weights = test::random_weights_blob(UNetVariant::small, 3, 22);
   denoise::ExecuteStats tiled_stats;
   const Image untiled = denoise_on(device_, in, weights, {.hdr = true});
