@@ -29,4 +29,10 @@ std::string Shape::str() const {
   return s + "]";
 }
 
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return strides;
+}
+
 }  // namespace vx

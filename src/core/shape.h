@@ -35,4 +35,8 @@ class Shape {
   std::vector<int64_t> dims_;
 };
 
+// Element strides of a dense row-major tensor of these extents (the last axis 1).
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims);
+inline std::vector<int64_t> row_major_strides(const Shape& shape) { return row_major_strides(shape.dims()); }
+
 }  // namespace vx

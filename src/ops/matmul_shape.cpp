@@ -58,4 +58,19 @@ std::vector<std::array<int64_t, 2>> matmul_batch_offsets(const MatMulShape& s) {
   return offsets;
 }
 
+GemmShape gemm_shape(const Shape& a, const Shape& b, const Attributes& attrs, const std::string& what) {
+  VX_CHECK(a.rank() == 2 && b.rank() == 2, InvalidArgument, what, ": operands must be matrices, got ", a.str(), " and ",
+           b.str());
+  GemmShape s;
+  s.trans_a = attrs.get_int("transA", 0) != 0;
+  s.trans_b = attrs.get_int("transB", 0) != 0;
+  s.m = s.trans_a ? a[1] : a[0];
+  s.k = s.trans_a ? a[0] : a[1];
+  const int64_t kb = s.trans_b ? b[1] : b[0];
+  s.n = s.trans_b ? b[0] : b[1];
+  VX_CHECK(s.k == kb, InvalidArgument, what, ": inner extents of A ", a.str(), " and B ", b.str(), " differ (", s.k,
+           " vs ", kb, ")");
+  return s;
+}
+
 }  // namespace vx

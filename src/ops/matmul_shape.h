@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attribute.h"
 #include "core/shape.h"
 
 namespace vx {
@@ -22,6 +23,16 @@ struct MatMulShape {
 // Throws InvalidArgument, its message prefixed by `what`, for a scalar operand, inner extents
 // that differ or batch extents that do not broadcast.
 MatMulShape matmul_shape(const Shape& a, const Shape& b, const std::string& what);
+
+// ONNX Gemm's shapes: A is [M, K] ([K, M] with transA), B is [K, N] ([N, K] with transB), Y [M, N].
+struct GemmShape {
+  int64_t m = 1, k = 1, n = 1;
+  bool trans_a = false, trans_b = false;
+};
+
+// Reads transA / transB from `attrs`. Throws InvalidArgument, its message prefixed by `what`, when
+// A or B is not a matrix or their inner extents differ.
+GemmShape gemm_shape(const Shape& a, const Shape& b, const Attributes& attrs, const std::string& what);
 
 // Per batch, row-major over `s.batch`: the element offsets of its A and B matrices in the
 // row-major operands (a broadcast axis reuses the same matrix). Empty when a batch extent is 0.

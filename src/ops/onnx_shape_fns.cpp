@@ -12,6 +12,7 @@
 #include "ops/matmul_shape.h"
 #include "ops/onnx_dtype.h"
 #include "ops/shape_fn.h"
+#include "ops/shape_rules.h"
 #include "ops/window_geometry.h"
 
 namespace vx {
@@ -31,11 +32,7 @@ void set_out(const Node& node, Graph& graph, size_t i, Shape shape, DType dtype)
   v.dtype = dtype;
 }
 
-int64_t normalized_axis(const Node& node, int64_t axis, int64_t rank) {
-  VX_CHECK(axis >= -rank && axis < rank, InvalidArgument, what(node), ": axis ", axis, " is out of range for rank ",
-           rank);
-  return axis < 0 ? axis + rank : axis;
-}
+int64_t normalized_axis(const Node& node, int64_t axis, int64_t rank) { return normalize_axis(axis, rank, what(node)); }
 
 // The integer values of a constant input (nullopt when it is absent or computed at run time).
 std::optional<std::vector<int64_t>> constant_ints(const Node& node, const Graph& graph, size_t i) {
@@ -47,18 +44,7 @@ std::optional<std::vector<int64_t>> constant_ints(const Node& node, const Graph&
   return v;
 }
 
-Shape broadcast(const Node& node, const Shape& a, const Shape& b) {
-  const size_t rank = std::max(a.rank(), b.rank());
-  std::vector<int64_t> out(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t x = d + a.rank() >= rank ? a[d + a.rank() - rank] : 1;
-    const int64_t y = d + b.rank() >= rank ? b[d + b.rank() - rank] : 1;
-    VX_CHECK(x == y || x == 1 || y == 1, InvalidArgument, what(node), ": shapes ", a.str(), " and ", b.str(),
-             " do not broadcast");
-    out[d] = x == 1 ? y : x;
-  }
-  return Shape(out);
-}
+Shape broadcast(const Node& node, const Shape& a, const Shape& b) { return broadcast_shapes(a, b, what(node)); }
 
 // Elementwise over every input with numpy broadcasting; the output dtype is the first input's, or
 // bool for comparisons and logic.
@@ -87,16 +73,9 @@ bool matmul_op_shape(const Node& node, Graph& graph) {
   return true;
 }
 
-bool gemm_shape(const Node& node, Graph& graph) {
-  const Shape& a = in(node, graph, 0).shape;
-  const Shape& b = in(node, graph, 1).shape;
-  VX_CHECK(a.rank() == 2 && b.rank() == 2, InvalidArgument, what(node), ": A ", a.str(), " and B ", b.str(),
-           " must be matrices");
-  const bool ta = node.attrs.get_int("transA", 0) != 0, tb = node.attrs.get_int("transB", 0) != 0;
-  const int64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1];
-  const int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
-  VX_CHECK(k == kb, InvalidArgument, what(node), ": inner extents of A ", a.str(), " and B ", b.str(), " differ");
-  set_out(node, graph, 0, Shape({m, n}), in(node, graph, 0).dtype);
+bool gemm_op_shape(const Node& node, Graph& graph) {
+  const GemmShape s = gemm_shape(in(node, graph, 0).shape, in(node, graph, 1).shape, node.attrs, what(node));
+  set_out(node, graph, 0, Shape({s.m, s.n}), in(node, graph, 0).dtype);
   return true;
 }
 
@@ -314,10 +293,7 @@ bool concat_shape(const Node& node, Graph& graph) {
   VX_CHECK(!node.inputs.empty(), InvalidArgument, what(node), ": no inputs");
   Shape out = in(node, graph, 0).shape;
   const int64_t rank = int64_t(out.rank());
-  int64_t axis = node.attrs.get_int("axis", 1);
-  if (axis < 0) axis += rank;
-  VX_CHECK(axis >= 0 && axis < rank, InvalidArgument, what(node), ": axis ", node.attrs.get_int("axis", 1),
-           " is out of range for rank ", rank);
+  const int64_t axis = normalized_axis(node, node.attrs.get_int("axis", 1), rank);
   for (size_t i = 1; i < node.inputs.size(); ++i) {
     const Shape& s = in(node, graph, i).shape;
     VX_CHECK(int64_t(s.rank()) == rank, InvalidArgument, what(node), ": input ", i, " has shape ", s.str(),
@@ -467,7 +443,7 @@ VX_REGISTER_SHAPE_FN(xor_op, "Xor", comparison_shape);
 VX_REGISTER_SHAPE_FN(where, "Where", where_shape);
 VX_REGISTER_SHAPE_FN(cast, "Cast", cast_shape);
 VX_REGISTER_SHAPE_FN(matmul, "MatMul", matmul_op_shape);
-VX_REGISTER_SHAPE_FN(gemm, "Gemm", gemm_shape);
+VX_REGISTER_SHAPE_FN(gemm, "Gemm", gemm_op_shape);
 VX_REGISTER_SHAPE_FN(transpose, "Transpose", transpose_shape);
 VX_REGISTER_SHAPE_FN(reshape, "Reshape", reshape_shape);
 VX_REGISTER_SHAPE_FN(flatten, "Flatten", flatten_shape);

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "ops/einsum_equation.h"
 #include "ops/matmul_shape.h"
+#include "ops/shape_rules.h"
 
 namespace vx {
 namespace {
@@ -128,6 +129,44 @@ TEST(MatMulShape, InconsistentOperandsNameTheNodeAndTheShapes) {
   EXPECT_EQ(message(Shape{2, 3}, Shape{4, 5}), "MatMul 'm': inner extents differ in [2, 3] x [4, 5]");
   EXPECT_EQ(message(Shape{2, 3, 4}, Shape{3, 4, 5}),
             "MatMul 'm': batch extents of [2, 3, 4] and [3, 4, 5] do not broadcast");
+}
+
+TEST(GemmShape, TransposesReadTheOtherAxis) {
+  Attributes plain, both;
+  both.set("transA", int64_t(1));
+  both.set("transB", int64_t(1));
+  const GemmShape s = gemm_shape(Shape{5, 3}, Shape{3, 7}, plain, "Gemm 'g'");
+  EXPECT_EQ(std::vector<int64_t>({s.m, s.k, s.n}), std::vector<int64_t>({5, 3, 7}));
+  const GemmShape t = gemm_shape(Shape{3, 5}, Shape{7, 3}, both, "Gemm 'g'");
+  EXPECT_EQ(std::vector<int64_t>({t.m, t.k, t.n}), std::vector<int64_t>({5, 3, 7}));
+  EXPECT_TRUE(t.trans_a && t.trans_b);
+  EXPECT_EQ(ops_test_invalid_argument([&] { gemm_shape(Shape{5, 3}, Shape{4, 7}, plain, "Gemm 'g'"); }),
+            "Gemm 'g': inner extents of A [5, 3] and B [4, 7] differ (3 vs 4)");
+  EXPECT_EQ(ops_test_invalid_argument([&] { gemm_shape(Shape{5}, Shape{5, 7}, plain, "Gemm 'g'"); }),
+            "Gemm 'g': operands must be matrices, got [5] and [5, 7]");
+}
+
+TEST(ShapeRules, BroadcastingAlignsTrailingAxes) {
+  EXPECT_EQ(broadcast_shapes(Shape{4, 1, 3}, Shape{5, 1}), Shape({4, 5, 3}));
+  EXPECT_EQ(broadcast_shapes({Shape{}, Shape{2, 1}, Shape{3}}), Shape({2, 3}));
+  EXPECT_EQ(broadcast_shapes(Shape{0, 1}, Shape{1, 4}), Shape({0, 4}));
+  EXPECT_EQ(ops_test_invalid_argument([] { broadcast_shapes(Shape{2, 3}, Shape{4}, "Add 'a'"); }),
+            "Add 'a': shapes [2, 3] and [4] cannot be broadcast together");
+  EXPECT_EQ(broadcast_strides(Shape{3, 1}, Shape{2, 3, 4}), std::vector<int64_t>({0, 1, 0}));
+  EXPECT_EQ(broadcast_strides(Shape{2, 3, 4}, Shape{2, 3, 4}), std::vector<int64_t>({12, 4, 1}));
+  EXPECT_EQ(ops_test_invalid_argument([] { broadcast_strides(Shape{2, 3}, Shape{3}); }),
+            "shape [2, 3] cannot be broadcast to [3]");
+  EXPECT_EQ(row_major_strides(Shape{2, 3, 4}), std::vector<int64_t>({12, 4, 1}));
+  EXPECT_TRUE(row_major_strides(Shape{}).empty());
+}
+
+TEST(ShapeRules, NegativeAxesCountFromTheEnd) {
+  EXPECT_EQ(normalize_axis(-1, 3), 2);
+  EXPECT_EQ(normalize_axis(0, 3), 0);
+  EXPECT_EQ(normalize_axis(-3, 3), 0);
+  EXPECT_EQ(ops_test_invalid_argument([] { normalize_axis(3, 3, "Softmax 's'"); }),
+            "Softmax 's': axis 3 is out of range for rank 3");
+  EXPECT_EQ(ops_test_invalid_argument([] { normalize_axis(0, 0); }), "axis 0 is out of range for rank 0");
 }
 
 }  // namespace

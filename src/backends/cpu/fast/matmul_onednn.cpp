@@ -16,6 +16,7 @@
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
 #include "ops/fused_ops.h"
+#include "ops/matmul_shape.h"
 
 namespace vx::cpu::fast {
 
@@ -107,10 +108,9 @@ MatMulProblem matmul_problem(const Node& node, const Graph& g) {
   if (node.op == "Gemm") {
     const Shape& a = g.value(node.input(0)).shape;
     const Shape& b = g.value(node.input(1)).shape;
-    VX_CHECK(a.rank() == 2 && b.rank() == 2, Unsupported, what, ": Gemm operands must be matrices");
-    const bool ta = node.attrs.get_int("transA", 0) != 0, tb = node.attrs.get_int("transB", 0) != 0;
-    const int64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1], kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
-    VX_CHECK(k == kb, InvalidArgument, what, ": inner extents differ");
+    const GemmShape s = gemm_shape(a, b, node.attrs, what);
+    const bool ta = s.trans_a, tb = s.trans_b;
+    const int64_t m = s.m, k = s.k, n = s.n;
     p.a_dims = {m, k};
     p.b_dims = {k, n};
     p.y_dims = {m, n};

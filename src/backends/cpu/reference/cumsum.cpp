@@ -14,7 +14,7 @@ void cumsum_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   std::vector<int64_t> axis_v = int_values(ctx.input(1), ctx, "axis");
   VX_CHECK(axis_v.size() == 1, InvalidArgument, node_label(ctx), ": axis must be a scalar");
-  const int64_t axis = cpu::normalize_axis(axis_v[0], int64_t(x.rank()));
+  const int64_t axis = normalize_axis(axis_v[0], int64_t(x.rank()), ctx);
   const bool exclusive = ctx.node().attrs.get_int("exclusive", 0) != 0;
   const bool reverse = ctx.node().attrs.get_int("reverse", 0) != 0;
   AxisSplit s = split_at(x.shape(), axis);

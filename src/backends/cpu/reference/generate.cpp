@@ -72,7 +72,7 @@ void nonzero_kernel(KernelContext& ctx) {
   const int64_t n = int64_t(hits.size());
   Tensor& y = ctx.output(0, DType::i64, Shape{int64_t(rank), n});
   int64_t* out = y.data<int64_t>();
-  std::vector<int64_t> strides = contiguous_strides(x.shape());
+  std::vector<int64_t> strides = strides_of(x.shape());
   for (int64_t k = 0; k < n; ++k) {
     int64_t rest = hits[size_t(k)];
     for (size_t d = 0; d < rank; ++d) {

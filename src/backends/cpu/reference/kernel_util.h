@@ -13,6 +13,7 @@
 #include "backends/cpu/reference/broadcast.h"
 #include "core/error.h"
 #include "core/tensor.h"
+#include "ops/shape_rules.h"
 
 namespace vx::cpu::ref {
 
@@ -21,11 +22,10 @@ inline std::string node_label(const KernelContext& ctx) {
   return cat(ctx.node().op, " '", ctx.node().name, "'");
 }
 
-// An ONNX axis in [-rank, rank) mapped onto [0, rank).
+// An ONNX axis in [-rank, rank) mapped onto [0, rank) (ops/shape_rules.h), errors naming the node.
+using vx::normalize_axis;
 inline int64_t normalize_axis(int64_t axis, int64_t rank, const KernelContext& ctx) {
-  VX_CHECK(axis >= -rank && axis < rank, InvalidArgument, node_label(ctx), ": axis ", axis,
-           " is out of range for rank ", rank);
-  return axis < 0 ? axis + rank : axis;
+  return normalize_axis(axis, rank, node_label(ctx));
 }
 
 // The elements of an integer tensor (any integer dtype) as int64.
@@ -86,12 +86,8 @@ inline void write_doubles(Tensor& out, const std::vector<double>& v) {
 }
 
 // Row-major strides in elements.
-inline std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
-  return s;
-}
-inline std::vector<int64_t> strides_of(const Shape& shape) { return strides_of(shape.dims()); }
+inline std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) { return vx::row_major_strides(dims); }
+inline std::vector<int64_t> strides_of(const Shape& shape) { return vx::row_major_strides(shape); }
 
 inline int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
   int64_t p = 1;

@@ -50,13 +50,10 @@ void gemm_kernel(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   const Attributes& attrs = ctx.node().attrs;
-  bool trans_a = attrs.get_int("transA", 0) != 0, trans_b = attrs.get_int("transB", 0) != 0;
   double alpha = attrs.get_float("alpha", 1.0f), beta = attrs.get_float("beta", 1.0f);
-  VX_CHECK(a.rank() == 2 && b.rank() == 2, InvalidArgument, node_label(ctx), ": operands must be matrices, got ",
-           a.shape().str(), " and ", b.shape().str());
-  int64_t m = trans_a ? a.dim(1) : a.dim(0), k = trans_a ? a.dim(0) : a.dim(1);
-  int64_t kb = trans_b ? b.dim(1) : b.dim(0), n = trans_b ? b.dim(0) : b.dim(1);
-  VX_CHECK(k == kb, InvalidArgument, node_label(ctx), ": inner extents differ (", k, " vs ", kb, ")");
+  const GemmShape s = gemm_shape(a.shape(), b.shape(), attrs, node_label(ctx));
+  const bool trans_a = s.trans_a, trans_b = s.trans_b;
+  const int64_t m = s.m, k = s.k, n = s.n;
   std::vector<double> av = read_doubles(a), bv = read_doubles(b);
   std::vector<double> out(size_t(m * n), 0.0);
   for (int64_t i = 0; i < m; ++i)

@@ -39,7 +39,7 @@ ReduceAxes reduce_axes(const KernelContext& ctx, int64_t rank) {
     }
     return result;
   }
-  for (int64_t a : axes) result.reduced[size_t(cpu::normalize_axis(a, rank, "axes"))] = 1;
+  for (int64_t a : axes) result.reduced[size_t(normalize_axis(a, rank, ctx))] = 1;
   return result;
 }
 
@@ -124,7 +124,7 @@ template <bool is_max>
 void arg_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const int64_t rank = int64_t(x.rank());
-  const int64_t axis = cpu::normalize_axis(ctx.node().attrs.get_int("axis", 0), rank);
+  const int64_t axis = normalize_axis(ctx.node().attrs.get_int("axis", 0), rank, ctx);
   const bool keepdims = ctx.node().attrs.get_int("keepdims", 1) != 0;
   const bool last = ctx.node().attrs.get_int("select_last_index", 0) != 0;
   AxisSplit s = split_at(x.shape(), axis);

@@ -18,7 +18,7 @@ void softmax_kernel(KernelContext& ctx) {
   VX_CHECK(x.dtype() == DType::f32, Unsupported, node_label(ctx), ": floats only");
   const int64_t rank = int64_t(x.rank());
   const bool legacy = ctx.opset() > 0 && ctx.opset() < 13;
-  const int64_t axis = cpu::normalize_axis(ctx.node().attrs.get_int("axis", legacy ? 1 : -1), rank);
+  const int64_t axis = normalize_axis(ctx.node().attrs.get_int("axis", legacy ? 1 : -1), rank, ctx);
   AxisSplit s = split_at(x.shape(), axis);
   if (legacy) {  // coerce to 2-D: [prod(dims before axis), prod(dims from axis)]
     s.n *= s.inner;

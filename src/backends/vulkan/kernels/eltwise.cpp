@@ -11,6 +11,7 @@
 #include "backends/vulkan/kernels/op_args.h"
 #include "core/error.h"
 #include "ops/fused_ops.h"
+#include "ops/shape_rules.h"
 
 namespace vx::vk {
 namespace {
@@ -66,19 +67,9 @@ void set_dims(const OpInfo& info, const Shape& out, int32_t* dims) {
 // Strides of `in` read at the output's coordinates (0 along broadcast axes; numpy alignment from
 // the right). Returns whether `in` has exactly the output's shape.
 bool set_strides(const OpInfo& info, const Shape& in, const Shape& out, int32_t* strides) {
-  VX_CHECK(in.rank() <= out.rank(), InvalidArgument, label(info), ": input ", in.str(),
-           " does not broadcast to ", out.str());
-  const size_t pad = kMaxRank - out.rank(), in_pad = out.rank() - in.rank();
-  int64_t stride = 1;
-  for (int d = kMaxRank - 1; d >= 0; --d) {
-    strides[d] = 0;
-    if (d < int(pad + in_pad)) continue;
-    const int64_t extent = in[size_t(d) - pad - in_pad];
-    VX_CHECK(extent == 1 || extent == out[size_t(d) - pad], InvalidArgument, label(info), ": input ", in.str(),
-             " does not broadcast to ", out.str());
-    strides[d] = extent == 1 ? 0 : int32_t(stride);
-    stride *= extent;
-  }
+  const std::vector<int64_t> s = broadcast_strides(in, out, label(info));
+  const size_t pad = kMaxRank - out.rank();
+  for (size_t d = 0; d < size_t(kMaxRank); ++d) strides[d] = d < pad ? 0 : int32_t(s[d - pad]);
   return in == out;
 }
 

@@ -58,7 +58,7 @@ OpPlan plan_gather_elements(const OpInfo& info) {
   VX_CHECK(extent > 0, InvalidArgument, label(info), ": gathering from an empty axis");
   // Merge each axis other than `axis` into its outer neighbour when the indices span it fully (the
   // pair is then contiguous in both tensors), so high ranks fit the shader's 6.
-  const std::vector<int64_t> x_strides = dense_strides(x.shape.dims());
+  const std::vector<int64_t> x_strides = row_major_strides(x.shape.dims());
   std::vector<int64_t> dims, strides;
   int merged_axis = -1;
   for (size_t d = 0; d < size_t(rank); ++d) {
@@ -120,7 +120,7 @@ OpPlan plan_gather_nd(const OpInfo& info) {
   checked_count32(info, std::max(count, x.shape.numel()));
   OpPlan plan;
   if (count == 0) return plan;
-  const std::vector<int64_t> strides = dense_strides(xd);
+  const std::vector<int64_t> strides = row_major_strides(xd);
   Binding indices = index_tensor_binding(info, plan, 1, [&](size_t i) { return xd[size_t(batch) + i % size_t(k)]; });
   struct {
     int32_t count, slice, k, tuples_per_batch, batch_stride;

@@ -9,6 +9,7 @@
 
 #include "backends/vulkan/kernels/gemm_plan.h"
 #include "ops/fused_ops.h"
+#include "ops/matmul_shape.h"
 
 namespace vx::vk {
 namespace {
@@ -205,14 +206,12 @@ OpPlan plan_gemm(const OpInfo& info) {
   const DeviceType storage = float_storage(info, 0);
   float_storage(info, 1);
   const Attributes& attrs = info.node.attrs;
-  const bool trans_a = attrs.get_int("transA", 0) != 0, trans_b = attrs.get_int("transB", 0) != 0;
   const float alpha = attrs.get_float("alpha", 1.0f), beta = attrs.get_float("beta", 1.0f);
   const Shape& as = info.inputs[0].shape;
   const Shape& bs = info.inputs[1].shape;
-  if (as.rank() != 2 || bs.rank() != 2) decline(info, "operands must be matrices, got ", as.str(), " and ", bs.str());
-  const int64_t m = trans_a ? as[1] : as[0], k = trans_a ? as[0] : as[1];
-  const int64_t kb = trans_b ? bs[1] : bs[0], n = trans_b ? bs[0] : bs[1];
-  if (k != kb) decline(info, "inner extents differ (", k, " vs ", kb, ")");
+  const GemmShape gs = gemm_shape(as, bs, attrs, label(info));
+  const bool trans_a = gs.trans_a, trans_b = gs.trans_b;
+  const int64_t m = gs.m, k = gs.k, n = gs.n;
   checked_count32(info, as.numel(), "A");
   checked_count32(info, bs.numel(), "B");
   checked_count32(info, m * n, "Y");

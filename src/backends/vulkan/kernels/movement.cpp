@@ -25,7 +25,7 @@ OpPlan plan_transpose(const OpInfo& info) {
     for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
   VX_CHECK(int64_t(perm.size()) == rank, InvalidArgument, label(info), ": perm has ", perm.size(),
            " entries for rank ", rank);
-  std::vector<int64_t> in_strides = dense_strides(x.shape.dims()), dims, strides;
+  std::vector<int64_t> in_strides = row_major_strides(x.shape.dims()), dims, strides;
   std::vector<bool> seen(size_t(rank), false);
   for (int64_t p : perm) {
     p = normalize_axis(info, p, rank);
@@ -114,7 +114,7 @@ OpPlan plan_slice(const OpInfo& info) {
   if (steps.empty()) steps.assign(starts.size(), 1);
   VX_CHECK(axes.size() == starts.size() && steps.size() == starts.size(), InvalidArgument, label(info),
            ": starts, ends, axes and steps differ in length");
-  std::vector<int64_t> in_strides = dense_strides(x.shape.dims());
+  std::vector<int64_t> in_strides = row_major_strides(x.shape.dims());
   std::vector<int64_t> dims = x.shape.dims(), strides = in_strides;
   std::vector<bool> seen(size_t(rank), false);
   int64_t base = 0;
@@ -156,7 +156,7 @@ OpPlan plan_concat(const OpInfo& info) {
   const int64_t rank = int64_t(y.shape.rank());
   VX_CHECK(rank >= 1, InvalidArgument, label(info), ": cannot concatenate scalars");
   const size_t axis = size_t(normalize_axis(info, info.node.attrs.get_int("axis", 1), rank));
-  const std::vector<int64_t> out_strides = dense_strides(y.shape.dims());
+  const std::vector<int64_t> out_strides = row_major_strides(y.shape.dims());
   OpPlan plan;
   int64_t offset = 0;  // along the axis
   for (size_t i = 0; i < info.inputs.size(); ++i) {
@@ -167,7 +167,7 @@ OpPlan plan_concat(const OpInfo& info) {
     for (size_t a = 0; a < size_t(rank); ++a)
       VX_CHECK(a == axis || x.shape[a] == y.shape[a], InvalidArgument, label(info), ": input ", i, " has shape ",
                x.shape.str(), ", the output ", y.shape.str());
-    CopyView v = dense_output_view(x.shape.dims(), dense_strides(x.shape.dims()));
+    CopyView v = dense_output_view(x.shape.dims(), row_major_strides(x.shape.dims()));
     v.dst_strides = out_strides;
     v.dst_base = offset * out_strides[axis];
     add(plan, copy_dispatch(info, v, Binding::in(int(i)), Binding::out(0), y.device));
@@ -242,7 +242,7 @@ OpPlan plan_split(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
   const int64_t rank = int64_t(x.shape.rank());
   const size_t axis = size_t(normalize_axis(info, info.node.attrs.get_int("axis", 0), rank));
-  const std::vector<int64_t> in_strides = dense_strides(x.shape.dims());
+  const std::vector<int64_t> in_strides = row_major_strides(x.shape.dims());
   OpPlan plan;
   if (std::optional<Dispatch> one = one_split_dispatch(info, axis)) {
     plan.dispatches.push_back(std::move(*one));
@@ -271,7 +271,7 @@ OpPlan plan_expand(const OpInfo& info) {
   VX_CHECK(x.shape.rank() <= out.rank(), InvalidArgument, label(info), ": input ", x.shape.str(),
            " has higher rank than the output ", out.str());
   const size_t lead = out.rank() - x.shape.rank();
-  std::vector<int64_t> in_strides = dense_strides(x.shape.dims()), strides(out.rank(), 0);
+  std::vector<int64_t> in_strides = row_major_strides(x.shape.dims()), strides(out.rank(), 0);
   for (size_t d = 0; d < x.shape.rank(); ++d) {
     const int64_t e = x.shape[d], o = out[lead + d];
     VX_CHECK(e == o || e == 1, InvalidArgument, label(info), ": cannot broadcast ", x.shape.str(), " to ", out.str());

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/half.h"
+#include "ops/shape_rules.h"
 
 namespace vx::vk {
 
@@ -18,9 +19,7 @@ void require_inputs(const OpInfo& info, size_t n) {
 }
 
 int64_t normalize_axis(const OpInfo& info, int64_t axis, int64_t rank) {
-  VX_CHECK(axis >= -rank && axis < rank, InvalidArgument, label(info), ": axis ", axis, " is out of range for rank ",
-           rank);
-  return axis < 0 ? axis + rank : axis;
+  return vx::normalize_axis(axis, rank, label(info));
 }
 
 std::vector<int64_t> tensor_ints(const Tensor& t) {
@@ -146,12 +145,6 @@ uint32_t checked_count32(const OpInfo& info, int64_t count, const char* what) {
   if (count < 0 || count > int64_t(std::numeric_limits<int32_t>::max()))
     decline(info, what, " has ", count, " elements, beyond the shaders' 32-bit indexing");
   return uint32_t(count);
-}
-
-std::vector<int64_t> dense_strides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
-  return s;
 }
 
 int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {

@@ -7,7 +7,7 @@ namespace vx::vk {
 
 ReducePush reduction_layout(const OpInfo& info, const std::vector<int64_t>& dims, const std::vector<bool>& reduced) {
   checked_count32(info, product(dims, 0, dims.size()));
-  const std::vector<int64_t> strides = dense_strides(dims);
+  const std::vector<int64_t> strides = row_major_strides(dims);
   // Merged runs (extent, stride) of each kind, outermost first; the input is dense, so neighbours
   // of one kind are always contiguous.
   std::vector<int64_t> kd, ks, rd, rs;

@@ -80,7 +80,7 @@ OpPlan plan_resize(const OpInfo& info) {
   push.rank = int32_t(rank);
   push.taps = taps;
   push.extrapolation = float(p.extrapolation);
-  std::vector<int64_t> in_strides = dense_strides(x.shape.dims());
+  std::vector<int64_t> in_strides = row_major_strides(x.shape.dims());
   for (size_t d = 0; d < rank; ++d) {
     push.out_dims[d] = int32_t(out_dims[d]);
     push.in_strides[d] = int32_t(in_strides[d]);

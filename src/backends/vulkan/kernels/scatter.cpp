@@ -22,7 +22,7 @@ void require_no_reduction(const OpInfo& info) {
 void copy_data(const OpInfo& info, OpPlan& plan) {
   const OpTensor& x = info.inputs.at(0);
   VX_CHECK(info.outputs.at(0).shape == x.shape, InvalidArgument, label(info), ": output shape differs from the data");
-  if (auto d = copy_dispatch(info, dense_output_view(x.shape.dims(), dense_strides(x.shape.dims())), Binding::in(0),
+  if (auto d = copy_dispatch(info, dense_output_view(x.shape.dims(), row_major_strides(x.shape.dims())), Binding::in(0),
                              Binding::out(0), x.device))
     plan.dispatches.push_back(std::move(*d));
 }
@@ -55,7 +55,7 @@ OpPlan plan_scatter_elements(const OpInfo& info) {
   push.rank = int32_t(rank);
   push.axis = int32_t(axis);
   push.extent = int32_t(extent);
-  const std::vector<int64_t> strides = dense_strides(x.shape.dims());
+  const std::vector<int64_t> strides = row_major_strides(x.shape.dims());
   for (size_t d = 0; d < size_t(rank); ++d) {
     push.dims[d] = int32_t(idx.shape[d]);
     push.out_strides[d] = int32_t(strides[d]);
@@ -99,7 +99,7 @@ OpPlan plan_scatter_nd(const OpInfo& info) {
   push.count = int32_t(count);
   push.slice = int32_t(product(xd, size_t(k), xd.size()));
   push.k = int32_t(k);
-  const std::vector<int64_t> strides = dense_strides(xd);
+  const std::vector<int64_t> strides = row_major_strides(xd);
   for (int64_t j = 0; j < k; ++j) {
     push.extents[j] = int32_t(xd[size_t(j)]);
     push.strides[j] = int32_t(strides[size_t(j)]);

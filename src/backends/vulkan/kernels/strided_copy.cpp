@@ -19,7 +19,7 @@ struct CopyPush {
 
 CopyView dense_output_view(std::vector<int64_t> dims, std::vector<int64_t> src_strides, int64_t src_base) {
   CopyView v;
-  v.dst_strides = dense_strides(dims);
+  v.dst_strides = row_major_strides(dims);
   v.dims = std::move(dims);
   v.src_strides = std::move(src_strides);
   v.src_base = src_base;
