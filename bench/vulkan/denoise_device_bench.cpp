@@ -11,17 +11,14 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "backends/vulkan/command_context.h"
-#include "backends/vulkan/context.h"
-#include "backends/vulkan/memory.h"
-#include "backends/vulkan/vk_common.h"
 #include "denoise/filter.h"
-#include "denoise_vulkan/vulkan_device.h"
 #include "formats/image_io.h"
+#include "runtime/device.h"
 
 namespace {
 
@@ -46,23 +43,15 @@ std::vector<float> tiled(const Image& image, int width, int height) {
   return out;
 }
 
-// A device-local buffer holding `data` (through a staging buffer and one copy).
-vk::DeviceBuffer upload(const vk::VulkanContext& ctx, const std::vector<float>& data, const char* what) {
-  const VkDeviceSize bytes = data.size() * sizeof(float);
-  vk::DeviceBuffer staging(ctx, bytes, vk::MemoryUse::Staging, "staging");
-  std::memcpy(staging.mapped(), data.data(), bytes);
-  staging.flush();
-  vk::DeviceBuffer buffer(ctx, bytes, vk::MemoryUse::DeviceLocal, what);
-  vk::CommandContext(ctx).run_once([&](VkCommandBuffer cmd) {
-    const VkBufferCopy region{0, 0, bytes};
-    vkCmdCopyBuffer(cmd, staging.buffer(), buffer.buffer(), 1, &region);
-  });
+// A buffer in the device's own memory holding `data` (the compute device's buffers: no Vulkan here).
+std::shared_ptr<runtime::Buffer> upload(const runtime::ComputeDevice& device, const std::vector<float>& data) {
+  const uint64_t bytes = data.size() * sizeof(float);
+  std::shared_ptr<runtime::Buffer> buffer = device.make_buffer(bytes, runtime::BufferStorage::device);
+  buffer->write(0, bytes, data.data());
   return buffer;
 }
 
-denoise::DeviceImage device_image(const vk::DeviceBuffer& b) {
-  return {uint64_t(reinterpret_cast<uintptr_t>(b.buffer())), 0};
-}
+denoise::DeviceImage device_image(const runtime::Buffer& b) { return {b.native_handle(), 0}; }
 
 struct Row {
   int width, height;
@@ -108,25 +97,25 @@ int main(int argc, char** argv) {
   }
   try {
     const Image color = read_image(color_path), albedo = read_image(albedo_path), normal = read_image(normal_path);
-    auto device = denoise::make_vulkan_device("vulkan");
-    auto ctx = denoise::vulkan_context_of(device);
+    auto device = denoise::Device::create("vulkan");
+    auto compute = device->compute_device();
     std::vector<Row> rows;
     for (const std::string& size : split(sizes, ',')) {
       const size_t x = size.find('x');
       const int w = std::stoi(size.substr(0, x)), h = std::stoi(size.substr(x + 1));
-      vk::DeviceBuffer in_color = upload(*ctx, tiled(color, w, h), "color");
-      vk::DeviceBuffer in_albedo = upload(*ctx, tiled(albedo, w, h), "albedo");
-      vk::DeviceBuffer in_normal = upload(*ctx, tiled(normal, w, h), "normal");
-      vk::DeviceBuffer out(*ctx, VkDeviceSize(w) * h * 3 * sizeof(float), vk::MemoryUse::DeviceLocal, "output");
+      auto in_color = upload(*compute, tiled(color, w, h));
+      auto in_albedo = upload(*compute, tiled(albedo, w, h));
+      auto in_normal = upload(*compute, tiled(normal, w, h));
+      auto out = compute->make_buffer(uint64_t(w) * h * 3 * sizeof(float), runtime::BufferStorage::device);
       for (const std::string& precision : split(precisions, ',')) {
         denoise::Filter filter(device);
         denoise::ImageView layout;
         layout.width = w;
         layout.height = h;
-        filter.set_device_image("color", layout, device_image(in_color));
-        filter.set_device_image("albedo", layout, device_image(in_albedo));
-        filter.set_device_image("normal", layout, device_image(in_normal));
-        filter.set_device_image("output", layout, device_image(out));
+        filter.set_device_image("color", layout, device_image(*in_color));
+        filter.set_device_image("albedo", layout, device_image(*in_albedo));
+        filter.set_device_image("normal", layout, device_image(*in_normal));
+        filter.set_device_image("output", layout, device_image(*out));
         filter.params().hdr = true;
         filter.params().precision = precision == "fp16" ? denoise::Precision::fp16 : denoise::Precision::fp32;
         filter.set_weights_file(weights);

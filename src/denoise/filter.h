@@ -136,7 +136,8 @@ class Device {
 
 // Devices other than the CPU live in folders of their own (denoise_vulkan/) and register their
 // kind here at static initialisation, so that Device::create reaches them without this layer
-// depending on any backend. `make(kind)` gets "name" or "name:..."; `make_fast()` returns the
+// depending on any backend (a program linking the static library links it whole, as the CLI and
+// the tests do, or the registrations are dropped). `make(kind)` gets "name" or "name:..."; `make_fast()` returns the
 // device for "auto" when its hardware beats the CPU (a discrete GPU), else nullptr.
 struct DeviceKind {
   std::string name;  // "vulkan"

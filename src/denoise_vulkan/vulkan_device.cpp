@@ -173,9 +173,4 @@ bool vulkan_validation_enabled(const Device& device) {
   return vk && vk->context().validation_enabled();
 }
 
-std::shared_ptr<const vk::VulkanContext> vulkan_context_of(const std::shared_ptr<Device>& device) {
-  auto* vk = dynamic_cast<const VulkanDevice*>(device.get());
-  return vk ? vk->shared_context() : nullptr;
-}
-
 }  // namespace vx::denoise

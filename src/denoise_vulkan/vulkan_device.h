@@ -8,10 +8,6 @@
 
 #include "denoise/filter.h"
 
-namespace vx::vk {
-class VulkanContext;
-}
-
 namespace vx::denoise {
 
 struct VulkanDeviceOptions {
@@ -50,10 +46,5 @@ std::vector<std::string> vulkan_validation_messages(const Device& device);
 bool vulkan_fp16_available(const Device& device);
 // Whether the validation layer is active on this (Vulkan) device.
 bool vulkan_validation_enabled(const Device& device);
-
-// The Vulkan context of a (Vulkan) device, kept alive by the returned pointer; null for other
-// devices. For programs that put images in the device's memory themselves (benchmarks, tests of
-// device images); the engine reaches devices through compute_device().
-std::shared_ptr<const vk::VulkanContext> vulkan_context_of(const std::shared_ptr<Device>& device);
 
 }  // namespace vx::denoise

@@ -1,6 +1,6 @@
 // A compute device: what executables run on (the CPU, one Vulkan GPU). It lives long (a Vulkan
-// device keeps its context: queue, memory, pipeline cache) and makes, per executable, the backend
-// that plans nodes on it (backend.h). The session layer schedules that backend first and the CPU,
+// device keeps its context: queue, memory, pipeline cache), makes buffers in its memory
+// (buffer.h), and makes, per executable, the backend that plans nodes on it (backend.h). The session layer schedules that backend first and the CPU,
 // the host backend, after it for whatever the device does not run.
 //
 // The filter's denoise::Device and the model API reach the engine through this interface; a new
@@ -13,6 +13,7 @@
 
 #include "core/graph.h"
 #include "runtime/backend.h"
+#include "runtime/buffer.h"
 #include "runtime/memory_limit.h"
 
 namespace vx::runtime {
@@ -39,6 +40,9 @@ class ComputeDevice {
   virtual void optimize(Graph& graph) const = 0;
   // Throws Unsupported when `options` ask what the device lacks (fp16).
   virtual std::unique_ptr<Backend> make_backend(const ExecutableOptions& options) const = 0;
+  // A buffer of `bytes` bytes (> 0) in the device's memory (buffer.h), zero-filled; throws
+  // OutOfMemory when the device cannot hold it, Unsupported for a storage it cannot provide.
+  virtual std::shared_ptr<Buffer> make_buffer(uint64_t bytes, BufferStorage storage) const = 0;
   // The device's one submission queue, locked: every submit of the engine takes this lock, and so
   // must anyone else submitting to the same queue. Devices without a queue return an empty lock.
   virtual std::unique_lock<std::mutex> lock_queue() const { return {}; }

@@ -14,6 +14,7 @@
 #include "denoise_vulkan/vulkan_adaptive_tiles.h"
 #include "denoise_vulkan/vulkan_device.h"
 #include "denoise_vulkan/vulkan_image_runner.h"
+#include "runtime/device.h"
 #include "volvox/volvox.h"
 
 namespace vx {
@@ -216,6 +217,37 @@ TEST_F(VulkanImagePath, InPlaceTiledMatchesCpu) {
   vf->execute();
   EXPECT_GT(vf->stats().tiles, 1);
   EXPECT_LE(max_rel_diff(cpu_out, color.packed()), kFp32Tolerance);
+}
+
+// Images in buffers of the device's own memory, made through its compute device (no Vulkan calls
+// here), denoise in place of host images: the same output.
+TEST_F(VulkanImagePath, ComputeDeviceBuffersServeAsDeviceImages) {
+  const int W = 45, H = 37;
+  Strided color(W, H, 3, PixelType::f32, 0, 0);
+  fill(color, 8, 0.0f, 3.0f, false);
+  Image color_p = color.packed();
+  const auto weights = test::random_weights_blob(UNetVariant::small, 3, 9);
+  Image host_out(W, H, 3);
+  auto hf = filter(device_, weights, true);
+  hf->set_image("color", denoise::image_view(color_p));
+  hf->set_image("output", denoise::image_view(host_out));
+  hf->execute();
+
+  auto compute = device_->compute_device();
+  const uint64_t bytes = uint64_t(W) * H * 3 * sizeof(float);
+  auto in = compute->make_buffer(bytes, runtime::BufferStorage::device);
+  auto out = compute->make_buffer(bytes, runtime::BufferStorage::managed);
+  in->write(0, bytes, color_p.pixels.data());
+  denoise::ImageView layout;
+  layout.width = W;
+  layout.height = H;
+  auto df = filter(device_, weights, true);
+  df->set_device_image("color", layout, {in->native_handle(), 0});
+  df->set_device_image("output", layout, {out->native_handle(), 0});
+  df->execute();
+  Image device_out(W, H, 3);
+  out->read(0, bytes, device_out.pixels.data());
+  EXPECT_LE(max_rel_diff(host_out, device_out), 1e-6);
 }
 
 TEST_F(VulkanImagePath, TooLittleMemoryIsAClearOutOfMemoryError) {

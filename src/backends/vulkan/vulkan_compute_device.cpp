@@ -1,6 +1,7 @@
 #include "backends/vulkan/vulkan_compute_device.h"
 
 #include "backends/vulkan/optimize_for_vulkan.h"
+#include "backends/vulkan/vulkan_buffer.h"
 #include "backends/vulkan/vulkan_backend.h"
 
 namespace vx::vk {
@@ -21,6 +22,9 @@ class VulkanComputeDevice final : public runtime::ComputeDevice {
     o.needs = options.needs;
     o.kernels = options.kernels.empty() ? "auto" : options.kernels;
     return std::make_unique<VulkanBackend>(*context_, o);
+  }
+  std::shared_ptr<runtime::Buffer> make_buffer(uint64_t bytes, runtime::BufferStorage storage) const override {
+    return make_vulkan_buffer(context_, bytes, storage);
   }
   std::unique_lock<std::mutex> lock_queue() const override { return context_->lock_queue(); }
 
