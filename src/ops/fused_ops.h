@@ -53,6 +53,7 @@
 //   vx.Gelu  (kGelu)   Y = 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation
 //     inputs:  X;  attrs: approximate string "none" | "tanh"
 #pragma once
+#include "core/graph.h"
 
 namespace vx {
 
@@ -63,5 +64,10 @@ inline constexpr const char* kMatMulInt8W = "vx.MatMulInt8W";
 inline constexpr const char* kAttention = "vx.Attention";
 inline constexpr const char* kLayerNorm = "vx.LayerNorm";
 inline constexpr const char* kGelu = "vx.Gelu";
+
+// vx.Attention's "qkv_layout" / "out_layout" attribute `attr`: true for "bshd" ([..., S, H, D]),
+// false for "bhsd" (the default); InvalidArgument naming the node for anything else
+// (fused_shape_fns.cpp).
+bool attention_bshd_layout(const Node& node, const char* attr);
 
 }  // namespace vx

@@ -15,14 +15,6 @@ bool plain_fused_conv(const Node& n) {
          n.attrs.get_int("upsample_concat", 0) == 0 && n.outputs.size() == 1 && n.inputs.size() >= 2;
 }
 
-bool residual_shape(const Node& node, Graph& graph) {
-  const ShapeFn* conv = find_shape_fn(kFusedConv);
-  if (conv == nullptr) return false;
-  Node plain = node;
-  plain.inputs.resize(3);
-  return (*conv)(plain, graph);
-}
-
 }  // namespace
 
 Graph fuse_conv_residual(Graph graph) {
@@ -66,7 +58,5 @@ Graph fuse_conv_residual(Graph graph) {
   erase_marked_nodes(graph, ix.taken);
   return graph;
 }
-
-VX_REGISTER_SHAPE_FN(fused_conv_residual, kFusedConvResidual, residual_shape);
 
 }  // namespace vx

@@ -122,6 +122,4 @@ Graph fuse_gelu(Graph graph) {
   return graph;
 }
 
-VX_REGISTER_SHAPE_FN(vx_gelu, kGelu, same_shape_as_first_input);
-
 }  // namespace vx

@@ -129,6 +129,4 @@ Graph fuse_layer_norm(Graph graph) {
   return graph;
 }
 
-VX_REGISTER_SHAPE_FN(vx_layer_norm, kLayerNorm, same_shape_as_first_input);
-
 }  // namespace vx

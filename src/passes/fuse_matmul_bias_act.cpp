@@ -18,15 +18,6 @@ std::string activation_of(const Node& n) {
   return "";
 }
 
-// vx.FusedMatMul / vx.MatMulInt8W: the MatMul's shape of inputs 0 and 1, A's dtype.
-bool matmul_like_shape(const Node& node, Graph& graph) {
-  const ShapeFn* matmul = find_shape_fn("MatMul");
-  if (matmul == nullptr) return false;
-  Node plain = node;
-  plain.inputs.resize(2);
-  return (*matmul)(plain, graph);
-}
-
 }  // namespace
 
 Graph fuse_matmul_bias_act(Graph graph) {
@@ -74,8 +65,5 @@ Graph fuse_matmul_bias_act(Graph graph) {
   erase_marked_nodes(graph, ix.taken);
   return graph;
 }
-
-VX_REGISTER_SHAPE_FN(fused_matmul, kFusedMatMul, matmul_like_shape);
-VX_REGISTER_SHAPE_FN(matmul_int8w, kMatMulInt8W, matmul_like_shape);
 
 }  // namespace vx

@@ -79,12 +79,7 @@ Matrix swap_middle(const Matrix& x, const KernelContext& ctx) {
 }
 
 // Whether a layout attribute says "bshd" ("bhsd" is the default; anything else is an error).
-bool bshd_layout(const KernelContext& ctx, const char* attr) {
-  const std::string layout = ctx.node().attrs.get_string(attr, "bhsd");
-  VX_CHECK(layout == "bhsd" || layout == "bshd", InvalidArgument, node_label(ctx), ": ", attr, " '", layout,
-           "' (want \"bhsd\" or \"bshd\")");
-  return layout == "bshd";
-}
+bool bshd_layout(const KernelContext& ctx, const char* attr) { return attention_bshd_layout(ctx.node(), attr); }
 
 double gelu_erf(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 double gelu_tanh(double x) {

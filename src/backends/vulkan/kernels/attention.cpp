@@ -65,11 +65,7 @@ std::vector<int64_t> broadcast_strides(const OpInfo& info, const Strided& t, siz
   return strides;
 }
 
-bool bshd_layout(const OpInfo& info, const char* attr) {
-  const std::string layout = info.node.attrs.get_string(attr, "bhsd");
-  if (layout != "bhsd" && layout != "bshd") decline(info, attr, " '", layout, "'");
-  return layout == "bshd";
-}
+bool bshd_layout(const OpInfo& info, const char* attr) { return attention_bshd_layout(info.node, attr); }
 
 OpPlan plan_attention(const OpInfo& info) {
   for (size_t i = 0; i < 3; ++i)

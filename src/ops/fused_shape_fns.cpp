@@ -1,0 +1,84 @@
+// Shape functions of the ops Volvox's passes create (fused_ops.h), next to ONNX's
+// (onnx_shape_fns.cpp): shape inference, the importer and every backend read them from here.
+#include <algorithm>
+
+#include "core/error.h"
+#include "ops/fused_ops.h"
+#include "ops/shape_fn.h"
+#include "ops/shape_rules.h"
+
+namespace vx {
+
+bool attention_bshd_layout(const Node& node, const char* attr) {
+  const std::string layout = node.attrs.get_string(attr, "bhsd");
+  VX_CHECK(layout == "bhsd" || layout == "bshd", InvalidArgument, kAttention, " '", node.name, "': ", attr, " '",
+           layout, "' (want \"bhsd\" or \"bshd\")");
+  return layout == "bshd";
+}
+
+namespace {
+
+// `s` with the two axes before the innermost swapped ("bshd" <-> "bhsd").
+Shape swap_middle(const Shape& s, const Node& node, const char* what) {
+  VX_CHECK(s.rank() >= 3, InvalidArgument, kAttention, " '", node.name, "': layout \"bshd\" needs ", what,
+           " of rank >= 3, got ", s.str());
+  std::vector<int64_t> d = s.dims();
+  std::swap(d[d.size() - 3], d[d.size() - 2]);
+  return Shape(d);
+}
+
+// The batch axes of a [..., S, D] operand.
+Shape batch_of(const Shape& s) { return Shape(std::vector<int64_t>(s.dims().begin(), s.dims().end() - 2)); }
+
+// vx.Attention: [batch..., Sq, Dv], the batch extents of Q, K and V broadcast (each read as
+// [..., H, S, D] when qkv_layout is "bshd"; the output stored as [..., Sq, H, Dv] when out_layout is
+// "bshd").
+bool attention_shape(const Node& node, Graph& graph) {
+  const bool bshd_in = attention_bshd_layout(node, "qkv_layout"), bshd_out = attention_bshd_layout(node, "out_layout");
+  VX_CHECK(!bshd_in || node.attrs.get_int("k_transposed", 0) == 0, InvalidArgument, kAttention, " '", node.name,
+           "': qkv_layout \"bshd\" needs k_transposed = 0");
+  auto logical = [&](size_t i, const char* what) {
+    const Shape& s = graph.value(node.input(i)).shape;
+    return bshd_in ? swap_middle(s, node, what) : s;
+  };
+  const Shape q = logical(0, "Q"), k = logical(1, "K"), v = logical(2, "V");
+  VX_CHECK(q.rank() >= 2 && k.rank() >= 2 && v.rank() >= 2, InvalidArgument, kAttention, " '", node.name,
+           "': operands need rank >= 2");
+  std::vector<int64_t> out =
+      broadcast_shapes({batch_of(q), batch_of(k), batch_of(v)}, cat(kAttention, " '", node.name, "' batch axes")).dims();
+  out.push_back(q[q.rank() - 2]);
+  out.push_back(v[v.rank() - 1]);
+  Value& y = graph.value(node.outputs[0]);
+  y.shape = bshd_out ? swap_middle(Shape(out), node, "the output") : Shape(out);
+  y.dtype = graph.value(node.input(0)).dtype;
+  return true;
+}
+
+// vx.FusedConvResidual: vx.FusedConv's shape of inputs X, W, B.
+bool residual_shape(const Node& node, Graph& graph) {
+  const ShapeFn* conv = find_shape_fn(kFusedConv);
+  if (conv == nullptr) return false;
+  Node plain = node;
+  plain.inputs.resize(3);
+  return (*conv)(plain, graph);
+}
+
+// vx.FusedMatMul / vx.MatMulInt8W: the MatMul's shape of inputs 0 and 1, A's dtype.
+bool matmul_like_shape(const Node& node, Graph& graph) {
+  const ShapeFn* matmul = find_shape_fn("MatMul");
+  if (matmul == nullptr) return false;
+  Node plain = node;
+  plain.inputs.resize(2);
+  return (*matmul)(plain, graph);
+}
+
+}  // namespace
+
+VX_REGISTER_SHAPE_FN(vx_attention, kAttention, attention_shape);
+VX_REGISTER_SHAPE_FN(fused_conv_residual, kFusedConvResidual, residual_shape);
+VX_REGISTER_SHAPE_FN(fused_matmul, kFusedMatMul, matmul_like_shape);
+VX_REGISTER_SHAPE_FN(matmul_int8w, kMatMulInt8W, matmul_like_shape);
+VX_REGISTER_SHAPE_FN(vx_gelu, kGelu, same_shape_as_first_input);
+VX_REGISTER_SHAPE_FN(vx_layer_norm, kLayerNorm, same_shape_as_first_input);
+
+}  // namespace vx
