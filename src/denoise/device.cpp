@@ -1,4 +1,5 @@
-// Devices of the filter: the CPU here; the others (Vulkan) register their kind from their folder.
+// Devices of the filter: the CPU here; Vulkan registers its own (with the whole-image path) from
+// its folder; any other registered compute device gets the generic ComputeFilterDevice.
 #include "backends/cpu/cpu_device.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -27,6 +28,28 @@ class CpuDevice final : public Device {
                                             runtime::ExecutableOptions{}, "cpu");
   }
   std::shared_ptr<const runtime::ComputeDevice> compute_device() const override { return cpu::cpu_compute_device(); }
+};
+
+// Any other compute device: the U-Net through its backend tile by tile, processing on the host.
+class ComputeFilterDevice final : public Device {
+ public:
+  explicit ComputeFilterDevice(std::shared_ptr<const runtime::ComputeDevice> compute) : compute_(std::move(compute)) {}
+  std::string name() const override { return compute_->name(); }
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
+                                            const std::string& kernels) override {
+    VX_CHECK(precision != Precision::fp16 || compute_->fp16_available(), Unsupported, "device '", name(),
+             "' lacks fp16 storage and arithmetic: use fp32 (or auto)");
+    runtime::ExecutableOptions o;
+    o.fp16 = precision == Precision::fp16 || (precision == Precision::automatic && compute_->fp16_available());
+    o.kernels = kernels.empty() ? "auto" : kernels;
+    optimize_for_inference(unet_graph);
+    return std::make_unique<ComputeNetwork>(compute_, std::move(unet_graph), o,
+                                            cat(name(), ", ", o.fp16 ? "fp16" : "fp32"));
+  }
+  std::shared_ptr<const runtime::ComputeDevice> compute_device() const override { return compute_; }
+
+ private:
+  std::shared_ptr<const runtime::ComputeDevice> compute_;
 };
 
 std::vector<DeviceKind>& device_kinds() {
@@ -62,6 +85,13 @@ std::shared_ptr<Device> Device::create(const std::string& kind, int threads) {
     }
     expected += cat(", ", k.name, ", ", k.name, ":N");
   }
+  // A backend that registered only its compute device still denoises (tile by tile).
+  if (const runtime::ComputeDeviceKind* k = runtime::find_compute_device_kind(kind)) {
+    auto compute = k->make(kind);
+    VX_CHECK(compute != nullptr, Unsupported, "no ", k->name, " device available for '", kind, "'");
+    return std::make_shared<ComputeFilterDevice>(std::move(compute));
+  }
+  for (const std::string& name : runtime::compute_device_kind_names()) expected += cat(", ", name);
   fail(ErrorCode::InvalidArgument, cat("unknown device '", kind, "' (expected ", expected, " or auto)"));
 }
 

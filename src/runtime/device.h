@@ -7,9 +7,11 @@
 // backend provides one (see docs/ARCHITECTURE.md, "Where to add things").
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/graph.h"
 #include "runtime/backend.h"
@@ -47,5 +49,18 @@ class ComputeDevice {
   // must anyone else submitting to the same queue. Devices without a queue return an empty lock.
   virtual std::unique_lock<std::mutex> lock_queue() const { return {}; }
 };
+
+// Compute devices by name, for callers that must not depend on a backend (the filter's
+// Device::create): a backend's folder registers its kind at static initialisation. `make` gets
+// "name" or "name:..." and returns nullptr when no such device is present. A program linking the
+// static library links it whole, or the registrations are dropped.
+struct ComputeDeviceKind {
+  std::string name;
+  std::function<std::shared_ptr<const ComputeDevice>(const std::string& kind)> make;
+};
+bool register_compute_device_kind(ComputeDeviceKind kind);
+// The registered kind `kind` names ("name" or "name:..."); nullptr when none does.
+const ComputeDeviceKind* find_compute_device_kind(const std::string& kind);
+std::vector<std::string> compute_device_kind_names();
 
 }  // namespace vx::runtime
