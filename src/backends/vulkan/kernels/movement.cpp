@@ -9,6 +9,7 @@
 #include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/strided_copy.h"
 #include "core/error.h"
+#include "ops/shape_rules.h"
 
 namespace vx::vk {
 namespace {
@@ -268,15 +269,7 @@ OpPlan plan_split(const OpInfo& info) {
 OpPlan plan_expand(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
   const Shape& out = info.outputs.at(0).shape;
-  VX_CHECK(x.shape.rank() <= out.rank(), InvalidArgument, label(info), ": input ", x.shape.str(),
-           " has higher rank than the output ", out.str());
-  const size_t lead = out.rank() - x.shape.rank();
-  std::vector<int64_t> in_strides = row_major_strides(x.shape.dims()), strides(out.rank(), 0);
-  for (size_t d = 0; d < x.shape.rank(); ++d) {
-    const int64_t e = x.shape[d], o = out[lead + d];
-    VX_CHECK(e == o || e == 1, InvalidArgument, label(info), ": cannot broadcast ", x.shape.str(), " to ", out.str());
-    strides[lead + d] = e == 1 ? 0 : in_strides[d];
-  }
+  const std::vector<int64_t> strides = broadcast_strides(x.shape, out, label(info));
   OpPlan plan;
   add(plan, copy_dispatch(info, dense_output_view(out.dims(), strides), Binding::in(0), Binding::out(0), x.device));
   return plan;
