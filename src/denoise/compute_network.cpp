@@ -9,6 +9,21 @@ namespace {
 constexpr size_t kExecutableCacheCapacity = 4;
 }
 
+runtime::ExecutableOptions network_options(const runtime::ComputeDevice& device, Precision precision,
+                                           const std::string& kernels) {
+  VX_CHECK(precision != Precision::fp16 || device.fp16_available(), Unsupported, "device '", device.name(),
+           "' lacks fp16 arithmetic or 16-bit storage buffers: use --precision fp32 (or auto)");
+  runtime::ExecutableOptions o;
+  o.fp16 = precision == Precision::fp16 || (precision == Precision::automatic && device.fp16_available());
+  o.kernels = kernels.empty() ? "auto" : kernels;
+  o.timestamps = true;
+  return o;
+}
+
+std::string network_name(const runtime::ComputeDevice& device, const runtime::ExecutableOptions& options) {
+  return cat(device.name(), ", ", options.fp16 ? "fp16" : "fp32");
+}
+
 ComputeNetwork::ComputeNetwork(std::shared_ptr<const runtime::ComputeDevice> device, Graph unet_graph,
                                runtime::ExecutableOptions options, std::string device_name)
     : device_(std::move(device)),

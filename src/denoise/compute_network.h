@@ -7,12 +7,21 @@
 #include <mutex>
 #include <string>
 
+#include "denoise/filter.h"
 #include "denoise/network.h"
 #include "plan/plan_cache.h"
 #include "runtime/device.h"
 #include "runtime/scheduled_executable.h"
 
 namespace vx::denoise {
+
+// The options of a U-Net on `device` at `precision` (automatic: fp16 where the device has it;
+// Unsupported when fp16 is asked of a device without it) with the kernel choice `kernels` ("" is
+// "auto"), and per-layer device times on (a handful of queries per tile; --profile shows them).
+runtime::ExecutableOptions network_options(const runtime::ComputeDevice& device, Precision precision,
+                                           const std::string& kernels);
+// How the filter names such a network: "<device name>, fp16" or ", fp32".
+std::string network_name(const runtime::ComputeDevice& device, const runtime::ExecutableOptions& options);
 
 class ComputeNetwork : public TileNetwork {
  public:

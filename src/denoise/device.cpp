@@ -37,14 +37,9 @@ class ComputeFilterDevice final : public Device {
   std::string name() const override { return compute_->name(); }
   std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
                                             const std::string& kernels) override {
-    VX_CHECK(precision != Precision::fp16 || compute_->fp16_available(), Unsupported, "device '", name(),
-             "' lacks fp16 storage and arithmetic: use fp32 (or auto)");
-    runtime::ExecutableOptions o;
-    o.fp16 = precision == Precision::fp16 || (precision == Precision::automatic && compute_->fp16_available());
-    o.kernels = kernels.empty() ? "auto" : kernels;
+    const runtime::ExecutableOptions o = network_options(*compute_, precision, kernels);
     optimize_for_inference(unet_graph);
-    return std::make_unique<ComputeNetwork>(compute_, std::move(unet_graph), o,
-                                            cat(name(), ", ", o.fp16 ? "fp16" : "fp32"));
+    return std::make_unique<ComputeNetwork>(compute_, std::move(unet_graph), o, network_name(*compute_, o));
   }
   std::shared_ptr<const runtime::ComputeDevice> compute_device() const override { return compute_; }
 

@@ -32,10 +32,10 @@ struct VulkanShared {
 class VulkanNetwork final : public ComputeNetwork {
  public:
   VulkanNetwork(std::shared_ptr<VulkanShared> shared, std::shared_ptr<const runtime::ComputeDevice> device,
-                Graph graph, vk::Precision precision, const std::string& kernels, std::string device_name)
-      : ComputeNetwork(std::move(device), std::move(graph), options(precision, kernels), std::move(device_name)),
+                Graph graph, const runtime::ExecutableOptions& options)
+      : ComputeNetwork(device, std::move(graph), options, network_name(*device, options)),
         shared_(std::move(shared)),
-        precision_(precision) {}
+        precision_(options.fp16 ? vk::Precision::fp16 : vk::Precision::fp32) {}
 
   bool run_image(const ImageJob& job, ImageJobResult& result) override {
     if (!shared_->device_processing) return false;
@@ -45,14 +45,6 @@ class VulkanNetwork final : public ComputeNetwork {
   }
 
  private:
-  static runtime::ExecutableOptions options(vk::Precision precision, const std::string& kernels) {
-    runtime::ExecutableOptions o;
-    o.fp16 = precision == vk::Precision::fp16;
-    o.kernels = kernels;
-    o.timestamps = true;  // a handful of queries per tile: cheap, and --profile needs them
-    return o;
-  }
-
   // The tile's compiled network, kept alive by its executable.
   std::shared_ptr<vk::VulkanGraphExecutable> network_locked(int height, int width) {
     std::shared_ptr<runtime::ScheduledExecutable> exe = executable_locked(height, width);
@@ -91,19 +83,10 @@ class VulkanDevice final : public Device {
 
   std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
                                             const std::string& kernels) override {
-    const vk::VulkanContext& ctx = *shared_->context;
-    vk::Precision p = vk::Precision::fp32;
-    if (precision == Precision::fp16) {
-      VX_CHECK(ctx.fp16_enabled(), Unsupported, "Vulkan device '", ctx.info().name,
-               "' lacks fp16 arithmetic or 16-bit storage buffers: use --precision fp32 (or auto)");
-      p = vk::Precision::fp16;
-    } else if (precision == Precision::automatic) {
-      p = ctx.fp16_enabled() ? vk::Precision::fp16 : vk::Precision::fp32;
-    }
+    std::shared_ptr<const runtime::ComputeDevice> device = compute_device();
+    const runtime::ExecutableOptions o = network_options(*device, precision, kernels);
     optimize_for_inference(unet_graph);
-    return std::make_unique<VulkanNetwork>(shared_, compute_device(), std::move(unet_graph), p,
-                                           kernels.empty() ? "auto" : kernels,
-                                           cat(name_, ", ", p == vk::Precision::fp16 ? "fp16" : "fp32"));
+    return std::make_unique<VulkanNetwork>(shared_, std::move(device), std::move(unet_graph), o);
   }
 
   const vk::VulkanContext& context() const { return *shared_->context; }
