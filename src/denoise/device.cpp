@@ -73,7 +73,7 @@ std::shared_ptr<Device> Device::create(const std::string& kind, int threads) {
   }
   std::string expected = "cpu";
   for (const DeviceKind& k : device_kinds()) {
-    if (kind == k.name || kind.rfind(k.name + ":", 0) == 0) {
+    if (runtime::names_device_kind(kind, k.name)) {
       auto device = k.make(kind);
       VX_CHECK(device != nullptr, Unsupported, "no ", k.name, " device available for '", kind, "'");
       return device;

@@ -15,9 +15,13 @@ bool register_compute_device_kind(ComputeDeviceKind kind) {
   return true;
 }
 
+bool names_device_kind(const std::string& kind, const std::string& name) {
+  return kind == name || kind.rfind(name + ":", 0) == 0;
+}
+
 const ComputeDeviceKind* find_compute_device_kind(const std::string& kind) {
   for (const ComputeDeviceKind& k : kinds())
-    if (kind == k.name || kind.rfind(k.name + ":", 0) == 0) return &k;
+    if (names_device_kind(kind, k.name)) return &k;
   return nullptr;
 }
 

@@ -59,6 +59,8 @@ struct ComputeDeviceKind {
   std::function<std::shared_ptr<const ComputeDevice>(const std::string& kind)> make;
 };
 bool register_compute_device_kind(ComputeDeviceKind kind);
+// Whether the device string `kind` ("vulkan", "vulkan:1") names the kind `name` ("vulkan").
+bool names_device_kind(const std::string& kind, const std::string& name);
 // The registered kind `kind` names ("name" or "name:..."); nullptr when none does.
 const ComputeDeviceKind* find_compute_device_kind(const std::string& kind);
 std::vector<std::string> compute_device_kind_names();
