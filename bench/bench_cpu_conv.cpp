@@ -17,7 +17,7 @@
 
 #include "core/thread_pool.h"
 #include "ops/fused_ops.h"
-#include "session/graph_runner.h"
+#include "backends/cpu/cpu_executable.h"
 
 namespace vx {
 namespace {
@@ -91,12 +91,13 @@ void BM_Layer(benchmark::State& state) {
   ValueId y = g.add_value("y", DType::f32, {});
   add_conv(g, l, data, y);
   g.outputs = {y};
-  RunnerOptions options;
-  options.optimize = false;
-  GraphRunner runner(g, options);
+  // The backend's executable itself: later runs reuse the output buffer.
+  std::map<std::string, Shape> shapes;
+  for (size_t i = 0; i < inputs.size(); ++i) shapes[g.value(g.inputs[i]).name] = inputs[i].shape();
+  cpu::CpuExecutable exe(cpu::make_cpu_plan(g, shapes));
   std::vector<Tensor> outputs;
-  runner.run(inputs, outputs);  // plan, prepare weights, warm up; later runs reuse the output buffer
-  for (auto _ : state) runner.run(inputs, outputs);
+  exe.run(inputs, outputs);  // warm up
+  for (auto _ : state) exe.run(inputs, outputs);
   state.counters["GFLOP/s"] = benchmark::Counter(layer_gflop(l), benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(l.name);
 }
@@ -126,18 +127,16 @@ void BM_UNet(benchmark::State& state) {
   add_conv(g, kLayers[14], {v["dec_conv1a"]}, out("dec_conv1b"));
   add_conv(g, kLayers[15], {v["dec_conv1b"]}, out("output"));
   g.outputs = {v["output"]};
-  RunnerOptions options;
-  options.optimize = false;
-  GraphRunner runner(g, options);
   std::vector<Tensor> inputs = {filled({1, 9, g_height, g_width}, 1)};
+  cpu::CpuExecutable exe(cpu::make_cpu_plan(g, {{"input", inputs[0].shape()}}));
   Profile profile;
   std::vector<Tensor> outputs;
-  runner.run(inputs, outputs, &profile);
+  exe.run(inputs, outputs, &profile);
   double total_gflop = 0;
   for (const Layer& l : kLayers) total_gflop += layer_gflop(l);
-  for (auto _ : state) runner.run(inputs, outputs, &profile);
+  for (auto _ : state) exe.run(inputs, outputs, &profile);
   state.counters["GFLOP/s"] = benchmark::Counter(total_gflop, benchmark::Counter::kIsIterationInvariantRate);
-  const auto& plan = runner.executable({{"input", Shape({1, 9, g_height, g_width})}})->plan();
+  const Plan& plan = exe.plan();
   std::printf("%s", plan.str().c_str());
   std::printf("\nlast run, per node (%.1f GFLOP in all):\n%-12s %10s %8s\n", total_gflop, "node", "ms", "GFLOP/s");
   for (size_t i = 0; i < profile.entries.size() && i < 16; ++i)

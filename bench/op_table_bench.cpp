@@ -158,9 +158,9 @@ Timing time_cpu(const test::SingleNodeCase& sc, bool reference_only, int runs) {
   return t;
 }
 
-Timing time_vulkan(const vk::VulkanContext& ctx, const test::SingleNodeCase& sc, vk::Precision precision, int runs) {
+Timing time_vulkan(const vk::VulkanContext& ctx, const test::SingleNodeCase& sc, Precision precision, int runs) {
   runtime::ExecutableOptions options;
-  options.fp16 = precision == vk::Precision::fp16;
+  options.precision = precision;
   options.timestamps = true;
   auto exe = make_executable(vk::compute_device(ctx), sc.graph, shapes_of(sc), options, &sc.inputs);
   std::vector<double> gpu;
@@ -214,8 +214,8 @@ int speed(const Options& o) {
           if (b == Backend::cpu_reference || b == Backend::cpu) {
             t = time_cpu(sc, b == Backend::cpu_reference, o.runs);
           } else {
-            const vk::Precision p = b == Backend::vulkan_f16 ? vk::Precision::fp16 : vk::Precision::fp32;
-            if (!ctx || (p == vk::Precision::fp16 && !ctx->fp16_enabled())) continue;
+            const Precision p = b == Backend::vulkan_f16 ? Precision::fp16 : Precision::fp32;
+            if (!ctx || (p == Precision::fp16 && !ctx->fp16_enabled())) continue;
             t = time_vulkan(*ctx, sc, p, o.runs);
           }
           if (b == Backend::cpu_reference) reference_ms = t.wall_ms;

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
         filter.set_device_image("normal", layout, device_image(*in_normal));
         filter.set_device_image("output", layout, device_image(*out));
         filter.params().hdr = true;
-        filter.params().precision = precision == "fp16" ? denoise::Precision::fp16 : denoise::Precision::fp32;
+        filter.params().precision = parse_precision(precision);
         filter.set_weights_file(weights);
         filter.commit();
         double warmed = 0;

@@ -43,6 +43,12 @@ void record(VXDeviceImpl* d, VXError e, const std::string& message) {
   }
 }
 
+std::optional<Precision> precision_from_c(int value) {
+  VX_CHECK(value >= 0 && value <= 2, InvalidArgument, "precision ", value, " (expected 0 auto, 1 fp32, 2 fp16)");
+  if (value == 0) return std::nullopt;
+  return value == 1 ? Precision::fp32 : Precision::fp16;
+}
+
 }  // namespace vx::api
 
 namespace {
@@ -186,8 +192,7 @@ void vxSetFilterInt(VXFilter filter, const char* name, int value) {
       VX_CHECK(value >= 0 && value <= 2, InvalidArgument, "quality must be 0, 1 or 2");
       p.quality = vx::denoise::Quality(value);
     } else if (n == "precision") {
-      VX_CHECK(value >= 0 && value <= 2, InvalidArgument, "precision must be 0 (auto), 1 (fp32) or 2 (fp16)");
-      p.precision = vx::denoise::Precision(value);
+      p.precision = vx::api::precision_from_c(value);
     } else {
       vx::fail(vx::ErrorCode::InvalidArgument, "unknown int parameter '" + n + "'");
     }

@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "api/api_types.h"
@@ -23,6 +24,9 @@ VXDeviceImpl& no_device();
 
 // Records the error on d (null: no_device()); the first error wins until it is read.
 void record(VXDeviceImpl* d, VXError e, const std::string& message);
+
+// The C API's "precision" parameter: 0 auto, 1 fp32, 2 fp16 (InvalidArgument otherwise).
+std::optional<Precision> precision_from_c(int value);
 
 // Runs fn, turning any exception into an error recorded on device d.
 template <class Fn>

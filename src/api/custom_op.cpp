@@ -135,7 +135,7 @@ void register_vulkan(const CustomOp& op) {
   entry.domain = op.domain;
   entry.plan = [op, shader](const vx::vk::OpInfo& info) {
     const std::string label = op_label(op);
-    const bool fp16 = info.precision == vx::vk::Precision::fp16;
+    const bool fp16 = info.precision == vx::Precision::fp16;
     std::vector<TensorInfo> in, out;
     vx::vk::Dispatch d;
     d.shader = shader;

@@ -66,10 +66,7 @@ void vxSetModelInt(VXModel model, const char* name, int value) {
   guarded(model->owner, [&] {
     const std::string n = name ? name : "";
     if (n == "precision") {
-      VX_CHECK(value >= 0 && value <= 2, InvalidArgument, "precision ", value, " (expected 0 auto, 1 fp32, 2 fp16)");
-      model->session->set_precision(value == 0   ? vx::api::ModelPrecision::automatic
-                                    : value == 1 ? vx::api::ModelPrecision::fp32
-                                                 : vx::api::ModelPrecision::fp16);
+      model->session->set_precision(vx::api::precision_from_c(value));
     } else if (n == "maxMemoryMB") {
       VX_CHECK(value >= 0, InvalidArgument, "maxMemoryMB ", value, " (expected 0 for no limit, or a size in MB)");
       model->session->set_max_memory_mb(uint64_t(value));

@@ -10,8 +10,8 @@ class CpuModelSession final : public ModelSession {
  public:
   explicit CpuModelSession(Graph graph) : runner_(std::move(graph)) {}
   const Graph& graph() const override { return runner_.graph(); }
-  void set_precision(ModelPrecision precision) override {
-    VX_CHECK(precision != ModelPrecision::fp16, Unsupported,
+  void set_precision(std::optional<Precision> precision) override {
+    VX_CHECK(precision != Precision::fp16, Unsupported,
              "fp16 is supported on the vulkan device only; the cpu device computes in fp32");
   }
   void set_max_memory_mb(uint64_t mb) override { runner_.set_max_memory_mb(mb); }
@@ -31,12 +31,12 @@ class DeviceModelSession final : public ModelSession {
     device_->optimize(graph_);
   }
   const Graph& graph() const override { return graph_; }
-  void set_precision(ModelPrecision precision) override {
-    if (precision == ModelPrecision::fp16)
+  void set_precision(std::optional<Precision> precision) override {
+    if (precision == Precision::fp16)
       VX_CHECK(device_->fp16_available(), Unsupported, "device '", device_->name(),
                "' lacks fp16 arithmetic or 16-bit storage: use fp32");
     // Automatic is fp32: a model's answers should not change with the device unless asked.
-    fp16_ = precision == ModelPrecision::fp16;
+    precision_ = precision.value_or(Precision::fp32);
   }
   void set_max_memory_mb(uint64_t mb) override {
     max_memory_mb_ = mb;
@@ -44,10 +44,10 @@ class DeviceModelSession final : public ModelSession {
       if (runner) runner->set_max_memory_mb(mb);
   }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) override {
-    auto& runner = runners_[fp16_ ? 1 : 0];
+    auto& runner = runners_[size_t(precision_)];
     if (!runner) {
       DeviceRunnerOptions options;
-      options.fp16 = fp16_;
+      options.precision = precision_;
       options.optimize = false;  // done once in the constructor
       options.max_memory_mb = max_memory_mb_;
       runner = std::make_unique<DeviceModelRunner>(device_, graph_, options);
@@ -58,9 +58,9 @@ class DeviceModelSession final : public ModelSession {
  private:
   std::shared_ptr<const runtime::ComputeDevice> device_;
   Graph graph_;
-  bool fp16_ = false;
+  Precision precision_ = Precision::fp32;
   uint64_t max_memory_mb_ = 0;
-  std::unique_ptr<DeviceModelRunner> runners_[2];  // fp32, fp16
+  std::unique_ptr<DeviceModelRunner> runners_[2];  // by Precision: fp32, fp16
 };
 
 }  // namespace

@@ -11,14 +11,13 @@
 
 namespace vx::api {
 
-enum class ModelPrecision { automatic, fp32, fp16 };
 
 class ModelSession {
  public:
   virtual ~ModelSession() = default;
   // The graph as it runs (optimised); inputs and outputs keep the model's names and order.
   virtual const Graph& graph() const = 0;
-  virtual void set_precision(ModelPrecision precision) = 0;
+  virtual void set_precision(std::optional<Precision> precision) = 0;
   // 0: no limit (runtime/memory_limit.h).
   virtual void set_max_memory_mb(uint64_t mb) = 0;
   virtual std::vector<Tensor> run(const std::vector<Tensor>& inputs) = 0;

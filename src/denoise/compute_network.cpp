@@ -9,19 +9,19 @@ namespace {
 constexpr size_t kExecutableCacheCapacity = 4;
 }
 
-runtime::ExecutableOptions network_options(const runtime::ComputeDevice& device, Precision precision,
+runtime::ExecutableOptions network_options(const runtime::ComputeDevice& device, std::optional<Precision> precision,
                                            const std::string& kernels) {
   VX_CHECK(precision != Precision::fp16 || device.fp16_available(), Unsupported, "device '", device.name(),
            "' lacks fp16 arithmetic or 16-bit storage buffers: use --precision fp32 (or auto)");
   runtime::ExecutableOptions o;
-  o.fp16 = precision == Precision::fp16 || (precision == Precision::automatic && device.fp16_available());
+  o.precision = precision.value_or(device.fp16_available() ? Precision::fp16 : Precision::fp32);
   o.kernels = kernels.empty() ? "auto" : kernels;
   o.timestamps = true;
   return o;
 }
 
 std::string network_name(const runtime::ComputeDevice& device, const runtime::ExecutableOptions& options) {
-  return cat(device.name(), ", ", options.fp16 ? "fp16" : "fp32");
+  return cat(device.name(), ", ", precision_name(options.precision));
 }
 
 ComputeNetwork::ComputeNetwork(std::shared_ptr<const runtime::ComputeDevice> device, Graph unet_graph,

@@ -17,15 +17,11 @@ class CpuDevice final : public Device {
     if (threads > 0 && ThreadPool::global().size() != threads) ThreadPool::set_global_threads(threads);
   }
   std::string name() const override { return "cpu"; }
-  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision,
                                             const std::string& kernels) override {
-    VX_CHECK(precision != Precision::fp16, Unsupported,
-             "fp16 is supported on the vulkan device only; the cpu device computes in fp32");
-    VX_CHECK(kernels.empty() || kernels == "auto", Unsupported, "kernel choice '", kernels,
-             "' is for the vulkan device; the cpu device picks its kernels itself (use auto)");
+    const runtime::ExecutableOptions o = network_options(*cpu::cpu_compute_device(), precision, kernels);
     optimize_for_inference(unet_graph);
-    return std::make_unique<ComputeNetwork>(cpu::cpu_compute_device(), std::move(unet_graph),
-                                            runtime::ExecutableOptions{}, "cpu");
+    return std::make_unique<ComputeNetwork>(cpu::cpu_compute_device(), std::move(unet_graph), o, "cpu");
   }
   std::shared_ptr<const runtime::ComputeDevice> compute_device() const override { return cpu::cpu_compute_device(); }
 };
@@ -35,7 +31,7 @@ class ComputeFilterDevice final : public Device {
  public:
   explicit ComputeFilterDevice(std::shared_ptr<const runtime::ComputeDevice> compute) : compute_(std::move(compute)) {}
   std::string name() const override { return compute_->name(); }
-  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision,
                                             const std::string& kernels) override {
     const runtime::ExecutableOptions o = network_options(*compute_, precision, kernels);
     optimize_for_inference(unet_graph);

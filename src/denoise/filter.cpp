@@ -51,7 +51,7 @@ struct Filter::Committed {
   UNetSpec spec;
   std::unique_ptr<TileNetwork> network;
   TileLayout layout;
-  Precision precision = Precision::automatic;  // what the network was made with
+  std::optional<Precision> precision;  // what the network was made with (empty: automatic)
   std::string kernels;
 };
 

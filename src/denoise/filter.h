@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/precision.h"
 #include "denoise/image_view.h"
 #include "denoise/network.h"
 #include "runtime/device.h"
@@ -20,7 +21,6 @@
 namespace vx::denoise {
 
 enum class Quality { fast, balanced, high };
-enum class Precision { automatic, fp32, fp16 };
 
 struct FilterParams {
   bool hdr = false;
@@ -33,7 +33,7 @@ struct FilterParams {
   // (Device::default_max_memory_mb); otherwise at least 1.
   int max_memory_mb = -1;
   int max_tile_size = 0;    // largest tile side in pixels; 0 = chosen from the memory limit
-  Precision precision = Precision::automatic;
+  std::optional<Precision> precision;  // empty: automatic (fp16 where the device has it)
   // Conv kernel choice for the vulkan device: "auto", a variant for every layer ("direct", "tiled",
   // "coopmat"), optionally with per-layer overrides ("auto,dec_conv0=direct"). The cpu takes "auto".
   std::string kernels = "auto";
@@ -124,9 +124,9 @@ class Device {
   // The memory limit a filter keeps to when maxMemoryMB is -1 (see README, "Known limits").
   virtual int default_max_memory_mb() const { return kDefaultMaxMemoryMB; }
   // `kernels`: FilterParams::kernels.
-  virtual std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
+  virtual std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision,
                                                     const std::string& kernels) = 0;
-  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision) {
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision) {
     return make_network(std::move(unet_graph), precision, "auto");
   }
   // The engine's view of the device (ONNX models loaded on a filter device run on it); it keeps

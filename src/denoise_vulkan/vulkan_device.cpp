@@ -35,7 +35,7 @@ class VulkanNetwork final : public ComputeNetwork {
                 Graph graph, const runtime::ExecutableOptions& options)
       : ComputeNetwork(device, std::move(graph), options, network_name(*device, options)),
         shared_(std::move(shared)),
-        precision_(options.fp16 ? vk::Precision::fp16 : vk::Precision::fp32) {}
+        precision_(options.precision) {}
 
   bool run_image(const ImageJob& job, ImageJobResult& result) override {
     if (!shared_->device_processing) return false;
@@ -54,7 +54,7 @@ class VulkanNetwork final : public ComputeNetwork {
   }
 
   std::shared_ptr<VulkanShared> shared_;
-  vk::Precision precision_;
+  Precision precision_;
   std::unique_ptr<VulkanImageRunner> runner_;  // the whole-image path, made on first use
 };
 
@@ -81,7 +81,7 @@ class VulkanDevice final : public Device {
     return int(std::clamp<uint64_t>(heap / 2 >> 20, kDefaultMaxMemoryMB, 16384));
   }
 
-  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, Precision precision,
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision,
                                             const std::string& kernels) override {
     std::shared_ptr<const runtime::ComputeDevice> device = compute_device();
     const runtime::ExecutableOptions o = network_options(*device, precision, kernels);

@@ -65,7 +65,7 @@ struct VulkanImageRunner::Slot {
   vk::BufferRange copy_source;
 };
 
-VulkanImageRunner::VulkanImageRunner(const vk::VulkanContext& ctx, vk::Precision precision, std::string device_name)
+VulkanImageRunner::VulkanImageRunner(const vk::VulkanContext& ctx, Precision precision, std::string device_name)
     : ctx_(ctx), precision_(precision), device_name_(std::move(device_name)) {
   layout_ = std::make_unique<vk::KernelLayout>(ctx_);
   kernels_ = std::make_unique<vk::DenoiseIoKernels>(ctx_, *layout_, precision_);

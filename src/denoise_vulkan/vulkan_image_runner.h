@@ -25,7 +25,7 @@ class VulkanImageRunner {
  public:
   using ExecutableFor = std::function<std::shared_ptr<vk::VulkanGraphExecutable>(int height, int width)>;
 
-  VulkanImageRunner(const vk::VulkanContext& ctx, vk::Precision precision, std::string device_name);
+  VulkanImageRunner(const vk::VulkanContext& ctx, Precision precision, std::string device_name);
   ~VulkanImageRunner();
   VulkanImageRunner(const VulkanImageRunner&) = delete;
   VulkanImageRunner& operator=(const VulkanImageRunner&) = delete;
@@ -43,7 +43,7 @@ class VulkanImageRunner {
   void release();
 
   const vk::VulkanContext& ctx_;
-  vk::Precision precision_;
+  Precision precision_;
   std::string device_name_;
   std::unique_ptr<vk::KernelLayout> layout_;
   std::unique_ptr<vk::DenoiseIoKernels> kernels_;

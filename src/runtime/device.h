@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/precision.h"
 #include "runtime/backend.h"
 #include "runtime/buffer.h"
 #include "runtime/memory_limit.h"
@@ -21,13 +22,13 @@
 namespace vx::runtime {
 
 struct ExecutableOptions {
-  bool fp16 = false;         // store floats in fp16 (devices with fp16_available() only)
+  Precision precision = Precision::fp32;  // fp16: devices with fp16_available() only
   bool timestamps = false;   // per-node device times in profiles, where the device has them
   uint64_t max_memory_mb = 0;     // > 0: refuse (OutOfMemory) an executable above it, before allocating
   MemoryNeeds* needs = nullptr;   // filled with what the executable needs, also when refused
-  // The device's kernel choice: "auto" lets it pick; other values are the device's own (Vulkan:
-  // "ops", or a conv variant for the layers of a fused conv network, vulkan_backend.h). A device
-  // without a choice accepts only "auto".
+  // The device's kernel choice: "auto" lets it pick; other values are the device's own (CPU:
+  // "reference", cpu_device.h; Vulkan: "ops", or a conv variant for the layers of a fused conv
+  // network, vulkan_backend.h). Unsupported for a value the device does not know.
   std::string kernels = "auto";
 };
 

@@ -41,6 +41,8 @@ class ScheduledExecutable {
   std::string placement_report() const;
 
   const Graph& bound_graph() const { return bound_.graph; }
+  // Per value of bound_graph(): its shape is final (false: it depends on data).
+  const std::vector<bool>& shape_known() const { return bound_.shape_known; }
   size_t segment_count() const { return schedule_.segments.size(); }
   // What the backends allocated (the device arena, constants and staging buffers).
   MemoryNeeds memory_needs() const;

@@ -16,6 +16,9 @@ std::unique_ptr<runtime::ScheduledExecutable> make_executable(const std::shared_
   std::vector<std::unique_ptr<runtime::Backend>> backends;
   backends.push_back(device->make_backend(options));  // checks the options first
   if (!device->on_host()) backends.push_back(std::make_unique<cpu::CpuBackend>());
+  // A host device needs no shapes observed in advance: its executable allocates a value of
+  // data-dependent shape when it is made (cpu_executable.h).
+  if (device->on_host()) sample_inputs = nullptr;
   runtime::BoundGraph bound = runtime::bind_graph(graph, input_shapes, sample_inputs, run_graph_eager);
   return std::make_unique<runtime::ScheduledExecutable>(std::move(bound), std::move(backends));
 }
@@ -31,8 +34,9 @@ DeviceModelRunner::DeviceModelRunner(std::shared_ptr<const runtime::ComputeDevic
 std::shared_ptr<runtime::ScheduledExecutable> DeviceModelRunner::build(const std::vector<Tensor>& inputs,
                                                                     const std::map<std::string, Shape>& shapes) {
   runtime::ExecutableOptions o;
-  o.fp16 = options_.fp16;
+  o.precision = options_.precision;
   o.timestamps = options_.timestamps;
+  o.kernels = options_.kernels;
   o.max_memory_mb = options_.max_memory_mb;
   MemoryNeeds needs;
   o.needs = &needs;

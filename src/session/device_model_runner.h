@@ -19,9 +19,10 @@
 namespace vx {
 
 struct DeviceRunnerOptions {
-  bool fp16 = false;        // floats stored in fp16 on the device (it must have fp16_available())
+  Precision precision = Precision::fp32;  // fp16: the device must have fp16_available()
   bool timestamps = false;  // per-node device times in run()'s profile
   bool optimize = true;     // run the device's graph passes once
+  std::string kernels = "auto";  // the device's kernel choice (runtime::ExecutableOptions::kernels)
   size_t plan_cache_capacity = 8;
   // > 0: refuse (OutOfMemory, before any device allocation) an executable whose activation arena
   // plus constants and staging buffers exceed this many MiB. 0: no limit. Nodes that fall back to

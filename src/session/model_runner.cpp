@@ -2,25 +2,23 @@
 
 #include <chrono>
 
-#include "core/error.h"
-#include "passes/optimize_onnx.h"
-#include "plan/plan.h"
+#include "backends/cpu/cpu_device.h"
 #include "backends/cpu/eager_runner.h"
+#include "core/error.h"
+#include "plan/plan.h"
 
 namespace vx {
 namespace {
 
-Graph optimized(Graph graph, bool optimize) {
-  graph.validate();
-  if (optimize) optimize_onnx(graph);
-  return graph;
+std::shared_ptr<const runtime::ComputeDevice> cpu_device(int threads) {
+  return threads > 0 ? cpu::make_cpu_compute_device(threads) : cpu::cpu_compute_device();
 }
 
-RunnerOptions graph_runner_options(const ModelRunnerOptions& o) {
-  RunnerOptions r;
-  r.optimize = false;  // optimize_for_inference is the U-Net's pipeline; ours ran already
-  r.reference_only = o.reference_only;
-  r.threads = o.threads;
+DeviceRunnerOptions device_runner_options(const ModelRunnerOptions& o) {
+  DeviceRunnerOptions r;
+  r.optimize = o.optimize;
+  r.kernels = o.reference_only ? "reference" : "auto";
+  r.plan_cache_capacity = o.plan_cache_capacity;
   r.max_memory_mb = o.max_memory_mb;
   return r;
 }
@@ -29,12 +27,17 @@ RunnerOptions graph_runner_options(const ModelRunnerOptions& o) {
 
 ModelRunner::ModelRunner(Graph graph, ModelRunnerOptions options)
     : planned_(options.planned),
-      runner_(optimized(std::move(graph), options.optimize), graph_runner_options(options)) {}
+      max_memory_mb_(options.max_memory_mb),
+      runner_(cpu_device(options.threads), std::move(graph), device_runner_options(options)) {}
+
+void ModelRunner::set_max_memory_mb(uint64_t mb) {
+  max_memory_mb_ = mb;
+  runner_.set_max_memory_mb(mb);
+}
 
 std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {
   const Graph& g = runner_.graph();
-  const uint64_t max_memory_mb = runner_.max_memory_mb();
-  std::shared_ptr<cpu::CpuExecutable> executable;
+  std::shared_ptr<runtime::ScheduledExecutable> executable;
   std::string reason = planned_ ? "" : "planning disabled";
   bool inputs_usable = true;
   if (planned_) {
@@ -54,10 +57,10 @@ std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile*
         reason = failed->second;
       } else {
         try {
-          executable = runner_.executable(shapes);
+          executable = runner_.executable(inputs);
         } catch (const Error& e) {
           // Over the limit: the eager runner would need at least as much, so it is no way out.
-          if (e.code() == ErrorCode::OutOfMemory && max_memory_mb > 0) throw;
+          if (e.code() == ErrorCode::OutOfMemory && max_memory_mb_ > 0) throw;
           reason = e.what();
           planning_failures_[key] = reason;
         }
@@ -66,8 +69,8 @@ std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile*
   }
   // The eager runner allocates as it goes, unbounded: with a limit set it is refused, not a
   // silent way around the limit (bad inputs still get the eager runner's error naming them).
-  VX_CHECK(executable != nullptr || !inputs_usable || max_memory_mb == 0, Unsupported, "maxMemoryMB is set (",
-           max_memory_mb, " MB) but this model cannot be planned for these inputs, and the eager runner ",
+  VX_CHECK(executable != nullptr || !inputs_usable || max_memory_mb_ == 0, Unsupported, "maxMemoryMB is set (",
+           max_memory_mb_, " MB) but this model cannot be planned for these inputs, and the eager runner ",
            "cannot bound its memory: ", reason);
   last_planned_ = executable != nullptr;
   last_reason_ = reason;

@@ -44,12 +44,12 @@ std::vector<Tensor> run_cpu_reference(const Graph& graph, const std::vector<Tens
 }
 
 VulkanRun run_on_vulkan(const vk::VulkanContext& ctx, const Graph& graph, const std::vector<Tensor>& inputs,
-                        vk::Precision precision) {
+                        Precision precision) {
   std::map<std::string, Shape> shapes;
   for (size_t i = 0; i < inputs.size() && i < graph.inputs.size(); ++i)
     shapes[graph.value(graph.inputs[i]).name] = inputs[i].shape();
   runtime::ExecutableOptions options;
-  options.fp16 = precision == vk::Precision::fp16;
+  options.precision = precision;
   // The op factories' kernels: a one-node 3x3 vx.FusedConv graph would otherwise be compiled as a
   // fused conv network (graph_executable.h, tested on its own).
   options.kernels = "ops";
@@ -63,8 +63,8 @@ VulkanRun run_on_vulkan(const vk::VulkanContext& ctx, const Graph& graph, const 
   return r;
 }
 
-Tolerance default_tolerance(vk::Precision precision) {
-  return precision == vk::Precision::fp16 ? Tolerance{1e-2, 1e-3} : Tolerance{1e-5, 1e-6};
+Tolerance default_tolerance(Precision precision) {
+  return precision == Precision::fp16 ? Tolerance{1e-2, 1e-3} : Tolerance{1e-5, 1e-6};
 }
 
 ::testing::AssertionResult outputs_match(const std::vector<Tensor>& expected, const std::vector<Tensor>& got,
@@ -166,14 +166,14 @@ void VulkanOpTest::TearDown() {
   for (size_t i = seen_messages_; i < messages.size(); ++i) ADD_FAILURE() << "validation: " << messages[i];
 }
 
-void VulkanOpTest::expect_matches_cpu(const SingleNodeCase& c, vk::Precision precision, Tolerance tolerance,
+void VulkanOpTest::expect_matches_cpu(const SingleNodeCase& c, Precision precision, Tolerance tolerance,
                                       bool allow_cpu, const std::string& what) {
   if (tolerance.rtol < 0) tolerance = default_tolerance(precision);
-  const std::string label = cat(what.empty() ? c.graph.nodes.at(0).op : what, " at ", vk::precision_name(precision));
-  std::vector<Tensor> ref_inputs = precision == vk::Precision::fp16 ? round_to_fp16(c.inputs) : c.inputs;
+  const std::string label = cat(what.empty() ? c.graph.nodes.at(0).op : what, " at ", precision_name(precision));
+  std::vector<Tensor> ref_inputs = precision == Precision::fp16 ? round_to_fp16(c.inputs) : c.inputs;
   // Constants are rounded by the upload too.
   Graph ref_graph = c.graph;
-  if (precision == vk::Precision::fp16)
+  if (precision == Precision::fp16)
     for (Value& v : ref_graph.values)
       if (v.is_constant() && v.constant.dtype() == DType::f32) v.constant = round_to_fp16({v.constant})[0];
   std::vector<Tensor> expected;

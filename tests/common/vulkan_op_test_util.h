@@ -5,8 +5,8 @@
 //   class VulkanAddTest : public vx::test::VulkanOpTest {};
 //   TEST_F(VulkanAddTest, Broadcast) {
 //     auto c = vx::test::single_node("Add", {vx::test::input(a), vx::test::input(b)});
-//     expect_matches_cpu(c, vx::vk::Precision::fp32);   // every node on the GPU, fp32 tolerance
-//     expect_matches_cpu(c, vx::vk::Precision::fp16);
+//     expect_matches_cpu(c, vx::Precision::fp32);   // every node on the GPU, fp32 tolerance
+//     expect_matches_cpu(c, vx::Precision::fp16);
 //   }
 #pragma once
 #include <gtest/gtest.h>
@@ -51,7 +51,7 @@ struct VulkanRun {
   bool all_on_gpu = false;  // every node ran on the GPU
 };
 VulkanRun run_on_vulkan(const vk::VulkanContext& ctx, const Graph& graph, const std::vector<Tensor>& inputs,
-                        vk::Precision precision);
+                        Precision precision);
 
 // |got - expected| <= atol + rtol * |expected| per element (NaNs must match, infinities must be
 // equal); integers and bools exact.
@@ -61,7 +61,7 @@ struct Tolerance {
 // fp32: rtol 1e-5, atol 1e-6. fp16 storage (fp32 math): rtol 1e-2, atol 1e-3 (the CPU reference
 // then runs on the inputs rounded to fp16, so only the storage of the results and intermediate
 // values differs).
-Tolerance default_tolerance(vk::Precision precision);
+Tolerance default_tolerance(Precision precision);
 ::testing::AssertionResult outputs_match(const std::vector<Tensor>& expected, const std::vector<Tensor>& got,
                                          Tolerance tolerance);
 // Float inputs rounded through fp16 (what the device sees at Precision::fp16).
@@ -79,7 +79,7 @@ class VulkanOpTest : public ::testing::Test {
   const vk::VulkanContext& ctx() const { return *ctx_; }
   // Runs `c` on the CPU and on Vulkan at `precision`, requires every node on the GPU (unless
   // allow_cpu) and compares with `tolerance` (default_tolerance when rtol < 0).
-  void expect_matches_cpu(const SingleNodeCase& c, vk::Precision precision, Tolerance tolerance = {-1, -1},
+  void expect_matches_cpu(const SingleNodeCase& c, Precision precision, Tolerance tolerance = {-1, -1},
                           bool allow_cpu = false, const std::string& what = "");
 
  private:

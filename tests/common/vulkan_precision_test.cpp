@@ -11,15 +11,15 @@ namespace vx::test {
 void VulkanPrecisionTest::SetUp() {
   VulkanOpTest::SetUp();
   if (IsSkipped()) return;
-  if (GetParam() == vk::Precision::fp16 && !ctx().fp16_enabled()) GTEST_SKIP() << "the device has no fp16 storage";
+  if (GetParam() == Precision::fp16 && !ctx().fp16_enabled()) GTEST_SKIP() << "the device has no fp16 storage";
 }
 
 void VulkanPrecisionTest::check(const OneNode& c, const std::string& what, const std::string& variant) {
-  const vk::Precision precision = GetParam();
+  const Precision precision = GetParam();
   std::vector<NodeInput> inputs;
   for (const Input& in : c.inputs) {
     Tensor v = in.value;
-    if (v.defined() && precision == vk::Precision::fp16) v = v.to(DType::f16).to(DType::f32);
+    if (v.defined() && precision == Precision::fp16) v = v.to(DType::f16).to(DType::f32);
     inputs.push_back({v, in.constant});
   }
   test::SingleNodeCase sc = test::single_node(c.op, inputs, c.outputs, c.attrs, c.opset);
@@ -43,7 +43,7 @@ void VulkanPrecisionTest::check(const OneNode& c, const std::string& what, const
     double peak = 1.0;
     for (int64_t j = 0; j < expected[i].numel(); ++j) peak = std::max(peak, std::abs(expected[i].get(j)));
     const bool exact = expected[i].dtype() != DType::f32 && expected[i].dtype() != DType::f16;  // indices
-    const double tol = exact ? 0.0 : (precision == vk::Precision::fp16 ? 1e-2 : 1e-4) * peak;
+    const double tol = exact ? 0.0 : (precision == Precision::fp16 ? 1e-2 : 1e-4) * peak;
     const double err = test::max_abs_diff(run.outputs[i].to(DType::f32), expected[i].to(DType::f32));
     EXPECT_LE(err, tol) << what << " (" << precision_name(precision) << ", " << placement << ") output " << i
                         << ": max abs error " << err;

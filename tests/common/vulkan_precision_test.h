@@ -33,7 +33,7 @@ struct OneNode {
   std::vector<Shape> declared;  // output shapes declared in the graph (else left to shape inference)
 };
 
-class VulkanPrecisionTest : public VulkanOpTest, public ::testing::WithParamInterface<vk::Precision> {
+class VulkanPrecisionTest : public VulkanOpTest, public ::testing::WithParamInterface<Precision> {
  protected:
   using OneNode = test::OneNode;
   using Input = OneNode::Input;

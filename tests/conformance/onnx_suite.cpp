@@ -100,7 +100,7 @@ std::string run_case_vulkan(const std::filesystem::path& dir, const vk::VulkanCo
                             CaseResult* result) {
   Graph graph = import_onnx(dir / "model.onnx");
   DeviceRunnerOptions options;
-  options.fp16 = fp16;
+  options.precision = fp16 ? Precision::fp16 : Precision::fp32;
   DeviceModelRunner runner(vk::compute_device(ctx), graph, options);
   std::vector<std::filesystem::path> sets = data_sets(dir);
   if (sets.empty()) return "no test_data_set_* folder";

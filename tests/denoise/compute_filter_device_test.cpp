@@ -24,7 +24,7 @@ class ReferenceComputeDevice final : public runtime::ComputeDevice {
   bool fp16_available() const override { return false; }
   void optimize(Graph& graph) const override { optimize_onnx(graph); }
   std::unique_ptr<runtime::Backend> make_backend(const runtime::ExecutableOptions& options) const override {
-    VX_CHECK(!options.fp16, Unsupported, "the reference device computes in fp32");
+    VX_CHECK(options.precision == Precision::fp32, Unsupported, "the reference device computes in fp32");
     cpu::CpuBackendOptions o;
     o.reference_only = true;
     o.max_memory_mb = options.max_memory_mb;
@@ -61,7 +61,7 @@ TEST(ComputeFilterDevice, ARegisteredComputeDeviceDenoisesLikeTheCpu) {
   denoise::Filter half(device);
   half.set_image("color", test::view_of(in.color));
   half.set_image("output", test::view_of(out));
-  half.params().precision = denoise::Precision::fp16;
+  half.params().precision = Precision::fp16;
   half.set_weights_blob(weights);
   EXPECT_THROW(half.commit(), Error);
   try {

@@ -121,7 +121,7 @@ TEST(Filter, ErrorsNameTheProblem) {
   }
   EXPECT_THROW(f.set_image("colour", view_of(in.color)), Error);
   EXPECT_THROW(denoise::Device::create("tpu"), Error);
-  EXPECT_THROW(denoise::Device::create("cpu")->make_network(Graph(), denoise::Precision::fp16), Error);
+  EXPECT_THROW(denoise::Device::create("cpu")->make_network(Graph(), Precision::fp16), Error);
 }
 
 TEST(Filter, ProgressCanCancel) {

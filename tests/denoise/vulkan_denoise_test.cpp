@@ -50,7 +50,7 @@ DenoiseInputs with_channels(DenoiseInputs in, int input_channels) {
 struct RunOptions {
   bool hdr = false;
   int max_tile = 0;
-  denoise::Precision precision = denoise::Precision::fp32;
+  std::optional<Precision> precision = Precision::fp32;
   std::string kernels = "auto";
   bool profile = false;
 };
@@ -155,7 +155,7 @@ TEST_F(VulkanDenoise, MatchesCpuForEveryVariantAndChannelCount) {
       worst_fp32 = std::max(worst_fp32, err);
       EXPECT_LE(err, kFp32Tolerance);
       if (!fp16) continue;
-      const Image vk16 = denoise_on(device_, in, weights, {.hdr = hdr, .precision = denoise::Precision::fp16});
+      const Image vk16 = denoise_on(device_, in, weights, {.hdr = hdr, .precision = Precision::fp16});
       ASSERT_GT(peak_of(vk32), 1e-3) << "degenerate reference output";
       const double psnr = test::psnr_db(as_tensor(vk32), as_tensor(vk16));
       worst_psnr = std::min(worst_psnr, psnr);
@@ -187,7 +187,7 @@ TEST_F(VulkanDenoise, RealWeightsMatchCpu) {
     const Image vk32 = denoise_on(device_, in, weights, {.hdr = c.hdr});
     EXPECT_LE(max_rel_diff(cpu, vk32), kFp32Tolerance);
     if (fp16) {
-      const Image vk16 = denoise_on(device_, in, weights, {.hdr = c.hdr, .precision = denoise::Precision::fp16});
+      const Image vk16 = denoise_on(device_, in, weights, {.hdr = c.hdr, .precision = Precision::fp16});
       EXPECT_GE(test::psnr_db(as_tensor(vk32), as_tensor(vk16)), kMinFp16PsnrDb);
     }
   }

@@ -108,7 +108,7 @@ class VulkanImagePath : public ::testing::Test {
     auto f = std::make_unique<denoise::Filter>(dev);
     f->params().hdr = hdr;
     f->params().srgb = srgb;
-    f->params().precision = dev == cpu_ ? denoise::Precision::automatic : denoise::Precision::fp32;
+    f->params().precision = dev == cpu_ ? std::nullopt : std::optional(Precision::fp32);
     f->set_weights_blob(weights);
     return f;
   }

@@ -73,12 +73,12 @@ CheckOutcome check_vulkan(const OpCase& c, const test::SingleNodeCase& sc, Backe
   std::string reason;
   const vk::VulkanContext* ctx = test::vulkan_test_context(&reason);
   if (!ctx) return skipped("no Vulkan device: " + reason);
-  const vk::Precision precision = b == Backend::vulkan_f16 ? vk::Precision::fp16 : vk::Precision::fp32;
-  if (precision == vk::Precision::fp16 && !ctx->fp16_enabled())
+  const Precision precision = b == Backend::vulkan_f16 ? Precision::fp16 : Precision::fp32;
+  if (precision == Precision::fp16 && !ctx->fp16_enabled())
     return skipped(cat("the device (", ctx->info().name, ") has no fp16 storage"));
   const size_t seen_messages = ctx->validation_messages().size();
   const std::vector<Tensor> expected =
-      run_reference(precision == vk::Precision::fp16 ? rounded_to_fp16(sc) : sc);
+      run_reference(precision == Precision::fp16 ? rounded_to_fp16(sc) : sc);
   const test::VulkanRun run = test::run_on_vulkan(*ctx, sc.graph, sc.inputs, precision);
   std::string note, variant;
   for (const auto& p : run.placements) {

@@ -37,7 +37,9 @@ void expect_buffer_contract(const runtime::ComputeDevice& device, BufferStorage 
   b->read(0, 13, back.data());
   EXPECT_EQ(std::vector<uint8_t>(back.begin(), back.end()),
             std::vector<uint8_t>({0, 0, 0, 1, 2, 3, 4, 5, 0, 0, 0, 0, 0}));
-  if (void* p = b->data()) EXPECT_EQ(static_cast<uint8_t*>(p)[3], 1);  // host-addressable storage
+  if (void* p = b->data()) {  // host-addressable storage
+    EXPECT_EQ(static_cast<uint8_t*>(p)[3], 1);
+  }
 
   for (auto [offset, bytes_] : {std::pair<uint64_t, uint64_t>{size, 1}, {size - 2, 3}, {~uint64_t(0), 2}}) {
     try {

@@ -1,8 +1,8 @@
-// The CPU executor: clear errors for bad inputs and unsupported ops, profiles, and GraphRunner's
+// The CPU executor: clear errors for bad inputs and unsupported ops, profiles, and ModelRunner's
 // plan cache.
 #include "backends/cpu/cpu_executable.h"
 #include "common/test_util.h"
-#include "session/graph_runner.h"
+#include "session/model_runner.h"
 
 namespace vx {
 namespace {
@@ -87,10 +87,10 @@ TEST(CpuExecutor, ProfilesEveryNodeAndMatchesRunnerOutput) {
   EXPECT_NE(profile.str().find("conv0"), std::string::npos);
   for (int64_t i = 0; i < y.numel(); ++i) ASSERT_GE(y.get(i), 0.0);
 
-  RunnerOptions ro;
+  ModelRunnerOptions ro;
   ro.reference_only = true;
   ro.plan_cache_capacity = 2;
-  GraphRunner runner(g, ro);
+  ModelRunner runner(g, ro);
   EXPECT_EQ(runner.graph().nodes.size(), 1u);  // Conv + Relu fused
   EXPECT_EQ(test::max_abs_diff(runner.run({x})[0], y), 0.0);
   runner.run({test::random_tensor({1, 2, 3, 3}, 1)});

@@ -11,7 +11,7 @@
 #include "common/cpu_op_test_util.h"
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
-#include "session/graph_runner.h"
+#include "session/model_runner.h"
 
 namespace vx {
 namespace {
@@ -59,15 +59,15 @@ double relative_error(const Tensor& got, const Tensor& ref) {
 // Runs `g` with the fast kernels and with the reference kernels; checks the fast path was used for
 // `expected_onednn` nodes and returns the largest relative error over the outputs.
 double compare(const Graph& g, const std::vector<Tensor>& inputs, int expected_onednn) {
-  RunnerOptions fast_options, ref_options;
+  ModelRunnerOptions fast_options, ref_options;
   fast_options.optimize = ref_options.optimize = false;
   ref_options.reference_only = true;
-  GraphRunner fast(g, fast_options), ref(g, ref_options);
+  ModelRunner fast(g, fast_options), ref(g, ref_options);
   Profile profile;
   auto a = fast.run(inputs, &profile);
   auto b = ref.run(inputs);
   int onednn = 0;
-  for (const ProfileEntry& e : profile.entries) onednn += e.variant == "onednn";
+  for (const ProfileEntry& e : profile.entries) onednn += e.variant == "cpu:onednn";
   EXPECT_EQ(onednn, expected_onednn) << profile.str();
   double worst = 0;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -191,9 +191,9 @@ TEST(CpuFusedConv, OneDnnThreadsFollowThePool) {
   Case c{5, 0, 7, 9, 8, true, false, false};
   Graph g = single_node(c, 3);
   for (int threads : {1, 2, 3}) {
-    RunnerOptions options;
+    ModelRunnerOptions options;
     options.threads = threads;
-    GraphRunner runner(g, options);
+    ModelRunner runner(g, options);
     runner.run({test::random_tensor({1, 5, 9, 8}, 1)});
     EXPECT_EQ(omp_max_threads(), threads);
   }

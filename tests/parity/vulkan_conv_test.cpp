@@ -18,7 +18,7 @@
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
 #include "session/device_model_runner.h"
-#include "session/graph_runner.h"
+#include "session/model_runner.h"
 
 namespace vx::vk {
 namespace {
@@ -27,10 +27,10 @@ namespace {
 
 // The same graph on the CPU reference kernels (the oracle: NCHW, double accumulation), unoptimised.
 Tensor cpu_reference(const Graph& g, const Tensor& input) {
-  RunnerOptions options;
+  ModelRunnerOptions options;
   options.optimize = false;
   options.reference_only = true;
-  GraphRunner runner(g, options);
+  ModelRunner runner(g, options);
   return runner.run({input}).at(0);
 }
 

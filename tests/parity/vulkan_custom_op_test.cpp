@@ -96,7 +96,7 @@ TEST_F(VulkanCustomOp, RunsOnTheGpuNextToABuiltInOp) {
   g.nodes.push_back(add);
 
   Tensor input = test::random_tensor({3, 5, 17}, 7, -4.0f, 4.0f);
-  test::VulkanRun run = test::run_on_vulkan(ctx(), g, {input}, vk::Precision::fp32);
+  test::VulkanRun run = test::run_on_vulkan(ctx(), g, {input}, Precision::fp32);
   std::string placements;
   for (const auto& p : run.placements) placements += cat(p.node, ": ", p.on_host ? "cpu" : "gpu", " ", p.reason, "\n");
   ASSERT_TRUE(run.all_on_gpu) << "every node must run on the GPU:\n" << placements;
@@ -112,12 +112,12 @@ TEST_F(VulkanCustomOp, RunsOnTheGpuNextToABuiltInOp) {
 
   // fp16 storage: this kernel reads float32 only, so the executor runs it on the CPU (a counted
   // fallback) and the model still gives the answer within fp16 tolerance.
-  test::VulkanRun half = test::run_on_vulkan(ctx(), g, {input}, vk::Precision::fp16);
+  test::VulkanRun half = test::run_on_vulkan(ctx(), g, {input}, Precision::fp16);
   bool custom_on_cpu = false;
   for (const auto& p : half.placements)
     if (p.node == "swish") custom_on_cpu = p.on_host && p.reason.find("fp16") != std::string::npos;
   EXPECT_TRUE(custom_on_cpu);
-  EXPECT_TRUE(test::outputs_match(run.outputs, half.outputs, test::default_tolerance(vk::Precision::fp16)));
+  EXPECT_TRUE(test::outputs_match(run.outputs, half.outputs, test::default_tolerance(Precision::fp16)));
 }
 
 // The same through the public API: a model loaded on the "vulkan" device from ONNX bytes.

@@ -63,8 +63,8 @@ class VulkanDenoiseIo : public ::testing::Test {
       o.pipeline_cache_dir = "none";
       ctx_ = std::make_unique<vk::VulkanContext>(o);
       layout_ = std::make_unique<vk::KernelLayout>(*ctx_);
-      k32_ = std::make_unique<vk::DenoiseIoKernels>(*ctx_, *layout_, vk::Precision::fp32);
-      if (ctx_->fp16_enabled()) k16_ = std::make_unique<vk::DenoiseIoKernels>(*ctx_, *layout_, vk::Precision::fp16);
+      k32_ = std::make_unique<vk::DenoiseIoKernels>(*ctx_, *layout_, Precision::fp32);
+      if (ctx_->fp16_enabled()) k16_ = std::make_unique<vk::DenoiseIoKernels>(*ctx_, *layout_, Precision::fp16);
     } catch (const Error& e) {
       skip_ = e.what();
     }

@@ -26,8 +26,6 @@
 namespace vx::test {
 namespace {
 
-using vk::Precision;
-
 class VulkanExecutor : public VulkanOpTest {};
 
 // A test-only op exercising what op families rely on: several dispatches, a scratch buffer, a
@@ -121,7 +119,7 @@ TEST_F(VulkanExecutor, ScratchConstantBlobsAndTwoOutputs) {
   }
   for (Precision p : {Precision::fp32, Precision::fp16}) {
     runtime::ExecutableOptions o;
-    o.fp16 = p == Precision::fp16;
+    o.precision = p;
     auto exe = make_executable(vk::compute_device(ctx()), g, {}, o);
     ASSERT_TRUE(exe->fallbacks().empty()) << exe->placement_report();
     EXPECT_GE(exe->memory_needs().other_bytes, uint64_t(in.numel()) * (p == Precision::fp16 ? 2 : 4));
@@ -166,7 +164,7 @@ TEST_F(VulkanExecutor, GpuCpuGpuSegmentsMatchTheCpu) {
   std::vector<Tensor> expected = run_cpu_reference(g, inputs);
   for (Precision p : {Precision::fp32, Precision::fp16}) {
     runtime::ExecutableOptions o;
-    o.fp16 = p == Precision::fp16;
+    o.precision = p;
     // CpuOnlyDet has no shape function: the sample inputs let the executor observe its output shape.
     auto exe = make_executable(vk::compute_device(ctx()), g, {{"x", Shape{4, 3, 3}}, {"y", Shape{4}}}, o, &inputs);
     EXPECT_EQ(exe->segment_count(), 3u);  // mul | det | add, relu, identity

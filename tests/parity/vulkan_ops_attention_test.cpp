@@ -19,7 +19,6 @@ namespace {
 using test::constant;
 using test::input;
 using test::single_node;
-using vk::Precision;
 
 Attributes attention_attrs(float scale, bool k_transposed) {
   Attributes a;

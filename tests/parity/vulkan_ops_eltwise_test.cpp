@@ -16,8 +16,6 @@
 namespace vx::test {
 namespace {
 
-using vk::Precision;
-
 class VulkanEltwise : public VulkanOpTest {};
 
 TEST_F(VulkanEltwise, GeluBothForms) {

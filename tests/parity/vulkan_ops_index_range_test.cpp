@@ -86,7 +86,7 @@ class VulkanIndexRange : public test::VulkanOpTest {};
 TEST_F(VulkanIndexRange, NegativeIndicesWrapAsOnTheCpu) {
   for (const IndexCase& c : cases()) {
     SCOPED_TRACE(c.what);
-    expect_matches_cpu(c.good, vk::Precision::fp32);
+    expect_matches_cpu(c.good, Precision::fp32);
   }
 }
 
@@ -112,7 +112,7 @@ TEST_F(VulkanIndexRange, OutOfRangeIndexFailsWithTheCpuError) {
       EXPECT_EQ(std::string(e.what()), cpu_message);
     }
     EXPECT_TRUE(test::outputs_match(test::run_cpu_reference(c.good.graph, c.good.inputs), exe->run(c.good.inputs),
-                                    test::default_tolerance(vk::Precision::fp32)));
+                                    test::default_tolerance(Precision::fp32)));
   }
 }
 

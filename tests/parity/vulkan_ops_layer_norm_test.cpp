@@ -13,7 +13,6 @@ namespace {
 using test::constant;
 using test::input;
 using test::single_node;
-using vk::Precision;
 
 class VulkanLayerNorm : public test::VulkanOpTest {};
 

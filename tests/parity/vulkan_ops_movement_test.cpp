@@ -25,8 +25,6 @@
 namespace vx::test {
 namespace {
 
-using vk::Precision;
-
 constexpr Tolerance kExact{0, 0};
 const Precision kPrecisions[] = {Precision::fp32, Precision::fp16};
 

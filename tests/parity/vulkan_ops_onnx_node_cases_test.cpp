@@ -30,8 +30,6 @@
 namespace vx::test {
 namespace {
 
-using vk::Precision;
-
 const char* kCasePrefixes[] = {
     "test_transpose", "test_slice",     "test_concat",       "test_split",        "test_expand",
     "test_tile",      "test_pad",       "test_constant_pad", "test_edge_pad",     "test_reflect_pad",
@@ -79,7 +77,7 @@ TEST_F(VulkanOnnxNodeCases, MovementAndReductionCasesMatch) {
       expected.push_back(read_onnx_tensor_file(set / cat("output_", i, ".pb")));
     VulkanRun run;
     try {
-      run = run_on_vulkan(ctx(), g, inputs, vk::Precision::fp32);
+      run = run_on_vulkan(ctx(), g, inputs, Precision::fp32);
     } catch (const Error& e) {
       ADD_FAILURE() << name << ": " << e.what();
       continue;
@@ -136,7 +134,7 @@ TEST_P(VulkanOnnxNodeCasesByPrecision, GemmConvPoolNormCasesMatch) {
     ASSERT_EQ(inputs.size(), graph.inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) shapes[graph.value(graph.inputs[i]).name] = inputs[i].shape();
     runtime::ExecutableOptions options;
-    options.fp16 = GetParam() == Precision::fp16;
+    options.precision = GetParam();
     std::vector<Tensor> got;
     std::string placement;
     try {

@@ -20,8 +20,6 @@
 namespace vx::test {
 namespace {
 
-using vk::Precision;
-
 constexpr Tolerance kFp32{1e-5, 1e-5};
 constexpr Tolerance kFp16{1e-2, 1e-3};
 

@@ -64,7 +64,7 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
   vk::optimize_for_vulkan(g);
   if (fuse_conv_relu) g = fuse_conv_bias_relu(std::move(g));
   DeviceRunnerOptions o;
-  o.fp16 = precision == Precision::fp16;
+  o.precision = precision;
   o.optimize = false;
   DeviceModelRunner runner(vk::compute_device(ctx), g, o);
   const std::vector<Tensor> got = runner.run(feeds);

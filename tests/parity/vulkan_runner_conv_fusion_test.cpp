@@ -14,8 +14,6 @@
 namespace vx {
 namespace {
 
-using vk::Precision;
-
 class VulkanConvFusion : public test::VulkanOpTest {};
 
 TEST_F(VulkanConvFusion, ConvBatchNormReluRunAsFusedConvs) {
@@ -39,7 +37,7 @@ TEST_F(VulkanConvFusion, ConvBatchNormReluRunAsFusedConvs) {
 
   for (Precision precision : {Precision::fp32, Precision::fp16}) {
     DeviceRunnerOptions o;
-    o.fp16 = precision == Precision::fp16;
+    o.precision = precision;
     DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
     const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
     const std::vector<Tensor> expected = precision == Precision::fp16 ? test::run_cpu_reference(b.g, feeds) : want;

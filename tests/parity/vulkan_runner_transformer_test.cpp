@@ -18,8 +18,6 @@
 namespace vx {
 namespace {
 
-using vk::Precision;
-
 class VulkanRunnerTransformer : public test::VulkanOpTest {};
 
 struct Builder {
@@ -106,7 +104,7 @@ TEST_F(VulkanRunnerTransformer, TransformerBlockRunsFusedOnTheGpu) {
   const std::vector<Tensor> want = test::run_cpu_reference(b.g, b.feeds);
   for (Precision precision : {Precision::fp32, Precision::fp16}) {
     DeviceRunnerOptions o;
-    o.fp16 = precision == Precision::fp16;
+    o.precision = precision;
     DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
     const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
     const std::vector<Tensor> expected = precision == Precision::fp16 ? test::run_cpu_reference(b.g, feeds) : want;

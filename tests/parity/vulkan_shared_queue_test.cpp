@@ -47,7 +47,7 @@ class VulkanSharedQueue : public ::testing::Test {
     filter_ = std::make_unique<denoise::Filter>(device_);
     filter_->set_image("color", test::view_of(color_));
     filter_->set_image("output", test::view_of(output_));
-    filter_->params().precision = denoise::Precision::fp32;
+    filter_->params().precision = Precision::fp32;
     filter_->set_weights_blob(weights_);
     filter_->commit();
 

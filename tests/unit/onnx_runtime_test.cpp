@@ -181,10 +181,10 @@ TEST(ModelRunner, PlansACnnAndMatchesTheEagerRunner) {
   Profile profile;
   std::vector<Tensor> planned = runner.run({x}, &profile);
   ASSERT_TRUE(runner.last_run_planned()) << runner.fallback_reason();
-  const Plan& plan = runner.last_executable()->plan();
-  for (const Node& n : plan.graph.nodes)
-    for (ValueId id : n.outputs) EXPECT_TRUE(plan.shape_known[size_t(id)]) << n.name << " output not inferred";
-  EXPECT_GT(plan.arena_bytes, 0u);
+  const runtime::ScheduledExecutable& exe = *runner.last_executable();
+  for (const Node& n : exe.bound_graph().nodes)
+    for (ValueId id : n.outputs) EXPECT_TRUE(exe.shape_known()[size_t(id)]) << n.name << " output not inferred";
+  EXPECT_GT(exe.memory_needs().arena_bytes, 0u);
   EXPECT_EQ(profile.entries.size(), runner.graph().nodes.size());
   std::vector<Tensor> eager = run_graph_eager(g, {x});
   ASSERT_EQ(planned.size(), 1u);

@@ -10,7 +10,7 @@
 #include "ops/fused_ops.h"
 #include "passes/fuse_matmul_int8_weights.h"
 #include "passes/optimize_onnx.h"
-#include "session/graph_runner.h"
+#include "session/model_runner.h"
 
 namespace vx {
 namespace {
@@ -27,10 +27,10 @@ using Builder = test::GraphBuilder;
 using test::count_ops;
 
 std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& feeds, bool reference_only) {
-  RunnerOptions o;
+  ModelRunnerOptions o;
   o.optimize = false;
   o.reference_only = reference_only;
-  GraphRunner runner(g, o);
+  ModelRunner runner(g, o);
   return runner.run(feeds);
 }
 

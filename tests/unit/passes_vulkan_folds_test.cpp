@@ -12,7 +12,7 @@
 #include "passes/fold_attention_transposes.h"
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_residual.h"
-#include "session/graph_runner.h"
+#include "session/model_runner.h"
 
 namespace vx {
 namespace {
@@ -40,10 +40,10 @@ const Node& only(const Graph& g, const std::string& op) {
 }
 
 std::vector<Tensor> run_cpu(const Graph& g, const std::vector<Tensor>& feeds, bool reference_only = true) {
-  RunnerOptions o;
+  ModelRunnerOptions o;
   o.optimize = false;
   o.reference_only = reference_only;
-  GraphRunner runner(g, o);
+  ModelRunner runner(g, o);
   return runner.run(feeds);
 }
 

@@ -121,9 +121,7 @@ void run_denoise(const DenoiseArgs& a) {
   filter.params().max_tile_size = a.max_tile;
   filter.params().max_memory_mb = a.max_memory_mb;
   filter.params().target_tile_ms = a.target_tile_ms;
-  filter.params().precision = a.precision == "fp32"   ? denoise::Precision::fp32
-                              : a.precision == "fp16" ? denoise::Precision::fp16
-                                                      : denoise::Precision::automatic;
+  filter.params().precision = parse_precision(a.precision);
   filter.params().kernels = a.kernels;
   filter.set_profiling(a.profile);
   filter.set_weights_file(weights_path);

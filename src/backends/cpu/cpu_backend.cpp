@@ -88,6 +88,7 @@ std::unique_ptr<runtime::CompiledSegments> CpuBackend::compile(const runtime::Bo
     check_memory_limit(needs, options_.max_memory_mb, input_shapes);
     CpuOptions o;
     o.reference_only = options_.reference_only;
+    o.pool = options_.pool;
     return std::make_unique<WholeGraph>(g, std::make_unique<CpuExecutable>(std::move(plan), o));
   }
   std::vector<KernelFn> kernels(g.nodes.size());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/cpu/kernel_registry.h"
+#include "core/thread_pool.h"
 #include "runtime/backend.h"
 #include "runtime/memory_limit.h"
 
@@ -16,6 +17,7 @@ namespace vx::cpu {
 
 struct CpuBackendOptions {
   bool reference_only = false;  // only the reference kernels (tests, debugging)
+  ThreadPool* pool = nullptr;   // a whole graph's kernels run on it (null: ThreadPool::global())
   // A whole graph: > 0 refuses (OutOfMemory, before the arena is allocated) a plan whose arena
   // exceeds this many MiB; `needs` gets what the plan needs, also when refused.
   uint64_t max_memory_mb = 0;

@@ -16,7 +16,7 @@ class VulkanComputeDevice final : public runtime::ComputeDevice {
   void optimize(Graph& graph) const override { optimize_for_vulkan(graph); }
   std::unique_ptr<runtime::Backend> make_backend(const runtime::ExecutableOptions& options) const override {
     VulkanBackendOptions o;
-    o.precision = options.fp16 ? Precision::fp16 : Precision::fp32;
+    o.precision = options.precision;
     o.timestamps = options.timestamps;
     o.max_memory_mb = options.max_memory_mb;
     o.needs = options.needs;

@@ -114,8 +114,6 @@ void store_coop_weight(std::vector<uint8_t>& out, size_t at, size_t plane, float
 
 }  // namespace
 
-const char* precision_name(Precision p) { return p == Precision::fp16 ? "fp16" : "fp32"; }
-
 const char* variant_name(ConvVariant v) {
   if (v == ConvVariant::direct) return "direct";
   if (v == ConvVariant::tiled) return "tiled";

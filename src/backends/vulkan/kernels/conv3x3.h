@@ -7,12 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "core/precision.h"
 #include "core/tensor.h"
 
 namespace vx::vk {
 
-enum class Precision { fp32, fp16 };
-const char* precision_name(Precision p);
 
 // coopmat: 4 subgroups per workgroup; coopmat_w: 8 (more warps in flight, fewer accumulators each);
 // coopmat_p: coopmat_w with the next K chunk's global loads in flight during the MMAs (register
