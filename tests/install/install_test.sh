@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The installed library as a user meets it: `cmake --install` into a fresh prefix, then the outside
+# project tests/install/consumer built against that prefix twice (find_package(Volvox), and
+# pkg-config with a plain compiler call) and run; the library's SONAME and exported symbols checked.
+# Usage: install_test.sh <build dir> [weights file for the consumer's denoise check]
+set -euo pipefail
+build="$1"
+weights="${2:-}"
+here="$(cd "$(dirname "$0")" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+prefix="$work/prefix"
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+lib=$(find "$prefix" -name 'libvolvox.so.*.*' | head -1)
+[[ -n "$lib" ]] || { echo "no libvolvox.so.<version> under the prefix" >&2; exit 1; }
+soname=$(objdump -p "$lib" | awk '$1 == "SONAME" {print $2}')
+[[ "$soname" == libvolvox.so.0 ]] || { echo "SONAME is '$soname', expected libvolvox.so.0" >&2; exit 1; }
+# Only the public API is exported: the C functions (vx*) and namespace volvox; none of the engine.
+leaked=$(nm -D --defined-only -C "$lib" | awk '{print $3" "$4}' | grep -Ev '^(vx[A-Za-z]|volvox::)' | grep -v '^ *$' || true)
+[[ -z "$leaked" ]] || { echo "libvolvox exports symbols beyond its API:" >&2; echo "$leaked" | head -5 >&2; exit 1; }
+for f in include/volvox/volvox.h include/volvox/volvox.hpp include/volvox/model.h bin/volvox; do
+  [[ -e "$prefix/$f" ]] || { echo "$f is not installed" >&2; exit 1; }
+done
+
+# 1. CMake: find_package(Volvox) and the imported target Volvox::volvox.
+cmake -S "$here/consumer" -B "$work/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/cmake-build" >/dev/null
+"$work/cmake-build/consumer" $weights
+
+# 2. pkg-config: the flags it gives are all a compiler needs.
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$(dirname "$lib")/pkgconfig"
+libdir=$(pkg-config --variable=libdir volvox)
+c++ -std=c++17 "$here/consumer/consumer.cpp" $(pkg-config --cflags --libs volvox) -Wl,-rpath,"$libdir" \
+  -o "$work/pkg-consumer"
+"$work/pkg-consumer" $weights
+echo "install test passed ($prefix: $(basename "$lib"))"
