@@ -18,6 +18,10 @@ VX_OP_CASES(quantize) {
                         }});
   }
   quantize.push_back(inputs_variant("no_zero_point", {x, scalar(3.0)}));
+  // Quotients within a few ULP of a half (0.1 is not a binary fraction): an approximate division,
+  // which Vulkan allows, rounds some the other way (round_quotient.glsl).
+  quantize.push_back(inputs_variant("near_halves", {values({8}, {0.25, 0.35, 0.45, 2.55, 12.75, 0.15, 7.65, 1.05}),
+                                                    scalar(0.1)}));
   cases.add(OpCase("QuantizeLinear", "scalar_and_per_axis").opset(13).variants(std::move(quantize)));
 
   std::vector<Variant> dequantize;
@@ -35,6 +39,8 @@ VX_OP_CASES(quantize) {
   for (auto [lo, hi] : std::vector<std::pair<float, float>>{{-3, 7}, {0.5f, 9}, {-6, -1}, {-1e-3f, 2e-3f}})
     for (Shape s : {Shape{7}, Shape{3, 301}}) dynamic.push_back(inputs_variant(cat("[", lo, ",", hi, "]_", s.str()), {f32(s, lo, hi)}));
   dynamic.push_back(inputs_variant("zeros", {values({5}, {0, 0, 0, 0, 0})}));  // scale 0, zero point 0
+  // ONNX's own case: -2.5 / (5 / 255) is -127.49999 in fp32, beside the half.
+  dynamic.push_back(inputs_variant("onnx_near_half", {values({6}, {0, 2, -3, -2.5f, 1.34f, 0.5f})}));
   cases.add(OpCase("DynamicQuantizeLinear", "ranges").opset(11).outputs(3).variants(std::move(dynamic)));
 }
 
