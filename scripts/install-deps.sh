@@ -10,7 +10,7 @@ packages=(
   # oneDNN's CMake config calls find_package(OpenCL): its headers and library are only a Recommends
   # of libdnnl-dev, which --no-install-recommends drops (tests/install/deps_check.sh guards this)
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libprotobuf-dev protobuf-compiler libonnx-dev libopenexr-dev libpng-dev libcli11-dev
-  nlohmann-json3-dev libcurl4-openssl-dev libssl-dev
+  nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libarchive-dev
   # tests: gtest, benchmarks, lavapipe (a Vulkan device on the CPU), validation layers, ONNX's
   # conformance data, clang for libFuzzer, python3 for the local HTTP test server scripts
   libgtest-dev libgmock-dev libbenchmark-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools

@@ -12,6 +12,8 @@
 #include "denoise/processing.h"
 #include "denoise/tiling.h"
 #include "denoise/unet_spec.h"
+#include "denoise/weights_choice.h"
+#include "denoise/weights_store.h"
 #include "formats/tza.h"
 
 namespace vx::denoise {
@@ -107,8 +109,23 @@ void Filter::set_weights_blob(std::span<const std::byte> blob) {
   dirty_ = true;
 }
 
+void Filter::choose_weights() {
+  WeightsQuery query;
+  query.albedo = albedo_.valid();
+  query.normal = normal_.valid();
+  query.hdr = params_.hdr;
+  query.clean_aux = params_.clean_aux;
+  query.quality = params_.quality;
+  const std::filesystem::path file = resolve_first_weights(weights_candidates(query));
+  if (file == chosen_weights_origin_) return;
+  const std::vector<uint8_t> bytes = read_file_bytes(file, "weights file", kTzaMaxFileBytes);
+  const auto blob = std::as_bytes(std::span(bytes));
+  chosen_weights_.assign(blob.begin(), blob.end());
+  chosen_weights_origin_ = file.string();
+  committed_.reset();  // another network
+}
+
 void Filter::commit() {
-  VX_CHECK(!weights_.empty(), InvalidArgument, "no weights: set a .tza file or blob before commit");
   VX_CHECK(color_.valid(), InvalidArgument, "no 'color' image set");
   VX_CHECK(output_.valid(), InvalidArgument, "no 'output' image set");
   auto same_size = [&](const ImageView& v, const char* name) {
@@ -130,14 +147,15 @@ void Filter::commit() {
   VX_CHECK(params_.max_tile_size >= 0, InvalidArgument, "maxTileSize ", params_.max_tile_size,
            " must be 0 (automatic) or a tile side in pixels");
   VX_CHECK(!(params_.hdr && params_.srgb), InvalidArgument, "hdr and srgb cannot both be set");
+  if (weights_.empty()) choose_weights();
 
   if (committed_ && (committed_->precision != params_.precision || committed_->kernels != params_.kernels))
     committed_.reset();  // the network depends on them
   if (!committed_) {
     auto c = std::make_unique<Committed>();
     TzaFile tza;
-    VX_WITH_CONTEXT(cat("weights ", weights_origin_), tza = parse_tza(weights_));
-    VX_WITH_CONTEXT(cat("weights ", weights_origin_), c->spec = detect_unet_spec(tza));
+    VX_WITH_CONTEXT(cat("weights ", weights_origin()), tza = parse_tza(weights()));
+    VX_WITH_CONTEXT(cat("weights ", weights_origin()), c->spec = detect_unet_spec(tza));
     c->network = device_->make_network(build_unet_graph(c->spec, tza), params_.precision, params_.kernels);
     c->precision = params_.precision;
     c->kernels = params_.kernels;
@@ -145,7 +163,7 @@ void Filter::commit() {
   }
   const int ic = committed_->spec.input_channels;
   const int given = 3 + (albedo_.valid() ? 3 : 0) + (normal_.valid() ? 3 : 0);
-  VX_CHECK(given == ic, InvalidArgument, "the weights (", weights_origin_, ") take ", ic, " input channels (",
+  VX_CHECK(given == ic, InvalidArgument, "the weights (", weights_origin(), ") take ", ic, " input channels (",
            ic == 3 ? "color" : ic == 6 ? "color, albedo" : "color, albedo, normal", ") but ", given,
            " were given (", given == 3 ? "color" : given == 6 ? "color, albedo" : "color, albedo, normal", ")");
 

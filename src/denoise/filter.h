@@ -76,6 +76,8 @@ class Filter {
   // them; execute() then reads and writes the buffers in place.
   void set_device_image(const std::string& name, const ImageView& layout, const DeviceImage& buffer);
   FilterParams& params() { return params_; }
+  // The network's weights. Without them, commit() takes the OIDN weights that fit the images and
+  // parameters (weights_choice.h) from $VOLVOX_WEIGHTS or the cache (weights_store.h).
   void set_weights_file(const std::filesystem::path& path);
   void set_weights_blob(std::span<const std::byte> blob);  // copied
   void set_progress(ProgressFn fn) { progress_ = std::move(fn); }
@@ -99,8 +101,14 @@ class Filter {
   ImageView color_, albedo_, normal_, output_;
   DeviceImage color_buffer_, albedo_buffer_, normal_buffer_, output_buffer_;
   FilterParams params_;
-  std::vector<std::byte> weights_;
+  void choose_weights();
+  const std::vector<std::byte>& weights() const { return weights_.empty() ? chosen_weights_ : weights_; }
+  const std::string& weights_origin() const { return weights_.empty() ? chosen_weights_origin_ : weights_origin_; }
+
+  std::vector<std::byte> weights_;  // the caller's
   std::string weights_origin_;
+  std::vector<std::byte> chosen_weights_;  // choose_weights()'s, used when the caller gave none
+  std::string chosen_weights_origin_;
   ProgressFn progress_;
   bool profiling_ = false;
   bool dirty_ = true;

