@@ -8,7 +8,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 add_library(volvox_shared SHARED)
-foreach(layer ${VOLVOX_LAYERS})
+foreach(layer ${VOLVOX_LAYERS} volvox_builtin_weights)
   target_sources(volvox_shared PRIVATE $<TARGET_OBJECTS:${layer}>)
 endforeach()
 target_link_libraries(volvox_shared PRIVATE volvox_dependencies)

@@ -77,7 +77,8 @@ class Filter {
   void set_device_image(const std::string& name, const ImageView& layout, const DeviceImage& buffer);
   FilterParams& params() { return params_; }
   // The network's weights. Without them, commit() takes the OIDN weights that fit the images and
-  // parameters (weights_choice.h) from $VOLVOX_WEIGHTS or the cache (weights_store.h).
+  // parameters (weights_choice.h) from $VOLVOX_WEIGHTS or the cache (weights_store.h), else the
+  // copy built into the program (builtin_weights.h).
   void set_weights_file(const std::filesystem::path& path);
   void set_weights_blob(std::span<const std::byte> blob);  // copied
   void set_progress(ProgressFn fn) { progress_ = std::move(fn); }

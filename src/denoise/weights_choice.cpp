@@ -13,6 +13,8 @@ std::vector<std::string> weights_candidates(const WeightsQuery& q) {
     VX_CHECK(q.albedo != q.normal, InvalidArgument,
              "without a 'color' image the filter denoises one auxiliary image: set 'albedo' or 'normal', not ",
              q.albedo ? "both" : "neither");
+    VX_CHECK(!q.albedo || !q.hdr, InvalidArgument, "hdr is not supported for filtering albedo alone");
+    VX_CHECK(!q.normal || (!q.hdr && !q.srgb), InvalidArgument, "hdr and srgb are not supported for filtering normal alone");
     base = q.albedo ? "rt_alb" : "rt_nrm";
   }
   if (q.quality == Quality::high) return {base + "_large", base};

@@ -13,13 +13,15 @@ namespace vx::denoise {
 
 struct WeightsQuery {
   bool color = true, albedo = false, normal = false;
-  bool hdr = false;
+  bool hdr = false, srgb = false;
   bool clean_aux = false;
   Quality quality = Quality::high;
 };
 
 // Weights names to try, best first, e.g. {"rt_hdr_calb_cnrm_large", "rt_hdr_calb_cnrm"}.
-// InvalidArgument for images no network takes (normal without albedo beside color, no image).
+// InvalidArgument for what no network takes, as OIDN refuses it: normal without albedo beside
+// color, no image, both auxiliary images without color, hdr for albedo alone, hdr or srgb for
+// normal alone.
 std::vector<std::string> weights_candidates(const WeightsQuery& query);
 
 }  // namespace vx::denoise

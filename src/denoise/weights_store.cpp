@@ -321,21 +321,27 @@ fs::path resolve_weights(const std::string& explicit_path_or_empty, const std::s
     VX_CHECK(fs::is_regular_file(file), InvalidArgument, "weights file ", file, " (from --weights) does not exist or is not a file");
     return file;
   }
-  check_weights_name(name);
-  std::string file_name = name + ".tza";
+  if (auto file = find_weights_file(name)) return *file;
   std::string looked;
-  std::string env_dir = env_or_empty("VOLVOX_WEIGHTS");
-  if (!env_dir.empty()) {
+  if (std::string env_dir = env_or_empty("VOLVOX_WEIGHTS"); !env_dir.empty())
+    looked += cat(fs::path(env_dir) / (name + ".tza"), " (VOLVOX_WEIGHTS), ");
+  looked += cat(weights_cache_dir() / (name + ".tza"), " (cache)");
+  fail(ErrorCode::InvalidArgument,
+       cat("the denoiser needs the weights '", name, "' and found none at ", looked,
+           ", nor built into this program; run `volvox weights fetch ", name,
+           "` or pass --weights FILE or set VOLVOX_WEIGHTS=DIR"));
+}
+
+std::optional<fs::path> find_weights_file(const std::string& name) {
+  check_weights_name(name);
+  const std::string file_name = name + ".tza";
+  if (std::string env_dir = env_or_empty("VOLVOX_WEIGHTS"); !env_dir.empty()) {
     fs::path file = fs::path(env_dir) / file_name;
     if (fs::is_regular_file(file)) return file;
-    looked += cat(file, " (VOLVOX_WEIGHTS), ");
   }
   fs::path cached = weights_cache_dir() / file_name;
   if (fs::is_regular_file(cached)) return cached;
-  looked += cat(cached, " (cache)");
-  fail(ErrorCode::InvalidArgument,
-       cat("the denoiser needs the weights '", name, "' and found none at ", looked, "; run `volvox weights fetch ",
-           name, "` or pass --weights FILE or set VOLVOX_WEIGHTS=DIR"));
+  return std::nullopt;
 }
 
 std::string weights_name_for(bool hdr, bool has_albedo, bool has_normal, bool clean_aux) {
@@ -345,18 +351,6 @@ std::string weights_name_for(bool hdr, bool has_albedo, bool has_normal, bool cl
   if (has_albedo && has_normal) name += clean_aux ? "_calb_cnrm" : "_alb_nrm";
   else if (has_albedo) name += "_alb";  // OIDN has no clean-albedo-only weights; cleanAux changes nothing
   return name;
-}
-
-fs::path resolve_first_weights(const std::vector<std::string>& names) {
-  VX_CHECK(!names.empty(), Internal, "no weights names to resolve");
-  for (size_t i = 0; i + 1 < names.size(); ++i) {
-    try {
-      return resolve_weights("", names[i]);
-    } catch (const Error&) {
-      // Not installed: the next name (the base network after a large or small one).
-    }
-  }
-  return resolve_weights("", names.back());
 }
 
 }  // namespace vx::denoise

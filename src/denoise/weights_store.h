@@ -89,8 +89,9 @@ struct FetchResult {
 // hash) and leaves no file.
 FetchResult fetch_weights(const std::string& name, const FetchOptions& options = {});
 
-// The first of `names` (best first) that resolve_weights finds; the error for the last otherwise.
-std::filesystem::path resolve_first_weights(const std::vector<std::string>& names);
+// $VOLVOX_WEIGHTS/<name>.tza, else <cache>/<name>.tza, when it exists (InvalidArgument for a name
+// unsafe in a path).
+std::optional<std::filesystem::path> find_weights_file(const std::string& name);
 
 // The weights file for `name`: `explicit_path_or_empty` if given (it must exist), else
 // $VOLVOX_WEIGHTS/<name>.tza, else <cache>/<name>.tza. Throws InvalidArgument saying where it looked and

@@ -35,10 +35,15 @@ TEST(WeightsChoice, FollowsOidnByImagesHdrCleanAuxAndQuality) {
   EXPECT_EQ(weights_candidates(query(true, false, true, true, Quality::balanced)), Names({"rt_hdr_alb"}));
   // Prefiltering: an auxiliary image alone.
   EXPECT_EQ(weights_candidates(query(true, false, false, false, Quality::high, false)), Names({"rt_alb_large", "rt_alb"}));
-  EXPECT_EQ(weights_candidates(query(false, true, true, false, Quality::fast, false)), Names({"rt_nrm_small", "rt_nrm"}));
+  EXPECT_EQ(weights_candidates(query(false, true, false, false, Quality::fast, false)), Names({"rt_nrm_small", "rt_nrm"}));
   EXPECT_THROW(weights_candidates(query(false, true, false, false, Quality::high)), Error);  // normal without albedo
   EXPECT_THROW(weights_candidates(query(true, true, false, false, Quality::high, false)), Error);
   EXPECT_THROW(weights_candidates(query(false, false, false, false, Quality::high, false)), Error);
+  EXPECT_THROW(weights_candidates(query(true, false, true, false, Quality::high, false)), Error);  // hdr albedo
+  EXPECT_THROW(weights_candidates(query(false, true, true, false, Quality::high, false)), Error);  // hdr normal
+  WeightsQuery srgb_normal = query(false, true, false, false, Quality::high, false);
+  srgb_normal.srgb = true;
+  EXPECT_THROW(weights_candidates(srgb_normal), Error);
 }
 
 // A filter without weights takes them from $VOLVOX_WEIGHTS as OIDN would choose, and changes

@@ -2,10 +2,13 @@
 # The installed library as a user meets it: `cmake --install` into a fresh prefix, then the outside
 # project tests/install/consumer built against that prefix twice (find_package(Volvox), and
 # pkg-config with a plain compiler call) and run; the library's SONAME and exported symbols checked.
-# Usage: install_test.sh <build dir> [weights file for the consumer's denoise check]
+# Usage: install_test.sh <build dir> [weights file for the consumer's denoise check] [builtin]
+# ("builtin": the library carries rt_ldr, so the consumer also denoises with no weights file at all,
+# with VOLVOX_WEIGHTS unset and an empty cache).
 set -euo pipefail
 build="$1"
 weights="${2:-}"
+builtin="${3:-}"
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -27,6 +30,9 @@ done
 cmake -S "$here/consumer" -B "$work/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 "$work/cmake-build/consumer" $weights
+if [[ "$builtin" == builtin ]]; then
+  (unset VOLVOX_WEIGHTS; XDG_CACHE_HOME="$work/empty-cache" "$work/cmake-build/consumer" builtin)
+fi
 
 # 2. pkg-config: the flags it gives are all a compiler needs.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$(dirname "$lib")/pkgconfig"

@@ -49,17 +49,25 @@ void print_json(const DenoiseArgs& a, const Image& color, const denoise::Device&
   std::fflush(stdout);
 }
 
-// OIDN's choice of weights when no --weights file is given (weights_choice.h).
-std::filesystem::path find_weights(const DenoiseArgs& a, bool albedo, bool normal) {
-  if (!a.weights.empty()) return denoise::resolve_weights(a.weights, "");
+denoise::Quality quality_of(const std::string& name) {
+  return name == "fast" ? denoise::Quality::fast : name == "balanced" ? denoise::Quality::balanced : denoise::Quality::high;
+}
+
+// The weights files this run may read: --weights, else every installed file the filter may choose
+// (weights_choice.h; it falls back to the weights built into the program).
+std::vector<std::filesystem::path> weights_files(const DenoiseArgs& a, bool albedo, bool normal) {
+  if (!a.weights.empty()) return {denoise::resolve_weights(a.weights, "")};
   denoise::WeightsQuery query;
   query.albedo = albedo;
   query.normal = normal;
   query.hdr = a.hdr;
+  query.srgb = a.srgb;
   query.clean_aux = a.clean_aux;
-  query.quality = a.quality == "fast" ? denoise::Quality::fast
-                  : a.quality == "balanced" ? denoise::Quality::balanced : denoise::Quality::high;
-  return denoise::resolve_first_weights(denoise::weights_candidates(query));
+  query.quality = quality_of(a.quality);
+  std::vector<std::filesystem::path> files;
+  for (const std::string& name : denoise::weights_candidates(query))
+    if (auto file = denoise::find_weights_file(name)) files.push_back(*file);
+  return files;
 }
 
 // Every flag checked before any file is read; the output must not overwrite an input.
@@ -101,9 +109,9 @@ void run_denoise(const DenoiseArgs& a) {
   if (!albedo.empty()) check_size(albedo, "albedo", a.albedo);
   if (!normal.empty()) check_size(normal, "normal", a.normal);
 
-  const std::string weights_path = find_weights(a, !albedo.empty(), !normal.empty()).string();
-  VX_CHECK(!same_file(weights_path, a.output), InvalidArgument, "-o ", a.output, " is the weights file ", weights_path,
-           ": the output must not overwrite an input");
+  for (const std::filesystem::path& weights : weights_files(a, !albedo.empty(), !normal.empty()))
+    VX_CHECK(!same_file(weights, a.output), InvalidArgument, "-o ", a.output, " is the weights file ", weights,
+             ": the output must not overwrite an input");
 
   Image output(color.width, color.height, 3);
   auto device = denoise::Device::create(a.device, a.threads);
@@ -122,7 +130,8 @@ void run_denoise(const DenoiseArgs& a) {
   filter.params().precision = parse_precision(a.precision);
   filter.params().kernels = a.kernels;
   filter.set_profiling(a.profile);
-  filter.set_weights_file(weights_path);
+  filter.params().quality = quality_of(a.quality);
+  if (!a.weights.empty()) filter.set_weights_file(a.weights);
   const bool bar = !a.json && isatty(STDERR_FILENO);
   if (bar)
     filter.set_progress([](double p) {

@@ -1,5 +1,6 @@
 // `volvox weights fetch|list|path`: get OIDN's trained weights into the cache (verified by SHA-256),
 // show which are present, and print the file the denoiser would use.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "command.h"
 #include "core/error.h"
+#include "denoise/builtin_weights.h"
 #include "denoise/weights_store.h"
 
 namespace vx::cli {
@@ -55,8 +57,10 @@ void run_list(const WeightsArgs& args) {
     const char* state = "missing";
     if (fs::is_regular_file(file))
       state = denoise::sha256_hex_of_file(file) == entry.sha256 ? "present" : "present, WRONG SHA-256";
-    std::printf("  %-18s %-24s ic=%d  %s\n", entry.name.c_str(), state, entry.input_channels,
-                entry.description.c_str());
+    const std::vector<std::string> builtin = denoise::builtin_weights_names();
+    const bool built_in = std::find(builtin.begin(), builtin.end(), entry.name) != builtin.end();
+    std::printf("  %-22s %-24s %-9s ic=%d  %s\n", entry.name.c_str(), state, built_in ? "built in" : "",
+                entry.input_channels, entry.description.c_str());
   }
   std::printf("these are OIDN 2.4's RT weights (each verified by its SHA-256); any other .tza works with --weights FILE\n");
 }

@@ -20,7 +20,8 @@ class CpuComputeDevice final : public runtime::ComputeDevice {
     return make_host_buffer(bytes, storage);
   }
   std::unique_ptr<runtime::Backend> make_backend(const runtime::ExecutableOptions& options) const override {
-    VX_CHECK(options.precision == Precision::fp32, Unsupported, "fp16 is supported on the vulkan device only; the cpu device computes in fp32");
+    VX_CHECK(options.precision == Precision::fp32, Unsupported,
+             "fp16 is supported on the vulkan device only; the cpu device computes in fp32");
     const bool reference = options.kernels == "reference";
     VX_CHECK(options.kernels.empty() || options.kernels == "auto" || reference, Unsupported, "kernel choice '",
              options.kernels, "' is not one of the cpu device's (auto, reference)");

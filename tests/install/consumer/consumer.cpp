@@ -1,6 +1,8 @@
 // Uses an installed Volvox through its public headers only: a CPU device, an error reported as an
-// exception, and (given a weights file) a denoised image checked against its input.
-// Usage: consumer [rt_ldr.tza]; prints "ok" and exits 0 when every check holds.
+// exception, and (given weights) a denoised image checked against its input.
+// Usage: consumer [rt_ldr.tza | builtin]; "builtin" sets no weights, so that the library's built-in
+// rt_ldr serves. Prints "ok" and exits 0 when every check holds.
+#include <cstring>
 #include <volvox/volvox.hpp>
 
 #include <cmath>
@@ -32,7 +34,7 @@ int main(int argc, char** argv) {
     volvox::FilterRef filter(device, "RT");
     filter.set_image("color", color.data(), VX_FORMAT_FLOAT3, w, h);
     filter.set_image("output", output.data(), VX_FORMAT_FLOAT3, w, h);
-    filter.set_weights_file(argv[1]);
+    if (std::strcmp(argv[1], "builtin") != 0) filter.set_weights_file(argv[1]);
     filter.commit();
     filter.execute();
     double sum = 0;
