@@ -11,11 +11,12 @@ The files: every CMake file the configure step read (a traced configure of the s
 scratch folder), every absolute path in the build's CMakeCache.txt (libraries, programs, config
 folders), and every header the compiler read (ninja's dependency log of the build folder).
 
-  scripts/check-deps.py BUILD_DIR [--without PACKAGE ...]
+  scripts/check-deps.py BUILD_DIR [--without PACKAGE ...] [--must-miss PACKAGE]
 
---without drops packages from the listed set, to show that the check catches a missing one (the test
-suite runs it with --without ocl-icd-opencl-dev and expects a failure). Exit 0 when every file is
-covered, 1 otherwise, with one line per uncovered package and a file it owns.
+--without drops packages from the listed set. --must-miss PACKAGE also checks, on the same scan, that
+dropping PACKAGE would be caught (the test suite passes ocl-icd-opencl-dev: a check that cannot fail
+proves nothing). Exit 0 when every file is covered (and the --must-miss check fails as it should), 1
+otherwise, with one line per uncovered package and a file it owns.
 """
 import argparse
 import json
@@ -136,6 +137,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("build_dir")
     parser.add_argument("--without", action="append", default=[], help="drop a package from the listed set")
+    parser.add_argument("--must-miss", help="a package whose absence from the list this check must notice")
     args = parser.parse_args()
     build_dir = os.path.abspath(args.build_dir)
 
@@ -149,10 +151,18 @@ def main():
     owner = owners(paths)
     unowned = sorted(p for p in paths if p not in owner and p.startswith("/usr/local/"))
 
-    uncovered = {}
-    for path, pkg in sorted(owner.items()):
-        if pkg not in covered:
-            uncovered.setdefault(pkg, path)
+    def uncovered_by(covered_set):
+        found = {}
+        for path, pkg in sorted(owner.items()):
+            if pkg not in covered_set:
+                found.setdefault(pkg, path)
+        return found
+
+    uncovered = uncovered_by(covered)
+    if args.must_miss and not uncovered_by(closure(listed - {args.must_miss}, depends, providers)):
+        print(f"check-deps: without {args.must_miss} in scripts/install-deps.sh this check would still pass: "
+              f"it cannot notice a missing package")
+        return 1
     for pkg, path in sorted(uncovered.items()):
         print(f"check-deps: the build uses {path} from package {pkg}, which scripts/install-deps.sh neither "
               f"lists nor pulls in by Depends")

@@ -44,6 +44,14 @@ VX_OP_CASES(eltwise_binary) {
                                inputs_variant("rank_6", {f32({2, 1, 3, 1, 2, 3}), f32({5, 2, 1})}),
                                inputs_variant("ones", {f32({1, 1, 1}), f32({3, 1})}), inputs_variant("empty", {f32({0, 3}), f32({1, 3})})}));
   for (const char* op : {"Sub", "Mul", "Div"}) cases.add(binary_float_case(op, true));
+  // Quotients correctly rounded to fp32, exactly as the CPU divides (float_division.glsl): decimal
+  // ratios land within an ULP of a half or of each other, where a GPU's approximate division (2.5
+  // ULP, NVIDIA's) differs.
+  cases.add(OpCase("Div", "correctly_rounded")
+                .with_inputs({values({11}, {0.35, -2.5, 0.5, 2.55, 12.75, 0.15, 7.65, 1.05, 1, 2, 3}),
+                              values({11}, {0.1, 5.0 / 255, 5.0 / 255, 0.1, 0.1, 0.1, 0.1, 0.1, 3, 3, 7})})
+                .tol_f32({0, 0, 0})
+                .skip(Backend::vulkan_f16));  // fp16 storage rounds the quotients anyway
   // NaN propagates through Max and Min.
   for (const char* op : {"Min", "Max"})
     cases.add(binary_float_case(op, true, {inputs_variant("nan", {patched(f32({3, 8}), {{5, std::numeric_limits<double>::quiet_NaN()}}), f32({8})})}));

@@ -20,6 +20,7 @@
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 #include "linear_index.glsl"
 #include "eltwise_math.glsl"
+#include "float_division.glsl"
 
 layout(std430, binding = 0) readonly buffer A { STORAGE(TA) a[]; };
 layout(std430, binding = 1) readonly buffer B { STORAGE(TB) b[]; };
@@ -99,7 +100,7 @@ float apply(float x, float y) {
     case ADD: return x + y;
     case SUB: return x - y;
     case MUL: return x * y;
-    case DIV: return x / y;
+    case DIV: return quotient(x, y);
     case POW: return pow_onnx(x, y);
     case MIN: return (isnan(x) || isnan(y)) ? x + y : min(x, y);
     case MAX: return (isnan(x) || isnan(y)) ? x + y : max(x, y);

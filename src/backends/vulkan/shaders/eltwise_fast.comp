@@ -11,6 +11,7 @@
 //   mode 2: index (i / div) % mod  (a bias row: div 1, mod = row length; a column: div = row length)
 // fp32 arithmetic; f16 storage with TX=1.
 #include "element_types.glsl"
+#include "float_division.glsl"
 
 layout(constant_id = 0) const int OP = 0;  // eltwise_binary.comp's numbering (ADD .. MAX, PRELU)
 layout(constant_id = 1) const int A_MODE = 0;
@@ -37,7 +38,7 @@ float apply(float x, float y) {
   if (OP == ADD) return x + y;
   if (OP == SUB) return x - y;
   if (OP == MUL) return x * y;
-  if (OP == DIV) return x / y;
+  if (OP == DIV) return quotient(x, y);
   if (OP == MIN) return (isnan(x) || isnan(y)) ? x + y : min(x, y);
   if (OP == MAX) return (isnan(x) || isnan(y)) ? x + y : max(x, y);
   if (OP == PRELU) return x < 0.0 ? x * y : x;
@@ -48,7 +49,7 @@ vec4 apply4(vec4 x, vec4 y) {
   if (OP == ADD) return x + y;
   if (OP == SUB) return x - y;
   if (OP == MUL) return x * y;
-  if (OP == DIV) return x / y;
+  if (OP == DIV) return vec4(quotient(x.x, y.x), quotient(x.y, y.y), quotient(x.z, y.z), quotient(x.w, y.w));
   return vec4(apply(x.x, y.x), apply(x.y, y.y), apply(x.z, y.z), apply(x.w, y.w));
 }
 

@@ -3,7 +3,7 @@
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
 // Linear (de)quantization; integers (int8 / uint8 / int32 values) live as int32 on the device.
-// (roundEven(x / s) is round_quotient: see round_quotient.glsl.)
+// (x / s is quotient(): correctly rounded, float_division.glsl.)
 //   mode 0 QuantizeLinear:   y_int = clamp(roundEven(x / scale) + zero, lo, hi)
 //   mode 1 DequantizeLinear: y = (x_int - zero) * scale
 //   mode 2 DynamicQuantizeLinear statistics (one workgroup): scale = (max(x, 0) - min(x, 0)) / 255
@@ -13,7 +13,7 @@
 #include "element_types.glsl"
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 #include "linear_index.glsl"
-#include "round_quotient.glsl"
+#include "float_division.glsl"
 
 layout(std430, binding = 0) readonly buffer XF { elem_t x_float[]; };
 layout(std430, binding = 1) readonly buffer XI { int x_int[]; };
@@ -64,7 +64,7 @@ void main() {
     }
     if (t == 0u) {
       float s = (hi_part[0] - lo_part[0]) / 255.0;
-      float z = s == 0.0 ? 0.0 : clamp(round_quotient(0.0 - lo_part[0], s), 0.0, 255.0);
+      float z = s == 0.0 ? 0.0 : clamp(roundEven(quotient(0.0 - lo_part[0], s)), 0.0, 255.0);
       stats[0] = s;
       stats[1] = z;
       scale[0] = elem_t(s);
@@ -76,13 +76,13 @@ void main() {
   if (i >= p.count) return;
   if (p.mode == 3) {
     float s = stats[0], z = stats[1];
-    y_int[i] = int(s == 0.0 ? z : clamp(round_quotient(float(x_float[i]), s) + z, 0.0, 255.0));
+    y_int[i] = int(s == 0.0 ? z : clamp(roundEven(quotient(float(x_float[i]), s)) + z, 0.0, 255.0));
     return;
   }
   uint at = p.params == 1u ? 0u : (i / p.inner) % p.params;
   int zp = p.has_zero != 0 ? zero[at] : 0;
   if (p.mode == 0) {
-    y_int[i] = saturate(round_quotient(float(x_float[i]), float(scale[at])) + float(zp));
+    y_int[i] = saturate(roundEven(quotient(float(x_float[i]), float(scale[at]))) + float(zp));
   } else {
     y_float[i] = elem_t(float(x_int[i] - zp) * float(scale[at]));
   }
