@@ -19,7 +19,7 @@ VX_OP_CASES(quantize) {
   }
   quantize.push_back(inputs_variant("no_zero_point", {x, scalar(3.0)}));
   // Quotients within a few ULP of a half (0.1 is not a binary fraction): an approximate division,
-  // which Vulkan allows, rounds some the other way (round_quotient.glsl).
+  // which Vulkan allows, rounds some the other way (float_division.glsl).
   quantize.push_back(inputs_variant("near_halves", {values({8}, {0.25, 0.35, 0.45, 2.55, 12.75, 0.15, 7.65, 1.05}),
                                                     scalar(0.1)}));
   cases.add(OpCase("QuantizeLinear", "scalar_and_per_axis").opset(13).variants(std::move(quantize)));
