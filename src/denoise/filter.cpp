@@ -11,7 +11,6 @@
 #include "denoise/autoexposure.h"
 #include "denoise/processing.h"
 #include "denoise/tiling.h"
-#include "denoise/builtin_weights.h"
 #include "denoise/unet_spec.h"
 #include "denoise/weights_choice.h"
 #include "denoise/weights_store.h"
@@ -111,35 +110,21 @@ void Filter::set_weights_blob(std::span<const std::byte> blob) {
 }
 
 void Filter::choose_weights() {
-  WeightsQuery query;
-  query.albedo = albedo_.valid();
-  query.normal = normal_.valid();
-  query.hdr = params_.hdr;
-  query.srgb = params_.srgb;
-  query.clean_aux = params_.clean_aux;
-  query.quality = params_.quality;
-  const std::vector<std::string> names = weights_candidates(query);
-  for (const std::string& name : names) {
-    // A file ($VOLVOX_WEIGHTS, the cache) before the built-in copy: what the user installed wins.
-    if (std::optional<std::filesystem::path> file = find_weights_file(name)) {
-      if (file->string() == chosen_weights_origin_) return;
-      const std::vector<uint8_t> bytes = read_file_bytes(*file, "weights file", kTzaMaxFileBytes);
-      const auto blob = std::as_bytes(std::span(bytes));
-      chosen_weights_.assign(blob.begin(), blob.end());
-      chosen_weights_origin_ = file->string();
-      committed_.reset();  // another network
-      return;
-    }
-    if (std::span<const std::byte> builtin = find_builtin_weights(name); !builtin.empty()) {
-      const std::string origin = "built-in " + name;
-      if (origin == chosen_weights_origin_) return;
-      chosen_weights_.assign(builtin.begin(), builtin.end());
-      chosen_weights_origin_ = origin;
-      committed_.reset();
-      return;
-    }
+  const WeightsQuery query = weights_query(params_, albedo_.valid(), normal_.valid());
+  const std::vector<FoundWeights> found = installed_weights(query);
+  // None: resolve_weights throws, saying where it looked and how to get the weights.
+  if (found.empty()) resolve_weights("", weights_candidates(query).back());
+  const FoundWeights& best = found.front();
+  if (best.origin == chosen_weights_origin_) return;
+  if (best.file) {
+    const std::vector<uint8_t> bytes = read_file_bytes(*best.file, "weights file", kTzaMaxFileBytes);
+    const auto blob = std::as_bytes(std::span(bytes));
+    chosen_weights_.assign(blob.begin(), blob.end());
+  } else {
+    chosen_weights_.assign(best.builtin.begin(), best.builtin.end());
   }
-  resolve_weights("", names.back());  // throws: where it looked and how to get the weights
+  chosen_weights_origin_ = best.origin;
+  committed_.reset();  // another network
 }
 
 void Filter::commit() {

@@ -1,6 +1,7 @@
 #include "denoise/weights_choice.h"
 
 #include "core/error.h"
+#include "denoise/builtin_weights.h"
 #include "denoise/weights_store.h"
 
 namespace vx::denoise {
@@ -20,6 +21,28 @@ std::vector<std::string> weights_candidates(const WeightsQuery& q) {
   if (q.quality == Quality::high) return {base + "_large", base};
   if (q.quality == Quality::fast) return {base + "_small", base};
   return {base};
+}
+
+WeightsQuery weights_query(const FilterParams& params, bool albedo, bool normal) {
+  WeightsQuery q;
+  q.albedo = albedo;
+  q.normal = normal;
+  q.hdr = params.hdr;
+  q.srgb = params.srgb;
+  q.clean_aux = params.clean_aux;
+  q.quality = params.quality;
+  return q;
+}
+
+std::vector<FoundWeights> installed_weights(const WeightsQuery& query) {
+  std::vector<FoundWeights> found;
+  for (const std::string& name : weights_candidates(query)) {
+    if (std::optional<std::filesystem::path> file = find_weights_file(name))
+      found.push_back({file, {}, file->string()});
+    if (std::span<const std::byte> builtin = find_builtin_weights(name); !builtin.empty())
+      found.push_back({std::nullopt, builtin, "built-in " + name});
+  }
+  return found;
 }
 
 }  // namespace vx::denoise

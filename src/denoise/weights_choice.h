@@ -4,6 +4,10 @@
 // (*_calb_cnrm), and quality: high takes the large network where one exists, fast the small one,
 // balanced (and any missing variant) the base network.
 #pragma once
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,5 +27,19 @@ struct WeightsQuery {
 // color, no image, both auxiliary images without color, hdr for albedo alone, hdr or srgb for
 // normal alone.
 std::vector<std::string> weights_candidates(const WeightsQuery& query);
+
+// The query for a filter with these images and parameters.
+WeightsQuery weights_query(const FilterParams& params, bool albedo, bool normal);
+
+// A candidate where a filter finds it: an installed file ($VOLVOX_WEIGHTS, the cache,
+// find_weights_file) or the copy built into the program (builtin_weights.h).
+struct FoundWeights {
+  std::optional<std::filesystem::path> file;  // empty: built in
+  std::span<const std::byte> builtin;
+  std::string origin;                         // the file's path, or "built-in <name>"
+};
+// Every candidate that is installed or built in, best first; for one name its file comes before
+// its built-in copy (what the user installed wins). Empty when none is.
+std::vector<FoundWeights> installed_weights(const WeightsQuery& query);
 
 }  // namespace vx::denoise

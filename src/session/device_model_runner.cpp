@@ -60,6 +60,11 @@ void DeviceModelRunner::set_max_memory_mb(uint64_t mb) {
   options_.max_memory_mb = mb;
 }
 
+uint64_t DeviceModelRunner::max_memory_mb() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return options_.max_memory_mb;
+}
+
 MemoryNeeds DeviceModelRunner::last_memory_needs() {
   std::lock_guard<std::mutex> lock(needs_mutex_);
   return last_needs_;

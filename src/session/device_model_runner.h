@@ -53,6 +53,7 @@ class DeviceModelRunner {
   const Graph& graph() const { return graph_; }
   // Applies from the next run (executables built under another limit included).
   void set_max_memory_mb(uint64_t mb);
+  uint64_t max_memory_mb();
   // What the last run's executable needs on the device (also when the limit refused it).
   MemoryNeeds last_memory_needs();
   std::shared_ptr<runtime::ScheduledExecutable> last_executable() const { return last_; }

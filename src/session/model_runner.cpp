@@ -27,16 +27,11 @@ DeviceRunnerOptions device_runner_options(const ModelRunnerOptions& o) {
 
 ModelRunner::ModelRunner(Graph graph, ModelRunnerOptions options)
     : planned_(options.planned),
-      max_memory_mb_(options.max_memory_mb),
       runner_(cpu_device(options.threads), std::move(graph), device_runner_options(options)) {}
-
-void ModelRunner::set_max_memory_mb(uint64_t mb) {
-  max_memory_mb_ = mb;
-  runner_.set_max_memory_mb(mb);
-}
 
 std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {
   const Graph& g = runner_.graph();
+  const uint64_t max_memory_mb = runner_.max_memory_mb();
   std::shared_ptr<runtime::ScheduledExecutable> executable;
   std::string reason = planned_ ? "" : "planning disabled";
   bool inputs_usable = true;
@@ -60,7 +55,7 @@ std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile*
           executable = runner_.executable(inputs);
         } catch (const Error& e) {
           // Over the limit: the eager runner would need at least as much, so it is no way out.
-          if (e.code() == ErrorCode::OutOfMemory && max_memory_mb_ > 0) throw;
+          if (e.code() == ErrorCode::OutOfMemory && max_memory_mb > 0) throw;
           reason = e.what();
           planning_failures_[key] = reason;
         }
@@ -69,8 +64,8 @@ std::vector<Tensor> ModelRunner::run(const std::vector<Tensor>& inputs, Profile*
   }
   // The eager runner allocates as it goes, unbounded: with a limit set it is refused, not a
   // silent way around the limit (bad inputs still get the eager runner's error naming them).
-  VX_CHECK(executable != nullptr || !inputs_usable || max_memory_mb_ == 0, Unsupported, "maxMemoryMB is set (",
-           max_memory_mb_, " MB) but this model cannot be planned for these inputs, and the eager runner ",
+  VX_CHECK(executable != nullptr || !inputs_usable || max_memory_mb == 0, Unsupported, "maxMemoryMB is set (",
+           max_memory_mb, " MB) but this model cannot be planned for these inputs, and the eager runner ",
            "cannot bound its memory: ", reason);
   last_planned_ = executable != nullptr;
   last_reason_ = reason;

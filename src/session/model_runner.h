@@ -43,7 +43,7 @@ class ModelRunner {
   bool last_run_planned() const { return last_planned_; }
   const std::string& fallback_reason() const { return last_reason_; }
   // Applies from the next run (plans made under another limit included).
-  void set_max_memory_mb(uint64_t mb);
+  void set_max_memory_mb(uint64_t mb) { runner_.set_max_memory_mb(mb); }
   // The activation arena the last run's plan needs (also when the limit refused it); 0 before a
   // planned run.
   uint64_t last_arena_bytes() { return runner_.last_memory_needs().arena_bytes; }
@@ -53,7 +53,6 @@ class ModelRunner {
 
  private:
   bool planned_;
-  uint64_t max_memory_mb_;
   DeviceModelRunner runner_;
   std::map<std::string, std::string> planning_failures_;  // shape key -> reason
   bool last_planned_ = false;

@@ -53,21 +53,19 @@ denoise::Quality quality_of(const std::string& name) {
   return name == "fast" ? denoise::Quality::fast : name == "balanced" ? denoise::Quality::balanced : denoise::Quality::high;
 }
 
-// The weights files this run may read: --weights, else every installed file the filter may choose
-// (weights_choice.h; it falls back to the weights built into the program).
-std::vector<std::filesystem::path> weights_files(const DenoiseArgs& a, bool albedo, bool normal) {
-  if (!a.weights.empty()) return {denoise::resolve_weights(a.weights, "")};
-  denoise::WeightsQuery query;
-  query.albedo = albedo;
-  query.normal = normal;
-  query.hdr = a.hdr;
-  query.srgb = a.srgb;
-  query.clean_aux = a.clean_aux;
-  query.quality = quality_of(a.quality);
-  std::vector<std::filesystem::path> files;
-  for (const std::string& name : denoise::weights_candidates(query))
-    if (auto file = denoise::find_weights_file(name)) files.push_back(*file);
-  return files;
+denoise::FilterParams filter_params(const DenoiseArgs& a) {
+  denoise::FilterParams p;
+  p.hdr = a.hdr;
+  p.srgb = a.srgb;
+  p.clean_aux = a.clean_aux;
+  p.input_scale = a.input_scale;
+  p.quality = quality_of(a.quality);
+  p.max_tile_size = a.max_tile;
+  p.max_memory_mb = a.max_memory_mb;
+  p.target_tile_ms = a.target_tile_ms;
+  p.precision = parse_precision(a.precision);
+  p.kernels = a.kernels;
+  return p;
 }
 
 // Every flag checked before any file is read; the output must not overwrite an input.
@@ -109,7 +107,15 @@ void run_denoise(const DenoiseArgs& a) {
   if (!albedo.empty()) check_size(albedo, "albedo", a.albedo);
   if (!normal.empty()) check_size(normal, "normal", a.normal);
 
-  for (const std::filesystem::path& weights : weights_files(a, !albedo.empty(), !normal.empty()))
+  // The weights files this run may read: --weights, else every installed one the filter may choose.
+  const denoise::FilterParams params = filter_params(a);
+  std::vector<std::filesystem::path> weights_files;
+  if (!a.weights.empty()) weights_files.push_back(denoise::resolve_weights(a.weights, ""));
+  else
+    for (const denoise::FoundWeights& w : denoise::installed_weights(
+             denoise::weights_query(params, !albedo.empty(), !normal.empty())))
+      if (w.file) weights_files.push_back(*w.file);
+  for (const std::filesystem::path& weights : weights_files)
     VX_CHECK(!same_file(weights, a.output), InvalidArgument, "-o ", a.output, " is the weights file ", weights,
              ": the output must not overwrite an input");
 
@@ -120,17 +126,8 @@ void run_denoise(const DenoiseArgs& a) {
   if (!albedo.empty()) filter.set_image("albedo", denoise::image_view(albedo));
   if (!normal.empty()) filter.set_image("normal", denoise::image_view(normal));
   filter.set_image("output", denoise::image_view(output));
-  filter.params().hdr = a.hdr;
-  filter.params().srgb = a.srgb;
-  filter.params().clean_aux = a.clean_aux;
-  filter.params().input_scale = a.input_scale;
-  filter.params().max_tile_size = a.max_tile;
-  filter.params().max_memory_mb = a.max_memory_mb;
-  filter.params().target_tile_ms = a.target_tile_ms;
-  filter.params().precision = parse_precision(a.precision);
-  filter.params().kernels = a.kernels;
+  filter.params() = params;
   filter.set_profiling(a.profile);
-  filter.params().quality = quality_of(a.quality);
   if (!a.weights.empty()) filter.set_weights_file(a.weights);
   const bool bar = !a.json && isatty(STDERR_FILENO);
   if (bar)

@@ -52,12 +52,12 @@ void run_fetch(const WeightsArgs& args) {
 void run_list(const WeightsArgs& args) {
   fs::path dir = args.dir.empty() ? denoise::weights_cache_dir() : fs::path(args.dir);
   std::printf("weights folder: %s\n", dir.c_str());
+  const std::vector<std::string> builtin = denoise::builtin_weights_names();
   for (const auto& entry : denoise::known_weights()) {
     fs::path file = dir / (entry.name + ".tza");
     const char* state = "missing";
     if (fs::is_regular_file(file))
       state = denoise::sha256_hex_of_file(file) == entry.sha256 ? "present" : "present, WRONG SHA-256";
-    const std::vector<std::string> builtin = denoise::builtin_weights_names();
     const bool built_in = std::find(builtin.begin(), builtin.end(), entry.name) != builtin.end();
     std::printf("  %-22s %-24s %-9s ic=%d  %s\n", entry.name.c_str(), state, built_in ? "built in" : "",
                 entry.input_channels, entry.description.c_str());
