@@ -1,8 +1,10 @@
 // Devices of the filter: the CPU here; Vulkan registers its own (with the whole-image path) from
 // its folder; any other registered compute device gets the generic ComputeFilterDevice.
+#include <algorithm>
+#include <fstream>
+
 #include "backends/cpu/cpu_device.h"
 #include "core/error.h"
-#include "core/thread_pool.h"
 #include "denoise/compute_network.h"
 #include "denoise/filter.h"
 #include "passes/optimize.h"
@@ -13,17 +15,21 @@ namespace {
 
 class CpuDevice final : public Device {
  public:
-  explicit CpuDevice(int threads) {
-    if (threads > 0 && ThreadPool::global().size() != threads) ThreadPool::set_global_threads(threads);
-  }
+  // threads > 0: a private pool of that many threads (OIDN's numThreads), so that two devices with
+  // different counts do not resize each other's pool; 0: the global pool.
+  explicit CpuDevice(int threads)
+      : compute_(threads > 0 ? cpu::make_cpu_compute_device(threads) : cpu::cpu_compute_device()) {}
   std::string name() const override { return "cpu"; }
   std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision,
                                             const std::string& kernels) override {
-    const runtime::ExecutableOptions o = network_options(*cpu::cpu_compute_device(), precision, kernels);
+    const runtime::ExecutableOptions o = network_options(*compute_, precision, kernels);
     optimize_for_inference(unet_graph);
-    return std::make_unique<ComputeNetwork>(cpu::cpu_compute_device(), std::move(unet_graph), o, "cpu");
+    return std::make_unique<ComputeNetwork>(compute_, std::move(unet_graph), o, "cpu");
   }
-  std::shared_ptr<const runtime::ComputeDevice> compute_device() const override { return cpu::cpu_compute_device(); }
+  std::shared_ptr<const runtime::ComputeDevice> compute_device() const override { return compute_; }
+
+ private:
+  std::shared_ptr<const runtime::ComputeDevice> compute_;
 };
 
 // Any other compute device: the U-Net through its backend tile by tile, processing on the host.
@@ -43,6 +49,18 @@ class ComputeFilterDevice final : public Device {
   std::shared_ptr<const runtime::ComputeDevice> compute_;
 };
 
+// The processor's model name (/proc/cpuinfo), else "CPU".
+std::string cpu_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
+    }
+  return "CPU";
+}
+
 std::vector<DeviceKind>& device_kinds() {
   static std::vector<DeviceKind> kinds;
   return kinds;
@@ -53,6 +71,23 @@ std::vector<DeviceKind>& device_kinds() {
 bool register_device_kind(DeviceKind kind) {
   device_kinds().push_back(std::move(kind));
   return true;
+}
+
+std::vector<runtime::PhysicalDevice> list_physical_devices() {
+  using Type = runtime::PhysicalDevice::Type;
+  std::vector<runtime::PhysicalDevice> all;
+  for (const DeviceKind& k : device_kinds())
+    if (k.list)
+      for (runtime::PhysicalDevice& d : k.list()) all.push_back(std::move(d));
+  // Hardware GPUs first (discrete, integrated, virtual), then software renderers; stable within.
+  auto rank = [](Type t) { return t == Type::discrete_gpu ? 0 : t == Type::integrated_gpu ? 1 : t == Type::virtual_gpu ? 2 : 3; };
+  std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) { return rank(a.type) < rank(b.type); });
+  runtime::PhysicalDevice cpu;
+  cpu.kind = "cpu";
+  cpu.name = cpu_name();
+  cpu.type = Type::cpu;
+  all.push_back(std::move(cpu));
+  return all;
 }
 
 std::shared_ptr<Device> Device::create(const std::string& kind, int threads) {

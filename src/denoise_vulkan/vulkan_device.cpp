@@ -106,8 +106,35 @@ class VulkanDevice final : public Device {
 }  // namespace
 
 // Device::create("vulkan", "vulkan:N", "auto") reaches this folder through its registration.
-[[maybe_unused]] const bool registered = register_device_kind({"vulkan", [](const std::string& kind) { return make_vulkan_device(kind); },
-                                               [] { return make_vulkan_device("auto"); }});
+// The Vulkan devices as the filter's callers see them before opening one (OIDN's physical
+// devices); none when no loader or driver is present.
+std::vector<runtime::PhysicalDevice> list_vulkan_devices() {
+  std::vector<vk::DeviceInfo> found;
+  try {
+    found = vk::VulkanContext::list_devices();
+  } catch (const Error&) {
+    return {};
+  }
+  std::vector<runtime::PhysicalDevice> devices;
+  for (const vk::DeviceInfo& d : found) {
+    using Type = runtime::PhysicalDevice::Type;
+    runtime::PhysicalDevice p;
+    p.kind = cat("vulkan:", d.index);
+    p.name = d.name;
+    p.type = d.type == "discrete" ? Type::discrete_gpu : d.type == "integrated" ? Type::integrated_gpu
+           : d.type == "virtual" ? Type::virtual_gpu : d.type == "cpu" ? Type::software_gpu : Type::other;
+    p.uuid = d.uuid;
+    if (d.luid_valid) p.luid = d.luid, p.node_mask = d.node_mask;
+    if (d.pci_valid) p.pci = runtime::PciAddress{d.pci_domain, d.pci_bus, d.pci_device, d.pci_function};
+    if (d.import_opaque_fd) p.external_memory_types = runtime::kExternalMemoryOpaqueFd;
+    devices.push_back(std::move(p));
+  }
+  return devices;
+}
+
+[[maybe_unused]] const bool registered =
+    register_device_kind({"vulkan", [](const std::string& kind) { return make_vulkan_device(kind); },
+                          [] { return make_vulkan_device("auto"); }, list_vulkan_devices});
 
 std::shared_ptr<Device> make_vulkan_device(const std::string& kind) { return make_vulkan_device(kind, {}); }
 

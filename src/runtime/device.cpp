@@ -1,5 +1,7 @@
 #include "runtime/device.h"
 
+#include "core/error.h"
+
 namespace vx::runtime {
 namespace {
 
@@ -9,6 +11,10 @@ std::vector<ComputeDeviceKind>& kinds() {
 }
 
 }  // namespace
+
+std::shared_ptr<Buffer> ComputeDevice::import_buffer(ExternalMemoryType type, int, uint64_t) const {
+  fail(ErrorCode::Unsupported, cat(name(), " cannot import external memory (type ", uint32_t(type), ")"));
+}
 
 bool register_compute_device_kind(ComputeDeviceKind kind) {
   kinds().push_back(std::move(kind));

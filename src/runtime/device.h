@@ -18,6 +18,7 @@
 #include "runtime/backend.h"
 #include "runtime/buffer.h"
 #include "runtime/memory_limit.h"
+#include "runtime/physical_device.h"
 
 namespace vx::runtime {
 
@@ -46,6 +47,12 @@ class ComputeDevice {
   // A buffer of `bytes` bytes (> 0) in the device's memory (buffer.h), zero-filled; throws
   // OutOfMemory when the device cannot hold it, Unsupported for a storage it cannot provide.
   virtual std::shared_ptr<Buffer> make_buffer(uint64_t bytes, BufferStorage storage) const = 0;
+  // The ExternalMemoryType bits import_buffer() takes (0: none).
+  virtual uint32_t external_memory_types() const { return 0; }
+  // A buffer over `bytes` bytes of memory another API exported as the file descriptor `fd` (of
+  // one of external_memory_types()); on success the device owns fd (closes it with the buffer),
+  // on failure the caller still does. Unsupported for a type the device cannot import.
+  virtual std::shared_ptr<Buffer> import_buffer(ExternalMemoryType type, int fd, uint64_t bytes) const;
   // The device's one submission queue, locked: every submit of the engine takes this lock, and so
   // must anyone else submitting to the same queue. Devices without a queue return an empty lock.
   virtual std::unique_lock<std::mutex> lock_queue() const { return {}; }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "core/file_io.h"
 
@@ -185,10 +186,34 @@ DeviceInfo VulkanContext::query_device(VkInstance instance, VkPhysicalDevice dev
 
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+  VkPhysicalDevicePCIBusInfoPropertiesEXT pci{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
   VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props2.pNext = &subgroup;
-  if (v12) subgroup.pNext = &driver;
+  subgroup.pNext = &id;
+  info.pci_valid = has_extension(extensions, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
+  if (info.pci_valid) id.pNext = &pci;
+  if (v12) driver.pNext = std::exchange(props2.pNext, &driver);
   vkGetPhysicalDeviceProperties2(device, &props2);
+  std::copy(std::begin(id.deviceUUID), std::end(id.deviceUUID), info.uuid.begin());
+  info.luid_valid = id.deviceLUIDValid;
+  if (info.luid_valid) {
+    std::copy(std::begin(id.deviceLUID), std::end(id.deviceLUID), info.luid.begin());
+    info.node_mask = id.deviceNodeMask;
+  }
+  if (info.pci_valid) {
+    info.pci_domain = pci.pciDomain, info.pci_bus = pci.pciBus;
+    info.pci_device = pci.pciDevice, info.pci_function = pci.pciFunction;
+  }
+  if (has_extension(extensions, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME)) {
+    VkPhysicalDeviceExternalBufferInfo ebi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+    ebi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    ebi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkExternalBufferProperties ebp{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+    vkGetPhysicalDeviceExternalBufferProperties(device, &ebi, &ebp);
+    info.import_opaque_fd =
+        ebp.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
+  }
   info.subgroup_size = subgroup.subgroupSize;
   if (v12) {
     info.driver_name = driver.driverName;
@@ -344,6 +369,9 @@ VulkanContext::VulkanContext(const ContextOptions& options) {
     if (coopmat_enabled_) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     if (has_extension(available, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME))
       extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    // Renderers hand their memory over as file descriptors (OIDN's oidnNewSharedBufferFromFD).
+    external_memory_fd_enabled_ = info_.import_opaque_fd;
+    if (external_memory_fd_enabled_) extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
 
     VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};

@@ -2,6 +2,7 @@
 // about (fp16, 16-bit storage, subgroups, cooperative matrices, timestamps, memory budget), the
 // compute queue, and optional validation-layer capture for tests.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,15 @@ struct DeviceInfo {
   uint32_t max_shared_memory = 0;
   uint64_t max_storage_buffer_range = 0;
   std::vector<MemoryHeapInfo> heaps;
+  // Identity, for matching a renderer's GPU (VkPhysicalDeviceIDProperties, VK_EXT_pci_bus_info).
+  std::array<uint8_t, 16> uuid{};
+  bool luid_valid = false;
+  std::array<uint8_t, 8> luid{};
+  uint32_t node_mask = 0;
+  bool pci_valid = false;
+  uint32_t pci_domain = 0, pci_bus = 0, pci_device = 0, pci_function = 0;
+  // VK_KHR_external_memory_fd with opaque fds importable into storage buffers.
+  bool import_opaque_fd = false;
   // True when the device can run our fp16 16x16x16 cooperative-matrix kernel.
   bool has_fp16_coopmat_16x16x16() const;
   std::string describe() const;  // multi-line, for `volvox devices`
@@ -100,6 +110,8 @@ class VulkanContext {
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_properties_; }
   bool fp16_enabled() const { return fp16_enabled_; }
   bool coopmat_enabled() const { return coopmat_enabled_; }
+  // VK_KHR_external_memory_fd enabled (our own devices, where info().import_opaque_fd).
+  bool external_memory_fd_enabled() const { return external_memory_fd_enabled_; }
   bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
 
   // Validation messages of severity warning or error recorded since creation (tests fail on any).
@@ -150,6 +162,7 @@ class VulkanContext {
   VkPhysicalDeviceMemoryProperties memory_properties_{};
   DeviceInfo info_;
   bool fp16_enabled_ = false, coopmat_enabled_ = false;
+  bool external_memory_fd_enabled_ = false;
   bool external_ = false;
   std::shared_ptr<std::mutex> queue_mutex_;  // see lock_queue()
   mutable std::mutex messages_mutex_;

@@ -55,6 +55,58 @@ DeviceBuffer::DeviceBuffer(const VulkanContext& ctx, VkDeviceSize size, MemoryUs
   }
 }
 
+DeviceBuffer DeviceBuffer::import_opaque_fd(const VulkanContext& ctx, int fd, VkDeviceSize size) {
+  VX_CHECK(ctx.external_memory_fd_enabled(), Unsupported, "Vulkan device '", ctx.info().name,
+           "' cannot import memory from file descriptors (no VK_KHR_external_memory_fd)");
+  VX_CHECK(size > 0, InvalidArgument, "imported memory needs a size");
+  DeviceBuffer b;
+  b.device_ = ctx.device();
+  b.size_ = size;
+  try {
+    const VkExternalMemoryHandleTypeFlagBits type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    external.handleTypes = type;
+    VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.pNext = &external;
+    bci.size = size;
+    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VX_VK_CHECK(vkCreateBuffer(b.device_, &bci, nullptr, &b.buffer_));
+    track_created(ObjectKind::Buffer);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(b.device_, b.buffer_, &req);
+    VX_CHECK(req.size <= size, InvalidArgument, "imported memory of ", size, " bytes is smaller than a buffer over it needs (",
+             req.size, ")");
+    const int memory_type = find_memory_type(ctx.memory_properties(), req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    VX_CHECK(memory_type >= 0, Unsupported, "no memory type can hold the imported memory");
+    // Some drivers export only dedicated allocations; importing one as dedicated is always valid.
+    VkPhysicalDeviceExternalBufferInfo ebi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+    ebi.usage = bci.usage;
+    ebi.handleType = type;
+    VkExternalBufferProperties ebp{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+    vkGetPhysicalDeviceExternalBufferProperties(ctx.physical_device(), &ebi, &ebp);
+    VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+    dedicated.buffer = b.buffer_;
+    VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR};
+    import.handleType = type;
+    import.fd = fd;
+    if (ebp.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT)
+      import.pNext = &dedicated;
+    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.pNext = &import;
+    mai.allocationSize = size;
+    mai.memoryTypeIndex = uint32_t(memory_type);
+    VX_WITH_CONTEXT(cat("importing ", size, " bytes of external memory (fd ", fd, ")"),
+                    VX_VK_CHECK(vkAllocateMemory(b.device_, &mai, nullptr, &b.memory_)));
+    track_created(ObjectKind::Memory);
+    VX_VK_CHECK(vkBindBufferMemory(b.device_, b.buffer_, b.memory_, 0));
+  } catch (...) {
+    b.release();
+    throw;
+  }
+  return b;
+}
+
 DeviceBuffer::~DeviceBuffer() { release(); }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }

@@ -27,6 +27,10 @@ class VulkanBuffer final : public runtime::Buffer {
       buffer_.flush();
     }
   }
+  // Memory made elsewhere (imported), kept as it is.
+  VulkanBuffer(std::shared_ptr<const VulkanContext> context, DeviceBuffer buffer)
+      : context_(std::move(context)), storage_(runtime::BufferStorage::device), size_(buffer.size()),
+        buffer_(std::move(buffer)) {}
 
   uint64_t size() const override { return size_; }
   runtime::BufferStorage storage() const override { return storage_; }
@@ -81,6 +85,13 @@ std::shared_ptr<runtime::Buffer> make_vulkan_buffer(std::shared_ptr<const Vulkan
                                                     runtime::BufferStorage storage) {
   VX_CHECK(context != nullptr, InvalidArgument, "null Vulkan context");
   return std::make_shared<VulkanBuffer>(std::move(context), bytes, storage);
+}
+
+std::shared_ptr<runtime::Buffer> import_vulkan_buffer(std::shared_ptr<const VulkanContext> context, int fd,
+                                                      uint64_t bytes) {
+  VX_CHECK(context != nullptr, InvalidArgument, "null Vulkan context");
+  DeviceBuffer imported = DeviceBuffer::import_opaque_fd(*context, fd, bytes);
+  return std::make_shared<VulkanBuffer>(std::move(context), std::move(imported));
 }
 
 }  // namespace vx::vk

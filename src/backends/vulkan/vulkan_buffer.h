@@ -13,5 +13,9 @@ namespace vx::vk {
 // buffer keeps `context` alive.
 std::shared_ptr<runtime::Buffer> make_vulkan_buffer(std::shared_ptr<const VulkanContext> context, uint64_t bytes,
                                                     runtime::BufferStorage storage);
+// Device storage over `bytes` bytes another API exported as an opaque fd (memory.h,
+// DeviceBuffer::import_opaque_fd): the buffer owns fd on success.
+std::shared_ptr<runtime::Buffer> import_vulkan_buffer(std::shared_ptr<const VulkanContext> context, int fd,
+                                                      uint64_t bytes);
 
 }  // namespace vx::vk

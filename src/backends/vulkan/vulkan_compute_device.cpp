@@ -26,6 +26,15 @@ class VulkanComputeDevice final : public runtime::ComputeDevice {
   std::shared_ptr<runtime::Buffer> make_buffer(uint64_t bytes, runtime::BufferStorage storage) const override {
     return make_vulkan_buffer(context_, bytes, storage);
   }
+  uint32_t external_memory_types() const override {
+    return context_->external_memory_fd_enabled() ? uint32_t(runtime::kExternalMemoryOpaqueFd) : 0u;
+  }
+  std::shared_ptr<runtime::Buffer> import_buffer(runtime::ExternalMemoryType type, int fd,
+                                                 uint64_t bytes) const override {
+    if (type != runtime::kExternalMemoryOpaqueFd || !context_->external_memory_fd_enabled())
+      return runtime::ComputeDevice::import_buffer(type, fd, bytes);  // Unsupported
+    return import_vulkan_buffer(context_, fd, bytes);
+  }
   std::unique_lock<std::mutex> lock_queue() const override { return context_->lock_queue(); }
 
  private:
