@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "denoise/autoexposure.h"
+#include "denoise/filter_mode.h"
 #include "denoise/processing.h"
 #include "denoise/tiling.h"
 #include "denoise/unet_spec.h"
@@ -110,7 +111,7 @@ void Filter::set_weights_blob(std::span<const std::byte> blob) {
 }
 
 void Filter::choose_weights() {
-  const WeightsQuery query = weights_query(params_, albedo_.valid(), normal_.valid());
+  const WeightsQuery query = weights_query(params_, color_.valid(), albedo_.valid(), normal_.valid());
   const std::vector<FoundWeights> found = installed_weights(query);
   // None: resolve_weights throws, saying where it looked and how to get the weights.
   if (found.empty()) resolve_weights("", weights_candidates(query).back());
@@ -128,18 +129,16 @@ void Filter::choose_weights() {
 }
 
 void Filter::commit() {
-  VX_CHECK(color_.valid(), InvalidArgument, "no 'color' image set");
+  const FilterMode mode = resolve_filter_mode(params_, color_.valid(), albedo_.valid(), normal_.valid());
   VX_CHECK(output_.valid(), InvalidArgument, "no 'output' image set");
+  const ImageView& main = main_image(mode);
   auto same_size = [&](const ImageView& v, const char* name) {
-    VX_CHECK(!v.valid() || (v.width == color_.width && v.height == color_.height), InvalidArgument, "image '", name,
-             "' is ", v.width, "x", v.height, " but 'color' is ", color_.width, "x", color_.height);
+    VX_CHECK(!v.valid() || (v.width == main.width && v.height == main.height), InvalidArgument, "image '", name,
+             "' is ", v.width, "x", v.height, " but '", mode.main_name(), "' is ", main.width, "x", main.height);
   };
   same_size(albedo_, "albedo");
   same_size(normal_, "normal");
   same_size(output_, "output");
-  VX_CHECK(!normal_.valid() || albedo_.valid(), InvalidArgument,
-           "a 'normal' image needs an 'albedo' image too (OIDN's networks take color, color+albedo or "
-           "color+albedo+normal)");
   // The output is divided by the scale: a denormal or infinite scale would make it Inf or NaN.
   VX_CHECK(std::isnan(params_.input_scale) || (std::isnormal(params_.input_scale) && params_.input_scale > 0),
            InvalidArgument, "inputScale ", params_.input_scale,
@@ -148,7 +147,10 @@ void Filter::commit() {
            params_.max_memory_mb, " must be at least 1 (or -1 for the device's default)");
   VX_CHECK(params_.max_tile_size >= 0, InvalidArgument, "maxTileSize ", params_.max_tile_size,
            " must be 0 (automatic) or a tile side in pixels");
-  VX_CHECK(!(params_.hdr && params_.srgb), InvalidArgument, "hdr and srgb cannot both be set");
+  // OIDN builds rtlightmap_hdr / rtlightmap_dir into its library; they are not published as files.
+  VX_CHECK(params_.type != FilterType::rt_lightmap || !weights_.empty(), InvalidArgument,
+           "an RTLightmap filter needs user weights (set_weights_file or set_weights_blob: OIDN's \"weights\" "
+           "data): OIDN's lightmap weights ship only inside OIDN's binaries, so there are none to choose");
   if (weights_.empty()) choose_weights();
 
   if (committed_ && (committed_->precision != params_.precision || committed_->kernels != params_.kernels))
@@ -164,15 +166,15 @@ void Filter::commit() {
     committed_ = std::move(c);
   }
   const int ic = committed_->spec.input_channels;
-  const int given = 3 + (albedo_.valid() ? 3 : 0) + (normal_.valid() ? 3 : 0);
-  VX_CHECK(given == ic, InvalidArgument, "the weights (", weights_origin(), ") take ", ic, " input channels (",
-           ic == 3 ? "color" : ic == 6 ? "color, albedo" : "color, albedo, normal", ") but ", given,
-           " were given (", given == 3 ? "color" : given == 6 ? "color, albedo" : "color, albedo, normal", ")");
+  VX_CHECK(mode.input_channels == ic, InvalidArgument, "the weights (", weights_origin(), ") take ", ic,
+           " input channels (",
+           ic == 3 ? "color, or albedo or normal alone" : ic == 6 ? "color, albedo" : "color, albedo, normal",
+           ") but ", mode.input_channels, " were given (", mode.inputs_description(), ")");
 
   // Tile size: the user's cap, and the largest square tile whose memory fits the memory limit.
   int max_side = params_.max_tile_size;
   // Below 512 x 512 pixels no OIDN network comes near the default limit; skip the probe's plan.
-  if (params_.max_memory_mb > 0 || int64_t(color_.width) * color_.height > 512 * 512) {
+  if (params_.max_memory_mb > 0 || int64_t(main.width) * main.height > 512 * 512) {
     const int probe = 256;
     const double bytes_per_pixel =
         double(committed_->network->arena_bytes(probe, probe)) / (probe * probe) + (ic + 3) * 4.0;
@@ -180,7 +182,7 @@ void Filter::commit() {
     const int side = std::max(kTileAlignment, int(std::sqrt(pixels)) / kTileAlignment * kTileAlignment);
     max_side = max_side > 0 ? std::min(max_side, side) : side;
   }
-  committed_->layout = make_tile_layout(color_.width, color_.height, committed_->spec.receptive_field, max_side);
+  committed_->layout = make_tile_layout(main.width, main.height, committed_->spec.receptive_field, max_side);
   // Build the executable for the tile shape now (kernels, weights in their layout, the arena), so
   // that execute() only runs.
   committed_->network->arena_bytes(committed_->layout.tile_height, committed_->layout.tile_width);
@@ -188,26 +190,34 @@ void Filter::commit() {
 }
 
 void Filter::execute() {
-  if (dirty_ || !committed_) commit();
+  // Parameters changed since the commit are read here, as before; a lightmap filter still needs the
+  // caller's weights (commit() says so).
+  if (dirty_ || !committed_ || (params_.type == FilterType::rt_lightmap && weights_.empty())) commit();
   const auto t0 = Clock::now();
   Committed& c = *committed_;
   stats_ = {};
 
+  const FilterMode mode = resolve_filter_mode(params_, color_.valid(), albedo_.valid(), normal_.valid());
+  const ImageView& main = main_image(mode);
   ProcessingParams p;
-  p.hdr = params_.hdr;
-  p.transfer = transfer_for(params_.hdr, params_.srgb);
+  p.hdr = mode.hdr;
+  p.transfer = mode.transfer;
   p.input_channels = c.spec.input_channels;
+  p.snorm = mode.snorm;
 
   // Devices that run whole images (vulkan): processing, autoexposure and tiles on the device.
   {
     ImageJob job;
-    job.color = color_, job.albedo = albedo_, job.normal = normal_, job.output = output_;
-    job.color_buffer = color_buffer_, job.albedo_buffer = albedo_buffer_;
-    job.normal_buffer = normal_buffer_, job.output_buffer = output_buffer_;
+    job.input = main, job.output = output_;
+    job.input_buffer = main_buffer(mode), job.output_buffer = output_buffer_;
+    job.input_name = mode.main_name();
+    if (mode.albedo) job.albedo = albedo_, job.albedo_buffer = albedo_buffer_;
+    if (mode.normal) job.normal = normal_, job.normal_buffer = normal_buffer_;
     job.layout = &c.layout;
     job.transfer = p.transfer;
     job.hdr = p.hdr;
-    job.input_scale = std::isnan(params_.input_scale) ? (params_.hdr ? NAN : 1.0f) : params_.input_scale;
+    job.snorm = p.snorm;
+    job.input_scale = std::isnan(params_.input_scale) ? (p.hdr ? NAN : 1.0f) : params_.input_scale;
     VX_CHECK(std::isnan(job.input_scale) || (std::isfinite(job.input_scale) && job.input_scale > 0), InvalidArgument,
              "inputScale ", job.input_scale, " is not a positive finite number");
     job.input_channels = c.spec.input_channels;
@@ -238,7 +248,7 @@ void Filter::execute() {
   }
 
   if (std::isnan(params_.input_scale))
-    p.input_scale = params_.hdr ? compute_autoexposure(color_) : 1.0f;
+    p.input_scale = p.hdr ? compute_autoexposure(main) : 1.0f;
   else
     p.input_scale = params_.input_scale;
   VX_CHECK(std::isfinite(p.input_scale) && p.input_scale > 0, InvalidArgument, "inputScale ", p.input_scale,
@@ -246,23 +256,23 @@ void Filter::execute() {
 
   // In-place filtering with several tiles: read the inputs from a copy.
   const bool several_tiles = c.layout.tiles.size() > 1;
-  std::optional<ImageCopy> color_copy, albedo_copy, normal_copy;
-  if (several_tiles && overlaps(output_, color_)) color_copy.emplace(color_);
-  if (several_tiles && overlaps(output_, albedo_)) albedo_copy.emplace(albedo_);
-  if (several_tiles && overlaps(output_, normal_)) normal_copy.emplace(normal_);
-  const ImageView& color = color_copy ? color_copy->view : color_;
-  const ImageView* albedo = albedo_.valid() ? (albedo_copy ? &albedo_copy->view : &albedo_) : nullptr;
-  const ImageView* normal = normal_.valid() ? (normal_copy ? &normal_copy->view : &normal_) : nullptr;
+  std::optional<ImageCopy> main_copy, albedo_copy, normal_copy;
+  if (several_tiles && overlaps(output_, main)) main_copy.emplace(main);
+  if (several_tiles && mode.albedo && overlaps(output_, albedo_)) albedo_copy.emplace(albedo_);
+  if (several_tiles && mode.normal && overlaps(output_, normal_)) normal_copy.emplace(normal_);
+  const ImageView& input = main_copy ? main_copy->view : main;
+  const ImageView* albedo = mode.albedo ? (albedo_copy ? &albedo_copy->view : &albedo_) : nullptr;
+  const ImageView* normal = mode.normal ? (normal_copy ? &normal_copy->view : &normal_) : nullptr;
 
-  Tensor input(DType::f32, {1, c.spec.input_channels, c.layout.tile_height, c.layout.tile_width});
+  Tensor network_input(DType::f32, {1, c.spec.input_channels, c.layout.tile_height, c.layout.tile_width});
   std::vector<LayerTiming> tile_profile;
   const size_t n = c.layout.tiles.size();
   for (size_t i = 0; i < n; ++i) {
     const Tile& tile = c.layout.tiles[i];
-    process_input_tile(color, albedo, normal, tile, p, input);
+    process_input_tile(input, albedo, normal, tile, p, network_input);
     const auto tn = Clock::now();
     tile_profile.clear();
-    Tensor out = c.network->run(input, profiling_ ? &tile_profile : nullptr);
+    Tensor out = c.network->run(network_input, profiling_ ? &tile_profile : nullptr);
     stats_.ms_network += ms_since(tn);
     process_output_tile(out, tile, p, output_);
     if (profiling_) {
@@ -288,6 +298,20 @@ int Filter::memory_limit_mb() const {
 }
 
 const TileLayout* Filter::tile_layout() const { return committed_ && !dirty_ ? &committed_->layout : nullptr; }
+
+int Filter::tile_alignment() { return kTileAlignment; }
+
+int Filter::tile_overlap() const { return committed_ ? denoise::tile_overlap(committed_->spec.receptive_field) : 0; }
+
+const ImageView& Filter::main_image(const FilterMode& mode) const {
+  return mode.main == MainInput::albedo ? albedo_ : mode.main == MainInput::normal ? normal_ : color_;
+}
+
+const DeviceImage& Filter::main_buffer(const FilterMode& mode) const {
+  return mode.main == MainInput::albedo   ? albedo_buffer_
+         : mode.main == MainInput::normal ? normal_buffer_
+                                          : color_buffer_;
+}
 
 std::string Filter::describe() const {
   if (!committed_) return "(not committed)";

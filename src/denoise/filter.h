@@ -1,7 +1,8 @@
-// The denoising filter, with OIDN's concepts so that switching is easy: a device, a filter with
-// images ("color", "albedo", "normal", "output"), named parameters ("hdr", "srgb", "cleanAux",
-// "inputScale", "quality", "maxMemoryMB", plus our "maxTileSize", "precision"), weights from a file
-// or a blob, a progress callback that can cancel, commit() then execute().
+// The denoising filter, with OIDN's concepts so that switching is easy: a device, a filter of a type
+// (RT, RTLightmap) with images ("color", "albedo", "normal", "output"), named parameters ("hdr",
+// "srgb", "cleanAux", "directional", "inputScale", "quality", "maxMemoryMB", plus our "maxTileSize",
+// "precision"), weights from a file or a blob, a progress callback that can cancel, commit() then
+// execute().
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -17,15 +18,22 @@
 #include "denoise/image_view.h"
 #include "denoise/network.h"
 #include "runtime/device.h"
+#include "runtime/physical_device.h"
 
 namespace vx::denoise {
 
 enum class Quality { fast, balanced, high };
 
+// OIDN's filter types: "RT" denoises rendered colour (with optional albedo and normal), or prefilters
+// an albedo or normal image alone; "RTLightmap" denoises a lightmap in 'color' (HDR, or directional).
+enum class FilterType { rt, rt_lightmap };
+
 struct FilterParams {
-  bool hdr = false;
-  bool srgb = false;
+  FilterType type = FilterType::rt;
+  bool hdr = false;   // RT only: RTLightmap is HDR unless directional (this is then ignored)
+  bool srgb = false;  // RT only
   bool clean_aux = false;
+  bool directional = false;  // RTLightmap only: a directional lightmap, values in [-1, 1]
   float input_scale = NAN;  // NaN: automatic (autoexposure for HDR, 1 for LDR)
   Quality quality = Quality::high;
   // Approximate memory limit of the denoiser (activations, network inputs and outputs, device
@@ -63,6 +71,7 @@ struct ExecuteStats {
 };
 
 class Device;
+struct FilterMode;
 
 class Filter {
  public:
@@ -85,9 +94,10 @@ class Filter {
   void set_profiling(bool on) { profiling_ = on; }
 
   // Validates images and weights, builds the network (expensive; cached until something changes).
+  // The inputs (filter_mode.h): color (+albedo (+normal)), or for RT albedo or normal alone.
   void commit();
-  // Denoises color (+albedo, +normal) into output. Throws vx::Error (Cancelled when the callback
-  // said stop; output is then partially written).
+  // Denoises color (+albedo, +normal), or the auxiliary image set alone, into output. Throws
+  // vx::Error (Cancelled when the callback said stop; output is then partially written).
   void execute();
   const ExecuteStats& stats() const { return stats_; }
   // Description of the committed network: variant, input channels, parameters, device.
@@ -96,6 +106,11 @@ class Filter {
   int memory_limit_mb() const;
   // The tiles commit() chose (null before a commit).
   const TileLayout* tile_layout() const;
+  // OIDN's "tileAlignment": tile offsets and sides are multiples of it.
+  static int tile_alignment();
+  // OIDN's "tileOverlap": round_up(receptive field / 2, tile_alignment()) of the committed network
+  // (96 for the small and base U-Nets, 112 for the large); 0 before a commit.
+  int tile_overlap() const;
 
  private:
   std::shared_ptr<Device> device_;
@@ -103,6 +118,9 @@ class Filter {
   DeviceImage color_buffer_, albedo_buffer_, normal_buffer_, output_buffer_;
   FilterParams params_;
   void choose_weights();
+  // The image the network denoises (color, or the auxiliary image filtered alone) and its buffer.
+  const ImageView& main_image(const FilterMode& mode) const;
+  const DeviceImage& main_buffer(const FilterMode& mode) const;
   const std::vector<std::byte>& weights() const { return weights_.empty() ? chosen_weights_ : weights_; }
   const std::string& weights_origin() const { return weights_.empty() ? chosen_weights_origin_ : weights_origin_; }
 
@@ -152,7 +170,13 @@ struct DeviceKind {
   std::string name;  // "vulkan"
   std::function<std::shared_ptr<Device>(const std::string& kind)> make;
   std::function<std::shared_ptr<Device>()> make_fast;
+  // The hardware of this kind, best first, each with the `kind` string make() opens it by; empty
+  // when none is present (never throws for a missing driver).
+  std::function<std::vector<runtime::PhysicalDevice>()> list;
 };
 bool register_device_kind(DeviceKind kind);
+// Every registered kind's hardware (GPUs: discrete, integrated, virtual, then software renderers),
+// then the CPU.
+std::vector<runtime::PhysicalDevice> list_physical_devices();
 
 }  // namespace vx::denoise

@@ -33,8 +33,7 @@ void ImageView::load3(int x, int y, float rgb[3]) const {
     rgb[0] = rgb[1] = rgb[2] = load(x, y, 0);
   } else if (channels == 2) {
     rgb[0] = load(x, y, 0);
-    rgb[1] = load(x, y, 1);
-    rgb[2] = 0.0f;
+    rgb[1] = rgb[2] = load(x, y, 1);
   } else {
     for (int c = 0; c < 3; ++c) rgb[c] = load(x, y, c);
   }

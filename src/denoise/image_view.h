@@ -28,7 +28,7 @@ struct ImageView {
   // Channel c (< channels) of pixel (x, y) as float.
   float load(int x, int y, int c) const;
   void store(int x, int y, int c, float v) const;
-  // Three channels as OIDN broadcasts them: 1 channel -> (v, v, v), 2 -> (v0, v1, 0).
+  // Three channels as OIDN broadcasts them: 1 channel -> (v, v, v), 2 -> (v0, v1, v1).
   void load3(int x, int y, float rgb[3]) const;
 
   // Throws InvalidArgument naming `what` when the view is unusable (null, bad size, 0 or > 3

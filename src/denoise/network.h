@@ -34,11 +34,15 @@ struct DeviceImage {
 // A whole image for a device that runs input processing, every tile and output processing itself
 // (the vulkan device), so that only the user's images cross the bus.
 struct ImageJob {
-  ImageView color, albedo, normal, output;  // albedo / normal not valid() when unused
-  DeviceImage color_buffer, albedo_buffer, normal_buffer, output_buffer;
+  // `input`: the main input (OIDN's "input": the colour, or the auxiliary image filtered alone);
+  // albedo / normal: the auxiliary images beside the colour, not valid() when unused.
+  ImageView input, albedo, normal, output;
+  DeviceImage input_buffer, albedo_buffer, normal_buffer, output_buffer;
+  std::string input_name = "color";  // which image `input` is, for messages
   const TileLayout* layout = nullptr;  // the filter's fixed tiles (unused in interactive mode)
   TransferKind transfer = TransferKind::pu;
   bool hdr = true;
+  bool snorm = false;        // the main input is signed, [-1, 1] (processing.h)
   float input_scale = 1.0f;  // NaN: autoexposure on the device (HDR)
   int input_channels = 3;
   int max_memory_mb = -1;

@@ -16,17 +16,18 @@ inline float finite_or_zero(float v) { return std::isfinite(v) ? v : 0.0f; }
 inline float clampf(float v, float lo, float hi) { return std::fmin(std::fmax(v, lo), hi); }
 }  // namespace
 
-void process_input_tile(const ImageView& color, const ImageView* albedo, const ImageView* normal, const Tile& tile,
-                        const ProcessingParams& params, Tensor& input) {
-  const int64_t C = input.dim(1), H = input.dim(2), W = input.dim(3);
+void process_input_tile(const ImageView& input, const ImageView* albedo, const ImageView* normal, const Tile& tile,
+                        const ProcessingParams& params, Tensor& network_input) {
+  const int64_t C = network_input.dim(1), H = network_input.dim(2), W = network_input.dim(3);
   VX_CHECK(C == params.input_channels, Internal, "input tensor has ", C, " channels, expected ",
            params.input_channels);
   VX_CHECK(C == 3 || albedo, Internal, "the network needs albedo");
   VX_CHECK(C != 9 || normal, Internal, "the network needs normals");
-  float* data = input.data<float>();
-  std::memset(data, 0, input.nbytes());
+  float* data = network_input.data<float>();
+  std::memset(data, 0, network_input.nbytes());
   const TransferFunction transfer(params.transfer);
-  const float color_max = params.hdr ? FLT_MAX : 1.0f;
+  const float input_min = params.snorm ? -1.0f : 0.0f;
+  const float input_max = params.hdr ? FLT_MAX : 1.0f;
   const size_t plane = size_t(H) * size_t(W);
   ThreadPool::global().parallel_for(tile.in_h, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
@@ -35,10 +36,12 @@ void process_input_tile(const ImageView& color, const ImageView* albedo, const I
       for (int col = 0; col < tile.in_w; ++col) {
         const int x = tile.in_x + col;
         float rgb[3];
-        color.load3(x, y, rgb);
-        for (int c = 0; c < 3; ++c)
-          dst[size_t(c) * plane + size_t(col)] =
-              transfer.forward(clampf(finite_or_zero(rgb[c]) * params.input_scale, 0.0f, color_max));
+        input.load3(x, y, rgb);
+        for (int c = 0; c < 3; ++c) {
+          float v = clampf(finite_or_zero(rgb[c]) * params.input_scale, input_min, input_max);
+          if (params.snorm) v = v * 0.5f + 0.5f;
+          dst[size_t(c) * plane + size_t(col)] = transfer.forward(v);
+        }
         if (C >= 6) {
           albedo->load3(x, y, rgb);
           for (int c = 0; c < 3; ++c) dst[size_t(3 + c) * plane + size_t(col)] = clampf(finite_or_zero(rgb[c]), 0.0f, 1.0f);
@@ -67,18 +70,17 @@ void process_output_tile(const Tensor& network_output, const Tile& tile, const P
       for (int col = 0; col < tile.out_w; ++col) {
         const size_t bx = size_t(tile.buffer_x + tile.out_offset_x + col);
         float rgb[3];
-        for (int c = 0; c < 3; ++c) {
-          float v = std::fmax(nan_to_zero(data[size_t(c) * plane + by * size_t(W) + bx]), 0.0f);
-          v = transfer.inverse(v);
+        for (int c = 0; c < 3; ++c)
+          rgb[c] = transfer.inverse(std::fmax(nan_to_zero(data[size_t(c) * plane + by * size_t(W) + bx]), 0.0f));
+        // OIDN averages before the range clamps (a mean of clamped channels would differ).
+        if (output.channels == 1) rgb[0] = rgb[1] = rgb[2] = (rgb[0] + rgb[1] + rgb[2]) * (1.0f / 3.0f);
+        for (float& v : rgb) {
+          if (params.snorm) v = std::fmax(v * 2.0f - 1.0f, -1.0f);
           if (!params.hdr) v = std::fmin(v, 1.0f);
-          rgb[c] = std::fmin(v * inv_scale, FLT_MAX);  // a small inputScale must not overflow to Inf
+          v = clampf(v * inv_scale, -FLT_MAX, FLT_MAX);  // a small inputScale must not overflow to Inf
         }
         const int x = tile.out_x + col;
-        if (output.channels == 1) {
-          output.store(x, y, 0, (rgb[0] + rgb[1] + rgb[2]) / 3.0f);
-        } else {
-          for (int c = 0; c < output.channels; ++c) output.store(x, y, c, rgb[c]);
-        }
+        for (int c = 0; c < output.channels; ++c) output.store(x, y, c, rgb[c]);
       }
     }
   });

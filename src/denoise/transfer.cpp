@@ -36,13 +36,17 @@ float pu_inverse(float x) {
   return std::exp((x - kG) / kE) - kF;
 }
 
-TransferFunction::TransferFunction(TransferKind kind) : kind_(kind), pu_norm_scale_(1.0f / pu_forward(kHalfMax)) {}
+float log_curve_max() { return std::log(kHalfMax + 1.0f); }
+
+TransferFunction::TransferFunction(TransferKind kind)
+    : kind_(kind), pu_norm_scale_(1.0f / pu_forward(kHalfMax)), log_norm_scale_(1.0f / log_curve_max()) {}
 
 float TransferFunction::forward(float y) const {
   switch (kind_) {
     case TransferKind::linear: return y;
     case TransferKind::srgb: return srgb_forward(y);
     case TransferKind::pu: return pu_forward(y) * pu_norm_scale_;
+    case TransferKind::log: return std::log(y + 1.0f) * log_norm_scale_;
   }
   return y;
 }
@@ -52,6 +56,7 @@ float TransferFunction::inverse(float x) const {
     case TransferKind::linear: return x;
     case TransferKind::srgb: return srgb_inverse(x);
     case TransferKind::pu: return pu_inverse(x / pu_norm_scale_);
+    case TransferKind::log: return std::exp(x / log_norm_scale_) - 1.0f;
   }
   return x;
 }

@@ -23,8 +23,9 @@ std::vector<std::string> weights_candidates(const WeightsQuery& q) {
   return {base};
 }
 
-WeightsQuery weights_query(const FilterParams& params, bool albedo, bool normal) {
+WeightsQuery weights_query(const FilterParams& params, bool color, bool albedo, bool normal) {
   WeightsQuery q;
+  q.color = color;
   q.albedo = albedo;
   q.normal = normal;
   q.hdr = params.hdr;

@@ -28,8 +28,8 @@ struct WeightsQuery {
 // normal alone.
 std::vector<std::string> weights_candidates(const WeightsQuery& query);
 
-// The query for a filter with these images and parameters.
-WeightsQuery weights_query(const FilterParams& params, bool albedo, bool normal);
+// The query for an RT filter with these images (which are set) and parameters.
+WeightsQuery weights_query(const FilterParams& params, bool color, bool albedo, bool normal);
 
 // A candidate where a filter finds it: an installed file ($VOLVOX_WEIGHTS, the cache,
 // find_weights_file) or the copy built into the program (builtin_weights.h).

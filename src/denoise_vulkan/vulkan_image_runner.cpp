@@ -123,11 +123,11 @@ void VulkanImageRunner::submit() {
 }
 
 bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const ExecutableFor& executable_for) {
-  const ImageView& color = job.color;
-  const int W = color.width, H = color.height;
+  const ImageView& input = job.input;  // the colour, or the auxiliary image filtered alone
+  const int W = input.width, H = input.height;
   const bool interactive = job.target_tile_ms > 0;
   VX_CHECK(job.layout != nullptr, Internal, "an image job needs a tile layout (and its overlap)");
-  const bool any_device = job.color_buffer.on_device() || job.output_buffer.on_device() ||
+  const bool any_device = job.input_buffer.on_device() || job.output_buffer.on_device() ||
                           job.albedo_buffer.on_device() || job.normal_buffer.on_device();
   auto refuse = [&](const std::string& why) {
     VX_CHECK(!any_device, Unsupported, "images in Vulkan buffers: ", why);
@@ -140,16 +140,16 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
       std::max<VkDeviceSize>(256, ctx_.properties().limits.minStorageBufferOffsetAlignment);
   const uint64_t max_range = std::min<uint64_t>(ctx_.properties().limits.maxStorageBufferRange, 0xffffffffull);
   Slot slots[4];
-  const ImageView* views[4] = {&job.color, &job.albedo, &job.normal, &job.output};
-  const DeviceImage* refs[4] = {&job.color_buffer, &job.albedo_buffer, &job.normal_buffer, &job.output_buffer};
-  const char* names[4] = {"color", "albedo", "normal", "output"};
+  const ImageView* views[4] = {&job.input, &job.albedo, &job.normal, &job.output};
+  const DeviceImage* refs[4] = {&job.input_buffer, &job.albedo_buffer, &job.normal_buffer, &job.output_buffer};
+  const char* names[4] = {job.input_name.c_str(), "albedo", "normal", "output"};
   VkDeviceSize host_bytes = 0, upload_bytes = 0;
   for (int i = 0; i < 4; ++i) {
     Slot& s = slots[i];
     const ImageView& v = *views[i];
     const bool needed = i == 0 || i == 3 || (i == 1 && job.input_channels >= 6) || (i == 2 && job.input_channels >= 9);
     if (!needed) continue;
-    VX_CHECK(v.width == W && v.height == H, Internal, "image '", names[i], "' size differs from color");
+    VX_CHECK(v.width == W && v.height == H, Internal, "image '", names[i], "' size differs from '", names[0], "'");
     s.used = true;
     s.view = &v;
     s.desc.pixel_stride = uint32_t(v.pixel_bytes());
@@ -259,14 +259,19 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
 
   vk::DenoiseJobParams params;
   params.input_scale = autoexposure ? 1.0f : job.input_scale;
-  params.transfer = job.transfer == TransferKind::srgb ? 1 : job.transfer == TransferKind::pu ? 2 : 0;
+  params.transfer = job.transfer == TransferKind::srgb  ? 1
+                    : job.transfer == TransferKind::pu  ? 2
+                    : job.transfer == TransferKind::log ? 3
+                                                        : 0;
   params.hdr = job.hdr ? 1 : 0;
+  params.snorm = job.snorm ? 1 : 0;
   params.input_channels = job.input_channels;
   params.width = W;
   params.height = H;
   params.bins_h = bins_h;
   params.bins_w = bins_w;
   params.pu_norm = 1.0f / pu_forward(65504.0f);
+  params.log_norm = 1.0f / log_curve_max();
   for (int i = 0; i < 4; ++i) params.images[i] = slots[i].desc;
   std::memcpy(params_.mapped(), &params, sizeof params);
   params_.flush();
@@ -284,12 +289,12 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     return set;
   };
   const vk::BufferRange params_range = params_.range(0, sizeof(vk::DenoiseJobParams));
-  const vk::BufferRange color_range = slots[0].range;
+  const vk::BufferRange input_range = slots[0].range;
   VkDescriptorSet bins_set = VK_NULL_HANDLE, reduce_set = VK_NULL_HANDLE;
   if (autoexposure) {
     const vk::BufferRange bins_range = bins_.range(0, VkDeviceSize(bins_h) * bins_w * 8);
     bins_set = allocate_set();
-    kernels_->write_set(bins_set, {color_range, params_range, params_range, params_range, bins_range});
+    kernels_->write_set(bins_set, {input_range, params_range, params_range, params_range, bins_range});
     reduce_set = allocate_set();
     kernels_->write_set(reduce_set, {bins_range, params_range, params_range, params_range, params_range});
   }
@@ -304,8 +309,8 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
       VX_CHECK(sets_by_shape.size() * 2 + 2 <= kMaxDescriptorSets, Internal, "too many tile shapes");
       s.exe = executable_for(h, w);
       s.input = allocate_set();
-      kernels_->write_set(s.input, {color_range, slots[1].used ? slots[1].range : color_range,
-                                    slots[2].used ? slots[2].range : color_range, params_range,
+      kernels_->write_set(s.input, {input_range, slots[1].used ? slots[1].range : input_range,
+                                    slots[2].used ? slots[2].range : input_range, params_range,
                                     s.exe->input_range()});
       s.output = allocate_set();
       kernels_->write_set(s.output, {s.exe->output_range(), params_range, params_range, params_range, slots[3].range});

@@ -2,17 +2,42 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "common/test_util.h"
 #include "denoise/filter.h"
 #include "denoise/unet_spec.h"
+#include "denoise/weights_store.h"
 #include "formats/image.h"
 #include "formats/tza.h"
 
 namespace vx::test {
 
 inline denoise::ImageView view_of(Image& image) { return denoise::image_view(image); }
+
+// OIDN's weights file `name`.tza where the tests look for real weights: ../shared/weights, then
+// $VOLVOX_WEIGHTS, then the cache; empty when none has it.
+inline std::optional<std::filesystem::path> real_weights_file(const std::string& name) {
+  std::vector<std::filesystem::path> folders;
+  if (auto shared = shared_dir()) folders.push_back(*shared / "weights");
+  if (const char* env = std::getenv("VOLVOX_WEIGHTS")) folders.push_back(env);
+  folders.push_back(denoise::weights_cache_dir());
+  for (const auto& folder : folders)
+    if (std::filesystem::is_regular_file(folder / (name + ".tza"))) return folder / (name + ".tza");
+  return std::nullopt;
+}
+
+// "a, b, c" (messages listing skipped files).
+inline std::string comma_joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 inline std::vector<std::byte> random_weights_blob(UNetVariant variant, int input_channels, uint64_t seed = 7) {
   return write_tza(make_random_unet_weights(variant, input_channels, seed));

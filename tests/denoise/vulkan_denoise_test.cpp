@@ -1,7 +1,8 @@
 // The whole filter on the Vulkan device against the CPU device: every U-Net variant and input-channel
-// count with random weights, the real weights, fp16 against fp32, tiling, profiling, kernel override,
-// device selection and the error without a driver. Runs on lavapipe in CI (so images stay small),
-// with the Khronos validation layer on when installed: any validation message fails the test.
+// count with random weights, fp16 against fp32, tiling, profiling, kernel override, device
+// selection and the error without a driver (the real weights: every_weight_set_test.cpp). Runs on
+// lavapipe in CI (so images stay small), with the Khronos validation layer on when installed: any
+// validation message fails the test.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,7 +15,6 @@
 #include "backends/vulkan/kernels/conv3x3.h"
 #include "backends/vulkan/pipeline.h"
 #include "common/test_util.h"
-#include "denoise/weights_store.h"
 #include "denoise/denoise_helpers.h"
 #include "denoise_vulkan/vulkan_device.h"
 #include "formats/image_io.h"
@@ -164,49 +164,6 @@ TEST_F(VulkanDenoise, MatchesCpuForEveryVariantAndChannelCount) {
     }
   std::printf("worst fp32 error vs cpu %.3g, lowest fp16 PSNR vs fp32 %.1f dB\n", worst_fp32, worst_psnr);
   if (!fp16) GTEST_SKIP() << "fp32 checked; the device has no fp16, so fp16 was not";
-}
-
-// Every OIDN RT weight set that is installed (../shared/weights holds three; `volvox weights fetch
-// --all` and VOLVOX_WEIGHTS or the cache add the other 18): Vulkan fp32 against the CPU, fp16
-// against fp32. The prefiltering networks (rt_alb*, rt_nrm*) denoise an auxiliary image alone,
-// which the filter does not do yet: they are left out and counted.
-TEST_F(VulkanDenoise, RealWeightsMatchCpu) {
-  VX_REQUIRE_SHARED(shared);
-  const bool fp16 = has_fp16();
-  std::vector<std::filesystem::path> folders = {shared / "weights"};
-  if (const char* env = std::getenv("VOLVOX_WEIGHTS")) folders.push_back(env);
-  folders.push_back(denoise::weights_cache_dir());
-  int ran = 0;
-  std::vector<std::string> absent, prefilter;
-  for (const denoise::KnownWeights& w : denoise::known_weights()) {
-    SCOPED_TRACE(w.name);
-    if (w.name.rfind("rt_alb", 0) == 0 || w.name.rfind("rt_nrm", 0) == 0) {
-      prefilter.push_back(w.name);
-      continue;
-    }
-    std::filesystem::path path;
-    for (const auto& folder : folders)
-      if (path.empty() && std::filesystem::is_regular_file(folder / (w.name + ".tza"))) path = folder / (w.name + ".tza");
-    if (path.empty()) {
-      absent.push_back(w.name);
-      continue;
-    }
-    const bool hdr = w.name.rfind("rt_hdr", 0) == 0;
-    const auto weights = test::read_bytes(path);
-    DenoiseInputs in = with_channels(smooth_inputs_curved_normals(64, 48, 3), w.input_channels);
-    const Image cpu = denoise_on(cpu_, in, weights, {.hdr = hdr});
-    const Image vk32 = denoise_on(device_, in, weights, {.hdr = hdr});
-    for (float v : vk32.pixels) ASSERT_TRUE(std::isfinite(v));
-    EXPECT_LE(max_rel_diff(cpu, vk32), kFp32Tolerance);
-    if (fp16) {
-      const Image vk16 = denoise_on(device_, in, weights, {.hdr = hdr, .precision = Precision::fp16});
-      EXPECT_GE(test::psnr_db(as_tensor(vk32), as_tensor(vk16)), kMinFp16PsnrDb);
-    }
-    ++ran;
-  }
-  EXPECT_GE(ran, 3) << "../shared/weights should give at least rt_ldr, rt_ldr_alb_nrm and rt_hdr_alb_nrm";
-  std::printf("real weights: %d compared; %zu not installed; %zu prefiltering networks left out\n", ran, absent.size(),
-              prefilter.size());
 }
 
 TEST_F(VulkanDenoise, TiledEqualsUntiled) {

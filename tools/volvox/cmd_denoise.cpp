@@ -1,6 +1,8 @@
-// volvox denoise: OIDN-compatible denoising of image files.
+// volvox denoise: OIDN-compatible denoising of image files: a render (--color, with optional
+// --albedo and --normal, which --prefilter-aux cleans first), or an auxiliary image alone.
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -11,6 +13,7 @@
 #include "core/thread_pool.h"
 #include "flags.h"
 #include "denoise/filter.h"
+#include "denoise/filter_mode.h"
 #include "denoise/weights_choice.h"
 #include "denoise/weights_store.h"
 #include "formats/image_io.h"
@@ -20,7 +23,7 @@ namespace {
 
 struct DenoiseArgs {
   std::string weights, color, albedo, normal, output;
-  bool hdr = false, srgb = false, clean_aux = false, json = false, profile = false;
+  bool hdr = false, srgb = false, clean_aux = false, prefilter_aux = false, json = false, profile = false;
   float input_scale = NAN;
   std::string device = "auto", precision = "auto", quality = "high", kernels = "auto";
   int max_tile = 0, max_memory_mb = -1, threads = 0, repeat = 1;
@@ -34,17 +37,18 @@ bool is_png(const std::string& path) {
 }
 
 
-void print_json(const DenoiseArgs& a, const Image& color, const denoise::Device& device,
-                const denoise::Filter& filter) {
+void print_json(const DenoiseArgs& a, const Image& image, const denoise::Device& device,
+                const denoise::Filter& filter, double ms_prefilter) {
   const denoise::ExecuteStats& s = filter.stats();
-  nlohmann::json j = {{"command", "denoise"},         {"width", color.width},
-                      {"height", color.height},       {"device", device.name()},
+  nlohmann::json j = {{"command", "denoise"},         {"width", image.width},
+                      {"height", image.height},       {"device", device.name()},
                       {"network", filter.describe()}, {"ms_total", s.ms_total},
                       {"ms_network", s.ms_network},   {"ms_device", s.ms_device},
                       {"tiles", s.tiles},
                       {"tile_width", s.tile_width},   {"tile_height", s.tile_height},
                       {"input_scale", s.input_scale}, {"arena_bytes", s.arena_bytes},
                       {"sum_activation_bytes", s.sum_activation_bytes}};
+  if (a.prefilter_aux) j["ms_prefilter"] = ms_prefilter;
   std::printf("%s\n", j.dump().c_str());
   std::fflush(stdout);
 }
@@ -68,6 +72,16 @@ denoise::FilterParams filter_params(const DenoiseArgs& a) {
   return p;
 }
 
+// The filter's parameters for cleaning one auxiliary image (OIDN's prefiltering): the run's device
+// settings, quality and kernels, but neither hdr nor srgb (the rt_alb / rt_nrm networks take
+// neither) nor the colour's input scale.
+denoise::FilterParams prefilter_params(const DenoiseArgs& a) {
+  denoise::FilterParams p = filter_params(a);
+  p.hdr = p.srgb = p.clean_aux = false;
+  p.input_scale = NAN;
+  return p;
+}
+
 // Every flag checked before any file is read; the output must not overwrite an input.
 void validate(const DenoiseArgs& a) {
   check_threads(a.threads);
@@ -81,6 +95,24 @@ void validate(const DenoiseArgs& a) {
   VX_CHECK(a.target_tile_ms >= 0 && a.target_tile_ms <= 60000, InvalidArgument, "--target-tile-ms ",
            a.target_tile_ms, " must be between 0 and 60000");
   VX_CHECK(!(a.hdr && a.srgb), InvalidArgument, "--hdr and --srgb cannot both be set");
+  const bool color = !a.color.empty(), albedo = !a.albedo.empty(), normal = !a.normal.empty();
+  VX_CHECK(color || albedo || normal, InvalidArgument,
+           "no input image: give --color (a render to denoise), or --albedo or --normal alone (an auxiliary "
+           "image to filter)");
+  VX_CHECK(color || !(albedo && normal), InvalidArgument,
+           "without --color give --albedo or --normal, not both: an auxiliary image is filtered alone");
+  VX_CHECK(color || !a.clean_aux, InvalidArgument,
+           "--clean-aux describes the auxiliary images beside --color; it has no use without --color");
+  VX_CHECK(color || !a.prefilter_aux, InvalidArgument,
+           "--prefilter-aux needs --color: it cleans --albedo and --normal before denoising the colour");
+  VX_CHECK(!a.prefilter_aux || albedo || normal, InvalidArgument,
+           "--prefilter-aux needs --albedo and/or --normal to clean");
+  VX_CHECK(!(a.prefilter_aux && a.clean_aux), InvalidArgument,
+           "--prefilter-aux and --clean-aux cannot both be set: --clean-aux says the auxiliary images are noise-free "
+           "already, --prefilter-aux makes them so");
+  // The combinations OIDN refuses (normal without albedo beside the colour, hdr for albedo alone,
+  // hdr or srgb for normal alone), in the filter's own words.
+  denoise::resolve_filter_mode(filter_params(a), color, albedo, normal);
   VX_CHECK(!a.output.empty(), InvalidArgument, "-o/--output is empty");
   for (const auto& [flag, path] : {std::pair{"--color", a.color}, {"--albedo", a.albedo}, {"--normal", a.normal},
                                    {"--weights", a.weights}})
@@ -89,40 +121,83 @@ void validate(const DenoiseArgs& a) {
   image_format_for_path(a.output);  // a known extension before any work is done
 }
 
+// PNG stores normals as n * 0.5 + 0.5; the filter reads and writes [-1, 1].
+void normals_from_png(Image& image) {
+  for (float& v : image.pixels) v = v * 2.0f - 1.0f;
+}
+void normals_to_png(Image& image) {
+  for (float& v : image.pixels) v = v * 0.5f + 0.5f;
+}
+
+// OIDN's prefiltering: `aux` ("albedo" or "normal") denoised alone with rt_alb / rt_nrm.
+Image prefilter(const std::shared_ptr<denoise::Device>& device, const char* aux, Image& image,
+                const DenoiseArgs& a) {
+  Image clean(image.width, image.height, 3);
+  denoise::Filter filter(device);
+  filter.set_image(aux, denoise::image_view(image));
+  filter.set_image("output", denoise::image_view(clean));
+  filter.params() = prefilter_params(a);
+  filter.execute();
+  if (!a.json)
+    std::fprintf(stderr, "prefiltered the %s in %.1f ms (%s)\n", aux, filter.stats().ms_total,
+                 filter.describe().c_str());
+  return clean;
+}
+
 void run_denoise(const DenoiseArgs& a) {
   if (a.threads > 0) ThreadPool::set_global_threads(a.threads);
-  Image color = read_image(a.color);
-  Image albedo, normal;
+  Image color, albedo, normal;
+  if (!a.color.empty()) color = read_image(a.color);
   if (!a.albedo.empty()) albedo = read_image(a.albedo);
   if (!a.normal.empty()) {
     normal = read_image(a.normal);
-    // PNG stores normals as n * 0.5 + 0.5; the filter wants [-1, 1].
-    if (is_png(a.normal))
-      for (float& v : normal.pixels) v = v * 2.0f - 1.0f;
+    if (is_png(a.normal)) normals_from_png(normal);
   }
+  // The image the filter denoises: the colour, else the auxiliary image given alone.
+  const bool aux_alone = color.empty();
+  const Image& main = !color.empty() ? color : !albedo.empty() ? albedo : normal;
+  const std::string main_flag = !color.empty() ? "--color" : !albedo.empty() ? "--albedo" : "--normal";
+  const std::string& main_path = !color.empty() ? a.color : !albedo.empty() ? a.albedo : a.normal;
   auto check_size = [&](const Image& img, const std::string& name, const std::string& path) {
-    VX_CHECK(img.width == color.width && img.height == color.height, InvalidArgument, name, " image ", path, " is ",
-             img.width, "x", img.height, " but the color image ", a.color, " is ", color.width, "x", color.height);
+    VX_CHECK(img.width == main.width && img.height == main.height, InvalidArgument, name, " image ", path, " is ",
+             img.width, "x", img.height, " but the ", main_flag.substr(2), " image ", main_path, " is ", main.width,
+             "x", main.height);
   };
-  if (!albedo.empty()) check_size(albedo, "albedo", a.albedo);
-  if (!normal.empty()) check_size(normal, "normal", a.normal);
+  if (!aux_alone && !albedo.empty()) check_size(albedo, "albedo", a.albedo);
+  if (!aux_alone && !normal.empty()) check_size(normal, "normal", a.normal);
 
-  // The weights files this run may read: --weights, else every installed one the filter may choose.
-  const denoise::FilterParams params = filter_params(a);
+  // The weights files this run may read: --weights, else every installed one the filter may choose
+  // (and the prefiltering networks').
+  denoise::FilterParams params = filter_params(a);
+  if (a.prefilter_aux) params.clean_aux = true;  // the auxiliary images the colour pass sees are clean
+  std::vector<denoise::WeightsQuery> queries;
+  if (a.weights.empty())
+    queries.push_back(denoise::weights_query(params, !color.empty(), !albedo.empty(), !normal.empty()));
+  if (a.prefilter_aux && !albedo.empty())
+    queries.push_back(denoise::weights_query(prefilter_params(a), false, true, false));
+  if (a.prefilter_aux && !normal.empty())
+    queries.push_back(denoise::weights_query(prefilter_params(a), false, false, true));
   std::vector<std::filesystem::path> weights_files;
   if (!a.weights.empty()) weights_files.push_back(denoise::resolve_weights(a.weights, ""));
-  else
-    for (const denoise::FoundWeights& w : denoise::installed_weights(
-             denoise::weights_query(params, !albedo.empty(), !normal.empty())))
+  for (const denoise::WeightsQuery& query : queries)
+    for (const denoise::FoundWeights& w : denoise::installed_weights(query))
       if (w.file) weights_files.push_back(*w.file);
   for (const std::filesystem::path& weights : weights_files)
     VX_CHECK(!same_file(weights, a.output), InvalidArgument, "-o ", a.output, " is the weights file ", weights,
              ": the output must not overwrite an input");
 
-  Image output(color.width, color.height, 3);
   auto device = denoise::Device::create(a.device, a.threads);
+  double ms_prefilter = 0;
+  if (a.prefilter_aux) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!albedo.empty()) albedo = prefilter(device, "albedo", albedo, a);
+    if (!normal.empty()) normal = prefilter(device, "normal", normal, a);
+    ms_prefilter = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  Image output(main.width, main.height, 3);
   denoise::Filter filter(device);
-  filter.set_image("color", denoise::image_view(color));
+  if (!color.empty()) filter.set_image("color", denoise::image_view(color));
   if (!albedo.empty()) filter.set_image("albedo", denoise::image_view(albedo));
   if (!normal.empty()) filter.set_image("normal", denoise::image_view(normal));
   filter.set_image("output", denoise::image_view(output));
@@ -139,13 +214,14 @@ void run_denoise(const DenoiseArgs& a) {
       return true;
     });
   filter.commit();
-  // --repeat runs the same denoise again (benchmarks: the first run includes first-touch costs);
-  // with --json every run prints its own line.
+  // --repeat runs the same denoise again (benchmarks: the first run includes first-touch costs; the
+  // prefiltering ran once, above); with --json every run prints its own line.
   for (int run = 0; run < std::max(1, a.repeat); ++run) {
     filter.execute();
-    if (a.json && run + 1 < a.repeat) print_json(a, color, *device, filter);
+    if (a.json && run + 1 < a.repeat) print_json(a, main, *device, filter, ms_prefilter);
   }
   if (bar) std::fprintf(stderr, "\n");
+  if (aux_alone && !normal.empty() && is_png(a.output)) normals_to_png(output);
   write_image(a.output, output);
 
   const denoise::ExecuteStats& s = filter.stats();
@@ -154,25 +230,35 @@ void run_denoise(const DenoiseArgs& a) {
     for (const auto& l : s.layers) std::printf("%-24s %-16s %-20s %10.3f\n", l.name.c_str(), l.op.c_str(), l.variant.c_str(), l.ms);
   }
   if (a.json) {
-    print_json(a, color, *device, filter);
+    print_json(a, main, *device, filter, ms_prefilter);
   } else {
-    std::fprintf(stderr, "denoised %dx%d in %.1f ms (%d tile%s, %s) -> %s\n", color.width, color.height, s.ms_total,
+    std::fprintf(stderr, "denoised %dx%d in %.1f ms (%d tile%s, %s) -> %s\n", main.width, main.height, s.ms_total,
                  s.tiles, s.tiles == 1 ? "" : "s", filter.describe().c_str(), a.output.c_str());
   }
 }
 
 void setup_denoise(CLI::App& app) {
   auto args = std::make_shared<DenoiseArgs>();
-  CLI::App* cmd = app.add_subcommand("denoise", "Denoise a rendered image with OIDN's U-Net");
-  cmd->add_option("--weights", args->weights, "OIDN .tza weights (default: $VOLVOX_WEIGHTS or the cache)");
-  cmd->add_option("--color", args->color, "noisy color image (.exr .pfm .hdr .png)")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "denoise",
+      "Denoise a rendered image with OIDN's U-Net: --color (with optional --albedo and --normal), or --albedo or "
+      "--normal alone (filters that auxiliary image with OIDN's rt_alb / rt_nrm networks)");
+  cmd->add_option("--weights", args->weights,
+                  "OIDN .tza weights for the image written to -o (default: OIDN's choice from $VOLVOX_WEIGHTS, the "
+                  "cache or the built-in copies)");
+  cmd->add_option("--color", args->color, "noisy color image (.exr .pfm .hdr .png); without it, --albedo or --normal "
+                                          "alone is filtered");
   cmd->add_option("--albedo", args->albedo, "albedo image");
   cmd->add_option("--normal", args->normal, "normal image ([-1,1]; PNG as n*0.5+0.5)");
   cmd->add_option("-o,--output", args->output, "output image")->required();
   cmd->add_flag("--hdr", args->hdr, "color is HDR (linear radiance)");
   cmd->add_flag("--srgb", args->srgb, "LDR color is sRGB-encoded already");
   cmd->add_flag("--clean-aux", args->clean_aux, "albedo and normal are noise-free (selects *_calb_cnrm weights)");
-  cmd->add_option("--input-scale", args->input_scale, "scale applied to color (default: autoexposure for HDR)");
+  cmd->add_flag("--prefilter-aux", args->prefilter_aux,
+                "denoise --albedo (rt_alb) and --normal (rt_nrm) first, then the color with them as clean "
+                "auxiliary images (OIDN's prefiltering; *_calb_cnrm weights with both)");
+  cmd->add_option("--input-scale", args->input_scale,
+                  "scale applied to the image denoised (default: autoexposure for HDR, else 1)");
   cmd->add_option("--device", args->device, "cpu, vulkan, vulkan:N or auto")->capture_default_str();
   cmd->add_option("--precision", args->precision, "fp32, fp16 or auto")->check(CLI::IsMember({"fp32", "fp16", "auto"}));
   cmd->add_option("--kernel", args->kernels,

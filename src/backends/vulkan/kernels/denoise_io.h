@@ -26,13 +26,15 @@ struct DenoiseImageDesc {
 // The job parameters (binding 3), std430 layout of JobParams in denoise_io.glsl.
 struct DenoiseJobParams {
   float input_scale = 1;
-  int32_t transfer = 0;  // 0 linear, 1 sRGB, 2 PU
+  int32_t transfer = 0;  // 0 linear, 1 sRGB, 2 PU, 3 log
   int32_t hdr = 0;
   int32_t input_channels = 3;
   int32_t width = 0, height = 0;
   int32_t bins_h = 0, bins_w = 0;
   float pu_norm = 1;
-  int32_t pad[3] = {};
+  int32_t snorm = 0;   // the main input is signed, [-1, 1]
+  float log_norm = 1;  // 1 / log(65504 + 1)
+  int32_t pad = 0;
   DenoiseImageDesc images[4];  // color, albedo, normal, output
 };
 static_assert(sizeof(DenoiseJobParams) == 48 + 4 * 32, "must match JobParams in denoise_io.glsl");

@@ -3,15 +3,17 @@
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
 // OIDN's input processing for one tile, straight from the user's images into the network's input
-// activation (NHWC, channels in blocks of 4, zero padded; fp32 or fp16 storage):
-//   colour: non-finite -> 0, * inputScale, clamp to [0, FLT_MAX] (HDR) or [0, 1] (LDR), transfer forward;
+// activation (NHWC, channels in blocks of 4, zero padded; fp32 or fp16 storage), as
+// src/denoise/processing.h:
+//   main input (binding 0: the colour, or albedo / normal filtered alone): non-finite -> 0,
+//   * inputScale, clamp to [snorm ? -1 : 0, hdr ? FLT_MAX : 1], snorm -> * 0.5 + 0.5, transfer forward;
 //   albedo non-finite -> 0, clamp [0, 1]; normal non-finite -> 0, clamp [-1, 1], * 0.5 + 0.5.
 // Buffer pixels outside the tile's input rectangle are zero (as the CPU path's memset).
 #include "element_types.glsl"
 #include "denoise_io.glsl"
 
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
-layout(std430, binding = 0) readonly buffer Color { uint color_words[]; };
+layout(std430, binding = 0) readonly buffer Input { uint input_words[]; };
 layout(std430, binding = 1) readonly buffer Albedo { uint albedo_words[]; };
 layout(std430, binding = 2) readonly buffer Normal { uint normal_words[]; };
 layout(std430, binding = 4) writeonly buffer Dst { elem4_t dst[]; };
@@ -34,10 +36,15 @@ void main() {
   if (col >= 0 && row >= 0 && col < t.in_w && row < t.in_h) {
     int x = t.in_x + col, y = t.in_y + row;
     float scale = job.input_scale;
-    float color_max = job.hdr != 0 ? FLT_MAX : 1.0;
+    float input_min = job.snorm != 0 ? -1.0 : 0.0;
+    float input_max = job.hdr != 0 ? FLT_MAX : 1.0;
     vec3 rgb;
-    LOAD_RGB(color_words, job.images[0], x, y, rgb);
-    for (int c = 0; c < 3; ++c) v[c] = transfer_forward(clamp(finite_or_zero(rgb[c]) * scale, 0.0, color_max));
+    LOAD_RGB(input_words, job.images[0], x, y, rgb);
+    for (int c = 0; c < 3; ++c) {
+      float value = clamp(finite_or_zero(rgb[c]) * scale, input_min, input_max);
+      if (job.snorm != 0) value = value * 0.5 + 0.5;
+      v[c] = transfer_forward(value);
+    }
     if (job.input_channels >= 6) {
       LOAD_RGB(albedo_words, job.images[1], x, y, rgb);
       for (int c = 0; c < 3; ++c) v[3 + c] = clamp(finite_or_zero(rgb[c]), 0.0, 1.0);

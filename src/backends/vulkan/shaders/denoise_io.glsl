@@ -14,13 +14,15 @@ struct ImageDesc {
 
 layout(std430, binding = 3) buffer JobParams {
   float input_scale;   // resolved scale (autoexposure writes it on the device)
-  int transfer;        // 0 linear, 1 sRGB, 2 PU (normalised)
+  int transfer;        // 0 linear, 1 sRGB, 2 PU (normalised), 3 log (normalised)
   int hdr;
   int input_channels;  // 3, 6 or 9
   int width, height;   // image size
   int bins_h, bins_w;  // autoexposure bins
   float pu_norm;       // 1 / pu_forward(65504), computed on the host as the CPU does
-  int pad0, pad1, pad2;
+  int snorm;           // the main input is signed, [-1, 1] (normal alone, directional lightmap)
+  float log_norm;      // 1 / log(65504 + 1), computed on the host as the CPU does
+  int pad0;
   ImageDesc images[4]; // color, albedo, normal, output
 } job;
 
@@ -37,7 +39,7 @@ layout(std430, binding = 3) buffer JobParams {
     }                                                                                           \
   }
 
-// Three channels as OIDN broadcasts them: 1 channel -> (v, v, v), 2 -> (v0, v1, 0).
+// Three channels as OIDN broadcasts them: 1 channel -> (v, v, v), 2 -> (v0, v1, v1).
 #define LOAD_RGB(words, d, x, y, rgb)                 \
   {                                                   \
     float a_, b_ = 0.0, c_ = 0.0;                     \
@@ -46,6 +48,7 @@ layout(std430, binding = 3) buffer JobParams {
       rgb = vec3(a_);                                 \
     } else {                                          \
       LOAD_ELEM(words, d, x, y, 1, b_);               \
+      c_ = b_;                                        \
       if (d.channels >= 3) LOAD_ELEM(words, d, x, y, 2, c_); \
       rgb = vec3(a_, b_, c_);                         \
     }                                                 \
@@ -75,10 +78,12 @@ float pu_inverse(float x) {
 float transfer_forward(float y) {
   if (job.transfer == 1) return srgb_forward(y);
   if (job.transfer == 2) return pu_forward(y) * job.pu_norm;
+  if (job.transfer == 3) return log(y + 1.0) * job.log_norm;
   return y;
 }
 float transfer_inverse(float x) {
   if (job.transfer == 1) return srgb_inverse(x);
   if (job.transfer == 2) return pu_inverse(x / job.pu_norm);
+  if (job.transfer == 3) return exp(x / job.log_norm) - 1.0;
   return x;
 }

@@ -3,8 +3,9 @@
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
 // OIDN's output processing for one tile, from the network's output activation straight into the
-// user's output image: NaN -> 0, clamp at 0, transfer inverse, clamp to 1 (LDR), / inputScale;
-// a 1-channel output gets the mean of the three channels. Only the tile's owned pixels are written.
+// user's output image, as src/denoise/processing.h: NaN -> 0, clamp at 0, transfer inverse, the mean
+// of the three channels for a 1-channel output, snorm -> max(* 2 - 1, -1), clamp to 1 (LDR),
+// / inputScale. Only the tile's owned pixels are written.
 // f16 outputs share 32-bit words between neighbours: they are written with atomics on their half.
 #include "element_types.glsl"
 #include "denoise_io.glsl"
@@ -41,18 +42,17 @@ void main() {
   if (ox >= t.out_w || oy >= t.out_h) return;
   vec4 raw = vec4(src[((t.src_y + oy) * t.buffer_w + t.src_x + ox) * t.c4]);
   float inv_scale = 1.0 / job.input_scale;
+  int channels = job.images[3].channels;
   vec3 rgb;
+  for (int c = 0; c < 3; ++c) rgb[c] = transfer_inverse(max(nan_to_zero(raw[c]), 0.0));
+  // OIDN averages before the range clamps (a mean of clamped channels would differ).
+  if (channels == 1) rgb = vec3((rgb[0] + rgb[1] + rgb[2]) * (1.0 / 3.0));
   for (int c = 0; c < 3; ++c) {
-    float v = max(nan_to_zero(raw[c]), 0.0);
-    v = transfer_inverse(v);
+    float v = rgb[c];
+    if (job.snorm != 0) v = max(v * 2.0 - 1.0, -1.0);
     if (job.hdr == 0) v = min(v, 1.0);
-    rgb[c] = min(v * inv_scale, 3.402823466e+38);  // a small inputScale must not overflow to Inf
+    rgb[c] = clamp(v * inv_scale, -3.402823466e+38, 3.402823466e+38);  // a small inputScale must not overflow to Inf
   }
   int x = t.out_x + ox, y = t.out_y + oy;
-  int channels = job.images[3].channels;
-  if (channels == 1) {
-    store_elem(x, y, 0, (rgb[0] + rgb[1] + rgb[2]) / 3.0);
-  } else {
-    for (int c = 0; c < channels; ++c) store_elem(x, y, c, rgb[c]);
-  }
+  for (int c = 0; c < channels; ++c) store_elem(x, y, c, rgb[c]);
 }
