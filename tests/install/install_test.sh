@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The installed library as a user meets it: `cmake --install` into a fresh prefix, then the outside
+# The installed libraries as a user meets them: `cmake --install` into a fresh prefix, then the outside
 # project tests/install/consumer built against that prefix twice (find_package(Volvox), and
-# pkg-config with a plain compiler call) and run; the library's SONAME and exported symbols checked.
+# pkg-config with a plain compiler call) and run, and tests/install/oidn_consumer (a renderer's OIDN
+# build: find_package(OpenImageDenoise), C) built and run; each library's SONAME and exported
+# symbols checked.
 # Usage: install_test.sh <build dir> [weights file for the consumer's denoise check] [builtin]
 # ("builtin": the library carries rt_ldr, so the consumer also denoises with no weights file at all,
 # with VOLVOX_WEIGHTS unset and an empty cache).
@@ -22,7 +24,14 @@ soname=$(objdump -p "$lib" | awk '$1 == "SONAME" {print $2}')
 # Only the public API is exported: the C functions (vx*) and namespace volvox; none of the engine.
 leaked=$(nm -D --defined-only -C "$lib" | awk '{print $3" "$4}' | grep -Ev '^(vx[A-Za-z]|volvox::)' | grep -v '^ *$' || true)
 [[ -z "$leaked" ]] || { echo "libvolvox exports symbols beyond its API:" >&2; echo "$leaked" | head -5 >&2; exit 1; }
-for f in include/volvox/volvox.h include/volvox/volvox.hpp include/volvox/model.h bin/volvox; do
+oidn_lib=$(find "$prefix" -name 'libOpenImageDenoise.so.2.*' | head -1)
+[[ -n "$oidn_lib" ]] || { echo "no libOpenImageDenoise.so.2.<version> under the prefix" >&2; exit 1; }
+soname=$(objdump -p "$oidn_lib" | awk '$1 == "SONAME" {print $2}')
+[[ "$soname" == libOpenImageDenoise.so.2 ]] || { echo "SONAME is '$soname', expected libOpenImageDenoise.so.2" >&2; exit 1; }
+leaked=$(nm -D --defined-only "$oidn_lib" | awk '{print $3}' | grep -Ev '^oidn[A-Z]' | grep -v '^ *$' || true)
+[[ -z "$leaked" ]] || { echo "libOpenImageDenoise exports symbols beyond OIDN's API:" >&2; echo "$leaked" | head -5 >&2; exit 1; }
+for f in include/volvox/volvox.h include/volvox/volvox.hpp include/volvox/model.h bin/volvox include/OpenImageDenoise/oidn.h \
+  include/OpenImageDenoise/oidn.hpp include/OpenImageDenoise/config.h; do
   [[ -e "$prefix/$f" ]] || { echo "$f is not installed" >&2; exit 1; }
 done
 
@@ -34,7 +43,15 @@ if [[ "$builtin" == builtin ]]; then
   (unset VOLVOX_WEIGHTS; XDG_CACHE_HOME="$work/empty-cache" "$work/cmake-build/consumer" builtin)
 fi
 
-# 2. pkg-config: the flags it gives are all a compiler needs.
+# 2. OIDN's CMake package: find_package(OpenImageDenoise) and the imported target OpenImageDenoise.
+cmake -S "$here/oidn_consumer" -B "$work/oidn-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/oidn-build" >/dev/null
+"$work/oidn-build/oidn_consumer" $weights
+if [[ "$builtin" == builtin ]]; then
+  (unset VOLVOX_WEIGHTS; XDG_CACHE_HOME="$work/empty-cache" "$work/oidn-build/oidn_consumer")
+fi
+
+# 3. pkg-config: the flags it gives are all a compiler needs.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$(dirname "$lib")/pkgconfig"
 libdir=$(pkg-config --variable=libdir volvox)
 c++ -std=c++17 "$here/consumer/consumer.cpp" $(pkg-config --cflags --libs volvox) -Wl,-rpath,"$libdir" \
