@@ -4,9 +4,8 @@
 # with the PSNR of each against the converged reference. Output in demo-out/.
 #
 # Weights: --weights FILE, or $VOLVOX_WEIGHTS (a folder), or the user cache that
-# `volvox weights fetch` fills, or the copies built into the CLI and the library. With
-# ../shared/weights beside the checkout (the project's test data) those are used and built in;
-# without it, all 21 of OIDN's weights are fetched once (verified by SHA-256) and built in.
+# `volvox weights fetch` fills, or the copies built into the CLI and the libraries: all 21 of OIDN's
+# weights, fetched once (verified by SHA-256) and built in; ../shared/weights when offline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -14,14 +13,18 @@ cmake --preset release >/dev/null
 ninja -C build/release volvox_cli
 vx=build/release/volvox
 
-if [ -z "${VOLVOX_WEIGHTS:-}" ] && [ -d ../shared/weights ]; then
-  export VOLVOX_WEIGHTS=$(cd ../shared/weights && pwd)
-elif [ -z "${VOLVOX_WEIGHTS:-}" ]; then
-  cache="${XDG_CACHE_HOME:-$HOME/.cache}/volvox/weights"
-  echo "== fetching OIDN's weights into $cache and building them in"
-  $vx weights fetch --all --dir "$cache"
+# All 21 of OIDN's weight sets, built into the CLI and both libraries as OIDN carries its own;
+# without a network, ../shared's three.
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/volvox/weights"
+echo "== fetching OIDN's weights into $cache and building them in"
+if $vx weights fetch --all --dir "$cache"; then
   cmake --preset release -DVOLVOX_BUILTIN_WEIGHTS_DIR="$cache" >/dev/null
-  ninja -C build/release volvox_cli volvox_shared
+  ninja -C build/release volvox_cli volvox_shared OpenImageDenoise
+elif [ -z "${VOLVOX_WEIGHTS:-}" ] && [ -d ../shared/weights ]; then
+  echo "== could not fetch them: using ../shared/weights"
+  export VOLVOX_WEIGHTS=$(cd ../shared/weights && pwd)
+else
+  exit 1
 fi
 
 out=demo-out

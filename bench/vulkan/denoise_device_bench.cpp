@@ -7,10 +7,20 @@
 //                        [--sizes 1920x1088,3840x2160] [--precisions fp16,fp32] [--runs 20]
 //                        [--warmup-ms 1000] [--md out.md] [--json out.json]
 // The inputs are tiled (repeated) to each size; HDR (autoexposure on) as OIDN's hdr_alb_nrm.
+// --oidn-api: also the same images through OIDN's C API (libOpenImageDenoise.so.2: a DEFAULT device,
+// OIDN_STORAGE_DEVICE buffers, oidnExecuteFilter; automatic precision, so with the fp16 rows),
+// executes interleaved one by one with the native filter's, both timed by the wall clock a caller
+// waits (each execute returns when the work is done).
+#include <OpenImageDenoise/oidn.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <iterator>
+#include <stdexcept>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -53,6 +63,59 @@ std::shared_ptr<runtime::Buffer> upload(const runtime::ComputeDevice& device, co
 
 denoise::DeviceImage device_image(const runtime::Buffer& b) { return {b.native_handle(), 0}; }
 
+double wall_ms(const std::function<void()>& fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void check_oidn(OIDNDevice device) {
+  const char* message = nullptr;
+  if (oidnGetDeviceError(device, &message) != OIDN_ERROR_NONE)
+    throw std::runtime_error(std::string("OIDN API: ") + (message ? message : "error"));
+}
+
+// The OIDN API's filter over device buffers holding the same images.
+struct OidnFilter {
+  OIDNDevice device = nullptr;
+  std::vector<OIDNBuffer> buffers;
+  OIDNFilter filter = nullptr;
+  std::vector<char> weights;
+  OidnFilter(const std::string& weights_path, const std::vector<std::vector<float>*>& images, int w, int h) {
+    device = oidnNewDevice(OIDN_DEVICE_TYPE_DEFAULT);
+    check_oidn(nullptr);
+    oidnCommitDevice(device);
+    filter = oidnNewFilter(device, "RT");
+    const char* names[] = {"color", "albedo", "normal", "output"};
+    for (size_t i = 0; i < 4; ++i) {
+      const size_t bytes = size_t(w) * h * 3 * sizeof(float);
+      buffers.push_back(oidnNewBufferWithStorage(device, bytes, OIDN_STORAGE_DEVICE));
+      if (i < images.size()) oidnWriteBuffer(buffers.back(), 0, bytes, images[i]->data());
+      oidnSetFilterImage(filter, names[i], buffers.back(), OIDN_FORMAT_FLOAT3, size_t(w), size_t(h), 0, 0, 0);
+    }
+    std::ifstream in(weights_path, std::ios::binary);
+    weights.assign(std::istreambuf_iterator<char>(in), {});
+    oidnSetSharedFilterData(filter, "weights", weights.data(), weights.size());
+    oidnSetFilterBool(filter, "hdr", true);
+    oidnCommitFilter(filter);
+    check_oidn(device);
+  }
+  void execute() {
+    oidnExecuteFilter(filter);
+    check_oidn(device);
+  }
+  ~OidnFilter() {
+    oidnReleaseFilter(filter);
+    for (OIDNBuffer b : buffers) oidnReleaseBuffer(b);
+    oidnReleaseDevice(device);
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 struct Row {
   int width, height;
   std::string precision;
@@ -67,6 +130,8 @@ int main(int argc, char** argv) {
   std::string sizes = "1920x1088,3840x2160", precisions = "fp16,fp32";
   int runs = 20;
   double warmup_ms = 1000;
+  bool oidn_api = false;
+  std::vector<std::string> oidn_rows;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -86,6 +151,7 @@ int main(int argc, char** argv) {
     else if (a == "--warmup-ms") warmup_ms = std::stod(next());
     else if (a == "--md") md_path = next();
     else if (a == "--json") json_path = next();
+    else if (a == "--oidn-api") oidn_api = true;
     else {
       std::fprintf(stderr, "unknown argument %s (see the header of denoise_device_bench.cpp)\n", a.c_str());
       return 2;
@@ -103,9 +169,11 @@ int main(int argc, char** argv) {
     for (const std::string& size : split(sizes, ',')) {
       const size_t x = size.find('x');
       const int w = std::stoi(size.substr(0, x)), h = std::stoi(size.substr(x + 1));
-      auto in_color = upload(*compute, tiled(color, w, h));
-      auto in_albedo = upload(*compute, tiled(albedo, w, h));
-      auto in_normal = upload(*compute, tiled(normal, w, h));
+      std::vector<float> color_pixels = tiled(color, w, h), albedo_pixels = tiled(albedo, w, h),
+                         normal_pixels = tiled(normal, w, h);
+      auto in_color = upload(*compute, color_pixels);
+      auto in_albedo = upload(*compute, albedo_pixels);
+      auto in_normal = upload(*compute, normal_pixels);
       auto out = compute->make_buffer(uint64_t(w) * h * 3 * sizeof(float), runtime::BufferStorage::device);
       for (const std::string& precision : split(precisions, ',')) {
         denoise::Filter filter(device);
@@ -135,6 +203,21 @@ int main(int argc, char** argv) {
         std::sort(network_ms.begin(), network_ms.end());
         rows.push_back({w, h, precision, device_ms[device_ms.size() / 2], device_ms[0], network_ms[network_ms.size() / 2],
                         filter.stats().tiles});
+        if (oidn_api && precision == "fp16") {
+          OidnFilter oidn(weights, {&color_pixels, &albedo_pixels, &normal_pixels}, w, h);
+          for (int k = 0; k < 3; ++k) oidn.execute();
+          std::vector<double> native_wall, oidn_wall;
+          for (int k = 0; k < runs; ++k) {
+            native_wall.push_back(wall_ms([&] { filter.execute(); }));
+            oidn_wall.push_back(wall_ms([&] { oidn.execute(); }));
+          }
+          char line[256];
+          std::snprintf(line, sizeof line, "| %dx%d | %.3f | %.3f | %.3f | %.3f | %.3f |", w, h, median(native_wall),
+                        *std::min_element(native_wall.begin(), native_wall.end()), median(oidn_wall),
+                        *std::min_element(oidn_wall.begin(), oidn_wall.end()), median(oidn_wall) / median(native_wall));
+          oidn_rows.push_back(line);
+          std::printf("OIDN API vs native, wall ms: %s\n", line);
+        }
         const Row& r = rows.back();
         std::printf("%dx%d %s: device median %.3f ms, min %.3f ms (network median %.3f ms, %d tile%s)\n", w, h,
                     precision.c_str(), r.median, r.min, r.network_median, r.tiles, r.tiles == 1 ? "" : "s");
@@ -148,6 +231,11 @@ int main(int argc, char** argv) {
       for (const Row& r : rows)
         f << "| " << r.width << "x" << r.height << " | " << r.precision << " | " << r.median << " | " << r.min << " | "
           << r.network_median << " | " << r.tiles << " |\n";
+      if (!oidn_rows.empty()) {
+        f << "\n| size (fp16, wall clock) | native median ms | min | oidnExecuteFilter median ms | min | ratio |\n"
+          << "| --- | ---: | ---: | ---: | ---: | ---: |\n";
+        for (const std::string& line : oidn_rows) f << line << "\n";
+      }
     }
     if (!json_path.empty()) {
       std::ofstream f(json_path);

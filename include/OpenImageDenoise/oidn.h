@@ -196,8 +196,8 @@ typedef enum {
 
 typedef struct OIDNBufferImpl* OIDNBuffer;
 
-/* A buffer in the device's preferred storage (Volvox: device memory on a discrete GPU, host
- * memory on the CPU and on GPUs that share the host's memory). */
+/* A buffer both the host (oidnGetBufferData) and the device reach: managed storage (Volvox, Vulkan:
+ * host-visible memory the GPU reads in place; OIDN_STORAGE_DEVICE is faster for a GPU). */
 OIDN_API OIDNBuffer oidnNewBuffer(OIDNDevice device, size_t byteSize);
 OIDN_API OIDNBuffer oidnNewBufferWithStorage(OIDNDevice device, size_t byteSize, OIDNStorage storage);
 /* The caller's memory, used in place (it must outlive the buffer). Volvox: host memory on every
