@@ -145,6 +145,7 @@ void Filter::commit() {
            " must be a positive finite number of at least 1.2e-38 (or NaN for automatic)");
   VX_CHECK(params_.max_memory_mb == -1 || params_.max_memory_mb >= 1, InvalidArgument, "maxMemoryMB ",
            params_.max_memory_mb, " must be at least 1 (or -1 for the device's default)");
+  VX_CHECK(params_.min_tile_size >= 0, InvalidArgument, "minTileSize ", params_.min_tile_size, " must be 0 or more");
   VX_CHECK(params_.max_tile_size >= 0, InvalidArgument, "maxTileSize ", params_.max_tile_size,
            " must be 0 (automatic) or a tile side in pixels");
   // OIDN builds rtlightmap_hdr / rtlightmap_dir into its library; they are not published as files.
@@ -179,7 +180,8 @@ void Filter::commit() {
     const double bytes_per_pixel =
         double(committed_->network->arena_bytes(probe, probe)) / (probe * probe) + (ic + 3) * 4.0;
     const double pixels = double(memory_limit_mb()) * 1024 * 1024 / bytes_per_pixel;
-    const int side = std::max(kTileAlignment, int(std::sqrt(pixels)) / kTileAlignment * kTileAlignment);
+    const int floor = std::max(kTileAlignment, (params_.min_tile_size + kTileAlignment - 1) / kTileAlignment * kTileAlignment);
+    const int side = std::max(floor, int(std::sqrt(pixels)) / kTileAlignment * kTileAlignment);
     max_side = max_side > 0 ? std::min(max_side, side) : side;
   }
   committed_->layout = make_tile_layout(main.width, main.height, committed_->spec.receptive_field, max_side);
@@ -221,7 +223,7 @@ void Filter::execute() {
     VX_CHECK(std::isnan(job.input_scale) || (std::isfinite(job.input_scale) && job.input_scale > 0), InvalidArgument,
              "inputScale ", job.input_scale, " is not a positive finite number");
     job.input_channels = c.spec.input_channels;
-    job.max_memory_mb = memory_limit_mb();
+    job.max_memory_mb = params_.min_tile_size > 0 ? 0 : memory_limit_mb();  // 0: a hint only
     job.target_tile_ms = params_.target_tile_ms;
     job.tile_time = params_.tile_time_source;
     job.progress = progress_;

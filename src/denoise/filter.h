@@ -41,6 +41,10 @@ struct FilterParams {
   // (Device::default_max_memory_mb); otherwise at least 1.
   int max_memory_mb = -1;
   int max_tile_size = 0;    // largest tile side in pixels; 0 = chosen from the memory limit
+  // > 0: tiles of at least this side (where the image is as large), even above maxMemoryMB, which
+  // then only sizes tiles and never refuses: OIDN's meaning of maxMemoryMB (768-pixel tiles), for
+  // the OIDN API. 0: maxMemoryMB is a hard limit.
+  int min_tile_size = 0;
   std::optional<Precision> precision;  // empty: automatic (fp16 where the device has it)
   // Conv kernel choice for the vulkan device: "auto", a variant for every layer ("direct", "tiled",
   // "coopmat"), optionally with per-layer overrides ("auto,dec_conv0=direct"). The cpu takes "auto".

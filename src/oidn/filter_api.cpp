@@ -20,6 +20,9 @@ using vx::oidn::name_or_null;
 using vx::denoise::FilterType;
 
 
+// OIDN's smallest tile side under a memory limit (core/unet_filter.cpp: max(4 * overlap, 768)).
+constexpr int kOidnMinTileSize = 768;
+
 bool lightmap(OIDNFilterImpl& f) { return f.filter.params().type == FilterType::rt_lightmap; }
 
 bool is_image_name(OIDNFilterImpl& f, const char* name) {
@@ -239,8 +242,10 @@ OIDN_API void oidnSetFilterInt(OIDNFilter filter, const char* name, int value) {
       p.quality = to_quality(value);
       filter->quality = value == OIDN_QUALITY_DEFAULT ? OIDN_QUALITY_HIGH : value;
     } else if (named(name, "maxMemoryMB")) {
-      // OIDN: negative is the default, 0 the least memory; ours: -1 or a limit of at least 1 MB.
+      // OIDN: negative is the default, 0 the least memory, and a limit sizes tiles but never refuses
+      // one below 768 pixels (min_tile_size); ours: -1 or a limit of at least 1 MB.
       p.max_memory_mb = value < 0 ? -1 : std::max(value, 1);
+      p.min_tile_size = value < 0 ? 0 : kOidnMinTileSize;
     } else {
       return warn_unknown(*filter, name);
     }
