@@ -13,7 +13,6 @@ namespace {
 using vx::oidn::Failure;
 using vx::oidn::guarded;
 using vx::oidn::named;
-using vx::oidn::name_or_null;
 
 
 OIDNDevice new_device(const vx::runtime::PhysicalDevice& physical) {
@@ -134,7 +133,7 @@ OIDN_API void oidnSetDeviceInt(OIDNDevice device, const char* name, int value) {
     } else if (named(name, "setAffinity")) {
       device->set_affinity = value != 0;
     } else {
-      vx::oidn::warn(device, vx::cat("unknown device parameter or type mismatch: '", name ? name : "(null)", "'"));
+      vx::oidn::warn(device, vx::cat("unknown device parameter or type mismatch: '", vx::oidn::name_or_null(name), "'"));
     }
   });
 }
@@ -162,7 +161,7 @@ OIDN_API int oidnGetDeviceInt(OIDNDevice device, const char* name) {
       value = int(device->committed() ? device->device->compute_device()->external_memory_types()
                                       : device->physical.external_memory_types);
     else throw Failure(OIDN_ERROR_INVALID_ARGUMENT,
-                       vx::cat("unknown device parameter or type mismatch: '", name ? name : "(null)", "'"));
+                       vx::cat("unknown device parameter or type mismatch: '", vx::oidn::name_or_null(name), "'"));
   });
   return value;
 }

@@ -76,11 +76,11 @@ void set_image(OIDNFilterImpl* f, const char* name, std::shared_ptr<vx::runtime:
   if (!is_image_name(*f, name)) return warn_unknown(*f, name);
   vx::denoise::ImageView layout = image_layout(name, format, width, height, pixel_stride, row_stride);
   f->dirty = true;
+  f->image_channels[name] = layout.channels;
   if (width == 0 || height == 0) {
     // OIDN takes empty images and then denoises nothing.
     f->filter.unset_image(name);
     f->image_buffers.erase(name);
-    f->image_channels[name] = std::min(int(format) & 0xff, 3);
     f->empty_images.insert(name);
     return;
   }
@@ -96,8 +96,6 @@ void set_image(OIDNFilterImpl* f, const char* name, std::shared_ptr<vx::runtime:
     f->filter.set_image(name, layout);
   }
   f->image_buffers[name] = std::move(buffer);
-  f->image_channels[name] = std::min(int(format) & 0xff, 3);
-  f->dirty = true;
 }
 
 vx::denoise::Quality to_quality(int value) {
@@ -234,7 +232,7 @@ OIDN_API void oidnSetFilterInt(OIDNFilter filter, const char* name, int value) {
   OIDN_REQUIRE(filter);
   guarded(filter->device, [&] {
     auto& p = filter->filter.params();
-    if (!lightmap(*filter) && named(name, "hdr")) p.hdr = filter->hdr = value != 0;
+    if (!lightmap(*filter) && named(name, "hdr")) p.hdr = value != 0;
     else if (!lightmap(*filter) && named(name, "srgb")) p.srgb = value != 0;
     else if (!lightmap(*filter) && named(name, "cleanAux")) p.clean_aux = value != 0;
     else if (lightmap(*filter) && named(name, "directional")) p.directional = value != 0;

@@ -78,7 +78,6 @@ struct OIDNFilterImpl final : vx::oidn::RefCounted {
   size_t weights_bytes = 0;
   bool weights_changed = false;
   int quality = OIDN_QUALITY_HIGH;  // as OIDN reports it (DEFAULT becomes HIGH)
-  bool hdr = false;                 // RT's "hdr" as set (RTLightmap implies it)
   bool dirty = true;  // changed since the last commit: execute refuses (OIDN's rule)
   OIDNFilterImpl(OIDNDeviceImpl* d, std::shared_ptr<vx::denoise::Device> engine_device)
       : device(d), filter(std::move(engine_device)) {

@@ -28,7 +28,7 @@ OIDNDeviceType oidn_type(const runtime::PhysicalDevice& device) {
 
 namespace {
 [[noreturn]] void unknown(const char* name) {
-  fail(ErrorCode::InvalidArgument, cat("unknown physical device parameter or type mismatch: '", name ? name : "(null)", "'"));
+  fail(ErrorCode::InvalidArgument, cat("unknown physical device parameter or type mismatch: '", name_or_null(name), "'"));
 }
 }  // namespace
 
@@ -36,7 +36,6 @@ namespace {
 
 using vx::oidn::guarded;
 using vx::oidn::named;
-using vx::oidn::name_or_null;
 using vx::oidn::physical_device;
 
 extern "C" {
