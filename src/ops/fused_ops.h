@@ -18,11 +18,14 @@
 //              relu             int 0/1   ReLU after bias
 //              pool             int 0/1   2x2 max pool, stride 2, after the ReLU
 //              upsample_concat  int 0/1   see inputs
+//              post_ops, post_alpha, post_beta   elementwise steps after the ReLU (ops/post_ops.h;
+//                               absent = none; never with pool; created by fuse_conv_post_ops, CPU only)
 //     output:  Y (NCHW; H/2 x W/2 when pool = 1)
 //
 //   vx.FusedConvResidual  (kFusedConvResidual; passes/fuse_conv_residual.h)   Y = relu?(Conv(X) + B + R)
 //     inputs:  X, W, B (B may be omitted), R (the residual, the output's shape)
-//     attrs:   as vx.FusedConv with pool = 0 and upsample_concat = 0; relu applies after adding R
+//     attrs:   as vx.FusedConv with pool = 0 and upsample_concat = 0; relu (then the post-ops) apply
+//              after adding R
 //
 // The ONNX fusion passes (fuse_matmul_bias_act, fuse_attention, fuse_layer_norm, fuse_gelu,
 // quantize_weights_int8) create:

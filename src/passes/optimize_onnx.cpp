@@ -1,11 +1,13 @@
 #include "passes/optimize_onnx.h"
 
 #include "passes/fold_constants.h"
-#include "passes/fold_conv_batch_norm.h"
+#include "passes/fold_conv_affine.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
+#include "passes/fuse_conv_post_ops.h"
 #include "passes/fuse_conv_residual.h"
 #include "passes/fuse_gelu.h"
+#include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_int8_weights.h"
@@ -19,9 +21,11 @@ void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
   Graph g = remove_dead_nodes(std::move(graph));
   g = fuse_dequantize_matmul(std::move(g));  // before constant folding turns the int8 weights into floats
   g = fold_constants(std::move(g));
-  g = fold_conv_batch_norm(std::move(g));
+  g = fuse_hard_swish(std::move(g));      // before the conv fusions, which take HardSwish as a post-op
+  g = fold_conv_affine(std::move(g));     // BatchNormalization, constant Mul / Add after a Conv
   g = fuse_conv_bias_relu(std::move(g));  // every Conv -> vx.FusedConv: the op the oneDNN kernel runs
   g = fuse_conv_residual(std::move(g));   // + residual Add (+ Relu): ResNet's block ends
+  g = fuse_conv_post_ops(std::move(g));   // + the elementwise chain after it, as oneDNN post-ops
   if (options.fuse_transformer) {
     g = fuse_gelu(std::move(g));          // before the MatMul fusion, which takes vx.Gelu as its activation
     g = fuse_layer_norm(std::move(g));

@@ -1,4 +1,4 @@
-// The Vulkan path's Conv fusion (optimize_for_vulkan: fold_conv_batch_norm, fuse_conv_bias_relu):
+// The Vulkan path's Conv fusion (optimize_for_vulkan: fold_conv_affine, fuse_conv_bias_relu):
 // a Conv + BatchNormalization + Relu chain and a strided 1x1 Conv without activation run as
 // vx.FusedConv nodes on the GPU (no Relu or BatchNormalization node left) and give the CPU
 // reference's result of the unfused graph (fp32 1e-4, fp16 3e-2 relative + absolute).

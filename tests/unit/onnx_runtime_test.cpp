@@ -15,7 +15,7 @@
 #include "formats/onnx_import.h"
 #include "formats/onnx_summary.h"
 #include "passes/fold_constants.h"
-#include "passes/fold_conv_batch_norm.h"
+#include "passes/fold_conv_affine.h"
 #include "passes/optimize_onnx.h"
 #include "passes/shape_inference.h"
 #include "backends/cpu/eager_runner.h"
@@ -153,7 +153,7 @@ TEST(FoldConstants, LeavesRandomAndOversizedOutputsAlone) {
 
 TEST(FoldConvBatchNorm, MatchesTheUnfoldedGraph) {
   Graph g = small_cnn();
-  Graph folded = fold_conv_batch_norm(g);
+  Graph folded = fold_conv_affine(g);
   EXPECT_EQ(test::count_ops(folded, "BatchNormalization"), 0);
   EXPECT_EQ(test::count_ops(folded, "Conv"), 1);
   folded.validate();
@@ -170,7 +170,7 @@ TEST(FoldConvBatchNorm, KeepsABatchNormWhoseInputIsShared) {
   ValueId extra = g.add_value("extra", DType::f32, {});
   g.add_node("Relu", "extra", {g.find("conv")}, {extra});
   g.outputs.push_back(extra);
-  EXPECT_EQ(test::count_ops(fold_conv_batch_norm(g), "BatchNormalization"), 1);
+  EXPECT_EQ(test::count_ops(fold_conv_affine(g), "BatchNormalization"), 1);
 }
 
 TEST(ModelRunner, PlansACnnAndMatchesTheEagerRunner) {

@@ -1,4 +1,5 @@
-// The ONNX fusion passes (Gelu, LayerNorm, attention, MatMul + bias + activation, int8 weights):
+// The ONNX fusion passes (Gelu, LayerNorm, attention, MatMul + bias + activation, int8 weights,
+// conv + affine folding, HardSwish, conv post-ops):
 // each pattern, built as an exporter writes it, is fused into the expected vx.* op, and the fused
 // graph computes what the unfused one does (both on the reference kernels: 1e-5 of the output's
 // peak; the fused graph on the fast kernels too: 1e-4). Patterns that differ are left alone.
@@ -251,6 +252,131 @@ TEST(FusionPasses, ConvWithABroadcastAddIsNotFused) {
   const ValueId x = b.input("x", {1, 4, 6, 5});
   b.g.outputs = {b.node("Add", {conv(b, x, 4, 8, 3), b.input("bias", {1, 8, 1, 1})})};
   check_fusion(b, kFusedConvResidual, 0);
+}
+
+// ---- Conv / ConvTranspose + per-channel affine (fold_conv_affine) ----
+
+ValueId batch_norm(Builder& b, ValueId x, int64_t c) {
+  return b.node("BatchNormalization", {x, b.constant(test::random_tensor({c}, b.seed++)),
+                                       b.constant(test::random_tensor({c}, b.seed++)),
+                                       b.constant(test::random_tensor({c}, b.seed++)),
+                                       b.constant(test::random_tensor({c}, b.seed++, 0.5f, 2.0f))});
+}
+
+TEST(FusionPasses, ConvAffineChainsFoldIntoTheWeights) {
+  Builder b;
+  const ValueId x = b.input("x", {2, 5, 9, 7});
+  // Mul by a per-channel constant (left operand), Add a scalar, Sub, Div per channel, then a BN.
+  ValueId y = b.node("Mul", {b.constant(test::random_tensor({1, 6, 1, 1}, 41)), conv(b, x, 5, 6, 3)});
+  y = b.node("Add", {y, b.constant(scalar(0.25f))});
+  y = b.node("Sub", {b.constant(test::random_tensor({6, 1, 1}, 42)), y});
+  y = b.node("Div", {y, b.constant(test::random_tensor({6, 1, 1}, 43, 0.5f, 2.0f))});
+  b.g.outputs = {batch_norm(b, y, 6)};
+  Graph fused = check_fusion(b, kFusedConv, 1);
+  EXPECT_EQ(fused.nodes.size(), 1u);
+}
+
+TEST(FusionPasses, ConvTransposeBiasAddAndBatchNormFold) {
+  for (int64_t group : {1, 2}) {
+    Builder b;
+    const ValueId x = b.input("x", {1, 4, 5, 6});
+    const ValueId w = b.constant(test::random_tensor({4, 6 / group, 2, 2}, 51));  // [C_in, C_out/group, kH, kW]
+    const ValueId up = b.node("ConvTranspose", {x, w},
+                              with({{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                    {"strides", std::vector<int64_t>{2, 2}}, {"group", group}}));
+    const ValueId biased = b.node("Add", {up, b.constant(test::random_tensor({1, 6, 1, 1}, 52))});
+    b.g.outputs = {b.node("Relu", {batch_norm(b, biased, 6)})};
+    Graph fused = check_fusion(b, "ConvTranspose", 1);
+    EXPECT_EQ(count_ops(fused, "Add") + count_ops(fused, "BatchNormalization"), 0) << "group " << group;
+  }
+}
+
+TEST(FusionPasses, AffineLookalikesAreNotFolded) {
+  Builder along_width;  // varies along the last axis, not the channels
+  const ValueId x = along_width.input("x", {1, 3, 5, 4});
+  along_width.g.outputs = {along_width.node("Mul", {conv(along_width, x, 3, 4, 3), along_width.constant(test::random_tensor({4}, 61))})};
+  Graph g = along_width.g;
+  optimize_onnx(g);
+  EXPECT_EQ(count_ops(g, "Mul"), 1);
+
+  Builder divided_by;  // c / conv(x) is not affine in conv(x)
+  const ValueId y = divided_by.input("x", {1, 3, 5, 4});
+  divided_by.g.outputs = {divided_by.node("Div", {divided_by.constant(scalar(2.0f)), conv(divided_by, y, 3, 4, 3)})};
+  g = divided_by.g;
+  optimize_onnx(g);
+  EXPECT_EQ(count_ops(g, "Div"), 1);
+
+  Builder shared;  // the conv's output is also a graph output
+  const ValueId z = shared.input("x", {1, 3, 5, 4});
+  const ValueId c = conv(shared, z, 3, 4, 3);
+  shared.g.outputs = {shared.node("Mul", {c, shared.constant(scalar(3.0f))}), c};
+  check_fusion(shared, "Mul", 1);
+}
+
+// ---- HardSwish (fuse_hard_swish) and conv post-ops (fuse_conv_post_ops) ----
+
+// x * Clip(x + 3, 0, 6) / 6 in the form `form`: 0 (x * clip) / 6, 1 x * (clip / 6), 2 (clip * x) * (1/6),
+// 3 with Clip's bounds as attributes (opset 10).
+ValueId hard_swish(Builder& b, ValueId x, int form) {
+  const ValueId shifted = b.node("Add", {x, b.constant(scalar(3.0f))});
+  const ValueId clipped =
+      form == 3 ? b.node("Clip", {shifted}, with({{"min", 0.0f}, {"max", 6.0f}}))
+                : b.node("Clip", {shifted, b.constant(scalar(0.0f)), b.constant(scalar(6.0f))});
+  if (form == 1) return b.node("Mul", {x, b.node("Div", {clipped, b.constant(scalar(6.0f))})});
+  if (form == 2) return b.node("Mul", {b.node("Mul", {clipped, x}), b.constant(scalar(1.0f / 6.0f))});
+  return b.node("Div", {b.node("Mul", {x, clipped}), b.constant(scalar(6.0f))});
+}
+
+TEST(FusionPasses, HardSwishDecompositions) {
+  for (int form = 0; form < 4; ++form) {
+    Builder b(form == 3 ? 10 : 17);
+    const ValueId x = b.input("x", {2, 3, 5, 7});
+    b.g.outputs = {hard_swish(b, x, form)};
+    Graph fused = check_fusion(b, "HardSwish", 1);
+    EXPECT_EQ(fused.nodes.size(), 1u) << "form " << form;
+  }
+  Builder sigmoid_form;  // x * HardSigmoid(x, 1/6, 1/2)
+  const ValueId x = sigmoid_form.input("x", {3, 8});
+  sigmoid_form.g.outputs = {sigmoid_form.node(
+      "Mul", {x, sigmoid_form.node("HardSigmoid", {x}, with({{"alpha", 1.0f / 6.0f}, {"beta", 0.5f}}))})};
+  check_fusion(sigmoid_form, "HardSwish", 1);
+
+  Builder wrong_shift;  // Clip(x + 2, 0, 6)
+  const ValueId y = wrong_shift.input("x", {3, 8});
+  const ValueId clipped = wrong_shift.node(
+      "Clip", {wrong_shift.node("Add", {y, wrong_shift.constant(scalar(2.0f))}), wrong_shift.constant(scalar(0.0f)),
+               wrong_shift.constant(scalar(6.0f))});
+  wrong_shift.g.outputs = {wrong_shift.node("Div", {wrong_shift.node("Mul", {y, clipped}), wrong_shift.constant(scalar(6.0f))})};
+  check_fusion(wrong_shift, "HardSwish", 0);
+}
+
+// PP-LCNet's block as PaddlePaddle exports it: conv, a scalar affine, HardSwish, a scalar affine.
+TEST(FusionPasses, ConvActivationChainsBecomePostOps) {
+  Builder b;
+  const ValueId x = b.input("x", {1, 6, 11, 9});
+  ValueId y = b.node("Add", {b.node("Mul", {b.constant(scalar(1.5f)), conv(b, x, 6, 8, 3)}), b.constant(scalar(0.1f))});
+  y = hard_swish(b, y, 0);
+  y = b.node("Add", {b.node("Mul", {b.constant(scalar(0.9f)), y}), b.constant(scalar(-0.2f))});
+  // SE-style gate: 1x1 conv + HardSigmoid; then Clip and Sigmoid after a strided conv.
+  y = b.node("HardSigmoid", {conv(b, y, 8, 8, 1)}, with({{"alpha", 0.2f}, {"beta", 0.5f}}));
+  y = b.node("Sigmoid", {b.node("Clip", {conv(b, y, 8, 4, 3, 2), b.constant(scalar(-1.0f)), b.constant(scalar(1.0f))})});
+  b.g.outputs = {b.node("Tanh", {b.node("LeakyRelu", {conv(b, y, 4, 4, 1)}, with({{"alpha", 0.1f}}))})};
+  Graph fused = check_fusion(b, kFusedConv, 4);
+  ASSERT_EQ(fused.nodes.size(), 4u);
+  EXPECT_EQ(fused.nodes[0].attrs.get_strings("post_ops"), (std::vector<std::string>{"hard_swish", "linear"}));
+  EXPECT_EQ(fused.nodes[1].attrs.get_strings("post_ops"), (std::vector<std::string>{"linear", "clip"}));
+  EXPECT_EQ(fused.nodes[2].attrs.get_strings("post_ops"), (std::vector<std::string>{"clip", "logistic"}));
+  EXPECT_EQ(fused.nodes[3].attrs.get_strings("post_ops"), (std::vector<std::string>{"relu", "tanh"}));
+}
+
+TEST(FusionPasses, PostOpsStopAtASharedValue) {
+  Builder b;
+  const ValueId x = b.input("x", {1, 3, 6, 5});
+  const ValueId gate = b.node("Sigmoid", {conv(b, x, 3, 4, 3)});
+  b.g.outputs = {b.node("Tanh", {gate}), gate};  // the Sigmoid's output is a graph output
+  Graph fused = check_fusion(b, kFusedConv, 1);
+  EXPECT_EQ(count_ops(fused, "Tanh"), 1);
+  EXPECT_EQ(fused.nodes[0].attrs.get_strings("post_ops"), (std::vector<std::string>{"logistic"}));
 }
 
 // ---- int8 weights ----

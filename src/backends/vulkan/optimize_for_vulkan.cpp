@@ -4,10 +4,11 @@
 #include "ops/fused_ops.h"
 #include "passes/fold_attention_transposes.h"
 #include "passes/fold_constants.h"
-#include "passes/fold_conv_batch_norm.h"
+#include "passes/fold_conv_affine.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
 #include "passes/fuse_gelu.h"
+#include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_residual.h"
@@ -21,7 +22,8 @@ bool vulkan_runs_fused_matmul() { return !find_ops(kFusedMatMul).empty(); }
 void optimize_for_vulkan(Graph& graph) {
   Graph g = remove_dead_nodes(std::move(graph));
   g = fold_constants(std::move(g));
-  g = fold_conv_batch_norm(std::move(g));
+  g = fuse_hard_swish(std::move(g));  // one dispatch instead of four
+  g = fold_conv_affine(std::move(g));
   g = fuse_conv_bias_relu(std::move(g));  // Conv (+ Relu) -> vx.FusedConv: the ReLU in the GEMM epilogue
   // The transformer fusions, in the CPU path's order (optimize_onnx.cpp): each fused op has a
   // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.

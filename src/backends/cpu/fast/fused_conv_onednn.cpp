@@ -12,6 +12,7 @@
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
 #include "ops/fused_ops.h"
+#include "ops/post_ops.h"
 #include "ops/window_geometry.h"
 #include "plan/arena_planner.h"
 
@@ -62,6 +63,7 @@ struct LayoutView {
 struct FusedConvShape {
   bool upsample_concat = false, relu = false, pool = false;
   bool residual = false;  // vx.FusedConvResidual: R (in layout in[1]) is added before the ReLU
+  std::vector<PostOp> post_ops;  // after the ReLU, as oneDNN eltwise post-ops
   Layout in[2] = {Layout::nchw, Layout::nchw};
   Layout out = Layout::nchw;
   Layout work = Layout::nhwc;  // what the convolution reads and writes (mixed layouts are slow)
@@ -83,6 +85,19 @@ struct FusedConvShape {
   }
 };
 
+// oneDNN's eltwise algorithm with the meaning ops/post_ops.h gives the step (alpha and beta alike).
+dnnl::algorithm onednn_algorithm(PostOpKind kind) {
+  switch (kind) {
+    case PostOpKind::linear: return dnnl::algorithm::eltwise_linear;
+    case PostOpKind::clip: return dnnl::algorithm::eltwise_clip_v2;
+    case PostOpKind::relu: return dnnl::algorithm::eltwise_relu;
+    case PostOpKind::hard_swish: return dnnl::algorithm::eltwise_hardswish;
+    case PostOpKind::logistic: return dnnl::algorithm::eltwise_logistic;
+    case PostOpKind::tanh: return dnnl::algorithm::eltwise_tanh;
+  }
+  return dnnl::algorithm::eltwise_linear;
+}
+
 constexpr int64_t kWinogradMinPixels = 64 * 64;  // above ResNet's 56x56, below a 1080p U-Net's deepest 120x67
 
 FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
@@ -94,6 +109,8 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
            Unsupported, what, ": a residual without pool or upsample_concat");
   s.relu = node.attrs.get_int("relu", 0) != 0;
   s.pool = node.attrs.get_int("pool", 0) != 0;
+  s.post_ops = read_post_ops(node.attrs, what);
+  VX_CHECK(s.post_ops.empty() || !s.pool, Unsupported, what, ": post-ops with a pool");
   const std::vector<int64_t> in_layouts = node.attrs.get_ints(kLayoutInputsAttr);
   for (size_t i = 0; i < in_layouts.size() && i < 2; ++i) s.in[i] = Layout(in_layouts[i]);
   s.out = Layout(node.attrs.get_int(kLayoutOutputAttr, 0));
@@ -172,7 +189,8 @@ class OneDnnFusedConv {
     dnnl::post_ops ops;
     if (s_.residual) ops.append_sum(1.0f);  // dst holds R when the convolution starts
     if (s_.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    if (s_.residual || s_.relu) attr.set_post_ops(ops);
+    for (const PostOp& op : s_.post_ops) ops.append_eltwise(1.0f, onednn_algorithm(op.kind), op.alpha, op.beta);
+    if (s_.residual || s_.relu || !s_.post_ops.empty()) attr.set_post_ops(ops);
     // Winograd when the layouts allow it and oneDNN has it for this shape and CPU; else direct.
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
     if (s_.winograd) {

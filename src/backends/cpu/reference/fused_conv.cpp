@@ -1,9 +1,11 @@
 // Reference vx.FusedConv (ops/fused_ops.h): literally the composition of the reference
-// upsample, concat, conv, relu and 2x2 max pool, through temporaries. Exact, not fast.
+// upsample, concat, conv, relu, post-ops (ops/post_ops.h) and 2x2 max pool, through temporaries.
+// Exact, not fast.
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/reference_ops.h"
 #include "core/error.h"
 #include "ops/fused_ops.h"
+#include "ops/post_ops.h"
 
 namespace vx::cpu::ref {
 
@@ -16,6 +18,8 @@ void fused_conv_kernel(KernelContext& ctx) {
   const bool upsample_concat = node.attrs.get_int("upsample_concat", 0) != 0;
   const bool relu_after = node.attrs.get_int("relu", 0) != 0;
   const bool pool_after = node.attrs.get_int("pool", 0) != 0;
+  const std::vector<PostOp> post_ops = read_post_ops(node.attrs, what);
+  VX_CHECK(post_ops.empty() || !pool_after, InvalidArgument, what, ": post-ops with a pool");
   const size_t w_at = upsample_concat ? 2 : 1;
   VX_CHECK(ctx.has_input(0) && ctx.has_input(w_at) && (!upsample_concat || ctx.has_input(1)), InvalidArgument, what,
            ": missing inputs");
@@ -51,6 +55,9 @@ void fused_conv_kernel(KernelContext& ctx) {
       for (int64_t i = 0; i < y.numel(); ++i) out[i] = float(double(out[i]) + double(r[i]));
     }
     if (relu_after) relu(y, y);
+    float* out = y.data<float>();
+    for (const PostOp& op : post_ops)
+      for (int64_t i = 0; i < y.numel(); ++i) out[i] = apply_post_op(op, out[i]);
     return;
   }
   VX_CHECK(!residual, InvalidArgument, what, ": pool with a residual");

@@ -135,6 +135,7 @@ OpPlan plan_fused_conv(const OpInfo& info) {
   const DeviceType storage = float_storage(info, 0);
   const Attributes& attrs = info.node.attrs;
   if (attrs.get_int("upsample_concat", 0) != 0) decline(info, "upsample_concat is not planned here");
+  if (attrs.has("post_ops") && !attrs.get_strings("post_ops").empty()) decline(info, "post-ops (the CPU path's fusion)");
   const bool relu = attrs.get_int("relu", 0) != 0, pool = attrs.get_int("pool", 0) != 0;
   OpPlan plan;
   WindowGeometry g;
