@@ -1,6 +1,7 @@
 // Shape functions for the common ONNX ops (elementwise with broadcasting, unary, MatMul, Gemm,
-// Conv and pooling, Resize, Concat, Transpose, Reshape / Unsqueeze / Squeeze with constant operands,
-// Flatten, Softmax, normalisations, Gather, Cast, reductions) and for vx.FusedConv, so that typical
+// Conv and pooling, Resize, Concat, Transpose, Reshape / Unsqueeze / Squeeze / Slice /
+// Pad / Expand / Tile with constant operands, Flatten, Softmax, normalisations, Gather, Cast,
+// reductions) and for vx.FusedConv, so that typical
 // CNNs and transformers are planned with every activation in the arena. A shape that depends on
 // data computed at run time returns false: the executor allocates it then.
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "ops/onnx_dtype.h"
 #include "ops/shape_fn.h"
 #include "ops/shape_rules.h"
+#include "ops/slice_geometry.h"
 #include "ops/window_geometry.h"
 
 namespace vx {
@@ -382,6 +384,74 @@ bool shape_shape(const Node& node, Graph& graph) {
   return true;
 }
 
+// Slice with constant operands (inputs from opset 10, attributes before).
+bool slice_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  SliceOperands o;
+  if (node.input(1) != kNoValue) {
+    const auto starts = constant_ints(node, graph, 1), ends = constant_ints(node, graph, 2);
+    const auto axes = constant_ints(node, graph, 3), steps = constant_ints(node, graph, 4);
+    if (!starts || !ends || (node.input(3) != kNoValue && !axes) || (node.input(4) != kNoValue && !steps)) return false;
+    o = {*starts, *ends, axes.value_or(std::vector<int64_t>{}), steps.value_or(std::vector<int64_t>{})};
+  } else {
+    o = {node.attrs.get_ints("starts"), node.attrs.get_ints("ends"), node.attrs.get_ints("axes"), {}};
+  }
+  std::vector<int64_t> dims;
+  for (const SliceAxis& a : slice_geometry(x.shape.dims(), std::move(o), what(node))) dims.push_back(a.count);
+  set_out(node, graph, 0, Shape(dims), x.dtype);
+  return true;
+}
+
+// Pad with constant pads (and axes, opset 18), or the pads attribute before opset 11.
+bool pad_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  const int64_t rank = int64_t(x.shape.rank());
+  std::optional<std::vector<int64_t>> pads = node.input(1) != kNoValue ? constant_ints(node, graph, 1)
+                                                                         : node.attrs.get_ints("pads");
+  if (!pads) return false;
+  std::vector<int64_t> axes;
+  if (node.input(3) != kNoValue) {
+    const auto given = constant_ints(node, graph, 3);
+    if (!given) return false;
+    for (int64_t a : *given) axes.push_back(normalized_axis(node, a, rank));
+  } else {
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  VX_CHECK(pads->size() == 2 * axes.size(), InvalidArgument, what(node), ": ", pads->size(), " pads for ", axes.size(),
+           " axes");
+  std::vector<int64_t> dims = x.shape.dims();
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t& d = dims[size_t(axes[i])];
+    d += (*pads)[i] + (*pads)[i + axes.size()];
+    VX_CHECK(d >= 0, InvalidArgument, what(node), ": pads make axis ", axes[i], " negative");
+  }
+  set_out(node, graph, 0, Shape(dims), x.dtype);
+  return true;
+}
+
+bool expand_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  const auto target = constant_ints(node, graph, 1);
+  if (!target) return false;
+  set_out(node, graph, 0, broadcast(node, x.shape, Shape(*target)), x.dtype);
+  return true;
+}
+
+bool tile_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  const auto repeats = constant_ints(node, graph, 1);
+  if (!repeats) return false;
+  VX_CHECK(repeats->size() == x.shape.rank(), InvalidArgument, what(node), ": ", repeats->size(), " repeats for rank ",
+           x.shape.rank());
+  std::vector<int64_t> dims = x.shape.dims();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    VX_CHECK((*repeats)[i] >= 0, InvalidArgument, what(node), ": negative repeat ", (*repeats)[i]);
+    dims[i] *= (*repeats)[i];
+  }
+  set_out(node, graph, 0, Shape(dims), x.dtype);
+  return true;
+}
+
 }  // namespace
 
 // Only output 0 (BatchNormalization's and Dropout's other outputs are training-mode extras).
@@ -464,5 +534,9 @@ VX_REGISTER_SHAPE_FN(reduce_max, "ReduceMax", reduce_shape);
 VX_REGISTER_SHAPE_FN(reduce_min, "ReduceMin", reduce_shape);
 VX_REGISTER_SHAPE_FN(shape, "Shape", shape_shape);
 VX_REGISTER_SHAPE_FN(split, "Split", split_shape);
+VX_REGISTER_SHAPE_FN(slice, "Slice", slice_shape);
+VX_REGISTER_SHAPE_FN(pad, "Pad", pad_shape);
+VX_REGISTER_SHAPE_FN(expand, "Expand", expand_shape);
+VX_REGISTER_SHAPE_FN(tile, "Tile", tile_shape);
 
 }  // namespace vx

@@ -1,8 +1,10 @@
 // Shape inference and the fusion passes: shapes against hand-computed ones, fused graphs against
 // the unfused graph's output (reference kernels) and the expected node counts.
 #include <algorithm>
+#include <limits>
 
 #include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/eager_runner.h"
 #include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "core/graph.h"
@@ -129,6 +131,47 @@ TEST(ShapeInference, ConvAutoPadAndOneDimensional) {
   infer_shapes(g);
   EXPECT_EQ(g.value(y1).shape, Shape({1, 5, 4}));  // ceil(10 / 3)
   EXPECT_EQ(g.value(y2).shape, Shape({1, 5, 7}));  // 10 - 4 + 1
+}
+
+// Slice (attributes and inputs, negative steps, INT64 limits), Pad, Expand and Tile with constant
+// operands: inferred as the reference kernels compute them, so exported graphs that slice and pad
+// stay planned (and on the fast kernels) after them.
+TEST(ShapeInference, SlicePadExpandTileAgreeWithTheKernels) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  auto ints = [](const std::vector<int64_t>& v) {
+    Tensor t(DType::i64, Shape({int64_t(v.size())}));
+    std::copy(v.begin(), v.end(), t.data<int64_t>());
+    return t;
+  };
+  Graph g;
+  g.opsets[""] = 9;
+  const ValueId x = g.add_value("x", DType::f32, {2, 7, 9});
+  g.inputs = {x};
+  auto node = [&](const std::string& op, std::vector<ValueId> ins, Attributes a = {}) {
+    const ValueId y = g.add_value(op + std::to_string(g.nodes.size()), DType::f32, {});
+    g.add_node(op, op + std::to_string(g.nodes.size()), std::move(ins), {y}, std::move(a));
+    g.outputs.push_back(y);
+    return y;
+  };
+  Attributes slice1;
+  slice1.set("starts", std::vector<int64_t>{1, -3});
+  slice1.set("ends", std::vector<int64_t>{kMax, -1});
+  slice1.set("axes", std::vector<int64_t>{1, 2});
+  const ValueId a = node("Slice", {x}, slice1);
+  const ValueId b = node("Slice", {x, g.add_constant("s", ints({-1})), g.add_constant("e", ints({kMin})),
+                                   g.add_constant("a", ints({2})), g.add_constant("st", ints({-2}))});
+  const ValueId c = node("Pad", {x, g.add_constant("p", ints({0, 1, 0, 0, 2, 1}))});
+  const ValueId d = node("Expand", {x, g.add_constant("shape", ints({3, 1, 7, 1}))});
+  const ValueId e = node("Tile", {x, g.add_constant("r", ints({1, 2, 3}))});
+  infer_shapes(g);
+  EXPECT_EQ(g.value(a).shape, Shape({2, 6, 2}));
+  EXPECT_EQ(g.value(b).shape, Shape({2, 7, 5}));
+  EXPECT_EQ(g.value(c).shape, Shape({2, 10, 10}));
+  EXPECT_EQ(g.value(d).shape, Shape({3, 2, 7, 9}));
+  EXPECT_EQ(g.value(e).shape, Shape({2, 14, 27}));
+  const std::vector<Tensor> ran = run_graph_eager(g, {test::random_tensor({2, 7, 9}, 3)});
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    EXPECT_EQ(ran[i].shape(), g.value(g.outputs[i]).shape) << g.nodes[i].op << " " << i;
 }
 
 TEST(ShapeInference, PoolResizeConcatFusedConvAndUnknowns) {

@@ -8,6 +8,7 @@
 
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/kernel_util.h"
+#include "ops/slice_geometry.h"
 
 namespace vx::cpu::ref {
 namespace {
@@ -165,56 +166,26 @@ void split_kernel(KernelContext& ctx) {
 
 void slice_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  int64_t rank = int64_t(x.rank());
-  std::vector<int64_t> starts, ends, axes, steps;
+  SliceOperands o;
   if (ctx.has_input(1)) {  // opset 10+: operands are inputs
     VX_CHECK(ctx.has_input(2), InvalidArgument, node_label(ctx), ": ends input missing");
-    starts = read_ints(ctx.input(1));
-    ends = read_ints(ctx.input(2));
-    if (ctx.has_input(3)) axes = read_ints(ctx.input(3));
-    if (ctx.has_input(4)) steps = read_ints(ctx.input(4));
+    o.starts = read_ints(ctx.input(1));
+    o.ends = read_ints(ctx.input(2));
+    if (ctx.has_input(3)) o.axes = read_ints(ctx.input(3));
+    if (ctx.has_input(4)) o.steps = read_ints(ctx.input(4));
   } else {  // opset 1: attributes
-    starts = ctx.node().attrs.get_ints("starts");
-    ends = ctx.node().attrs.get_ints("ends");
-    axes = ctx.node().attrs.get_ints("axes");
+    o.starts = ctx.node().attrs.get_ints("starts");
+    o.ends = ctx.node().attrs.get_ints("ends");
+    o.axes = ctx.node().attrs.get_ints("axes");
   }
-  VX_CHECK(starts.size() == ends.size(), InvalidArgument, node_label(ctx), ": ", starts.size(), " starts but ",
-           ends.size(), " ends");
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  VX_CHECK(axes.size() == starts.size() && steps.size() == starts.size(), InvalidArgument, node_label(ctx),
-           ": starts, ends, axes and steps differ in length");
-
-  std::vector<int64_t> in_strides = strides_of(x.shape());
-  std::vector<int64_t> dims = x.shape().dims(), strides = in_strides;
-  std::vector<bool> seen(size_t(rank), false);
+  const std::vector<SliceAxis> geometry = slice_geometry(x.shape().dims(), std::move(o), node_label(ctx));
+  const std::vector<int64_t> in_strides = strides_of(x.shape());
+  std::vector<int64_t> dims(geometry.size()), strides(geometry.size());
   int64_t base = 0;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    size_t a = size_t(normalize_axis(axes[i], rank, ctx));
-    VX_CHECK(!seen[a], InvalidArgument, node_label(ctx), ": axis ", axes[i], " repeated");
-    seen[a] = true;
-    int64_t d = x.dim(a), step = steps[i];
-    VX_CHECK(step != 0, InvalidArgument, node_label(ctx), ": step 0 on axis ", axes[i]);
-    int64_t start = starts[i] < 0 ? starts[i] + d : starts[i];
-    int64_t end = ends[i] < 0 ? ends[i] + d : ends[i];
-    // Counts from the span (at most d + 1) and the step's magnitude in unsigned arithmetic, so
-    // steps near the int64 limits (INT64_MIN included) cannot overflow.
-    const uint64_t magnitude = step > 0 ? uint64_t(step) : uint64_t(-(step + 1)) + 1;
-    int64_t span;
-    if (step > 0) {
-      start = std::clamp<int64_t>(start, 0, d);
-      end = std::clamp<int64_t>(end, 0, d);
-      span = end - start;
-    } else {
-      start = std::clamp<int64_t>(start, 0, d - 1);
-      end = std::clamp<int64_t>(end, -1, d - 1);
-      span = start - end;
-    }
-    const int64_t count = span > 0 ? int64_t((uint64_t(span) - 1) / magnitude + 1) : 0;
-    dims[a] = count;
-    strides[a] = count > 1 ? in_strides[a] * step : 0;  // |step| < d here, so no overflow
-    if (count > 0) base += start * in_strides[a];
+  for (size_t a = 0; a < geometry.size(); ++a) {
+    dims[a] = geometry[a].count;
+    strides[a] = geometry[a].count > 1 ? in_strides[a] * geometry[a].step : 0;  // |step| < extent here
+    base += geometry[a].start * in_strides[a];
   }
   Tensor& y = ctx.output(0, x.dtype(), Shape(dims));
   strided_copy(x.raw(), base, strides, y.raw(), dims, dtype_size(x.dtype()));

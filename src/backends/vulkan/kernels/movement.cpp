@@ -10,6 +10,7 @@
 #include "backends/vulkan/kernels/strided_copy.h"
 #include "core/error.h"
 #include "ops/shape_rules.h"
+#include "ops/slice_geometry.h"
 
 namespace vx::vk {
 namespace {
@@ -92,58 +93,30 @@ OpPlan plan_dynamic_slice(const OpInfo& info) {
 
 OpPlan plan_slice(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
-  const int64_t rank = int64_t(x.shape.rank());
   if (info.has_input(1) && (!is_constant(info, 1) || (info.has_input(3) && !is_constant(info, 3)) ||
                             (info.has_input(4) && !is_constant(info, 4))))
     return plan_dynamic_slice(info);
-  std::vector<int64_t> starts, ends, axes, steps;
+  SliceOperands o;
   if (info.opset >= 10 || info.has_input(1)) {  // operands are inputs
     VX_CHECK(info.has_input(1) && info.has_input(2), InvalidArgument, label(info), ": starts and ends are required");
-    starts = *constant_ints(info, 1, "starts");
-    ends = *constant_ints(info, 2, "ends");
-    if (auto a = constant_ints(info, 3, "axes")) axes = *a;
-    if (auto s = constant_ints(info, 4, "steps")) steps = *s;
+    o.starts = *constant_ints(info, 1, "starts");
+    o.ends = *constant_ints(info, 2, "ends");
+    if (auto a = constant_ints(info, 3, "axes")) o.axes = *a;
+    if (auto s = constant_ints(info, 4, "steps")) o.steps = *s;
   } else {  // opset 1: attributes
-    starts = info.node.attrs.get_ints("starts");
-    ends = info.node.attrs.get_ints("ends");
-    axes = info.node.attrs.get_ints("axes");
+    o.starts = info.node.attrs.get_ints("starts");
+    o.ends = info.node.attrs.get_ints("ends");
+    o.axes = info.node.attrs.get_ints("axes");
   }
-  VX_CHECK(starts.size() == ends.size(), InvalidArgument, label(info), ": ", starts.size(), " starts but ", ends.size(),
-           " ends");
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  VX_CHECK(axes.size() == starts.size() && steps.size() == starts.size(), InvalidArgument, label(info),
-           ": starts, ends, axes and steps differ in length");
-  std::vector<int64_t> in_strides = row_major_strides(x.shape.dims());
-  std::vector<int64_t> dims = x.shape.dims(), strides = in_strides;
-  std::vector<bool> seen(size_t(rank), false);
+  const std::vector<SliceAxis> geometry = slice_geometry(x.shape.dims(), std::move(o), label(info));
+  const std::vector<int64_t> in_strides = row_major_strides(x.shape.dims());
+  std::vector<int64_t> dims(geometry.size()), strides(geometry.size());
   int64_t base = 0;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    size_t a = size_t(normalize_axis(info, axes[i], rank));
-    VX_CHECK(!seen[a], InvalidArgument, label(info), ": axis ", axes[i], " repeated");
-    seen[a] = true;
-    const int64_t d = x.shape[a], step = steps[i];
-    VX_CHECK(step != 0, InvalidArgument, label(info), ": step 0 on axis ", axes[i]);
-    // Clamp in int64 first: ends are often INT64_MAX / INT64_MIN.
-    int64_t start = starts[i] < 0 ? std::max<int64_t>(starts[i], -d - 1) + d : starts[i];
-    int64_t end = ends[i] < 0 ? std::max<int64_t>(ends[i], -d - 1) + d : ends[i];
-    // Counts written so that steps near INT64_MAX / INT64_MIN cannot overflow.
-    int64_t count;
-    if (step > 0) {
-      start = std::clamp<int64_t>(start, 0, d);
-      end = std::clamp<int64_t>(end, 0, d);
-      count = end > start ? (end - start - 1) / step + 1 : 0;
-    } else {
-      start = std::clamp<int64_t>(start, 0, d - 1);
-      end = std::clamp<int64_t>(end, -1, d - 1);
-      const int64_t magnitude = step == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -step;
-      count = start > end ? (start - end - 1) / magnitude + 1 : 0;
-    }
-    dims[a] = count;
+  for (size_t a = 0; a < geometry.size(); ++a) {
+    dims[a] = geometry[a].count;
     // A step beyond the extent only ever takes one element: keep the stride small.
-    strides[a] = in_strides[a] * (count > 1 ? step : 1);
-    if (count > 0) base += start * in_strides[a];
+    strides[a] = in_strides[a] * (geometry[a].count > 1 ? geometry[a].step : 1);
+    base += geometry[a].start * in_strides[a];
   }
   VX_CHECK(Shape(dims) == info.outputs.at(0).shape, InvalidArgument, label(info), ": slice gives ", Shape(dims).str(),
            " but the graph says ", info.outputs.at(0).shape.str());
