@@ -26,6 +26,18 @@ VX_OP_CASES(norm) {
                     }});
     }
   cases.add(OpCase("BatchNormalization", "statistics").opset(17).attr("epsilon", 1e-3f).tol_f32(kNormF32).tol_f16(kNormF16).variants(std::move(bn)));
+  // Older opsets (7 with spatial = 1 spelled out, 9) and 15, epsilon at its default; odd extents, N > 1.
+  cases.add(OpCase("BatchNormalization", "opsets_default_epsilon")
+                .in(f32({2, 5, 9, 11}))
+                .in(f32({5}, 0.5f, 1.5f).constant())
+                .in(f32({5}).constant())
+                .in(f32({5}).constant())
+                .in(f32({5}, 0.2f, 2.0f).constant())
+                .tol_f32(kNormF32)
+                .tol_f16(kNormF16)
+                .variants({{"opset7_spatial", [](OpCase& v) { v.opset(7).attr("spatial", int64_t(1)); }},
+                           {"opset9", [](OpCase& v) { v.opset(9); }},
+                           {"opset15", [](OpCase& v) { v.opset(15); }}}));
 
   std::vector<Variant> inorm;
   for (bool constant : {true, false})

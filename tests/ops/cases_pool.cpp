@@ -101,7 +101,8 @@ VX_OP_CASES(pool) {
                   .in(f32({2, 3, 7, 9}))
                   .scale_last(2)
                   .variants({inputs_variant("2d", {f32({2, 3, 7, 9})}), inputs_variant("1d_long", {f32({1, 5, 300})}),
-                             inputs_variant("3d", {f32({1, 2, 3, 4, 5})})}));
+                             inputs_variant("3d", {f32({1, 2, 3, 4, 5})}),
+                             inputs_variant("rows_over_1024", {f32({2, 3, 41, 57})})}));
 
   // MaxUnpool: [2,3,3,4] -> [2,3,6,8] (2x2 stride 2), [1,2,4,4] -> [1,2,7,7] (3x3 stride 2 pads 1),
   // 1-D; an explicit larger output_shape; int32 values.

@@ -1,5 +1,6 @@
 // Resampling: Resize (every mode and coordinate transform, scales up and down, sizes, an roi,
-// cubic options, runtime sizes, opset 10), Upsample, GridSample and RoiAlign.
+// cubic options, runtime sizes, opset 10, the fast CPU kernel's paths), Upsample, GridSample and
+// RoiAlign.
 #include "ops/op_table.h"
 
 namespace vx::optable {
@@ -19,7 +20,8 @@ VX_OP_CASES(resample) {
     modes.push_back({cat(m.mode, "_", m.transform, m.nearest.empty() ? "" : "_" + m.nearest), [m](OpCase& v) {
                        v.attr("mode", m.mode).attr("coordinate_transformation_mode", m.transform);
                        if (!m.nearest.empty()) v.attr("nearest_mode", m.nearest);
-                       if (m.mode == "nearest") v.tol_f32({0, 0, 0});  // picks values: exact
+                       if (m.mode == "nearest") v.tol_f32({0, 0, 0}).tol_cpu({0, 0, 0});  // picks values: exact
+                       if (m.mode == "cubic") v.may_fall_back(Backend::cpu);  // the fast CPU kernel declines cubic
                      }});
   cases.add(OpCase("Resize", "modes")
                 .opset(13)
@@ -37,7 +39,8 @@ VX_OP_CASES(resample) {
                                   .in(values({4}, {1, 1, 2.0, 1.5}).constant())
                                   .attr("mode", std::string("linear"))
                                   .attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"))
-                                  .attr("extrapolation_value", 0.25f);
+                                  .attr("extrapolation_value", 0.25f)
+                                  .may_fall_back(Backend::cpu);  // the fast CPU kernel declines tf_crop_and_resize
                             }},
                            {"cubic_exclude_outside", [](OpCase& v) {
                               v.opset(18)
@@ -46,7 +49,8 @@ VX_OP_CASES(resample) {
                                   .in(values({4}, {1, 1, 1.7, 0.8}).constant())
                                   .attr("mode", std::string("cubic"))
                                   .attr("exclude_outside", int64_t(1))
-                                  .attr("cubic_coeff_a", -0.5f);
+                                  .attr("cubic_coeff_a", -0.5f)
+                                  .may_fall_back(Backend::cpu);  // cubic
                             }},
                            // Sizes computed at run time (a graph input): the executor observes the output shape.
                            {"runtime_sizes_nearest", [](OpCase& v) {
@@ -66,6 +70,7 @@ VX_OP_CASES(resample) {
   cases.add(OpCase("Resize", "nearest_integers")
                 .opset(13)
                 .attr("mode", std::string("nearest"))
+                .may_fall_back(Backend::cpu)  // the fast CPU kernel is f32 only
                 .variants({inputs_variant("int32", {ints({1, 2, 5, 7}, -1000, 1000), omitted(), values({4}, {1, 1, 2.0, 1.5}).constant()}),
                            inputs_variant("uint8", {ints({1, 2, 3, 5}, 0, 255, DType::u8), omitted(), values({4}, {1, 1, 2, 1.5}).constant()})}));
   cases.add(OpCase("Resize", "2x_upsample")
@@ -75,6 +80,64 @@ VX_OP_CASES(resample) {
                 .in(values({4}, {1, 1, 2, 2}).constant())
                 .sweep("mode", {std::string("nearest"), std::string("linear")})
                 .tol_f32({1e-5, 1e-6}));
+
+  // The fast CPU kernel's paths (src/backends/cpu/fast/resize.cpp): odd extents, N > 1, integer and
+  // fractional factors up and down, constant and runtime scales and sizes, 3-D inputs, the axes
+  // attribute. Runtime scales that resize a leading axis: nearest picks source planes; linear would
+  // blend planes, and the fast kernel hands that run to the reference.
+  std::vector<Variant> fast_modes;
+  for (const ResizeMode& m : {ResizeMode{"nearest", "asymmetric", "floor"}, ResizeMode{"nearest", "half_pixel_symmetric", "round_prefer_ceil"},
+                              ResizeMode{"linear", "half_pixel", ""}, ResizeMode{"linear", "align_corners", ""}})
+    fast_modes.push_back({cat(m.mode, "_", m.transform, m.nearest.empty() ? "" : "_" + m.nearest), [m](OpCase& v) {
+                            v.attr("mode", m.mode).attr("coordinate_transformation_mode", m.transform);
+                            if (!m.nearest.empty()) v.attr("nearest_mode", m.nearest);
+                            if (m.mode == "nearest") v.tol_f32({0, 0, 0}).tol_cpu({0, 0, 0});
+                          }});
+  auto scales = [](std::vector<double> s, bool constant) {
+    const int64_t n = int64_t(s.size());
+    InputSpec in = values({n}, std::move(s));
+    return constant ? in.constant() : in;
+  };
+  auto sizes = [](std::vector<int64_t> s, bool constant) {
+    InputSpec in = i64s(std::move(s));
+    return constant ? in.constant() : in;
+  };
+  // Scales are exact in fp16: vulkan-f16's reference runs on fp16-rounded inputs, scales
+  // included. Vulkan takes constant scales only (and runtime sizes only with the stretch policy).
+  auto runtime_variant = [](std::string label, std::vector<InputSpec> inputs) {
+    return Variant{std::move(label), [inputs](OpCase& v) { v.with_inputs(inputs).may_fall_back(kVulkan); }};
+  };
+  cases.add(OpCase("Resize", "fast_paths")
+                .opset(19)
+                .tol_f32({1e-5, 1e-6})
+                .variants(std::move(fast_modes))
+                .variants({inputs_variant("x2_n2", {f32({2, 3, 13, 17}), omitted(), scales({1, 1, 2, 2}, true)}),
+                           runtime_variant("x3_runtime", {f32({1, 2, 7, 9}), omitted(), scales({1, 1, 3, 3}, false)}),
+                           inputs_variant("x8", {f32({1, 2, 5, 6}), omitted(), scales({1, 1, 8, 8}, true)}),
+                           inputs_variant("down", {f32({2, 3, 13, 17}), omitted(), scales({1, 1, 0.5, 0.375}, true)}),
+                           runtime_variant("up_down_runtime", {f32({1, 3, 11, 10}), omitted(), scales({1, 1, 1.75, 0.4375}, false)}),
+                           inputs_variant("sizes", {f32({2, 2, 9, 13}), omitted(), omitted(), sizes({2, 2, 20, 6}, true)}),
+                           inputs_variant("sizes_runtime", {f32({2, 2, 9, 13}), omitted(), omitted(), sizes({2, 2, 4, 31}, false)}),
+                           inputs_variant("3d_last_axis", {f32({2, 5, 11}), omitted(), scales({1, 1, 2.5}, true)}),
+                           inputs_variant("3d_last_two", {f32({3, 7, 5}), omitted(), scales({1, 2, 1.5}, true)}),
+                           runtime_variant("runtime_leading_axis", {f32({1, 2, 5, 7}), omitted(), scales({1, 2, 2, 1.5}, false)}),
+                           // Runtime sizes: shape inference (ops/onnx_shape_fns.cpp) knows no axes attribute.
+                           {"axes_sizes_not_larger_runtime", [sizes](OpCase& v) {
+                              v.with_inputs({f32({1, 2, 6, 9}), omitted(), omitted(), sizes({20, 20}, false)})
+                                  .attr("axes", std::vector<int64_t>{-2, -1})
+                                  .attr("keep_aspect_ratio_policy", std::string("not_larger"))
+                                  .may_fall_back(kVulkan);
+                            }}}));
+  // A resized leading axis only picks source planes for nearest: the fast CPU kernel takes it;
+  // linear would blend planes, which it leaves to the reference.
+  cases.add(OpCase("Resize", "leading_axis")
+                .opset(13)
+                .in(f32({2, 4, 5, 7}))
+                .in(omitted())
+                .in(values({4}, {1.5, 0.5, 2, 2}).constant())
+                .tol_f32({1e-5, 1e-6})
+                .variants({{"nearest", [](OpCase& v) { v.attr("mode", std::string("nearest")).tol_f32({0, 0, 0}).tol_cpu({0, 0, 0}); }},
+                           {"linear", [](OpCase& v) { v.attr("mode", std::string("linear")).may_fall_back(Backend::cpu); }}}));
 
   cases.add(OpCase("Upsample", "modes")
                 .tol_f32({1e-5, 1e-6})
