@@ -12,6 +12,7 @@
 #include "ops/fused_ops.h"
 #include "ops/matmul_shape.h"
 #include "ops/onnx_dtype.h"
+#include "ops/resize_geometry.h"
 #include "ops/shape_fn.h"
 #include "ops/shape_rules.h"
 #include "ops/slice_geometry.h"
@@ -266,28 +267,19 @@ bool global_pool_shape(const Node& node, Graph& graph) {
 
 // Resize (opset 10: X, scales; opset 11+: X, roi, scales, sizes). Only constant scales / sizes
 // give a shape at plan time.
+// Resize and Upsample with constant scales or sizes: resize_axes, as the kernels compute it (axes,
+// keep_aspect_ratio_policy, the legacy forms).
 bool resize_shape(const Node& node, Graph& graph) {
   const Value& x = in(node, graph, 0);
-  ValueId scales_id = node.inputs.size() == 2 ? node.input(1) : node.input(2);
-  ValueId sizes_id = node.inputs.size() == 2 ? kNoValue : node.input(3);
-  std::vector<int64_t> out(x.shape.begin(), x.shape.end());
-  if (sizes_id != kNoValue && graph.value(sizes_id).is_constant() && graph.value(sizes_id).constant.numel() > 0) {
-    const Tensor& sizes = graph.value(sizes_id).constant;
-    VX_CHECK(size_t(sizes.numel()) == x.shape.rank(), InvalidArgument, what(node), ": ", sizes.numel(),
-             " sizes for an input of rank ", x.shape.rank());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = int64_t(sizes.get(int64_t(i)));
-  } else if (scales_id != kNoValue && graph.value(scales_id).is_constant() &&
-             graph.value(scales_id).constant.numel() > 0) {
-    const Tensor& scales = graph.value(scales_id).constant;
-    VX_CHECK(size_t(scales.numel()) == x.shape.rank(), InvalidArgument, what(node), ": ", scales.numel(),
-             " scales for an input of rank ", x.shape.rank());
-    // ONNX: output extent = floor(input extent * scale); float32 like the reference implementation.
-    for (size_t i = 0; i < out.size(); ++i)
-      out[i] = int64_t(std::floor(double(x.shape[i]) * double(float(scales.get(int64_t(i))))));
-  } else {
-    return false;  // scales or sizes computed at run time
-  }
-  set_out(node, graph, 0, Shape(out), x.dtype);
+  for (size_t i = 1; i < node.inputs.size(); ++i)
+    if (node.inputs[i] != kNoValue && !graph.value(node.inputs[i]).is_constant()) return false;
+  const bool legacy = resize_is_legacy(node, graph.opset(""));
+  const ResizeValues v = read_resize_values(node, legacy, [&](size_t i) -> const Tensor* {
+    return node.input(i) == kNoValue ? nullptr : &graph.value(node.input(i)).constant;
+  });
+  if (v.scales.empty() && v.sizes.empty()) return false;
+  const ResizeAxes axes = resize_axes(x.shape.dims(), node.attrs, v.scales, v.sizes, v.roi, what(node));
+  set_out(node, graph, 0, Shape(axes.out_dims), x.dtype);
   return true;
 }
 
@@ -526,6 +518,7 @@ VX_REGISTER_SHAPE_FN(average_pool, "AveragePool", average_pool_shape);
 VX_REGISTER_SHAPE_FN(global_average_pool, "GlobalAveragePool", global_pool_shape);
 VX_REGISTER_SHAPE_FN(global_max_pool, "GlobalMaxPool", global_pool_shape);
 VX_REGISTER_SHAPE_FN(resize, "Resize", resize_shape);
+VX_REGISTER_SHAPE_FN(upsample, "Upsample", resize_shape);
 VX_REGISTER_SHAPE_FN(concat, "Concat", concat_shape);
 VX_REGISTER_SHAPE_FN(gather, "Gather", gather_shape);
 VX_REGISTER_SHAPE_FN(reduce_mean, "ReduceMean", reduce_shape);

@@ -1,5 +1,7 @@
 #include "ops/resize_geometry.h"
 
+#include <cstring>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -7,6 +9,50 @@
 #include "core/error.h"
 
 namespace vx {
+
+namespace {
+
+std::vector<double> resize_doubles(const Tensor& t) {
+  std::vector<double> v(size_t(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = t.get(int64_t(i));
+  return v;
+}
+
+std::vector<int64_t> resize_ints(const Tensor& t) {
+  VX_CHECK(t.dtype() != DType::f32 && t.dtype() != DType::f16, InvalidArgument, "Resize: sizes must be integers, got ",
+           dtype_name(t.dtype()));
+  std::vector<int64_t> v(size_t(t.numel()));
+  if (t.dtype() == DType::i64) {
+    std::memcpy(v.data(), t.raw(), v.size() * sizeof(int64_t));
+  } else {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = int64_t(t.get(int64_t(i)));
+  }
+  return v;
+}
+
+}  // namespace
+
+bool resize_is_legacy(const Node& node, int64_t opset) { return node.op == "Upsample" || (opset > 0 && opset < 11); }
+
+ResizeValues read_resize_values(const Node& node, bool legacy, const std::function<const Tensor*(size_t)>& input) {
+  ResizeValues v;
+  auto given = [&](size_t i) -> const Tensor* {
+    const Tensor* t = input(i);
+    return t && t->numel() > 0 ? t : nullptr;
+  };
+  if (legacy) {
+    if (const Tensor* t = input(1)) {
+      v.scales = resize_doubles(*t);
+    } else {
+      for (float s : node.attrs.get_floats("scales")) v.scales.push_back(s);
+    }
+    return v;
+  }
+  if (const Tensor* t = given(1)) v.roi = resize_doubles(*t);
+  if (const Tensor* t = given(2)) v.scales = resize_doubles(*t);
+  if (const Tensor* t = given(3)) v.sizes = resize_ints(*t);
+  return v;
+}
 namespace {
 
 // Maps an output coordinate onto the input axis (the ONNX coordinate_transformation_mode). As in

@@ -6,10 +6,13 @@
 // kernel and the Vulkan kernel so they never disagree. Antialias is not supported.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/attribute.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace vx {
 
@@ -22,6 +25,19 @@ struct ResizeParams {
   bool exclude_outside = false;
   double extrapolation = 0.0;
 };
+
+// Upsample, and Resize before opset 11 (`opset` 0: unknown, taken as current): scales only,
+// asymmetric coordinates and the legacy nearest rule.
+bool resize_is_legacy(const Node& node, int64_t opset);
+
+// The node's roi, scales and sizes as its inputs give them (Upsample-7: its scales attribute).
+// `input(i)` is the tensor of the node's input i, nullptr where omitted; empty tensors count as
+// omitted. InvalidArgument for sizes that are not integers.
+struct ResizeValues {
+  std::vector<double> scales, roi;
+  std::vector<int64_t> sizes;
+};
+ResizeValues read_resize_values(const Node& node, bool legacy, const std::function<const Tensor*(size_t)>& input);
 
 // `legacy`: Upsample or Resize before opset 11 (asymmetric coordinates, the legacy nearest rule).
 // Throws Unsupported naming `what` for an unknown mode or antialias.

@@ -133,10 +133,10 @@ TEST(ShapeInference, ConvAutoPadAndOneDimensional) {
   EXPECT_EQ(g.value(y2).shape, Shape({1, 5, 7}));  // 10 - 4 + 1
 }
 
-// Slice (attributes and inputs, negative steps, INT64 limits), Pad, Expand and Tile with constant
-// operands: inferred as the reference kernels compute them, so exported graphs that slice and pad
+// Slice (attributes and inputs, negative steps, INT64 limits), Pad, Expand, Tile and Resize (sizes
+// for some axes) with constant operands: inferred as the reference kernels compute them, so exported graphs that slice and pad
 // stay planned (and on the fast kernels) after them.
-TEST(ShapeInference, SlicePadExpandTileAgreeWithTheKernels) {
+TEST(ShapeInference, SlicePadExpandTileResizeAgreeWithTheKernels) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
   auto ints = [](const std::vector<int64_t>& v) {
     Tensor t(DType::i64, Shape({int64_t(v.size())}));
@@ -163,12 +163,18 @@ TEST(ShapeInference, SlicePadExpandTileAgreeWithTheKernels) {
   const ValueId c = node("Pad", {x, g.add_constant("p", ints({0, 1, 0, 0, 2, 1}))});
   const ValueId d = node("Expand", {x, g.add_constant("shape", ints({3, 1, 7, 1}))});
   const ValueId e = node("Tile", {x, g.add_constant("r", ints({1, 2, 3}))});
+  Attributes resize_axes;  // opset 18: sizes for the given axes only
+  resize_axes.set("axes", std::vector<int64_t>{2});
+  resize_axes.set("keep_aspect_ratio_policy", std::string("not_larger"));
+  const ValueId f = node("Resize", {x, kNoValue, kNoValue, g.add_constant("sizes", ints({4}))}, resize_axes);
+  g.opsets[""] = 18;  // Slice keeps its attributes form: the kernels read attributes when inputs are absent
   infer_shapes(g);
   EXPECT_EQ(g.value(a).shape, Shape({2, 6, 2}));
   EXPECT_EQ(g.value(b).shape, Shape({2, 7, 5}));
   EXPECT_EQ(g.value(c).shape, Shape({2, 10, 10}));
   EXPECT_EQ(g.value(d).shape, Shape({3, 2, 7, 9}));
   EXPECT_EQ(g.value(e).shape, Shape({2, 14, 27}));
+  EXPECT_EQ(g.value(f).shape, Shape({2, 7, 4}));
   const std::vector<Tensor> ran = run_graph_eager(g, {test::random_tensor({2, 7, 9}, 3)});
   for (size_t i = 0; i < g.outputs.size(); ++i)
     EXPECT_EQ(ran[i].shape(), g.value(g.outputs[i]).shape) << g.nodes[i].op << " " << i;

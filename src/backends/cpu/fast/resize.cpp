@@ -27,55 +27,6 @@ namespace {
 
 std::string resize_label(const Node& node) { return cat(node.op, " '", node.name, "'"); }
 
-// Upsample and Resize-10 read scales only, with asymmetric coordinates and the legacy nearest rule.
-bool resize_is_legacy(const Node& node, int64_t opset) { return node.op == "Upsample" || (opset > 0 && opset < 11); }
-
-// The node's scales, sizes and roi, read as the reference kernel reads them.
-struct ResizeValues {
-  std::vector<double> scales, roi;
-  std::vector<int64_t> sizes;
-};
-
-std::vector<double> resize_doubles(const Tensor& t) {
-  std::vector<double> v(size_t(t.numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = t.get(int64_t(i));
-  return v;
-}
-
-std::vector<int64_t> resize_ints(const Tensor& t) {
-  VX_CHECK(t.dtype() != DType::f32 && t.dtype() != DType::f16, InvalidArgument, "Resize: sizes must be integers, got ",
-           dtype_name(t.dtype()));
-  std::vector<int64_t> v(size_t(t.numel()));
-  if (t.dtype() == DType::i64) {
-    std::memcpy(v.data(), t.raw(), v.size() * sizeof(int64_t));
-  } else {
-    for (size_t i = 0; i < v.size(); ++i) v[i] = int64_t(t.get(int64_t(i)));
-  }
-  return v;
-}
-
-// `input(i)`: the node's input i, or nullptr where it is omitted.
-template <class Input>
-ResizeValues read_resize_values(const Node& node, bool legacy, Input&& input) {
-  ResizeValues v;
-  auto given = [&](size_t i) -> const Tensor* {
-    const Tensor* t = input(i);
-    return t && t->numel() > 0 ? t : nullptr;
-  };
-  if (legacy) {
-    if (const Tensor* t = input(1)) {
-      v.scales = resize_doubles(*t);
-    } else {
-      for (float s : node.attrs.get_floats("scales")) v.scales.push_back(s);
-    }
-    return v;
-  }
-  if (const Tensor* t = given(1)) v.roi = resize_doubles(*t);
-  if (const Tensor* t = given(2)) v.scales = resize_doubles(*t);
-  if (const Tensor* t = given(3)) v.sizes = resize_ints(*t);
-  return v;
-}
-
 // The resize as planes of in_h x in_w -> out_h x out_w (the last two axes; a rank-1 input is one
 // plane of a single row), with per output plane its source plane, and per output row and column
 // the source indices and (linear) weights.

@@ -123,24 +123,11 @@ void resize_tensor(KernelContext& ctx, const ResizeAxes& geometry,
 // Scales and sizes (and roi) are given for `axes` only in opset 18; resize_axes expands them.
 void resize_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  const bool legacy = ctx.node().op == "Upsample" || (ctx.opset() > 0 && ctx.opset() < 11);
+  const bool legacy = resize_is_legacy(ctx.node(), ctx.opset());
   const ResizeParams p = read_resize_params(ctx.node().attrs, legacy, node_label(ctx));
-  std::vector<double> scale_values, roi_values;
-  std::vector<int64_t> size_values;
-  if (legacy) {
-    if (ctx.has_input(1)) {
-      scale_values = read_doubles(ctx.input(1));
-    } else {
-      for (float s : ctx.node().attrs.get_floats("scales")) scale_values.push_back(s);
-    }
-  } else {
-    if (ctx.has_input(1) && ctx.input(1).numel() > 0) roi_values = read_doubles(ctx.input(1));
-    if (ctx.has_input(2) && ctx.input(2).numel() > 0) scale_values = read_doubles(ctx.input(2));
-    if (ctx.has_input(3) && ctx.input(3).numel() > 0) size_values = read_ints(ctx.input(3));
-  }
-  resize_tensor(ctx, resize_axes(x.shape().dims(), ctx.node().attrs, scale_values, size_values, roi_values,
-                                 node_label(ctx)),
-                p);
+  const ResizeValues v = read_resize_values(ctx.node(), legacy,
+                                            [&](size_t i) { return ctx.has_input(i) ? &ctx.input(i) : nullptr; });
+  resize_tensor(ctx, resize_axes(x.shape().dims(), ctx.node().attrs, v.scales, v.sizes, v.roi, node_label(ctx)), p);
 }
 
 }  // namespace
