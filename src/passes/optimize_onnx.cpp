@@ -5,12 +5,14 @@
 #include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
 #include "passes/fuse_conv_post_ops.h"
+#include "passes/fuse_conv_relu_pool.h"
 #include "passes/fuse_conv_residual.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_int8_weights.h"
+#include "passes/fuse_upsample_concat_conv.h"
 #include "passes/remove_dead_nodes.h"
 
 namespace vx {
@@ -25,6 +27,10 @@ void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
   g = fold_conv_affine(std::move(g));     // BatchNormalization, constant Mul / Add after a Conv
   g = fuse_conv_bias_relu(std::move(g));  // every Conv -> vx.FusedConv: the op the oneDNN kernel runs
   g = fuse_conv_residual(std::move(g));   // + residual Add (+ Relu): ResNet's block ends
+  // The denoiser's fusions, for U-Nets exported with F.interpolate: the 2x nearest upsample and the
+  // skip Concat read inside the next convolution, the 2x2 max pool written by the one before.
+  g = fuse_upsample_concat_conv(std::move(g));
+  g = fuse_conv_relu_pool(std::move(g));
   g = fuse_conv_post_ops(std::move(g));   // + the elementwise chain after it, as oneDNN post-ops
   if (options.fuse_transformer) {
     g = fuse_gelu(std::move(g));          // before the MatMul fusion, which takes vx.Gelu as its activation
