@@ -1,5 +1,5 @@
 // The ONNX fusion passes (Gelu, LayerNorm, attention, MatMul + bias + activation, int8 weights,
-// conv + affine folding, HardSwish, conv post-ops):
+// conv + affine folding, HardSwish, conv post-ops, the U-Net's pool and upsample-concat):
 // each pattern, built as an exporter writes it, is fused into the expected vx.* op, and the fused
 // graph computes what the unfused one does (both on the reference kernels: 1e-5 of the output's
 // peak; the fused graph on the fast kernels too: 1e-4). Patterns that differ are left alone.
@@ -377,6 +377,25 @@ TEST(FusionPasses, PostOpsStopAtASharedValue) {
   Graph fused = check_fusion(b, kFusedConv, 1);
   EXPECT_EQ(count_ops(fused, "Tanh"), 1);
   EXPECT_EQ(fused.nodes[0].attrs.get_strings("post_ops"), (std::vector<std::string>{"logistic"}));
+}
+
+// ---- exported U-Net: MaxPool and Resize + Concat into the convolutions ----
+
+TEST(FusionPasses, ExportedUNetLevelsFuseAsTheDenoisersDo) {
+  Builder b;
+  const ValueId x = b.input("x", {1, 5, 12, 10});
+  const ValueId skip = b.node("Relu", {conv(b, x, 5, 8, 3)});
+  const ValueId pooled = b.node("MaxPool", {b.node("Relu", {conv(b, skip, 8, 8, 3)})},
+                                with({{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}}));
+  const ValueId low = b.node("Relu", {conv(b, pooled, 8, 12, 3)});
+  const ValueId up = b.node("Resize", {low, b.constant(Tensor(DType::f32, Shape({0}))),
+                                       b.constant(Tensor::from<float>(Shape({4}), {1.0f, 1.0f, 2.0f, 2.0f}))},
+                            with({{"mode", std::string("nearest")}, {"coordinate_transformation_mode", std::string("asymmetric")},
+                                  {"nearest_mode", std::string("floor")}}));
+  const ValueId cat = b.node("Concat", {up, skip}, with({{"axis", int64_t(1)}}));
+  b.g.outputs = {b.node("Relu", {conv(b, cat, 20, 4, 3)})};
+  Graph fused = check_fusion(b, kFusedConv, 4);
+  EXPECT_EQ(count_ops(fused, "MaxPool") + count_ops(fused, "Resize") + count_ops(fused, "Concat"), 0);
 }
 
 // ---- int8 weights ----
