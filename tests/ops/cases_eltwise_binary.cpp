@@ -11,7 +11,8 @@ namespace vx::optable {
 // exponents), a constant row of 7 where the op takes one, and the op's own special inputs.
 static OpCase binary_float_case(const std::string& op, bool constant_row, std::vector<Variant> more = {}) {
   OpCase c(op, "broadcast");
-  c.in(f32({1, 3, 5, 7}, -3, 3)).in(f32({3, 1, 7}, 0.5f, 2)).scale_last(2);
+  // Exact on cpu: the fast kernels (where the op has one) compute the reference's float expression.
+  c.in(f32({1, 3, 5, 7}, -3, 3)).in(f32({3, 1, 7}, 0.5f, 2)).scale_last(2).tol_cpu({0, 0, 0});
   std::vector<Variant> variants = {{"runtime_b", [](OpCase&) {}}};
   if (constant_row)
     variants.push_back({"constant_row", [](OpCase& v) { v.with_inputs({f32({1, 3, 5, 7}, -3, 3), f32({7}, -2, 2).constant()}); }});
@@ -31,7 +32,38 @@ static OpCase binary_integer_case(const std::string& op, bool with_uint8) {
        }}};
   if (with_uint8)
     types.push_back({"uint8", [](OpCase& v) { v.with_inputs({ints({17}, 0, 255, DType::u8), ints({17}, 0, 255, DType::u8)}); }});
-  c.variants(std::move(types)).integers_only();
+  // The fast CPU kernels take f32 only: integer maths stays with the reference by design.
+  c.variants(std::move(types)).integers_only().may_fall_back(Backend::cpu);
+  return c;
+}
+
+// Every way the fast CPU kernel (fast/eltwise_binary.cpp) decomposes a broadcast, at odd sizes, some
+// above its threading threshold (64K elements) so that chunks start mid-run: the same shape, a
+// scalar on either side, per-channel [1,C,1,1] and [C,1,1] on either side, [N,C,1,1] (a squeeze-
+// excitation scale), a value per innermost run, a row, a column, and mixed broadcasts. The second
+// operand stays in [0.5, 2] (Div), the first is any sign.
+static OpCase binary_forms_case(const std::string& op) {
+  const Shape big{2, 7, 97, 61};  // 82838 elements: threaded
+  auto fw = [](Shape s) { return f32(std::move(s), -3, 3); };
+  auto bw = [](Shape s) { return f32(std::move(s), 0.5f, 2); };
+  OpCase c(op, "broadcast_forms");
+  c.tol_cpu({0, 0, 0});  // the reference's float expression, element by element: exact
+  c.variants({inputs_variant("same_3x37x41", {fw({3, 37, 41}), bw({3, 37, 41})}),
+              inputs_variant("same_threaded", {fw(big), bw(big)}),
+              inputs_variant("scalar_right", {fw({3, 37, 41}), bw({})}),
+              inputs_variant("scalar_left", {fw({}), bw({3, 37, 41})}),
+              inputs_variant("scalar_1_left_threaded", {fw({1}), bw(big)}),
+              inputs_variant("scalar_right_threaded", {fw(big), bw({1, 1, 1, 1})}),
+              inputs_variant("per_channel_1c11_threaded", {fw(big), bw({1, 7, 1, 1})}),
+              inputs_variant("per_channel_c11", {fw({2, 5, 9, 11}), bw({5, 1, 1})}),
+              inputs_variant("per_channel_left", {fw({1, 7, 1, 1}), bw({2, 7, 13, 11})}),
+              inputs_variant("se_nc11_threaded", {fw(big), bw({2, 7, 1, 1})}),
+              inputs_variant("per_run_nchw1", {fw({2, 3, 5, 7}), bw({2, 3, 5, 1})}),
+              inputs_variant("row", {fw({6, 301}), bw({301})}),
+              inputs_variant("column_left", {fw({9, 1}), bw({9, 11})}),
+              inputs_variant("mixed_2x1x5_1x3x1", {fw({2, 1, 5}), bw({1, 3, 1})}),
+              inputs_variant("mixed_threaded", {fw({5, 1, 129}), bw({1, 131, 1})}),
+              inputs_variant("mixed_rank_5", {fw({3, 1, 4, 1, 6}), bw({1, 5, 4, 7, 1})})});
   return c;
 }
 
@@ -44,6 +76,7 @@ VX_OP_CASES(eltwise_binary) {
                                inputs_variant("rank_6", {f32({2, 1, 3, 1, 2, 3}), f32({5, 2, 1})}),
                                inputs_variant("ones", {f32({1, 1, 1}), f32({3, 1})}), inputs_variant("empty", {f32({0, 3}), f32({1, 3})})}));
   for (const char* op : {"Sub", "Mul", "Div"}) cases.add(binary_float_case(op, true));
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Max"}) cases.add(binary_forms_case(op));
   // Quotients correctly rounded to fp32, exactly as the CPU divides (float_division.glsl): decimal
   // ratios land within an ULP of a half or of each other, where a GPU's approximate division (2.5
   // ULP, NVIDIA's) differs.
@@ -77,7 +110,11 @@ VX_OP_CASES(eltwise_binary) {
                   .in(f32({3, 1, 5}))
                   .in(f32({4, 1}))
                   .in(f32({5}))
-                  .variants({{"three", [](OpCase&) {}}, inputs_variant("one", {f32({2, 3})})}));
+                  .tol_cpu({0, 0, 0})
+                  // The fast CPU kernel takes exactly two inputs; three or one stay with the reference.
+                  .variants({{"three", [](OpCase& v) { v.may_fall_back(Backend::cpu); }},
+                             inputs_variant("two", {f32({3, 1, 5}), f32({4, 1})}),
+                             {"one", [](OpCase& v) { v.with_inputs({f32({2, 3})}).may_fall_back(Backend::cpu); }}}));
 
   cases.add(OpCase("BitShift", "both_directions")
                 .in(ints({3, 5}, 0, 255, DType::u8))

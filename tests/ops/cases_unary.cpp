@@ -1,10 +1,18 @@
 // Element-wise unary ops over the range where each is defined and interesting, Clip's three
 // spellings, Cast and CastLike between floats, integers and bools, EyeLike.
+#include <limits>
+#include <set>
+#include <string>
+
 #include "ops/op_table.h"
 
 namespace vx::optable {
 
 namespace {
+// The ops fast/eltwise_unary.cpp runs (their cases add a threaded size).
+const std::set<std::string> kFastUnary = {"Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp",
+                                          "Erf", "Neg", "Abs", "Sqrt", "Reciprocal"};
+
 struct UnaryRange {
   const char* op;
   float lo, hi;
@@ -36,10 +44,32 @@ VX_OP_CASES(unary) {
     if (r.attr) c.attr(r.attr, r.value);
     // Vulkan allows sin / cos / tan an absolute error of 2^-11; lavapipe does far better.
     if (std::string(r.op) == "Sin" || std::string(r.op) == "Cos" || std::string(r.op) == "Tan") c.tol_f32({1e-5, 1e-5});
-    if (std::string(r.op) == "Neg" || std::string(r.op) == "Abs" || std::string(r.op) == "Sign")
-      c.variants({{"float", [](OpCase&) {}}, inputs_variant("int32", {ints({4, 5}, -9, 9)})});
-    if (std::string(r.op) == "Exp") c.variants({{"4d", [](OpCase&) {}}, inputs_variant("scalar", {scalar(0.5)})});
-    if (std::string(r.op) == "Sigmoid") c.variants({{"4d", [](OpCase&) {}}, inputs_variant("rank_1", {f32({1})})});
+    const std::string op = r.op;
+    std::vector<Variant> variants;
+    // Ops with a fast CPU kernel (fast/eltwise_unary.cpp) also run above its threading threshold
+    // (82838 elements, chunks of 1024), and match the reference exactly (its float expression).
+    if (kFastUnary.count(op)) {
+      variants.push_back(inputs_variant("threaded", {f32({2, 7, 97, 61}, r.lo, r.hi)}));
+      c.tol_cpu({0, 0, 0});
+    }
+    if (op == "Neg" || op == "Abs" || op == "Sign")
+      variants.push_back({"int32", [](OpCase& v) {
+                            // The fast CPU kernels take f32 only: integers stay with the reference.
+                            v.with_inputs({ints({4, 5}, -9, 9)}).may_fall_back(Backend::cpu);
+                          }});
+    if (op == "Exp") variants.push_back(inputs_variant("scalar", {scalar(0.5)}));
+    if (op == "Sigmoid") variants.push_back(inputs_variant("rank_1", {f32({1})}));
+    // Relu maps NaN to 0 in the reference, and the fast kernel must too; GLSL leaves max(NaN, 0)
+    // undefined, so Vulkan is not held to it.
+    if (op == "Relu")
+      variants.push_back({"nan", [](OpCase& v) {
+                            v.with_inputs({patched(f32({3, 7}, -3, 3), {{2, std::numeric_limits<double>::quiet_NaN()}})})
+                                .skip(kVulkan);
+                          }});
+    if (!variants.empty()) {
+      variants.insert(variants.begin(), {op == "Neg" || op == "Abs" || op == "Sign" ? "float" : "4d", [](OpCase&) {}});
+      c.variants(std::move(variants));
+    }
     cases.add(std::move(c));
   }
   cases.add(OpCase("Gelu", "both_forms")
@@ -48,14 +78,30 @@ VX_OP_CASES(unary) {
                 .scale_last(2)
                 .sweep("approximate", {std::string("none"), std::string("tanh")}));
 
-  // Clip: attributes (opset 6), a constant min alone, runtime bounds, integers.
+  // Clip: attributes (opset 6) or none, a constant min alone, runtime bounds, no bounds, NaN, a
+  // threaded size (the fast kernel), integers.
   cases.add(OpCase("Clip", "bounds")
                 .in(f32({2, 3, 5}, -3, 3))
+                .tol_cpu({0, 0, 0})  // the fast kernel makes the reference's comparisons: exact
                 .variants({{"opset6_attributes", [](OpCase& v) { v.opset(6).attr("min", -1.0f).attr("max", 0.5f); }},
                            {"constant_min_only", [](OpCase& v) { v.in(scalar(-0.5).constant()).in(omitted()); }},
                            {"runtime_bounds", [](OpCase& v) { v.in(scalar(-0.5)).in(scalar(1.0)); }},
-                           inputs_variant("int32", {ints({11}, -9, 9), scalar(-3, DType::i32).constant(),
-                                                    scalar(4, DType::i32).constant()})}));
+                           {"runtime_max_only", [](OpCase& v) { v.in(omitted()).in(scalar(0.25)); }},
+                           {"no_bounds", [](OpCase&) {}},
+                           {"opset6_no_attributes", [](OpCase& v) { v.opset(6); }},
+                           // Clip passes NaN through in the reference (the fast kernel too); GLSL's
+                           // clamp leaves it undefined, so Vulkan is not held to it.
+                           {"nan", [](OpCase& v) {
+                              v.with_inputs({patched(f32({2, 3, 5}, -3, 3), {{4, std::numeric_limits<double>::quiet_NaN()}}),
+                                             scalar(-0.5).constant(), scalar(1.0).constant()})
+                                  .skip(kVulkan);
+                            }},
+                           inputs_variant("threaded", {f32({2, 7, 97, 61}, -8, 8), scalar(0).constant(), scalar(6).constant()}),
+                           {"int32", [](OpCase& v) {
+                              // The fast CPU kernel takes f32 only: integers stay with the reference.
+                              v.with_inputs({ints({11}, -9, 9), scalar(-3, DType::i32).constant(), scalar(4, DType::i32).constant()})
+                                  .may_fall_back(Backend::cpu);
+                            }}}));
 
   // Cast from float (a zero among values beyond every integer type's range) and to float.
   std::vector<Variant> casts;

@@ -1,0 +1,215 @@
+// Add, Sub, Mul, Div, and Min, Max, Sum, Mean of exactly two inputs, on f32 with ONNX (numpy)
+// broadcasting, threaded over the thread pool. The broadcast is decomposed once per pair of input
+// shapes (at plan time when they are known, else per run): extent-1 axes dropped, neighbouring axes
+// that both inputs step through alike merged, leaving a few outer axes and one innermost run along
+// which each input either advances (stride 1) or holds one value (stride 0). So the same shape is
+// one run, a scalar operand is a run against one value, [N,C,H,W] op [1,C,1,1] or [N,C,1,1] is one
+// run of H*W per plane against that plane's value, and everything else walks the outer axes with
+// an odometer around the same inner loops (SSE-vectorised by the compiler).
+//
+// Each element is computed by the reference's own float expression (a + b, a / b, (a + b) / 2 for
+// Mean, NaN-propagating Min and Max written as the reference writes them), in float as the
+// reference does, so results match it bit for bit. An output that shares the memory of a
+// same-shape input is fine: element i reads only element i of it.
+//
+// Declines: other element types (integers, f16: the reference converts or wraps), Min / Max / Sum
+// / Mean with other than two inputs, shapes that do not broadcast (the reference reports them).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "backends/cpu/fast/onednn_common.h"
+#include "backends/cpu/kernel_registry.h"
+#include "core/error.h"
+#include "ops/shape_rules.h"
+
+namespace vx::cpu::fast {
+namespace {
+
+enum class BinaryOp { add, sub, mul, div, min, max, mean };
+
+template <BinaryOp op>
+inline float binary_value(float a, float b) {
+  if constexpr (op == BinaryOp::add) return a + b;
+  else if constexpr (op == BinaryOp::sub) return a - b;
+  else if constexpr (op == BinaryOp::mul) return a * b;
+  else if constexpr (op == BinaryOp::div) return a / b;
+  else if constexpr (op == BinaryOp::mean) return (a + b) / 2.0f;  // Sum, then divided by the count
+  else if constexpr (op == BinaryOp::max) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
+    return a < b ? b : a;
+  } else {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
+    return b < a ? b : a;
+  }
+}
+
+// The broadcast of two shapes as loops: outer axes (extents and each input's element strides) and
+// the innermost run of `inner` elements, along which each input steps by step_a / step_b (0 or 1).
+struct BroadcastLoops {
+  Shape a, b, out;
+  std::vector<int64_t> outer, stride_a, stride_b;
+  int64_t inner = 1, total = 0;
+  int step_a = 1, step_b = 1;
+};
+
+BroadcastLoops broadcast_loops(const Shape& a, const Shape& b) {
+  BroadcastLoops l;
+  l.a = a;
+  l.b = b;
+  l.out = broadcast_shapes(a, b);
+  l.total = l.out.numel();
+  if (l.total == 0) return l;  // nothing to loop over (and no strides to trust)
+  const std::vector<int64_t> sa = broadcast_strides(a, l.out), sb = broadcast_strides(b, l.out);
+  std::vector<int64_t> dims, xa, xb;
+  for (size_t ax = 0; ax < l.out.rank(); ++ax) {
+    const int64_t n = l.out[ax];
+    if (n == 1) continue;  // no loop; its strides never matter
+    // Merge into the previous axis when both inputs continue it (one stride of the previous axis
+    // equals n of this one's): also when both hold still (both strides 0).
+    if (!dims.empty() && xa.back() == sa[ax] * n && xb.back() == sb[ax] * n) {
+      dims.back() *= n;
+      xa.back() = sa[ax];
+      xb.back() = sb[ax];
+    } else {
+      dims.push_back(n);
+      xa.push_back(sa[ax]);
+      xb.push_back(sb[ax]);
+    }
+  }
+  if (dims.empty()) return l;  // one element
+  // The innermost axis of an input that is not broadcast there has stride 1 (every axis after it
+  // has extent 1), so the run steps by 0 or 1.
+  l.inner = dims.back();
+  l.step_a = int(xa.back());
+  l.step_b = int(xb.back());
+  VX_CHECK((l.step_a == 0 || l.step_a == 1) && (l.step_b == 0 || l.step_b == 1), Internal,
+           "broadcast of ", a.str(), " and ", b.str(), ": inner strides ", l.step_a, ", ", l.step_b);
+  dims.pop_back();
+  xa.pop_back();
+  xb.pop_back();
+  l.outer = std::move(dims);
+  l.stride_a = std::move(xa);
+  l.stride_b = std::move(xb);
+  return l;
+}
+
+// out[i] = op(a[i * SA], b[i * SB]) for i < n: the inner loops, one per pair of steps.
+template <BinaryOp op, int SA, int SB>
+inline void binary_run(const float* a, const float* b, float* out, int64_t n) {
+  if constexpr (SA == 1 && SB == 1) {
+    for (int64_t i = 0; i < n; ++i) out[i] = binary_value<op>(a[i], b[i]);
+  } else if constexpr (SA == 1) {
+    const float y = b[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = binary_value<op>(a[i], y);
+  } else {
+    const float x = a[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = binary_value<op>(x, b[i]);
+  }
+}
+
+// Output elements [begin, end): the first outer index from `begin`, then run by run.
+template <BinaryOp op, int SA, int SB>
+void binary_range(const BroadcastLoops& l, const float* a, const float* b, float* out, int64_t begin, int64_t end) {
+  int64_t row = begin / l.inner, col = begin % l.inner;
+  const size_t rank = l.outer.size();
+  int64_t index[8] = {}, oa = 0, ob = 0;
+  std::vector<int64_t> deep_index;  // more than 8 outer axes after merging: rare
+  int64_t* idx = index;
+  if (rank > 8) {
+    deep_index.assign(rank, 0);
+    idx = deep_index.data();
+  }
+  for (size_t ax = rank; ax-- > 0;) {
+    idx[ax] = row % l.outer[ax];
+    row /= l.outer[ax];
+    oa += idx[ax] * l.stride_a[ax];
+    ob += idx[ax] * l.stride_b[ax];
+  }
+  for (int64_t pos = begin; pos < end;) {
+    const int64_t n = std::min(l.inner - col, end - pos);
+    binary_run<op, SA, SB>(a + oa + col * SA, b + ob + col * SB, out + pos, n);
+    pos += n;
+    col = 0;
+    for (size_t ax = rank; ax-- > 0;) {  // the odometer
+      oa += l.stride_a[ax];
+      ob += l.stride_b[ax];
+      if (++idx[ax] < l.outer[ax]) break;
+      oa -= l.stride_a[ax] * l.outer[ax];
+      ob -= l.stride_b[ax] * l.outer[ax];
+      idx[ax] = 0;
+    }
+  }
+}
+
+// Blocks of this many elements are the unit of the split (chunk starts stay vector-aligned); a
+// tensor of fewer than kBinaryGrain blocks runs inline, where waking the pool would cost more
+// than the work (a 64K-element add takes some 20 us on one core).
+constexpr int64_t kBinaryBlock = 1024;
+constexpr int64_t kBinaryGrain = 64;
+
+template <BinaryOp op>
+void binary_compute(ThreadPool& pool, const BroadcastLoops& l, const float* a, const float* b, float* out) {
+  auto range = [&](int64_t begin, int64_t end) {
+    if (l.step_a && l.step_b) binary_range<op, 1, 1>(l, a, b, out, begin, end);
+    else if (l.step_a) binary_range<op, 1, 0>(l, a, b, out, begin, end);
+    else binary_range<op, 0, 1>(l, a, b, out, begin, end);
+  };
+  const int64_t blocks = (l.total + kBinaryBlock - 1) / kBinaryBlock;
+  pool.parallel_for(blocks, [&](int64_t b0, int64_t b1) {
+    range(b0 * kBinaryBlock, std::min(l.total, b1 * kBinaryBlock));
+  }, kBinaryGrain);
+}
+
+bool binary_supports_unchecked(const Node& node, const Graph& g) {
+  if (node.inputs.size() != 2 || !single_f32_output(node, g)) return false;
+  for (size_t i = 0; i < 2; ++i)
+    if (node.inputs[i] == kNoValue || g.value(node.inputs[i]).dtype != DType::f32) return false;
+  const Shape& a = g.value(node.inputs[0]).shape;
+  const Shape& b = g.value(node.inputs[1]).shape;
+  if (a.is_known() && b.is_known()) broadcast_loops(a, b);  // throws (declines) when they do not broadcast
+  return true;
+}
+
+bool binary_supports(const Node& node, const Graph& g) {
+  return declines_on_error([&] { return binary_supports_unchecked(node, g); });
+}
+
+template <BinaryOp op>
+KernelFn make_binary(const Node& node, const Graph& g) {
+  const Shape& a = g.value(node.inputs.at(0)).shape;
+  const Shape& b = g.value(node.inputs.at(1)).shape;
+  std::shared_ptr<const BroadcastLoops> planned;
+  if (a.is_known() && b.is_known()) planned = std::make_shared<BroadcastLoops>(broadcast_loops(a, b));
+  return [planned](KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const Tensor& y = ctx.input(1);
+    VX_CHECK(x.dtype() == DType::f32 && y.dtype() == DType::f32, InvalidArgument, ctx.node().op, " '",
+             ctx.node().name, "': the fast kernel takes float32 inputs, not ", dtype_name(x.dtype()), " and ",
+             dtype_name(y.dtype()));
+    BroadcastLoops fresh;
+    const BroadcastLoops* l = planned.get();
+    if (!l || l->a != x.shape() || l->b != y.shape()) {
+      fresh = broadcast_loops(x.shape(), y.shape());
+      l = &fresh;
+    }
+    Tensor& out = ctx.output(0, DType::f32, l->out);
+    if (l->total == 0) return;
+    binary_compute<op>(ctx.pool(), *l, x.data<float>(), y.data<float>(), out.data<float>());
+  };
+}
+
+}  // namespace
+
+VX_REGISTER_CPU_KERNEL(add_fast, {"Add", "fast", 10, binary_supports, nullptr, make_binary<BinaryOp::add>});
+VX_REGISTER_CPU_KERNEL(sub_fast, {"Sub", "fast", 10, binary_supports, nullptr, make_binary<BinaryOp::sub>});
+VX_REGISTER_CPU_KERNEL(mul_fast, {"Mul", "fast", 10, binary_supports, nullptr, make_binary<BinaryOp::mul>});
+VX_REGISTER_CPU_KERNEL(div_fast, {"Div", "fast", 10, binary_supports, nullptr, make_binary<BinaryOp::div>});
+// The variadic ops with two inputs: Sum is Add, Mean halves the sum as the reference does.
+VX_REGISTER_CPU_KERNEL(sum_fast, {"Sum", "fast", 10, binary_supports, nullptr, make_binary<BinaryOp::add>});
+VX_REGISTER_CPU_KERNEL(mean_fast, {"Mean", "fast", 10, binary_supports, nullptr, make_binary<BinaryOp::mean>});
+VX_REGISTER_CPU_KERNEL(min_fast, {"Min", "fast", 10, binary_supports, nullptr, make_binary<BinaryOp::min>});
+VX_REGISTER_CPU_KERNEL(max_fast, {"Max", "fast", 10, binary_supports, nullptr, make_binary<BinaryOp::max>});
+
+}  // namespace vx::cpu::fast
