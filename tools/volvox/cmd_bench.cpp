@@ -34,6 +34,7 @@ struct BenchOptions {
   int threads = 0;
   bool json = false;
   bool eager = false;
+  bool profile = false;
   std::string device = "cpu";
   std::string precision = "fp32";
   int max_memory_mb = 0;  // 0: no limit
@@ -142,14 +143,21 @@ void bench_command(const BenchOptions& opt) {
   // CPU, without the input upload and output readback (what CUDA-event timings of a GPU peer cover).
   std::vector<double> device_times;
   const bool device_timing = vulkan && ctx->info().timestamps;
+  Profile summed;  // --profile: per node, summed over the timed runs
+  bool timing = false;
   auto run_once = [&] {
+    Profile profile;
     if (vulkan) {
-      Profile profile;
       vulkan_runner->run(inputs, &profile);
       if (device_timing) device_times.push_back(profile.total_ms());
     } else {
-      cpu_runner->run(inputs);
+      cpu_runner->run(inputs, opt.profile ? &profile : nullptr);
     }
+    if (!opt.profile || !timing) return;
+    if (summed.entries.empty()) summed = profile;
+    else
+      for (size_t i = 0; i < summed.entries.size() && i < profile.entries.size(); ++i)
+        summed.entries[i].milliseconds += profile.entries[i].milliseconds;
   };
   using clock = std::chrono::steady_clock;
   const auto first_start = clock::now();
@@ -159,6 +167,7 @@ void bench_command(const BenchOptions& opt) {
   // A power-managed GPU ramps its clock only under sustained load: timed cold, it reads slow.
   while (std::chrono::duration<double>(clock::now() - first_start).count() < opt.warmup_seconds) run_once();
   device_times.clear();
+  timing = true;
   std::vector<double> times;
   for (int i = 0; i < opt.runs; ++i) {
     const auto start = clock::now();
@@ -186,6 +195,10 @@ void bench_command(const BenchOptions& opt) {
   if (!device_times.empty())
     std::printf("device time (GPU timestamps + CPU nodes, no transfers): median %.3f ms, min %.3f ms\n",
                 median_of(device_times), device_times.front());
+  if (opt.profile && !summed.entries.empty()) {
+    for (ProfileEntry& e : summed.entries) e.milliseconds /= opt.runs;
+    std::printf("\nper node, mean of the %d timed runs:\n%s", opt.runs, summed.str().c_str());
+  }
   if (opt.json) {
     nlohmann::json j = {{"model", opt.model},  {"engine", engine},          {"runs", opt.runs},
                         {"median_ms", median},  {"min_ms", sorted.front()},  {"first_run_ms", first_ms},
@@ -212,6 +225,7 @@ void setup_bench(CLI::App& app) {
   cmd->add_option("--threads", opt->threads, "CPU threads (default: all)");
   cmd->add_flag("--json", opt->json, "also print one JSON line");
   cmd->add_flag("--eager", opt->eager, "skip planning: time the eager runner (CPU)");
+  cmd->add_flag("--profile", opt->profile, "also print per-node milliseconds (mean of the timed runs) and kernel variants");
   cmd->add_option("--device", opt->device, "cpu (default), vulkan or vulkan:N");
   cmd->add_option("--precision", opt->precision, "fp32 (default) or fp16 (Vulkan)");
   cmd->add_option("--max-memory-mb", opt->max_memory_mb,
