@@ -73,15 +73,15 @@ class OneDnnAttention {
              ": planned output ", y.shape.str());
     if (y.shape.is_known()) out_shape_ = y.shape;
     auto& engine = onednn_engine();
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = onednn_attr();
     attr.set_output_scales(0, {node.attrs.get_float("scale", 1.0f)});
     qk_ = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(q_md_, kt_md_, s_md_), attr, engine));
-    pv_ = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(s_md_, v_md_, y_md_), engine));
+    pv_ = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(s_md_, v_md_, y_md_), onednn_attr(), engine));
     rows_ = Shape(scores).numel() / sk;
     cols_ = sk;
     const memory::desc flat({rows_, cols_}, f32, memory::format_tag::ab);
     softmax_ = dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
-        dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, flat, 1), engine));
+        dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, flat, 1), onednn_attr(), engine));
     flat_md_ = flat;
     if (has_mask_) {
       // Offset of each score row's mask row, and the mask's stride along the last axis.
@@ -117,7 +117,7 @@ class OneDnnAttention {
     dnnl::stream stream(engine);
     memory q_mem(q_md_, engine, const_cast<void*>(q.raw())), k_mem(kt_md_, engine, const_cast<void*>(k.raw())),
         s_mem(s_md_, engine, scores_.data());
-    qk_.execute(stream, {{DNNL_ARG_SRC, q_mem}, {DNNL_ARG_WEIGHTS, k_mem}, {DNNL_ARG_DST, s_mem}});
+    execute_primitive(qk_, stream, {{DNNL_ARG_SRC, q_mem}, {DNNL_ARG_WEIGHTS, k_mem}, {DNNL_ARG_DST, s_mem}});
     stream.wait();
     if (has_mask_) {
       const float* mask = ctx.input(3).data<float>();
@@ -131,10 +131,10 @@ class OneDnnAttention {
       }, 16);
     }
     memory flat(flat_md_, engine, scores_.data());
-    softmax_.execute(stream, {{DNNL_ARG_SRC, flat}, {DNNL_ARG_DST, flat}});
+    execute_primitive(softmax_, stream, {{DNNL_ARG_SRC, flat}, {DNNL_ARG_DST, flat}});
     Tensor& y = ctx.output(0, DType::f32, out_shape_);
     memory v_mem(v_md_, engine, const_cast<void*>(v.raw())), y_mem(y_md_, engine, y.raw());
-    pv_.execute(stream, {{DNNL_ARG_SRC, s_mem}, {DNNL_ARG_WEIGHTS, v_mem}, {DNNL_ARG_DST, y_mem}});
+    execute_primitive(pv_, stream, {{DNNL_ARG_SRC, s_mem}, {DNNL_ARG_WEIGHTS, v_mem}, {DNNL_ARG_DST, y_mem}});
     stream.wait();
   }
 

@@ -22,10 +22,6 @@ namespace {
 
 using Tag = memory::format_tag;
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
 
 Tag tag_of(Layout layout) {
   switch (layout) {
@@ -168,7 +164,7 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
 class OneDnnFusedConv {
  public:
   OneDnnFusedConv(const Node& node, const Graph& graph) : s_(fused_conv_shape(node, graph)) {
-    auto& engine = cpu_engine();
+    auto& engine = onednn_engine();
     const size_t w_at = s_.upsample_concat ? 2 : 1;
     weights_source_ = graph.value(node.input(w_at)).constant;
     if (node.input(w_at + 1) != kNoValue) bias_ = graph.value(node.input(w_at + 1)).constant;
@@ -185,7 +181,7 @@ class OneDnnFusedConv {
     pool_dst_md_ = memory::desc(out_dims, f32, tag_of(s_.work));
     out_md_ = memory::desc(out_dims, f32, tag_of(s_.out));
 
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = onednn_attr();
     dnnl::post_ops ops;
     if (s_.residual) ops.append_sum(1.0f);  // dst holds R when the convolution starts
     if (s_.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
@@ -200,7 +196,7 @@ class OneDnnFusedConv {
       }
     }
     if (!pd) pd = conv_primitive_desc(dnnl::algorithm::convolution_direct, w_dims, attr);
-    conv_ = dnnl::convolution_forward(*pd);  // DNNL_VERBOSE=1 shows which implementation ran
+    conv_ = dnnl::convolution_forward(*pd);  // ONEDNN_VERBOSE=1 shows which implementation ran
 
     // Weights: reordered once from OIHW into the layout the primitive chose.
     memory user_w({w_dims, f32, s_.group == 1 ? Tag::oihw : Tag::goihw}, engine,
@@ -215,7 +211,7 @@ class OneDnnFusedConv {
       using Pool = dnnl::pooling_forward;
       Pool::desc pdesc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, conv_dst_md_, pool_dst_md_,
                        {2, 2}, {2, 2}, {0, 0}, {0, 0});
-      pool_ = Pool(Pool::primitive_desc(pdesc, engine));
+      pool_ = Pool(Pool::primitive_desc(pdesc, onednn_attr(), engine));
     }
     if (s_.out != s_.work)  // the last result (conv or pool) into the output's layout
       to_output_ = dnnl::reorder(memory(pool_dst_md_, engine, nullptr), memory(out_md_, engine, nullptr));
@@ -231,7 +227,7 @@ class OneDnnFusedConv {
   }
 
   void run(KernelContext& ctx) {
-    auto& engine = cpu_engine();
+    auto& engine = onednn_engine();
     set_onednn_threads(ctx.pool().size());
     dnnl::stream stream(engine);
     const Tensor& x = ctx.input(0);
@@ -273,12 +269,12 @@ class OneDnnFusedConv {
     }
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_mem}};
     if (bias_.defined()) args[DNNL_ARG_BIAS] = bias_mem_;
-    conv_.execute(stream, args);
+    execute_primitive(conv_, stream, std::move(args));
     // Pool, then the layout change into the output's layout.
     memory result = dst_mem;
     if (s_.pool) {
       result = memory(pool_dst_md_, engine, s_.out != s_.work ? pool_out : y.data<float>());
-      pool_.execute(stream, {{DNNL_ARG_SRC, dst_mem}, {DNNL_ARG_DST, result}});
+      execute_primitive(pool_, stream, {{DNNL_ARG_SRC, dst_mem}, {DNNL_ARG_DST, result}});
     }
     if (s_.out != s_.work) {
       memory out_mem(out_md_, engine, y.data<float>());
@@ -301,7 +297,7 @@ class OneDnnFusedConv {
                                              conv_dst_md_, strides, dilations, pad_l, pad_r)
                                 : Conv::desc(kind, algorithm, src_md_, w_any, conv_dst_md_, strides, dilations, pad_l,
                                              pad_r);
-    return Conv::primitive_desc(desc, attr, cpu_engine());
+    return Conv::primitive_desc(desc, attr, onednn_engine());
   }
 
   // OIHW weights with zero weights for the extra input channels.

@@ -27,7 +27,7 @@ KernelFn make_gelu(const Node& node, const Graph& g) {
   const auto alg = node.attrs.get_string("approximate", "none") == "tanh" ? dnnl::algorithm::eltwise_gelu_tanh
                                                                           : dnnl::algorithm::eltwise_gelu_erf;
   auto prim = std::make_shared<dnnl::eltwise_forward>(dnnl::eltwise_forward::primitive_desc(
-      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md, 0.0f, 0.0f), onednn_engine()));
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md, 0.0f, 0.0f), onednn_attr(), onednn_engine()));
   return [prim, md, shape](KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
     VX_CHECK(x.shape() == shape, InvalidArgument, "input ", x.shape().str(), " differs from the planned ", shape.str());
@@ -36,7 +36,7 @@ KernelFn make_gelu(const Node& node, const Graph& g) {
     auto& engine = onednn_engine();
     dnnl::stream stream(engine);
     memory src(md, engine, const_cast<void*>(x.raw())), dst(md, engine, y.raw());
-    prim->execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+    execute_primitive(*prim, stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
     stream.wait();
   };
 }

@@ -171,7 +171,7 @@ class OneDnnMatMul {
 
   OneDnnMatMul(const Node& node, const Graph& g) : p_(matmul_problem(node, g)) {
     auto& engine = onednn_engine();
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = onednn_attr();
     if (p_.alpha != 1.0f) attr.set_output_scales(0, {p_.alpha});
     if (p_.activation) {
       dnnl::post_ops ops;
@@ -224,7 +224,7 @@ class OneDnnMatMul {
       args[DNNL_ARG_WEIGHTS] = memory(b_md_, engine, const_cast<void*>(b.raw()));
     }
     if (p_.bias.defined()) args[DNNL_ARG_BIAS] = bias_mem_;
-    matmul_.execute(stream, args);
+    execute_primitive(matmul_, stream, std::move(args));
     stream.wait();
   }
 
@@ -266,7 +266,7 @@ class OneDnnMatMul {
       std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, y_mem}};
       if (p_.bias.defined())
         args[DNNL_ARG_BIAS] = memory(blk.b_md, engine, const_cast<float*>(p_.bias.data<float>() + c0));
-      blk.matmul.execute(stream, args);
+      execute_primitive(blk.matmul, stream, std::move(args));
       stream.wait();
     }
   }

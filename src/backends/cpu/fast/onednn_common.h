@@ -3,6 +3,7 @@
 // and the checks of their supports() tests.
 #pragma once
 #include <dnnl.hpp>
+#include <unordered_map>
 #include <vector>
 
 #include "core/graph.h"
@@ -39,6 +40,18 @@ dnnl::memory::dims row_major_strides(const std::vector<int64_t>& dims);
 inline bool single_f32_output(const Node& n, const Graph& g) {
   return n.outputs.size() == 1 && n.outputs[0] != kNoValue && g.value(n.outputs[0]).dtype == DType::f32;
 }
+
+// Primitive attributes every oneDNN kernel starts from: the scratchpad is ours (user mode).
+// oneDNN's own (library mode) is a per-thread buffer sized when a primitive is created, so a
+// kernel built on one thread and run on another (an OIDN filter committed on the caller's thread
+// and executed on the device's worker) would write past it.
+dnnl::primitive_attr onednn_attr();
+// A primitive's scratchpad in memory of the calling thread, grown as needed and kept for the
+// thread's later primitives (as oneDNN's library mode would, but owned by the running thread).
+dnnl::memory thread_scratchpad(const dnnl::memory::desc& desc);
+// Runs a primitive made with onednn_attr(), its scratchpad from thread_scratchpad().
+void execute_primitive(const dnnl::primitive& primitive, dnnl::stream& stream,
+                       std::unordered_map<int, dnnl::memory> args);
 
 // Sets the number of OpenMP threads oneDNN uses from now on in the calling thread.
 void set_onednn_threads(int threads);

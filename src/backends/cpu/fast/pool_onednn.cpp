@@ -41,7 +41,7 @@ PoolSetup pool_setup(const Node& node, const Graph& g) {
                                                           : dnnl::algorithm::pooling_avg_exclude_padding;
   dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, s.src, s.dst, geo.strides, kernel,
                                    geo.pads_begin, geo.pads_end);
-  s.pool = dnnl::pooling_forward(dnnl::pooling_forward::primitive_desc(desc, onednn_engine()));
+  s.pool = dnnl::pooling_forward(dnnl::pooling_forward::primitive_desc(desc, onednn_attr(), onednn_engine()));
   return s;
 }
 
@@ -71,7 +71,7 @@ KernelFn make_pool(const Node& node, const Graph& g) {
     auto& engine = onednn_engine();
     dnnl::stream stream(engine);
     memory src(s->src, engine, const_cast<void*>(x.raw())), dst(s->dst, engine, y.raw());
-    s->pool.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+    execute_primitive(s->pool, stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
     stream.wait();
   };
 }

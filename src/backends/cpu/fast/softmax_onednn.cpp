@@ -40,7 +40,7 @@ KernelFn make_softmax(const Node& node, const Graph& g) {
   VX_CHECK(softmax_view(node, g, g.opset(""), rows, cols), Internal, "softmax view");
   const memory::desc md({rows, cols}, f32, memory::format_tag::ab);
   auto prim = std::make_shared<dnnl::softmax_forward>(dnnl::softmax_forward::primitive_desc(
-      dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md, 1), onednn_engine()));
+      dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md, 1), onednn_attr(), onednn_engine()));
   const Shape shape = g.value(node.input(0)).shape;
   return [prim, md, shape](KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
@@ -50,7 +50,7 @@ KernelFn make_softmax(const Node& node, const Graph& g) {
     auto& engine = onednn_engine();
     dnnl::stream stream(engine);
     memory src(md, engine, const_cast<void*>(x.raw())), dst(md, engine, y.raw());
-    prim->execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+    execute_primitive(*prim, stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
     stream.wait();
   };
 }
