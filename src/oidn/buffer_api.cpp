@@ -1,6 +1,6 @@
 // OIDN's buffers: the engine's device buffers (ComputeDevice::make_buffer), the caller's host
-// memory (shared buffers) or imported external memory. Every copy completes before the call
-// returns, so the *Async variants are the synchronous ones (a valid ordering for OIDN's rules).
+// memory (shared buffers) or imported external memory. The *Async copies run on the device's
+// worker (oidn/device_queue.h); the synchronous ones first wait for what is queued.
 #include "oidn/errors.h"
 #include "oidn/handles.h"
 #include "oidn/shared_host_buffer.h"
@@ -119,6 +119,7 @@ OIDN_API void* oidnGetBufferData(OIDNBuffer buffer) {
 
 OIDN_API void oidnReadBuffer(OIDNBuffer buffer, size_t byteOffset, size_t byteSize, void* dstHostPtr) {
   OIDN_REQUIRE(buffer);
+  vx::oidn::drain(buffer->device);
   guarded(buffer->device, [&] {
     VX_CHECK(dstHostPtr != nullptr || byteSize == 0, InvalidArgument, "null destination pointer");
     buffer->buffer->read(byteOffset, byteSize, dstHostPtr);
@@ -126,11 +127,17 @@ OIDN_API void oidnReadBuffer(OIDNBuffer buffer, size_t byteOffset, size_t byteSi
 }
 
 OIDN_API void oidnReadBufferAsync(OIDNBuffer buffer, size_t byteOffset, size_t byteSize, void* dstHostPtr) {
-  oidnReadBuffer(buffer, byteOffset, byteSize, dstHostPtr);
+  OIDN_REQUIRE(buffer);
+  guarded(buffer->device, [&] {
+    VX_CHECK(dstHostPtr != nullptr || byteSize == 0, InvalidArgument, "null destination pointer");
+    vx::oidn::enqueue(buffer->device, buffer,
+                      [buffer, byteOffset, byteSize, dstHostPtr] { buffer->buffer->read(byteOffset, byteSize, dstHostPtr); });
+  });
 }
 
 OIDN_API void oidnWriteBuffer(OIDNBuffer buffer, size_t byteOffset, size_t byteSize, const void* srcHostPtr) {
   OIDN_REQUIRE(buffer);
+  vx::oidn::drain(buffer->device);
   guarded(buffer->device, [&] {
     VX_CHECK(srcHostPtr != nullptr || byteSize == 0, InvalidArgument, "null source pointer");
     buffer->buffer->write(byteOffset, byteSize, srcHostPtr);
@@ -138,7 +145,12 @@ OIDN_API void oidnWriteBuffer(OIDNBuffer buffer, size_t byteOffset, size_t byteS
 }
 
 OIDN_API void oidnWriteBufferAsync(OIDNBuffer buffer, size_t byteOffset, size_t byteSize, const void* srcHostPtr) {
-  oidnWriteBuffer(buffer, byteOffset, byteSize, srcHostPtr);
+  OIDN_REQUIRE(buffer);
+  guarded(buffer->device, [&] {
+    VX_CHECK(srcHostPtr != nullptr || byteSize == 0, InvalidArgument, "null source pointer");
+    vx::oidn::enqueue(buffer->device, buffer,
+                      [buffer, byteOffset, byteSize, srcHostPtr] { buffer->buffer->write(byteOffset, byteSize, srcHostPtr); });
+  });
 }
 
 OIDN_API void oidnRetainBuffer(OIDNBuffer buffer) {

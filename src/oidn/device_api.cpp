@@ -184,11 +184,14 @@ OIDN_API void oidnCommitDevice(OIDNDevice device) {
   guarded(device, [&] {
     if (device->committed()) throw Failure(OIDN_ERROR_INVALID_OPERATION, "a device can be committed only once");
     device->device = vx::denoise::Device::create(device->physical.kind, device->num_threads);
+    device->queue = std::make_unique<vx::oidn::DeviceQueue>();
     if (device->verbose >= 2) std::printf("Volvox OIDN %s: %s\n", OIDN_VERSION_STRING, device->device->name().c_str());
   });
 }
 
-// Every call runs to completion before it returns (including the *Async ones): nothing to wait for.
-OIDN_API void oidnSyncDevice(OIDNDevice device) { OIDN_REQUIRE(device); }
+OIDN_API void oidnSyncDevice(OIDNDevice device) {
+  OIDN_REQUIRE(device);
+  vx::oidn::drain(device);
+}
 
 }  // extern "C"

@@ -24,7 +24,7 @@ OIDNError to_oidn(ErrorCode code) {
   return OIDN_ERROR_UNKNOWN;
 }
 
-void record(OIDNDeviceImpl* device, OIDNError code, const std::string& message) {
+void record(OIDNDeviceImpl* device, OIDNError code, const std::string& message, std::thread::id who) {
   if (!device) {
     ErrorState& e = thread_error();
     if (e.code == OIDN_ERROR_NONE) e = {code, message};
@@ -34,7 +34,7 @@ void record(OIDNDeviceImpl* device, OIDNError code, const std::string& message) 
   void* user = nullptr;
   {
     std::lock_guard<std::mutex> lock(device->mutex);
-    ErrorState& e = device->errors[std::this_thread::get_id()];
+    ErrorState& e = device->errors[who];
     if (e.code == OIDN_ERROR_NONE) e = {code, message};
     function = device->error_function;
     user = device->error_user;

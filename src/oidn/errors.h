@@ -6,6 +6,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "OpenImageDenoise/oidn.h"
 #include "core/error.h"
@@ -25,7 +26,10 @@ class Failure : public std::runtime_error {
 };
 
 OIDNError to_oidn(ErrorCode code);
-void record(OIDNDeviceImpl* device, OIDNError code, const std::string& message);
+// `who`: the thread the error belongs to (an *Async call's error belongs to the caller's thread,
+// not to the device's worker that ran it).
+void record(OIDNDeviceImpl* device, OIDNError code, const std::string& message,
+            std::thread::id who = std::this_thread::get_id());
 // Returns and clears the calling thread's first error on `device` (null: its device-less errors).
 OIDNError take_error(OIDNDeviceImpl* device, const char** message);
 // OIDN warns (and otherwise ignores) unknown parameter names; printed when "verbose" >= 1.
@@ -37,20 +41,37 @@ const std::shared_ptr<denoise::Device>& committed(const OIDNDeviceImpl& device);
 // Runs fn; an exception becomes an error on `device`. The engine's InvalidArgument becomes
 // `invalid_argument_as` (OIDN calls a filter's bad images at commit an invalid operation).
 template <class Fn>
-bool guarded(OIDNDeviceImpl* device, Fn&& fn, OIDNError invalid_argument_as = OIDN_ERROR_INVALID_ARGUMENT) {
+bool guarded(OIDNDeviceImpl* device, Fn&& fn, OIDNError invalid_argument_as = OIDN_ERROR_INVALID_ARGUMENT,
+             std::thread::id who = std::this_thread::get_id()) {
   try {
     fn();
     return true;
   } catch (const Failure& e) {
-    record(device, e.code(), e.what());
+    record(device, e.code(), e.what(), who);
   } catch (const Error& e) {
-    record(device, e.code() == ErrorCode::InvalidArgument ? invalid_argument_as : to_oidn(e.code()), e.what());
+    record(device, e.code() == ErrorCode::InvalidArgument ? invalid_argument_as : to_oidn(e.code()), e.what(), who);
   } catch (const std::bad_alloc&) {
-    record(device, OIDN_ERROR_OUT_OF_MEMORY, "out of memory");
+    record(device, OIDN_ERROR_OUT_OF_MEMORY, "out of memory", who);
   } catch (const std::exception& e) {
-    record(device, OIDN_ERROR_UNKNOWN, e.what());
+    record(device, OIDN_ERROR_UNKNOWN, e.what(), who);
   }
   return false;
+}
+
+// Queues fn on the device's worker (oidn/device_queue.h) holding a reference to `owner` (the filter
+// or buffer it works on) until it has run; its error belongs to the calling thread.
+template <class Owner, class Fn>
+void enqueue(OIDNDeviceImpl* device, Owner* owner, Fn fn) {
+  owner->retain();
+  device->queue->submit([device, owner, fn = std::move(fn), who = std::this_thread::get_id()]() mutable {
+    guarded(device, fn, OIDN_ERROR_INVALID_ARGUMENT, who);
+    owner->release();  // may release the device too: the queue allows it
+  });
+}
+
+// Waits for the device's queued work: what every synchronous call does first.
+inline void drain(OIDNDeviceImpl* device) {
+  if (device && device->queue) device->queue->wait();
 }
 
 }  // namespace vx::oidn

@@ -305,6 +305,7 @@ OIDN_API void oidnSetFilterProgressMonitorFunction(OIDNFilter filter, OIDNProgre
 
 OIDN_API void oidnCommitFilter(OIDNFilter filter) {
   OIDN_REQUIRE(filter);
+  vx::oidn::drain(filter->device);  // a queued execution may still read the filter
   guarded(
       filter->device,
       [&] {
@@ -329,6 +330,7 @@ OIDN_API void oidnCommitFilter(OIDNFilter filter) {
 
 OIDN_API void oidnExecuteFilter(OIDNFilter filter) {
   OIDN_REQUIRE(filter);
+  vx::oidn::drain(filter->device);
   guarded(filter->device, [&] {
     if (filter->dirty) throw Failure(OIDN_ERROR_INVALID_OPERATION, "changes to the filter are not committed");
     if (!filter->empty_images.empty()) return;
@@ -336,6 +338,14 @@ OIDN_API void oidnExecuteFilter(OIDNFilter filter) {
   });
 }
 
-OIDN_API void oidnExecuteFilterAsync(OIDNFilter filter) { oidnExecuteFilter(filter); }
+// Checks what OIDN checks at the call, then runs the filter on the device's worker.
+OIDN_API void oidnExecuteFilterAsync(OIDNFilter filter) {
+  OIDN_REQUIRE(filter);
+  guarded(filter->device, [&] {
+    if (filter->dirty) throw Failure(OIDN_ERROR_INVALID_OPERATION, "changes to the filter are not committed");
+    if (!filter->empty_images.empty()) return;
+    vx::oidn::enqueue(filter->device, filter, [filter] { filter->filter.execute(); });
+  });
+}
 
 }  // extern "C"

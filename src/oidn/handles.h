@@ -13,6 +13,7 @@
 
 #include "OpenImageDenoise/oidn.h"
 #include "denoise/filter.h"
+#include "oidn/device_queue.h"
 #include "runtime/buffer.h"
 #include "runtime/physical_device.h"
 
@@ -49,6 +50,9 @@ struct OIDNDeviceImpl final : vx::oidn::RefCounted {
   // Made by oidnCommitDevice.
   std::shared_ptr<vx::denoise::Device> device;
   bool committed() const { return device != nullptr; }
+  // The *Async calls' worker, made at commit; declared after `device` so that it finishes the
+  // queued work before the engine's device goes.
+  std::unique_ptr<vx::oidn::DeviceQueue> queue;
 
   std::mutex mutex;  // guards what follows
   OIDNErrorFunction error_function = nullptr;

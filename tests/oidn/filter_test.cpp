@@ -7,10 +7,14 @@
 // output within one half rounding more (half_tolerance). Other checks are exact (bytes, values
 // that were set) or qualitative (finite, "differs by more than 1e-3").
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <mutex>
+#include <optional>
 
 #include "oidn_test_util.h"
 
@@ -548,6 +552,71 @@ TEST_P(OidnFilter, ExecuteAsyncThenSync) {
   device.sync();
   EXPECT_OIDN_OK(device);
   EXPECT_LE(max_rel_diff(ref, got), tol());
+}
+
+// oidnExecuteFilterAsync returns before the filter has run: the progress monitor (called on the
+// device's worker) waits for the caller to say the call has returned. Were the call synchronous,
+// the monitor would time out (5 s) and see false.
+TEST_P(OidnFilter, ExecuteAsyncReturnsBeforeTheWorkIsDone) {
+  REQUIRE_RT_LDR();
+  Image rgb = noisy_color(W, H, 12);
+  Image out(W, H, 3);
+  oidn::FilterRef f = device.newFilter("RT");
+  f.setImage("color", rgb.px.data(), Format::Float3, W, H);
+  f.setImage("output", out.px.data(), Format::Float3, W, H);
+  struct Gate {
+    std::mutex mutex;
+    std::condition_variable returned;
+    bool call_returned = false;
+    std::optional<bool> seen_returned;  // what the first progress call saw
+  } gate;
+  f.setProgressMonitorFunction(
+      [](void* user, double) {
+        auto* g = static_cast<Gate*>(user);
+        std::unique_lock<std::mutex> lock(g->mutex);
+        if (!g->seen_returned)
+          g->seen_returned = g->returned.wait_for(lock, std::chrono::seconds(5), [&] { return g->call_returned; });
+        return true;
+      },
+      &gate);
+  f.commit();
+  f.executeAsync();
+  {
+    std::lock_guard<std::mutex> lock(gate.mutex);
+    gate.call_returned = true;
+  }
+  gate.returned.notify_all();
+  device.sync();
+  EXPECT_OIDN_OK(device);
+  ASSERT_TRUE(gate.seen_returned.has_value());
+  EXPECT_TRUE(*gate.seen_returned) << "the filter ran before oidnExecuteFilterAsync returned";
+}
+
+// Handles released with work still queued: the work completes (it holds its filter and buffers),
+// and the device's last reference may go on its own worker.
+TEST_P(OidnFilter, ReleasingEverythingBeforeTheSync) {
+  REQUIRE_RT_LDR();
+  std::string why;
+  oidn::DeviceRef own = new_device(GetParam(), &why);
+  if (!own) GTEST_SKIP() << why;
+  own.commit();
+  Image rgb = noisy_color(W, H, 13);
+  const Image ref = denoise(rgb);
+  Image got(W, H, 3);
+  {
+    oidn::BufferRef in = own.newBuffer(rgb.bytes()), out = own.newBuffer(rgb.bytes());
+    in.writeAsync(0, rgb.bytes(), rgb.px.data());
+    oidn::FilterRef f = own.newFilter("RT");
+    f.setImage("color", in, Format::Float3, W, H);
+    f.setImage("output", out, Format::Float3, W, H);
+    f.commit();
+    f.executeAsync();
+    out.readAsync(0, rgb.bytes(), got.px.data());
+  }  // filter and buffers released here, their work still queued
+  own.sync();
+  EXPECT_OIDN_OK(own);
+  EXPECT_LE(max_rel_diff(ref, got), tol());
+  own.release();  // the last reference
 }
 
 TEST_P(OidnFilter, UnsetImage) {
