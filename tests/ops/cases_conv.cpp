@@ -103,13 +103,40 @@ VX_OP_CASES(conv) {
                            transpose_case({1, 2, 3, 4}, {2, 3, 3, 3}, {{"strides", {2, 2}}}, 1, "SAME_UPPER", true),
                            transpose_case({1, 2, 3, 4}, {2, 3, 4, 3}, {{"strides", {2, 2}}}, 1, "SAME_LOWER", false),
                            transpose_case({1, 4, 7}, {4, 1, 3}, {{"strides", {3}}}, 2, "", true),
-                           transpose_case({1, 2, 2, 3, 2}, {2, 2, 2, 2, 3}, {{"strides", {2, 1, 2}}}, 1, "", true)})
+                           transpose_case({1, 2, 2, 3, 2}, {2, 2, 2, 2, 3}, {{"strides", {2, 1, 2}}}, 1, "", true),
+                           // The PaddleOCR detector's upsampling (kernel 2, stride 2), with and without bias.
+                           transpose_case({1, 12, 9, 11}, {12, 6, 2, 2}, {{"strides", {2, 2}}}, 1, "", true),
+                           transpose_case({2, 12, 9, 11}, {12, 10, 2, 2}, {{"strides", {2, 2}}}, 1, "", false),
+                           // one output or input channel (the detector's last layer): no layout copies
+                           transpose_case({2, 6, 9, 11}, {6, 1, 2, 2}, {{"strides", {2, 2}}}, 1, "", true),
+                           transpose_case({2, 1, 7, 9}, {1, 5, 3, 3}, {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}, 1, "", true),
+                           // kernel 3, stride 2, pads 1, output_padding 1 (an exact 2x upsampling)
+                           transpose_case({1, 5, 7, 9}, {5, 9, 3, 3},
+                                          {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"output_padding", {1, 1}}}, 1, "", true),
+                           transpose_case({2, 6, 7, 5}, {6, 3, 3, 3}, {{"strides", {2, 2}}, {"pads", {0, 1, 1, 0}}}, 2, "", false),
+                           transpose_case({1, 8, 7, 5}, {8, 1, 3, 3}, {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}, 8, "", true),  // depthwise
+                           transpose_case({1, 3, 7, 9}, {3, 4, 3, 3}, {{"strides", {1, 2}}, {"dilations", {2, 2}}}, 1, "", true),
+                           // output_shape one past the full extent on the width: a position no tap reaches
+                           transpose_case({1, 3, 5, 7}, {3, 2, 3, 3}, {{"strides", {2, 2}}, {"output_shape", {10, 16}}}, 1, "", false),
+                           transpose_case({2, 4, 5, 7}, {4, 3, 3, 3}, {{"strides", {2, 2}}}, 1, "SAME_UPPER", true),
+                           transpose_case({2, 4, 5, 7}, {4, 3, 3, 3}, {{"strides", {2, 1}}, {"pads", {1, 0, 1, 2}}}, 1, "VALID", true),
+                           transpose_case({2, 5, 9}, {5, 8, 3}, {{"strides", {2}}, {"pads", {1, 0}}, {"output_padding", {1}}}, 1, "", true)})
                 .variants({{"constW", [](OpCase& v) {
                               std::vector<InputSpec> ins = v.inputs();
                               for (size_t i = 1; i < ins.size(); ++i) ins[i].constant();
                               v.with_inputs(ins);
                             }},
-                           {"runtimeW", [](OpCase&) {}}}));
+                           // The oneDNN kernel reorders the weights once: runtime weights by design run on the reference.
+                           {"runtimeW", [](OpCase& v) { v.may_fall_back(Backend::cpu); }}}));
+  // At a size where oneDNN's JIT kernels apply (channels in multiples of 8 and 16).
+  cases.add(OpCase("ConvTranspose", "upsample2x")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .in(f32({1, 32, 13, 11}))
+                .in(f32({32, 16, 2, 2}, -0.3f, 0.3f).constant())
+                .in(f32({16}).constant())
+                .attr("strides", std::vector<int64_t>{2, 2})
+                .expect_variant(Backend::cpu, "onednn"));
 
   // vx.FusedConv: relu, the 2x2 max pool after it; grouped, depthwise and strided (ResNet's stem).
   cases.add(OpCase(kFusedConv, "relu_pool")
@@ -174,6 +201,46 @@ VX_OP_CASES(conv) {
                              ins[2] = omitted();
                              v.with_inputs(ins);
                            }}})
+                .may_fall_back(kVulkan));
+
+  // Post-ops (ops/post_ops.h, fuse_conv_post_ops): every step, after the ReLU and after a
+  // residual. A CPU fusion: the Vulkan conv kernels decline post-ops.
+  struct PostOpChain {
+    const char* name;
+    std::vector<std::string> ops;
+    std::vector<float> alpha, beta;
+  };
+  std::vector<Variant> chains;
+  for (const PostOpChain& c : {PostOpChain{"hard_swish_linear", {"hard_swish", "linear"}, {0.0f, 0.9f}, {0.0f, -0.2f}},
+                               PostOpChain{"hard_sigmoid", {"linear", "clip"}, {0.2f, 0.0f}, {0.5f, 1.0f}},
+                               PostOpChain{"leaky_logistic_tanh", {"relu", "logistic", "tanh"}, {0.1f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}}})
+    chains.push_back({c.name, [c](OpCase& v) {
+                        v.attr("post_ops", c.ops).attr("post_alpha", c.alpha).attr("post_beta", c.beta);
+                      }});
+  cases.add(OpCase(kFusedConv, "post_ops")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .in(f32({2, 5, 9, 7}).scaled({1, 2, 3}))
+                .in(f32({6, 5, 3, 3}, -0.3f, 0.3f).constant())
+                .in(f32({6}).constant())
+                .attr("kernel_shape", std::vector<int64_t>{3, 3})
+                .attr("pads", pads4(1))
+                .sweep("relu", {int64_t(0), int64_t(1)})
+                .variants(std::move(chains))
+                .expect_variant(Backend::cpu, "onednn")
+                .may_fall_back(kVulkan));
+  cases.add(OpCase(kFusedConvResidual, "post_ops")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .in(f32({1, 6, 7, 9}))
+                .in(f32({6, 6, 1, 1}, -0.3f, 0.3f).constant())
+                .in(f32({6}).constant())
+                .in(f32({1, 6, 7, 9}))
+                .attr("kernel_shape", std::vector<int64_t>{1, 1})
+                .attr("post_ops", std::vector<std::string>{"hard_swish", "linear"})
+                .attr("post_alpha", std::vector<float>{0.0f, 1.5f})
+                .attr("post_beta", std::vector<float>{0.0f, 0.25f})
+                .expect_variant(Backend::cpu, "onednn")
                 .may_fall_back(kVulkan));
 
   // ConvInteger and QLinearConv over the geometries the quantised kernels special-case.
