@@ -12,6 +12,7 @@
 
 #include "backends/vulkan/kernels/gemm_plan.h"
 #include "backends/vulkan/kernels/pool.h"
+#include "ops/conv_transpose_geometry.h"
 #include "ops/fused_ops.h"
 
 namespace vx::vk {
@@ -171,56 +172,19 @@ OpPlan plan_conv_transpose(const OpInfo& info) {
   const Shape& ws = info.inputs[1].shape;
   if (xs.rank() < 3 || xs.rank() > 5 || ws.rank() != xs.rank())
     decline(info, "input ", xs.str(), " and weights ", ws.str(), " must be N, C and 1 to 3 spatial axes");
-  const size_t nd = xs.rank() - 2;
-  const int64_t batch = xs[0], channels = xs[1], group = attrs.get_int("group", 1);
-  if (group < 1 || channels % group != 0 || ws[0] != channels)
-    decline(info, "weights ", ws.str(), " do not fit ", channels, " input channels in ", group, " groups");
-  const int64_t mg = ws[1], outputs = mg * group;
-  auto per_axis = [&](const char* name, int64_t fallback) {
-    std::vector<int64_t> v = attrs.get_ints(name);
-    if (v.empty()) v.assign(nd, fallback);
-    if (v.size() != nd) decline(info, name, " has ", v.size(), " entries for ", nd, " spatial axes");
-    return v;
-  };
-  WindowGeometry g;
-  g.strides = per_axis("strides", 1);
-  g.dilations = per_axis("dilations", 1);
-  const std::vector<int64_t> output_padding = per_axis("output_padding", 0);
-  g.kernel.assign(ws.begin() + 2, ws.end());
-  const std::vector<int64_t> kernel_attr = attrs.get_ints("kernel_shape");
-  if (!kernel_attr.empty() && kernel_attr != g.kernel) decline(info, "kernel_shape differs from the weights ", ws.str());
-  std::vector<int64_t> pads = attrs.get_ints("pads");
-  if (pads.empty()) pads.assign(2 * nd, 0);
-  if (pads.size() != 2 * nd) decline(info, "pads has ", pads.size(), " entries");
-  const std::string auto_pad = attrs.get_string("auto_pad", "NOTSET");
-  std::vector<int64_t> output_shape = attrs.get_ints("output_shape");
-  if (output_shape.size() == nd + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
-  if (!output_shape.empty() && output_shape.size() != nd) decline(info, "output_shape has ", output_shape.size(), " entries");
-  const std::vector<int64_t> in(xs.begin() + 2, xs.end());
-  g.output.resize(nd);
-  g.pads_begin.resize(nd);
-  g.pads_end.assign(nd, 0);
-  for (size_t i = 0; i < nd; ++i) {
-    if (g.strides[i] < 1 || g.dilations[i] < 1 || output_padding[i] < 0) decline(info, "bad strides, dilations or output_padding");
-    // As the reference: the full extent, then the given output extent pads the difference.
-    const int64_t full = g.strides[i] * (in[i] - 1) + output_padding[i] + (g.kernel[i] - 1) * g.dilations[i] + 1;
-    if (!output_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      g.output[i] = !output_shape.empty() ? output_shape[i] : in[i] * g.strides[i];
-      const int64_t total = std::max<int64_t>(0, full - g.output[i]);
-      g.pads_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-    } else if (auto_pad == "VALID") {
-      g.output[i] = full;
-      g.pads_begin[i] = 0;
-    } else {
-      if (auto_pad != "NOTSET") decline(info, "unknown auto_pad '", auto_pad, "'");
-      g.output[i] = full - pads[i] - pads[i + nd];
-      g.pads_begin[i] = pads[i];
-    }
-    if (g.output[i] <= 0) decline(info, "empty output on spatial axis ", i);
+  const int64_t batch = xs[0], channels = xs[1];
+  ConvTransposeGeometry g;
+  try {
+    g = conv_transpose_geometry(attrs, xs, ws, label(info));
+  } catch (const Error& e) {
+    decline(info, e.what());
   }
-  std::vector<int64_t> expected = {batch, outputs};
-  expected.insert(expected.end(), g.output.begin(), g.output.end());
-  check_output(info, expected, info.outputs[0].shape);
+  const int64_t group = g.group, mg = ws[1], outputs = mg * group;
+  for (size_t i = 0; i < g.output.size(); ++i)
+    if (g.output[i] <= 0) decline(info, "empty output on spatial axis ", i);
+  const std::vector<int64_t> in(xs.begin() + 2, xs.end());
+  check_output(info, g.output_shape.dims(), info.outputs[0].shape);
+  g.pads_end.assign(g.output.size(), 0);  // negative with output_padding; the shader reads only pads_begin
   const Window3 w = window3(g, in);
   checked_count32(info, xs.numel(), "X");
   checked_count32(info, ws.numel(), "W");
