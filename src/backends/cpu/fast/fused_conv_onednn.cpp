@@ -197,6 +197,7 @@ class OneDnnFusedConv {
     }
     if (!pd) pd = conv_primitive_desc(dnnl::algorithm::convolution_direct, w_dims, attr);
     conv_ = dnnl::convolution_forward(*pd);  // ONEDNN_VERBOSE=1 shows which implementation ran
+    reserve_thread_scratchpad(pd->scratchpad_desc().get_size());
 
     // Weights: reordered once from OIHW into the layout the primitive chose.
     memory user_w({w_dims, f32, s_.group == 1 ? Tag::oihw : Tag::goihw}, engine,

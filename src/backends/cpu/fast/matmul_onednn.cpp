@@ -191,6 +191,7 @@ class OneDnnMatMul {
                                                 : dnnl::matmul::desc(a_md_, b_md, y_md_);
     dnnl::matmul::primitive_desc pd(desc, attr, engine);
     matmul_ = dnnl::matmul(pd);
+    reserve_thread_scratchpad(pd.scratchpad_desc().get_size());
     b_md_ = b_user;
     if (p_.b_constant) {
       weights_source_ = g.value(node.input(1)).constant;

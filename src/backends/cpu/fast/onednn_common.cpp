@@ -2,7 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <sys/mman.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "core/error.h"
@@ -31,18 +34,38 @@ dnnl::primitive_attr onednn_attr() {
   return attr;
 }
 
+namespace {
+
+struct ThreadScratchpad {
+  std::unique_ptr<void, void (*)(void*)> buffer{nullptr, std::free};
+  size_t capacity = 0;
+};
+
+ThreadScratchpad& this_thread_scratchpad() {
+  thread_local ThreadScratchpad pad;
+  return pad;
+}
+
+}  // namespace
+
+void reserve_thread_scratchpad(size_t bytes) {
+  ThreadScratchpad& pad = this_thread_scratchpad();
+  if (bytes <= pad.capacity) return;
+  // Huge pages and touched once, as the CPU arena is: faulting in 4 KiB pages is slow in VMs.
+  constexpr size_t kHugePage = size_t(2) << 20;
+  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  pad.buffer.reset(std::aligned_alloc(kHugePage, rounded));
+  pad.capacity = 0;
+  VX_CHECK(pad.buffer != nullptr, OutOfMemory, "cannot allocate oneDNN's scratchpad of ", bytes, " bytes");
+  madvise(pad.buffer.get(), rounded, MADV_HUGEPAGE);
+  std::memset(pad.buffer.get(), 0, rounded);
+  pad.capacity = rounded;
+}
+
 dnnl::memory thread_scratchpad(const dnnl::memory::desc& desc) {
-  thread_local std::unique_ptr<void, void (*)(void*)> buffer(nullptr, std::free);
-  thread_local size_t capacity = 0;
   const size_t bytes = desc.get_size();
-  if (bytes > capacity) {
-    constexpr size_t kAlign = 4096;
-    const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-    buffer.reset(std::aligned_alloc(kAlign, rounded));
-    VX_CHECK(buffer != nullptr, OutOfMemory, "cannot allocate oneDNN's scratchpad of ", bytes, " bytes");
-    capacity = rounded;
-  }
-  return dnnl::memory(desc, onednn_engine(), bytes ? buffer.get() : nullptr);
+  reserve_thread_scratchpad(bytes);
+  return dnnl::memory(desc, onednn_engine(), bytes ? this_thread_scratchpad().buffer.get() : nullptr);
 }
 
 void execute_primitive(const dnnl::primitive& primitive, dnnl::stream& stream,

@@ -49,6 +49,9 @@ dnnl::primitive_attr onednn_attr();
 // A primitive's scratchpad in memory of the calling thread, grown as needed and kept for the
 // thread's later primitives (as oneDNN's library mode would, but owned by the running thread).
 dnnl::memory thread_scratchpad(const dnnl::memory::desc& desc);
+// Grows the calling thread's scratchpad to `bytes` now, touching it: kernels call it when they are
+// built, so that the first run (usually on the same thread) does not pay for faulting it in.
+void reserve_thread_scratchpad(size_t bytes);
 // Runs a primitive made with onednn_attr(), its scratchpad from thread_scratchpad().
 void execute_primitive(const dnnl::primitive& primitive, dnnl::stream& stream,
                        std::unordered_map<int, dnnl::memory> args);
