@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// ONNX Runtime's cold start on one model, the peer of `volvox bench`'s first_run_ms: session creation
+// (graph optimisation "all", CPU provider) and the first run, timed separately, on inputs from .npy
+// files. With --runs N it also times N more runs after --warmup W (for models whose inputs
+// ort_bench_model.js cannot make, such as a scalar sample rate that must be 16000).
+//
+// Usage: node bench/onnx/zoo/ort_first_run.js --model M.onnx --input NAME=FILE.npy [--input ...]
+//            [--threads 2] [--warmup 0] [--runs 0]
+// Prints one JSON line: session_ms, first_run_ms, and median_ms / min_ms / times_ms when --runs > 0.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const DTYPES = { '<f4': ['float32', Float32Array], '<i8': ['int64', BigInt64Array] };
+
+function readNpy(file) {
+  const buf = fs.readFileSync(file);
+  if (buf.toString('latin1', 1, 6) !== 'NUMPY') throw new Error(`${file}: not a .npy file`);
+  const major = buf[6];
+  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const start = (major === 1 ? 10 : 12) + headerLen;
+  const header = buf.toString('latin1', major === 1 ? 10 : 12, start);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
+  if (/'fortran_order':\s*True/.test(header)) throw new Error(`${file}: Fortran order`);
+  const shape = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').filter((s) => s.trim()).map(Number);
+  if (!DTYPES[descr]) throw new Error(`${file}: dtype ${descr} is not handled (<f4, <i8)`);
+  const [type, Array] = DTYPES[descr];
+  const data = new Array(buf.buffer.slice(buf.byteOffset + start, buf.byteOffset + buf.length));
+  return { type, data, shape };
+}
+
+function parseArgs(argv) {
+  const args = { model: null, inputs: [], threads: 2, warmup: 0, runs: 0 };
+  for (let i = 2; i < argv.length; i += 2) {
+    const [key, value] = [argv[i].replace(/^--/, ''), argv[i + 1]];
+    if (value === undefined) throw new Error(`option ${argv[i]} needs a value`);
+    if (key === 'model') args.model = value;
+    else if (key === 'input') args.inputs.push(value);
+    else if (['threads', 'warmup', 'runs'].includes(key)) args[key] = Number(value);
+    else throw new Error(`unknown option ${argv[i]}`);
+  }
+  if (!args.model || !args.inputs.length) throw new Error('--model and at least one --input are required');
+  return args;
+}
+
+async function main() {
+  const args = parseArgs(process.argv);
+  const ort = require(path.join(__dirname, '..', '..', 'node_modules', 'onnxruntime-node'));
+  const feeds = {};
+  for (const spec of args.inputs) {
+    const at = spec.indexOf('=');
+    const t = readNpy(spec.slice(at + 1));
+    feeds[spec.slice(0, at)] = new ort.Tensor(t.type, t.data, t.shape);
+  }
+  const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
+  let t0 = process.hrtime.bigint();
+  const session = await ort.InferenceSession.create(args.model, {
+    executionProviders: ['cpu'], intraOpNumThreads: args.threads, interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
+  const sessionMs = ms(t0);
+  t0 = process.hrtime.bigint();
+  await session.run(feeds);
+  const result = { model: args.model, session_ms: sessionMs, first_run_ms: ms(t0), threads: args.threads };
+  if (args.runs > 0) {
+    for (let i = 0; i < args.warmup; ++i) await session.run(feeds);
+    const times = [];
+    for (let i = 0; i < args.runs; ++i) {
+      t0 = process.hrtime.bigint();
+      await session.run(feeds);
+      times.push(ms(t0));
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    Object.assign(result, { median_ms: sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2,
+                            min_ms: sorted[0], times_ms: times });
+  }
+  console.log(JSON.stringify(result));
+}
+
+main().catch((e) => { console.error(e.message || e); process.exit(1); });
