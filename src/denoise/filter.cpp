@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "core/error.h"
 #include "core/file_io.h"
@@ -16,6 +17,7 @@
 #include "denoise/weights_choice.h"
 #include "denoise/weights_store.h"
 #include "formats/tza.h"
+#include "runtime/step_progress.h"
 
 namespace vx::denoise {
 
@@ -274,7 +276,15 @@ void Filter::execute() {
     process_input_tile(input, albedo, normal, tile, p, network_input);
     const auto tn = Clock::now();
     tile_profile.clear();
+    // Progress (and a cancel) after every layer on devices that run layers on this thread (the CPU).
+    std::optional<runtime::StepProgressScope> layer_progress;
+    if (progress_)
+      layer_progress.emplace([&](int64_t done, int64_t total) {
+        if (!progress_((double(i) + double(done) / double(total)) / double(n)))
+          fail(ErrorCode::Cancelled, cat("denoising cancelled by the progress callback in tile ", i + 1, " of ", n));
+      });
     Tensor out = c.network->run(network_input, profiling_ ? &tile_profile : nullptr);
+    layer_progress.reset();
     stats_.ms_network += ms_since(tn);
     process_output_tile(out, tile, p, output_);
     if (profiling_) {

@@ -39,6 +39,15 @@ OIDNStorage to_oidn(BufferStorage storage) {
 
 }  // namespace
 
+namespace {
+// The *Async copies' range check, made at the call as OIDN makes it (the copy itself runs later).
+void check_range(const OIDNBufferImpl& buffer, size_t offset, size_t bytes) {
+  const uint64_t size = buffer.buffer->size();
+  VX_CHECK(offset <= size && bytes <= size - offset, InvalidArgument, "bytes ", offset, "..", offset + bytes,
+           " lie outside the buffer of ", size, " bytes");
+}
+}  // namespace
+
 extern "C" {
 
 OIDN_API OIDNBuffer oidnNewBufferWithStorage(OIDNDevice device, size_t byteSize, OIDNStorage storage) {
@@ -130,6 +139,7 @@ OIDN_API void oidnReadBufferAsync(OIDNBuffer buffer, size_t byteOffset, size_t b
   OIDN_REQUIRE(buffer);
   guarded(buffer->device, [&] {
     VX_CHECK(dstHostPtr != nullptr || byteSize == 0, InvalidArgument, "null destination pointer");
+    check_range(*buffer, byteOffset, byteSize);
     vx::oidn::enqueue(buffer->device, buffer,
                       [buffer, byteOffset, byteSize, dstHostPtr] { buffer->buffer->read(byteOffset, byteSize, dstHostPtr); });
   });
@@ -148,6 +158,7 @@ OIDN_API void oidnWriteBufferAsync(OIDNBuffer buffer, size_t byteOffset, size_t 
   OIDN_REQUIRE(buffer);
   guarded(buffer->device, [&] {
     VX_CHECK(srcHostPtr != nullptr || byteSize == 0, InvalidArgument, "null source pointer");
+    check_range(*buffer, byteOffset, byteSize);
     vx::oidn::enqueue(buffer->device, buffer,
                       [buffer, byteOffset, byteSize, srcHostPtr] { buffer->buffer->write(byteOffset, byteSize, srcHostPtr); });
   });

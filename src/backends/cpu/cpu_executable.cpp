@@ -12,6 +12,7 @@
 #include "backends/cpu/fast/cpu_layout.h"
 #include "core/error.h"
 #include "passes/graph_queries.h"
+#include "runtime/step_progress.h"
 
 namespace vx::cpu {
 
@@ -219,6 +220,7 @@ void CpuExecutable::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
       VX_CHECK(id == kNoValue || values[size_t(id)].defined(), Internal, "node '", node.name, "' (", node.op,
                ") did not write its output '", g.value(id).name, "'");
     for (ValueId id : release_[s]) values[size_t(id)] = Tensor();
+    runtime::report_step(int64_t(s + 1), int64_t(plan_.steps.size()));
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const ValueId id = g.outputs[i];
