@@ -2,15 +2,20 @@
 // the test creates its VkInstance (with the validation layer and its own message capture),
 // VkDevice and VkBuffers like an application would, fills the buffers (RGBA colour, half-float
 // albedo at an unaligned offset, normals), denoises them in place on its queue and compares with
-// the CPU filter: fp32 within 1e-4 (as the other Vulkan-vs-CPU tests), fp16 >= 55 dB PSNR.
+// the CPU filter: fp32 within 1e-4 (as the other Vulkan-vs-CPU tests), fp16 >= 55 dB PSNR. And
+// memory the application exports as an opaque fd, imported by a Volvox device (what
+// oidnNewSharedBufferFromFD does): both see each other's writes.
 #include <cmath>
 #include <cstring>
 #include <mutex>
 
+#include "backends/vulkan/context.h"
 #include "backends/vulkan/vk_common.h"  // volk: the test talks to Vulkan as an application does
+#include "backends/vulkan/vulkan_compute_device.h"
 #include "common/test_util.h"
 #include "core/half.h"
 #include "denoise/denoise_helpers.h"
+#include "runtime/device.h"
 #include "volvox/volvox.hpp"
 
 namespace vx {
@@ -21,6 +26,7 @@ using test::max_rel_diff;
 struct AppBuffer {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize size = 0;  // of the allocation
   uint8_t* mapped = nullptr;
 };
 
@@ -28,6 +34,7 @@ struct AppBuffer {
 class App {
  public:
   bool fp16 = false;
+  bool export_fd = false;  // VK_KHR_external_memory_fd enabled
   std::string skip;
 
   App() {
@@ -98,6 +105,13 @@ class App {
     e11.pNext = &e12;
     e11.storageBuffer16BitAccess = fp16;
     e12.shaderFloat16 = fp16;
+    uint32_t ne = 0;
+    vkEnumerateDeviceExtensionProperties(physical, nullptr, &ne, nullptr);
+    std::vector<VkExtensionProperties> extensions(ne);
+    vkEnumerateDeviceExtensionProperties(physical, nullptr, &ne, extensions.data());
+    for (const auto& e : extensions)
+      export_fd = export_fd || std::string(e.extensionName) == VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+    const char* fd_extension = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
     float priority = 1.0f;
     VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
     qci.queueFamilyIndex = family;
@@ -107,6 +121,8 @@ class App {
     dci.pNext = &e11;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
+    dci.enabledExtensionCount = export_fd ? 1 : 0;
+    dci.ppEnabledExtensionNames = &fd_extension;
     if (vkCreateDevice(physical, &dci, nullptr, &device) != VK_SUCCESS) {
       skip = "vkCreateDevice failed";
       return;
@@ -125,9 +141,14 @@ class App {
 
   // A host-visible, coherent storage buffer (a renderer's would usually be device-local; the
   // filter does not care).
-  AppBuffer make_buffer(VkDeviceSize size, VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) {
+  // `exportable`: its memory can be exported as an opaque fd (export_opaque_fd).
+  AppBuffer make_buffer(VkDeviceSize size, VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                        bool exportable = false) {
     AppBuffer b;
+    VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.pNext = exportable ? &external : nullptr;
     bci.size = size;
     bci.usage = usage;
     EXPECT_EQ(vkCreateBuffer(device, &bci, nullptr, &b.buffer), VK_SUCCESS);
@@ -142,9 +163,13 @@ class App {
         type = i;
         break;
       }
+    VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.pNext = exportable ? &export_info : nullptr;
     mai.allocationSize = req.size;
     mai.memoryTypeIndex = type;
+    b.size = req.size;
     EXPECT_EQ(vkAllocateMemory(device, &mai, nullptr, &b.memory), VK_SUCCESS);
     vkBindBufferMemory(device, b.buffer, b.memory, 0);
     void* p = nullptr;
@@ -152,6 +177,15 @@ class App {
     b.mapped = static_cast<uint8_t*>(p);
     buffers_.push_back(b);
     return b;
+  }
+
+  // A new file descriptor for the buffer's memory (the caller owns it), or -1.
+  int export_opaque_fd(const AppBuffer& b) const {
+    VkMemoryGetFdInfoKHR info{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+    info.memory = b.memory;
+    info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    int fd = -1;
+    return vkGetMemoryFdKHR(device, &info, &fd) == VK_SUCCESS ? fd : -1;
   }
 
   VXVulkanDeviceDesc desc(bool with_fp16) const {
@@ -295,6 +329,33 @@ TEST(VulkanExternalDevice, InPlaceWithSeveralTilesReadsTheOriginalPixels) {
   Image out(W, H, 3);
   std::memcpy(out.pixels.data(), image.mapped, out.pixels.size() * 4);
   EXPECT_LE(max_rel_diff(cpu, out), 1e-4);
+  for (const auto& m : app.messages()) ADD_FAILURE() << "validation: " << m;
+}
+
+TEST(VulkanExternalDevice, ImportsMemoryTheApplicationExportsAsAnOpaqueFd) {
+  App app;
+  if (!app.skip.empty()) GTEST_SKIP() << app.skip;
+  if (!app.export_fd) GTEST_SKIP() << "the Vulkan device has no VK_KHR_external_memory_fd";
+  auto context = std::make_shared<const vk::VulkanContext>(vk::ContextOptions{});
+  const std::shared_ptr<const runtime::ComputeDevice> volvox_device = vk::compute_device(context);
+  if (!(volvox_device->external_memory_types() & runtime::kExternalMemoryOpaqueFd))
+    GTEST_SKIP() << "Volvox's device cannot import opaque fds";
+  const size_t count = 1000;
+  AppBuffer shared = app.make_buffer(count * sizeof(float), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
+  for (size_t i = 0; i < count; ++i) reinterpret_cast<float*>(shared.mapped)[i] = float(i) * 0.5f;
+  const int fd = app.export_opaque_fd(shared);
+  ASSERT_GE(fd, 0) << "vkGetMemoryFdKHR";
+  const std::shared_ptr<runtime::Buffer> imported =
+      volvox_device->import_buffer(runtime::kExternalMemoryOpaqueFd, fd, shared.size);  // owns fd now
+  ASSERT_NE(imported, nullptr);
+  std::vector<float> seen(count);
+  imported->read(0, count * sizeof(float), seen.data());
+  for (size_t i = 0; i < count; ++i) ASSERT_EQ(seen[i], float(i) * 0.5f) << "element " << i << " read through the import";
+  std::vector<float> written(count);
+  for (size_t i = 0; i < count; ++i) written[i] = -float(i);
+  imported->write(0, count * sizeof(float), written.data());
+  for (size_t i = 0; i < count; ++i)
+    ASSERT_EQ(reinterpret_cast<const float*>(shared.mapped)[i], -float(i)) << "element " << i << " seen by the application";
   for (const auto& m : app.messages()) ADD_FAILURE() << "validation: " << m;
 }
 
