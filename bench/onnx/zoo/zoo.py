@@ -9,7 +9,7 @@ For every model of the manifest:
   time     ROUNDS rounds, engines interleaved in each: `volvox bench --json`, then ort_bench_model.js,
            then ort_first_run.js (ORT's session creation + first run), /proc/loadavg read before and
            after each; medians of the round medians, minima, first runs;
-  profile  `volvox run --profile` once: the ten slowest nodes and their kernel variants (the target: no
+  profile  `volvox bench --profile`: the ten slowest nodes (mean of the timed runs) and their kernel variants (the target: no
            cpu:reference node among them).
 Writes bench/out/zoo_cpu.json and bench/out/zoo_cpu.md; inputs and outputs under bench/out/zoo_work/.
 
@@ -266,13 +266,17 @@ def time_model(model, path, inputs, volvox, a):
 
 # ---------------------------------------------------------------- profile
 
-def profile(path, inputs, work, volvox):
-    """`volvox run --profile` once: every node's ms and kernel variant, the ten slowest kept."""
-    out_dir = os.path.join(work, 'profile')
-    os.makedirs(out_dir, exist_ok=True)
+def profile(model, path, volvox, a):
+    """`volvox bench --profile`: every node's mean ms over the timed runs (steady state, not the first
+    run's one-time set-up) and its kernel variant, the ten slowest kept."""
+    slow = model['name'] in SLOW_MODELS
+    runs, warmup = (a.slow_runs, a.slow_warmup) if slow else (a.runs, a.warmup)
+    cmd = [volvox, 'bench', path, '--threads', str(a.threads), '--warmup', str(warmup), '--runs', str(runs), '--profile']
+    for s in model['inputs']:
+        if s['shape']:
+            cmd += ['--shape', f'{s["name"]}={shape_text(s["shape"])}']
     wait_for(volvox)
-    rc, out, err = run([volvox, 'run', path, '-o', out_dir, '--profile'] +
-                       [arg for n, f in inputs.items() for arg in ('-i', f'{n}={f}')])
+    rc, out, err = run(cmd)
     if rc != 0:
         return dict(error=error_line(out, err, rc))
     nodes, total, in_table = [], None, False
@@ -353,7 +357,7 @@ def markdown(report):
             problems.append(f'- {m["name"]} timing: `{e}`')
     if problems:
         lines += ['', '## Failures and notes', ''] + problems
-    lines += ['', '## Ten slowest nodes per model (`volvox run --profile`, one run)', '']
+    lines += ['', '## Ten slowest nodes per model (`volvox bench --profile`: mean of the timed runs)', '']
     for m in report['models']:
         p = m.get('profile')
         if not p:
@@ -447,7 +451,7 @@ def main():
         if not a.skip_time:
             entry['timing'] = time_model(model, path, inputs, volvox, a)
         if not a.skip_profile and 'volvox_error' not in entry['check']:
-            entry['profile'] = profile(path, inputs, work, volvox)
+            entry['profile'] = profile(model, path, volvox, a)
         write_report(report, a.out, started)  # after every model: a long run that dies keeps what it did
         c, t = entry['check'], entry.get('timing', {})
         print(f'{model["name"]}: check {c.get("status")} {c.get("worst_rel", c.get("volvox_error", c.get("ort_error")))}; '
