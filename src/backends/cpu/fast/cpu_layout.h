@@ -5,15 +5,30 @@
 // channel counts are multiples of 16 run about 1.6x faster again as Winograd F(4x4, 3x3), which
 // needs the channel-blocked layout nChw16c (no padding, since the channels divide by 16).
 //
-// Rule: a value is internal when the node producing it is a oneDNN vx.FusedConv, every node
-// reading it is a oneDNN vx.FusedConv reading it as a data input (X, or X_low / X_skip), and it is
-// not a graph output. An internal value is stored in its producer's working layout (nChw16c for
-// Winograd candidates, else NHWC: fast/fused_conv_onednn.h); a reader working in another layout
-// reorders it (or packs it, for upsample_concat) into scratch. Everything else (graph inputs and
-// outputs, values that reference kernels read) stays NCHW, so no other kernel ever sees another
-// layout. The decision is recorded on the nodes of the plan's own graph copy as attributes only
-// the oneDNN kernel reads:
-//   cpu.layout_inputs   ints, one per data input (a Layout)
+// Which nodes take part (only rank-4 f32 values of known shape are ever stored in another layout):
+//   - oneDNN vx.FusedConv / vx.FusedConvResidual: read their data inputs (X, X_low / X_skip, R) in
+//     any layout, reordering into their working layout (nChw16c for Winograd candidates, else
+//     NHWC: fast/fused_conv_onednn.h), and write any layout;
+//   - "followers", which read their activation input in any layout and write their output in the
+//     same one: the fast unary kernels (eltwise_unary.cpp: Relu, Clip, HardSwish, ...: they work
+//     on the raw buffer), the fast binary kernels (eltwise_binary.cpp) where one operand has the
+//     output's full 4-D shape and the other is a scalar or spatially 1x1 ([N,C,1,1], [1,C,1,1],
+//     [C,1,1], ...; indexed per channel in the activation's layout), or both operands have the
+//     full shape and the same layout, and the fast GlobalAveragePool / GlobalMaxPool (global_pool.cpp,
+//     whose [N,C,1,1] output is layout-free, below).
+// A rank-4 value of spatial extent 1x1 is byte-identical in NCHW, NHWC and (when C divides by 16)
+// nChw16c: it is layout-free, never reordered, and each node reading or writing it names whichever
+// of those layouts suits it.
+//
+// Decision, a fixpoint: a conv's output wants its working layout, a follower's output its
+// activation input's layout. A value that is a graph output, or that some node reads other than as
+// a conv's data input or a follower's activation input (a reference kernel, a Reshape, a binary
+// op whose two full operands differ in layout, ...), is forced to NCHW; forcing a unary or binary
+// follower's output forces its activation inputs too, back to the convolution, which then writes
+// NCHW. So no kernel other than these ever sees another layout. The decision is recorded on the
+// nodes of the plan's own graph copy as attributes only these kernels read (absent: all NCHW):
+//   cpu.layout_inputs   ints: on a conv one per data input; on a follower (only where it works in
+//                       another layout than NCHW) one per input
 //   cpu.layout_output   int (a Layout)
 #pragma once
 #include "plan/plan.h"
@@ -25,9 +40,15 @@ enum class Layout : int64_t { nchw = 0, nhwc = 1, nchw16c = 2 };
 inline constexpr const char* kLayoutInputsAttr = "cpu.layout_inputs";
 inline constexpr const char* kLayoutOutputAttr = "cpu.layout_output";
 inline constexpr const char* kOneDnnVariant = "onednn";
+inline constexpr const char* kFastVariant = "fast";
 
 // The CPU backend's PlanHook: decides layouts (above), annotates the nodes and sets each oneDNN
 // step's scratch bytes. Idempotent; sets plan.prepared_by = "cpu".
 void prepare_cpu_plan(Plan& plan);
+
+// For a follower's kernel: the layout of its input i and of its output (NCHW where the attributes
+// are absent, as on nodes run outside a prepared plan).
+Layout follower_input_layout(const Node& node, size_t i);
+Layout follower_output_layout(const Node& node);
 
 }  // namespace vx::cpu

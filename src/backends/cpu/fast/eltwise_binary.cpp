@@ -12,13 +12,25 @@
 // reference does, so results match it bit for bit. An output that shares the memory of a
 // same-shape input is fine: element i reads only element i of it.
 //
+// In a prepared plan (cpu_layout.h) a 4-D node may store its output, and the operand of the same
+// shape, in a oneDNN convolution's layout (the node's cpu.layout_output): then elementwise and
+// scalar operands loop as before, and an operand holding one value per channel and/or image
+// ([N,C,1,1], [1,C,1,1], [C,1,1]) is broadcast over the activation's physical axes instead:
+// NHWC as [N, H*W, C] against [N|1, 1, C|1], nChw16c as [N, C/16, H*W, 16] against
+// [N|1, C/16|1, 1, 16|1]. One value per channel would then make runs of only C (or 16) elements,
+// so that case runs as periodic loops instead: within an image (NHWC) or a 16-channel block of an
+// image (nChw16c) the operand's values repeat with period C (16); they are tiled into a buffer of
+// up to kTile floats once per such segment and the runs go over whole tiles.
+//
 // Declines: other element types (integers, f16: the reference converts or wraps), Min / Max / Sum
 // / Mean with other than two inputs, shapes that do not broadcast (the reference reports them).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 
+#include "backends/cpu/fast/cpu_layout.h"
 #include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
@@ -95,6 +107,32 @@ BroadcastLoops broadcast_loops(const Shape& a, const Shape& b) {
   return l;
 }
 
+// The loops for an output stored in `layout` (above): a's and b's logical shapes are kept in
+// a / b / out, the loops walk the physical axes.
+BroadcastLoops layout_loops(const Shape& a, const Shape& b, Layout layout) {
+  if (layout == Layout::nchw || a == b || a.numel() == 1 || b.numel() == 1) return broadcast_loops(a, b);
+  const Shape out = broadcast_shapes(a, b);
+  VX_CHECK(out.rank() == 4 && (a == out || b == out), Internal, "operands ", a.str(), " and ", b.str(),
+           " in layout ", int(layout), ": neither is the full activation");
+  const int64_t n = out[0], c = out[1], pixels = out[2] * out[3];
+  VX_CHECK(layout == Layout::nhwc || c % 16 == 0, Internal, "nChw16c with ", c, " channels");
+  auto physical = [&](const Shape& s) {
+    if (s == out) return layout == Layout::nhwc ? Shape({n, pixels, c}) : Shape({n, c / 16, pixels, 16});
+    int64_t d[4] = {1, 1, 1, 1};
+    for (size_t i = 0; i < s.rank(); ++i) d[4 - s.rank() + i] = s[i];
+    VX_CHECK(s.rank() <= 4 && d[2] == 1 && d[3] == 1, Internal, "operand ", s.str(), " is not 1x1 against ",
+             out.str());
+    const bool per_channel = d[1] != 1;
+    return layout == Layout::nhwc ? Shape({d[0], 1, d[1]})
+                                  : Shape({d[0], per_channel ? c / 16 : 1, 1, per_channel ? 16 : 1});
+  };
+  BroadcastLoops l = broadcast_loops(physical(a), physical(b));
+  l.a = a;
+  l.b = b;
+  l.out = out;
+  return l;
+}
+
 // out[i] = op(a[i * SA], b[i * SB]) for i < n: the inner loops, one per pair of steps.
 template <BinaryOp op, int SA, int SB>
 inline void binary_run(const float* a, const float* b, float* out, int64_t n) {
@@ -162,6 +200,79 @@ void binary_compute(ThreadPool& pool, const BroadcastLoops& l, const float* a, c
   }, kBinaryGrain);
 }
 
+// ---- a per-channel operand against an activation in NHWC or nChw16c ----
+
+// The activation as `segments` runs of segment_length elements (an image in NHWC, a 16-channel
+// block of an image in nChw16c) along which the per-channel operand's values for that segment
+// repeat with period `period` (C, or 16); the segment's values start at
+// (s / segments_per_image) * image_stride + (s % segments_per_image) * period.
+struct PeriodicLoops {
+  Shape a, b, out;
+  int64_t segments = 0, segment_length = 0, period = 0, segments_per_image = 1, image_stride = 0;
+  bool channels_first = false;  // the per-channel operand is a (else b)
+};
+
+constexpr int64_t kTile = 2048;  // floats of the operand's tiled values (on the stack)
+
+// Periodic loops for these shapes in `layout`, when one operand has the output's 4-D shape and the
+// other one value per channel (and maybe per image); nullopt otherwise.
+std::optional<PeriodicLoops> periodic_loops(const Shape& a, const Shape& b, Layout layout) {
+  if (layout == Layout::nchw || a == b || a.rank() > 4 || b.rank() > 4) return std::nullopt;
+  const Shape out = broadcast_shapes(a, b);
+  if (out.rank() != 4 || (a != out && b != out) || out[1] <= 1) return std::nullopt;
+  const Shape& other = a == out ? b : a;
+  int64_t d[4] = {1, 1, 1, 1};
+  for (size_t i = 0; i < other.rank(); ++i) d[4 - other.rank() + i] = other[i];
+  if (d[1] != out[1] || d[2] != 1 || d[3] != 1 || (d[0] != 1 && d[0] != out[0])) return std::nullopt;
+  const int64_t c = out[1], pixels = out[2] * out[3];
+  PeriodicLoops p;
+  p.a = a;
+  p.b = b;
+  p.out = out;
+  p.channels_first = a != out;
+  p.image_stride = d[0] == 1 ? 0 : c;
+  if (layout == Layout::nhwc) {
+    p.segments = out[0];
+    p.segment_length = pixels * c;
+    p.period = c;
+  } else {
+    VX_CHECK(c % 16 == 0, Internal, "nChw16c with ", c, " channels");
+    p.segments_per_image = c / 16;
+    p.segments = out[0] * p.segments_per_image;
+    p.segment_length = pixels * 16;
+    p.period = 16;
+  }
+  return p;
+}
+
+template <BinaryOp op>
+void periodic_compute(ThreadPool& pool, const PeriodicLoops& p, const float* x, const float* y, float* out) {
+  const float* act = p.channels_first ? y : x;
+  const float* channel = p.channels_first ? x : y;
+  const int64_t period = p.period, rows_per_segment = p.segment_length / period;
+  // Whole periods per tile: at least one (then the operand's own values serve), at most a segment.
+  const int64_t tile_rows = std::clamp<int64_t>(kTile / period, 1, rows_per_segment);
+  pool.parallel_for(p.segments * rows_per_segment, [&](int64_t r0, int64_t r1) {
+    float tile[kTile];
+    for (int64_t r = r0; r < r1;) {
+      const int64_t s = r / rows_per_segment, end = std::min(r1, (s + 1) * rows_per_segment);
+      const float* values =
+          channel + (s / p.segments_per_image) * p.image_stride + (s % p.segments_per_image) * period;
+      const float* tiled = values;
+      if (tile_rows > 1) {
+        for (int64_t k = 0; k < tile_rows; ++k) std::copy_n(values, period, tile + k * period);
+        tiled = tile;
+      }
+      for (; r < end; r += tile_rows) {
+        const int64_t n = std::min(tile_rows, end - r) * period, at = r * period;
+        if (p.channels_first) binary_run<op, 1, 1>(tiled, act + at, out + at, n);
+        else binary_run<op, 1, 1>(act + at, tiled, out + at, n);
+      }
+      r = end;
+    }
+  }, std::max<int64_t>(1, kBinaryBlock * kBinaryGrain / period));
+}
+
 bool binary_supports_unchecked(const Node& node, const Graph& g) {
   if (node.inputs.size() != 2 || !single_f32_output(node, g)) return false;
   for (size_t i = 0; i < 2; ++i)
@@ -180,18 +291,29 @@ template <BinaryOp op>
 KernelFn make_binary(const Node& node, const Graph& g) {
   const Shape& a = g.value(node.inputs.at(0)).shape;
   const Shape& b = g.value(node.inputs.at(1)).shape;
+  const Layout layout = follower_output_layout(node);
   std::shared_ptr<const BroadcastLoops> planned;
-  if (a.is_known() && b.is_known()) planned = std::make_shared<BroadcastLoops>(broadcast_loops(a, b));
-  return [planned](KernelContext& ctx) {
+  std::shared_ptr<const PeriodicLoops> periodic;
+  if (a.is_known() && b.is_known()) {
+    if (std::optional<PeriodicLoops> p = periodic_loops(a, b, layout)) periodic = std::make_shared<PeriodicLoops>(*p);
+    else planned = std::make_shared<BroadcastLoops>(layout_loops(a, b, layout));
+  }
+  return [planned, periodic, layout](KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Tensor& y = ctx.input(1);
     VX_CHECK(x.dtype() == DType::f32 && y.dtype() == DType::f32, InvalidArgument, ctx.node().op, " '",
              ctx.node().name, "': the fast kernel takes float32 inputs, not ", dtype_name(x.dtype()), " and ",
              dtype_name(y.dtype()));
+    if (periodic && periodic->a == x.shape() && periodic->b == y.shape()) {
+      Tensor& out = ctx.output(0, DType::f32, periodic->out);
+      if (out.numel() > 0)
+        periodic_compute<op>(ctx.pool(), *periodic, x.data<float>(), y.data<float>(), out.data<float>());
+      return;
+    }
     BroadcastLoops fresh;
     const BroadcastLoops* l = planned.get();
     if (!l || l->a != x.shape() || l->b != y.shape()) {
-      fresh = broadcast_loops(x.shape(), y.shape());
+      fresh = layout_loops(x.shape(), y.shape(), layout);
       l = &fresh;
     }
     Tensor& out = ctx.output(0, DType::f32, l->out);

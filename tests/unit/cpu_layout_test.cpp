@@ -1,0 +1,305 @@
+// The CPU backend's layout decision (backends/cpu/fast/cpu_layout.h): activations stay in a oneDNN
+// convolution's layout (NHWC, or nChw16c for Winograd) through the layout followers (fast unary
+// and binary kernels, GlobalAveragePool / GlobalMaxPool) and fall back to NCHW where a graph
+// output or a reader without such a kernel needs it. Each graph is optimised as an ONNX import is
+// (so convolutions become vx.FusedConv), planned with make_cpu_plan and run on the fast kernels;
+// the outputs must match the unoptimised graph on the reference kernels (1e-4 of the output's
+// peak), and the cpu.layout_* attributes of the plan must say which values left NCHW.
+#include <cmath>
+#include <map>
+
+#include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/fast/cpu_layout.h"
+#include "common/graph_builder.h"
+#include "common/test_util.h"
+#include "ops/fused_ops.h"
+#include "passes/optimize_onnx.h"
+
+// A named namespace: in the unity build this file shares a translation unit with other tests.
+namespace vx::cpu_layout_test {
+
+using cpu::Layout;
+using Builder = test::GraphBuilder;
+using test::count_ops;
+
+Attributes with(std::initializer_list<std::pair<const char*, Attribute>> list) {
+  Attributes a;
+  for (const auto& [k, v] : list) a.set(k, v);
+  return a;
+}
+
+ValueId conv(Builder& b, ValueId x, int64_t c_in, int64_t c_out, int64_t k, bool relu = false) {
+  const float bound = 1.0f / std::sqrt(float(c_in * k * k));
+  const ValueId w = b.constant(test::random_tensor({c_out, c_in, k, k}, b.seed++, -bound, bound));
+  const ValueId bias = b.constant(test::random_tensor({c_out}, b.seed++));
+  const ValueId y = b.node("Conv", {x, w, bias},
+                           with({{"kernel_shape", std::vector<int64_t>{k, k}},
+                                 {"pads", std::vector<int64_t>(4, k / 2)}}));
+  return relu ? b.node("Relu", {y}) : y;
+}
+
+// Squeeze-and-excitation: GlobalAveragePool (or GlobalMaxPool), 1x1 conv + Relu, 1x1 conv +
+// HardSigmoid, then the gate multiplies x (gate first when `gate_first`).
+ValueId squeeze_excite(Builder& b, ValueId x, int64_t c, bool max_pool = false, bool gate_first = false) {
+  const ValueId pooled = b.node(max_pool ? "GlobalMaxPool" : "GlobalAveragePool", {x});
+  const ValueId squeezed = conv(b, pooled, c, 8, 1, true);
+  const ValueId gate = b.node("HardSigmoid", {conv(b, squeezed, 8, c, 1)}, with({{"alpha", 0.2f}, {"beta", 0.5f}}));
+  return gate_first ? b.node("Mul", {gate, x}) : b.node("Mul", {x, gate});
+}
+
+struct Prepared {
+  Graph fused;
+  cpu::CpuExecutable fast;
+
+  // The layout the plan stores `name` in: its producer's cpu.layout_output (NCHW when absent).
+  Layout stored(const std::string& name) const {
+    const Graph& g = fast.plan().graph;
+    const ValueId id = g.find(name);
+    EXPECT_NE(id, kNoValue) << name;
+    for (const Node& n : g.nodes)
+      for (ValueId o : n.outputs)
+        if (o == id) return Layout(n.attrs.get_int(cpu::kLayoutOutputAttr, 0));
+    return Layout::nchw;
+  }
+  // The node of the plan that produces `name`.
+  const Node& producer(const std::string& name) const {
+    const Graph& g = fast.plan().graph;
+    const ValueId id = g.find(name);
+    for (const Node& n : g.nodes)
+      for (ValueId o : n.outputs)
+        if (o == id) return n;
+    ADD_FAILURE() << "no producer of " << name;
+    return g.nodes.at(0);
+  }
+  // How many steps of the plan carry a non-NCHW layout in their attributes.
+  int non_nchw_steps() const {
+    int count = 0;
+    for (const Node& n : fast.plan().graph.nodes) {
+      bool any = n.attrs.get_int(cpu::kLayoutOutputAttr, 0) != 0;
+      for (int64_t l : n.attrs.get_ints(cpu::kLayoutInputsAttr)) any = any || l != 0;
+      count += any;
+    }
+    return count;
+  }
+};
+
+std::map<std::string, Shape> input_shapes(const Graph& g) {
+  std::map<std::string, Shape> shapes;
+  for (ValueId id : g.inputs) shapes[g.value(id).name] = g.value(id).shape;
+  return shapes;
+}
+
+double relative_error(const Tensor& got, const Tensor& want) {
+  EXPECT_EQ(got.shape(), want.shape());
+  if (got.shape() != want.shape()) return 1e9;
+  double peak = 1e-6;
+  for (int64_t i = 0; i < want.numel(); ++i) peak = std::max(peak, std::abs(want.get(i)));
+  return test::max_abs_diff(got, want) / peak;
+}
+
+// Optimises and plans b's graph; its outputs on the fast kernels must match the unoptimised graph
+// on the reference kernels, with one and with three threads (the kernels split work differently).
+std::unique_ptr<Prepared> check(const Builder& b) {
+  Graph fused = b.g;
+  optimize_onnx(fused);
+  auto p = std::unique_ptr<Prepared>(
+      new Prepared{fused, cpu::CpuExecutable(cpu::make_cpu_plan(fused, input_shapes(fused)))});
+  cpu::CpuOptions ref_options;
+  ref_options.reference_only = true;
+  cpu::CpuExecutable reference(cpu::make_cpu_plan(b.g, input_shapes(b.g), true), ref_options);
+  const std::vector<Tensor> want = reference.run(b.feeds);
+  for (int threads : {1, 3}) {
+    ThreadPool pool(threads);
+    cpu::CpuOptions options;
+    options.pool = &pool;
+    cpu::CpuExecutable fast(cpu::make_cpu_plan(fused, input_shapes(fused)), options);
+    const std::vector<Tensor> got = fast.run(b.feeds);
+    EXPECT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size() && i < got.size(); ++i)
+      EXPECT_LE(relative_error(got[i], want[i]), 1e-4) << "output " << i << ", " << threads << " threads";
+  }
+  return p;
+}
+
+std::string name(const Builder& b, ValueId id) { return b.g.value(id).name; }
+
+// Variants: GlobalAveragePool with 24 channels, GlobalMaxPool, the gate as Mul's first operand,
+// and 21 channels (not a multiple of 4: the pool's and the Mul's channel tails), with max pool
+// on a 1 x 150 image.
+TEST(CpuLayout, SqueezeExciteStaysInNhwc) {
+  for (int variant = 0; variant < 5; ++variant) {
+    Builder b;
+    const int64_t c = variant >= 3 ? 21 : 24;
+    const bool max_pool = variant == 1 || variant == 4;
+    const ValueId x = b.input("x", variant == 4 ? Shape{2, 5, 1, 150} : Shape{2, 5, 13, 11});
+    const ValueId y = conv(b, x, 5, c, 3, true);
+    const ValueId se = squeeze_excite(b, y, c, max_pool, variant == 2);
+    const ValueId out = conv(b, se, c, 40, 3);
+    b.g.outputs = {out};
+    const auto p = check(b);
+    SCOPED_TRACE(variant);
+    EXPECT_EQ(count_ops(p->fused, kFusedConv), 4);
+    EXPECT_EQ(p->stored(name(b, y)), Layout::nhwc);
+    EXPECT_EQ(p->stored(name(b, se)), Layout::nhwc);
+    EXPECT_EQ(p->stored(name(b, out)), Layout::nchw);  // a graph output
+    const Node& mul = p->producer(name(b, se));
+    EXPECT_EQ(mul.op, "Mul");
+    // Every input of the Mul is named NHWC: the activation, and the layout-free gate.
+    EXPECT_EQ(mul.attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1, 1}));
+    // The convolutions after the first (which reads the graph input) read the pooled values and
+    // gates in their own layout: no reorder of 1x1 values.
+    for (const Node& n : p->fast.plan().graph.nodes)
+      if (n.op == kFusedConv && n.inputs[0] != p->fast.plan().graph.inputs[0]) {
+        EXPECT_EQ(n.attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1})) << n.name;
+        const bool graph_output = n.outputs[0] == p->fast.plan().graph.outputs[0];
+        EXPECT_EQ(n.attrs.get_int(cpu::kLayoutOutputAttr, -1), graph_output ? 0 : 1) << n.name;
+      }
+    const std::string pool_op = max_pool ? "GlobalMaxPool" : "GlobalAveragePool";
+    ASSERT_EQ(count_ops(p->fast.plan().graph, pool_op), 1);
+    for (const Node& n : p->fast.plan().graph.nodes)
+      if (n.op == pool_op) {
+        EXPECT_EQ(n.attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1}));
+      }
+  }
+}
+
+TEST(CpuLayout, SqueezeExciteStaysBlockedAfterAWinogradConv) {
+  for (bool max_pool : {false, true}) {
+    Builder b;
+    const ValueId x = b.input("x", {2, 16, 64, 66});
+    const ValueId y = conv(b, x, 16, 32, 3, true);  // 3x3, 16 -> 32 channels, >= 64x64 pixels: nChw16c
+    const ValueId se = squeeze_excite(b, y, 32, max_pool);
+    const ValueId z = b.node("HardSwish", {b.node("Add", {se, b.input("shift", {1, 32, 1, 1})})});
+    const ValueId out = conv(b, z, 32, 16, 3);
+    b.g.outputs = {out};
+    const auto p = check(b);
+    SCOPED_TRACE(max_pool);
+    EXPECT_EQ(p->stored(name(b, y)), Layout::nchw16c);
+    EXPECT_EQ(p->stored(name(b, se)), Layout::nchw16c);
+    EXPECT_EQ(p->stored(name(b, z)), Layout::nchw16c);
+    EXPECT_EQ(p->producer(name(b, out)).attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{2}));
+  }
+}
+
+TEST(CpuLayout, UnaryChainsFollowTheConv) {
+  Builder b;
+  const ValueId x = b.input("x", {2, 3, 10, 9});
+  const ValueId y = conv(b, x, 3, 24, 3);
+  // y has two readers, so the Relu is not fused into the convolution as a post-op.
+  const ValueId r = b.node("Relu", {y});
+  const ValueId chain = b.node("Neg", {b.node("Abs", {r})});
+  b.g.outputs = {conv(b, chain, 24, 40, 3), conv(b, y, 24, 8, 1)};
+  const auto p = check(b);
+  EXPECT_EQ(count_ops(p->fused, "Relu") + count_ops(p->fused, "Abs") + count_ops(p->fused, "Neg"), 3);
+  EXPECT_EQ(p->stored(name(b, y)), Layout::nhwc);
+  EXPECT_EQ(p->stored(name(b, r)), Layout::nhwc);
+  EXPECT_EQ(p->stored(name(b, chain)), Layout::nhwc);
+}
+
+TEST(CpuLayout, BinaryOpsWithScalarsAndPerChannelOperands) {
+  Builder b;
+  const ValueId x = b.input("x", {2, 4, 9, 7});
+  // Run-time operands (graph inputs), so the passes cannot fold them into the weights.
+  const ValueId s = b.input("s", {});
+  const ValueId per_channel = b.input("pc", {40, 1, 1});
+  const ValueId per_image = b.input("pi", {2, 1, 1, 1});
+  const ValueId both = b.input("pb", {2, 40, 1, 1});
+  const ValueId y = conv(b, x, 4, 40, 3);
+  const ValueId a = b.node("Add", {y, s});
+  const ValueId d = b.node("Sub", {per_channel, a});  // the per-channel operand first
+  const ValueId e = b.node("Div", {d, b.node("Abs", {per_image})});
+  const ValueId f = b.node("Max", {both, e});
+  const ValueId out = conv(b, f, 40, 24, 3);
+  b.g.outputs = {out};
+  const auto p = check(b);
+  for (ValueId v : {y, a, d, e, f}) EXPECT_EQ(p->stored(name(b, v)), Layout::nhwc) << name(b, v);
+}
+
+TEST(CpuLayout, ResidualAddOfTwoConvOutputs) {
+  Builder b;
+  const ValueId x = b.input("x", {2, 7, 11, 10});
+  // Both convolutions end in a Relu, so the Add is not fused into either as a residual.
+  const ValueId sum = b.node("Add", {conv(b, x, 7, 24, 3, true), conv(b, x, 7, 24, 1, true)});
+  const ValueId out = conv(b, sum, 24, 40, 3);
+  b.g.outputs = {out};
+  const auto p = check(b);
+  EXPECT_EQ(count_ops(p->fused, "Add"), 1);
+  EXPECT_EQ(p->stored(name(b, sum)), Layout::nhwc);
+  EXPECT_EQ(p->producer(name(b, sum)).attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1, 1}));
+}
+
+TEST(CpuLayout, OperandsInDifferentLayoutsFallBackToNchw) {
+  Builder b;
+  const ValueId x = b.input("x", {1, 16, 64, 65});
+  const ValueId blocked = conv(b, x, 16, 32, 3, true);  // Winograd: nChw16c
+  const ValueId plain = conv(b, x, 16, 32, 1, true);    // 1x1: NHWC
+  const ValueId sum = b.node("Add", {blocked, plain});
+  b.g.outputs = {conv(b, sum, 32, 16, 1)};
+  const auto p = check(b);
+  EXPECT_EQ(p->stored(name(b, blocked)), Layout::nchw);
+  EXPECT_EQ(p->stored(name(b, plain)), Layout::nchw);
+  EXPECT_EQ(p->stored(name(b, sum)), Layout::nchw);
+  EXPECT_FALSE(p->producer(name(b, sum)).attrs.has(cpu::kLayoutInputsAttr));
+}
+
+TEST(CpuLayout, AGraphOutputInTheMiddleForcesNchwBackToTheConv) {
+  Builder b;
+  const ValueId x = b.input("x", {2, 5, 12, 9});
+  const ValueId y = conv(b, x, 5, 24, 3, true);
+  const ValueId se = squeeze_excite(b, y, 24);
+  const ValueId out = conv(b, se, 24, 40, 1);
+  b.g.outputs = {out, se};  // the gated activation is also a graph output
+  const auto p = check(b);
+  EXPECT_EQ(p->stored(name(b, se)), Layout::nchw);
+  EXPECT_EQ(p->stored(name(b, y)), Layout::nchw);
+  EXPECT_FALSE(p->producer(name(b, se)).attrs.has(cpu::kLayoutInputsAttr));
+  EXPECT_EQ(p->non_nchw_steps(), 2);  // only the two 1x1 convolutions of the gate (layout-free values)
+}
+
+TEST(CpuLayout, ReadersWithoutAFastKernelForceNchw) {
+  {
+    Builder b;  // conv -> Relu -> Softplus (reference only): both back to NCHW
+    const ValueId x = b.input("x", {2, 3, 8, 9});
+    const ValueId y = conv(b, x, 3, 24, 3);
+    const ValueId r = b.node("Relu", {y});
+    b.g.outputs = {b.node("Softplus", {r}), conv(b, y, 24, 16, 1)};
+    const auto p = check(b);
+    EXPECT_EQ(p->stored(name(b, r)), Layout::nchw);
+    EXPECT_EQ(p->stored(name(b, y)), Layout::nchw);
+  }
+  {
+    Builder b;  // the activation itself read by a Softplus too: the SE block runs in NCHW
+    const ValueId x = b.input("x", {2, 3, 8, 9});
+    const ValueId y = conv(b, x, 3, 24, 3, true);
+    const ValueId se = squeeze_excite(b, y, 24);
+    b.g.outputs = {conv(b, se, 24, 16, 3), b.node("Softplus", {y})};
+    const auto p = check(b);
+    EXPECT_EQ(p->stored(name(b, y)), Layout::nchw);
+    EXPECT_EQ(p->stored(name(b, se)), Layout::nchw);
+  }
+  {
+    Builder b;  // an Add whose other operand is not 1x1 (broadcast over the batch) is no follower
+    const ValueId x = b.input("x", {2, 3, 8, 9});
+    const ValueId y = conv(b, x, 3, 24, 3, true);
+    const ValueId sum = b.node("Add", {y, b.input("z", {1, 24, 8, 9})});
+    b.g.outputs = {conv(b, sum, 24, 16, 3)};
+    const auto p = check(b);
+    EXPECT_EQ(p->stored(name(b, y)), Layout::nchw);
+    EXPECT_EQ(p->stored(name(b, sum)), Layout::nchw);
+  }
+}
+
+TEST(CpuLayout, ReferenceOnlyPlansStayNchw) {
+  Builder b;
+  const ValueId x = b.input("x", {2, 5, 13, 11});
+  b.g.outputs = {conv(b, squeeze_excite(b, conv(b, x, 5, 24, 3, true), 24), 24, 40, 3)};
+  Graph fused = b.g;
+  optimize_onnx(fused);
+  const Plan plan = cpu::make_cpu_plan(fused, input_shapes(fused), true);
+  for (const Node& n : plan.graph.nodes) {
+    EXPECT_FALSE(n.attrs.has(cpu::kLayoutInputsAttr)) << n.name;
+    EXPECT_FALSE(n.attrs.has(cpu::kLayoutOutputAttr)) << n.name;
+  }
+}
+
+}  // namespace vx::cpu_layout_test
