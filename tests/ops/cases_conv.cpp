@@ -203,6 +203,20 @@ VX_OP_CASES(conv) {
                            }}})
                 .may_fall_back(kVulkan));
 
+  // 1-D convolutions ([N, C, W]: audio front ends such as a spectrogram as a strided conv), which
+  // the oneDNN kernel runs as 2-D with a unit height.
+  cases.add(OpCase(kFusedConv, "one_d")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .in(f32({2, 3, 37}).scaled({1, 2}))
+                .in(f32({5, 3, 4}, -0.3f, 0.3f).constant())
+                .in(f32({5}).constant())
+                .attr("kernel_shape", std::vector<int64_t>{4})
+                .attr("strides", std::vector<int64_t>{2})
+                .attr("pads", std::vector<int64_t>{1, 2})
+                .attr("dilations", std::vector<int64_t>{2})
+                .sweep("relu", {int64_t(0), int64_t(1)})
+                .expect_variant(Backend::cpu, "onednn"));
   // Post-ops (ops/post_ops.h, fuse_conv_post_ops): every step, after the ReLU and after a
   // residual. A CPU fusion: the Vulkan conv kernels decline post-ops.
   struct PostOpChain {

@@ -92,7 +92,18 @@ VX_OP_CASES(eltwise_binary) {
   cases.add(binary_float_case("Pow", false,
                               {inputs_variant("integer_exponents", {f32({3, 4}, -3, 3), values({4}, {2, 3, -1, 0})}),
                                inputs_variant("float_base_int_exponent", {f32({3, 4}, -3, 3), ints({4}, -2, 3)}),
-                               inputs_variant("int_base_int_exponent", {ints({3, 4}, -4, 4), ints({4}, 0, 4)})}));
+                               inputs_variant("int_base_int_exponent", {ints({3, 4}, -4, 4), ints({4}, 0, 4)})})
+                .may_fall_back(Backend::cpu));  // integer operands: the fast kernel takes float32 only
+  // Float exponents on the fast kernel (spectrogram powers, distances): a scalar (a constant 2 is
+  // x * x), per channel, same shape.
+  cases.add(OpCase("Pow", "float_exponents")
+                .in(f32({3, 37, 41}, 0, 3))
+                .in(values({1}, {2}).constant())
+                .tol_cpu({2.4e-7, 0, 0})  // x * x against the reference's std::pow: within 2 ulps
+                .variants({{"constant_square", [](OpCase&) {}},
+                           {"runtime_square", [](OpCase& v) { v.with_inputs({f32({3, 37, 41}, 0, 3), values({1}, {2})}); }},
+                           {"per_channel", [](OpCase& v) { v.with_inputs({f32({2, 5, 7, 9}, 0.1, 3), f32({1, 5, 1, 1}, -2, 2)}); }},
+                           {"same_shape", [](OpCase& v) { v.with_inputs({f32({4, 33}, 0.1, 2), f32({4, 33}, -3, 3)}); }}}));
   cases.add(binary_float_case("PRelu", false, {inputs_variant("slope_row", {f32({4, 6, 10}), f32({10})})}));
   // Mod: the result takes the divisor's sign (fmod 0, integers) or the dividend's (fmod 1). fp16
   // rounding moves quotients across integers, where a remainder jumps by the divisor: the signs

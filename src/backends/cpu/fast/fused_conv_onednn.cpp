@@ -59,6 +59,7 @@ struct LayoutView {
 struct FusedConvShape {
   bool upsample_concat = false, relu = false, pool = false;
   bool residual = false;  // vx.FusedConvResidual: R (in layout in[1]) is added before the ReLU
+  bool one_d = false;     // a 1-D convolution ([N, C, W]: audio front ends), run as 2-D with H = 1
   std::vector<PostOp> post_ops;  // after the ReLU, as oneDNN eltwise post-ops
   Layout in[2] = {Layout::nchw, Layout::nchw};
   Layout out = Layout::nchw;
@@ -76,6 +77,10 @@ struct FusedConvShape {
   size_t conv_dst_bytes() const { return pool || out != work ? size_t(n * m * conv_h * conv_w) * sizeof(float) : 0; }
   // The pooled result before its reorder into the output's layout.
   size_t pool_dst_bytes() const { return pool && out != work ? size_t(n * m * out_h * out_w) * sizeof(float) : 0; }
+  // An activation of this node as the graph holds it: [N, C, W] for a 1-D convolution.
+  Shape activation(int64_t channels, int64_t height, int64_t width) const {
+    return one_d ? Shape({n, channels, width}) : Shape({n, channels, height, width});
+  }
   size_t scratch_bytes() const {
     return plan::align_up(src_pack_bytes()) + plan::align_up(conv_dst_bytes()) + plan::align_up(pool_dst_bytes());
   }
@@ -92,6 +97,26 @@ dnnl::algorithm onednn_algorithm(PostOpKind kind) {
     case PostOpKind::tanh: return dnnl::algorithm::eltwise_tanh;
   }
   return dnnl::algorithm::eltwise_linear;
+}
+
+// A 1-D convolution's window attributes for the same convolution in 2-D with a unit height.
+Attributes with_unit_height(const Attributes& attrs) {
+  Attributes a = attrs;
+  auto prepend = [&](const char* name, int64_t unit) {
+    if (!attrs.has(name)) return;
+    std::vector<int64_t> v = attrs.get_ints(name);
+    v.insert(v.begin(), unit);
+    a.set(name, v);
+  };
+  prepend("kernel_shape", 1);
+  prepend("strides", 1);
+  prepend("dilations", 1);
+  if (attrs.has("pads")) {  // [begin, end] -> [0, begin, 0, end]
+    const std::vector<int64_t> p = attrs.get_ints("pads");
+    VX_CHECK(p.size() == 2, InvalidArgument, "a 1-D convolution needs 2 pads, got ", p.size());
+    a.set("pads", std::vector<int64_t>{0, p[0], 0, p[1]});
+  }
+  return a;
 }
 
 constexpr int64_t kWinogradMinPixels = 64 * 64;  // above ResNet's 56x56, below a 1080p U-Net's deepest 120x67
@@ -113,8 +138,9 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   const Shape& x = graph.value(node.input(0)).shape;
   const size_t w_at = s.upsample_concat ? 2 : 1;
   const Shape& wshape = graph.value(node.input(w_at)).shape;
-  VX_CHECK(x.rank() == 4 && wshape.rank() == 4 && x.is_known() && wshape.is_known(), Unsupported, what,
-           ": needs known 4-D shapes");
+  s.one_d = x.rank() == 3 && wshape.rank() == 3 && !s.upsample_concat && !s.pool;
+  VX_CHECK((s.one_d || (x.rank() == 4 && wshape.rank() == 4)) && x.is_known() && wshape.is_known(), Unsupported, what,
+           ": needs known 4-D shapes (or 3-D for a 1-D convolution)");
   s.n = x[0];
   if (s.upsample_concat) {
     const Shape& skip = graph.value(node.input(1)).shape;
@@ -126,15 +152,19 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
     s.w = skip[3];
   } else {
     s.c_low = x[1];
-    s.h = x[2];
-    s.w = x[3];
+    s.h = s.one_d ? 1 : x[2];
+    s.w = s.one_d ? x[2] : x[3];
   }
   s.c = s.c_low + s.c_skip;
   s.m = wshape[0];
   s.group = node.attrs.get_int("group", 1);
   VX_CHECK(s.group >= 1 && wshape[1] * s.group == s.c && s.m % s.group == 0 && (s.group == 1 || !s.upsample_concat),
            Unsupported, what, ": weights ", wshape.str(), " do not fit ", s.c, " input channels in ", s.group, " groups");
-  s.g = window_geometry(node.attrs, {s.h, s.w}, {wshape[2], wshape[3]}, false, what);
+  if (s.one_d) {
+    s.g = window_geometry(with_unit_height(node.attrs), {1, s.w}, {1, wshape[2]}, false, what);
+  } else {
+    s.g = window_geometry(node.attrs, {s.h, s.w}, {wshape[2], wshape[3]}, false, what);
+  }
   s.conv_h = s.g.output[0];
   s.conv_w = s.g.output[1];
   s.out_h = s.pool ? s.conv_h / 2 : s.conv_h;
@@ -232,8 +262,8 @@ class OneDnnFusedConv {
     set_onednn_threads(ctx.pool().size());
     dnnl::stream stream(engine);
     const Tensor& x = ctx.input(0);
-    VX_CHECK(x.shape() == Shape({s_.n, s_.upsample_concat ? s_.c_low : s_.c, s_.upsample_concat ? s_.h / 2 : s_.h,
-                                 s_.upsample_concat ? s_.w / 2 : s_.w}),
+    VX_CHECK(x.shape() == s_.activation(s_.upsample_concat ? s_.c_low : s_.c, s_.upsample_concat ? s_.h / 2 : s_.h,
+                                        s_.upsample_concat ? s_.w / 2 : s_.w),
              InvalidArgument, "input ", x.shape().str(), " differs from the planned shape");
     VX_CHECK(!s_.upsample_concat || ctx.input(1).shape() == Shape({s_.n, s_.c_skip, s_.h, s_.w}), InvalidArgument,
              "X_skip ", ctx.input(1).shape().str(), " differs from the planned shape");
@@ -242,7 +272,7 @@ class OneDnnFusedConv {
     float* conv_out = reinterpret_cast<float*>(scratch + plan::align_up(s_.src_pack_bytes()));
     float* pool_out = reinterpret_cast<float*>(scratch + plan::align_up(s_.src_pack_bytes()) +
                                                plan::align_up(s_.conv_dst_bytes()));
-    Tensor& y = ctx.output(0, DType::f32, Shape({s_.n, s_.m, s_.out_h, s_.out_w}));
+    Tensor& y = ctx.output(0, DType::f32, s_.activation(s_.m, s_.out_h, s_.out_w));
 
     // The convolution's source.
     const float* src = x.data<float>();
@@ -259,7 +289,7 @@ class OneDnnFusedConv {
     memory src_mem(src_md_, engine, const_cast<float*>(src)), dst_mem(conv_dst_md_, engine, dst);
     if (s_.residual) {  // the sum post-op adds what dst holds: R in the working layout
       const Tensor& r = ctx.input(3);
-      VX_CHECK(r.shape() == Shape({s_.n, s_.m, s_.conv_h, s_.conv_w}), InvalidArgument, "residual ", r.shape().str(),
+      VX_CHECK(r.shape() == s_.activation(s_.m, s_.conv_h, s_.conv_w), InvalidArgument, "residual ", r.shape().str(),
                " differs from the planned shape");
       if (s_.in[1] == s_.work) {
         if (r.raw() != dst) std::memcpy(dst, r.raw(), r.nbytes());
