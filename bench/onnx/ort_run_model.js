@@ -65,4 +65,6 @@ async function main() {
   for (const [name, tensor] of Object.entries(results)) writeNpy(path.join(args.outputDir, `${name}.npy`), tensor);
 }
 
-main().catch((e) => { console.error(e.message || e); process.exit(1); });
+module.exports = { readNpy, writeNpy };  // zoo/ort_first_run.js reads its inputs with it
+
+if (require.main === module) main().catch((e) => { console.error(e.message || e); process.exit(1); });

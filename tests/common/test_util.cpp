@@ -106,6 +106,12 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
+double max_diff_over_peak(const Tensor& got, const Tensor& want) {
+  double peak = 1e-6;
+  for (int64_t i = 0; i < want.numel(); ++i) peak = std::max(peak, std::abs(want.get(i)));
+  return max_abs_diff(got, want) / peak;
+}
+
 double psnr_db(const Tensor& reference, const Tensor& test) {
   double peak = 1e-12, sum = 0;
   for (int64_t i = 0; i < reference.numel(); ++i) {

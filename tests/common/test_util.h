@@ -44,6 +44,9 @@ Tensor i64s(std::initializer_list<int64_t> values);
 // f32 values start, start + 1, ... in row-major order.
 Tensor iota(Shape shape, float start);
 double max_abs_diff(const Tensor& a, const Tensor& b);
+// max_abs_diff over the peak |want| (at least 1e-6): how the fusion and layout tests compare a
+// rewritten graph's outputs with the original's.
+double max_diff_over_peak(const Tensor& got, const Tensor& want);
 // Peak signal-to-noise ratio in dB of `test` against `reference`, peak = max |reference| (at least 1e-12).
 double psnr_db(const Tensor& reference, const Tensor& test);
 

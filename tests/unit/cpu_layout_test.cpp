@@ -89,14 +89,6 @@ std::map<std::string, Shape> input_shapes(const Graph& g) {
   return shapes;
 }
 
-double relative_error(const Tensor& got, const Tensor& want) {
-  EXPECT_EQ(got.shape(), want.shape());
-  if (got.shape() != want.shape()) return 1e9;
-  double peak = 1e-6;
-  for (int64_t i = 0; i < want.numel(); ++i) peak = std::max(peak, std::abs(want.get(i)));
-  return test::max_abs_diff(got, want) / peak;
-}
-
 // Optimises and plans b's graph; its outputs on the fast kernels must match the unoptimised graph
 // on the reference kernels, with one and with three threads (the kernels split work differently).
 std::unique_ptr<Prepared> check(const Builder& b) {
@@ -116,7 +108,7 @@ std::unique_ptr<Prepared> check(const Builder& b) {
     const std::vector<Tensor> got = fast.run(b.feeds);
     EXPECT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size() && i < got.size(); ++i)
-      EXPECT_LE(relative_error(got[i], want[i]), 1e-4) << "output " << i << ", " << threads << " threads";
+      EXPECT_LE(test::max_diff_over_peak(got[i], want[i]), 1e-4) << "output " << i << ", " << threads << " threads";
   }
   return p;
 }

@@ -35,14 +35,6 @@ std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& feeds, bool r
   return runner.run(feeds);
 }
 
-double relative_error(const Tensor& got, const Tensor& want) {
-  EXPECT_EQ(got.shape(), want.shape());
-  if (got.shape() != want.shape()) return 1e9;
-  double peak = 1e-6;
-  for (int64_t i = 0; i < want.numel(); ++i) peak = std::max(peak, std::abs(want.get(i)));
-  return test::max_abs_diff(got, want) / peak;
-}
-
 // Optimises a copy of b's graph; expects `fused_op` to appear `expected` times, and the outputs
 // to match the unfused graph's.
 Graph check_fusion(const Builder& b, const std::string& fused_op, int expected) {
@@ -53,8 +45,8 @@ Graph check_fusion(const Builder& b, const std::string& fused_op, int expected) 
   const std::vector<Tensor> ref = run(fused, b.feeds, true);
   const std::vector<Tensor> fast = run(fused, b.feeds, false);
   for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_LE(relative_error(ref[i], want[i]), 1e-5) << fused_op << " output " << i << " (reference kernels)";
-    EXPECT_LE(relative_error(fast[i], want[i]), 1e-4) << fused_op << " output " << i << " (fast kernels)";
+    EXPECT_LE(test::max_diff_over_peak(ref[i], want[i]), 1e-5) << fused_op << " output " << i << " (reference kernels)";
+    EXPECT_LE(test::max_diff_over_peak(fast[i], want[i]), 1e-4) << fused_op << " output " << i << " (fast kernels)";
   }
   return fused;
 }

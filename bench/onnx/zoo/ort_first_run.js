@@ -8,26 +8,8 @@
 //            [--threads 2] [--warmup 0] [--runs 0]
 // Prints one JSON line: session_ms, first_run_ms, and median_ms / min_ms / times_ms when --runs > 0.
 'use strict';
-const fs = require('fs');
 const path = require('path');
-
-const DTYPES = { '<f4': ['float32', Float32Array], '<i8': ['int64', BigInt64Array] };
-
-function readNpy(file) {
-  const buf = fs.readFileSync(file);
-  if (buf.toString('latin1', 1, 6) !== 'NUMPY') throw new Error(`${file}: not a .npy file`);
-  const major = buf[6];
-  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
-  const start = (major === 1 ? 10 : 12) + headerLen;
-  const header = buf.toString('latin1', major === 1 ? 10 : 12, start);
-  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
-  if (/'fortran_order':\s*True/.test(header)) throw new Error(`${file}: Fortran order`);
-  const shape = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').filter((s) => s.trim()).map(Number);
-  if (!DTYPES[descr]) throw new Error(`${file}: dtype ${descr} is not handled (<f4, <i8)`);
-  const [type, Array] = DTYPES[descr];
-  const data = new Array(buf.buffer.slice(buf.byteOffset + start, buf.byteOffset + buf.length));
-  return { type, data, shape };
-}
+const { readNpy } = require('../ort_run_model.js');
 
 function parseArgs(argv) {
   const args = { model: null, inputs: [], threads: 2, warmup: 0, runs: 0 };
