@@ -34,6 +34,18 @@ VX_OP_CASES(movement) {
   cases.add(movement_case("Transpose", "perms").variants(std::move(perms)).variants(float_and_int32_data()));
   cases.add(movement_case("Transpose", "bools_and_bytes").attr("perm", std::vector<int64_t>{2, 0, 1}).variants(bool_and_byte_data({2, 3, 5})));
   cases.add(movement_case("Transpose", "heads").in(f32({2, 6, 3, 8}).scaled({1, 3})).attr("perm", std::vector<int64_t>{0, 2, 1, 3}));
+  // Sizes where the fast kernel tiles (the input's innermost axis becomes an outer output axis) and
+  // threads (more than 16K elements): attention's K^T and head split, NCHW <-> NHWC at odd sizes.
+  std::vector<Variant> large;
+  const std::pair<Shape, std::vector<int64_t>> large_transposes[] = {
+      {{1, 8, 128, 64}, {0, 1, 3, 2}}, {{1, 128, 8, 64}, {0, 2, 1, 3}}, {{2, 37, 29, 33}, {0, 2, 3, 1}},
+      {{1, 33, 45, 40}, {0, 3, 1, 2}}, {{3, 70, 41}, {2, 1, 0}}};
+  for (const auto& [shape, perm] : large_transposes)
+    large.push_back({cat(shape.str(), "_perm", Shape(perm).str()), [shape, perm](OpCase& v) {
+                       v.in(f32(shape));
+                       v.attr("perm", perm);
+                     }});
+  cases.add(movement_case("Transpose", "large").variants(std::move(large)).variants(float_and_int32_data()));
 
   const int64_t big = std::numeric_limits<int64_t>::max(), small = std::numeric_limits<int64_t>::min();
   struct SliceInputs {
