@@ -213,7 +213,13 @@ class OneDnnFusedConv {
 
     dnnl::primitive_attr attr = onednn_attr();
     dnnl::post_ops ops;
-    if (s_.residual) ops.append_sum(1.0f);  // dst holds R when the convolution starts
+    // R in the working layout is read by a binary-add post-op; in another layout it is reordered
+    // into dst first and added there by a sum post-op.
+    residual_binary_ = s_.residual && s_.in[1] == s_.work;
+    if (residual_binary_)
+      ops.append_binary(dnnl::algorithm::binary_add, memory::desc({s_.n, s_.m, s_.conv_h, s_.conv_w}, f32, tag_of(s_.work)));
+    else if (s_.residual)
+      ops.append_sum(1.0f);  // dst holds R when the convolution starts
     if (s_.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
     for (const PostOp& op : s_.post_ops) ops.append_eltwise(1.0f, onednn_algorithm(op.kind), op.alpha, op.beta);
     if (s_.residual || s_.relu || !s_.post_ops.empty()) attr.set_post_ops(ops);
@@ -287,18 +293,18 @@ class OneDnnFusedConv {
     // Convolution (+ bias + ReLU).
     float* dst = s_.pool || s_.out != s_.work ? conv_out : y.data<float>();
     memory src_mem(src_md_, engine, const_cast<float*>(src)), dst_mem(conv_dst_md_, engine, dst);
-    if (s_.residual) {  // the sum post-op adds what dst holds: R in the working layout
+    if (s_.residual) {  // R: a binary post-op's operand, or reordered into dst for the sum post-op
       const Tensor& r = ctx.input(3);
       VX_CHECK(r.shape() == s_.activation(s_.m, s_.conv_h, s_.conv_w), InvalidArgument, "residual ", r.shape().str(),
                " differs from the planned shape");
-      if (s_.in[1] == s_.work) {
-        if (r.raw() != dst) std::memcpy(dst, r.raw(), r.nbytes());
-      } else {
+      if (!residual_binary_) {
         memory from(residual_md_, engine, const_cast<void*>(r.raw()));
         residual_to_dst_.execute(stream, from, dst_mem);
       }
     }
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_mem}};
+    if (residual_binary_)
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = memory(residual_md_, engine, const_cast<void*>(ctx.input(3).raw()));
     if (bias_.defined()) args[DNNL_ARG_BIAS] = bias_mem_;
     execute_primitive(conv_, stream, std::move(args));
     // Pool, then the layout change into the output's layout.
@@ -427,6 +433,7 @@ class OneDnnFusedConv {
   dnnl::pooling_forward pool_;
   dnnl::reorder to_output_, to_source_, residual_to_dst_;
   memory::desc residual_md_;
+  bool residual_binary_ = false;  // R added by a binary post-op (else copied into dst and summed)
   memory weights_, bias_mem_;
 };
 
