@@ -22,7 +22,6 @@ namespace {
 
 using Tag = memory::format_tag;
 
-
 Tag tag_of(Layout layout) {
   switch (layout) {
     case Layout::nchw: return Tag::nchw;
@@ -215,9 +214,10 @@ class OneDnnFusedConv {
     dnnl::post_ops ops;
     // R in the working layout is read by a binary-add post-op; in another layout it is reordered
     // into dst first and added there by a sum post-op.
+    if (s_.residual) residual_md_ = memory::desc(dst_dims, f32, tag_of(s_.in[1]));
     residual_binary_ = s_.residual && s_.in[1] == s_.work;
     if (residual_binary_)
-      ops.append_binary(dnnl::algorithm::binary_add, memory::desc({s_.n, s_.m, s_.conv_h, s_.conv_w}, f32, tag_of(s_.work)));
+      ops.append_binary(dnnl::algorithm::binary_add, residual_md_);
     else if (s_.residual)
       ops.append_sum(1.0f);  // dst holds R when the convolution starts
     if (s_.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
@@ -256,11 +256,8 @@ class OneDnnFusedConv {
       in_md_ = memory::desc(src_dims, f32, tag_of(s_.in[0]));
       to_source_ = dnnl::reorder(memory(in_md_, engine, nullptr), memory(src_md_, engine, nullptr));
     }
-    if (s_.residual) {
-      residual_md_ = memory::desc(dst_dims, f32, tag_of(s_.in[1]));
-      if (s_.in[1] != s_.work)
-        residual_to_dst_ = dnnl::reorder(memory(residual_md_, engine, nullptr), memory(conv_dst_md_, engine, nullptr));
-    }
+    if (s_.residual && !residual_binary_)
+      residual_to_dst_ = dnnl::reorder(memory(residual_md_, engine, nullptr), memory(conv_dst_md_, engine, nullptr));
   }
 
   void run(KernelContext& ctx) {

@@ -18,9 +18,11 @@
 namespace vx::cpu::fast {
 namespace {
 
-// The copy as output extents and input strides (elements), adjacent axes merged.
+// The copy as output extents and input strides (elements), adjacent axes merged; and the
+// output's shape.
 struct PermutedCopy {
   std::vector<int64_t> dims, strides;
+  Shape out;
 };
 
 PermutedCopy permuted_copy(const Shape& x, const std::vector<int64_t>& perm_attr, const std::string& what) {
@@ -33,10 +35,12 @@ PermutedCopy permuted_copy(const Shape& x, const std::vector<int64_t>& perm_attr
   for (int64_t i = rank - 1; i > 0; --i) in_strides[size_t(i - 1)] = in_strides[size_t(i)] * x[size_t(i)];
   std::vector<bool> seen(size_t(rank), false);
   PermutedCopy c;
+  std::vector<int64_t> out;
   for (int64_t p : perm) {
     p = normalize_axis(p, rank, what);
     VX_CHECK(!seen[size_t(p)], InvalidArgument, what, ": perm repeats axis ", p);
     seen[size_t(p)] = true;
+    out.push_back(x[size_t(p)]);
     if (x[size_t(p)] == 1) continue;  // extent 1: no axis at all
     if (!c.dims.empty() && c.strides.back() == in_strides[size_t(p)] * x[size_t(p)]) {
       c.dims.back() *= x[size_t(p)];  // still adjacent in the input: one axis
@@ -46,7 +50,8 @@ PermutedCopy permuted_copy(const Shape& x, const std::vector<int64_t>& perm_attr
       c.strides.push_back(in_strides[size_t(p)]);
     }
   }
-  if (c.dims.empty()) c = {{1}, {1}};
+  if (c.dims.empty()) c.dims = c.strides = {1};
+  c.out = Shape(out);
   return c;
 }
 
@@ -136,12 +141,7 @@ void transpose_fast(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const std::string what = cat("Transpose '", ctx.node().name, "'");
   const PermutedCopy c = permuted_copy(x.shape(), ctx.node().attrs.get_ints("perm"), what);
-  std::vector<int64_t> perm = ctx.node().attrs.get_ints("perm");
-  if (perm.empty())
-    for (int64_t i = int64_t(x.rank()) - 1; i >= 0; --i) perm.push_back(i);
-  std::vector<int64_t> out_dims;
-  for (int64_t p : perm) out_dims.push_back(x.dim(size_t(normalize_axis(p, int64_t(x.rank()), what))));
-  Tensor& y = ctx.output(0, x.dtype(), Shape(out_dims));
+  Tensor& y = ctx.output(0, x.dtype(), c.out);
   if (y.numel() == 0) return;
   switch (dtype_size(x.dtype())) {
     case 1: return copy_rows(c, static_cast<const uint8_t*>(x.raw()), static_cast<uint8_t*>(y.raw()), ctx.pool());
