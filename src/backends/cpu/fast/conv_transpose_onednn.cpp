@@ -7,9 +7,9 @@
 //
 // Two things of oneDNN 2.6 are slow here, so the kernel does them itself: the deconvolution's bias
 // (a destination-sized scratchpad and a second pass, several times the deconvolution's own time)
-// is added to the output afterwards, and the scratchpad and the channels-last copies are the
-// kernel's own memory, faulted in once (as the executor's arena is: about 3 ms per MiB in our VMs)
-// rather than by oneDNN when it runs.
+// is added to the output afterwards, and the channels-last copies are the kernel's own memory,
+// faulted in once (as the executor's arena is: about 3 ms per MiB in our VMs) rather than by oneDNN
+// when it runs. The scratchpad is the running thread's, as every oneDNN kernel's (onednn_common.h).
 #include <sys/mman.h>
 
 #include <cstdlib>
@@ -87,9 +87,7 @@ Deconv::primitive_desc deconv_primitive_desc(const DeconvPlan& p, const ConvTran
   const memory::desc w_any(p.user_weights.dims(), f32, memory::format_tag::any);
   Deconv::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, src, w_any, dst,
                     geo.strides, dilations, geo.pads_begin, geo.pads_end);
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return Deconv::primitive_desc(desc, attr, onednn_engine());
+  return Deconv::primitive_desc(desc, onednn_attr(), onednn_engine());
 }
 
 DeconvPlan deconv_plan(const Node& node, const Graph& g) {
@@ -174,9 +172,10 @@ class OneDnnConvTranspose {
         // One channel reads the same bytes in either layout: no copy then.
         copy_src_(p_.channels_last && p_.in[1] > 1),
         copy_dst_(p_.channels_last && p_.out[1] > 1),
-        buffer_(src_copy_bytes() + dst_copy_bytes() + p_.pd.scratchpad_desc().get_size()) {
+        buffer_(src_copy_bytes() + dst_copy_bytes()) {
     auto& engine = onednn_engine();
     deconv_ = Deconv(p_.pd);
+    reserve_thread_scratchpad(p_.pd.scratchpad_desc().get_size());
     // The weights, once, from ONNX's layout into the primitive's (DNNL_VERBOSE=1 shows which).
     memory user_w(p_.user_weights, engine, const_cast<void*>(p_.weights.raw()));
     weights_ = memory(p_.pd.weights_desc(), engine);
@@ -192,8 +191,6 @@ class OneDnnConvTranspose {
       dst_copy_ = memory(p_.pd.dst_desc(), engine, at + src_copy_bytes());
       from_dst_copy_ = dnnl::reorder(dst_copy_, memory(p_.dst, engine, nullptr));
     }
-    if (p_.pd.scratchpad_desc().get_size() > 0)
-      scratchpad_ = memory(p_.pd.scratchpad_desc(), engine, at + src_copy_bytes() + dst_copy_bytes());
   }
 
   void run(KernelContext& ctx) {
@@ -208,8 +205,7 @@ class OneDnnConvTranspose {
     if (copy_src_) to_src_copy_.execute(stream, x_mem, src_copy_);
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, copy_src_ ? src_copy_ : x_mem}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, copy_dst_ ? dst_copy_ : y_mem}};
-    if (p_.pd.scratchpad_desc().get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
-    deconv_.execute(stream, args);
+    execute_primitive(deconv_, stream, std::move(args));
     if (copy_dst_) from_dst_copy_.execute(stream, dst_copy_, y_mem);
     stream.wait();
     if (p_.bias.defined()) add_bias(y.data<float>(), ctx.pool());
@@ -234,9 +230,9 @@ class OneDnnConvTranspose {
 
   DeconvPlan p_;
   bool copy_src_, copy_dst_;  // reordered through channels-last copies
-  FaultedBuffer buffer_;      // the copies, then the scratchpad
+  FaultedBuffer buffer_;      // the copies
   Deconv deconv_;
-  memory weights_, src_copy_, dst_copy_, scratchpad_;
+  memory weights_, src_copy_, dst_copy_;
   dnnl::reorder to_src_copy_, from_dst_copy_;
 };
 
