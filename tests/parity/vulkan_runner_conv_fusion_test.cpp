@@ -1,7 +1,10 @@
-// The Vulkan path's Conv fusion (optimize_for_vulkan: fold_conv_affine, fuse_conv_bias_relu):
-// a Conv + BatchNormalization + Relu chain and a strided 1x1 Conv without activation run as
-// vx.FusedConv nodes on the GPU (no Relu or BatchNormalization node left) and give the CPU
-// reference's result of the unfused graph (fp32 1e-4, fp16 3e-2 relative + absolute).
+// The Vulkan path's Conv fusions (optimize_for_vulkan): a Conv + BatchNormalization + Relu chain
+// and a strided 1x1 Conv without activation run as vx.FusedConv nodes on the GPU (no Relu or
+// BatchNormalization node left); a U-Net as PyTorch exports it (Conv + Relu, MaxPool, Resize
+// nearest x2, Concat) becomes a network of 3x3 vx.FusedConv layers that runs whole on the
+// denoiser's executable and kernels, and at batch 2 (which that executable does not take) on the
+// per-op kernels. Each gives the CPU reference's result of the unfused graph (fp32 1e-4, fp16 3e-2
+// relative + absolute).
 #include <gtest/gtest.h>
 
 #include "common/graph_builder.h"
@@ -52,6 +55,61 @@ TEST_F(VulkanConvFusion, ConvBatchNormReluRunAsFusedConvs) {
     EXPECT_EQ(relu_fused, 1);
     for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
       EXPECT_FALSE(p.on_host) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
+    }
+  }
+}
+
+// OIDN's U-Net in small: in -> conv(6) relu -> conv(6) relu -> maxpool = p1 -> conv(8) relu ->
+// maxpool -> conv(8) relu -> resize x2 -> concat(up, p1) -> conv(3).
+test::GraphBuilder exported_unet(int64_t batch) {
+  test::GraphBuilder b;
+  const ValueId x = b.input("x", Shape{batch, 5, 12, 20});
+  Attributes conv;
+  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  conv.set("kernel_shape", std::vector<int64_t>{3, 3});
+  auto conv_relu = [&](ValueId in, int64_t cin, int64_t cout, uint64_t seed, bool relu) {
+    const ValueId c = b.node("Conv", {in, b.constant(test::random_tensor({cout, cin, 3, 3}, seed, -0.4f, 0.4f)),
+                                      b.constant(test::random_tensor({cout}, seed + 1))},
+                             conv);
+    return relu ? b.node("Relu", {c}) : c;
+  };
+  Attributes pool;
+  pool.set("kernel_shape", std::vector<int64_t>{2, 2});
+  pool.set("strides", std::vector<int64_t>{2, 2});
+  const ValueId p1 = b.node("MaxPool", {conv_relu(conv_relu(x, 5, 6, 21, true), 6, 6, 23, true)}, pool);
+  const ValueId p2 = b.node("MaxPool", {conv_relu(p1, 6, 8, 25, true)}, pool);
+  Attributes nearest;
+  nearest.set("mode", std::string("nearest"));
+  nearest.set("coordinate_transformation_mode", std::string("asymmetric"));
+  nearest.set("nearest_mode", std::string("floor"));
+  const ValueId up = b.node("Resize", {conv_relu(p2, 8, 8, 27, true), b.constant(Tensor(DType::f32, Shape{0})),
+                                       b.constant(Tensor::from<float>(Shape{4}, {1, 1, 2, 2}))},
+                            nearest);
+  Attributes channels;
+  channels.set("axis", int64_t(1));
+  b.g.outputs = {conv_relu(b.node("Concat", {up, p1}, channels), 14, 3, 29, false)};
+  return b;
+}
+
+TEST_F(VulkanConvFusion, ExportedUNetRunsOnTheFusedConvKernels) {
+  for (int64_t batch : {1, 2}) {
+    test::GraphBuilder b = exported_unet(batch);
+    for (Precision precision : {Precision::fp32, Precision::fp16}) {
+      SCOPED_TRACE(cat("batch ", batch, ", ", precision_name(precision)));
+      DeviceRunnerOptions o;
+      o.precision = precision;
+      DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
+      const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
+      const test::Tolerance tol = precision == Precision::fp32 ? test::Tolerance{1e-4, 1e-4} : test::Tolerance{3e-2, 3e-2};
+      EXPECT_TRUE(test::outputs_match(test::run_cpu_reference(b.g, feeds), runner.run(feeds), tol));
+      EXPECT_EQ(runner.graph().nodes.size(), 5u) << "Resize, Concat and MaxPool fused into the convolutions";
+      EXPECT_EQ(test::count_ops(runner.graph(), kFusedConv), 5);
+      for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
+        EXPECT_FALSE(p.on_host) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
+        // Batch 1: the denoiser's conv kernels (variant names of conv3x3.h); batch 2: the GEMM.
+        if (batch == 1) EXPECT_EQ(p.variant.rfind("gemm", 0), std::string::npos) << p.node << ": " << p.variant;
+        else EXPECT_NE(p.variant.find("gemm"), std::string::npos) << p.node << ": " << p.variant;
+      }
     }
   }
 }

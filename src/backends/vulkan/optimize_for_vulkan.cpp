@@ -7,11 +7,13 @@
 #include "passes/fold_conv_affine.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
+#include "passes/fuse_conv_relu_pool.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_residual.h"
+#include "passes/fuse_upsample_concat_conv.h"
 #include "passes/remove_dead_nodes.h"
 #include "passes/untranspose_attention_keys.h"
 
@@ -25,6 +27,11 @@ void optimize_for_vulkan(Graph& graph) {
   g = fuse_hard_swish(std::move(g));  // one dispatch instead of four
   g = fold_conv_affine(std::move(g));
   g = fuse_conv_bias_relu(std::move(g));  // Conv (+ Relu) -> vx.FusedConv: the ReLU in the GEMM epilogue
+  // The denoiser's fusions (as in optimize_onnx.cpp): a U-Net exported with F.interpolate becomes a
+  // network of 3x3 vx.FusedConv layers, which runs whole on the denoiser's executable and its
+  // cooperative-matrix kernels (vulkan_backend.cpp, choose_engine).
+  g = fuse_upsample_concat_conv(std::move(g));
+  g = fuse_conv_relu_pool(std::move(g));
   // The transformer fusions, in the CPU path's order (optimize_onnx.cpp): each fused op has a
   // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.
   g = fuse_gelu(std::move(g));       // before the MatMul fusion, which takes vx.Gelu as its activation

@@ -1,6 +1,8 @@
 // Conv (1-D to 3-D, groups incl. depthwise, strides, dilations, pads, auto_pad, bias),
-// vx.FusedConv (Conv + ReLU (+ 2x2 max pool) as the fusion passes produce it; upsample_concat is
-// declined) and ConvTranspose.
+// vx.FusedConv (Conv + ReLU (+ 2x2 max pool) as the fusion passes produce it; upsample_concat
+// builds concat(upsample2x(A), B) in a scratch buffer first, shaders/upsample_concat.comp) and
+// ConvTranspose. (Whole networks of 3x3 vx.FusedConv layers run on the denoiser's executable and
+// its cooperative-matrix kernels instead: vulkan_backend.cpp.)
 //   Conv: an implicit GEMM on the shared GEMM kernels (gemm_plan.h): per (image, group) the
 //   weights [M/g, C/g * k] times the im2col matrix of the input [C/g * k, output pixels], which
 //   the kernel reads straight from the NCHW input (1x1 convolutions with stride 1 and no padding
@@ -32,11 +34,20 @@ void check_output(const OpInfo& info, const std::vector<int64_t>& expected, cons
   if (Shape(expected) != actual) decline(info, "planned output ", actual.str(), " differs from the attributes' ", Shape(expected).str());
 }
 
+// Where a convolution's operands are: X (its shape and binding) and the node input holding W (the
+// bias, when present, is the next one).
+struct ConvOperands {
+  Shape x_shape;
+  Binding x = Binding::in(0);
+  size_t w = 1;
+};
+
 // Y = conv(X, W) + B (+ ReLU) into `y`.
-std::string add_conv(OpPlan& plan, const OpInfo& info, Binding y, bool relu, DeviceType storage, WindowGeometry* geometry) {
-  float_storage(info, 1);
-  const Shape& xs = info.inputs[0].shape;
-  const Shape& ws = info.inputs[1].shape;
+std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, Binding y, bool relu, DeviceType storage,
+                     WindowGeometry* geometry) {
+  float_storage(info, ops.w);
+  const Shape& xs = ops.x_shape;
+  const Shape& ws = info.inputs[ops.w].shape;
   if (xs.rank() < 3 || xs.rank() > 5 || ws.rank() != xs.rank())
     decline(info, "input ", xs.str(), " and weights ", ws.str(), " must be N, C and 1 to 3 spatial axes");
   const int64_t batch = xs[0], channels = xs[1], outputs = ws[0], group = info.node.attrs.get_int("group", 1);
@@ -57,17 +68,18 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, Binding y, bool relu, Dev
   checked_count32(info, xs.numel(), "X");
   checked_count32(info, ws.numel(), "W");
   checked_count32(info, batch * outputs * out_size, "Y");
-  const bool has_bias = info.has_input(2);
+  const size_t bias = ops.w + 1;
+  const bool has_bias = info.has_input(bias);
   if (has_bias) {
-    float_storage(info, 2);
-    if (info.inputs[2].shape.numel() != outputs) decline(info, "bias ", info.inputs[2].shape.str(), " for ", outputs, " outputs");
+    float_storage(info, bias);
+    if (info.inputs[bias].shape.numel() != outputs) decline(info, "bias ", info.inputs[bias].shape.str(), " for ", outputs, " outputs");
   }
 
   const char* env = std::getenv("VOLVOX_VK_CONV");
   const std::string mode = env ? env : "auto";
   const bool direct = mode == "direct" || (mode != "gemm" && cg * ks < 32);
-  const Binding wb = operand(plan, info, 1, storage);
-  const Binding bb = has_bias ? operand(plan, info, 2, storage) : Binding::in(0);
+  const Binding wb = operand(plan, info, int(ops.w), storage);
+  const Binding bb = has_bias ? operand(plan, info, int(bias), storage) : ops.x;  // unread without a bias
   if (direct) {
     Dispatch d;
     d.shader = shader_variant("conv_nchw", {storage});
@@ -76,7 +88,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, Binding y, bool relu, Dev
     d.spec_constants.insert(d.spec_constants.end(), ws3.begin(), ws3.end());
     d.spec_constants.push_back(has_bias ? 1 : 0);
     d.spec_constants.push_back(relu ? 1 : 0);
-    d.bindings = {Binding::in(0), wb, bb, y};
+    d.bindings = {ops.x, wb, bb, y};
     const int64_t total = batch * outputs * out_size;
     struct {
       int32_t total, c, m;
@@ -115,7 +127,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, Binding y, bool relu, Dev
   d.c_z0 = mg;
   d.act = relu ? GemmActivation::relu : GemmActivation::none;
   d.a = wb;
-  d.b = Binding::in(0);
+  d.b = ops.x;
   d.c = bb;
   d.y = y;
   return std::string(pointwise ? "gemm1x1_" : "gemm_") + add_gemm(plan, info, d, storage);
@@ -125,41 +137,67 @@ OpPlan plan_conv(const OpInfo& info) {
   const DeviceType storage = float_storage(info, 0);
   OpPlan plan;
   WindowGeometry g;
-  plan.variant = add_conv(plan, info, Binding::out(0), false, storage, &g);
+  plan.variant = add_conv(plan, info, {info.inputs[0].shape}, Binding::out(0), false, storage, &g);
   std::vector<int64_t> expected = {info.inputs[0].shape[0], info.inputs[1].shape[0]};
   expected.insert(expected.end(), g.output.begin(), g.output.end());
   check_output(info, expected, info.outputs[0].shape);
   return plan;
 }
 
+// Matches the push block of shaders/upsample_concat.comp.
+struct UpsampleConcatPush {
+  int32_t total, ca, cb, h, w;
+};
+
+// An upsample_concat node's conv input, concat(upsample2x_nearest(A), B), built in a new scratch
+// buffer: the operands of the conv that reads it.
+ConvOperands add_upsample_concat(OpPlan& plan, const OpInfo& info, DeviceType storage) {
+  float_storage(info, 1);
+  const Shape& low = info.inputs[0].shape;
+  const Shape& skip = info.inputs[1].shape;
+  if (low.rank() != 4 || skip.rank() != 4 || low[0] != skip[0] || skip[2] != 2 * low[2] || skip[3] != 2 * low[3])
+    decline(info, "upsample_concat needs A [N, CA, H/2, W/2] and B [N, CB, H, W], not ", low.str(), " and ", skip.str());
+  const Shape x{low[0], low[1] + skip[1], skip[2], skip[3]};
+  const int64_t total = checked_count32(info, x.numel(), "the concatenated input");
+  plan.scratch_bytes.push_back(uint64_t(total) * device_type_bytes(storage));
+  const Binding concat = Binding::scratch_buffer(int(plan.scratch_bytes.size() - 1));
+  const UpsampleConcatPush push{int32_t(total), int32_t(low[1]), int32_t(skip[1]), int32_t(skip[2]), int32_t(skip[3])};
+  plan.dispatches.push_back(make_dispatch(move_variant("upsample_concat", storage), {Binding::in(0), Binding::in(1), concat}, push,
+                                          uint64_t(total)));
+  plan.dispatches.back().groups = element_groups(info, total);
+  return {x, concat, 2};
+}
+
 OpPlan plan_fused_conv(const OpInfo& info) {
   const DeviceType storage = float_storage(info, 0);
   const Attributes& attrs = info.node.attrs;
-  if (attrs.get_int("upsample_concat", 0) != 0) decline(info, "upsample_concat is not planned here");
   if (attrs.has("post_ops") && !attrs.get_strings("post_ops").empty()) decline(info, "post-ops (the CPU path's fusion)");
   const bool relu = attrs.get_int("relu", 0) != 0, pool = attrs.get_int("pool", 0) != 0;
   OpPlan plan;
+  const ConvOperands ops = attrs.get_int("upsample_concat", 0) != 0 ? add_upsample_concat(plan, info, storage)
+                                                                   : ConvOperands{info.inputs[0].shape};
+  const std::string prefix = plan.dispatches.empty() ? "" : "upcat+";
   WindowGeometry g;
   std::vector<int64_t> conv_out;
   if (!pool) {
-    plan.variant = add_conv(plan, info, Binding::out(0), relu, storage, &g);
-    conv_out = {info.inputs[0].shape[0], info.inputs[1].shape[0]};
+    plan.variant = prefix + add_conv(plan, info, ops, Binding::out(0), relu, storage, &g);
+    conv_out = {ops.x_shape[0], info.inputs[ops.w].shape[0]};
     conv_out.insert(conv_out.end(), g.output.begin(), g.output.end());
     check_output(info, conv_out, info.outputs[0].shape);
     return plan;
   }
-  plan.scratch_bytes.push_back(0);  // scratch 0: the conv output, sized below
-  plan.variant = add_conv(plan, info, Binding::scratch_buffer(0), relu, storage, &g) + "+pool";
+  plan.scratch_bytes.push_back(0);  // the conv output, sized below
+  const int conv_scratch = int(plan.scratch_bytes.size() - 1);
+  plan.variant = prefix + add_conv(plan, info, ops, Binding::scratch_buffer(conv_scratch), relu, storage, &g) + "+pool";
   if (g.rank() != 2 || g.output[0] < 2 || g.output[1] < 2) decline(info, "pool needs a 2-D output of at least 2x2");
-  const int64_t planes = info.inputs[0].shape[0] * info.inputs[1].shape[0];
-  plan.scratch_bytes[0] = uint64_t(planes * g.output[0] * g.output[1]) * device_type_bytes(storage);
+  const int64_t planes = ops.x_shape[0] * info.inputs[ops.w].shape[0];
+  plan.scratch_bytes[size_t(conv_scratch)] = uint64_t(planes * g.output[0] * g.output[1]) * device_type_bytes(storage);
   Attributes pool_attrs;
   pool_attrs.set("kernel_shape", std::vector<int64_t>{2, 2});
   pool_attrs.set("strides", std::vector<int64_t>{2, 2});
   const WindowGeometry pg = window_geometry(pool_attrs, g.output, {}, false, label(info));
-  check_output(info, {info.inputs[0].shape[0], info.inputs[1].shape[0], pg.output[0], pg.output[1]},
-               info.outputs[0].shape);
-  add_pool_dispatch(plan, info, Binding::scratch_buffer(0), Binding::out(0), window3(pg, g.output), planes,
+  check_output(info, {ops.x_shape[0], info.inputs[ops.w].shape[0], pg.output[0], pg.output[1]}, info.outputs[0].shape);
+  add_pool_dispatch(plan, info, Binding::scratch_buffer(conv_scratch), Binding::out(0), window3(pg, g.output), planes,
                     PoolMode::max, false, 0, storage);
   return plan;
 }
