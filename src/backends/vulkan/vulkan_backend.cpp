@@ -91,7 +91,7 @@ runtime::NodeSupport VulkanBackend::supports(const runtime::BoundGraph& bound, s
   std::vector<const OpEntry*> entries = find_ops(node.op, node.domain);
   if (entries.empty())
     return {false, "", cat("no Vulkan op for '", node.domain.empty() ? node.op : node.domain + "." + node.op, "'")};
-  OpInfo info{node, g, g.opset(""), options_.precision, ctx_.info(), {}, {}, {}};
+  OpInfo info{node, g, g.opset(""), options_.precision, ctx_.info(), {}, {}, {}, ctx_.coopmat_enabled()};
   // An omitted value is a default OpTensor; outputs never carry a constant.
   auto tensor_of = [&](ValueId id) {
     OpTensor t;

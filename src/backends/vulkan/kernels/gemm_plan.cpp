@@ -95,7 +95,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   (void)k;
   const char* env = std::getenv("VOLVOX_VK_GEMM");
   const std::string mode = env ? env : "auto";
-  const bool tensor_cores = storage == DeviceType::f16 && info.device.has_fp16_coopmat_16x16x16();
+  const bool tensor_cores = storage == DeviceType::f16 && info.coopmat;
   const bool staged_fits = tensor_cores && !layout.b_im2col;
   const int64_t tiles128 = (m + 127) / 128 * ((n + 127) / 128) * layout.batches;
   // Shared memory: gemm_coopmat_staged.f16_large 46080 bytes, gemm_simt (BN 128) 32768.

@@ -50,6 +50,9 @@ struct OpInfo {
   std::vector<OpTensor> inputs;   // one per node input; omitted optional ones are default OpTensors
   std::vector<bool> present;      // false for omitted optional inputs (kNoValue)
   std::vector<OpTensor> outputs;  // shapes and dtypes from shape inference
+  // Whether the context enabled fp16 16x16x16 cooperative matrices (a device imported from an
+  // application has them disabled even where the hardware has them: the extension may be off).
+  bool coopmat = false;
   bool has_input(size_t i) const { return i < present.size() && present[i]; }
 };
 
