@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/half.h"
+#include "backends/vulkan/kernels/op_kernel.h"  // linear_groups
 #include "core/thread_pool.h"
 #include "ops/fused_ops.h"
 #include "plan/arena_planner.h"
@@ -39,6 +39,15 @@ KernelChoice parse_kernels(const std::string& spec) {
     start = end + 1;
   }
   return choice;
+}
+
+// memcpy of a large tensor spread over the global pool (one core does not saturate memory bandwidth).
+void copy_parallel(void* dst, const void* src, size_t bytes) {
+  constexpr size_t kChunk = size_t(1) << 20;
+  ThreadPool::global().parallel_for(int64_t((bytes + kChunk - 1) / kChunk), [&](int64_t c0, int64_t c1) {
+    const size_t begin = size_t(c0) * kChunk, end = std::min(bytes, size_t(c1) * kChunk);
+    std::memcpy(static_cast<uint8_t*>(dst) + begin, static_cast<const uint8_t*>(src) + begin, end - begin);
+  });
 }
 
 Tensor constant_of(const Graph& g, ValueId id, const Node& node, const char* what) {
@@ -257,14 +266,22 @@ void VulkanGraphExecutable::build(const Graph& graph) {
     weight_offsets.push_back(weight_alloc.allocate(packed[packed.size() - 2].size()));
     weight_offsets.push_back(weight_alloc.allocate(packed.back().size()));
   }
-  staging_output_offset_ = (input_.bytes + alignment - 1) / alignment * alignment;
-  const VkDeviceSize staging_size = staging_output_offset_ + output_.bytes;
-  const MemoryNeeds needs{arena_size, weight_alloc.size() + staging_size, sum_activation_bytes_};
+  // The caller's tensors travel as they are, f32 NCHW (a memcpy each way); the conversion to and from
+  // the kernels' layout and precision runs on the device (shaders/nchw_to_nhwc4.comp, nhwc4_to_nchw.comp).
+  const VkDeviceSize nchw_input_bytes = VkDeviceSize(input_.channels) * input_.height * input_.width * 4;
+  const VkDeviceSize nchw_output_bytes = VkDeviceSize(output_.channels) * output_.height * output_.width * 4;
+  VX_CHECK(nchw_input_bytes / 4 < (VkDeviceSize(1) << 31) && nchw_output_bytes / 4 < (VkDeviceSize(1) << 31) &&
+               VkDeviceSize(input_.height) * input_.width * ((input_.channels + 3) / 4) < (VkDeviceSize(1) << 31),
+           Unsupported, "input shape ", input_shape_.str(), " has more elements than the kernels index");
+  staging_output_offset_ = (nchw_input_bytes + alignment - 1) / alignment * alignment;
+  const VkDeviceSize staging_size = staging_output_offset_ + nchw_output_bytes;
+  const MemoryNeeds needs{arena_size, weight_alloc.size() + 2 * staging_size, sum_activation_bytes_};
   if (options_.needs) *options_.needs = needs;
   check_memory_limit(needs, options_.max_memory_mb, {{graph.value(in_id).name, input_shape_}});
   weights_ = DeviceBuffer(ctx_, weight_alloc.size(), MemoryUse::DeviceLocal, "weights");
   arena_ = DeviceBuffer(ctx_, arena_size, MemoryUse::DeviceLocal, "activation arena");
   staging_ = DeviceBuffer(ctx_, staging_size, MemoryUse::Staging, "staging");
+  nchw_io_ = DeviceBuffer(ctx_, staging_size, MemoryUse::DeviceLocal, "NCHW input and output");
 
   // ---- command buffers, queries ----
   commands_ = CommandContext(ctx_);
@@ -291,36 +308,26 @@ void VulkanGraphExecutable::build(const Graph& graph) {
 
   // ---- pipelines and descriptor sets ----
   layout_ = std::make_unique<KernelLayout>(ctx_);
-  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(layers_.size() * kKernelBindings)};
+  const size_t sets = layers_.size() + 2;  // the layers, and the input and output conversions
+  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(sets * kKernelBindings)};
   VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = uint32_t(layers_.size());
+  dpci.maxSets = uint32_t(sets);
   dpci.poolSizeCount = 1;
   dpci.pPoolSizes = &pool_size;
   VX_VK_CHECK(vkCreateDescriptorPool(ctx_.device(), &dpci, nullptr, &descriptor_pool_));
   track_created(ObjectKind::DescriptorPool);
-  for (size_t i = 0; i < layers_.size(); ++i) {
-    const LayerInfo& layer = layers_[i];
-    auto& pipeline = pipelines_[layer.shader];
-    if (!pipeline) pipeline = std::make_unique<ComputePipeline>(ctx_, *layout_, layer.shader);
+  // A step of `shader` over these five buffer ranges (the one set layout: A, B, weights, bias, output).
+  auto make_step = [&](const std::string& shader, const std::array<VkDescriptorBufferInfo, kKernelBindings>& infos) {
+    auto& pipeline = pipelines_[shader];
+    if (!pipeline) pipeline = std::make_unique<ComputePipeline>(ctx_, *layout_, shader);
     Step step;
     step.pipeline = pipeline.get();
-    ConvVariant v = parse_variant(layer.kernel);
-    step.push = push_constants(v, layer.desc);
-    step.groups = dispatch_size(v, layer.desc);
     VkDescriptorSetLayout set_layout = layout_->set_layout();
     VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     dsai.descriptorPool = descriptor_pool_;
     dsai.descriptorSetCount = 1;
     dsai.pSetLayouts = &set_layout;
     VX_VK_CHECK(vkAllocateDescriptorSets(ctx_.device(), &dsai, &step.set));
-    const Activation &a = acts[ios[i].a], &b = acts[ios[i].b], &out = acts[ios[i].out];
-    VkDescriptorBufferInfo infos[kKernelBindings] = {
-        {arena_.buffer(), a.offset, a.bytes},
-        {arena_.buffer(), b.offset, b.bytes},
-        {weights_.buffer(), weight_offsets[2 * i], packed[2 * i].size()},
-        {weights_.buffer(), weight_offsets[2 * i + 1], packed[2 * i + 1].size()},
-        {arena_.buffer(), out.offset, out.bytes},
-    };
     VkWriteDescriptorSet writes[kKernelBindings];
     for (uint32_t k = 0; k < kKernelBindings; ++k) {
       writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -331,8 +338,38 @@ void VulkanGraphExecutable::build(const Graph& graph) {
       writes[k].pBufferInfo = &infos[k];
     }
     vkUpdateDescriptorSets(ctx_.device(), kKernelBindings, writes, 0, nullptr);
+    return step;
+  };
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const LayerInfo& layer = layers_[i];
+    const Activation &a = acts[ios[i].a], &b = acts[ios[i].b], &out = acts[ios[i].out];
+    Step step = make_step(layer.shader, {{
+                                            {arena_.buffer(), a.offset, a.bytes},
+                                            {arena_.buffer(), b.offset, b.bytes},
+                                            {weights_.buffer(), weight_offsets[2 * i], packed[2 * i].size()},
+                                            {weights_.buffer(), weight_offsets[2 * i + 1], packed[2 * i + 1].size()},
+                                            {arena_.buffer(), out.offset, out.bytes},
+                                        }});
+    ConvVariant v = parse_variant(layer.kernel);
+    step.push = push_constants(v, layer.desc);
+    step.groups = dispatch_size(v, layer.desc);
     steps_.push_back(step);
   }
+  // The layout conversions around the network for run(const Tensor&): src at binding 0, dst at 4.
+  auto conversion = [&](const std::string& shader, const VkDescriptorBufferInfo& src, const VkDescriptorBufferInfo& dst,
+                        const Activation& a, int64_t invocations) {
+    Step step = make_step(shader, {src, src, src, src, dst});
+    step.push = {a.channels, a.height * a.width, (a.channels + 3) / 4};
+    step.groups = linear_groups(uint64_t(invocations));
+    return step;
+  };
+  const VkDescriptorBufferInfo nchw_input{nchw_io_.buffer(), 0, nchw_input_bytes},
+      nchw_output{nchw_io_.buffer(), staging_output_offset_, nchw_output_bytes};
+  const bool half = element_bytes_ == 2;
+  to_nhwc4_ = conversion(half ? "nchw_to_nhwc4.f32_f16" : "nchw_to_nhwc4.f32_f32", nchw_input, {arena_.buffer(), input_.offset, input_.bytes}, input_,
+                         int64_t(input_.height) * input_.width * ((input_.channels + 3) / 4));
+  from_nhwc4_ = conversion(half ? "nhwc4_to_nchw.f16_f32" : "nhwc4_to_nchw.f32_f32", {arena_.buffer(), output_.offset, output_.bytes}, nchw_output, output_,
+                           int64_t(output_.height) * output_.width * output_.channels);
 
   record(cmd_full_, true);
   record(cmd_resident_, false);
@@ -344,28 +381,35 @@ void VulkanGraphExecutable::record_network(VkCommandBuffer cmd) {
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_, 0);
   }
   for (size_t i = 0; i < steps_.size(); ++i) {
-    const Step& s = steps_[i];
     if (i > 0) barrier(cmd, kComputeReadWrite, kComputeReadWrite);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline->pipeline());
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &s.set, 0, nullptr);
-    vkCmdPushConstants(cmd, layout_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(s.push), s.push.data());
-    vkCmdDispatch(cmd, s.groups[0], s.groups[1], s.groups[2]);
+    record_step(cmd, steps_[i]);
     if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_, uint32_t(i + 1));
   }
+}
+
+void VulkanGraphExecutable::record_step(VkCommandBuffer cmd, const Step& s) {
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline->pipeline());
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &s.set, 0, nullptr);
+  vkCmdPushConstants(cmd, layout_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(s.push), s.push.data());
+  vkCmdDispatch(cmd, s.groups[0], s.groups[1], s.groups[2]);
 }
 
 void VulkanGraphExecutable::record(VkCommandBuffer cmd, bool transfers) {
   begin_recording(cmd);
   if (transfers) {
-    VkBufferCopy region{0, input_.offset, input_.bytes};
-    vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
+    VkBufferCopy region{0, 0, staging_output_offset_};
+    vkCmdCopyBuffer(cmd, staging_.buffer(), nchw_io_.buffer(), 1, &region);
     barrier(cmd, kTransferWrite, kComputeRead);
+    record_step(cmd, to_nhwc4_);
+    barrier(cmd, kComputeWrite, kComputeRead);
   }
   record_network(cmd);
   if (transfers) {
+    barrier(cmd, kComputeWrite, kComputeRead);
+    record_step(cmd, from_nhwc4_);
     barrier(cmd, kComputeWrite, kTransferRead);
-    VkBufferCopy region{output_.offset, staging_output_offset_, output_.bytes};
-    vkCmdCopyBuffer(cmd, arena_.buffer(), staging_.buffer(), 1, &region);
+    VkBufferCopy region{staging_output_offset_, staging_output_offset_, staging_.size() - staging_output_offset_};
+    vkCmdCopyBuffer(cmd, nchw_io_.buffer(), staging_.buffer(), 1, &region);
     barrier(cmd, kTransferWrite, kHostRead);
   } else {
     // Later submissions write the arena again: order them after this one's reads and writes.
@@ -378,50 +422,13 @@ Tensor VulkanGraphExecutable::run(const Tensor& input) {
   VX_CHECK(input.defined() && input.dtype() == DType::f32 && input.shape() == input_shape_, InvalidArgument,
            "Vulkan executable bound to input ", input_shape_.str(), " f32 got ",
            input.defined() ? input.shape().str() : std::string("an empty tensor"));
-  const int C = input_.channels, H = input_.height, W = input_.width, C4 = (C + 3) / 4 * 4;
-  const float* src = input.data<float>();
-  uint8_t* dst = staging_.mapped();
-  const bool half = element_bytes_ == 2;
-  ThreadPool::global().parallel_for(H, [&](int64_t y0, int64_t y1) {
-    for (int64_t y = y0; y < y1; ++y)
-      for (int x = 0; x < W; ++x) {
-        size_t base = (size_t(y) * W + x) * C4;
-        for (int c = 0; c < C4; ++c) {
-          float v = c < C ? src[(size_t(c) * H + y) * W + x] : 0.0f;
-          if (half) {
-            uint16_t h = float_to_half(v);
-            std::memcpy(dst + (base + c) * 2, &h, 2);
-          } else {
-            std::memcpy(dst + (base + c) * 4, &v, 4);
-          }
-        }
-      }
-  }, 8);
+  copy_parallel(staging_.mapped(), input.raw(), size_t(input.numel()) * 4);
   staging_.flush();
   commands_.submit_and_wait(cmd_full_);
   staging_.invalidate();
   read_timings();
-
   Tensor out(DType::f32, output_shape_);
-  const int OC = output_.channels, OH = output_.height, OW = output_.width, OC4 = (OC + 3) / 4 * 4;
-  const uint8_t* res = staging_.mapped() + staging_output_offset_;
-  float* o = out.data<float>();
-  ThreadPool::global().parallel_for(OH, [&](int64_t y0, int64_t y1) {
-    for (int64_t y = y0; y < y1; ++y)
-      for (int x = 0; x < OW; ++x)
-        for (int c = 0; c < OC; ++c) {
-          size_t i = (size_t(y) * OW + x) * OC4 + c;
-          float v;
-          if (half) {
-            uint16_t h;
-            std::memcpy(&h, res + i * 2, 2);
-            v = half_to_float(h);
-          } else {
-            std::memcpy(&v, res + i * 4, 4);
-          }
-          o[(size_t(c) * OH + y) * OW + x] = v;
-        }
-  }, 8);
+  copy_parallel(out.raw(), staging_.mapped() + staging_output_offset_, size_t(out.numel()) * 4);
   return out;
 }
 
@@ -461,6 +468,7 @@ void VulkanGraphExecutable::release() {
   weights_ = DeviceBuffer();
   arena_ = DeviceBuffer();
   staging_ = DeviceBuffer();
+  nchw_io_ = DeviceBuffer();
 }
 
 }  // namespace vx::vk

@@ -2,7 +2,8 @@
 // one Vulkan device for one input shape. Construction plans everything once: shapes, kernel variant
 // per layer, arena offsets (liveness: values whose lifetimes do not overlap share memory), weights
 // repacked and uploaded, pipelines and descriptor sets, and the command buffers (recorded once,
-// submitted per run). run() then only converts the input, submits, waits and converts the output.
+// submitted per run). run() then only copies the input into staging, submits, waits and copies the
+// output out: the conversions to and from the kernels' layout and precision run on the device.
 #pragma once
 #include <map>
 #include <memory>
@@ -86,7 +87,7 @@ class VulkanGraphExecutable final : public runtime::CompiledSegments {
   // Every activation's size added up (the arena without sharing), and what the executable allocated.
   uint64_t sum_activation_bytes() const { return sum_activation_bytes_; }
   MemoryNeeds memory_needs() const override {
-    return {arena_.size(), weights_.size() + staging_.size(), sum_activation_bytes_};
+    return {arena_.size(), weights_.size() + staging_.size() + nchw_io_.size(), sum_activation_bytes_};
   }
   double flops() const;
 
@@ -116,6 +117,7 @@ class VulkanGraphExecutable final : public runtime::CompiledSegments {
 
   void build(const Graph& graph);
   void record(VkCommandBuffer cmd, bool transfers);
+  void record_step(VkCommandBuffer cmd, const Step& step);
   void read_timings();
   void release();
 
@@ -126,6 +128,7 @@ class VulkanGraphExecutable final : public runtime::CompiledSegments {
   size_t element_bytes_ = 4;
   std::vector<LayerInfo> layers_;
   std::vector<Step> steps_;
+  Step to_nhwc4_, from_nhwc4_;  // run(const Tensor&)'s conversions around the network
   Activation input_, output_;
   std::vector<LayerTiming> timings_;
   double gpu_ms_ = 0;
@@ -135,6 +138,7 @@ class VulkanGraphExecutable final : public runtime::CompiledSegments {
   std::unique_ptr<KernelLayout> layout_;
   std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;
   DeviceBuffer weights_, arena_, staging_;
+  DeviceBuffer nchw_io_;  // the f32 NCHW input and output, at the offsets they have in staging_
   VkDeviceSize staging_output_offset_ = 0;
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   CommandContext commands_;

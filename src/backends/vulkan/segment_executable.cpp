@@ -178,17 +178,19 @@ void SegmentExecutable::plan_memory() {
     slots_[i].type = device_dtype(g.values[i].dtype, options_.precision);
   }
 
-  // Staging: one region per transfer.
+  // Staging: one region per transfer, f32 for the f32 values the device stores as f16.
   VkDeviceSize staging = 0;
+  auto place = [&](Transfer& t) {
+    const DeviceSlot& slot = slots_[size_t(t.value)];
+    t.converted = slot.type == DeviceType::f16 && g.value(t.value).dtype == DType::f32;
+    t.staging_type = t.converted ? DeviceType::f32 : slot.type;
+    t.staging_offset = staging;
+    const VkDeviceSize bytes = VkDeviceSize(g.value(t.value).shape.numel()) * device_type_bytes(t.staging_type);
+    staging = plan::align_up(staging + std::max<VkDeviceSize>(bytes, 4), alignment);
+  };
   for (RecordedSegment& seg : segments_) {
-    for (Transfer& t : seg.uploads) {
-      t.staging_offset = staging;
-      staging = plan::align_up(staging + std::max<VkDeviceSize>(slots_[size_t(t.value)].bytes, 4), alignment);
-    }
-    for (Transfer& t : seg.downloads) {
-      t.staging_offset = staging;
-      staging = plan::align_up(staging + std::max<VkDeviceSize>(slots_[size_t(t.value)].bytes, 4), alignment);
-    }
+    for (Transfer& t : seg.uploads) place(t);
+    for (Transfer& t : seg.downloads) place(t);
   }
   // Index status words (op_kernel.h): one aligned slot per node that binds them, in staging so
   // that the host zeroes and reads them directly.
@@ -242,6 +244,10 @@ void SegmentExecutable::create_gpu_objects() {
   uint32_t n_dispatches = 0;
   for (size_t n = 0; n < g.nodes.size(); ++n)
     if (here_[n]) n_dispatches += uint32_t(plans_[n].dispatches.size());
+  for (const RecordedSegment& seg : segments_) {
+    for (const Transfer& t : seg.uploads) n_dispatches += t.converted ? 1 : 0;
+    for (const Transfer& t : seg.downloads) n_dispatches += t.converted ? 1 : 0;
+  }
   if (n_dispatches > 0) {
     VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n_dispatches * kMaxOpBindings};
     VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -315,6 +321,12 @@ void SegmentExecutable::create_gpu_objects() {
       step.dispatches.push_back(std::move(gd));
     }
   }
+  for (RecordedSegment& seg : segments_) {
+    for (Transfer& t : seg.uploads)
+      if (t.converted) create_conversion(t, true);
+    for (Transfer& t : seg.downloads)
+      if (t.converted) create_conversion(t, false);
+  }
   // Queries: per GPU segment one timestamp before its first step and one after each step.
   for (RecordedSegment& seg : segments_) {
     seg.first_query = query_count_;
@@ -333,6 +345,48 @@ void SegmentExecutable::create_gpu_objects() {
   }
 }
 
+void SegmentExecutable::create_conversion(Transfer& t, bool upload) {
+  const DeviceSlot& slot = slots_[size_t(t.value)];
+  const int64_t count = graph_.value(t.value).shape.numel();
+  const std::string shader = upload ? "convert_float.f32_f16" : "convert_float.f16_f32";
+  auto& pipeline = pipelines_[shader];
+  if (!pipeline) pipeline = std::make_unique<ComputePipeline>(ctx_, *layout_, shader);
+  GpuDispatch& gd = t.conversion;
+  gd.pipeline = pipeline.get();
+  gd.push.assign(kOpPushConstantBytes, 0);
+  const int32_t count32 = int32_t(count);
+  std::memcpy(gd.push.data(), &count32, sizeof(count32));
+  gd.groups = linear_groups(uint64_t(count));
+  VkDescriptorSetLayout set_layout = layout_->set_layout();
+  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  dsai.descriptorPool = descriptor_pool_;
+  dsai.descriptorSetCount = 1;
+  dsai.pSetLayouts = &set_layout;
+  VX_VK_CHECK(vkAllocateDescriptorSets(ctx_.device(), &dsai, &gd.set));
+  const VkDescriptorBufferInfo staged{staging_.buffer(), t.staging_offset, std::max<VkDeviceSize>(VkDeviceSize(count) * 4, 4)};
+  const VkDescriptorBufferInfo stored = buffer_info(slot);
+  VkDescriptorBufferInfo infos[kMaxOpBindings];
+  VkWriteDescriptorSet writes[kMaxOpBindings];
+  for (uint32_t k = 0; k < kMaxOpBindings; ++k) {
+    infos[k] = k == 0 ? (upload ? staged : stored) : k == 1 ? (upload ? stored : staged) : VkDescriptorBufferInfo{dummy_.buffer(), 0, 256};
+    writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[k].dstSet = gd.set;
+    writes[k].dstBinding = k;
+    writes[k].descriptorCount = 1;
+    writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[k].pBufferInfo = &infos[k];
+  }
+  vkUpdateDescriptorSets(ctx_.device(), kMaxOpBindings, writes, 0, nullptr);
+}
+
+void SegmentExecutable::record_dispatch(VkCommandBuffer cmd, const GpuDispatch& d) const {
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline->pipeline());
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &d.set, 0, nullptr);
+  vkCmdPushConstants(cmd, layout_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(d.push.size()),
+                     d.push.data());
+  vkCmdDispatch(cmd, d.groups[0], d.groups[1], d.groups[2]);
+}
+
 void SegmentExecutable::record_segment(RecordedSegment& seg) {
   VkCommandBuffer cmd = seg.cmd;
   begin_recording(cmd);
@@ -342,6 +396,10 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
   for (const Transfer& t : seg.uploads) {
     const DeviceSlot& s = slots_[size_t(t.value)];
     if (s.bytes == 0) continue;
+    if (t.converted) {
+      record_dispatch(cmd, t.conversion);
+      continue;
+    }
     VkBufferCopy region{t.staging_offset, s.offset, s.bytes};
     vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
   }
@@ -359,20 +417,19 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
     for (const GpuDispatch& d : step.dispatches) {
       if (d.groups[0] == 0 || d.groups[1] == 0 || d.groups[2] == 0) continue;
       barrier(cmd, kDeviceWrite, kDeviceReadWrite);
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline->pipeline());
-      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_->pipeline_layout(), 0, 1, &d.set, 0,
-                              nullptr);
-      vkCmdPushConstants(cmd, layout_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(d.push.size()),
-                         d.push.data());
-      vkCmdDispatch(cmd, d.groups[0], d.groups[1], d.groups[2]);
+      record_dispatch(cmd, d);
     }
     if (query_pool_)
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, uint32_t(seg.first_query + k + 1));
   }
-  barrier(cmd, kDeviceWrite, kTransferRead);
+  barrier(cmd, kDeviceWrite, kDeviceReadWrite);
   for (const Transfer& t : seg.downloads) {
     const DeviceSlot& s = slots_[size_t(t.value)];
     if (s.bytes == 0) continue;
+    if (t.converted) {
+      record_dispatch(cmd, t.conversion);
+      continue;
+    }
     const DeviceBuffer& from = s.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
     VkBufferCopy region{s.offset, t.staging_offset, s.bytes};
     vkCmdCopyBuffer(cmd, from.buffer(), staging_.buffer(), 1, &region);
@@ -390,7 +447,7 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
     const DeviceSlot& s = slots_[size_t(t.value)];
     VX_CHECK(value.defined() && VkDeviceSize(value.numel()) * device_type_bytes(s.type) == s.bytes, Internal, "'",
              graph_.value(t.value).name, "' reached the device undefined or not of its planned shape");
-    to_device(value, s.type, staging_.mapped() + t.staging_offset);
+    to_device(value, t.staging_type, staging_.mapped() + t.staging_offset);
   }
   for (size_t n : seg.nodes->nodes)  // the status words of an earlier run
     if (status_offsets_[n] != kNoStatus) std::memset(staging_.mapped() + status_offsets_[n], 0, kStatusBytes);
@@ -403,8 +460,7 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
   check_index_status(seg);
   for (const Transfer& t : seg.downloads) {
     const Value& v = graph_.value(t.value);
-    host[size_t(t.value)] = from_device(staging_.mapped() + t.staging_offset, slots_[size_t(t.value)].type, v.dtype,
-                                        v.shape);
+    host[size_t(t.value)] = from_device(staging_.mapped() + t.staging_offset, t.staging_type, v.dtype, v.shape);
   }
   const std::vector<size_t>& nodes = seg.nodes->nodes;
   if (!query_pool_) {

@@ -47,15 +47,20 @@ class SegmentExecutable final : public runtime::CompiledSegments {
     VkDeviceSize offset = 0, bytes = 0;
     DeviceType type = DeviceType::f32;
   };
-  struct Transfer {  // host <-> staging <-> device copy of one value
-    ValueId value = kNoValue;
-    VkDeviceSize staging_offset = 0;
-  };
   struct GpuDispatch {
     const ComputePipeline* pipeline = nullptr;
     VkDescriptorSet set = VK_NULL_HANDLE;
     std::vector<uint8_t> push;
     std::array<uint32_t, 3> groups{};
+  };
+  struct Transfer {  // host <-> staging <-> device copy of one value
+    ValueId value = kNoValue;
+    VkDeviceSize staging_offset = 0;
+    // An f32 value stored as f16 travels as f32 (a memcpy on the host) and `conversion`
+    // (shaders/convert_float.comp) converts between staging and the arena on the GPU.
+    DeviceType staging_type = DeviceType::f32;
+    bool converted = false;
+    GpuDispatch conversion;
   };
   struct GpuCopy {  // an alias that could not share memory (e.g. Reshape of a constant): a copy
     DeviceSlot from, to;
@@ -75,6 +80,8 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   void plan_memory();
   void create_gpu_objects();
   void record_segment(RecordedSegment& seg);
+  void create_conversion(Transfer& t, bool upload);
+  void record_dispatch(VkCommandBuffer cmd, const GpuDispatch& d) const;
   VkDescriptorBufferInfo buffer_info(const DeviceSlot& slot) const;
   void check_index_status(const RecordedSegment& seg) const;
   void release();
