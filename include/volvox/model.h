@@ -51,6 +51,23 @@ const char* vxGetModelOutputName(VXModel model, size_t index);
  * keeps its value across executes until set again. */
 void vxSetModelInput(VXModel model, const char* name, VXDataType type, const int64_t* shape, size_t rank,
                      const void* data);
+/* IO binding (as ONNX Runtime's), on a device made by vxNewVulkanDevice: an input read from, or an
+ * output written to, the application's VkBuffer (as uint64_t) instead of host memory, so that a
+ * model between the application's own GPU work costs no copy through the host. The buffer holds the
+ * value as float32, row-major, from byte_offset on (a multiple of 4; at fp16 precision, and for the
+ * U-Net networks that run whole on the denoiser's kernels, a multiple of the device's
+ * minStorageBufferOffsetAlignment: 256 always works). It needs VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
+ * and VK_BUFFER_USAGE_TRANSFER_SRC_BIT (inputs) or VK_BUFFER_USAGE_TRANSFER_DST_BIT (outputs), and
+ * must hold the whole value. Only float32 inputs and outputs can be bound whose readers (an input)
+ * or producer (an output) all run on the GPU: vxExecuteModel fails naming the value otherwise.
+ * vxSetModelInput on a bound input reads it from host memory again; buffer 0 unbinds an output.
+ * After vxExecuteModel, vxGetModelOutput gives a bound output's type and shape with data NULL.
+ * Synchronisation as for vxSetFilterVulkanBuffer (volvox.h): earlier writes on the same queue are
+ * visible to the model; when vxExecuteModel returns, the outputs are written and visible to later
+ * commands on the queue. */
+void vxSetModelInputVulkanBuffer(VXModel model, const char* name, const int64_t* shape, size_t rank, uint64_t buffer,
+                                 size_t byte_offset);
+void vxSetModelOutputVulkanBuffer(VXModel model, const char* name, uint64_t buffer, size_t byte_offset);
 void vxExecuteModel(VXModel model);
 /* After execute: the output's type, shape and data, valid until the next execute or release.
  * Returns false (and records an error) when there is no such output or no execute ran yet. */

@@ -139,6 +139,16 @@ class Model {
   void set_input(const char* name, const float* data, const std::vector<int64_t>& shape) {
     set_input(name, VX_TYPE_FLOAT32, shape, data);
   }
+  // IO binding on a device made from the application's VkDevice (model.h): float32 values in its
+  // VkBuffers (as uint64_t); buffer 0 unbinds an output.
+  void set_input_vulkan_buffer(const char* name, const std::vector<int64_t>& shape, uint64_t buffer, size_t byte_offset) {
+    vxSetModelInputVulkanBuffer(model_, name, shape.data(), shape.size(), buffer, byte_offset);
+    device_.check();
+  }
+  void set_output_vulkan_buffer(const char* name, uint64_t buffer, size_t byte_offset) {
+    vxSetModelOutputVulkanBuffer(model_, name, buffer, byte_offset);
+    device_.check();
+  }
   void execute() { vxExecuteModel(model_), device_.check(); }
   Output output(const char* name) const {
     Output out;

@@ -13,7 +13,12 @@
 struct VXModelImpl {
   VXDeviceImpl* owner = nullptr;
   std::unique_ptr<vx::api::ModelSession> session;
-  std::map<std::string, vx::Tensor> inputs;
+  std::map<std::string, vx::Tensor> inputs;  // placeholders (no data) for inputs in device buffers
+  struct DeviceBuffer {
+    uint64_t buffer = 0;
+    size_t offset = 0;
+  };
+  std::map<std::string, DeviceBuffer> input_buffers, output_buffers;  // IO binding
   std::vector<vx::Tensor> outputs;  // of the last execute, in the graph's output order
   std::vector<std::vector<int64_t>> output_shapes;
 };
@@ -108,6 +113,38 @@ void vxSetModelInput(VXModel model, const char* name, VXDataType type, const int
     VX_CHECK(data != nullptr || t.nbytes() == 0, InvalidArgument, "input '", n, "': null data");
     if (t.nbytes()) std::memcpy(t.raw(), data, t.nbytes());
     model->inputs[n] = std::move(t);
+    model->input_buffers.erase(n);
+  });
+}
+
+void vxSetModelInputVulkanBuffer(VXModel model, const char* name, const int64_t* shape, size_t rank, uint64_t buffer,
+                                 size_t byte_offset) {
+  VX_REQUIRE_MODEL(model);
+  guarded(model->owner, [&] {
+    const std::string n = name ? name : "";
+    const vx::Graph& g = model->session->graph();
+    bool known = false;
+    for (vx::ValueId id : g.inputs) known |= g.value(id).name == n;
+    VX_CHECK(known, InvalidArgument, "model has no input '", n, "'");
+    VX_CHECK(buffer != 0, InvalidArgument, "input '", n, "': null VkBuffer (use vxSetModelInput for host memory)");
+    VX_CHECK(rank <= 8 && (shape != nullptr || rank == 0), InvalidArgument, "input '", n, "': bad shape (rank ", rank, ")");
+    std::vector<int64_t> dims(shape, shape + rank);
+    for (int64_t d : dims) VX_CHECK(d >= 0, InvalidArgument, "input '", n, "': negative dimension ", d);
+    model->inputs[n] = vx::Tensor::wrap(vx::DType::f32, vx::Shape(dims), nullptr);  // the shape; values on the device
+    model->input_buffers[n] = {buffer, byte_offset};
+  });
+}
+
+void vxSetModelOutputVulkanBuffer(VXModel model, const char* name, uint64_t buffer, size_t byte_offset) {
+  VX_REQUIRE_MODEL(model);
+  guarded(model->owner, [&] {
+    const std::string n = name ? name : "";
+    const vx::Graph& g = model->session->graph();
+    bool known = false;
+    for (vx::ValueId id : g.outputs) known |= g.value(id).name == n;
+    VX_CHECK(known, InvalidArgument, "model has no output '", n, "'");
+    if (buffer == 0) model->output_buffers.erase(n);
+    else model->output_buffers[n] = {buffer, byte_offset};
   });
 }
 
@@ -121,9 +158,12 @@ void vxExecuteModel(VXModel model) {
       VX_CHECK(it != model->inputs.end(), InvalidArgument, "input '", g.value(id).name, "' was not set");
       inputs.push_back(it->second);
     }
+    std::vector<vx::runtime::ScheduledExecutable::NamedDeviceValue> device_values;
+    for (const auto& [name, b] : model->input_buffers) device_values.push_back({name, b.buffer, b.offset});
+    for (const auto& [name, b] : model->output_buffers) device_values.push_back({name, b.buffer, b.offset});
     model->outputs.clear();
     model->output_shapes.clear();
-    model->outputs = model->session->run(inputs);
+    model->outputs = model->session->run(inputs, device_values);
     for (const vx::Tensor& t : model->outputs) model->output_shapes.push_back(t.shape().dims());
   });
 }

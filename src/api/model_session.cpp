@@ -16,6 +16,12 @@ class CpuModelSession final : public ModelSession {
   }
   void set_max_memory_mb(uint64_t mb) override { runner_.set_max_memory_mb(mb); }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) override { return runner_.run(inputs); }
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs,
+                          const std::vector<runtime::ScheduledExecutable::NamedDeviceValue>& device_values) override {
+    VX_CHECK(device_values.empty(), Unsupported, "'", device_values.empty() ? "" : device_values[0].name,
+             "' is bound to a Vulkan buffer, but the model runs on the cpu device");
+    return run(inputs);
+  }
 
  private:
   ModelRunner runner_;
@@ -43,7 +49,9 @@ class DeviceModelSession final : public ModelSession {
     for (auto& runner : runners_)
       if (runner) runner->set_max_memory_mb(mb);
   }
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs) override {
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) override { return run(inputs, {}); }
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs,
+                          const std::vector<runtime::ScheduledExecutable::NamedDeviceValue>& device_values) override {
     auto& runner = runners_[size_t(precision_)];
     if (!runner) {
       DeviceRunnerOptions options;
@@ -52,7 +60,7 @@ class DeviceModelSession final : public ModelSession {
       options.max_memory_mb = max_memory_mb_;
       runner = std::make_unique<DeviceModelRunner>(device_, graph_, options);
     }
-    return runner->run(inputs);
+    return runner->run(inputs, nullptr, device_values);
   }
 
  private:

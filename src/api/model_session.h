@@ -8,6 +8,7 @@
 #include "core/graph.h"
 #include "core/tensor.h"
 #include "denoise/filter.h"
+#include "runtime/scheduled_executable.h"
 
 namespace vx::api {
 
@@ -21,6 +22,10 @@ class ModelSession {
   // 0: no limit (runtime/memory_limit.h).
   virtual void set_max_memory_mb(uint64_t mb) = 0;
   virtual std::vector<Tensor> run(const std::vector<Tensor>& inputs) = 0;
+  // IO binding (runtime::ScheduledExecutable::run): the named inputs are placeholders read from
+  // device buffers, the named outputs are written to theirs. Unsupported on the CPU.
+  virtual std::vector<Tensor> run(const std::vector<Tensor>& inputs,
+                                  const std::vector<runtime::ScheduledExecutable::NamedDeviceValue>& device_values) = 0;
 };
 
 std::unique_ptr<ModelSession> make_model_session(std::shared_ptr<denoise::Device> device, Graph graph);

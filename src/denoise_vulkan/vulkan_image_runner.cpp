@@ -35,14 +35,6 @@ bool strides_aligned(const ImageView& v, uint64_t offset) {
   return offset % e == 0 && v.pixel_bytes() % e == 0 && v.row_bytes() % e == 0;
 }
 
-VkBuffer to_vk_buffer(uint64_t handle) {
-#if VK_USE_64_BIT_PTR_DEFINES
-  return reinterpret_cast<VkBuffer>(static_cast<uintptr_t>(handle));
-#else
-  return static_cast<VkBuffer>(handle);
-#endif
-}
-
 }  // namespace
 
 void set_vulkan_failure_hook(VulkanFailureHook hook) {
@@ -166,7 +158,7 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
       VX_CHECK(v.row_bytes() <= 0xffffffffull && size <= max_range, Unsupported, "image '", names[i],
                "' in a Vulkan buffer spans ", size, " bytes, more than the device's largest storage buffer range (",
                max_range, " bytes)");
-      s.range = {to_vk_buffer(refs[i]->buffer), bound_offset, size};
+      s.range = {vk::to_vk_buffer(refs[i]->buffer), bound_offset, size};
     } else {
       if (!strides_aligned(v, 0)) return false;  // rows are repacked: only the strides matter
       s.host = true;

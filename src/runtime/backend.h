@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 #include "runtime/memory_limit.h"
@@ -46,6 +47,15 @@ struct Segment {
 // Host tensors indexed by ValueId: graph inputs and constants, and every value a segment sends.
 using HostValues = std::vector<Tensor>;
 
+// IO binding (as ONNX Runtime's): a graph input or output that lives in a buffer of the backend's
+// own device (Vulkan: a VkBuffer, as runtime::Buffer::native_handle() gives it), read or written
+// there in place of HostValues. The buffer holds the value as the graph's dtype, row-major.
+struct DeviceValue {
+  ValueId value = kNoValue;
+  uint64_t buffer = 0;  // the device's handle
+  uint64_t offset = 0;  // bytes
+};
+
 // What compile() returns: runs the backend's segments of one executable.
 class CompiledSegments {
  public:
@@ -55,6 +65,13 @@ class CompiledSegments {
   virtual void run(size_t k, HostValues& host, std::vector<double>& node_ms) = 0;
   // What this backend allocated for the executable (the user's memory limit counts it).
   virtual MemoryNeeds memory_needs() const { return {}; }
+  // Binds values its segments receive (graph inputs) or send (graph outputs) to device buffers for
+  // the following runs, replacing earlier bindings (empty: none). A bound input's HostValues entry
+  // is then a placeholder without data; a bound output's is left empty. Throws Unsupported when the
+  // backend has no such buffers.
+  virtual void bind_device_values(const std::vector<DeviceValue>& values) {
+    VX_CHECK(values.empty(), Unsupported, "this backend cannot read or write device buffers");
+  }
 };
 
 class Backend {

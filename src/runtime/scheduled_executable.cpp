@@ -1,5 +1,6 @@
 #include "runtime/scheduled_executable.h"
 
+#include <algorithm>
 
 #include "core/error.h"
 
@@ -36,8 +37,61 @@ void ScheduledExecutable::check_shapes_of_sends(const Segment& seg, const HostVa
   }
 }
 
+std::vector<bool> ScheduledExecutable::bind_device_values(const std::vector<NamedDeviceValue>& device_values) {
+  const Graph& g = bound_.graph;
+  std::vector<bool> bound(g.values.size(), false);
+  std::vector<std::vector<DeviceValue>> per_backend(backends_.size());
+  for (const NamedDeviceValue& d : device_values) {
+    const bool input = std::any_of(g.inputs.begin(), g.inputs.end(), [&](ValueId id) { return g.value(id).name == d.name; });
+    const auto outputs_it =
+        std::find_if(g.outputs.begin(), g.outputs.end(), [&](ValueId id) { return g.value(id).name == d.name; });
+    VX_CHECK(input != (outputs_it != g.outputs.end()), InvalidArgument, "'", d.name,
+             "' is not a graph input or output (or it is both), so it cannot be bound to a device buffer");
+    const ValueId id = input ? *std::find_if(g.inputs.begin(), g.inputs.end(),
+                                             [&](ValueId v) { return g.value(v).name == d.name; })
+                             : *outputs_it;
+    VX_CHECK(!bound[size_t(id)], InvalidArgument, "'", d.name, "' is bound twice");
+    VX_CHECK(g.value(id).dtype == DType::f32, InvalidArgument, "'", d.name, "' is ", dtype_name(g.value(id).dtype),
+             ": only float32 values can be bound to device buffers");
+    // The one backend that reads (an input) or makes (an output) the value; no host segment may need it.
+    int backend = -1;
+    for (const Segment& seg : schedule_.segments) {
+      const std::vector<ValueId>& list = input ? seg.receives : seg.sends;
+      const bool here = std::find(list.begin(), list.end(), id) != list.end();
+      const bool read_here = !input && std::find(seg.receives.begin(), seg.receives.end(), id) != seg.receives.end();
+      VX_CHECK(!read_here && (!here || !backends_[seg.backend]->on_host()) && (!here || backend < 0 || backend == int(seg.backend)),
+               InvalidArgument, "'", d.name, "' cannot be bound to a device buffer: ",
+               input ? "it is read" : "it is made or read", " on the ", backends_[seg.backend]->name(),
+               " (nodes that do not run on the device)");
+      if (here) backend = int(seg.backend);
+    }
+    VX_CHECK(backend >= 0, InvalidArgument, "'", d.name, "' is not read or made on the device");
+    bound[size_t(id)] = true;
+    per_backend[size_t(backend)].push_back({id, d.buffer, d.offset});
+  }
+  device_values_.resize(backends_.size());
+  for (size_t b = 0; b < backends_.size(); ++b) {
+    const auto& now = per_backend[b];
+    const auto& before = device_values_[b];
+    const bool same = now.size() == before.size() &&
+                      std::equal(now.begin(), now.end(), before.begin(), [](const DeviceValue& x, const DeviceValue& y) {
+                        return x.value == y.value && x.buffer == y.buffer && x.offset == y.offset;
+                      });
+    if (same || !compiled_[b]) continue;
+    compiled_[b]->bind_device_values(now);  // re-records the backend's command buffers
+    device_values_[b] = now;
+  }
+  return bound;
+}
+
 std::vector<Tensor> ScheduledExecutable::run(const std::vector<Tensor>& inputs, Profile* profile) {
+  return run(inputs, profile, {});
+}
+
+std::vector<Tensor> ScheduledExecutable::run(const std::vector<Tensor>& inputs, Profile* profile,
+                                             const std::vector<NamedDeviceValue>& device_values) {
   std::lock_guard<std::mutex> lock(run_mutex_);
+  const std::vector<bool> bound = bind_device_values(device_values);
   const Graph& g = bound_.graph;
   VX_CHECK(inputs.size() == g.inputs.size(), InvalidArgument, "the graph has ", g.inputs.size(), " inputs but ",
            inputs.size(), " were given");
@@ -49,6 +103,8 @@ std::vector<Tensor> ScheduledExecutable::run(const std::vector<Tensor>& inputs, 
     VX_CHECK(inputs[i].defined() && inputs[i].dtype() == v.dtype && inputs[i].shape() == v.shape, InvalidArgument,
              "input '", v.name, "' must be ", dtype_name(v.dtype), " ", v.shape.str(), " (the bound shape), not ",
              inputs[i].defined() ? cat(dtype_name(inputs[i].dtype()), " ", inputs[i].shape().str()) : "empty");
+    VX_CHECK(bound[size_t(g.inputs[i])] || inputs[i].raw() != nullptr || inputs[i].numel() == 0, InvalidArgument,
+             "input '", v.name, "' has no data and is not bound to a device buffer");
     host[size_t(g.inputs[i])] = inputs[i];
   }
   std::vector<double> node_ms(g.nodes.size(), 0.0);
@@ -66,6 +122,10 @@ std::vector<Tensor> ScheduledExecutable::run(const std::vector<Tensor>& inputs, 
   }
   std::vector<Tensor> outputs;
   for (ValueId id : g.outputs) {
+    if (bound[size_t(id)]) {  // written to its device buffer
+      outputs.push_back(Tensor::wrap(g.value(id).dtype, g.value(id).shape, nullptr));
+      continue;
+    }
     VX_CHECK(host[size_t(id)].defined(), Internal, "graph output '", g.value(id).name, "' was never computed");
     outputs.push_back(host[size_t(id)]);
   }

@@ -29,6 +29,16 @@ class ScheduledExecutable {
   // Inputs in graph input order with the bound shapes and the graph's dtypes; returns the outputs
   // in graph output order. Runs are serialised.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile = nullptr);
+  // The same with IO binding: `device_values` names graph inputs and outputs (float32) that live in
+  // buffers of the preferred backend's device, whose readers (an input) or producer (an output) all
+  // run there; InvalidArgument names one that does not. A bound input's entry of `inputs` is a
+  // placeholder of its shape (Tensor::wrap(dtype, shape, nullptr)); a bound output comes back as one.
+  struct NamedDeviceValue {
+    std::string name;
+    uint64_t buffer = 0, offset = 0;
+  };
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile,
+                          const std::vector<NamedDeviceValue>& device_values);
 
   // Every node in execution order and where it runs.
   const std::vector<NodePlacement>& placements() const { return schedule_.placements; }
@@ -53,6 +63,9 @@ class ScheduledExecutable {
 
  private:
   void check_shapes_of_sends(const Segment& seg, const HostValues& host) const;
+  // Resolves and checks the bindings, hands each backend its own (when they changed); returns the
+  // bound value ids.
+  std::vector<bool> bind_device_values(const std::vector<NamedDeviceValue>& device_values);
 
   BoundGraph bound_;
   std::vector<std::unique_ptr<Backend>> backends_;
@@ -60,6 +73,7 @@ class ScheduledExecutable {
   std::vector<std::unique_ptr<CompiledSegments>> compiled_;  // per backend (null when it got none)
   std::vector<size_t> index_in_backend_;                     // per segment: its index among its backend's
   std::vector<bool> read_off_host_;                          // per value: a non-host backend reads it
+  std::vector<std::vector<DeviceValue>> device_values_;      // per backend: the bindings it was given
   std::mutex run_mutex_;
 };
 

@@ -1,5 +1,7 @@
 #include "session/device_model_runner.h"
 
+#include <algorithm>
+
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/eager_runner.h"
 #include "core/error.h"
@@ -40,8 +42,11 @@ std::shared_ptr<runtime::ScheduledExecutable> DeviceModelRunner::build(const std
   o.max_memory_mb = options_.max_memory_mb;
   MemoryNeeds needs;
   o.needs = &needs;
+  // Placeholders of device-bound inputs have no values to observe shapes on.
+  const bool all_on_host =
+      std::all_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.raw() != nullptr || t.numel() == 0; });
   try {
-    return make_executable(device_, graph_, shapes, o, &inputs);
+    return make_executable(device_, graph_, shapes, o, all_on_host ? &inputs : nullptr);
   } catch (...) {
     // What a refused plan needed (zero when planning failed before that); a built executable's
     // needs are recorded by its caller, which may also have found one in the cache.
@@ -90,10 +95,15 @@ std::shared_ptr<runtime::ScheduledExecutable> DeviceModelRunner::executable(cons
 }
 
 std::vector<Tensor> DeviceModelRunner::run(const std::vector<Tensor>& inputs, Profile* profile) {
+  return run(inputs, profile, {});
+}
+
+std::vector<Tensor> DeviceModelRunner::run(const std::vector<Tensor>& inputs, Profile* profile,
+                                           const std::vector<runtime::ScheduledExecutable::NamedDeviceValue>& device_values) {
   std::shared_ptr<runtime::ScheduledExecutable> exe = executable(inputs);
   last_ = exe;
   try {
-    return exe->run(inputs, profile);
+    return exe->run(inputs, profile, device_values);
   } catch (const runtime::ShapeChanged&) {
     // Shapes observed on the first inputs no longer hold (a data-dependent op): rebuild for these.
     std::map<std::string, Shape> shapes;
@@ -105,7 +115,7 @@ std::vector<Tensor> DeviceModelRunner::run(const std::vector<Tensor>& inputs, Pr
       cache_.insert(shapes, exe);
     }
     last_ = exe;
-    return exe->run(inputs, profile);
+    return exe->run(inputs, profile, device_values);
   }
 }
 

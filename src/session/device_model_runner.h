@@ -46,6 +46,11 @@ class DeviceModelRunner {
 
   // Inputs in graph input order (dtypes as declared); their shapes select (or build) the executable.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile = nullptr);
+  // With IO binding (ScheduledExecutable::run): inputs named in `device_values` are placeholders
+  // (Tensor::wrap(dtype, shape, nullptr)) read from their device buffers; outputs named there are
+  // written to theirs and come back as placeholders.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, Profile* profile,
+                          const std::vector<runtime::ScheduledExecutable::NamedDeviceValue>& device_values);
   // The executable for these inputs' shapes (built now if new; the inputs also serve to observe
   // shapes that shape inference cannot tell).
   std::shared_ptr<runtime::ScheduledExecutable> executable(const std::vector<Tensor>& inputs);

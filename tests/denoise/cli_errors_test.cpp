@@ -73,6 +73,7 @@ TEST(CliErrors, FlagValuesAreValidatedBeforeWork) {
       {"denoise --color missing.pfm -o out.xyz", ".xyz"},
       {"bench " + model.string() + " --runs 0", "--runs"},
       {"bench " + model.string() + " --threads 5000", "--threads"},
+      {"bench " + model.string() + " --io-binding", "--io-binding needs a Vulkan device"},
       {"run " + model.string() + " --device ''", "--device"},
       {"run " + model.string() + " --input x", "NAME=FILE.npy"},
       {"render --scene room -o r --width 0", "--width"},

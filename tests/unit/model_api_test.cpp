@@ -110,6 +110,13 @@ TEST(ModelApi, MisuseGivesErrors) {
   EXPECT_EQ(code_of([&] { model.set("precision", 2); }), VX_ERROR_UNSUPPORTED);  // fp16 on cpu
   const char garbage[] = "not a model";
   EXPECT_EQ(code_of([&] { volvox::Model bad(device, garbage, sizeof(garbage)); }), VX_ERROR_INVALID_FILE);
+  // IO binding needs a Vulkan device: refused at execute, one line; host inputs work again after.
+  EXPECT_EQ(code_of([&] { model.set_input_vulkan_buffer("x", {2, 3, 5}, 0, 0); }), VX_ERROR_INVALID_ARGUMENT);  // null buffer
+  model.set_input_vulkan_buffer("x", {2, 3, 5}, 0x1234, 0);
+  EXPECT_EQ(code_of([&] { model.execute(); }), VX_ERROR_UNSUPPORTED);
+  EXPECT_EQ(code_of([&] { model.set_output_vulkan_buffer("nope", 0x1234, 0); }), VX_ERROR_INVALID_ARGUMENT);
+  model.set_input("x", x.data(), {2, 3, 5});
+  model.execute();
 }
 
 }  // namespace

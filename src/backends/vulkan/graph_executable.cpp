@@ -268,8 +268,9 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   }
   // The caller's tensors travel as they are, f32 NCHW (a memcpy each way); the conversion to and from
   // the kernels' layout and precision runs on the device (shaders/nchw_to_nhwc4.comp, nhwc4_to_nchw.comp).
-  const VkDeviceSize nchw_input_bytes = VkDeviceSize(input_.channels) * input_.height * input_.width * 4;
-  const VkDeviceSize nchw_output_bytes = VkDeviceSize(output_.channels) * output_.height * output_.width * 4;
+  const VkDeviceSize nchw_input_bytes = nchw_input_bytes_ = VkDeviceSize(input_.channels) * input_.height * input_.width * 4;
+  const VkDeviceSize nchw_output_bytes = nchw_output_bytes_ =
+      VkDeviceSize(output_.channels) * output_.height * output_.width * 4;
   VX_CHECK(nchw_input_bytes / 4 < (VkDeviceSize(1) << 31) && nchw_output_bytes / 4 < (VkDeviceSize(1) << 31) &&
                VkDeviceSize(input_.height) * input_.width * ((input_.channels + 3) / 4) < (VkDeviceSize(1) << 31),
            Unsupported, "input shape ", input_shape_.str(), " has more elements than the kernels index");
@@ -397,9 +398,13 @@ void VulkanGraphExecutable::record_step(VkCommandBuffer cmd, const Step& s) {
 void VulkanGraphExecutable::record(VkCommandBuffer cmd, bool transfers) {
   begin_recording(cmd);
   if (transfers) {
-    VkBufferCopy region{0, 0, staging_output_offset_};
-    vkCmdCopyBuffer(cmd, staging_.buffer(), nchw_io_.buffer(), 1, &region);
-    barrier(cmd, kTransferWrite, kComputeRead);
+    if (input_bound_) {  // the caller's buffer, written by anything before on the queue
+      barrier(cmd, kAnyWrite, kComputeRead);
+    } else {
+      VkBufferCopy region{0, 0, staging_output_offset_};
+      vkCmdCopyBuffer(cmd, staging_.buffer(), nchw_io_.buffer(), 1, &region);
+      barrier(cmd, kTransferWrite, kComputeRead);
+    }
     record_step(cmd, to_nhwc4_);
     barrier(cmd, kComputeWrite, kComputeRead);
   }
@@ -407,10 +412,14 @@ void VulkanGraphExecutable::record(VkCommandBuffer cmd, bool transfers) {
   if (transfers) {
     barrier(cmd, kComputeWrite, kComputeRead);
     record_step(cmd, from_nhwc4_);
-    barrier(cmd, kComputeWrite, kTransferRead);
-    VkBufferCopy region{staging_output_offset_, staging_output_offset_, staging_.size() - staging_output_offset_};
-    vkCmdCopyBuffer(cmd, nchw_io_.buffer(), staging_.buffer(), 1, &region);
-    barrier(cmd, kTransferWrite, kHostRead);
+    if (output_bound_) {  // for whatever the caller submits next
+      barrier(cmd, kComputeWrite, kAnyReadWrite);
+    } else {
+      barrier(cmd, kComputeWrite, kTransferRead);
+      VkBufferCopy region{staging_output_offset_, staging_output_offset_, staging_.size() - staging_output_offset_};
+      vkCmdCopyBuffer(cmd, nchw_io_.buffer(), staging_.buffer(), 1, &region);
+      barrier(cmd, kTransferWrite, kHostRead);
+    }
   } else {
     // Later submissions write the arena again: order them after this one's reads and writes.
     barrier(cmd, kComputeReadWrite, kComputeReadWrite);
@@ -422,14 +431,44 @@ Tensor VulkanGraphExecutable::run(const Tensor& input) {
   VX_CHECK(input.defined() && input.dtype() == DType::f32 && input.shape() == input_shape_, InvalidArgument,
            "Vulkan executable bound to input ", input_shape_.str(), " f32 got ",
            input.defined() ? input.shape().str() : std::string("an empty tensor"));
-  copy_parallel(staging_.mapped(), input.raw(), size_t(input.numel()) * 4);
-  staging_.flush();
+  VX_CHECK(input_bound_ || input.raw() != nullptr, InvalidArgument, "input without data, and none bound on the device");
+  if (!input_bound_) {
+    copy_parallel(staging_.mapped(), input.raw(), size_t(input.numel()) * 4);
+    staging_.flush();
+  }
   commands_.submit_and_wait(cmd_full_);
-  staging_.invalidate();
   read_timings();
+  if (output_bound_) return Tensor::wrap(DType::f32, output_shape_, nullptr);  // in the caller's buffer
+  staging_.invalidate();
   Tensor out(DType::f32, output_shape_);
   copy_parallel(out.raw(), staging_.mapped() + staging_output_offset_, size_t(out.numel()) * 4);
   return out;
+}
+
+void VulkanGraphExecutable::bind_device_values(const std::vector<runtime::DeviceValue>& values) {
+  const VkDeviceSize alignment = std::max<VkDeviceSize>(4, ctx_.properties().limits.minStorageBufferOffsetAlignment);
+  auto point = [&](const Step& step, uint32_t binding, VkDescriptorBufferInfo info) {
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = step.set;
+    w.dstBinding = binding;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.pBufferInfo = &info;
+    vkUpdateDescriptorSets(ctx_.device(), 1, &w, 0, nullptr);
+  };
+  input_bound_ = output_bound_ = false;
+  VkDescriptorBufferInfo input{nchw_io_.buffer(), 0, nchw_input_bytes_},
+      output{nchw_io_.buffer(), staging_output_offset_, nchw_output_bytes_};
+  for (const runtime::DeviceValue& v : values) {
+    VX_CHECK(v.value == input_id_ || v.value == output_id_, Internal, "value ", v.value, " is not the network's input or output");
+    VX_CHECK(v.buffer != 0 && v.offset % alignment == 0, InvalidArgument, "a bound buffer must be a VkBuffer at an offset "
+             "that is a multiple of ", alignment, " (the device's minStorageBufferOffsetAlignment), not ", v.offset);
+    (v.value == input_id_ ? input : output) = {to_vk_buffer(v.buffer), v.offset, v.value == input_id_ ? nchw_input_bytes_ : nchw_output_bytes_};
+    (v.value == input_id_ ? input_bound_ : output_bound_) = true;
+  }
+  point(to_nhwc4_, 0, input);
+  point(from_nhwc4_, 4, output);
+  record(cmd_full_, true);
 }
 
 void VulkanGraphExecutable::run_resident() {
@@ -439,7 +478,8 @@ void VulkanGraphExecutable::run_resident() {
 
 void VulkanGraphExecutable::run(size_t segment, runtime::HostValues& host, std::vector<double>& node_ms) {
   VX_CHECK(segment == 0, Internal, "a fused conv network is one segment");
-  host[size_t(output_id_)] = run(host[size_t(input_id_)]);
+  Tensor out = run(host[size_t(input_id_)]);
+  if (!output_bound_) host[size_t(output_id_)] = std::move(out);
   for (size_t i = 0; i < timings_.size() && i < node_ms.size(); ++i) node_ms[i] = timings_[i].ms;
 }
 

@@ -74,6 +74,10 @@ class VulkanGraphExecutable final : public runtime::CompiledSegments {
   void run_resident();
   // runtime::CompiledSegments: the whole graph is segment 0; node_ms gets the per-layer GPU times.
   void run(size_t segment, runtime::HostValues& host, std::vector<double>& node_ms) override;
+  // IO binding: the input read from / the output written to VkBuffers of this device (f32 NCHW at
+  // offsets that are multiples of minStorageBufferOffsetAlignment) instead of staging; run() then
+  // takes a placeholder input / returns a placeholder output. Records the command buffer again.
+  void bind_device_values(const std::vector<runtime::DeviceValue>& values) override;
 
   const Shape& input_shape() const { return input_shape_; }
   const Shape& output_shape() const { return output_shape_; }
@@ -129,6 +133,8 @@ class VulkanGraphExecutable final : public runtime::CompiledSegments {
   std::vector<LayerInfo> layers_;
   std::vector<Step> steps_;
   Step to_nhwc4_, from_nhwc4_;  // run(const Tensor&)'s conversions around the network
+  VkDeviceSize nchw_input_bytes_ = 0, nchw_output_bytes_ = 0;
+  bool input_bound_ = false, output_bound_ = false;  // bind_device_values
   Activation input_, output_;
   std::vector<LayerTiming> timings_;
   double gpu_ms_ = 0;

@@ -363,14 +363,24 @@ void SegmentExecutable::create_conversion(Transfer& t, bool upload) {
   dsai.descriptorSetCount = 1;
   dsai.pSetLayouts = &set_layout;
   VX_VK_CHECK(vkAllocateDescriptorSets(ctx_.device(), &dsai, &gd.set));
-  const VkDescriptorBufferInfo staged{staging_.buffer(), t.staging_offset, std::max<VkDeviceSize>(VkDeviceSize(count) * 4, 4)};
+  write_conversion_set(t, upload);
+}
+
+// The conversion's bindings: the f32 side (staging, or the caller's buffer when bound) and the arena slot.
+void SegmentExecutable::write_conversion_set(const Transfer& t, bool upload) {
+  const DeviceSlot& slot = slots_[size_t(t.value)];
+  const VkDeviceSize f32_bytes = std::max<VkDeviceSize>(VkDeviceSize(graph_.value(t.value).shape.numel()) * 4, 4);
+  const VkDescriptorBufferInfo f32_side = t.device_buffer ? VkDescriptorBufferInfo{t.device_buffer, t.device_offset, f32_bytes}
+                                                          : VkDescriptorBufferInfo{staging_.buffer(), t.staging_offset, f32_bytes};
   const VkDescriptorBufferInfo stored = buffer_info(slot);
   VkDescriptorBufferInfo infos[kMaxOpBindings];
   VkWriteDescriptorSet writes[kMaxOpBindings];
   for (uint32_t k = 0; k < kMaxOpBindings; ++k) {
-    infos[k] = k == 0 ? (upload ? staged : stored) : k == 1 ? (upload ? stored : staged) : VkDescriptorBufferInfo{dummy_.buffer(), 0, 256};
+    infos[k] = k == 0   ? (upload ? f32_side : stored)
+               : k == 1 ? (upload ? stored : f32_side)
+                        : VkDescriptorBufferInfo{dummy_.buffer(), 0, 256};
     writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[k].dstSet = gd.set;
+    writes[k].dstSet = t.conversion.set;
     writes[k].dstBinding = k;
     writes[k].descriptorCount = 1;
     writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -390,8 +400,12 @@ void SegmentExecutable::record_dispatch(VkCommandBuffer cmd, const GpuDispatch& 
 void SegmentExecutable::record_segment(RecordedSegment& seg) {
   VkCommandBuffer cmd = seg.cmd;
   begin_recording(cmd);
-  // Earlier submissions wrote the arena: order this one's work after theirs.
-  barrier(cmd, kDeviceWrite, kDeviceReadWrite);
+  // Earlier submissions wrote the arena (and, for bound inputs, the caller's buffers, from any
+  // stage): order this one's work after theirs.
+  const bool bound_uploads = std::any_of(seg.uploads.begin(), seg.uploads.end(), [](const Transfer& t) { return t.device_buffer; });
+  const bool bound_downloads =
+      std::any_of(seg.downloads.begin(), seg.downloads.end(), [](const Transfer& t) { return t.device_buffer; });
+  barrier(cmd, bound_uploads ? kAnyWrite : kDeviceWrite, kDeviceReadWrite);
   if (query_pool_) vkCmdResetQueryPool(cmd, query_pool_, seg.first_query, uint32_t(seg.nodes->nodes.size() + 1));
   for (const Transfer& t : seg.uploads) {
     const DeviceSlot& s = slots_[size_t(t.value)];
@@ -400,8 +414,8 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
       record_dispatch(cmd, t.conversion);
       continue;
     }
-    VkBufferCopy region{t.staging_offset, s.offset, s.bytes};
-    vkCmdCopyBuffer(cmd, staging_.buffer(), arena_.buffer(), 1, &region);
+    VkBufferCopy region{t.device_buffer ? t.device_offset : t.staging_offset, s.offset, s.bytes};
+    vkCmdCopyBuffer(cmd, t.device_buffer ? t.device_buffer : staging_.buffer(), arena_.buffer(), 1, &region);
   }
   if (query_pool_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query);
   const std::vector<size_t>& nodes = seg.nodes->nodes;
@@ -431,11 +445,13 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
       continue;
     }
     const DeviceBuffer& from = s.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
-    VkBufferCopy region{s.offset, t.staging_offset, s.bytes};
-    vkCmdCopyBuffer(cmd, from.buffer(), staging_.buffer(), 1, &region);
+    VkBufferCopy region{s.offset, t.device_buffer ? t.device_offset : t.staging_offset, s.bytes};
+    vkCmdCopyBuffer(cmd, from.buffer(), t.device_buffer ? t.device_buffer : staging_.buffer(), 1, &region);
   }
-  // The downloads, and the index status words the shaders wrote, to the host.
+  // The downloads, and the index status words the shaders wrote, to the host; bound outputs to
+  // whatever the caller submits next on the queue.
   barrier(cmd, kDeviceWrite, kHostRead);
+  if (bound_downloads) barrier(cmd, kDeviceWrite, kAnyReadWrite);
   end_recording(cmd);
 }
 
@@ -443,6 +459,7 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
   VX_CHECK(k < segments_.size(), Internal, "segment ", k, " of ", segments_.size());
   RecordedSegment& seg = segments_[k];
   for (const Transfer& t : seg.uploads) {
+    if (t.device_buffer) continue;  // on the device already
     const Tensor& value = host[size_t(t.value)];
     const DeviceSlot& s = slots_[size_t(t.value)];
     VX_CHECK(value.defined() && VkDeviceSize(value.numel()) * device_type_bytes(s.type) == s.bytes, Internal, "'",
@@ -459,6 +476,7 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
   staging_.invalidate();
   check_index_status(seg);
   for (const Transfer& t : seg.downloads) {
+    if (t.device_buffer) continue;  // written to the caller's buffer
     const Value& v = graph_.value(t.value);
     host[size_t(t.value)] = from_device(staging_.mapped() + t.staging_offset, t.staging_type, v.dtype, v.shape);
   }
@@ -473,6 +491,38 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
   const double ms_per_tick = ctx_.info().timestamp_period_ns * 1e-6;
   for (size_t i = 0; i < nodes.size(); ++i) node_ms[nodes[i]] = double(ticks[i + 1] - ticks[i]) * ms_per_tick;
+}
+
+void SegmentExecutable::bind_device_values(const std::vector<runtime::DeviceValue>& values) {
+  for (RecordedSegment& seg : segments_) {
+    for (Transfer& t : seg.uploads) t.device_buffer = VK_NULL_HANDLE;
+    for (Transfer& t : seg.downloads) t.device_buffer = VK_NULL_HANDLE;
+  }
+  const VkDeviceSize alignment = ctx_.properties().limits.minStorageBufferOffsetAlignment;
+  for (const runtime::DeviceValue& v : values) {
+    VX_CHECK(v.buffer != 0, InvalidArgument, "'", graph_.value(v.value).name, "': null VkBuffer");
+    Transfer* found = nullptr;
+    for (RecordedSegment& seg : segments_)
+      for (auto* list : {&seg.uploads, &seg.downloads})
+        for (Transfer& t : *list)
+          if (t.value == v.value) found = &t;
+    VX_CHECK(found, Internal, "'", graph_.value(v.value).name, "' does not cross the device's border");
+    // A converted value is bound as a storage buffer: its offset must suit a descriptor.
+    VX_CHECK(!found->converted || alignment == 0 || v.offset % alignment == 0, InvalidArgument, "'",
+             graph_.value(v.value).name, "': the buffer offset ", v.offset, " must be a multiple of ", alignment,
+             " (the device's minStorageBufferOffsetAlignment) at fp16");
+    VX_CHECK(v.offset % 4 == 0, InvalidArgument, "'", graph_.value(v.value).name, "': the buffer offset ", v.offset,
+             " must be a multiple of 4");
+    found->device_buffer = to_vk_buffer(v.buffer);
+    found->device_offset = v.offset;
+  }
+  for (RecordedSegment& seg : segments_) {
+    for (Transfer& t : seg.uploads)
+      if (t.converted) write_conversion_set(t, true);
+    for (Transfer& t : seg.downloads)
+      if (t.converted) write_conversion_set(t, false);
+    record_segment(seg);
+  }
 }
 
 void SegmentExecutable::check_index_status(const RecordedSegment& seg) const {

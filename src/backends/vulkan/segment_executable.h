@@ -39,6 +39,9 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   SegmentExecutable& operator=(const SegmentExecutable&) = delete;
 
   void run(size_t k, runtime::HostValues& host, std::vector<double>& node_ms) override;
+  // Graph inputs / outputs in VkBuffers of this device: copied (or converted) on the GPU from / to
+  // them instead of staging; the segments are recorded again.
+  void bind_device_values(const std::vector<runtime::DeviceValue>& values) override;
   MemoryNeeds memory_needs() const override { return needs_; }
 
  private:
@@ -61,6 +64,9 @@ class SegmentExecutable final : public runtime::CompiledSegments {
     DeviceType staging_type = DeviceType::f32;
     bool converted = false;
     GpuDispatch conversion;
+    // IO binding: the caller's buffer in place of staging (no host copy), VK_NULL_HANDLE when unbound.
+    VkBuffer device_buffer = VK_NULL_HANDLE;
+    VkDeviceSize device_offset = 0;
   };
   struct GpuCopy {  // an alias that could not share memory (e.g. Reshape of a constant): a copy
     DeviceSlot from, to;
@@ -81,6 +87,7 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   void create_gpu_objects();
   void record_segment(RecordedSegment& seg);
   void create_conversion(Transfer& t, bool upload);
+  void write_conversion_set(const Transfer& t, bool upload);
   void record_dispatch(VkCommandBuffer cmd, const GpuDispatch& d) const;
   VkDescriptorBufferInfo buffer_info(const DeviceSlot& slot) const;
   void check_index_status(const RecordedSegment& seg) const;

@@ -47,6 +47,15 @@ void destroy_tracked(VkDevice device, Handle& handle, Destroy destroy, ObjectKin
   handle = VK_NULL_HANDLE;
 }
 
+// A VkBuffer passed through an API as an integer (vxSetFilterVulkanBuffer, IO binding).
+inline VkBuffer to_vk_buffer(uint64_t handle) {
+#if VK_USE_64_BIT_PTR_DEFINES
+  return reinterpret_cast<VkBuffer>(static_cast<uintptr_t>(handle));
+#else
+  return static_cast<VkBuffer>(handle);
+#endif
+}
+
 }  // namespace vx::vk
 
 #define VX_VK_CHECK(call) ::vx::vk::check((call), #call)
