@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "samples/camera_model.h"
 #include "samples/materials.h"
 #include "samples/rng.h"
 
@@ -39,30 +40,6 @@ Vec3 first_hit_albedo(const Scene& scene, const Material& m, const Hit& hit) {
   // for metallic and perfectly specular surfaces).
   return clamp01(scene.surface_color(hit));
 }
-
-class CameraModel {
- public:
-  CameraModel(const Camera& c, int width, int height) : origin_(c.position) {
-    float tan_half = std::tan(c.vertical_fov_deg * kPi / 360.0f);
-    Vec3 forward = normalize(c.look_at - c.position);
-    Vec3 right = normalize(cross(forward, c.up));
-    Vec3 up = cross(right, forward);
-    forward_ = forward;
-    right_ = right * (tan_half * float(width) / float(height));
-    up_ = up * tan_half;
-    inv_w_ = 1.0f / float(width);
-    inv_h_ = 1.0f / float(height);
-  }
-  // (x, y) in pixels, y down from the top row.
-  Ray ray(float x, float y) const {
-    float sx = 2 * x * inv_w_ - 1, sy = 1 - 2 * y * inv_h_;
-    return {origin_, normalize(forward_ + right_ * sx + up_ * sy)};
-  }
-
- private:
-  Vec3 origin_, forward_, right_, up_;
-  float inv_w_, inv_h_;
-};
 
 PixelSample trace_path(const Scene& scene, Ray ray, int max_depth, Rng& rng) {
   PixelSample out;

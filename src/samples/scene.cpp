@@ -20,6 +20,13 @@ int Scene::add_material(const Material& material) {
   return int(materials_.size()) - 1;
 }
 
+void Scene::move_sphere(int index, const Vec3& center) {
+  VX_CHECK(index >= 0 && size_t(index) < shapes_.size() && shapes_[size_t(index)].kind == Shape::Kind::Sphere &&
+               finite(center),
+           InvalidArgument, "scene ", name, ": shape ", index, " is no sphere to move to a finite centre");
+  shapes_[size_t(index)].center = center;
+}
+
 void Scene::add_sphere(const Vec3& center, float radius, int material, bool inward) {
   VX_CHECK(radius > 0 && finite(center), InvalidArgument, "scene ", name, ": sphere needs a finite centre and radius > 0");
   VX_CHECK(material >= 0 && size_t(material) < materials_.size(), InvalidArgument, "scene ", name,

@@ -97,6 +97,9 @@ class Scene {
   // The density sample_light gives per unit area to a point of light shape `shape`.
   float light_pdf_area(int shape) const;
   size_t shape_count() const { return shapes_.size(); }
+  const Shape& shape(int index) const { return shapes_[size_t(index)]; }
+  // Moves a sphere (animations); InvalidArgument for a shape that is no sphere.
+  void move_sphere(int index, const Vec3& center);
 
  private:
   template <bool any>

@@ -78,6 +78,8 @@ TEST(CliErrors, FlagValuesAreValidatedBeforeWork) {
       {"run " + model.string() + " --input x", "NAME=FILE.npy"},
       {"render --scene room -o r --width 0", "--width"},
       {"render --scene room -o r --spp -3", "--spp"},
+      {"render --scene room -o r --frames 0", "--frames"},
+      {"render --scene room -o r --frames 2 --camera spiral", "unknown camera path"},
       {"render --scene nowhere -o r", "nowhere"},
       {"weights fetch '../etc/passwd'", "weights name"},
   };

@@ -11,6 +11,8 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "samples/materials.h"
+#include "samples/animation.h"
+#include "samples/motion.h"
 #include "samples/path_tracer.h"
 
 namespace vx::samples {
@@ -221,6 +223,26 @@ TEST(PathTracer, CliWritesTheSameImagesAsTheLibrary) {
   EXPECT_NEAR(image_mean(ref), image_mean(lib.color), 0.5 * image_mean(lib.color));
   std::string bad = cli + " render --scene nowhere --spp 1 -o " + prefix.string() + " 2>/dev/null";
   EXPECT_NE(std::system(bad.c_str()), 0);
+
+  // An animation: numbered frames with depth and motion; frame 1 as the library renders it.
+  const std::string anim = cli + " render --scene spheres --spp 2 --width 24 --height 16 --seed 4 --frames 2 "
+                                 "--camera orbit --moving --format pfm -o " + prefix.string() + " 2>/dev/null";
+  ASSERT_EQ(std::system(anim.c_str()), 0) << anim;
+  const Animation a{2, CameraPath::orbit, true};
+  const Scene base = make_scene("spheres"), f0 = animated_scene(base, a, 0), f1 = animated_scene(base, a, 1);
+  RenderSettings s1{"spheres", 24, 16, 2, 4 + 0x9E3779B97F4A7C15ull, 8};
+  EXPECT_EQ(read_image(prefix.string() + "_0001_color.pfm").pixels, render(f1, s1).color.pixels);
+  const GeometryImages g = render_geometry(f1, f0, 24, 16);
+  const Image motion = read_image(prefix.string() + "_0001_motion.pfm"), depth = read_image(prefix.string() + "_0001_depth.pfm");
+  ASSERT_EQ(motion.channels, 3);
+  for (size_t p = 0; p < size_t(24 * 16); ++p) {
+    EXPECT_EQ(motion.pixels[p * 3], g.motion.pixels[p * 2]);
+    EXPECT_EQ(motion.pixels[p * 3 + 1], g.motion.pixels[p * 2 + 1]);
+    EXPECT_EQ(motion.pixels[p * 3 + 2], 0.0f);
+  }
+  EXPECT_EQ(depth.pixels, g.depth.pixels);
+  const std::string bad_path = cli + " render --scene room -o " + prefix.string() + " --frames 2 --camera spiral 2>/dev/null";
+  EXPECT_NE(std::system(bad_path.c_str()), 0);
 }
 
 }  // namespace
