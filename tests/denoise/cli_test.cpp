@@ -1,4 +1,5 @@
-// The volvox tool end to end: denoise files, the JSON line, exit status and one-line errors.
+// The volvox tool end to end: denoise files and sequences, the JSON line, exit status and one-line
+// errors.
 #include <cstdio>
 #include <fstream>
 
@@ -58,6 +59,50 @@ TEST(Cli, DenoisesFilesAndPrintsJson) {
             " -o " + (dir / "x.pfm").string());
   EXPECT_EQ(res.status, 1);
   EXPECT_NE(res.output.find("missing.exr"), std::string::npos) << res.output;
+}
+
+// An animation end to end: render 3 frames, denoise them per frame and with the TAA stage, compare
+// the sequences. Frame 0 is the same either way (no history); the per-frame run's frames equal the
+// single-image command's; compare prints the temporal error of both.
+TEST(Cli, DenoisesASequenceAndComparesIt) {
+  const auto dir = test::temp_dir();
+  const std::string r = (dir / "r").string(), w = (dir / "w.tza").string();
+  write_tza_file(dir / "w.tza", make_random_unet_weights(UNetVariant::small, 9, 4));
+  CommandResult res = run("render --scene spheres --width 32 --height 24 --spp 2 --frames 3 --camera pan --moving "
+                          "--reference-spp 8 --format pfm -o " + r);
+  ASSERT_EQ(res.status, 0) << res.output;
+  const std::string inputs = " --weights " + w + " --color " + r + "_%04d_color.pfm --albedo " + r +
+                             "_%04d_albedo.pfm --normal " + r + "_%04d_normal.pfm --motion " + r +
+                             "_%04d_motion.pfm --depth " + r + "_%04d_depth.pfm --hdr --device cpu";
+  for (const char* t : {"none", "taa", "both"}) {
+    res = run(std::string("denoise --sequence") + inputs + " --temporal " + t + " -o " + (dir / t).string() + "_%d.pfm");
+    ASSERT_EQ(res.status, 0) << res.output;
+    EXPECT_NE(res.output.find("denoised 3 frames"), std::string::npos) << res.output;
+  }
+  EXPECT_EQ(read_image(dir / "none_0.pfm").pixels, read_image(dir / "taa_0.pfm").pixels);
+  EXPECT_NE(read_image(dir / "none_2.pfm").pixels, read_image(dir / "taa_2.pfm").pixels);
+  EXPECT_NE(read_image(dir / "taa_1.pfm").pixels, read_image(dir / "both_1.pfm").pixels);
+  res = run("denoise --weights " + w + " --color " + r + "_0001_color.pfm --albedo " + r + "_0001_albedo.pfm --normal " +
+            r + "_0001_normal.pfm --hdr --device cpu -o " + (dir / "single.pfm").string());
+  ASSERT_EQ(res.status, 0) << res.output;
+  EXPECT_EQ(read_image(dir / "single.pfm").pixels, read_image(dir / "none_1.pfm").pixels);
+  res = run("compare --sequence --reference " + r + "_%04d_reference.pfm --motion " + r + "_%04d_motion.pfm --depth " +
+            r + "_%04d_depth.pfm --normal " + r + "_%04d_normal.pfm " + (dir / "none").string() + "_%d.pfm " +
+            (dir / "taa").string() + "_%d.pfm");
+  ASSERT_EQ(res.status, 0) << res.output;
+  EXPECT_NE(res.output.find("3 frames, mean PSNR"), std::string::npos) << res.output;
+  EXPECT_NE(res.output.find("temporal error"), std::string::npos) << res.output;
+  // Errors: a pattern without a frame field, guides without --sequence, no frame at all.
+  res = run(std::string("denoise --sequence") + inputs + " -o " + (dir / "plain.pfm").string());
+  EXPECT_EQ(res.status, 1);
+  EXPECT_NE(res.output.find("frame-number fields"), std::string::npos) << res.output;
+  res = run("denoise --weights " + w + " --color " + r + "_0001_color.pfm --motion " + r + "_0001_motion.pfm -o " +
+            (dir / "x.pfm").string());
+  EXPECT_EQ(res.status, 1);
+  EXPECT_NE(res.output.find("guides of a --sequence"), std::string::npos) << res.output;
+  res = run(std::string("denoise --sequence --first-frame 7") + inputs + " -o " + (dir / "t").string() + "_%d.pfm");
+  EXPECT_EQ(res.status, 1);
+  EXPECT_NE(res.output.find("no frame"), std::string::npos) << res.output;
 }
 
 }  // namespace

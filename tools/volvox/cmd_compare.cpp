@@ -1,11 +1,16 @@
-// volvox compare: PSNR of images against a reference, and an optional side-by-side strip.
+// volvox compare: PSNR of images against a reference, and an optional side-by-side strip; with
+// --sequence, of frame sequences: PSNR per frame and the temporal error (denoise/temporal_metrics.h).
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "command.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "denoise/image_metrics.h"
+#include "denoise/temporal_metrics.h"
 #include "formats/image_io.h"
+#include "frame_pattern.h"
 
 namespace vx::cli {
 namespace {
@@ -14,9 +19,25 @@ struct CompareArgs {
   std::string reference;
   std::vector<std::string> images;
   std::string side_by_side;
+  bool sequence = false;
+  std::string motion, depth, normal;  // --sequence: the reference's guides
+  int first_frame = 0;
 };
 
 void validate(const CompareArgs& a) {
+  VX_CHECK(a.sequence || (a.motion.empty() && a.depth.empty() && a.normal.empty()), InvalidArgument,
+           "--motion, --depth and --normal are guides of a --sequence");
+  if (a.sequence) {
+    VX_CHECK(a.side_by_side.empty(), InvalidArgument, "--side-by-side compares single images");
+    VX_CHECK(!a.motion.empty() && !a.depth.empty() && !a.normal.empty(), InvalidArgument,
+             "--sequence needs the reference's --motion, --depth and --normal frames (the temporal error)");
+    check_range("--first-frame", a.first_frame, 0, 99999999);
+    for (const auto& [flag, pattern] : {std::pair{"--reference", a.reference}, {"--motion", a.motion},
+                                        {"--depth", a.depth}, {"--normal", a.normal}})
+      check_frame_pattern(flag, pattern);
+    for (const std::string& pattern : a.images) check_frame_pattern("an image pattern", pattern);
+    return;
+  }
   if (a.side_by_side.empty()) return;
   image_format_for_path(a.side_by_side);
   for (const std::string& path : a.images)
@@ -41,15 +62,62 @@ void run_compare(const CompareArgs& a) {
   }
 }
 
+// Per frame: each sequence's PSNR against the reference and, from the second frame on, its
+// temporal error; then the mean PSNR and the RMS of the temporal errors over the frames.
+void run_compare_sequence(const CompareArgs& a) {
+  struct Frame {
+    Image reference, depth, normal;
+    std::vector<Image> images;
+  };
+  Frame previous;
+  std::vector<double> psnr_sum(a.images.size(), 0), temporal_sq(a.images.size(), 0);
+  int frames = 0;
+  std::printf("%-6s", "frame");
+  for (const std::string& p : a.images) std::printf("  %32.32s PSNR  temporal", p.c_str());
+  std::printf("\n");
+  for (int f = a.first_frame; std::filesystem::exists(frame_path(a.reference, f)); ++f, ++frames) {
+    Frame now{read_image(frame_path(a.reference, f)), read_image(frame_path(a.depth, f)),
+              read_image(frame_path(a.normal, f)), {}};
+    const Image motion = read_image(frame_path(a.motion, f));
+    std::printf("%-6d", f);
+    for (size_t i = 0; i < a.images.size(); ++i) {
+      now.images.push_back(read_image(frame_path(a.images[i], f)));
+      const double psnr = denoise::display_psnr(now.reference, now.images[i]);
+      psnr_sum[i] += psnr;
+      if (frames == 0) {
+        std::printf("  %32s %6.2f  %8s", "", psnr, "-");
+        continue;
+      }
+      const double t = denoise::temporal_rmse(previous.images[i], now.images[i], previous.reference, now.reference,
+                                              {&motion, &now.depth, &previous.depth, &now.normal, &previous.normal});
+      temporal_sq[i] += t * t;
+      std::printf("  %32s %6.2f  %8.5f", "", psnr, t);
+    }
+    std::printf("\n");
+    previous = std::move(now);
+  }
+  VX_CHECK(frames > 0, InvalidArgument, "no frame: ", frame_path(a.reference, a.first_frame), " does not exist");
+  for (size_t i = 0; i < a.images.size(); ++i)
+    std::printf("%s: %d frames, mean PSNR %.2f dB, temporal error %.5f (RMS over frames 2..%d)\n", a.images[i].c_str(),
+                frames, psnr_sum[i] / frames, frames > 1 ? std::sqrt(temporal_sq[i] / (frames - 1)) : 0.0, frames);
+}
+
 void setup_compare(CLI::App& app) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand("compare", "PSNR (display-encoded) of images against a reference");
   cmd->add_option("--reference", args->reference, "reference image")->required();
   cmd->add_option("images", args->images, "images to compare")->required();
   cmd->add_option("--side-by-side", args->side_by_side, "write images then reference side by side (PNG)");
+  cmd->add_flag("--sequence", args->sequence,
+                "compare frame sequences: --reference and the images are patterns such as 'out/%04d.exr'; "
+                "prints PSNR per frame and the temporal error (needs --motion, --depth, --normal)");
+  cmd->add_option("--motion", args->motion, "--sequence: the reference's motion vectors");
+  cmd->add_option("--depth", args->depth, "--sequence: the reference's depth");
+  cmd->add_option("--normal", args->normal, "--sequence: the reference's normals");
+  cmd->add_option("--first-frame", args->first_frame, "--sequence: the first frame number")->capture_default_str();
   cmd->callback([args] {
     validate(*args);
-    if (!validate_only()) run_compare(*args);
+    if (!validate_only()) args->sequence ? run_compare_sequence(*args) : run_compare(*args);
   });
 }
 

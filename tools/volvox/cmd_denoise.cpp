@@ -14,9 +14,12 @@
 #include "flags.h"
 #include "denoise/filter.h"
 #include "denoise/filter_mode.h"
+#include "denoise/temporal_accumulator.h"
+#include "denoise/temporal_stabilizer.h"
 #include "denoise/weights_choice.h"
 #include "denoise/weights_store.h"
 #include "formats/image_io.h"
+#include "frame_pattern.h"
 
 namespace vx::cli {
 namespace {
@@ -28,6 +31,12 @@ struct DenoiseArgs {
   std::string device = "auto", precision = "auto", quality = "high", kernels = "auto";
   int max_tile = 0, max_memory_mb = -1, threads = 0, repeat = 1;
   double target_tile_ms = 0;
+  // --sequence: the image paths are frame patterns (frame_pattern.h); --temporal taa stabilises the
+  // outputs with --motion, --depth and --normal (denoise/temporal_stabilizer.h).
+  bool sequence = false;
+  std::string motion, depth, temporal = "taa";
+  float temporal_blend = 0.8f;
+  int first_frame = 0;
 };
 
 bool is_png(const std::string& path) {
@@ -122,6 +131,21 @@ void validate(const DenoiseArgs& a) {
     VX_CHECK(path.empty() || !same_file(path, a.output), InvalidArgument, "-o ", a.output, " is the ", flag,
              " file: the output must not overwrite an input");
   image_format_for_path(a.output);  // a known extension before any work is done
+  VX_CHECK(a.sequence || (a.motion.empty() && a.depth.empty()), InvalidArgument,
+           "--motion and --depth are guides of a --sequence");
+  if (!a.sequence) return;
+  VX_CHECK(color, InvalidArgument, "--sequence denoises --color frames");
+  VX_CHECK(a.repeat == 1 && !a.prefilter_aux, InvalidArgument, "--sequence takes neither --repeat nor --prefilter-aux");
+  VX_CHECK(a.temporal == "taa" || a.temporal == "none" || a.temporal == "accumulate" || a.temporal == "both",
+           InvalidArgument, "--temporal '", a.temporal, "' (none, taa, accumulate or both)");
+  VX_CHECK(a.temporal_blend >= 0 && a.temporal_blend < 1, InvalidArgument, "--temporal-blend ", a.temporal_blend,
+           " must be in [0, 1)");
+  check_range("--first-frame", a.first_frame, 0, 99999999);
+  VX_CHECK(a.temporal == "none" || (!a.motion.empty() && !a.depth.empty() && normal), InvalidArgument,
+           "--temporal ", a.temporal, " needs --motion, --depth and --normal frames (or --temporal none)");
+  for (const auto& [flag, pattern] : {std::pair{"--color", a.color}, {"--albedo", a.albedo}, {"--normal", a.normal},
+                                      {"--motion", a.motion}, {"--depth", a.depth}, {"-o", a.output}})
+    if (!pattern.empty()) check_frame_pattern(flag, pattern);
 }
 
 // PNG stores normals as n * 0.5 + 0.5; the filter reads and writes [-1, 1].
@@ -242,6 +266,69 @@ void run_denoise(const DenoiseArgs& a) {
   }
 }
 
+// --sequence: the filter committed once for the first frame's size; every frame's images copied
+// into the same buffers (the filter keeps its views), denoised, stabilised and written.
+void run_denoise_sequence(const DenoiseArgs& a) {
+  if (a.threads > 0) ThreadPool::set_global_threads(a.threads);
+  auto device = denoise::Device::create(a.device, a.threads);
+  denoise::Filter filter(device);
+  denoise::TemporalStabilizer stabilizer(a.temporal_blend);
+  denoise::TemporalAccumulator accumulator;
+  const bool accumulate = a.temporal == "accumulate" || a.temporal == "both",
+             stabilize = a.temporal == "taa" || a.temporal == "both";
+  Image color, albedo, normal, output;
+  int frames = 0;
+  for (int f = a.first_frame; std::filesystem::exists(frame_path(a.color, f)); ++f, ++frames) {
+    const auto start = std::chrono::steady_clock::now();
+    // A frame's image into `into`: the first frame sets the size; later ones must match it and are
+    // copied into the same pixels (the filter keeps views of its buffers).
+    auto load = [&](Image& into, const std::string& pattern, const char* what) {
+      Image img = read_image(frame_path(pattern, f));
+      if (frames == 0) {
+        into = std::move(img);
+        return;
+      }
+      VX_CHECK(img.width == into.width && img.height == into.height && img.channels == into.channels,
+               InvalidArgument, what, " frame ", frame_path(pattern, f), " is ", img.width, "x", img.height, "x",
+               img.channels, " but frame ", a.first_frame, " was ", into.width, "x", into.height, "x", into.channels);
+      std::copy(img.pixels.begin(), img.pixels.end(), into.pixels.begin());
+    };
+    load(color, a.color, "--color");
+    if (!a.albedo.empty()) load(albedo, a.albedo, "--albedo");
+    if (!a.normal.empty()) {
+      load(normal, a.normal, "--normal");
+      if (is_png(a.normal)) normals_from_png(normal);
+    }
+    Image motion, depth;
+    if (a.temporal != "none") {
+      motion = read_image(frame_path(a.motion, f));
+      depth = read_image(frame_path(a.depth, f));
+    }
+    if (accumulate) {  // the network sees the accumulated colour (in the filter's buffer)
+      const Image accumulated = accumulator.apply(color, motion, depth, normal);
+      std::copy(accumulated.pixels.begin(), accumulated.pixels.end(), color.pixels.begin());
+    }
+    if (frames == 0) {
+      output = Image(color.width, color.height, 3);
+      filter.set_image("color", denoise::image_view(color));
+      if (!albedo.empty()) filter.set_image("albedo", denoise::image_view(albedo));
+      if (!normal.empty()) filter.set_image("normal", denoise::image_view(normal));
+      filter.set_image("output", denoise::image_view(output));
+      filter.params() = filter_params(a);
+      if (!a.weights.empty()) filter.set_weights_file(a.weights);
+      filter.commit();
+    }
+    filter.execute();
+    Image result = output;
+    if (stabilize) result = stabilizer.apply(output, motion, depth, normal);
+    write_image(frame_path(a.output, f), result);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "frame %d: %.1f ms -> %s\n", f, ms, frame_path(a.output, f).c_str());
+  }
+  VX_CHECK(frames > 0, InvalidArgument, "no frame: ", frame_path(a.color, a.first_frame), " does not exist");
+  std::fprintf(stderr, "denoised %d frames (%s, temporal %s)\n", frames, filter.describe().c_str(), a.temporal.c_str());
+}
+
 void setup_denoise(CLI::App& app) {
   auto args = std::make_shared<DenoiseArgs>();
   CLI::App* cmd = app.add_subcommand(
@@ -282,9 +369,21 @@ void setup_denoise(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print one JSON line with timings");
   cmd->add_option("--repeat", args->repeat, "denoise N times (benchmarks; a JSON line per run with --json)");
   cmd->add_flag("--profile", args->profile, "print per-layer times and kernel variants");
+  cmd->add_flag("--sequence", args->sequence,
+                "denoise an animation: --color, --albedo, --normal, --motion, --depth and -o are frame patterns "
+                "such as 'frames/room_%04d_color.exr', frames from --first-frame until the colour file is missing");
+  cmd->add_option("--motion", args->motion, "--sequence: motion vectors (dx, dy pixels to the previous frame)");
+  cmd->add_option("--depth", args->depth, "--sequence: depth along the pixel-centre ray (0: sky)");
+  cmd->add_option("--temporal", args->temporal,
+                  "--sequence: taa (reproject the previous output, clamp to the neighbourhood, blend), accumulate "
+                  "(reproject and average the noisy colour before the network), both, or none")
+      ->capture_default_str();
+  cmd->add_option("--temporal-blend", args->temporal_blend, "--sequence: the history's weight, [0, 1)")
+      ->capture_default_str();
+  cmd->add_option("--first-frame", args->first_frame, "--sequence: the first frame number")->capture_default_str();
   cmd->callback([args] {
     validate(*args);
-    if (!validate_only()) run_denoise(*args);
+    if (!validate_only()) args->sequence ? run_denoise_sequence(*args) : run_denoise(*args);
   });
 }
 
