@@ -14,10 +14,14 @@ struct Reprojected {
   std::vector<uint8_t> valid;  // per pixel: inside the image, and normal and depth agree
 };
 
+// How `previous` is sampled between pixel centres: bilinear (the metric's plain warp), or
+// Catmull-Rom, sharper, for histories that are resampled every frame and would blur away.
+enum class Resampling { bilinear, catmull_rom };
+
 // `motion`: 2 (or more; the first two used) channels. `depth` and `normal` of both frames (1 and 3
 // channels) decide validity: depth within 10% (relative) and normals within ~25 degrees; a pixel
 // whose ray left the scene (depth 0 in both) is valid when it lands inside the image.
 Reprojected reproject(const Image& previous, const Image& motion, const Image& depth, const Image& previous_depth,
-                      const Image& normal, const Image& previous_normal);
+                      const Image& normal, const Image& previous_normal, Resampling resampling);
 
 }  // namespace vx::denoise

@@ -25,8 +25,10 @@ Image TemporalAccumulator::apply(const Image& color, const Image& motion, const 
   const int w = color.width, h = color.height;
   Image out = color, length(w, h, 1);
   if (accumulated_.width == w && accumulated_.height == h) {
-    const Reprojected history = reproject(accumulated_, motion, depth, previous_depth_, normal, previous_normal_);
-    const Reprojected lengths = reproject(length_, motion, depth, previous_depth_, normal, previous_normal_);
+    const Reprojected history = reproject(accumulated_, motion, depth, previous_depth_, normal, previous_normal_,
+                                              Resampling::catmull_rom);
+    const Reprojected lengths = reproject(length_, motion, depth, previous_depth_, normal, previous_normal_,
+                                              Resampling::bilinear);
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
         if (!history.valid[size_t(y) * size_t(w) + size_t(x)]) continue;

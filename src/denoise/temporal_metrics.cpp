@@ -27,9 +27,9 @@ double temporal_rmse(const Image& output_previous, const Image& output, const Im
     VX_CHECK(img->width == output.width && img->height == output.height, InvalidArgument, "frames of ", img->width,
              "x", img->height, " and ", output.width, "x", output.height);
   const Reprojected out_prev = reproject(display(output_previous), *g.motion, *g.depth, *g.previous_depth, *g.normal,
-                                         *g.previous_normal);
+                                         *g.previous_normal, Resampling::bilinear);
   const Reprojected ref_prev = reproject(display(reference_previous), *g.motion, *g.depth, *g.previous_depth,
-                                         *g.normal, *g.previous_normal);
+                                         *g.normal, *g.previous_normal, Resampling::bilinear);
   const Image out_now = display(output), ref_now = display(reference);
   double sum = 0;
   size_t count = 0;

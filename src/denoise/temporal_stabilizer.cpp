@@ -25,7 +25,8 @@ Image TemporalStabilizer::apply(const Image& denoised, const Image& motion, cons
   Image out = denoised;
   const bool has_history = previous_output_.width == w && previous_output_.height == h;
   if (has_history) {
-    const Reprojected history = reproject(previous_output_, motion, depth, previous_depth_, normal, previous_normal_);
+    const Reprojected history = reproject(previous_output_, motion, depth, previous_depth_, normal, previous_normal_,
+                                              Resampling::catmull_rom);
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
         if (!history.valid[size_t(y) * size_t(w) + size_t(x)]) continue;

@@ -52,16 +52,22 @@ TEST(Reprojection, IntegerMotionFetchesThePreviousPixelAndFlagsWhatWasNotVisible
   Image prev_n = n;
   prev_n.at(8, 5, 1) = 0.0f;  // a surface facing elsewhere: pixel (6, 6)
   prev_n.at(8, 5, 0) = 1.0f;
-  const Reprojected r = reproject(prev, motion, depth, prev_depth, n, prev_n);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      const bool inside = x + 2 < w && y - 1 >= 0;
-      const bool hidden = (x == 4 && y == 4) || (x == 6 && y == 6);
-      EXPECT_EQ(bool(r.valid[size_t(y) * w + x]), inside && !hidden) << x << "," << y;
-      if (inside)
-        for (int c = 0; c < 3; ++c) EXPECT_NEAR(r.values.at(x, y, c), prev.at(x + 2, y - 1, c), 1e-6f);
-    }
-  EXPECT_THROW(reproject(prev, motion_of(w, h + 1, 0, 0), depth, prev_depth, n, prev_n), Error);
+  for (Resampling resampling : {Resampling::bilinear, Resampling::catmull_rom}) {
+    const Reprojected r = reproject(prev, motion, depth, prev_depth, n, prev_n, resampling);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const bool inside = x + 2 < w && y - 1 >= 0;
+        const bool hidden = (x == 4 && y == 4) || (x == 6 && y == 6);
+        EXPECT_EQ(bool(r.valid[size_t(y) * w + x]), inside && !hidden) << x << "," << y;
+        if (inside) {
+          for (int c = 0; c < 3; ++c) EXPECT_NEAR(r.values.at(x, y, c), prev.at(x + 2, y - 1, c), 1e-5f);
+        }
+      }
+  }
+  // Half a pixel: bilinear averages the two neighbours; Catmull-Rom too on a linear ramp (it is exact on them).
+  const Reprojected half = reproject(prev, motion_of(w, h, 0.5f, 0), depth, depth, n, n, Resampling::catmull_rom);
+  EXPECT_NEAR(half.values.at(5, 4, 0), 0.5f * (prev.at(5, 4, 0) + prev.at(6, 4, 0)), 1e-5f);
+  EXPECT_THROW(reproject(prev, motion_of(w, h + 1, 0, 0), depth, prev_depth, n, prev_n, Resampling::bilinear), Error);
 }
 
 TEST(TemporalStabilizer, StaticNoiseAveragesOutAndASuddenChangeIsNotSmeared) {
@@ -80,7 +86,9 @@ TEST(TemporalStabilizer, StaticNoiseAveragesOutAndASuddenChangeIsNotSmeared) {
     Image frame = truth;
     for (float& v : frame.pixels) v += noise(rng);
     const Image out = taa.apply(frame, still, depth, n);
-    if (f == 0) EXPECT_EQ(out.pixels, frame.pixels) << "the first frame passes through";
+    if (f == 0) {
+      EXPECT_EQ(out.pixels, frame.pixels) << "the first frame passes through";
+    }
     if (f >= 8) per_frame += rmse(frame), stabilised += rmse(out);
   }
   // Averaging over frames removes most of the noise; the neighbourhood clamp keeps some.
@@ -114,7 +122,9 @@ TEST(TemporalAccumulator, NoiseFallsWithTheHistoryAndADisocclusionStartsOver) {
     frame = truth;
     for (float& v : frame.pixels) v += noise(rng);
     out = acc.apply(frame, still, depth, n);
-    if (f == 0) EXPECT_EQ(out.pixels, frame.pixels);
+    if (f == 0) {
+      EXPECT_EQ(out.pixels, frame.pixels);
+    }
   }
   // An exponential average with weight 0.2 leaves sqrt(0.2 / 1.8) = 0.33 of the noise.
   EXPECT_LT(rmse(out), 0.45 * sigma);
