@@ -88,8 +88,11 @@ TEST(Cli, DenoisesASequenceAndComparesIt) {
   EXPECT_EQ(read_image(dir / "single.pfm").pixels, read_image(dir / "none_1.pfm").pixels);
   res = run("compare --sequence --reference " + r + "_%04d_reference.pfm --motion " + r + "_%04d_motion.pfm --depth " +
             r + "_%04d_depth.pfm --normal " + r + "_%04d_normal.pfm " + (dir / "none").string() + "_%d.pfm " +
-            (dir / "taa").string() + "_%d.pfm");
+            (dir / "taa").string() + "_%d.pfm --side-by-side " + (dir / "strip_%02d.png").string());
   ASSERT_EQ(res.status, 0) << res.output;
+  const Image strip = read_image(dir / "strip_02.png");
+  EXPECT_EQ(strip.height, 24);
+  EXPECT_EQ(strip.width, 3 * 32 + 2 * 8);  // per-frame, TAA, reference, two gaps
   EXPECT_NE(res.output.find("3 frames, mean PSNR"), std::string::npos) << res.output;
   EXPECT_NE(res.output.find("temporal error"), std::string::npos) << res.output;
   // Errors: a pattern without a frame field, guides without --sequence, no frame at all.

@@ -28,7 +28,13 @@ void validate(const CompareArgs& a) {
   VX_CHECK(a.sequence || (a.motion.empty() && a.depth.empty() && a.normal.empty()), InvalidArgument,
            "--motion, --depth and --normal are guides of a --sequence");
   if (a.sequence) {
-    VX_CHECK(a.side_by_side.empty(), InvalidArgument, "--side-by-side compares single images");
+    if (!a.side_by_side.empty()) {
+      check_frame_pattern("--side-by-side", a.side_by_side);
+      image_format_for_path(a.side_by_side);
+      for (const std::string& pattern : a.images)
+        VX_CHECK(pattern != a.side_by_side && a.reference != a.side_by_side, InvalidArgument, "--side-by-side ",
+                 a.side_by_side, " is one of the sequences compared");
+    }
     VX_CHECK(!a.motion.empty() && !a.depth.empty() && !a.normal.empty(), InvalidArgument,
              "--sequence needs the reference's --motion, --depth and --normal frames (the temporal error)");
     check_range("--first-frame", a.first_frame, 0, 99999999);
@@ -94,6 +100,12 @@ void run_compare_sequence(const CompareArgs& a) {
       std::printf("  %32s %6.2f  %8.5f", "", psnr, t);
     }
     std::printf("\n");
+    if (!a.side_by_side.empty()) {  // this frame's images, then the reference
+      std::vector<const Image*> strip;
+      for (const Image& img : now.images) strip.push_back(&img);
+      strip.push_back(&now.reference);
+      write_image(frame_path(a.side_by_side, f), denoise::side_by_side(strip));
+    }
     previous = std::move(now);
   }
   VX_CHECK(frames > 0, InvalidArgument, "no frame: ", frame_path(a.reference, a.first_frame), " does not exist");
@@ -107,7 +119,9 @@ void setup_compare(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compare", "PSNR (display-encoded) of images against a reference");
   cmd->add_option("--reference", args->reference, "reference image")->required();
   cmd->add_option("images", args->images, "images to compare")->required();
-  cmd->add_option("--side-by-side", args->side_by_side, "write images then reference side by side (PNG)");
+  cmd->add_option("--side-by-side", args->side_by_side,
+                  "write images then reference side by side (PNG); with --sequence a frame pattern, one strip a "
+                  "frame (e.g. for ffmpeg -i strip_%04d.png)");
   cmd->add_flag("--sequence", args->sequence,
                 "compare frame sequences: --reference and the images are patterns such as 'out/%04d.exr'; "
                 "prints PSNR per frame and the temporal error (needs --motion, --depth, --normal)");

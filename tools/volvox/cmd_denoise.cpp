@@ -321,9 +321,13 @@ void run_denoise_sequence(const DenoiseArgs& a) {
     filter.execute();
     Image result = output;
     if (stabilize) result = stabilizer.apply(output, motion, depth, normal);
-    write_image(frame_path(a.output, f), result);
+    const std::string out_path = frame_path(a.output, f);
+    for (const std::string* pattern : {&a.color, &a.albedo, &a.normal, &a.motion, &a.depth})
+      VX_CHECK(pattern->empty() || !same_file(frame_path(*pattern, f), out_path), InvalidArgument, "-o ", out_path,
+               " is an input frame: the output must not overwrite an input");
+    write_image(out_path, result);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "frame %d: %.1f ms -> %s\n", f, ms, frame_path(a.output, f).c_str());
+    std::fprintf(stderr, "frame %d: %.1f ms -> %s\n", f, ms, out_path.c_str());
   }
   VX_CHECK(frames > 0, InvalidArgument, "no frame: ", frame_path(a.color, a.first_frame), " does not exist");
   std::fprintf(stderr, "denoised %d frames (%s, temporal %s)\n", frames, filter.describe().c_str(), a.temporal.c_str());
