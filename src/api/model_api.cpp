@@ -40,6 +40,18 @@ VXModel new_model(VXDevice device, const std::function<vx::Graph()>& import) {
   return result;
 }
 
+// The dimensions of input `n` as the caller gives them; InvalidArgument for an unknown input or a bad shape.
+std::vector<int64_t> input_dims(const VXModelImpl& model, const std::string& n, const int64_t* shape, size_t rank) {
+  const vx::Graph& g = model.session->graph();
+  bool known = false;
+  for (vx::ValueId id : g.inputs) known |= g.value(id).name == n;
+  VX_CHECK(known, InvalidArgument, "model has no input '", n, "'");
+  VX_CHECK(rank <= 8 && (shape != nullptr || rank == 0), InvalidArgument, "input '", n, "': bad shape (rank ", rank, ")");
+  std::vector<int64_t> dims(shape, shape + rank);
+  for (int64_t d : dims) VX_CHECK(d >= 0, InvalidArgument, "input '", n, "': negative dimension ", d);
+  return dims;
+}
+
 #define VX_REQUIRE_MODEL(m, ...)                                       \
   if (!(m)) {                                                          \
     record(nullptr, VX_ERROR_INVALID_ARGUMENT, "null model handle");   \
@@ -102,13 +114,7 @@ void vxSetModelInput(VXModel model, const char* name, VXDataType type, const int
   VX_REQUIRE_MODEL(model);
   guarded(model->owner, [&] {
     const std::string n = name ? name : "";
-    const vx::Graph& g = model->session->graph();
-    bool known = false;
-    for (vx::ValueId id : g.inputs) known |= g.value(id).name == n;
-    VX_CHECK(known, InvalidArgument, "model has no input '", n, "'");
-    VX_CHECK(rank <= 8 && (shape != nullptr || rank == 0), InvalidArgument, "input '", n, "': bad shape (rank ", rank, ")");
-    std::vector<int64_t> dims(shape, shape + rank);
-    for (int64_t d : dims) VX_CHECK(d >= 0, InvalidArgument, "input '", n, "': negative dimension ", d);
+    const std::vector<int64_t> dims = input_dims(*model, n, shape, rank);
     vx::Tensor t(vx::api::to_dtype(type), vx::Shape(dims));
     VX_CHECK(data != nullptr || t.nbytes() == 0, InvalidArgument, "input '", n, "': null data");
     if (t.nbytes()) std::memcpy(t.raw(), data, t.nbytes());
@@ -122,14 +128,8 @@ void vxSetModelInputVulkanBuffer(VXModel model, const char* name, const int64_t*
   VX_REQUIRE_MODEL(model);
   guarded(model->owner, [&] {
     const std::string n = name ? name : "";
-    const vx::Graph& g = model->session->graph();
-    bool known = false;
-    for (vx::ValueId id : g.inputs) known |= g.value(id).name == n;
-    VX_CHECK(known, InvalidArgument, "model has no input '", n, "'");
+    const std::vector<int64_t> dims = input_dims(*model, n, shape, rank);
     VX_CHECK(buffer != 0, InvalidArgument, "input '", n, "': null VkBuffer (use vxSetModelInput for host memory)");
-    VX_CHECK(rank <= 8 && (shape != nullptr || rank == 0), InvalidArgument, "input '", n, "': bad shape (rank ", rank, ")");
-    std::vector<int64_t> dims(shape, shape + rank);
-    for (int64_t d : dims) VX_CHECK(d >= 0, InvalidArgument, "input '", n, "': negative dimension ", d);
     model->inputs[n] = vx::Tensor::wrap(vx::DType::f32, vx::Shape(dims), nullptr);  // the shape; values on the device
     model->input_buffers[n] = {buffer, byte_offset};
   });

@@ -270,16 +270,7 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
 
   // ---- descriptor sets ----
   VX_VK_CHECK(vkResetDescriptorPool(ctx_.device(), descriptor_pool_, 0));
-  auto allocate_set = [&]() {
-    VkDescriptorSetLayout set_layout = layout_->set_layout();
-    VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    dsai.descriptorPool = descriptor_pool_;
-    dsai.descriptorSetCount = 1;
-    dsai.pSetLayouts = &set_layout;
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    VX_VK_CHECK(vkAllocateDescriptorSets(ctx_.device(), &dsai, &set));
-    return set;
-  };
+  auto allocate_set = [&]() { return layout_->allocate_set(descriptor_pool_); };
   const vk::BufferRange params_range = params_.range(0, sizeof(vk::DenoiseJobParams));
   const vk::BufferRange input_range = slots[0].range;
   VkDescriptorSet bins_set = VK_NULL_HANDLE, reduce_set = VK_NULL_HANDLE;

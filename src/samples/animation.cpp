@@ -39,7 +39,7 @@ Scene animated_scene(const Scene& base, const Animation& animation, int frame) {
     case CameraPath::still:
       break;
     case CameraPath::orbit: {
-      const float a = t * 24.0f * kPi / 180.0f, ca = std::cos(a), sa = std::sin(a);
+      const float a = t * 12.0f * kPi / 180.0f, ca = std::cos(a), sa = std::sin(a);
       const Vec3 r = c.position - c.look_at;  // rotated about +y through the look-at point
       c.position = c.look_at + Vec3(ca * r.x + sa * r.z, r.y, -sa * r.x + ca * r.z);
       break;

@@ -10,7 +10,7 @@ namespace vx::samples {
 
 enum class CameraPath {
   still,  // the scene's own camera
-  orbit,  // 24 degrees about the vertical axis through the look-at point
+  orbit,  // 12 degrees about the vertical axis through the look-at point (inside the closed room)
   dolly,  // 30% of the way towards the look-at point
   pan,    // the look-at point moved sideways by 20% of the viewing distance
 };

@@ -75,7 +75,9 @@ class VulkanIoBinding : public test::VulkanOpTest {
       for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
         EXPECT_FALSE(p.on_host) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
         const bool network_variant = p.variant == "tiled" || p.variant.rfind("coopmat", 0) == 0;
-        if (p.op == "vx.FusedConv") EXPECT_EQ(network_variant, network) << p.variant;
+        if (p.op == "vx.FusedConv") {
+          EXPECT_EQ(network_variant, network) << p.variant;
+        }
       }
     }
   }

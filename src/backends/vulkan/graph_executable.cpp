@@ -323,12 +323,7 @@ void VulkanGraphExecutable::build(const Graph& graph) {
     if (!pipeline) pipeline = std::make_unique<ComputePipeline>(ctx_, *layout_, shader);
     Step step;
     step.pipeline = pipeline.get();
-    VkDescriptorSetLayout set_layout = layout_->set_layout();
-    VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    dsai.descriptorPool = descriptor_pool_;
-    dsai.descriptorSetCount = 1;
-    dsai.pSetLayouts = &set_layout;
-    VX_VK_CHECK(vkAllocateDescriptorSets(ctx_.device(), &dsai, &step.set));
+    step.set = layout_->allocate_set(descriptor_pool_);
     VkWriteDescriptorSet writes[kKernelBindings];
     for (uint32_t k = 0; k < kKernelBindings; ++k) {
       writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};

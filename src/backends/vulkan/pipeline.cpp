@@ -4,6 +4,16 @@
 
 namespace vx::vk {
 
+VkDescriptorSet KernelLayout::allocate_set(VkDescriptorPool pool) const {
+  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  dsai.descriptorPool = pool;
+  dsai.descriptorSetCount = 1;
+  dsai.pSetLayouts = &set_layout_;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  VX_VK_CHECK(vkAllocateDescriptorSets(device_, &dsai, &set));
+  return set;
+}
+
 KernelLayout::KernelLayout(const VulkanContext& ctx) : KernelLayout(ctx, kKernelBindings, kPushConstantBytes) {}
 
 KernelLayout::KernelLayout(const VulkanContext& ctx, uint32_t binding_count, uint32_t push_bytes)

@@ -24,6 +24,8 @@ class KernelLayout {
   KernelLayout& operator=(const KernelLayout&) = delete;
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
   VkPipelineLayout pipeline_layout() const { return pipeline_layout_; }
+  // A descriptor set of this layout from `pool` (freed with the pool).
+  VkDescriptorSet allocate_set(VkDescriptorPool pool) const;
 
  private:
   VkDevice device_;

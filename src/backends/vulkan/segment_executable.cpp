@@ -278,12 +278,7 @@ void SegmentExecutable::create_gpu_objects() {
       gd.push.assign(kOpPushConstantBytes, 0);
       std::memcpy(gd.push.data(), d.push.data(), d.push.size());
       gd.groups = d.groups;
-      VkDescriptorSetLayout set_layout = layout_->set_layout();
-      VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-      dsai.descriptorPool = descriptor_pool_;
-      dsai.descriptorSetCount = 1;
-      dsai.pSetLayouts = &set_layout;
-      VX_VK_CHECK(vkAllocateDescriptorSets(ctx_.device(), &dsai, &gd.set));
+      gd.set = layout_->allocate_set(descriptor_pool_);
       VkDescriptorBufferInfo infos[kMaxOpBindings];
       VkWriteDescriptorSet writes[kMaxOpBindings];
       for (uint32_t k = 0; k < kMaxOpBindings; ++k) {
@@ -346,7 +341,6 @@ void SegmentExecutable::create_gpu_objects() {
 }
 
 void SegmentExecutable::create_conversion(Transfer& t, bool upload) {
-  const DeviceSlot& slot = slots_[size_t(t.value)];
   const int64_t count = graph_.value(t.value).shape.numel();
   const std::string shader = upload ? "convert_float.f32_f16" : "convert_float.f16_f32";
   auto& pipeline = pipelines_[shader];
@@ -357,12 +351,7 @@ void SegmentExecutable::create_conversion(Transfer& t, bool upload) {
   const int32_t count32 = int32_t(count);
   std::memcpy(gd.push.data(), &count32, sizeof(count32));
   gd.groups = linear_groups(uint64_t(count));
-  VkDescriptorSetLayout set_layout = layout_->set_layout();
-  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dsai.descriptorPool = descriptor_pool_;
-  dsai.descriptorSetCount = 1;
-  dsai.pSetLayouts = &set_layout;
-  VX_VK_CHECK(vkAllocateDescriptorSets(ctx_.device(), &dsai, &gd.set));
+  gd.set = layout_->allocate_set(descriptor_pool_);
   write_conversion_set(t, upload);
 }
 
