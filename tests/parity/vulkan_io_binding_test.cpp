@@ -4,7 +4,7 @@
 // (the NCHW <-> NHWC4 conversion reading and writing the caller's buffers). Each output read back
 // from its buffer matches the CPU reference (fp32 1e-4, fp16 3e-2 relative + absolute); a second
 // run with new values in the input buffer gives their result; an input that a CPU node reads
-// cannot be bound. Under the validation layer.
+// cannot be bound, and a refused binding changes nothing. Under the validation layer.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -115,6 +115,31 @@ TEST_F(VulkanIoBinding, FusedConvNetworkReadsAndWritesTheCallersBuffers) {
                         conv3x3())};
   b.feeds = {test::random_tensor({1, 5, 8, 12}, 10)};
   check(b, 512, 2, true);
+}
+
+TEST_F(VulkanIoBinding, ARefusedBindingLeavesTheExecutableAsItWas) {
+  // At fp16 a bound input is read through a descriptor: an offset off the device's alignment is
+  // refused, with the output bound beside it; the next unbound run reads and writes the host as before.
+  const uint64_t alignment = ctx().properties().limits.minStorageBufferOffsetAlignment;
+  if (alignment <= 4) GTEST_SKIP() << "the device aligns storage buffers to " << alignment << " bytes: every offset is valid";
+  test::GraphBuilder b;
+  const ValueId x = b.input("x", Shape{3, 5});
+  b.g.outputs = {b.node("Sigmoid", {x})};
+  const std::vector<Tensor> feeds = test::round_to_fp16({test::random_tensor({3, 5}, 21)});
+  DeviceRunnerOptions o;
+  o.precision = Precision::fp16;
+  DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
+  runner.run(feeds);
+  vk::DeviceBuffer in = buffer(256), out = buffer(256);
+  const std::string y = b.g.value(b.g.outputs[0]).name;
+  try {  // the output's binding is fine, the input's is not: neither may stay
+    runner.run({Tensor::wrap(DType::f32, Shape{3, 5}, nullptr)}, nullptr, {{y, handle(out), 0}, {"x", handle(in), 4}});
+    FAIL() << "an offset of 4 was accepted with an alignment of " << alignment;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("minStorageBufferOffsetAlignment"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(test::outputs_match(test::run_cpu_reference(b.g, feeds), runner.run(feeds), {3e-2, 3e-2}));
 }
 
 TEST_F(VulkanIoBinding, AnInputReadOnTheCpuCannotBeBound) {

@@ -451,15 +451,19 @@ void VulkanGraphExecutable::bind_device_values(const std::vector<runtime::Device
     w.pBufferInfo = &info;
     vkUpdateDescriptorSets(ctx_.device(), 1, &w, 0, nullptr);
   };
-  input_bound_ = output_bound_ = false;
-  VkDescriptorBufferInfo input{nchw_io_.buffer(), 0, nchw_input_bytes_},
-      output{nchw_io_.buffer(), staging_output_offset_, nchw_output_bytes_};
+  // Checked before anything changes: a refused set leaves the executable as it was.
   for (const runtime::DeviceValue& v : values) {
     VX_CHECK(v.value == input_id_ || v.value == output_id_, Internal, "value ", v.value, " is not the network's input or output");
     VX_CHECK(v.buffer != 0 && v.offset % alignment == 0, InvalidArgument, "a bound buffer must be a VkBuffer at an offset "
              "that is a multiple of ", alignment, " (the device's minStorageBufferOffsetAlignment), not ", v.offset);
-    (v.value == input_id_ ? input : output) = {to_vk_buffer(v.buffer), v.offset, v.value == input_id_ ? nchw_input_bytes_ : nchw_output_bytes_};
-    (v.value == input_id_ ? input_bound_ : output_bound_) = true;
+  }
+  input_bound_ = output_bound_ = false;
+  VkDescriptorBufferInfo input{nchw_io_.buffer(), 0, nchw_input_bytes_},
+      output{nchw_io_.buffer(), staging_output_offset_, nchw_output_bytes_};
+  for (const runtime::DeviceValue& v : values) {
+    const bool is_input = v.value == input_id_;
+    (is_input ? input : output) = {to_vk_buffer(v.buffer), v.offset, is_input ? nchw_input_bytes_ : nchw_output_bytes_};
+    (is_input ? input_bound_ : output_bound_) = true;
   }
   point(to_nhwc4_, 0, input);
   point(from_nhwc4_, 4, output);

@@ -483,27 +483,38 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
 }
 
 void SegmentExecutable::bind_device_values(const std::vector<runtime::DeviceValue>& values) {
-  for (RecordedSegment& seg : segments_) {
-    for (Transfer& t : seg.uploads) t.device_buffer = VK_NULL_HANDLE;
-    for (Transfer& t : seg.downloads) t.device_buffer = VK_NULL_HANDLE;
-  }
+  // Every binding checked before any is applied: a refused set leaves the executable as it was.
+  struct Bound {
+    Transfer* transfer;
+    VkBuffer buffer;
+    VkDeviceSize offset;
+  };
+  std::vector<Bound> bound;
   const VkDeviceSize alignment = ctx_.properties().limits.minStorageBufferOffsetAlignment;
   for (const runtime::DeviceValue& v : values) {
-    VX_CHECK(v.buffer != 0, InvalidArgument, "'", graph_.value(v.value).name, "': null VkBuffer");
+    const std::string& name = graph_.value(v.value).name;
+    VX_CHECK(v.buffer != 0, InvalidArgument, "'", name, "': null VkBuffer");
     Transfer* found = nullptr;
     for (RecordedSegment& seg : segments_)
       for (auto* list : {&seg.uploads, &seg.downloads})
         for (Transfer& t : *list)
           if (t.value == v.value) found = &t;
-    VX_CHECK(found, Internal, "'", graph_.value(v.value).name, "' does not cross the device's border");
+    VX_CHECK(found, Internal, "'", name, "' does not cross the device's border");
     // A converted value is bound as a storage buffer: its offset must suit a descriptor.
-    VX_CHECK(!found->converted || alignment == 0 || v.offset % alignment == 0, InvalidArgument, "'",
-             graph_.value(v.value).name, "': the buffer offset ", v.offset, " must be a multiple of ", alignment,
+    VX_CHECK(!found->converted || alignment == 0 || v.offset % alignment == 0, InvalidArgument, "'", name,
+             "': the buffer offset ", v.offset, " must be a multiple of ", alignment,
              " (the device's minStorageBufferOffsetAlignment) at fp16");
-    VX_CHECK(v.offset % 4 == 0, InvalidArgument, "'", graph_.value(v.value).name, "': the buffer offset ", v.offset,
+    VX_CHECK(v.offset % 4 == 0, InvalidArgument, "'", name, "': the buffer offset ", v.offset,
              " must be a multiple of 4");
-    found->device_buffer = to_vk_buffer(v.buffer);
-    found->device_offset = v.offset;
+    bound.push_back({found, to_vk_buffer(v.buffer), v.offset});
+  }
+  for (RecordedSegment& seg : segments_) {
+    for (Transfer& t : seg.uploads) t.device_buffer = VK_NULL_HANDLE;
+    for (Transfer& t : seg.downloads) t.device_buffer = VK_NULL_HANDLE;
+  }
+  for (const Bound& b : bound) {
+    b.transfer->device_buffer = b.buffer;
+    b.transfer->device_offset = b.offset;
   }
   for (RecordedSegment& seg : segments_) {
     for (Transfer& t : seg.uploads)
