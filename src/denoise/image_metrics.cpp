@@ -17,6 +17,14 @@ namespace {
 float channel3(const Image& img, int x, int y, int c) { return img.at(x, y, std::min(c, img.channels - 1)); }
 }  // namespace
 
+Image display_encoded(const Image& linear) {
+  Image out(linear.width, linear.height, 3);
+  for (int y = 0; y < linear.height; ++y)
+    for (int x = 0; x < linear.width; ++x)
+      for (int c = 0; c < 3; ++c) out.at(x, y, c) = display_encode(channel3(linear, x, y, c));
+  return out;
+}
+
 double display_mse(const Image& a, const Image& b) {
   VX_CHECK(a.width == b.width && a.height == b.height, InvalidArgument, "cannot compare a ", b.width, "x", b.height,
            " image with a ", a.width, "x", a.height, " image");

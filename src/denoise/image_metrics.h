@@ -8,6 +8,8 @@ namespace vx::denoise {
 
 // The display encoding used for PSNR and previews: sRGB(clamp(v, 0, 1)).
 float display_encode(float linear);
+// The first three channels (a 1- or 2-channel image repeats its last) after display_encode.
+Image display_encoded(const Image& linear);
 // Mean squared error over the first three channels after display_encode (sizes must match).
 double display_mse(const Image& a, const Image& b);
 // PSNR in dB of `test` against `reference` over the first three channels after display_encode.

@@ -7,18 +7,6 @@
 #include "denoise/reprojection.h"
 
 namespace vx::denoise {
-namespace {
-
-Image display(const Image& linear) {
-  Image out(linear.width, linear.height, 3);
-  for (int y = 0; y < linear.height; ++y)
-    for (int x = 0; x < linear.width; ++x)
-      for (int c = 0; c < 3; ++c) out.at(x, y, c) = display_encode(linear.at(x, y, std::min(c, linear.channels - 1)));
-  return out;
-}
-
-}  // namespace
-
 double temporal_rmse(const Image& output_previous, const Image& output, const Image& reference_previous,
                      const Image& reference, const FrameGuides& g) {
   VX_CHECK(g.motion && g.depth && g.previous_depth && g.normal && g.previous_normal, InvalidArgument,
@@ -26,11 +14,12 @@ double temporal_rmse(const Image& output_previous, const Image& output, const Im
   for (const Image* img : {&output_previous, &reference_previous, &reference})
     VX_CHECK(img->width == output.width && img->height == output.height, InvalidArgument, "frames of ", img->width,
              "x", img->height, " and ", output.width, "x", output.height);
-  const Reprojected out_prev = reproject(display(output_previous), *g.motion, *g.depth, *g.previous_depth, *g.normal,
-                                         *g.previous_normal, Resampling::bilinear);
-  const Reprojected ref_prev = reproject(display(reference_previous), *g.motion, *g.depth, *g.previous_depth,
-                                         *g.normal, *g.previous_normal, Resampling::bilinear);
-  const Image out_now = display(output), ref_now = display(reference);
+  auto warped = [&](const Image& previous) {
+    return reproject(display_encoded(previous), *g.motion, *g.depth, *g.previous_depth, *g.normal, *g.previous_normal,
+                     Resampling::bilinear);
+  };
+  const Reprojected out_prev = warped(output_previous), ref_prev = warped(reference_previous);
+  const Image out_now = display_encoded(output), ref_now = display_encoded(reference);
   double sum = 0;
   size_t count = 0;
   for (int y = 0; y < output.height; ++y)

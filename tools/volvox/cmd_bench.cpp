@@ -17,9 +17,7 @@
 #include "core/error.h"
 #include "flags.h"
 #include "formats/onnx_import.h"
-#include "backends/vulkan/command_context.h"
 #include "backends/vulkan/context.h"
-#include "backends/vulkan/memory.h"
 #include "session/model_runner.h"
 #include "backends/vulkan/vulkan_compute_device.h"
 #include "session/device_model_runner.h"
@@ -151,7 +149,7 @@ void bench_command(const BenchOptions& opt) {
   bool timing = false;
   // --io-binding (after the first run, which plans): every float32 input and output in a
   // device-local buffer (inputs uploaded once), as a caller whose tensors stay on the GPU has them.
-  std::vector<vk::DeviceBuffer> device_buffers;
+  std::vector<std::shared_ptr<runtime::Buffer>> device_buffers;
   std::vector<runtime::ScheduledExecutable::NamedDeviceValue> bound;
   std::vector<Tensor> run_inputs = inputs;
   auto run_once = [&] {
@@ -175,20 +173,12 @@ void bench_command(const BenchOptions& opt) {
   if (opt.io_binding) {
     const Graph& g = vulkan_runner->graph();
     const std::vector<Tensor> outputs = vulkan_runner->run(inputs);  // their shapes
-    vk::CommandContext commands(*ctx);
+    const auto device = vk::compute_device(*ctx);
     auto bind = [&](const std::string& name, const Tensor& value, bool upload) {
       if (value.dtype() != DType::f32 || value.nbytes() == 0) return false;
-      device_buffers.emplace_back(*ctx, value.nbytes(), vk::MemoryUse::DeviceLocal, "bound value");
-      bound.push_back({name, uint64_t(reinterpret_cast<uintptr_t>(device_buffers.back().buffer())), 0});
-      if (upload) {
-        vk::DeviceBuffer staging(*ctx, value.nbytes(), vk::MemoryUse::Staging, "bound value upload");
-        std::memcpy(staging.mapped(), value.raw(), value.nbytes());
-        staging.flush();
-        commands.run_once([&](VkCommandBuffer cmd) {
-          VkBufferCopy region{0, 0, value.nbytes()};
-          vkCmdCopyBuffer(cmd, staging.buffer(), device_buffers.back().buffer(), 1, &region);
-        });
-      }
+      device_buffers.push_back(device->make_buffer(value.nbytes(), runtime::BufferStorage::device));
+      if (upload) device_buffers.back()->write(0, value.nbytes(), value.raw());
+      bound.push_back({name, device_buffers.back()->native_handle(), 0});
       return true;
     };
     for (size_t i = 0; i < g.inputs.size(); ++i)

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backends/vulkan/host_conversion.h"
 #include "backends/vulkan/kernels/op_kernel.h"  // linear_groups
-#include "core/thread_pool.h"
 #include "ops/fused_ops.h"
 #include "plan/arena_planner.h"
 
@@ -39,15 +39,6 @@ KernelChoice parse_kernels(const std::string& spec) {
     start = end + 1;
   }
   return choice;
-}
-
-// memcpy of a large tensor spread over the global pool (one core does not saturate memory bandwidth).
-void copy_parallel(void* dst, const void* src, size_t bytes) {
-  constexpr size_t kChunk = size_t(1) << 20;
-  ThreadPool::global().parallel_for(int64_t((bytes + kChunk - 1) / kChunk), [&](int64_t c0, int64_t c1) {
-    const size_t begin = size_t(c0) * kChunk, end = std::min(bytes, size_t(c1) * kChunk);
-    std::memcpy(static_cast<uint8_t*>(dst) + begin, static_cast<const uint8_t*>(src) + begin, end - begin);
-  });
 }
 
 Tensor constant_of(const Graph& g, ValueId id, const Node& node, const char* what) {
@@ -268,14 +259,13 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   }
   // The caller's tensors travel as they are, f32 NCHW (a memcpy each way); the conversion to and from
   // the kernels' layout and precision runs on the device (shaders/nchw_to_nhwc4.comp, nhwc4_to_nchw.comp).
-  const VkDeviceSize nchw_input_bytes = nchw_input_bytes_ = VkDeviceSize(input_.channels) * input_.height * input_.width * 4;
-  const VkDeviceSize nchw_output_bytes = nchw_output_bytes_ =
-      VkDeviceSize(output_.channels) * output_.height * output_.width * 4;
-  VX_CHECK(nchw_input_bytes / 4 < (VkDeviceSize(1) << 31) && nchw_output_bytes / 4 < (VkDeviceSize(1) << 31) &&
+  nchw_input_bytes_ = VkDeviceSize(input_.channels) * input_.height * input_.width * 4;
+  nchw_output_bytes_ = VkDeviceSize(output_.channels) * output_.height * output_.width * 4;
+  VX_CHECK(nchw_input_bytes_ / 4 < (VkDeviceSize(1) << 31) && nchw_output_bytes_ / 4 < (VkDeviceSize(1) << 31) &&
                VkDeviceSize(input_.height) * input_.width * ((input_.channels + 3) / 4) < (VkDeviceSize(1) << 31),
            Unsupported, "input shape ", input_shape_.str(), " has more elements than the kernels index");
-  staging_output_offset_ = (nchw_input_bytes + alignment - 1) / alignment * alignment;
-  const VkDeviceSize staging_size = staging_output_offset_ + nchw_output_bytes;
+  staging_output_offset_ = (nchw_input_bytes_ + alignment - 1) / alignment * alignment;
+  const VkDeviceSize staging_size = staging_output_offset_ + nchw_output_bytes_;
   const MemoryNeeds needs{arena_size, weight_alloc.size() + 2 * staging_size, sum_activation_bytes_};
   if (options_.needs) *options_.needs = needs;
   check_memory_limit(needs, options_.max_memory_mb, {{graph.value(in_id).name, input_shape_}});
@@ -359,8 +349,8 @@ void VulkanGraphExecutable::build(const Graph& graph) {
     step.groups = linear_groups(uint64_t(invocations));
     return step;
   };
-  const VkDescriptorBufferInfo nchw_input{nchw_io_.buffer(), 0, nchw_input_bytes},
-      nchw_output{nchw_io_.buffer(), staging_output_offset_, nchw_output_bytes};
+  const VkDescriptorBufferInfo nchw_input{nchw_io_.buffer(), 0, nchw_input_bytes_},
+      nchw_output{nchw_io_.buffer(), staging_output_offset_, nchw_output_bytes_};
   const bool half = element_bytes_ == 2;
   to_nhwc4_ = conversion(half ? "nchw_to_nhwc4.f32_f16" : "nchw_to_nhwc4.f32_f32", nchw_input, {arena_.buffer(), input_.offset, input_.bytes}, input_,
                          int64_t(input_.height) * input_.width * ((input_.channels + 3) / 4));
@@ -428,16 +418,14 @@ Tensor VulkanGraphExecutable::run(const Tensor& input) {
            input.defined() ? input.shape().str() : std::string("an empty tensor"));
   VX_CHECK(input_bound_ || input.raw() != nullptr, InvalidArgument, "input without data, and none bound on the device");
   if (!input_bound_) {
-    copy_parallel(staging_.mapped(), input.raw(), size_t(input.numel()) * 4);
+    to_device(input, DeviceType::f32, staging_.mapped());
     staging_.flush();
   }
   commands_.submit_and_wait(cmd_full_);
   read_timings();
   if (output_bound_) return Tensor::wrap(DType::f32, output_shape_, nullptr);  // in the caller's buffer
   staging_.invalidate();
-  Tensor out(DType::f32, output_shape_);
-  copy_parallel(out.raw(), staging_.mapped() + staging_output_offset_, size_t(out.numel()) * 4);
-  return out;
+  return from_device(staging_.mapped() + staging_output_offset_, DeviceType::f32, DType::f32, output_shape_);
 }
 
 void VulkanGraphExecutable::bind_device_values(const std::vector<runtime::DeviceValue>& values) {

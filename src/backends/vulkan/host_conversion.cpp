@@ -22,6 +22,19 @@ void for_chunks(int64_t n, Fn&& fn) {
       n, [&](int64_t begin, int64_t end) { fn(begin, end); }, kGrain);
 }
 
+// memcpy of a large tensor over the global pool (one core does not saturate memory bandwidth).
+void copy_bytes(void* dst, const void* src, size_t bytes) {
+  constexpr size_t kChunk = size_t(1) << 20;
+  if (bytes <= kChunk) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  ThreadPool::global().parallel_for(int64_t((bytes + kChunk - 1) / kChunk), [&](int64_t c0, int64_t c1) {
+    const size_t begin = size_t(c0) * kChunk, end = std::min(bytes, size_t(c1) * kChunk);
+    std::memcpy(static_cast<uint8_t*>(dst) + begin, static_cast<const uint8_t*>(src) + begin, end - begin);
+  });
+}
+
 }  // namespace
 
 void to_device(const Tensor& t, DeviceType type, uint8_t* dst) {
@@ -30,7 +43,7 @@ void to_device(const Tensor& t, DeviceType type, uint8_t* dst) {
   if (type == DeviceType::f32) {
     float* out = reinterpret_cast<float*>(dst);
     if (src == DType::f32) {
-      std::memcpy(out, t.raw(), size_t(n) * 4);
+      copy_bytes(out, t.raw(), size_t(n) * 4);
     } else if (src == DType::f16) {
       const uint16_t* in = static_cast<const uint16_t*>(t.raw());
       for (int64_t i = 0; i < n; ++i) out[i] = half_to_float(in[i]);
@@ -40,7 +53,7 @@ void to_device(const Tensor& t, DeviceType type, uint8_t* dst) {
   } else if (type == DeviceType::f16) {
     uint16_t* out = reinterpret_cast<uint16_t*>(dst);
     if (src == DType::f16) {
-      std::memcpy(out, t.raw(), size_t(n) * 2);
+      copy_bytes(out, t.raw(), size_t(n) * 2);
     } else if (src == DType::f32) {
       const float* in = static_cast<const float*>(t.raw());
       for_chunks(n, [&](int64_t b, int64_t e) {
@@ -53,7 +66,7 @@ void to_device(const Tensor& t, DeviceType type, uint8_t* dst) {
     int32_t* out = reinterpret_cast<int32_t*>(dst);
     switch (src) {
       case DType::i32:
-        std::memcpy(out, t.raw(), size_t(n) * 4);
+        copy_bytes(out, t.raw(), size_t(n) * 4);
         break;
       case DType::i64: {
         const int64_t* in = static_cast<const int64_t*>(t.raw());
@@ -94,9 +107,9 @@ Tensor from_device(const uint8_t* src, DeviceType type, DType dtype, const Shape
       return half_to_float(h);
     };
     if (dtype == DType::f32 && type == DeviceType::f32) {
-      std::memcpy(t.raw(), src, size_t(n) * 4);
+      copy_bytes(t.raw(), src, size_t(n) * 4);
     } else if (dtype == DType::f16 && type == DeviceType::f16) {
-      std::memcpy(t.raw(), src, size_t(n) * 2);
+      copy_bytes(t.raw(), src, size_t(n) * 2);
     } else if (dtype == DType::f32) {
       float* out = t.data<float>();
       for_chunks(n, [&](int64_t b, int64_t e) {
@@ -113,7 +126,7 @@ Tensor from_device(const uint8_t* src, DeviceType type, DType dtype, const Shape
   const int32_t* in = reinterpret_cast<const int32_t*>(src);
   switch (dtype) {
     case DType::i32:
-      std::memcpy(t.raw(), src, size_t(n) * 4);
+      copy_bytes(t.raw(), src, size_t(n) * 4);
       break;
     case DType::i64: {
       int64_t* out = t.data<int64_t>();

@@ -1,5 +1,6 @@
 // Host tensors <-> the Vulkan backend's device storage (kernels/op_kernel.h): floats as f32 or
-// f16, every integer and bool as int32. Large float conversions are spread over the global pool.
+// f16, every integer and bool as int32. Large float conversions and copies are spread over the
+// global pool.
 #pragma once
 #include <cstdint>
 
