@@ -38,7 +38,9 @@ void vxReleaseModel(VXModel model);
  * limit of 1024 MB (maxMemoryMB)". Counted: the activation arena; on Vulkan devices also the
  * constants and staging buffers. On the CPU, a model that cannot be planned for its input shapes
  * (it would run on the unbounded eager path) fails with VX_ERROR_UNSUPPORTED while a limit is set.
- * Negative values are invalid. */
+ * Negative values are invalid.
+ * "profiling": 1 times every node of each following execute (vxGetModelProfileEntry; on a Vulkan
+ * device with GPU timestamps, so switching it makes the device's plans again), 0 (the default) off. */
 void vxSetModelInt(VXModel model, const char* name, int value);
 
 size_t vxGetModelInputCount(VXModel model);
@@ -46,9 +48,20 @@ size_t vxGetModelOutputCount(VXModel model);
 /* NULL when index is out of range; the string lives as long as the model. */
 const char* vxGetModelInputName(VXModel model, size_t index);
 const char* vxGetModelOutputName(VXModel model, size_t index);
+/* What the model file declares for input (or output) `index` (ONNX Runtime's NodeArg): the element
+ * type and the shape, `rank` extents where dims[i] >= 0 is fixed and -1 is free, and dim_names[i] the
+ * symbolic name of extent i ("batch"), "" where the model names none. A model that declares no shape
+ * gives rank 0. The arrays live as long as the model; any out-pointer may be NULL. Returns false (and
+ * records an error) when index is out of range. */
+bool vxGetModelInputInfo(VXModel model, size_t index, VXDataType* type, const int64_t** dims,
+                         const char* const** dim_names, size_t* rank);
+bool vxGetModelOutputInfo(VXModel model, size_t index, VXDataType* type, const int64_t** dims,
+                          const char* const** dim_names, size_t* rank);
 
 /* Copies the input (row-major, `rank` dimensions). Every input must be set before execute; an input
- * keeps its value across executes until set again. */
+ * keeps its value across executes until set again. The type must be the declared one, and so must
+ * the rank and every fixed extent where the model declares a shape (VX_ERROR_INVALID_ARGUMENT naming
+ * the input and what it expects otherwise). */
 void vxSetModelInput(VXModel model, const char* name, VXDataType type, const int64_t* shape, size_t rank,
                      const void* data);
 /* IO binding (as ONNX Runtime's), on a device made by vxNewVulkanDevice: an input read from, or an
@@ -73,6 +86,13 @@ void vxExecuteModel(VXModel model);
  * Returns false (and records an error) when there is no such output or no execute ran yet. */
 bool vxGetModelOutput(VXModel model, const char* name, VXDataType* type, const int64_t** shape, size_t* rank,
                       const void** data);
+/* After an execute with "profiling" on: its nodes in execution order, each with its name, op type,
+ * kernel ("cpu:onednn", "vulkan:...") and time in milliseconds (GPU time on a Vulkan device). Count 0
+ * before such an execute; the strings live until the next execute or release. vxGetModelProfileEntry
+ * returns false (and records an error) when index is out of range; any out-pointer may be NULL. */
+size_t vxGetModelProfileCount(VXModel model);
+bool vxGetModelProfileEntry(VXModel model, size_t index, const char** node, const char** op, const char** kernel,
+                            double* milliseconds);
 
 #ifdef __cplusplus
 }

@@ -15,16 +15,20 @@ class CpuModelSession final : public ModelSession {
              "fp16 is supported on the vulkan device only; the cpu device computes in fp32");
   }
   void set_max_memory_mb(uint64_t mb) override { runner_.set_max_memory_mb(mb); }
+  void set_profiling(bool on) override { profiling_ = on; }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) override { return runner_.run(inputs); }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs,
-                          const std::vector<runtime::ScheduledExecutable::NamedDeviceValue>& device_values) override {
+                          const std::vector<runtime::ScheduledExecutable::NamedDeviceValue>& device_values,
+                          Profile* profile) override {
     VX_CHECK(device_values.empty(), Unsupported, "'", device_values.empty() ? "" : device_values[0].name,
              "' is bound to a Vulkan buffer, but the model runs on the cpu device");
-    return run(inputs);
+    // The host clock times each node; nothing to set up beforehand.
+    return runner_.run(inputs, profiling_ ? profile : nullptr);
   }
 
  private:
   ModelRunner runner_;
+  bool profiling_ = false;
 };
 
 // On a device (a Vulkan GPU): one runner per precision (made on first use), so switching precision
@@ -49,18 +53,27 @@ class DeviceModelSession final : public ModelSession {
     for (auto& runner : runners_)
       if (runner) runner->set_max_memory_mb(mb);
   }
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs) override { return run(inputs, {}); }
+  void set_profiling(bool on) override {
+    if (on == profiling_) return;
+    // GPU timestamps are recorded into the command buffers: executables made without them cannot
+    // be timed, so the runners start afresh.
+    profiling_ = on;
+    for (auto& runner : runners_) runner.reset();
+  }
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) override { return run(inputs, {}, nullptr); }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs,
-                          const std::vector<runtime::ScheduledExecutable::NamedDeviceValue>& device_values) override {
+                          const std::vector<runtime::ScheduledExecutable::NamedDeviceValue>& device_values,
+                          Profile* profile) override {
     auto& runner = runners_[size_t(precision_)];
     if (!runner) {
       DeviceRunnerOptions options;
       options.precision = precision_;
       options.optimize = false;  // done once in the constructor
       options.max_memory_mb = max_memory_mb_;
+      options.timestamps = profiling_;
       runner = std::make_unique<DeviceModelRunner>(device_, graph_, options);
     }
-    return runner->run(inputs, nullptr, device_values);
+    return runner->run(inputs, profiling_ ? profile : nullptr, device_values);
   }
 
  private:
@@ -68,6 +81,7 @@ class DeviceModelSession final : public ModelSession {
   Graph graph_;
   Precision precision_ = Precision::fp32;
   uint64_t max_memory_mb_ = 0;
+  bool profiling_ = false;
   std::unique_ptr<DeviceModelRunner> runners_[2];  // by Precision: fp32, fp16
 };
 

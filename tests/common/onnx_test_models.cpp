@@ -88,6 +88,33 @@ std::string sigmoid_exp_model() {
   return model.SerializeAsString();
 }
 
+std::string declared_shapes_model() {
+  onnx::ModelProto model;
+  onnx::GraphProto* graph = new_model(model, "declared_shapes");
+  auto declare = [](google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name,
+                    onnx::TensorProto::DataType type, bool batch_shape) {
+    auto* v = list->Add();
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    auto* shape = t->mutable_shape();
+    if (!batch_shape) {
+      shape->add_dim()->set_dim_value(2);
+      return;
+    }
+    shape->add_dim()->set_dim_param("batch");
+    shape->add_dim()->set_dim_value(3);
+    shape->add_dim();  // neither a value nor a name
+  };
+  declare(graph->mutable_input(), "x", onnx::TensorProto::FLOAT, true);
+  declare(graph->mutable_input(), "steps", onnx::TensorProto::INT64, false);
+  declare(graph->mutable_output(), "y", onnx::TensorProto::FLOAT, true);
+  declare(graph->mutable_output(), "z", onnx::TensorProto::INT64, false);
+  add_node(graph, "Relu", "relu", {"x"}, "y");
+  add_node(graph, "Identity", "identity", {"steps"}, "z");
+  return model.SerializeAsString();
+}
+
 float scaled_swish(float x, float alpha) { return x / (1.0f + std::exp(-alpha * x)); }
 
 volvox::CustomOp scaled_swish_op(const std::string& domain) {

@@ -17,6 +17,10 @@ std::string two_output_model(const std::string& first, const std::string& second
 // x's size live at once (an activation arena of about 8n bytes). Opset 13.
 std::string sigmoid_exp_model();
 
+// What get_inputs()/get_outputs() report: x float [batch, 3, (free, unnamed)] -> Relu -> y (declared
+// alike); steps int64 [2] -> Identity -> z int64 [2]. Opset 13.
+std::string declared_shapes_model();
+
 // The custom-op example: y = x * sigmoid(alpha * x) (attribute alpha, default 1), one float input;
 // its shape function and CPU kernel (add the Vulkan kernel before registering).
 float scaled_swish(float x, float alpha);
