@@ -15,6 +15,9 @@ packages=(
   # conformance data, clang for libFuzzer, python3 for the local HTTP test server scripts
   libgtest-dev libgmock-dev libbenchmark-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libonnx-testdata clang libclang-rt-14-dev python3
+  # the Python package (python/): pybind11 and Python's headers to build it, venv, setuptools and
+  # wheel to install it offline, NumPy to run it, pytest to test it
+  pybind11-dev python3-dev python3-venv python3-setuptools python3-wheel python3-numpy python3-pytest
 )
 
 missing=()

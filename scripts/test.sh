@@ -3,7 +3,8 @@
 #   1. installs missing Debian packages (and checks that the list covers every file the build used),
 #   2. builds what ctest runs in the release preset (volvox_tests: not the benchmarks) and runs every suite (unit, parity incl. Vulkan on lavapipe,
 #      denoise with ../shared's real weights when present, ONNX conformance),
-#   3. builds the address+undefined sanitizer preset and runs the unit suite under it (with the
+#   3. builds and tests the Python package (scripts/python-test.sh),
+#   4. builds the address+undefined sanitizer preset and runs the unit suite under it (with the
 #      CLI, which some unit tests run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,8 @@ python3 scripts/check-deps.py build/release --must-miss ocl-icd-opencl-dev
 # One test more than cores: many tests wait on child processes or the Vulkan loader (cold: 331 s
 # at -j3 against 369 s at -j2 on 2 cores).
 ctest --preset release -j "$((jobs + 1))"
+# The Python package against this build's libvolvox.so and CLI (fresh venv; about a minute on 2 cores).
+scripts/python-test.sh
 
 # The sanitizer build takes the release build's SPIR-V instead of compiling every shader again.
 cmake --preset asan -DVOLVOX_EMBEDDED_SHADERS="$PWD/build/release/shaders_embedded.cpp" >/dev/null
