@@ -27,7 +27,7 @@ std::mutex& deviceless_lock() {
 }
 
 DeviceHandle::DeviceHandle(const std::string& kind, int num_threads) : kind_(kind) {
-  call_unlocked(deviceless_lock(), nullptr, [&](auto&&) { device_ = vxNewDevice(kind.c_str(), num_threads); })
+  call_without_gil(deviceless_lock(), nullptr, [&](auto&&) { device_ = vxNewDevice(kind.c_str(), num_threads); })
       .raise_if_any();
 }
 

@@ -32,9 +32,11 @@ struct Failure {
 
 // Runs `fn` (calls into the C API that record errors on `device`) with the GIL released and
 // `lock` held; returns the error they recorded. `fn` gets a `bool ok()` callable that stops early:
-// it moves a pending error into the result and says whether there was none.
+// it moves a pending error into the result and says whether there was none. The GIL goes before
+// the lock is taken: a thread that waited for the lock holding the GIL would deadlock with a
+// progress callback, which takes the GIL while its execute holds the lock.
 template <class Fn>
-Failure call_unlocked(std::mutex& lock, VXDevice device, Fn&& fn) {
+Failure call_without_gil(std::mutex& lock, VXDevice device, Fn&& fn) {
   Failure failure;
   {
     py::gil_scoped_release release;
@@ -63,10 +65,10 @@ class DeviceHandle {
 
   VXDevice get() const { return device_; }
   const std::string& kind() const { return kind_; }
-  // call_unlocked on this device's lock, returning the error.
+  // call_without_gil on this device's lock, returning the error.
   template <class Fn>
   Failure run(Fn&& fn) {
-    return call_unlocked(mutex_, device_, std::forward<Fn>(fn));
+    return call_without_gil(mutex_, device_, std::forward<Fn>(fn));
   }
   // run(), then raises the error.
   template <class Fn>

@@ -2,14 +2,12 @@
 // arrays the filter reads and writes in place where their layout allows (float32 or float16,
 // HxWx3 or HxWx4, channels adjacent, rows and pixels apart by positive strides); others are copied
 // (an output back after execute). execute() runs without the GIL; the progress callback takes it.
-#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "device_call.h"

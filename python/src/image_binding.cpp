@@ -14,7 +14,7 @@ namespace {
 py::array read_image(const std::string& path) {
   VXImage image = nullptr;
   size_t width = 0, height = 0, channels = 0;
-  call_unlocked(deviceless_lock(), nullptr, [&](auto&& ok) {
+  call_without_gil(deviceless_lock(), nullptr, [&](auto&& ok) {
     image = vxReadImage(path.c_str());
     if (ok()) vxGetImageSize(image, &width, &height, &channels);
   }).raise_if_any();
@@ -29,7 +29,7 @@ void write_image(const std::string& path, const py::array_t<float, 0>& pixels, i
   const size_t height = size_t(pixels.shape(0)), width = size_t(pixels.shape(1));
   const size_t channels = pixels.ndim() == 3 ? size_t(pixels.shape(2)) : 1;
   const float* data = pixels.data();
-  call_unlocked(deviceless_lock(), nullptr, [&](auto&&) {
+  call_without_gil(deviceless_lock(), nullptr, [&](auto&&) {
     vxWriteImage(path.c_str(), data, width, height, channels, png_bits, exr_half);
   }).raise_if_any();
 }

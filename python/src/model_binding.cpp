@@ -185,7 +185,8 @@ class Model {
       const DeclaredValue* declared = declared_named(inputs_, name);
       if (!declared)
         raise_error(VX_ERROR_INVALID_ARGUMENT, "the model has no input '" + name + "' (inputs: " + names(inputs_) + ")");
-      py::array array = py::module_::import("numpy").attr("ascontiguousarray")(value);
+      // asarray, not ascontiguousarray, which would make a scalar (rank 0) a rank-1 array.
+      py::array array = py::module_::import("numpy").attr("asarray")(value, py::arg("order") = "C");
       const std::optional<VXDataType> type = data_type_of(array.dtype());
       if (!type || *type != declared->type)
         raise_error(VX_ERROR_INVALID_ARGUMENT, "input '" + name + "' has dtype " +

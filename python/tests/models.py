@@ -47,6 +47,12 @@ def mixed_types() -> bytes:
     return model(nodes, inputs, outputs, {"zero": zero}, name="mixed_types")
 
 
+def scaled() -> bytes:
+    """x float [n] times a scalar s float [] -> y [n]: a rank-0 input."""
+    return model([node("Mul", ["x", "s"], ["y"])], [value_info("x", np.float32, ["n"]), value_info("s", np.float32, [])],
+                 [value_info("y", np.float32, ["n"])], name="scaled")
+
+
 def negate(n: int) -> bytes:
     """x float [n] -> Neg -> y float [n]: an output as large as the input, for the leak test."""
     return model([node("Neg", ["x"], ["y"])], [value_info("x", np.float32, [n])],

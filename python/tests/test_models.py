@@ -87,6 +87,16 @@ def test_strided_and_non_array_inputs_give_the_same_outputs():
     assert all(np.array_equal(p, q) for p, q in zip(mixed.run(None, feed), mixed.run(None, listed)))
 
 
+def test_scalar_inputs_keep_rank_zero():
+    session = volvox.InferenceSession(models.scaled())
+    assert session.get_inputs()[1].shape == []
+    x = np.arange(4, dtype=np.float32)
+    (y,) = session.run(None, {"x": x, "s": np.float32(2.5)})
+    assert np.array_equal(y, x * 2.5)
+    (y,) = session.run(None, {"x": x, "s": np.array(-1, np.float32)})
+    assert np.array_equal(y, -x)
+
+
 def test_fp16_precision_on_vulkan_is_close_to_fp32(vulkan):
     feed = {"image": np.random.default_rng(7).normal(size=(2, 3, 16, 16)).astype(np.float32)}
     fp32 = volvox.InferenceSession(models.small_cnn(), providers=["VulkanExecutionProvider"])
