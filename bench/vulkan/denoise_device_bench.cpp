@@ -5,16 +5,20 @@
 // (the H200 ramps its clock only under sustained load), median and minimum of --runs executes.
 //   denoise_device_bench --weights rt_hdr_alb_nrm.tza --color C.pfm --albedo A.pfm --normal N.pfm
 //                        [--sizes 1920x1088,3840x2160] [--precisions fp16,fp32] [--runs 20]
-//                        [--warmup-ms 1000] [--md out.md] [--json out.json]
+//                        [--warmup-ms 1000] [--md out.md] [--json out.json] [--qualities high,balanced]
 // The inputs are tiled (repeated) to each size; HDR (autoexposure on) as OIDN's hdr_alb_nrm.
 // --oidn-api: also the same images through OIDN's C API (libOpenImageDenoise.so.2: a DEFAULT device,
 // OIDN_STORAGE_DEVICE buffers, oidnExecuteFilter; automatic precision, so with the fp16 rows),
 // executes interleaved one by one with the native filter's, both timed by the wall clock a caller
 // waits (each execute returns when the work is done).
+// --qualities: a row per precision and quality (OIDN's quality; below high, fastMath: fp16
+// accumulators on tensor cores), each with the display PSNR of its output against the first row of
+// its size (order the precisions fp32,fp16 to measure against fp32).
 #include <OpenImageDenoise/oidn.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -27,6 +31,7 @@
 #include <vector>
 
 #include "denoise/filter.h"
+#include "denoise/image_metrics.h"
 #include "formats/image_io.h"
 #include "runtime/device.h"
 
@@ -118,16 +123,24 @@ double median(std::vector<double> v) {
 
 struct Row {
   int width, height;
-  std::string precision;
+  std::string precision, quality;
   double median, min, network_median;
   int tiles;
+  double psnr;  // display PSNR against the first row of this size (infinity for that row)
 };
+
+denoise::Quality parse_quality(const std::string& name) {
+  if (name == "high") return denoise::Quality::high;
+  if (name == "balanced") return denoise::Quality::balanced;
+  if (name == "fast") return denoise::Quality::fast;
+  throw std::runtime_error("unknown quality '" + name + "' (high, balanced or fast)");
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string weights, color_path, albedo_path, normal_path, md_path, json_path;
-  std::string sizes = "1920x1088,3840x2160", precisions = "fp16,fp32";
+  std::string sizes = "1920x1088,3840x2160", precisions = "fp16,fp32", qualities = "high";
   int runs = 20;
   double warmup_ms = 1000;
   bool oidn_api = false;
@@ -152,6 +165,7 @@ int main(int argc, char** argv) {
     else if (a == "--md") md_path = next();
     else if (a == "--json") json_path = next();
     else if (a == "--oidn-api") oidn_api = true;
+    else if (a == "--qualities") qualities = next();
     else {
       std::fprintf(stderr, "unknown argument %s (see the header of denoise_device_bench.cpp)\n", a.c_str());
       return 2;
@@ -175,62 +189,70 @@ int main(int argc, char** argv) {
       auto in_albedo = upload(*compute, albedo_pixels);
       auto in_normal = upload(*compute, normal_pixels);
       auto out = compute->make_buffer(uint64_t(w) * h * 3 * sizeof(float), runtime::BufferStorage::device);
-      for (const std::string& precision : split(precisions, ',')) {
-        denoise::Filter filter(device);
-        denoise::ImageView layout;
-        layout.width = w;
-        layout.height = h;
-        filter.set_device_image("color", layout, device_image(*in_color));
-        filter.set_device_image("albedo", layout, device_image(*in_albedo));
-        filter.set_device_image("normal", layout, device_image(*in_normal));
-        filter.set_device_image("output", layout, device_image(*out));
-        filter.params().hdr = true;
-        filter.params().precision = parse_precision(precision);
-        filter.set_weights_file(weights);
-        filter.commit();
-        double warmed = 0;
-        for (int k = 0; k < 3 || warmed < warmup_ms; ++k) {
-          filter.execute();
-          warmed += filter.stats().ms_device;
-        }
-        std::vector<double> device_ms, network_ms;
-        for (int k = 0; k < runs; ++k) {
-          filter.execute();
-          device_ms.push_back(filter.stats().ms_device);
-          network_ms.push_back(filter.stats().ms_network);
-        }
-        std::sort(device_ms.begin(), device_ms.end());
-        std::sort(network_ms.begin(), network_ms.end());
-        rows.push_back({w, h, precision, device_ms[device_ms.size() / 2], device_ms[0], network_ms[network_ms.size() / 2],
-                        filter.stats().tiles});
-        if (oidn_api && precision == "fp16") {
-          OidnFilter oidn(weights, {&color_pixels, &albedo_pixels, &normal_pixels}, w, h);
-          for (int k = 0; k < 3; ++k) oidn.execute();
-          std::vector<double> native_wall, oidn_wall;
-          for (int k = 0; k < runs; ++k) {
-            native_wall.push_back(wall_ms([&] { filter.execute(); }));
-            oidn_wall.push_back(wall_ms([&] { oidn.execute(); }));
+      Image first_output;  // this size's first row's output: the PSNR reference
+      for (const std::string& precision : split(precisions, ','))
+        for (const std::string& quality : split(qualities, ',')) {
+          denoise::Filter filter(device);
+          denoise::ImageView layout;
+          layout.width = w;
+          layout.height = h;
+          filter.set_device_image("color", layout, device_image(*in_color));
+          filter.set_device_image("albedo", layout, device_image(*in_albedo));
+          filter.set_device_image("normal", layout, device_image(*in_normal));
+          filter.set_device_image("output", layout, device_image(*out));
+          filter.params().hdr = true;
+          filter.params().precision = parse_precision(precision);
+          filter.params().quality = parse_quality(quality);
+          filter.set_weights_file(weights);
+          filter.commit();
+          double warmed = 0;
+          for (int k = 0; k < 3 || warmed < warmup_ms; ++k) {
+            filter.execute();
+            warmed += filter.stats().ms_device;
           }
-          char line[256];
-          std::snprintf(line, sizeof line, "| %dx%d | %.3f | %.3f | %.3f | %.3f | %.3f |", w, h, median(native_wall),
-                        *std::min_element(native_wall.begin(), native_wall.end()), median(oidn_wall),
-                        *std::min_element(oidn_wall.begin(), oidn_wall.end()), median(oidn_wall) / median(native_wall));
-          oidn_rows.push_back(line);
-          std::printf("OIDN API vs native, wall ms: %s\n", line);
+          std::vector<double> device_ms, network_ms;
+          for (int k = 0; k < runs; ++k) {
+            filter.execute();
+            device_ms.push_back(filter.stats().ms_device);
+            network_ms.push_back(filter.stats().ms_network);
+          }
+          std::sort(device_ms.begin(), device_ms.end());
+          std::sort(network_ms.begin(), network_ms.end());
+          Image output(w, h, 3);
+          out->read(0, output.pixels.size() * sizeof(float), output.pixels.data());
+          if (first_output.empty()) first_output = output;
+          rows.push_back({w, h, precision, quality, device_ms[device_ms.size() / 2], device_ms[0],
+                          network_ms[network_ms.size() / 2], filter.stats().tiles,
+                          denoise::display_psnr(first_output, output)});
+          if (oidn_api && precision == "fp16" && quality == "high") {
+            OidnFilter oidn(weights, {&color_pixels, &albedo_pixels, &normal_pixels}, w, h);
+            for (int k = 0; k < 3; ++k) oidn.execute();
+            std::vector<double> native_wall, oidn_wall;
+            for (int k = 0; k < runs; ++k) {
+              native_wall.push_back(wall_ms([&] { filter.execute(); }));
+              oidn_wall.push_back(wall_ms([&] { oidn.execute(); }));
+            }
+            char line[256];
+            std::snprintf(line, sizeof line, "| %dx%d | %.3f | %.3f | %.3f | %.3f | %.3f |", w, h, median(native_wall),
+                          *std::min_element(native_wall.begin(), native_wall.end()), median(oidn_wall),
+                          *std::min_element(oidn_wall.begin(), oidn_wall.end()), median(oidn_wall) / median(native_wall));
+            oidn_rows.push_back(line);
+            std::printf("OIDN API vs native, wall ms: %s\n", line);
+          }
+          const Row& r = rows.back();
+          std::printf("%dx%d %s %s: device median %.3f ms, min %.3f ms (network median %.3f ms, %d tile%s), PSNR %.2f dB\n",
+                      w, h, precision.c_str(), quality.c_str(), r.median, r.min, r.network_median, r.tiles,
+                      r.tiles == 1 ? "" : "s", r.psnr);
+          std::fflush(stdout);
         }
-        const Row& r = rows.back();
-        std::printf("%dx%d %s: device median %.3f ms, min %.3f ms (network median %.3f ms, %d tile%s)\n", w, h,
-                    precision.c_str(), r.median, r.min, r.network_median, r.tiles, r.tiles == 1 ? "" : "s");
-        std::fflush(stdout);
-      }
     }
     if (!md_path.empty()) {
       std::ofstream f(md_path);
-      f << "| size | precision | end to end median ms | min ms | network median ms | tiles |\n"
-        << "| --- | --- | ---: | ---: | ---: | ---: |\n";
+      f << "| size | precision | quality | end to end median ms | min ms | network median ms | tiles | PSNR vs first row (dB) |\n"
+        << "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
       for (const Row& r : rows)
-        f << "| " << r.width << "x" << r.height << " | " << r.precision << " | " << r.median << " | " << r.min << " | "
-          << r.network_median << " | " << r.tiles << " |\n";
+        f << "| " << r.width << "x" << r.height << " | " << r.precision << " | " << r.quality << " | " << r.median
+          << " | " << r.min << " | " << r.network_median << " | " << r.tiles << " | " << r.psnr << " |\n";
       if (!oidn_rows.empty()) {
         f << "\n| size (fp16, wall clock) | native median ms | min | oidnExecuteFilter median ms | min | ratio |\n"
           << "| --- | ---: | ---: | ---: | ---: | ---: |\n";
@@ -243,7 +265,8 @@ int main(int argc, char** argv) {
       for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         f << "  {\"width\": " << r.width << ", \"height\": " << r.height << ", \"precision\": \"" << r.precision
-          << "\", \"device_ms_median\": " << r.median << ", \"device_ms_min\": " << r.min
+          << "\", \"quality\": \"" << r.quality << "\", \"psnr_vs_first_db\": " << (std::isinf(r.psnr) ? 999.0 : r.psnr)
+          << ", \"device_ms_median\": " << r.median << ", \"device_ms_min\": " << r.min
           << ", \"network_ms_median\": " << r.network_median << ", \"tiles\": " << r.tiles << "}"
           << (i + 1 < rows.size() ? ",\n" : "\n");
       }

@@ -9,13 +9,14 @@ namespace {
 constexpr size_t kExecutableCacheCapacity = 4;
 }
 
-runtime::ExecutableOptions network_options(const runtime::ComputeDevice& device, std::optional<Precision> precision,
-                                           const std::string& kernels) {
+runtime::ExecutableOptions network_options(const runtime::ComputeDevice& device, const NetworkOptions& options) {
+  const std::optional<Precision>& precision = options.precision;
   VX_CHECK(precision != Precision::fp16 || device.fp16_available(), Unsupported, "device '", device.name(),
            "' lacks fp16 arithmetic or 16-bit storage buffers: use --precision fp32 (or auto)");
   runtime::ExecutableOptions o;
   o.precision = precision.value_or(device.fp16_available() ? Precision::fp16 : Precision::fp32);
-  o.kernels = kernels.empty() ? "auto" : kernels;
+  o.kernels = options.kernels.empty() ? "auto" : options.kernels;
+  o.fast_math = options.fast_math;
   o.timestamps = true;
   return o;
 }

@@ -15,11 +15,9 @@
 
 namespace vx::denoise {
 
-// The options of a U-Net on `device` at `precision` (automatic: fp16 where the device has it;
-// Unsupported when fp16 is asked of a device without it) with the kernel choice `kernels` ("" is
-// "auto"), and per-layer device times on (a handful of queries per tile; --profile shows them).
-runtime::ExecutableOptions network_options(const runtime::ComputeDevice& device, std::optional<Precision> precision,
-                                           const std::string& kernels);
+// The executable options of a U-Net on `device` (Unsupported when fp16 is asked of a device without
+// it), with per-layer device times on (a handful of queries per tile; --profile shows them).
+runtime::ExecutableOptions network_options(const runtime::ComputeDevice& device, const NetworkOptions& options);
 // How the filter names such a network: "<device name>, fp16" or ", fp32".
 std::string network_name(const runtime::ComputeDevice& device, const runtime::ExecutableOptions& options);
 

@@ -20,9 +20,8 @@ class CpuDevice final : public Device {
   explicit CpuDevice(int threads)
       : compute_(threads > 0 ? cpu::make_cpu_compute_device(threads) : cpu::cpu_compute_device()) {}
   std::string name() const override { return "cpu"; }
-  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision,
-                                            const std::string& kernels) override {
-    const runtime::ExecutableOptions o = network_options(*compute_, precision, kernels);
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, const NetworkOptions& options) override {
+    const runtime::ExecutableOptions o = network_options(*compute_, options);
     optimize_for_inference(unet_graph);
     return std::make_unique<ComputeNetwork>(compute_, std::move(unet_graph), o, "cpu");
   }
@@ -37,9 +36,8 @@ class ComputeFilterDevice final : public Device {
  public:
   explicit ComputeFilterDevice(std::shared_ptr<const runtime::ComputeDevice> compute) : compute_(std::move(compute)) {}
   std::string name() const override { return compute_->name(); }
-  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision,
-                                            const std::string& kernels) override {
-    const runtime::ExecutableOptions o = network_options(*compute_, precision, kernels);
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, const NetworkOptions& options) override {
+    const runtime::ExecutableOptions o = network_options(*compute_, options);
     optimize_for_inference(unet_graph);
     return std::make_unique<ComputeNetwork>(compute_, std::move(unet_graph), o, network_name(*compute_, o));
   }

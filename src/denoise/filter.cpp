@@ -56,8 +56,7 @@ struct Filter::Committed {
   UNetSpec spec;
   std::unique_ptr<TileNetwork> network;
   TileLayout layout;
-  std::optional<Precision> precision;  // what the network was made with (empty: automatic)
-  std::string kernels;
+  NetworkOptions options;  // what the network was made with
 };
 
 Filter::Filter(std::shared_ptr<Device> device) : device_(std::move(device)) {
@@ -156,16 +155,16 @@ void Filter::commit() {
            "data): OIDN's lightmap weights ship only inside OIDN's binaries, so there are none to choose");
   if (weights_.empty()) choose_weights();
 
-  if (committed_ && (committed_->precision != params_.precision || committed_->kernels != params_.kernels))
-    committed_.reset();  // the network depends on them
+  // OIDN's fastMath: below HIGH quality, accuracy may be traded for speed.
+  const NetworkOptions network_options{params_.precision, params_.kernels, params_.quality != Quality::high};
+  if (committed_ && committed_->options != network_options) committed_.reset();  // the network depends on them
   if (!committed_) {
     auto c = std::make_unique<Committed>();
     TzaFile tza;
     VX_WITH_CONTEXT(cat("weights ", weights_origin()), tza = parse_tza(weights()));
     VX_WITH_CONTEXT(cat("weights ", weights_origin()), c->spec = detect_unet_spec(tza));
-    c->network = device_->make_network(build_unet_graph(c->spec, tza), params_.precision, params_.kernels);
-    c->precision = params_.precision;
-    c->kernels = params_.kernels;
+    c->network = device_->make_network(build_unet_graph(c->spec, tza), network_options);
+    c->options = network_options;
     committed_ = std::move(c);
   }
   const int ic = committed_->spec.input_channels;

@@ -74,6 +74,16 @@ struct ExecuteStats {
   std::vector<LayerTiming> layers;  // filled when profiling is on (summed over tiles)
 };
 
+// How a filter's U-Net runs on its device (from FilterParams): precision (automatic: fp16 where the
+// device has it), the device's kernel choice ("" is "auto"), and OIDN's fastMath (quality below HIGH;
+// runtime::ExecutableOptions::fast_math).
+struct NetworkOptions {
+  std::optional<Precision> precision;
+  std::string kernels = "auto";
+  bool fast_math = false;
+  bool operator==(const NetworkOptions&) const = default;
+};
+
 class Device;
 struct FilterMode;
 
@@ -154,11 +164,9 @@ class Device {
   virtual std::string name() const = 0;
   // The memory limit a filter keeps to when maxMemoryMB is -1 (see README, "Known limits").
   virtual int default_max_memory_mb() const { return kDefaultMaxMemoryMB; }
-  // `kernels`: FilterParams::kernels.
-  virtual std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision,
-                                                    const std::string& kernels) = 0;
+  virtual std::unique_ptr<TileNetwork> make_network(Graph unet_graph, const NetworkOptions& options) = 0;
   std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision) {
-    return make_network(std::move(unet_graph), precision, "auto");
+    return make_network(std::move(unet_graph), NetworkOptions{precision});
   }
   // The engine's view of the device (ONNX models loaded on a filter device run on it); it keeps
   // what it needs (a Vulkan context) alive.

@@ -81,10 +81,9 @@ class VulkanDevice final : public Device {
     return int(std::clamp<uint64_t>(heap / 2 >> 20, kDefaultMaxMemoryMB, 16384));
   }
 
-  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, std::optional<Precision> precision,
-                                            const std::string& kernels) override {
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, const NetworkOptions& options) override {
     std::shared_ptr<const runtime::ComputeDevice> device = compute_device();
-    const runtime::ExecutableOptions o = network_options(*device, precision, kernels);
+    const runtime::ExecutableOptions o = network_options(*device, options);
     optimize_for_inference(unet_graph);
     return std::make_unique<VulkanNetwork>(shared_, std::move(device), std::move(unet_graph), o);
   }

@@ -31,6 +31,10 @@ struct ExecutableOptions {
   // "reference", cpu_device.h; Vulkan: "ops", or a conv variant for the layers of a fused conv
   // network, vulkan_backend.h). Unsupported for a value the device does not know.
   std::string kernels = "auto";
+  // OIDN's fastMath (its filters' quality below HIGH): the device may trade accuracy for speed
+  // (Vulkan: fp16 accumulators in the fp16 tensor-core convolutions); devices without such a
+  // trade ignore it.
+  bool fast_math = false;
 };
 
 class ComputeDevice {

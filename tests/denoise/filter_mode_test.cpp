@@ -171,5 +171,42 @@ TEST(FilterMode, AuxiliaryImageAloneChoosesThePrefilteringWeights) {
   for (float v : output.pixels) ASSERT_TRUE(std::isfinite(v) && v >= -1.0f && v <= 1.0f);
 }
 
+// A CPU device that records the network options each commit asks for.
+class RecordingDevice final : public Device {
+ public:
+  std::string name() const override { return cpu_->name(); }
+  std::unique_ptr<TileNetwork> make_network(Graph unet_graph, const NetworkOptions& options) override {
+    asked.push_back(options);
+    return cpu_->make_network(std::move(unet_graph), options);
+  }
+  std::shared_ptr<const runtime::ComputeDevice> compute_device() const override { return cpu_->compute_device(); }
+  std::vector<NetworkOptions> asked;
+
+ private:
+  std::shared_ptr<Device> cpu_ = Device::create("cpu");
+};
+
+// OIDN's fastMath: quality below HIGH lets the device trade accuracy for speed (Vulkan: fp16
+// accumulators); changing the quality makes the network again.
+TEST(FilterMode, QualityBelowHighAsksForFastMath) {
+  auto device = std::make_shared<RecordingDevice>();
+  Image color(19, 11, 3), output(19, 11, 3);
+  for (size_t i = 0; i < color.pixels.size(); ++i) color.pixels[i] = 0.2f + 0.003f * float(i % 97);
+  Filter filter(device);
+  filter.set_image("color", test::view_of(color));
+  filter.set_image("output", test::view_of(output));
+  filter.set_weights_blob(test::random_weights_blob(UNetVariant::small, 3, 8));
+  const std::pair<Quality, bool> steps[] = {{Quality::high, false}, {Quality::balanced, true}, {Quality::fast, true},
+                                            {Quality::high, false}};
+  for (const auto& [quality, fast_math] : steps) {
+    filter.params().quality = quality;
+    filter.commit();  // params() changes take effect at the next commit, as OIDN's
+    filter.execute();
+    ASSERT_FALSE(device->asked.empty());
+    EXPECT_EQ(device->asked.back().fast_math, fast_math) << "quality " << int(quality);
+  }
+  EXPECT_EQ(device->asked.size(), 3u) << "balanced -> fast keeps the network (both fast math)";
+}
+
 }  // namespace
 }  // namespace vx::denoise

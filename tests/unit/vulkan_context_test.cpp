@@ -197,8 +197,10 @@ TEST(VulkanConvPacking, EverySupportedShapeHasItsShader) {
   for (int v = 0; v <= int(ConvVariant::coopmat_tqvr); ++v)
     for (Precision p : {Precision::fp32, Precision::fp16})
       for (bool upcat : {false, true})
-        for (int cout : {3, 8, 16, 20, 32, 48, 64, 80, 96, 112, 128, 200}) {
+        for (int cout : {3, 8, 16, 20, 32, 48, 64, 80, 96, 112, 128, 200})
+          for (bool fast_math : {false, true}) {
           ConvDesc d;
+          d.fast_math = fast_math;
           d.height = 32;
           d.width = 48;
           d.cin_a = 24;
@@ -212,7 +214,25 @@ TEST(VulkanConvPacking, EverySupportedShapeHasItsShader) {
                                                         << " cout " << cout << ": no shader " << shader;
           ++checked;
         }
-  EXPECT_GT(checked, 300);
+  EXPECT_GT(checked, 600);
+}
+
+// OIDN's fastMath picks the fp16-accumulator twin of an fp16 tensor-core variant, and nothing else.
+TEST(VulkanConvPacking, FastMathPicksFp16AccumulatorsOnlyForFp16TensorCoreKernels) {
+  ConvDesc d;
+  d.height = 32;
+  d.width = 48;
+  d.cin_a = 24;
+  d.cout = 32;
+  d.fast_math = true;
+  EXPECT_EQ(shader_name(ConvVariant::coopmat_tvr, d, Precision::fp16), "conv_coopmat.tvr2h");
+  EXPECT_EQ(shader_name(ConvVariant::coopmat_x3cw, d, Precision::fp32), "conv_coopmat.c2");  // 3xFP16 needs fp32 sums
+  EXPECT_EQ(shader_name(ConvVariant::tiled, d, Precision::fp16), "conv_tiled.f16");
+  d.cin_b = 16;
+  d.upsample_concat = true;
+  EXPECT_EQ(shader_name(ConvVariant::coopmat_up, d, Precision::fp16), "conv_coopmat_up.n2h");
+  d.fast_math = false;
+  EXPECT_EQ(shader_name(ConvVariant::coopmat_up, d, Precision::fp16), "conv_coopmat_up.n2");
 }
 
 TEST(VulkanConvPacking, VariantChoice) {

@@ -89,7 +89,7 @@ bool is_fused_conv_network(const Graph& graph) {
 }
 
 std::vector<LayerInfo> plan_fused_conv_network(const Graph& graph, const Shape& input_shape, Precision precision,
-                                               const std::string& kernels, bool device_has_coopmat) {
+                                               const std::string& kernels, bool fast_math, bool device_has_coopmat) {
   VX_CHECK(graph.inputs.size() == 1 && graph.outputs.size() == 1, Unsupported,
            "the Vulkan executor runs graphs with one input and one output (this one has ", graph.inputs.size(),
            " and ", graph.outputs.size(), ")");
@@ -123,6 +123,7 @@ std::vector<LayerInfo> plan_fused_conv_network(const Graph& graph, const Shape& 
     d.relu = at.get_int("relu", 0) != 0;
     d.pool = at.get_int("pool", 0) != 0;
     d.upsample_concat = at.get_int("upsample_concat", 0) != 0;
+    d.fast_math = fast_math;
     const size_t n_act = d.upsample_concat ? 2 : 1;
     VX_CHECK(node.inputs.size() == n_act + 2 && node.outputs.size() == 1, InvalidArgument, "node '", node.name,
              "' has ", node.inputs.size(), " inputs, expected ", n_act + 2);
@@ -181,7 +182,8 @@ std::vector<LayerInfo> plan_fused_conv_network(const Graph& graph, const Shape& 
 void VulkanGraphExecutable::build(const Graph& graph) {
   VX_CHECK(options_.precision == Precision::fp32 || ctx_.fp16_enabled(), Unsupported, "Vulkan device '",
            ctx_.info().name, "' lacks fp16 arithmetic or 16-bit storage: use fp32");
-  layers_ = plan_fused_conv_network(graph, input_shape_, options_.precision, options_.kernels, ctx_.coopmat_enabled());
+  layers_ = plan_fused_conv_network(graph, input_shape_, options_.precision, options_.kernels, options_.fast_math,
+                                   ctx_.coopmat_enabled());
   element_bytes_ = options_.precision == Precision::fp16 ? 2 : 4;
   timestamps_ = options_.timestamps && ctx_.info().timestamps;
 

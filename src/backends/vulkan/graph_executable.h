@@ -27,6 +27,7 @@ struct ExecutableOptions {
   // "auto" (by shape and device), or a variant for every layer ("direct", "tiled", "coopmat"),
   // optionally followed by per-layer overrides: "auto,enc_conv0=direct,dec_conv4=tiled".
   std::string kernels = "auto";
+  bool fast_math = false;  // ConvDesc::fast_math for every layer (OIDN's fastMath)
   bool timestamps = false;  // record per-layer GPU timestamps (when the queue supports them)
   // > 0: throw OutOfMemory (check_memory_limit) before allocating any device memory when the arena,
   // weights and staging exceed this many MiB.
@@ -52,9 +53,9 @@ bool is_fused_conv_network(const Graph& graph);
 // The layers of such a network for one input shape: each node's ConvDesc and the kernel variant
 // `kernels` (ExecutableOptions::kernels) picks, without touching the device. Throws Unsupported
 // naming the node for what the executor cannot run, InvalidArgument for inconsistent shapes or a
-// kernel choice that names a variant or layer that does not exist.
+// kernel choice that names a variant or layer that does not exist. fast_math: ConvDesc::fast_math.
 std::vector<LayerInfo> plan_fused_conv_network(const Graph& graph, const Shape& input_shape, Precision precision,
-                                               const std::string& kernels, bool device_has_coopmat);
+                                               const std::string& kernels, bool fast_math, bool device_has_coopmat);
 
 // Also the Vulkan backend's compiled form of such a graph when the scheduler gives it every node
 // (vulkan_backend.h): run(0, host, node_ms) reads the input from and writes the output to `host`.

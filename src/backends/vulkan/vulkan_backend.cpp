@@ -69,7 +69,7 @@ void VulkanBackend::choose_engine(const runtime::BoundGraph& bound) {
   if (is_fused_conv_network(g)) {
     try {
       layers_ = plan_fused_conv_network(g, g.value(g.inputs[0]).shape, options_.precision, options_.kernels,
-                                        ctx_.coopmat_enabled());
+                                        options_.fast_math, ctx_.coopmat_enabled());
       engine_ = Engine::fused_conv_network;
       return;
     } catch (const Error&) {
@@ -134,6 +134,7 @@ std::unique_ptr<runtime::CompiledSegments> VulkanBackend::compile(const runtime:
     ExecutableOptions o;
     o.precision = options_.precision;
     o.kernels = options_.kernels;
+    o.fast_math = options_.fast_math;
     o.timestamps = options_.timestamps;
     o.max_memory_mb = options_.max_memory_mb;
     o.needs = options_.needs;

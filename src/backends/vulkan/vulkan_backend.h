@@ -37,6 +37,7 @@ struct VulkanBackendOptions {
   // layers of a fused conv network (graph_executable.h ExecutableOptions::kernels: "coopmat",
   // "auto,enc_conv0=direct"), which then must be one (InvalidArgument otherwise).
   std::string kernels = "auto";
+  bool fast_math = false;  // runtime::ExecutableOptions::fast_math
 };
 
 class VulkanBackend final : public runtime::Backend {

@@ -21,6 +21,7 @@ class VulkanComputeDevice final : public runtime::ComputeDevice {
     o.max_memory_mb = options.max_memory_mb;
     o.needs = options.needs;
     o.kernels = options.kernels.empty() ? "auto" : options.kernels;
+    o.fast_math = options.fast_math;
     return std::make_unique<VulkanBackend>(*context_, o);
   }
   std::shared_ptr<runtime::Buffer> make_buffer(uint64_t bytes, runtime::BufferStorage storage) const override {

@@ -302,8 +302,9 @@ std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p) {
   if (v == ConvVariant::direct) return p == Precision::fp16 ? "conv_direct.f16" : "conv_direct.f32";
   if (v == ConvVariant::tiled) return p == Precision::fp16 ? "conv_tiled.f16" : "conv_tiled.f32";
   const CoopShape& s = *coop_shape(v);
-  if (s.phase) return cat("conv_coopmat_up.", s.prefix, coop_wg_fragments(s, d));
-  return cat("conv_coopmat.", s.prefix, coop_wg_fragments(s, d));
+  const char* accumulators = d.fast_math && !s.x3 ? "h" : "";  // x3 is fp32 only
+  if (s.phase) return cat("conv_coopmat_up.", s.prefix, coop_wg_fragments(s, d), accumulators);
+  return cat("conv_coopmat.", s.prefix, coop_wg_fragments(s, d), accumulators);
 }
 
 std::array<int32_t, 12> push_constants(ConvVariant v, const ConvDesc& d) {

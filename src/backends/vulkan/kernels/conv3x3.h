@@ -57,6 +57,9 @@ struct ConvDesc {
   int cin_b = 0;              // channels of the skip input (0 without upsample_concat)
   int cout = 0;
   bool relu = false, pool = false, upsample_concat = false;
+  // OIDN's fastMath (quality below HIGH): the fp16 tensor-core variants accumulate in fp16 (their
+  // h twins); ignored by fp32 and by the direct and tiled kernels.
+  bool fast_math = false;
 
   int cin4_a() const { return (cin_a + 3) / 4; }
   int cin4_b() const { return (cin_b + 3) / 4; }
@@ -79,7 +82,7 @@ ConvVariant choose_variant(const ConvDesc& d, Precision p, bool device_has_coopm
 std::vector<uint8_t> pack_weights(ConvVariant v, const ConvDesc& d, Precision p, const Tensor& weights);
 std::vector<uint8_t> pack_bias(const ConvDesc& d, const Tensor& bias);
 
-// The embedded shader a variant uses ("conv_tiled.f16", "conv_coopmat.n4").
+// The embedded shader a variant uses ("conv_tiled.f16", "conv_coopmat.n4"; "conv_coopmat.n4h" with fast_math).
 std::string shader_name(ConvVariant v, const ConvDesc& d, Precision p);
 // Push constants in the order of shaders/conv3x3_io.glsl's Params block.
 std::array<int32_t, 12> push_constants(ConvVariant v, const ConvDesc& d);

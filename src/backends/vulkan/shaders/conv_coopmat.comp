@@ -64,8 +64,68 @@
 // VARIANT tqvr2 -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DREUSE=1
 // VARIANT tqvr3 -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DREUSE=1
 // VARIANT tqvr4 -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DPSTR=2 -DREUSE=1
+// VARIANT n1h -DNFRAG=1 -DACC16=1
+// VARIANT n2h -DNFRAG=2 -DACC16=1
+// VARIANT n3h -DNFRAG=3 -DACC16=1
+// VARIANT n4h -DNFRAG=4 -DACC16=1
+// VARIANT n5h -DNFRAG=5 -DACC16=1
+// VARIANT n6h -DNFRAG=6 -DACC16=1
+// VARIANT n7h -DNFRAG=7 -DACC16=1
+// VARIANT n8h -DNFRAG=8 -DACC16=1
+// VARIANT w1h -DNFRAG=1 -DSUBGROUPS=8 -DACC16=1
+// VARIANT w2h -DNFRAG=2 -DSUBGROUPS=8 -DACC16=1
+// VARIANT w3h -DNFRAG=3 -DSUBGROUPS=8 -DACC16=1
+// VARIANT w4h -DNFRAG=4 -DSUBGROUPS=8 -DACC16=1
+// VARIANT w5h -DNFRAG=5 -DSUBGROUPS=8 -DACC16=1
+// VARIANT w6h -DNFRAG=6 -DSUBGROUPS=8 -DACC16=1
+// VARIANT p1h -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT p2h -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT p3h -DNFRAG=3 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT p4h -DNFRAG=4 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT p5h -DNFRAG=5 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT p6h -DNFRAG=6 -DSUBGROUPS=8 -DPREFETCH=1 -DACC16=1
+// VARIANT t1h -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DACC16=1
+// VARIANT t2h -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DACC16=1
+// VARIANT t3h -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DACC16=1
+// VARIANT t4h -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DPSTR=2 -DACC16=1
+// VARIANT u1h -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DACC16=1
+// VARIANT u2h -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DACC16=1
+// VARIANT u3h -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DACC16=1
+// VARIANT u4h -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DPSTR=2 -DACC16=1
+// VARIANT e1h -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DNW=8 -DACC16=1
+// VARIANT pv1h -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT pv2h -DNFRAG=2 -DSUBGROUPS=8 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT pv3h -DNFRAG=3 -DSUBGROUPS=8 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT pv4h -DNFRAG=4 -DSUBGROUPS=8 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT pv5h -DNFRAG=5 -DSUBGROUPS=8 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT pv6h -DNFRAG=6 -DSUBGROUPS=8 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT tv1h -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT tv2h -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT tv3h -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT tv4h -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DPSTR=2 -DACC16=1
+// VARIANT uv1h -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT uv2h -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT uv3h -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DEPI16=1 -DACC16=1
+// VARIANT uv4h -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DEPI16=1 -DPSTR=2 -DACC16=1
+// VARIANT tqv1h -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DACC16=1
+// VARIANT tqv2h -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DACC16=1
+// VARIANT tqv3h -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DACC16=1
+// VARIANT tqv4h -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DPSTR=2 -DACC16=1
+// VARIANT uqv1h -DNFRAG=1 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DACC16=1
+// VARIANT uqv2h -DNFRAG=2 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DACC16=1
+// VARIANT uqv3h -DNFRAG=3 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DACC16=1
+// VARIANT uqv4h -DNFRAG=4 -DSUBGROUPS=16 -DRPS=2 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DPSTR=2 -DACC16=1
+// VARIANT em1h -DNFRAG=1 -DSUBGROUPS=8 -DPREFETCH=1 -DNW=8 -DMULTI=1 -DACC16=1
+// VARIANT tvr1h -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DREUSE=1 -DACC16=1
+// VARIANT tvr2h -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DREUSE=1 -DACC16=1
+// VARIANT tvr3h -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DREUSE=1 -DACC16=1
+// VARIANT tvr4h -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DEPI16=1 -DPSTR=2 -DREUSE=1 -DACC16=1
+// VARIANT tqvr1h -DNFRAG=1 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DREUSE=1 -DACC16=1
+// VARIANT tqvr2h -DNFRAG=2 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DREUSE=1 -DACC16=1
+// VARIANT tqvr3h -DNFRAG=3 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DREUSE=1 -DACC16=1
+// VARIANT tqvr4h -DNFRAG=4 -DSUBGROUPS=8 -DRPS=4 -DPREFETCH=1 -DMULTI=1 -DEPI16=1 -DPSTR=2 -DREUSE=1 -DACC16=1
 // 3x3 conv as an implicit GEMM on tensor cores (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments,
-// fp32 accumulators), with the same fusions as conv_direct. fp16 storage, or fp32 with X3.
+// fp32 accumulators, fp16 in the h twins), with the same fusions as conv_direct. fp16 storage, or fp32 with X3.
 //   M = pixels: a workgroup (SUBGROUPS subgroups of 32) computes a TH x 16 pixel tile; subgroup s owns RPS
 //       consecutive rows (RPS 16-pixel A fragments); RPS is even, so a fused 2x2 pool stays inside
 //       one subgroup.
@@ -107,7 +167,9 @@
 //       A fragments at dx are loaded once and serve the three row offsets dy (3 (RPS + 2) A loads
 //       per chunk instead of 9 RPS), at RPS + 2 live A fragments instead of RPS. Pays with 4 rows per
 //       subgroup (t); with 2 (p, u) it measured level or worse (v10e, NOTES.md).
-// Other variants that were measured and dropped (fp16 accumulators, 32-channel K steps, scaled lo
+//   ACC16 (the h twin of every fp16 variant, e.g. tvr4h): fp16 accumulators, OIDN's fastMath for
+//       quality below HIGH: half the accumulator registers, about 3x the rounding error.
+// Other variants that were measured and dropped (32-channel K steps, scaled lo
 // with a second accumulator set, ...) are in git history: bench/vulkan/NOTES.md, "Pruned".
 // Weights: f16 B[(tap * k_chunks + chunk) * 16 + k][n], row-major with row length n_pad; X3: the hi
 // plane, then the lo plane (256 w = hi + lo).
@@ -140,6 +202,12 @@
 #ifndef X3
 #define X3 0
 #endif
+#ifndef ACC16
+#define ACC16 0
+#endif
+#if ACC16 && X3
+#error fp16 accumulators are for fp16 activations (3xFP16 needs fp32 sums)
+#endif
 // 16-channel chunks per staging step: always 1 now (the 2 of the pruned k variants needed shared
 // memory for twice the channels); the index arithmetic keeps the name so that every variant's
 // SPIR-V stays as measured (the -O0 c variants depend on the exact expressions).
@@ -170,7 +238,11 @@
 #endif
 #define AMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define BMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, NW>
+#if ACC16  // OIDN's fastMath (quality below HIGH): fp16 accumulators, fewer registers per fragment
+#define CMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, NW>
+#else
 #define CMAT fcoopmatNV<32, gl_ScopeSubgroup, 16, NW>
+#endif
 #define TH (SUBGROUPS * RPS)
 #define THREADS (32 * SUBGROUPS)
 #define TW 16

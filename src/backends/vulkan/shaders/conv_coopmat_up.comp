@@ -6,6 +6,10 @@
 // VARIANT n4 -DNFRAG=4
 // VARIANT c1 -DNFRAG=1 -DX3=3 -O0
 // VARIANT c2 -DNFRAG=2 -DX3=3 -O0
+// VARIANT n1h -DNFRAG=1 -DACC16=1
+// VARIANT n2h -DNFRAG=2 -DACC16=1
+// VARIANT n3h -DNFRAG=3 -DACC16=1
+// VARIANT n4h -DNFRAG=4 -DACC16=1
 // Fused nearest-upsample(A) + concat(B) + 3x3 conv on tensor cores by phase decomposition.
 //
 // Why: an output pixel (2i + a, 2j + b) of a 3x3 conv over upsample2x(A) sees only a 2x2 window of
@@ -26,6 +30,7 @@
 // (as conv_coopmat.comp's PREFETCH). The epilogue goes through shared memory with 16-byte stores
 // (as conv_coopmat.comp's EPI16) where the output count allows.
 // N split: a workgroup computes NP = 16 * NFRAG outputs from gl_WorkGroupID.z * NP on.
+// ACC16 (n1h..n4h): fp16 accumulators (OIDN's fastMath, as conv_coopmat.comp's h twins).
 // X3 3 (c variants, fp32 activations; as conv_coopmat.comp's x3c): every operand split into fp16 hi
 // + lo (two shared planes), three MMAs per product into a fresh fragment per tap, added to the
 // accumulator in fp32; the weights are stored times 256. Two shared planes need half the tile (8
@@ -37,6 +42,12 @@
 // (u: row, v: column), phase = 2 a + b. X3: the hi plane, then the lo plane.
 #ifndef X3
 #define X3 0
+#endif
+#ifndef ACC16
+#define ACC16 0
+#endif
+#if ACC16 && X3
+#error fp16 accumulators are for fp16 activations (3xFP16 needs fp32 sums)
 #endif
 #if X3
 #if X3 != 3
@@ -66,7 +77,11 @@
 
 #define AMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define BMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#if ACC16  // OIDN's fastMath (quality below HIGH): fp16 accumulators, fewer registers per fragment
+#define CMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#else
 #define CMAT fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+#endif
 #define THREADS (32 * SUBGROUPS)
 #define SW 16  // A columns per tile
 #define TPS (4 / UP_SPLIT)  // 2x2 taps per phase staged in one step
