@@ -8,6 +8,8 @@
 #     and external/catch.hpp are used).
 #   VOLVOX_LIB_DIR: the folder holding libOpenImageDenoise.so.2 (build/release, or <prefix>/lib).
 # The programs land in OUT_DIR (rpath set to VOLVOX_LIB_DIR).
+# HEADERS=DIR (a folder holding OpenImageDenoise/{oidn.h,oidn.hpp,config.h}, e.g. Volvox's include/):
+# build OIDN's programs against those headers instead of OIDN's (check_abi.sh, the reverse direction).
 set -euo pipefail
 src=$(cd "$1" && pwd)
 lib=$(cd "$2" && pwd)
@@ -36,6 +38,9 @@ if grep -q '@\|cmakedefine' "$src/include/OpenImageDenoise/config.h"; then
   echo "config.h.in has lines this script does not configure:" >&2
   grep -n '@\|cmakedefine' "$src/include/OpenImageDenoise/config.h" >&2
   exit 1
+fi
+if [[ -n "${HEADERS:-}" ]]; then
+  cp "$HEADERS"/OpenImageDenoise/{oidn.h,oidn.hpp,config.h} "$src/include/OpenImageDenoise/"
 fi
 
 flags=(-std=c++17 -O2 -I"$src/include" -I"$src" -I"$src/apps" -I"$src/external" -pthread)
