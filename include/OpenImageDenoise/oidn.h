@@ -269,7 +269,14 @@ inline void oidnRemoveFilterData(OIDNFilter filter, const char* name) { oidnUnse
 
 /* Parameters. RT: "hdr", "srgb", "cleanAux" (bool); RTLightmap: "directional" (bool); both:
  * "quality" (OIDNQuality), "maxMemoryMB" (int, -1: the device's default), "inputScale" (float,
- * NaN: automatic), read-only "tileAlignment" and "tileOverlap" (ints, valid after commit). */
+ * NaN: automatic), read-only "tileAlignment" and "tileOverlap" (ints, valid after commit).
+ * Volvox extension for animations (RT): images "motion" (FLOAT2: per pixel dx, dy in pixels to where
+ * its surface was in the previous frame, y down) and "depth" (FLOAT: distance, 0 for no surface),
+ * host memory; "temporal" (int: 0 off, 1 stabilize: each execute blends its output with the
+ * previous execute's, reprojected by "motion" and clamped to the current frame's neighbourhood,
+ * where "depth" and "normal" show the same surface), "temporalBlend" (float in [0, 1), 0.8), and
+ * "temporalReset" (bool: true starts a new history at the next execute, for a cut; needs no commit).
+ * OIDN warns about these names as unknown parameters and ignores them. */
 OIDN_API void oidnSetFilterBool(OIDNFilter filter, const char* name, bool value);
 OIDN_API bool oidnGetFilterBool(OIDNFilter filter, const char* name);
 OIDN_API void oidnSetFilterInt(OIDNFilter filter, const char* name, int value);

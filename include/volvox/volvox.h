@@ -68,7 +68,10 @@ VXError vxGetDeviceError(VXDevice device, const char** message);
 /* type: "RT" (the generic ray-tracing denoiser). */
 VXFilter vxNewFilter(VXDevice device, const char* type);
 void vxReleaseFilter(VXFilter filter);
-/* name: "color", "albedo", "normal", "output". Strides in bytes; 0 = packed. */
+/* name: "color", "albedo", "normal", "output"; for temporal denoising (the "temporal" parameter)
+ * also "motion" (FLOAT2 or wider: per pixel dx, dy in pixels from the pixel's centre to where its
+ * surface was in the previous frame, y down) and "depth" (FLOAT: distance to the surface, 0 where
+ * no surface); both host memory. Strides in bytes; 0 = packed. */
 void vxSetFilterImage(VXFilter filter, const char* name, void* ptr, VXFormat format, size_t width, size_t height,
                       size_t pixel_byte_stride, size_t row_byte_stride);
 void vxUnsetFilterImage(VXFilter filter, const char* name);
@@ -92,12 +95,18 @@ void vxSetFilterVulkanBuffer(VXFilter filter, const char* name, uint64_t buffer,
 void vxSetFilterBool(VXFilter filter, const char* name, bool value);
 /* "maxMemoryMB" (-1, the default: the device's limit, 3000 MB on the CPU; images are tiled to stay
  * under it), "maxTileSize" (0: from the memory limit), "quality" (0 fast, 1 balanced, 2 high),
- * "precision" (0 auto, 1 fp32, 2 fp16) */
+ * "precision" (0 auto, 1 fp32, 2 fp16), "temporal" (0 off; 1 stabilize: each execute blends the
+ * output with the previous execute's output, reprojected by "motion" and clamped to the current
+ * frame's 3x3 neighbourhood, where "depth" and "normal" (when set) show the same surface; host
+ * output images) */
 void vxSetFilterInt(VXFilter filter, const char* name, int value);
 /* "inputScale" (NaN = automatic); "targetTileMs": interactive mode on the vulkan device (> 0: tiles
  * sized to about this GPU time each, from the measured time of earlier tiles; the progress
- * monitor can cancel between tiles; the result equals the untiled one; 0 = off) */
+ * monitor can cancel between tiles; the result equals the untiled one; 0 = off); "temporalBlend"
+ * (the history's weight with "temporal" 1, in [0, 1); default 0.8) */
 void vxSetFilterFloat(VXFilter filter, const char* name, float value);
+/* A cut in an animation: the next execute starts a new temporal history. */
+void vxResetFilterHistory(VXFilter filter);
 void vxSetFilterWeightsFile(VXFilter filter, const char* path);
 void vxSetFilterWeights(VXFilter filter, const void* blob, size_t size);
 void vxSetFilterProgressMonitorFunction(VXFilter filter, VXProgressMonitorFunction fn, void* user_ptr);

@@ -83,6 +83,8 @@ class FilterRef {
   void set_weights(const void* blob, size_t size) { vxSetFilterWeights(filter_, blob, size), device_.check(); }
   void commit() { vxCommitFilter(filter_), device_.check(); }
   void execute() { vxExecuteFilter(filter_), device_.check(); }
+  // A cut in an animation ("temporal" 1): the next execute starts a new history.
+  void reset_history() { vxResetFilterHistory(filter_), device_.check(); }
 
  private:
   const DeviceRef& device_;

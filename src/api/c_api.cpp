@@ -193,6 +193,9 @@ void vxSetFilterInt(VXFilter filter, const char* name, int value) {
       p.quality = vx::denoise::Quality(value);
     } else if (n == "precision") {
       p.precision = vx::api::precision_from_c(value);
+    } else if (n == "temporal") {
+      VX_CHECK(value == 0 || value == 1, InvalidArgument, "temporal must be 0 (off) or 1 (stabilize)");
+      p.temporal = vx::denoise::TemporalMode(value);
     } else {
       vx::fail(vx::ErrorCode::InvalidArgument, "unknown int parameter '" + n + "'");
     }
@@ -208,10 +211,18 @@ void vxSetFilterFloat(VXFilter filter, const char* name, float value) {
     } else if (n == "targetTileMs") {
       VX_CHECK(value >= 0 && std::isfinite(value), InvalidArgument, "targetTileMs must be 0 (off) or a positive time");
       filter->filter.params().target_tile_ms = value;
+    } else if (n == "temporalBlend") {
+      VX_CHECK(value >= 0 && value < 1, InvalidArgument, "temporalBlend must be in [0, 1)");
+      filter->filter.params().temporal_blend = value;
     } else {
       vx::fail(vx::ErrorCode::InvalidArgument, "unknown float parameter '" + n + "'");
     }
   });
+}
+
+void vxResetFilterHistory(VXFilter filter) {
+  VX_REQUIRE_FILTER(filter);
+  guarded(owner_of(filter), [&] { filter->filter.reset_history(); });
 }
 
 void vxSetFilterWeightsFile(VXFilter filter, const char* path) {

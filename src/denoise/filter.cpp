@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <utility>
 
 #include "core/error.h"
 #include "core/file_io.h"
@@ -81,7 +82,11 @@ void Filter::set_device_image(const std::string& name, const ImageView& layout, 
   else if (name == "albedo") albedo_ = image, albedo_buffer_ = buffer;
   else if (name == "normal") normal_ = image, normal_buffer_ = buffer;
   else if (name == "output") output_ = image, output_buffer_ = buffer;
-  else fail(ErrorCode::InvalidArgument, cat("unknown image '", name, "' (expected color, albedo, normal or output)"));
+  else if (name == "motion") motion_ = image, motion_buffer_ = buffer;
+  else if (name == "depth") depth_ = image, depth_buffer_ = buffer;
+  else
+    fail(ErrorCode::InvalidArgument,
+         cat("unknown image '", name, "' (expected color, albedo, normal, output, motion or depth)"));
   dirty_ = true;
 }
 
@@ -90,6 +95,8 @@ void Filter::unset_image(const std::string& name) {
   else if (name == "albedo") albedo_ = {}, albedo_buffer_ = {};
   else if (name == "normal") normal_ = {}, normal_buffer_ = {};
   else if (name == "output") output_ = {}, output_buffer_ = {};
+  else if (name == "motion") motion_ = {}, motion_buffer_ = {};
+  else if (name == "depth") depth_ = {}, depth_buffer_ = {};
   dirty_ = true;
 }
 
@@ -140,6 +147,7 @@ void Filter::commit() {
   same_size(albedo_, "albedo");
   same_size(normal_, "normal");
   same_size(output_, "output");
+  check_temporal_inputs();
   // The output is divided by the scale: a denormal or infinite scale would make it Inf or NaN.
   VX_CHECK(std::isnan(params_.input_scale) || (std::isnormal(params_.input_scale) && params_.input_scale > 0),
            InvalidArgument, "inputScale ", params_.input_scale,
@@ -192,10 +200,55 @@ void Filter::commit() {
   dirty_ = false;
 }
 
+void Filter::check_temporal_inputs() const {
+  if (params_.temporal == TemporalMode::none) return;
+  VX_CHECK(motion_.valid() && depth_.valid(), InvalidArgument, "temporal denoising needs the 'motion' and 'depth' images (",
+           motion_.valid() ? "depth" : "motion", " is not set)");
+  VX_CHECK(motion_.channels >= 2, InvalidArgument, "image 'motion' has ", motion_.channels,
+           " channel; it needs 2 (dx, dy in pixels)");
+  for (const auto& [view, name] : {std::pair{&motion_, "motion"}, {&depth_, "depth"}})
+    VX_CHECK(view->width == output_.width && view->height == output_.height, InvalidArgument, "image '", name, "' is ",
+             view->width, "x", view->height, " but 'output' is ", output_.width, "x", output_.height);
+  VX_CHECK(params_.temporal_blend >= 0 && params_.temporal_blend < 1, InvalidArgument, "temporalBlend ",
+           params_.temporal_blend, " must be in [0, 1)");
+  // The stage runs where the output is: on the host (temporal_stage.h) or on the device
+  // (TileNetwork::run_temporal); its guides must be there too.
+  const bool on_device = output_buffer_.on_device();
+  for (const auto& [buffer, name] : {std::pair{&motion_buffer_, "motion"}, {&depth_buffer_, "depth"}})
+    VX_CHECK(buffer->on_device() == on_device, InvalidArgument, "image '", name, "' is in ",
+             buffer->on_device() ? "a device buffer" : "host memory", " but 'output' is in ",
+             on_device ? "a device buffer" : "host memory", ": the temporal stage needs them in the same place");
+}
+
 void Filter::execute() {
   // Parameters changed since the commit are read here, as before; a lightmap filter still needs the
   // caller's weights (commit() says so).
   if (dirty_ || !committed_ || (params_.type == FilterType::rt_lightmap && weights_.empty())) commit();
+  execute_network();
+  if (params_.temporal == TemporalMode::none) return;
+  check_temporal_inputs();
+  const auto t0 = Clock::now();
+  const FilterMode mode = resolve_filter_mode(params_, color_.valid(), albedo_.valid(), normal_.valid());
+  if (output_buffer_.on_device()) {
+    TemporalJob job;
+    job.output = output_, job.motion = motion_, job.depth = depth_;
+    job.output_buffer = output_buffer_, job.motion_buffer = motion_buffer_, job.depth_buffer = depth_buffer_;
+    if (mode.normal && normal_buffer_.on_device()) job.normal = normal_, job.normal_buffer = normal_buffer_;
+    job.blend = params_.temporal_blend;
+    job.reset = std::exchange(device_history_reset_, false);
+    double ms_device = 0;
+    VX_CHECK(committed_->network->run_temporal(job, &ms_device), Unsupported, "device '", device_->name(),
+             "' has no temporal stage for images in device buffers: set host images");
+    stats_.ms_device += ms_device;
+  } else {
+    const bool normals = mode.normal && !normal_buffer_.on_device();
+    temporal_.apply(output_, motion_, depth_, normals ? &normal_ : nullptr, params_.temporal_blend);
+  }
+  stats_.ms_temporal = ms_since(t0);
+  stats_.ms_total += stats_.ms_temporal;
+}
+
+void Filter::execute_network() {
   const auto t0 = Clock::now();
   Committed& c = *committed_;
   stats_ = {};

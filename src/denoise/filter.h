@@ -17,6 +17,7 @@
 #include "core/precision.h"
 #include "denoise/image_view.h"
 #include "denoise/network.h"
+#include "denoise/temporal_stage.h"
 #include "runtime/device.h"
 #include "runtime/physical_device.h"
 
@@ -27,6 +28,12 @@ enum class Quality { fast, balanced, high };
 // OIDN's filter types: "RT" denoises rendered colour (with optional albedo and normal), or prefilters
 // an albedo or normal image alone; "RTLightmap" denoises a lightmap in 'color' (HDR, or directional).
 enum class FilterType { rt, rt_lightmap };
+
+// Temporal denoising of an animation (the filter keeps a history between executes): none, or
+// stabilize: the output blended with the previous execute's, reprojected by the `motion` image and
+// clamped to the current frame's neighbourhood (temporal_stage.h), where `depth` (and `normal`, when
+// set) say the surface was visible in the previous frame.
+enum class TemporalMode { none, stabilize };
 
 struct FilterParams {
   FilterType type = FilterType::rt;
@@ -55,6 +62,8 @@ struct FilterParams {
   double target_tile_ms = 0;
   // Replaces the measured tile time in interactive mode (tests: a deterministic clock).
   std::function<double(int buffer_width, int buffer_height, double measured_ms)> tile_time_source;
+  TemporalMode temporal = TemporalMode::none;  // stabilize needs the 'motion' and 'depth' images
+  float temporal_blend = 0.8f;                 // the history's weight, in [0, 1)
 };
 
 // Returns false to cancel; progress goes from 0 to 1.
@@ -66,6 +75,7 @@ struct ExecuteStats {
   // GPU devices with timestamps: the device work end to end (autoexposure, input processing, network,
   // output processing), without host copies: the time a renderer's device images would take; else 0.
   double ms_device = 0;
+  double ms_temporal = 0;   // the temporal stage (FilterParams::temporal)
   float input_scale = 1;    // the resolved scale (autoexposure)
   int tiles = 0;
   int tile_width = 0, tile_height = 0;
@@ -92,7 +102,8 @@ class Filter {
   explicit Filter(std::shared_ptr<Device> device);
   ~Filter();
 
-  void set_image(const std::string& name, const ImageView& image);  // color, albedo, normal, output
+  // color, albedo, normal, output; motion and depth for the temporal stage (FilterParams::temporal).
+  void set_image(const std::string& name, const ImageView& image);
   void unset_image(const std::string& name);
   // An image in a Vulkan buffer of the device's own VkDevice (see vulkan_device.h), laid out as
   // `layout` says (its data pointer is ignored). Only devices that run whole images (vulkan) take
@@ -110,9 +121,12 @@ class Filter {
   // Validates images and weights, builds the network (expensive; cached until something changes).
   // The inputs (filter_mode.h): color (+albedo (+normal)), or for RT albedo or normal alone.
   void commit();
-  // Denoises color (+albedo, +normal), or the auxiliary image set alone, into output. Throws
-  // vx::Error (Cancelled when the callback said stop; output is then partially written).
+  // Denoises color (+albedo, +normal), or the auxiliary image set alone, into output, then runs the
+  // temporal stage when one is on. Throws vx::Error (Cancelled when the callback said stop; output
+  // is then partially written).
   void execute();
+  // A cut in an animation: the next execute starts a new temporal history.
+  void reset_history() { temporal_.reset(), device_history_reset_ = true; }
   const ExecuteStats& stats() const { return stats_; }
   // Description of the committed network: variant, input channels, parameters, device.
   std::string describe() const;
@@ -128,8 +142,8 @@ class Filter {
 
  private:
   std::shared_ptr<Device> device_;
-  ImageView color_, albedo_, normal_, output_;
-  DeviceImage color_buffer_, albedo_buffer_, normal_buffer_, output_buffer_;
+  ImageView color_, albedo_, normal_, output_, motion_, depth_;
+  DeviceImage color_buffer_, albedo_buffer_, normal_buffer_, output_buffer_, motion_buffer_, depth_buffer_;
   FilterParams params_;
   void choose_weights();
   // The image the network denoises (color, or the auxiliary image filtered alone) and its buffer.
@@ -146,6 +160,10 @@ class Filter {
   bool profiling_ = false;
   bool dirty_ = true;
   ExecuteStats stats_;
+  TemporalStage temporal_;        // the temporal stage for host outputs; the network keeps the device's
+  bool device_history_reset_ = false;  // reset_history() for the device's stage, at its next run
+  void execute_network();
+  void check_temporal_inputs() const;  // when a temporal mode is on
   struct Committed;
   std::unique_ptr<Committed> committed_;
 };

@@ -63,6 +63,17 @@ struct ImageJobResult {
   std::vector<LayerTiming> layers;      // summed over tiles when profiling
 };
 
+// The temporal stage (FilterParams::temporal) on the device, for an output in a device buffer: the
+// output, in place, blended with the history the network keeps between jobs, by TemporalStabilizer's
+// method (temporal_stabilizer.h: reprojection by `motion`, validity by `depth` and `normal` when it is
+// valid(), 3x3 neighbourhood clamp, blend). Every image here is in a device buffer.
+struct TemporalJob {
+  ImageView output, motion, depth, normal;  // layouts; normal not valid() when unused
+  DeviceImage output_buffer, motion_buffer, depth_buffer, normal_buffer;
+  float blend = 0.8f;  // the history's weight
+  bool reset = false;  // a cut: this frame starts a new history (passes through)
+};
+
 class TileNetwork {
  public:
   virtual ~TileNetwork() = default;
@@ -76,6 +87,9 @@ class TileNetwork {
   // Runs a whole image on the device when it can (see ImageJob) and returns true; false leaves it
   // to the filter's host path (tile by tile through run()). Throws for errors (e.g. OutOfMemory).
   virtual bool run_image(const ImageJob& job, ImageJobResult& result) { return false; }
+  // Runs the temporal stage on the device (see TemporalJob) and returns true, with its GPU time in
+  // *ms_device where timestamps exist (else 0); false when the device has none.
+  virtual bool run_temporal(const TemporalJob& job, double* ms_device) { return false; }
 };
 
 }  // namespace vx::denoise

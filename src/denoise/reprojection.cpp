@@ -59,8 +59,11 @@ Reprojected reproject(const Image& previous, const Image& motion, const Image& d
   same_size(motion, 2, "motion");
   same_size(depth, 1, "depth");
   same_size(previous_depth, 1, "previous depth");
-  same_size(normal, 3, "normal");
-  same_size(previous_normal, 3, "previous normal");
+  const bool normals = !normal.empty() || !previous_normal.empty();  // both or neither
+  if (normals) {
+    same_size(normal, 3, "normal");
+    same_size(previous_normal, 3, "previous normal");
+  }
   Reprojected out{Image(w, h, previous.channels), std::vector<uint8_t>(size_t(w) * size_t(h), 0)};
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
@@ -73,7 +76,7 @@ Reprojected reproject(const Image& previous, const Image& motion, const Image& d
       const int nx = std::min(int(px), w - 1), ny = std::min(int(py), h - 1);
       const float d = depth.at(x, y, 0), pd = previous_depth.at(nx, ny, 0);
       bool ok = (d <= 0) == (pd <= 0) && (d <= 0 || std::fabs(d - pd) <= 0.1f * d);
-      if (ok && d > 0) {
+      if (ok && d > 0 && normals) {
         float dot = 0;
         for (int c = 0; c < 3; ++c) dot += normal.at(x, y, c) * previous_normal.at(nx, ny, c);
         ok = dot >= 0.9f;

@@ -20,7 +20,8 @@ enum class Resampling { bilinear, catmull_rom };
 
 // `motion`: 2 (or more; the first two used) channels. `depth` and `normal` of both frames (1 and 3
 // channels) decide validity: depth within 10% (relative) and normals within ~25 degrees; a pixel
-// whose ray left the scene (depth 0 in both) is valid when it lands inside the image.
+// whose ray left the scene (depth 0 in both) is valid when it lands inside the image. Without
+// normals (both empty) depth alone decides.
 Reprojected reproject(const Image& previous, const Image& motion, const Image& depth, const Image& previous_depth,
                       const Image& normal, const Image& previous_normal, Resampling resampling);
 

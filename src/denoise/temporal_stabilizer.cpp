@@ -8,8 +8,11 @@
 
 namespace vx::denoise {
 
-TemporalStabilizer::TemporalStabilizer(float blend) : blend_(blend) {
+TemporalStabilizer::TemporalStabilizer(float blend) { set_blend(blend); }
+
+void TemporalStabilizer::set_blend(float blend) {
   VX_CHECK(blend >= 0 && blend < 1, InvalidArgument, "temporal blend ", blend, " must be in [0, 1)");
+  blend_ = blend;
 }
 
 void TemporalStabilizer::reset() {
@@ -23,7 +26,8 @@ Image TemporalStabilizer::apply(const Image& denoised, const Image& motion, cons
            denoised.channels, " channels");
   const int w = denoised.width, h = denoised.height;
   Image out = denoised;
-  const bool has_history = previous_output_.width == w && previous_output_.height == h;
+  const bool has_history = previous_output_.width == w && previous_output_.height == h &&
+                           normal.empty() == previous_normal_.empty();
   if (has_history) {
     const Reprojected history = reproject(previous_output_, motion, depth, previous_depth_, normal, previous_normal_,
                                               Resampling::catmull_rom);

@@ -3,7 +3,8 @@
 // clamped per channel to the current frame's 3x3 neighbourhood (what changed content cannot drag
 // along: no ghost outside the current frame's local range), and blended with the current frame:
 //   out = current + blend * (clamped history - current)   where the history is valid, else current.
-// Host images, any size; the first frame (and the first after reset()) passes through.
+// Host images, any size; the first frame (and the first after reset() or a change of size) passes
+// through. Normals may be empty (depth alone then decides where the history is valid).
 #pragma once
 #include "formats/image.h"
 
@@ -18,6 +19,7 @@ class TemporalStabilizer {
   Image apply(const Image& denoised, const Image& motion, const Image& depth, const Image& normal);
   // A cut: the next frame starts a new history.
   void reset();
+  void set_blend(float blend);  // as the constructor's; the history is kept
 
  private:
   float blend_;

@@ -25,9 +25,11 @@ constexpr int kOidnMinTileSize = 768;
 
 bool lightmap(OIDNFilterImpl& f) { return f.filter.params().type == FilterType::rt_lightmap; }
 
+// Volvox's extension for animations (RT): "motion" and "depth" images with the "temporal" parameters.
 bool is_image_name(OIDNFilterImpl& f, const char* name) {
   if (named(name, "color") || named(name, "output")) return true;
-  return !lightmap(f) && (named(name, "albedo") || named(name, "normal"));
+  return !lightmap(f) &&
+         (named(name, "albedo") || named(name, "normal") || named(name, "motion") || named(name, "depth"));
 }
 
 // OIDN marks the filter changed in every setter, unknown names included.
@@ -244,6 +246,13 @@ OIDN_API void oidnSetFilterInt(OIDNFilter filter, const char* name, int value) {
       // one below 768 pixels (min_tile_size); ours: -1 or a limit of at least 1 MB.
       p.max_memory_mb = value < 0 ? -1 : std::max(value, 1);
       p.min_tile_size = value < 0 ? 0 : kOidnMinTileSize;
+    } else if (!lightmap(*filter) && named(name, "temporal")) {  // Volvox extension
+      if (value != 0 && value != 1)
+        throw Failure(OIDN_ERROR_INVALID_ARGUMENT, vx::cat("temporal must be 0 (off) or 1 (stabilize), not ", value));
+      p.temporal = vx::denoise::TemporalMode(value);
+    } else if (!lightmap(*filter) && named(name, "temporalReset")) {  // Volvox extension: an action
+      if (value) filter->filter.reset_history();
+      return;  // changes no parameter, so needs no commit
     } else {
       return warn_unknown(*filter, name);
     }
@@ -266,6 +275,8 @@ OIDN_API int oidnGetFilterInt(OIDNFilter filter, const char* name) {
     else if (lightmap(*filter) && named(name, "directional")) value = p.directional;
     else if (named(name, "quality")) value = filter->quality;
     else if (named(name, "maxMemoryMB")) value = p.max_memory_mb;
+    else if (!lightmap(*filter) && named(name, "temporal")) value = int(p.temporal);
+    else if (!lightmap(*filter) && named(name, "temporalReset")) value = 0;
     else if (named(name, "tileAlignment") || named(name, "alignment")) value = vx::denoise::Filter::tile_alignment();
     else if (named(name, "tileOverlap") || named(name, "overlap")) value = filter->filter.tile_overlap();
     else fail_unknown(name);
@@ -278,6 +289,13 @@ OIDN_API bool oidnGetFilterBool(OIDNFilter filter, const char* name) { return oi
 OIDN_API void oidnSetFilterFloat(OIDNFilter filter, const char* name, float value) {
   OIDN_REQUIRE(filter);
   guarded(filter->device, [&] {
+    if (!lightmap(*filter) && named(name, "temporalBlend")) {  // Volvox extension
+      if (!(value >= 0 && value < 1))
+        throw Failure(OIDN_ERROR_INVALID_ARGUMENT, vx::cat("temporalBlend must be in [0, 1), not ", value));
+      filter->filter.params().temporal_blend = value;
+      filter->dirty = true;
+      return;
+    }
     if (!named(name, "inputScale") && !named(name, "hdrScale")) return warn_unknown(*filter, name);
     filter->filter.params().input_scale = value;
     filter->dirty = true;
@@ -288,6 +306,10 @@ OIDN_API float oidnGetFilterFloat(OIDNFilter filter, const char* name) {
   OIDN_REQUIRE(filter, std::numeric_limits<float>::quiet_NaN());
   float value = std::numeric_limits<float>::quiet_NaN();
   guarded(filter->device, [&] {
+    if (!lightmap(*filter) && named(name, "temporalBlend")) {
+      value = filter->filter.params().temporal_blend;
+      return;
+    }
     if (!named(name, "inputScale") && !named(name, "hdrScale")) fail_unknown(name);
     value = filter->filter.params().input_scale;
   });

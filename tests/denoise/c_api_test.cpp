@@ -95,5 +95,57 @@ TEST(CApi, ProgressMonitorCancels) {
   }
 }
 
+// "temporal" 1 through the C API: the second frame moves toward the first one's output (still
+// camera: zero motion), vxResetFilterHistory gives the per-frame output again, bad values are errors.
+TEST(CApi, TemporalStageAndReset) {
+  const int W = 40, H = 24;
+  Tensor noise = test::random_tensor({2 * W * H * 3}, 9, 0.0f, 1.0f);
+  std::vector<float> first(noise.data<float>(), noise.data<float>() + W * H * 3),
+      second(noise.data<float>() + W * H * 3, noise.data<float>() + 2 * W * H * 3), out(size_t(W) * H * 3),
+      motion(size_t(W) * H * 2, 0.0f), depth(size_t(W) * H, 1.0f);
+  const auto blob = test::random_weights_blob(UNetVariant::small, 3, 5);
+  volvox::DeviceRef dev("cpu");
+  auto make_filter = [&](int temporal) {
+    auto f = std::make_unique<volvox::FilterRef>(dev);
+    f->set_weights(blob.data(), blob.size());
+    f->set_image("output", out.data(), VX_FORMAT_FLOAT3, W, H);
+    f->set_image("motion", motion.data(), VX_FORMAT_FLOAT2, W, H);
+    f->set_image("depth", depth.data(), VX_FORMAT_FLOAT, W, H);
+    f->set("temporal", temporal);
+    f->set("temporalBlend", 0.5f);
+    return f;
+  };
+  auto denoise = [&](volvox::FilterRef& f, std::vector<float>& color) {
+    f.set_image("color", color.data(), VX_FORMAT_FLOAT3, W, H);
+    f.execute();
+    return out;
+  };
+  const std::vector<float> plain_second = denoise(*make_filter(0), second);
+  auto temporal = make_filter(1);
+  const std::vector<float> first_out = denoise(*temporal, first);
+  const std::vector<float> stabilised = denoise(*temporal, second);
+  temporal->reset_history();
+  const std::vector<float> after_reset = denoise(*temporal, second);
+  double moved = 0, reset_diff = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    moved = std::max(moved, double(std::abs(stabilised[i] - plain_second[i])));
+    reset_diff = std::max(reset_diff, double(std::abs(after_reset[i] - plain_second[i])));
+    ASSERT_LE(std::abs(stabilised[i] - first_out[i]), std::abs(plain_second[i] - first_out[i]) + 1e-6f) << i;
+  }
+  EXPECT_GT(moved, 1e-3);
+  EXPECT_EQ(reset_diff, 0.0);
+
+  VXFilter raw = vxNewFilter(dev.get(), "RT");
+  vxSetFilterInt(raw, "temporal", 2);
+  const char* message = nullptr;
+  EXPECT_EQ(vxGetDeviceError(dev.get(), &message), VX_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(message).find("temporal must be 0 (off) or 1 (stabilize)"), std::string::npos) << message;
+  vxSetFilterFloat(raw, "temporalBlend", -0.1f);
+  EXPECT_EQ(vxGetDeviceError(dev.get(), nullptr), VX_ERROR_INVALID_ARGUMENT);
+  vxReleaseFilter(raw);
+  vxResetFilterHistory(nullptr);
+  EXPECT_EQ(vxGetDeviceError(nullptr, nullptr), VX_ERROR_INVALID_ARGUMENT);
+}
+
 }  // namespace
 }  // namespace vx

@@ -753,6 +753,44 @@ TEST_P(OidnFilter, CleanAux) {
   }
 }
 
+// Volvox's extension for animations: "motion" and "depth" images and the "temporal" parameters
+// (oidn.h). With a still camera the second frame's output moves toward the first's; a
+// "temporalReset" (no commit needed) makes it the per-frame output again.
+TEST_P(OidnFilter, TemporalExtension) {
+  REQUIRE_RT_LDR();
+  Image first = noisy_color(W, H, 20), second = noisy_color(W, H, 21);
+  std::vector<float> motion(size_t(W) * H * 2, 0.0f), depth(size_t(W) * H, 1.0f);
+  const Image plain_second = denoise(second);
+  Image out(W, H, 3, -1.0f);
+  oidn::FilterRef f = device.newFilter("RT");
+  f.setImage("output", out.px.data(), Format::Float3, W, H);
+  f.setImage("motion", motion.data(), Format::Float2, W, H);
+  f.setImage("depth", depth.data(), Format::Float, W, H);
+  f.set("temporal", 1);
+  f.set("temporalBlend", 0.5f);
+  EXPECT_EQ(f.get<int>("temporal"), 1);
+  EXPECT_EQ(f.get<float>("temporalBlend"), 0.5f);
+  auto run = [&](Image& color) {
+    f.setImage("color", color.px.data(), Format::Float3, W, H);
+    f.commit();
+    f.execute();
+    EXPECT_OIDN_OK(device);
+  };
+  run(first);
+  const Image first_out = out;
+  run(second);
+  EXPECT_GT(max_rel_diff(out, plain_second), 1e-3) << "the history changed nothing";
+  EXPECT_LT(max_rel_diff(out, first_out), max_rel_diff(plain_second, first_out)) << "not moved toward the history";
+  f.set("temporalReset", true);
+  f.execute();  // no commit: a reset is not a change
+  EXPECT_OIDN_OK(device);
+  EXPECT_LE(max_rel_diff(out, plain_second), tol());
+  f.set("temporal", 2);
+  EXPECT_OIDN_ERROR(device, InvalidArgument);
+  f.set("temporalBlend", 1.0f);
+  EXPECT_OIDN_ERROR(device, InvalidArgument);
+}
+
 TEST_P(OidnFilter, QualityModes) {
   REQUIRE_RT_LDR();
   Image rgb = noisy_color(W, H, 16);

@@ -15,7 +15,6 @@
 #include "denoise/filter.h"
 #include "denoise/filter_mode.h"
 #include "denoise/temporal_accumulator.h"
-#include "denoise/temporal_stabilizer.h"
 #include "denoise/weights_choice.h"
 #include "denoise/weights_store.h"
 #include "formats/image_io.h"
@@ -267,16 +266,16 @@ void run_denoise(const DenoiseArgs& a) {
 }
 
 // --sequence: the filter committed once for the first frame's size; every frame's images copied
-// into the same buffers (the filter keeps its views), denoised, stabilised and written.
+// into the same buffers (the filter keeps its views), denoised (with the filter's temporal stage
+// for taa) and written.
 void run_denoise_sequence(const DenoiseArgs& a) {
   if (a.threads > 0) ThreadPool::set_global_threads(a.threads);
   auto device = denoise::Device::create(a.device, a.threads);
   denoise::Filter filter(device);
-  denoise::TemporalStabilizer stabilizer(a.temporal_blend);
   denoise::TemporalAccumulator accumulator;
   const bool accumulate = a.temporal == "accumulate" || a.temporal == "both",
              stabilize = a.temporal == "taa" || a.temporal == "both";
-  Image color, albedo, normal, output;
+  Image color, albedo, normal, motion, depth, output;
   int frames = 0;
   for (int f = a.first_frame; std::filesystem::exists(frame_path(a.color, f)); ++f, ++frames) {
     const auto start = std::chrono::steady_clock::now();
@@ -299,10 +298,9 @@ void run_denoise_sequence(const DenoiseArgs& a) {
       load(normal, a.normal, "--normal");
       if (is_png(a.normal)) normals_from_png(normal);
     }
-    Image motion, depth;
     if (a.temporal != "none") {
-      motion = read_image(frame_path(a.motion, f));
-      depth = read_image(frame_path(a.depth, f));
+      load(motion, a.motion, "--motion");
+      load(depth, a.depth, "--depth");
     }
     if (accumulate) {  // the network sees the accumulated colour (in the filter's buffer)
       const Image accumulated = accumulator.apply(color, motion, depth, normal);
@@ -314,18 +312,22 @@ void run_denoise_sequence(const DenoiseArgs& a) {
       if (!albedo.empty()) filter.set_image("albedo", denoise::image_view(albedo));
       if (!normal.empty()) filter.set_image("normal", denoise::image_view(normal));
       filter.set_image("output", denoise::image_view(output));
+      if (stabilize) {
+        filter.set_image("motion", denoise::image_view(motion));
+        filter.set_image("depth", denoise::image_view(depth));
+      }
       filter.params() = filter_params(a);
+      filter.params().temporal = stabilize ? denoise::TemporalMode::stabilize : denoise::TemporalMode::none;
+      filter.params().temporal_blend = a.temporal_blend;
       if (!a.weights.empty()) filter.set_weights_file(a.weights);
       filter.commit();
     }
     filter.execute();
-    Image result = output;
-    if (stabilize) result = stabilizer.apply(output, motion, depth, normal);
     const std::string out_path = frame_path(a.output, f);
     for (const std::string* pattern : {&a.color, &a.albedo, &a.normal, &a.motion, &a.depth})
       VX_CHECK(pattern->empty() || !same_file(frame_path(*pattern, f), out_path), InvalidArgument, "-o ", out_path,
                " is an input frame: the output must not overwrite an input");
-    write_image(out_path, result);
+    write_image(out_path, output);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::fprintf(stderr, "frame %d: %.1f ms -> %s\n", f, ms, out_path.c_str());
   }
