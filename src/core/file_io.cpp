@@ -168,7 +168,15 @@ void write_file_atomically(const fs::path& path, const void* data, size_t size, 
 bool same_file(const fs::path& a, const fs::path& b) {
   std::error_code ec;
   if (fs::equivalent(a, b, ec)) return true;
-  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec) && !ec;
+  // Made absolute first: weakly_canonical leaves a relative path none of whose folders exist as it
+  // is, so "x_%d.gif" and "./x_%d.gif" (an output not written yet, a frame pattern) would differ.
+  const auto normal = [](const fs::path& p, std::error_code& error) {
+    const fs::path absolute = fs::absolute(p, error);
+    return error ? absolute : fs::weakly_canonical(absolute, error);
+  };
+  std::error_code error_a, error_b;
+  const fs::path normal_a = normal(a, error_a), normal_b = normal(b, error_b);
+  return !error_a && !error_b && normal_a == normal_b;
 }
 
 }  // namespace vx

@@ -77,7 +77,8 @@ class AtomicFile {
 void write_file_atomically(const std::filesystem::path& path, const void* data, size_t size,
                            std::string_view what);
 
-// True when a and b name the same existing file (same device and inode), or the same path.
+// True when a and b name the same existing file (same device and inode), or the same path once
+// both are made absolute and normalised ("x" and "./x", existing or not).
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
 }  // namespace vx

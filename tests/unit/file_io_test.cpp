@@ -107,6 +107,18 @@ TEST(FileIo, DirectoryDeviceAndMissingFileAreIoErrorsNamingThePath) {
                {cat("test file ", dir / "absent", " does not exist")});
 }
 
+TEST(FileIo, SameFileMatchesSpellingsOfPathsThatDoNotExistYet) {
+  const fs::path dir = test::temp_dir();
+  write_text(dir / "a.txt", "a");
+  EXPECT_TRUE(same_file(dir / "a.txt", dir / "." / "a.txt"));
+  EXPECT_TRUE(same_file(dir / "new.gif", dir / "sub" / ".." / "new.gif"));
+  // Relative, with no folder of it existing: still the same once absolute (an output not yet
+  // written against an input's frame pattern, volvox compare --gif).
+  EXPECT_TRUE(same_file("no_such_folder/f_%d.gif", "./no_such_folder/f_%d.gif"));
+  EXPECT_FALSE(same_file(dir / "a.txt", dir / "b.txt"));
+  EXPECT_FALSE(same_file("no_such_folder/f_%d.gif", "no_such_folder/g_%d.gif"));
+}
+
 TEST(FileIo, FileOverTheLimitIsRefusedBeforeItIsRead) {
   const fs::path path = test::temp_dir() / "big.bin";
   write_text(path, std::string(1001, 'x'));
