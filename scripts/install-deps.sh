@@ -11,6 +11,7 @@ packages=(
   # of libdnnl-dev, which --no-install-recommends drops (tests/install/deps_check.sh guards this)
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libprotobuf-dev protobuf-compiler libonnx-dev libopenexr-dev libpng-dev libcli11-dev
   nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libarchive-dev
+  libgif-dev  # giflib: animated GIFs (formats/gif_writer.cpp, volvox compare --sequence --gif)
   # tests: gtest, benchmarks, lavapipe (a Vulkan device on the CPU), validation layers, ONNX's
   # conformance data, clang for libFuzzer, python3 for the local HTTP test server scripts
   libgtest-dev libgmock-dev libbenchmark-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
