@@ -2,7 +2,9 @@
 // animation issue): the previous output reprojected with the motion vectors (reprojection.h),
 // clamped per channel to the current frame's 3x3 neighbourhood (what changed content cannot drag
 // along: no ghost outside the current frame's local range), and blended with the current frame:
-//   out = current + blend * (clamped history - current)   where the history is valid, else current.
+//   out = current + blend * (clamped history - current)   where the history is valid, else current,
+// all in a compressed range, c(x) = x / (1 + luma(x)) (HDR TAA's: a bright emitter's edge does
+// not bleed into its neighbours through the resampled history); the history is kept compressed.
 // Host images, any size; the first frame (and the first after reset() or a change of size) passes
 // through. Normals may be empty (depth alone then decides where the history is valid).
 #pragma once
