@@ -55,6 +55,8 @@ TEST(CliErrors, FlagValuesAreValidatedBeforeWork) {
   const fs::path model = test::temp_dir() / "empty.onnx";  // exists (CLI11 checks that first), never read
   std::ofstream(model).put('\n');
   const std::string denoise = "denoise --color missing.pfm -o out.pfm ";
+  const std::string sequence_compare = "compare --sequence --reference 'r_%d.pfm' --motion 'm_%d.pfm' --depth "
+                                       "'d_%d.pfm' --normal 'n_%d.pfm' 'x_%d.pfm' ";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {denoise + "--threads -1", "--threads"},
       {denoise + "--threads 100000", "--threads"},
@@ -82,6 +84,11 @@ TEST(CliErrors, FlagValuesAreValidatedBeforeWork) {
       {"render --scene room -o r --frames 2 --camera spiral", "unknown camera path"},
       {"render --scene nowhere -o r", "nowhere"},
       {"weights fetch '../etc/passwd'", "weights name"},
+      {"compare --reference r.pfm x.pfm --gif out.gif", "--gif needs --sequence"},
+      {sequence_compare + "--gif out.png", "must end in .gif"},
+      {sequence_compare + "--gif out.gif --gif-delay-ms 9", "--gif-delay-ms 9 is out of range"},
+      {sequence_compare + "--gif out.gif --gif-delay-ms 10001", "--gif-delay-ms 10001 is out of range"},
+      {sequence_compare + "--gif-delay-ms 50", "--gif-delay-ms is the frame delay of --gif"},
   };
   for (const auto& [args, flag] : cases) expect_one_error_line(test::run_volvox(args), flag, args);
 }
@@ -103,6 +110,18 @@ TEST(CliErrors, OutputMustNotOverwriteAnInput) {
                         "output is the weights file");
   EXPECT_EQ(file_text(dir / "c.pfm"), before);
   EXPECT_EQ(file_text(dir / "w.tza"), weights_before);
+
+  // compare --sequence --gif: the GIF may not be an input's frame pattern (here one ending in .gif,
+  // spelled another way), checked before any frame is read.
+  const std::string frames = "'" + (dir / "f_%d.gif").string() + "'";
+  const std::string other_spelling = "'" + (dir / "." / "f_%d.gif").string() + "'";
+  const std::string guides = " --motion 'm_%d.pfm' --depth 'd_%d.pfm' --normal 'n_%d.pfm' ";
+  expect_one_error_line(test::run_volvox("compare --sequence --reference 'r_%d.pfm'" + guides + frames + " --gif " +
+                                         other_spelling),
+                        "is one of the sequences compared", "GIF is a compared sequence");
+  expect_one_error_line(test::run_volvox("compare --sequence --reference " + frames + guides + "'x_%d.pfm' --gif " +
+                                         other_spelling),
+                        "is an input", "GIF is the reference");
 }
 
 // A file-size limit (ulimit -f) makes every write fail part-way: exit 1, the previous output byte

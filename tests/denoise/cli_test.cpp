@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "backends/vulkan/context.h"
+#include "common/gif_reader.h"
 #include "common/test_util.h"
 #include "denoise/denoise_helpers.h"
 #include "formats/image_io.h"
@@ -63,7 +64,8 @@ TEST(Cli, DenoisesFilesAndPrintsJson) {
 
 // An animation end to end: render 3 frames, denoise them per frame and with the TAA stage, compare
 // the sequences. Frame 0 is the same either way (no history); the per-frame run's frames equal the
-// single-image command's; compare prints the temporal error of both.
+// single-image command's; compare prints the temporal error of both and writes the strips, one file
+// a frame and as one animated GIF.
 TEST(Cli, DenoisesASequenceAndComparesIt) {
   const auto dir = test::temp_dir();
   const std::string r = (dir / "r").string(), w = (dir / "w.tza").string();
@@ -88,11 +90,19 @@ TEST(Cli, DenoisesASequenceAndComparesIt) {
   EXPECT_EQ(read_image(dir / "single.pfm").pixels, read_image(dir / "none_1.pfm").pixels);
   res = run("compare --sequence --reference " + r + "_%04d_reference.pfm --motion " + r + "_%04d_motion.pfm --depth " +
             r + "_%04d_depth.pfm --normal " + r + "_%04d_normal.pfm " + (dir / "none").string() + "_%d.pfm " +
-            (dir / "taa").string() + "_%d.pfm --side-by-side " + (dir / "strip_%02d.png").string());
+            (dir / "taa").string() + "_%d.pfm --side-by-side " + (dir / "strip_%02d.png").string() + " --gif " +
+            (dir / "strips.gif").string() + " --gif-delay-ms 250");
   ASSERT_EQ(res.status, 0) << res.output;
   const Image strip = read_image(dir / "strip_02.png");
   EXPECT_EQ(strip.height, 24);
   EXPECT_EQ(strip.width, 3 * 32 + 2 * 8);  // per-frame, TAA, reference, two gaps
+  const test::DecodedGif gif = test::read_gif(dir / "strips.gif");
+  EXPECT_EQ(gif.width, strip.width);
+  EXPECT_EQ(gif.height, strip.height);
+  ASSERT_EQ(gif.frames.size(), 3u);
+  EXPECT_EQ(gif.frames[2].delay_cs, 25);
+  EXPECT_EQ(gif.loop_count, 0);
+  EXPECT_NE(res.output.find("3 frames of 250 ms -> " + (dir / "strips.gif").string()), std::string::npos) << res.output;
   EXPECT_NE(res.output.find("3 frames, mean PSNR"), std::string::npos) << res.output;
   EXPECT_NE(res.output.find("temporal error"), std::string::npos) << res.output;
   // Errors: a pattern without a frame field, guides without --sequence, no frame at all.
