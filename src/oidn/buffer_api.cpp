@@ -171,6 +171,7 @@ OIDN_API void oidnRetainBuffer(OIDNBuffer buffer) {
 
 OIDN_API void oidnReleaseBuffer(OIDNBuffer buffer) {
   OIDN_REQUIRE(buffer);
+  vx::oidn::wait_for_queued_work(buffer->device);
   buffer->release();
 }
 

@@ -113,6 +113,7 @@ OIDN_API void oidnRetainDevice(OIDNDevice device) {
 
 OIDN_API void oidnReleaseDevice(OIDNDevice device) {
   OIDN_REQUIRE(device);
+  vx::oidn::wait_for_queued_work(device);
   device->release();
 }
 

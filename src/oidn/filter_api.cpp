@@ -154,6 +154,7 @@ OIDN_API void oidnRetainFilter(OIDNFilter filter) {
 
 OIDN_API void oidnReleaseFilter(OIDNFilter filter) {
   OIDN_REQUIRE(filter);
+  vx::oidn::wait_for_queued_work(filter->device);
   filter->release();
 }
 

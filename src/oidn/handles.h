@@ -61,6 +61,16 @@ struct OIDNDeviceImpl final : vx::oidn::RefCounted {
   std::unordered_map<std::thread::id, vx::oidn::ErrorState> errors;
 };
 
+namespace vx::oidn {
+// OIDN's release: a handle's release first waits for the device's queued *Async work (OIDN waits
+// when the release destroys the object; the queued work holds references here, so every release
+// waits). Otherwise the worker could drop the last reference and tear the device down on its own
+// thread while the program exits (OIDN's async test crashed at exit on the H200 that way).
+inline void wait_for_queued_work(OIDNDeviceImpl* device) {
+  if (device != nullptr && device->queue) device->queue->wait();
+}
+}  // namespace vx::oidn
+
 struct OIDNBufferImpl final : vx::oidn::RefCounted {
   OIDNDeviceImpl* device;  // retained
   std::shared_ptr<vx::runtime::Buffer> buffer;
