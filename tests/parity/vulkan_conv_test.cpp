@@ -214,61 +214,45 @@ TEST_P(VulkanConvKernels, UpsampleConcatMatchesCpu) {
 }
 
 // Every cooperative-matrix variant (conv_coopmat.comp, conv_coopmat_up.comp) wherever it says it can
-// run: single convs (one or several K chunks and N fragments, with and without ReLU and pool, 3
-// outputs for the 16x8x16 shapes, outputs split over workgroups) and upsample + concat, at odd
-// sizes and channel counts, against the CPU reference.
-TEST_F(VulkanParity, EveryCoopmatVariantMatchesCpu) {
-  if (!ctx_->coopmat_enabled()) GTEST_SKIP() << "the device has no fp16 cooperative matrices (lavapipe has none)";
+// run at the given precisions: single convs (one or several K chunks and N fragments, with and
+// without ReLU and pool, 3 outputs for the 16x8x16 shapes, outputs split over workgroups) and
+// upsample + concat, at odd sizes and channel counts, against the CPU reference. Returns the cases run.
+int check_every_coopmat_variant(VulkanContext& ctx, std::initializer_list<Precision> precisions, bool fast_math,
+                                uint64_t seed) {
   const UNetConvCase singles[] = {{9, 17, 31, 33, false, false}, {17, 9, 30, 34, true, true}, {40, 50, 18, 46, true, false},
-                            {33, 3, 20, 36, false, false}, {48, 100, 10, 18, true, false}};
+                                  {33, 3, 20, 36, false, false}, {48, 100, 10, 18, true, false}};
   const UpCase upcats[] = {{9, 35, 40, 34, 66}, {19, 17, 100, 18, 30}};
   int ran = 0;
-  uint64_t seed = 1300;
   for (int v = 0; std::string(variant_name(ConvVariant(v))) != "?"; ++v) {
     const ConvVariant variant = ConvVariant(v);
     const std::string name = variant_name(variant);
     if (name.rfind("coopmat", 0) != 0) continue;  // direct and tiled: VulkanConvKernels
-    for (Precision precision : {Precision::fp16, Precision::fp32}) {
+    for (Precision precision : precisions) {
       for (const UNetConvCase& c : singles) {
         if (!variant_supports(variant, desc_of(c), precision, true)) continue;
-        check_single_conv(*ctx_, name, precision, c, seed += 7);
+        check_single_conv(ctx, name, precision, c, seed += 7, fast_math);
         ++ran;
       }
       for (const UpCase& c : upcats) {
         if (!variant_supports(variant, desc_of(c), precision, true)) continue;
-        check_upsample_concat(*ctx_, cat("auto,up=", name), precision, c, seed += 11);
+        check_upsample_concat(ctx, cat("auto,up=", name), precision, c, seed += 11, fast_math);
         ++ran;
       }
     }
   }
-  EXPECT_GT(ran, 40);
+  return ran;
+}
+
+TEST_F(VulkanParity, EveryCoopmatVariantMatchesCpu) {
+  if (!ctx_->coopmat_enabled()) GTEST_SKIP() << "the device has no fp16 cooperative matrices (lavapipe has none)";
+  EXPECT_GT(check_every_coopmat_variant(*ctx_, {Precision::fp16, Precision::fp32}, false, 1300), 40);
 }
 
 // OIDN's fastMath: every fp16 cooperative-matrix variant with fp16 accumulators (its h twin) on the
 // same cases, against the CPU reference at the fast-math tolerance.
 TEST_F(VulkanParity, EveryCoopmatVariantWithFp16AccumulatorsMatchesCpu) {
   if (!ctx_->coopmat_enabled()) GTEST_SKIP() << "the device has no fp16 cooperative matrices (lavapipe has none)";
-  const UNetConvCase singles[] = {{9, 17, 31, 33, false, false}, {17, 9, 30, 34, true, true}, {40, 50, 18, 46, true, false},
-                                  {33, 3, 20, 36, false, false}, {48, 100, 10, 18, true, false}};
-  const UpCase upcats[] = {{9, 35, 40, 34, 66}, {19, 17, 100, 18, 30}};
-  int ran = 0;
-  uint64_t seed = 2300;
-  for (int v = 0; std::string(variant_name(ConvVariant(v))) != "?"; ++v) {
-    const ConvVariant variant = ConvVariant(v);
-    const std::string name = variant_name(variant);
-    if (name.rfind("coopmat", 0) != 0) continue;
-    for (const UNetConvCase& c : singles) {
-      if (!variant_supports(variant, desc_of(c), Precision::fp16, true)) continue;
-      check_single_conv(*ctx_, name, Precision::fp16, c, seed += 7, true);
-      ++ran;
-    }
-    for (const UpCase& c : upcats) {
-      if (!variant_supports(variant, desc_of(c), Precision::fp16, true)) continue;
-      check_upsample_concat(*ctx_, cat("auto,up=", name), Precision::fp16, c, seed += 11, true);
-      ++ran;
-    }
-  }
-  EXPECT_GT(ran, 20);
+  EXPECT_GT(check_every_coopmat_variant(*ctx_, {Precision::fp16}, true, 2300), 20);
 }
 
 // The phase-decomposed upsample + concat kernels (conv_coopmat_up.comp) at odd channel counts, with
