@@ -14,6 +14,12 @@
 // --qualities: a row per precision and quality (OIDN's quality; below high, fastMath: fp16
 // accumulators on tensor cores), each with the display PSNR of its output against the first row of
 // its size (order the precisions fp32,fp16 to measure against fp32).
+// --temporal: also device motion (a constant sub-pixel pan, so that every pixel resamples a valid
+// history) and depth buffers, and executes alternating between FilterParams::temporal none and
+// stabilize on the same filter: each row then has the end-to-end median with the temporal stage
+// beside the one without, and the stage's cost (the median of the paired differences), with the
+// stage's own wall clock (its submission and wait: an upper bound of its GPU time, without the
+// network's jitter). Issue 12's budget: at most 0.3 ms at 1920x1088 fp16 on the H200.
 #include <OpenImageDenoise/oidn.h>
 
 #include <algorithm>
@@ -127,6 +133,9 @@ struct Row {
   double median, min, network_median;
   int tiles;
   double psnr;  // display PSNR against the first row of this size (infinity for that row)
+  // --temporal: the end-to-end median with the temporal stage, and what it adds (median of the
+  // paired differences with the executes without it); NaN without --temporal.
+  double temporal_median = NAN, temporal_added = NAN, temporal_wall = NAN;
 };
 
 denoise::Quality parse_quality(const std::string& name) {
@@ -143,7 +152,7 @@ int main(int argc, char** argv) {
   std::string sizes = "1920x1088,3840x2160", precisions = "fp16,fp32", qualities = "high";
   int runs = 20;
   double warmup_ms = 1000;
-  bool oidn_api = false;
+  bool oidn_api = false, temporal = false;
   std::vector<std::string> oidn_rows;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -166,6 +175,7 @@ int main(int argc, char** argv) {
     else if (a == "--json") json_path = next();
     else if (a == "--oidn-api") oidn_api = true;
     else if (a == "--qualities") qualities = next();
+    else if (a == "--temporal") temporal = true;
     else {
       std::fprintf(stderr, "unknown argument %s (see the header of denoise_device_bench.cpp)\n", a.c_str());
       return 2;
@@ -189,6 +199,15 @@ int main(int argc, char** argv) {
       auto in_albedo = upload(*compute, albedo_pixels);
       auto in_normal = upload(*compute, normal_pixels);
       auto out = compute->make_buffer(uint64_t(w) * h * 3 * sizeof(float), runtime::BufferStorage::device);
+      // --temporal's guides: the camera pans by a constant sub-pixel step (Catmull-Rom everywhere),
+      // one surface at depth 1 (the history is valid everywhere but at the edge).
+      std::shared_ptr<runtime::Buffer> motion, depth;
+      if (temporal) {
+        std::vector<float> motion_pixels(size_t(w) * h * 2), depth_pixels(size_t(w) * h, 1.0f);
+        for (size_t p = 0; p < size_t(w) * h; ++p) motion_pixels[2 * p] = -0.3f, motion_pixels[2 * p + 1] = 0.2f;
+        motion = upload(*compute, motion_pixels);
+        depth = upload(*compute, depth_pixels);
+      }
       Image first_output;  // this size's first row's output: the PSNR reference
       for (const std::string& precision : split(precisions, ','))
         for (const std::string& quality : split(qualities, ',')) {
@@ -200,6 +219,14 @@ int main(int argc, char** argv) {
           filter.set_device_image("albedo", layout, device_image(*in_albedo));
           filter.set_device_image("normal", layout, device_image(*in_normal));
           filter.set_device_image("output", layout, device_image(*out));
+          if (temporal) {
+            denoise::ImageView motion_layout = layout, depth_layout = layout;
+            motion_layout.channels = 2;
+            depth_layout.channels = 1;
+            filter.set_device_image("motion", motion_layout, device_image(*motion));
+            filter.set_device_image("depth", depth_layout, device_image(*depth));
+            filter.params().temporal = denoise::TemporalMode::stabilize;  // the warm-up runs it too
+          }
           filter.params().hdr = true;
           filter.params().precision = parse_precision(precision);
           filter.params().quality = parse_quality(quality);
@@ -210,20 +237,39 @@ int main(int argc, char** argv) {
             filter.execute();
             warmed += filter.stats().ms_device;
           }
-          std::vector<double> device_ms, network_ms;
+          std::vector<double> device_ms, network_ms, temporal_ms, added_ms, stage_wall_ms;
           for (int k = 0; k < runs; ++k) {
+            filter.params().temporal = denoise::TemporalMode::none;
             filter.execute();
             device_ms.push_back(filter.stats().ms_device);
             network_ms.push_back(filter.stats().ms_network);
+            if (temporal) {
+              // The same filter (network, buffers) right after: only the temporal stage differs.
+              filter.params().temporal = denoise::TemporalMode::stabilize;
+              filter.execute();
+              temporal_ms.push_back(filter.stats().ms_device);
+              added_ms.push_back(temporal_ms.back() - device_ms.back());
+              stage_wall_ms.push_back(filter.stats().ms_temporal);
+            }
           }
           std::sort(device_ms.begin(), device_ms.end());
           std::sort(network_ms.begin(), network_ms.end());
+          if (temporal) {
+            // The PSNR (and --oidn-api's executes) are of the network's output alone.
+            filter.params().temporal = denoise::TemporalMode::none;
+            filter.execute();
+          }
           Image output(w, h, 3);
           out->read(0, output.pixels.size() * sizeof(float), output.pixels.data());
           if (first_output.empty()) first_output = output;
           rows.push_back({w, h, precision, quality, device_ms[device_ms.size() / 2], device_ms[0],
                           network_ms[network_ms.size() / 2], filter.stats().tiles,
                           denoise::display_psnr(first_output, output)});
+          if (temporal) {
+            rows.back().temporal_median = median(temporal_ms);
+            rows.back().temporal_added = median(added_ms);
+            rows.back().temporal_wall = median(stage_wall_ms);
+          }
           if (oidn_api && precision == "fp16" && quality == "high") {
             OidnFilter oidn(weights, {&color_pixels, &albedo_pixels, &normal_pixels}, w, h);
             for (int k = 0; k < 3; ++k) oidn.execute();
@@ -243,16 +289,25 @@ int main(int argc, char** argv) {
           std::printf("%dx%d %s %s: device median %.3f ms, min %.3f ms (network median %.3f ms, %d tile%s), PSNR %.2f dB\n",
                       w, h, precision.c_str(), quality.c_str(), r.median, r.min, r.network_median, r.tiles,
                       r.tiles == 1 ? "" : "s", r.psnr);
+          if (temporal)
+            std::printf("%dx%d %s %s temporal: device median %.3f ms with the stage, %.3f ms without: +%.3f ms "
+                        "(median of paired differences; budget 0.3 ms at 1920x1088 fp16), stage wall median %.3f ms\n",
+                        w, h, precision.c_str(), quality.c_str(), r.temporal_median, r.median, r.temporal_added,
+                        r.temporal_wall);
           std::fflush(stdout);
         }
     }
     if (!md_path.empty()) {
       std::ofstream f(md_path);
-      f << "| size | precision | quality | end to end median ms | min ms | network median ms | tiles | PSNR vs first row (dB) |\n"
-        << "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
-      for (const Row& r : rows)
+      f << "| size | precision | quality | end to end median ms | min ms | network median ms | tiles | PSNR vs first row (dB) |"
+        << (temporal ? " with temporal stage median ms | temporal stage adds ms | stage wall median ms |" : "") << "\n"
+        << "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |" << (temporal ? " ---: | ---: | ---: |" : "") << "\n";
+      for (const Row& r : rows) {
         f << "| " << r.width << "x" << r.height << " | " << r.precision << " | " << r.quality << " | " << r.median
-          << " | " << r.min << " | " << r.network_median << " | " << r.tiles << " | " << r.psnr << " |\n";
+          << " | " << r.min << " | " << r.network_median << " | " << r.tiles << " | " << r.psnr << " |";
+        if (temporal) f << " " << r.temporal_median << " | " << r.temporal_added << " | " << r.temporal_wall << " |";
+        f << "\n";
+      }
       if (!oidn_rows.empty()) {
         f << "\n| size (fp16, wall clock) | native median ms | min | oidnExecuteFilter median ms | min | ratio |\n"
           << "| --- | ---: | ---: | ---: | ---: | ---: |\n";
@@ -267,8 +322,11 @@ int main(int argc, char** argv) {
         f << "  {\"width\": " << r.width << ", \"height\": " << r.height << ", \"precision\": \"" << r.precision
           << "\", \"quality\": \"" << r.quality << "\", \"psnr_vs_first_db\": " << (std::isinf(r.psnr) ? 999.0 : r.psnr)
           << ", \"device_ms_median\": " << r.median << ", \"device_ms_min\": " << r.min
-          << ", \"network_ms_median\": " << r.network_median << ", \"tiles\": " << r.tiles << "}"
-          << (i + 1 < rows.size() ? ",\n" : "\n");
+          << ", \"network_ms_median\": " << r.network_median << ", \"tiles\": " << r.tiles;
+        if (temporal)
+          f << ", \"temporal_device_ms_median\": " << r.temporal_median << ", \"temporal_added_ms\": " << r.temporal_added
+            << ", \"temporal_stage_wall_ms_median\": " << r.temporal_wall;
+        f << "}" << (i + 1 < rows.size() ? ",\n" : "\n");
       }
       f << "]\n";
     }

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "denoise/compute_network.h"
 #include "denoise_vulkan/vulkan_image_runner.h"
+#include "denoise_vulkan/vulkan_temporal_stage.h"
 #include "passes/optimize.h"
 
 namespace vx::denoise {
@@ -44,6 +45,15 @@ class VulkanNetwork final : public ComputeNetwork {
     return runner_->run(job, result, [&](int height, int width) { return network_locked(height, width); });
   }
 
+  // The temporal stage for outputs in device buffers; its history lives as long as the network.
+  bool run_temporal(const TemporalJob& job, double* ms_device) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!temporal_) temporal_ = std::make_unique<VulkanTemporalStage>(*shared_->context, device_name());
+    const double ms = temporal_->run(job);
+    if (ms_device) *ms_device = ms;
+    return true;
+  }
+
  private:
   // The tile's compiled network, kept alive by its executable.
   std::shared_ptr<vk::VulkanGraphExecutable> network_locked(int height, int width) {
@@ -56,6 +66,7 @@ class VulkanNetwork final : public ComputeNetwork {
   std::shared_ptr<VulkanShared> shared_;
   Precision precision_;
   std::unique_ptr<VulkanImageRunner> runner_;  // the whole-image path, made on first use
+  std::unique_ptr<VulkanTemporalStage> temporal_;  // the temporal stage, made on first use
 };
 
 class VulkanDevice final : public Device {

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "denoise_vulkan/vulkan_adaptive_tiles.h"
+#include "denoise_vulkan/vulkan_device_image.h"
 
 namespace vx::denoise {
 
@@ -21,19 +22,6 @@ constexpr uint32_t kMaxDescriptorSets = 64;  // 2 for autoexposure + 2 per netwo
 constexpr int kMaxSide = 65536;              // bin edges and byte addresses stay in 32 bits
 
 VkDeviceSize round_up_to(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
-
-// Bytes from pixel (0, 0) to the end of the last element the filter reads or writes.
-uint64_t span_bytes(const ImageView& v) {
-  return uint64_t(v.height - 1) * v.row_bytes() + uint64_t(v.width - 1) * v.pixel_bytes() +
-         uint64_t(v.channels) * v.element_size();
-}
-uint64_t row_span_bytes(const ImageView& v) {
-  return uint64_t(v.width - 1) * v.pixel_bytes() + uint64_t(v.channels) * v.element_size();
-}
-bool strides_aligned(const ImageView& v, uint64_t offset) {
-  const size_t e = v.element_size();
-  return offset % e == 0 && v.pixel_bytes() % e == 0 && v.row_bytes() % e == 0;
-}
 
 }  // namespace
 
@@ -128,9 +116,8 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
   if (W > kMaxSide || H > kMaxSide) return refuse(cat("images larger than ", kMaxSide, " pixels a side are not supported"));
 
   // ---- the images as bound ----
-  const VkDeviceSize alignment =
-      std::max<VkDeviceSize>(256, ctx_.properties().limits.minStorageBufferOffsetAlignment);
-  const uint64_t max_range = std::min<uint64_t>(ctx_.properties().limits.maxStorageBufferRange, 0xffffffffull);
+  const VkDeviceSize alignment = storage_binding_alignment(ctx_);
+  const uint64_t max_range = max_storage_binding_bytes(ctx_);
   Slot slots[4];
   const ImageView* views[4] = {&job.input, &job.albedo, &job.normal, &job.output};
   const DeviceImage* refs[4] = {&job.input_buffer, &job.albedo_buffer, &job.normal_buffer, &job.output_buffer};
@@ -144,27 +131,19 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     VX_CHECK(v.width == W && v.height == H, Internal, "image '", names[i], "' size differs from '", names[0], "'");
     s.used = true;
     s.view = &v;
-    s.desc.pixel_stride = uint32_t(v.pixel_bytes());
-    s.desc.channels = v.channels;
-    s.desc.half_type = v.type == PixelType::f16 ? 1 : 0;
     if (refs[i]->on_device()) {
-      const uint64_t offset = refs[i]->offset;
-      VX_CHECK(strides_aligned(v, offset), Unsupported, "image '", names[i], "' in a Vulkan buffer: offset ", offset,
-               " and strides must be multiples of the element size (", v.element_size(), " bytes)");
-      const VkDeviceSize bound_offset = offset / alignment * alignment;
-      s.desc.offset = uint32_t(offset - bound_offset);
-      s.desc.row_stride = uint32_t(v.row_bytes());
-      const uint64_t size = round_up_to(s.desc.offset + span_bytes(v), 4);
-      VX_CHECK(v.row_bytes() <= 0xffffffffull && size <= max_range, Unsupported, "image '", names[i],
-               "' in a Vulkan buffer spans ", size, " bytes, more than the device's largest storage buffer range (",
-               max_range, " bytes)");
-      s.range = {vk::to_vk_buffer(refs[i]->buffer), bound_offset, size};
+      const BoundImage bound = bind_device_image(ctx_, v, *refs[i], names[i]);
+      s.range = bound.range;
+      s.desc = bound.desc;
     } else {
-      if (!strides_aligned(v, 0)) return false;  // rows are repacked: only the strides matter
+      if (!image_strides_aligned(v, 0)) return false;  // rows are repacked: only the strides matter
       s.host = true;
-      s.tight_row = round_up_to(row_span_bytes(v), 4);
+      s.desc.pixel_stride = uint32_t(v.pixel_bytes());
+      s.desc.channels = v.channels;
+      s.desc.half_type = v.type == PixelType::f16 ? 1 : 0;
+      s.tight_row = round_up_to(image_row_span_bytes(v), 4);
       s.desc.row_stride = uint32_t(std::min<uint64_t>(s.tight_row, 0xffffffffull));
-      const uint64_t size = round_up_to(uint64_t(H - 1) * s.tight_row + row_span_bytes(v), 4);
+      const uint64_t size = round_up_to(uint64_t(H - 1) * s.tight_row + image_row_span_bytes(v), 4);
       if (size > max_range) return false;  // the host path streams tiles instead
       s.host_offset = host_bytes;
       s.range.size = size;
@@ -242,7 +221,7 @@ bool VulkanImageRunner::run(const ImageJob& job, ImageJobResult& result, const E
     const Slot& s = slots[i];
     if (!s.used || !s.host) continue;
     const ImageView& v = *s.view;
-    const uint64_t row = row_span_bytes(v);
+    const uint64_t row = image_row_span_bytes(v);
     for (int y = 0; y < H; ++y)
       std::memcpy(upload_.mapped() + s.host_offset + uint64_t(y) * s.tight_row,
                   static_cast<const char*>(v.data) + size_t(y) * v.row_bytes(), row);

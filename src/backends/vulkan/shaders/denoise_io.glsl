@@ -1,16 +1,7 @@
-// Shared by the denoiser's image shaders (input/output processing, autoexposure). User images are
-// read and written as raw 32-bit words so that one shader handles f32 and f16 pixels with any byte
-// strides (no 16-bit storage needed): an image is a byte offset, a pixel stride, a row stride, a
-// channel count and an element type.
+// Shared by the denoiser's image shaders (input/output processing, autoexposure): the job's
+// parameters and OIDN's transfer curves. User images are addressed as user_image.glsl says.
 //   binding 3: the job parameters below (the input scale is written by the autoexposure pass)
-struct ImageDesc {
-  uint offset;        // bytes from the start of the bound range to pixel (0, 0)
-  uint pixel_stride;  // bytes
-  uint row_stride;    // bytes
-  int channels;       // 1, 2 or 3
-  int half_type;      // 1: f16 elements, 0: f32
-  int pad0, pad1, pad2;
-};
+#include "user_image.glsl"
 
 layout(std430, binding = 3) buffer JobParams {
   float input_scale;   // resolved scale (autoexposure writes it on the device)
@@ -25,34 +16,6 @@ layout(std430, binding = 3) buffer JobParams {
   int pad0;
   ImageDesc images[4]; // color, albedo, normal, output
 } job;
-
-// Element c of pixel (x, y) of image `d` stored in `words`.
-#define LOAD_ELEM(words, d, x, y, c, result)                                                    \
-  {                                                                                             \
-    uint byte_ = d.offset + uint(y) * d.row_stride + uint(x) * d.pixel_stride;                  \
-    if (d.half_type != 0) {                                                                     \
-      byte_ += uint(c) * 2u;                                                                    \
-      result = unpackHalf2x16(words[byte_ >> 2] >> ((byte_ & 2u) * 8u)).x;                      \
-    } else {                                                                                    \
-      byte_ += uint(c) * 4u;                                                                    \
-      result = uintBitsToFloat(words[byte_ >> 2]);                                              \
-    }                                                                                           \
-  }
-
-// Three channels as OIDN broadcasts them: 1 channel -> (v, v, v), 2 -> (v0, v1, v1).
-#define LOAD_RGB(words, d, x, y, rgb)                 \
-  {                                                   \
-    float a_, b_ = 0.0, c_ = 0.0;                     \
-    LOAD_ELEM(words, d, x, y, 0, a_);                 \
-    if (d.channels == 1) {                            \
-      rgb = vec3(a_);                                 \
-    } else {                                          \
-      LOAD_ELEM(words, d, x, y, 1, b_);               \
-      c_ = b_;                                        \
-      if (d.channels >= 3) LOAD_ELEM(words, d, x, y, 2, c_); \
-      rgb = vec3(a_, b_, c_);                         \
-    }                                                 \
-  }
 
 float nan_to_zero(float v) { return isnan(v) ? 0.0 : v; }
 // By the exponent bits, so that no driver's fast math can drop the test: Inf and NaN -> 0.

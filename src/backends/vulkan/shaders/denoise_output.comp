@@ -6,7 +6,6 @@
 // user's output image, as src/denoise/processing.h: NaN -> 0, clamp at 0, transfer inverse, the mean
 // of the three channels for a 1-channel output, snorm -> max(* 2 - 1, -1), clamp to 1 (LDR),
 // / inputScale. Only the tile's owned pixels are written.
-// f16 outputs share 32-bit words between neighbours: they are written with atomics on their half.
 #include "element_types.glsl"
 #include "denoise_io.glsl"
 
@@ -22,20 +21,7 @@ layout(push_constant) uniform Tile {
   int c4;                  // vec4 blocks per pixel of the network output
 } t;
 
-void store_elem(int x, int y, int c, float value) {
-  ImageDesc d = job.images[3];
-  uint byte_ = d.offset + uint(y) * d.row_stride + uint(x) * d.pixel_stride;
-  if (d.half_type != 0) {
-    byte_ += uint(c) * 2u;
-    uint shift = (byte_ & 2u) * 8u;
-    uint bits = packHalf2x16(vec2(value, 0.0)) & 0xffffu;
-    atomicAnd(out_words[byte_ >> 2], ~(0xffffu << shift));
-    atomicOr(out_words[byte_ >> 2], bits << shift);
-  } else {
-    byte_ += uint(c) * 4u;
-    out_words[byte_ >> 2] = floatBitsToUint(value);
-  }
-}
+void store_elem(int x, int y, int c, float value) { STORE_ELEM(out_words, job.images[3], x, y, c, value); }
 
 void main() {
   int ox = int(gl_GlobalInvocationID.x), oy = int(gl_GlobalInvocationID.y);
