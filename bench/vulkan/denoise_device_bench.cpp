@@ -290,7 +290,7 @@ int main(int argc, char** argv) {
                       w, h, precision.c_str(), quality.c_str(), r.median, r.min, r.network_median, r.tiles,
                       r.tiles == 1 ? "" : "s", r.psnr);
           if (temporal)
-            std::printf("%dx%d %s %s temporal: device median %.3f ms with the stage, %.3f ms without: +%.3f ms "
+            std::printf("%dx%d %s %s temporal: device median %.3f ms with the stage, %.3f ms without: %+.3f ms "
                         "(median of paired differences; budget 0.3 ms at 1920x1088 fp16), stage wall median %.3f ms\n",
                         w, h, precision.c_str(), quality.c_str(), r.temporal_median, r.median, r.temporal_added,
                         r.temporal_wall);
