@@ -206,6 +206,8 @@ void Filter::check_temporal_inputs() const {
            motion_.valid() ? "depth" : "motion", " is not set)");
   VX_CHECK(motion_.channels >= 2, InvalidArgument, "image 'motion' has ", motion_.channels,
            " channel; it needs 2 (dx, dy in pixels)");
+  VX_CHECK(output_.channels >= 3, InvalidArgument, "temporal denoising needs a colour output (3 channels), not ",
+           output_.channels, " (an auxiliary image filtered alone has no temporal stage)");
   for (const auto& [view, name] : {std::pair{&motion_, "motion"}, {&depth_, "depth"}})
     VX_CHECK(view->width == output_.width && view->height == output_.height, InvalidArgument, "image '", name, "' is ",
              view->width, "x", view->height, " but 'output' is ", output_.width, "x", output_.height);

@@ -161,6 +161,11 @@ TEST_P(FilterTemporal, MissingOrMismatchedGuidesAreOneClearError) {
   EXPECT_NE(message().find("temporalBlend 1 must be in [0, 1)"), std::string::npos) << message();
   filter.params().temporal_blend = 0.5f;
   EXPECT_EQ(message(), "no error");
+  Image gray(20, 18, 1), gray_out(20, 18, 1);
+  filter.set_image("color", test::view_of(gray));
+  filter.set_image("output", test::view_of(gray_out));
+  EXPECT_NE(message().find("temporal denoising needs a colour output (3 channels), not 1"), std::string::npos)
+      << message();
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, FilterTemporal, ::testing::Values("cpu", "vulkan"));

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/error.h"
 #include "denoise/reprojection.h"
 #include "denoise/temporal_accumulator.h"
 #include "denoise/temporal_metrics.h"
