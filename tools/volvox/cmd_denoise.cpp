@@ -2,9 +2,16 @@
 // --albedo and --normal, which --prefilter-aux cleans first), or an auxiliary image alone.
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iomanip>
+#include <optional>
+#include <thread>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "command.h"
@@ -19,6 +26,7 @@
 #include "denoise/weights_store.h"
 #include "formats/image_io.h"
 #include "frame_pattern.h"
+#include "sequence_pipeline.h"
 
 namespace vx::cli {
 namespace {
@@ -36,6 +44,12 @@ struct DenoiseArgs {
   std::string motion, depth, temporal = "taa";
   float temporal_blend = 0.8f;
   int first_frame = 0;
+  // Farm chunks (issue 14): --range FIRST-LAST instead of first-frame-until-missing; outputs that exist
+  // and validate are skipped unless --overwrite; --warmup frames before a temporal run's first frame
+  // build its history; --io-threads readers and as many writers.
+  std::optional<std::string> range;
+  bool overwrite = false;
+  int warmup = 0, io_threads = 2;
 };
 
 bool is_png(const std::string& path) {
@@ -132,6 +146,8 @@ void validate(const DenoiseArgs& a) {
   image_format_for_path(a.output);  // a known extension before any work is done
   VX_CHECK(a.sequence || (a.motion.empty() && a.depth.empty()), InvalidArgument,
            "--motion and --depth are guides of a --sequence");
+  VX_CHECK(a.sequence || (!a.range && !a.overwrite && a.warmup == 0 && a.io_threads == 2), InvalidArgument,
+           "--range, --overwrite, --warmup and --io-threads are flags of --sequence");
   if (!a.sequence) return;
   VX_CHECK(color, InvalidArgument, "--sequence denoises --color frames");
   VX_CHECK(a.repeat == 1 && !a.prefilter_aux, InvalidArgument, "--sequence takes neither --repeat nor --prefilter-aux");
@@ -139,7 +155,12 @@ void validate(const DenoiseArgs& a) {
            InvalidArgument, "--temporal '", a.temporal, "' (none, taa, accumulate or both)");
   VX_CHECK(a.temporal_blend >= 0 && a.temporal_blend < 1, InvalidArgument, "--temporal-blend ", a.temporal_blend,
            " must be in [0, 1)");
-  check_range("--first-frame", a.first_frame, 0, 99999999);
+  check_range("--first-frame", a.first_frame, 0, kMaxFrameNumber);
+  if (a.range) parse_frame_range("--range", *a.range);
+  check_range("--warmup", a.warmup, 0, 100000);
+  VX_CHECK(a.warmup == 0 || a.temporal != "none", InvalidArgument,
+           "--warmup builds a temporal history; --temporal none keeps none");
+  check_range("--io-threads", a.io_threads, 1, 64);
   VX_CHECK(a.temporal == "none" || (!a.motion.empty() && !a.depth.empty() && normal), InvalidArgument,
            "--temporal ", a.temporal, " needs --motion, --depth and --normal frames (or --temporal none)");
   for (const auto& [flag, pattern] : {std::pair{"--color", a.color}, {"--albedo", a.albedo}, {"--normal", a.normal},
@@ -265,74 +286,287 @@ void run_denoise(const DenoiseArgs& a) {
   }
 }
 
-// --sequence: the filter committed once for the first frame's size; every frame's images copied
-// into the same buffers (the filter keeps its views), denoised (with the filter's temporal stage
-// for taa) and written.
+// --sequence: the frames to denoise, in order: each with whether its output is written (warm-up
+// frames of a temporal mode are denoised for the history only) and whether a new temporal history
+// starts at it (the first frame of a run after a range start or a skipped frame).
+struct SequenceJob {
+  int frame = 0;
+  bool write = true, reset = false;
+};
+struct SequencePlan {
+  std::vector<SequenceJob> jobs;
+  int frames = 0;          // written
+  int frames_skipped = 0;  // outputs that exist and validate
+  int frames_warmup = 0;
+  int first = 0, last = -1;  // the frames selected (the range, or first-frame to the last present)
+};
+
+// The inputs every frame of the sequence reads: flag and pattern.
+std::vector<std::pair<const char*, const std::string*>> frame_inputs(const DenoiseArgs& a) {
+  std::vector<std::pair<const char*, const std::string*>> inputs{{"--color", &a.color}};
+  if (!a.albedo.empty()) inputs.push_back({"--albedo", &a.albedo});
+  if (!a.normal.empty()) inputs.push_back({"--normal", &a.normal});
+  if (a.temporal != "none") inputs.push_back({"--motion", &a.motion}), inputs.push_back({"--depth", &a.depth});
+  return inputs;
+}
+// The first input of frame f that does not exist, or "".
+std::string missing_input(const DenoiseArgs& a, int f) {
+  for (const auto& [flag, pattern] : frame_inputs(a))
+    if (!std::filesystem::exists(frame_path(*pattern, f))) return cat("the ", flag, " input ", frame_path(*pattern, f));
+  return "";
+}
+
+// An output a restarted run keeps: it reads back with the engine's reader, has the sequence's size
+// and the 3 channels the filter writes, and only finite values. write_image is atomic (a killed run
+// leaves no partial file under the output's name), so this catches files damaged or cut since, or
+// written by something else.
+bool output_is_valid(const std::string& path, int width, int height) {
+  try {
+    const Image image = read_image(path);
+    if (image.width != width || image.height != height || image.channels != 3) return false;
+    return std::all_of(image.pixels.begin(), image.pixels.end(), [](float v) { return std::isfinite(v); });
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// The frames (--range, else --first-frame until the first missing colour), the outputs that exist
+// and validate (checked on `threads` threads: a restart reads them all back), the warm-up frames.
+SequencePlan plan_sequence(const DenoiseArgs& a, int threads) {
+  SequencePlan plan;
+  std::vector<int> frames;
+  if (a.range) {
+    const FrameRange range = parse_frame_range("--range", *a.range);
+    for (int f = range.first; f <= range.last; ++f) {
+      const std::string missing = missing_input(a, f);
+      VX_CHECK(missing.empty(), InvalidArgument, "--range ", *a.range, ": frame ", f, ": ", missing, " does not exist");
+      frames.push_back(f);
+    }
+  } else {
+    for (int f = a.first_frame; f <= kMaxFrameNumber && std::filesystem::exists(frame_path(a.color, f)); ++f)
+      frames.push_back(f);
+    VX_CHECK(!frames.empty(), InvalidArgument, "no frame: ", frame_path(a.color, a.first_frame), " does not exist");
+  }
+  plan.first = frames.front(), plan.last = frames.back();
+  for (int f : frames)
+    for (const std::string* pattern : {&a.color, &a.albedo, &a.normal, &a.motion, &a.depth})
+      VX_CHECK(pattern->empty() || !same_file(frame_path(*pattern, f), frame_path(a.output, f)), InvalidArgument,
+               "-o ", frame_path(a.output, f), " is an input frame: the output must not overwrite an input");
+
+  std::vector<char> skip(frames.size(), 0);
+  if (!a.overwrite) {
+    std::vector<size_t> existing;
+    for (size_t i = 0; i < frames.size(); ++i)
+      if (std::filesystem::exists(frame_path(a.output, frames[i]))) existing.push_back(i);
+    if (!existing.empty()) {
+      const Image first = read_image(frame_path(a.color, frames.front()));  // the sequence's size
+      std::atomic<size_t> next{0};
+      auto check = [&] {
+        for (size_t k; (k = next++) < existing.size();)
+          skip[existing[k]] = output_is_valid(frame_path(a.output, frames[existing[k]]), first.width, first.height);
+      };
+      std::vector<std::thread> pool;
+      for (int t = 1; t < std::min<int>(threads, int(existing.size())); ++t) pool.emplace_back(check);
+      check();
+      for (std::thread& t : pool) t.join();
+    }
+  }
+
+  const bool temporal = a.temporal != "none";
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const int f = frames[i];
+    if (skip[i]) {
+      std::fprintf(stderr, "frame %d: output exists, skipped\n", f);
+      ++plan.frames_skipped;
+      continue;
+    }
+    ++plan.frames;
+    // A temporal history continues from the frame before when that was denoised in this run; else a
+    // new one starts, after up to --warmup frames before this one (as many as exist, not below
+    // --first-frame).
+    if (temporal && (i == 0 || skip[i - 1])) {
+      int w0 = f;
+      while (w0 > a.first_frame && f - w0 < a.warmup && missing_input(a, w0 - 1).empty()) --w0;
+      if (a.warmup > 0)
+        std::fprintf(stderr, "frame %d: %d warm-up frame%s before it (of --warmup %d)\n", f, f - w0,
+                     f - w0 == 1 ? "" : "s", a.warmup);
+      for (int w = w0; w < f; ++w) plan.jobs.push_back({w, false, w == w0}), ++plan.frames_warmup;
+      plan.jobs.push_back({f, true, w0 == f});
+    } else {
+      plan.jobs.push_back({f, true, false});
+    }
+  }
+  return plan;
+}
+
+std::string format_duration(double seconds) {
+  const long s = long(std::max(0.0, seconds) + 0.5);
+  return s >= 3600 ? cat(s / 3600, "h", std::setw(2), std::setfill('0'), s / 60 % 60, "m")
+                   : cat(s / 60, ":", std::setw(2), std::setfill('0'), s % 60);
+}
+
+// --sequence (issue 14, sequence_pipeline.h): frames decoded ahead by --io-threads readers into
+// slots, denoised in frame order on this thread by one filter (committed once; each frame's slot
+// images set as its views, with the filter's temporal stage for taa), written by --io-threads
+// writers. The outputs are the sequential loop's: the same filter, the same order.
 void run_denoise_sequence(const DenoiseArgs& a) {
+  using Clock = std::chrono::steady_clock;
   if (a.threads > 0) ThreadPool::set_global_threads(a.threads);
-  auto device = denoise::Device::create(a.device, a.threads);
-  denoise::Filter filter(device);
+  const SequencePlan plan = plan_sequence(a, a.io_threads);
+  std::shared_ptr<denoise::Device> device;
+  if (!plan.jobs.empty()) device = denoise::Device::create(a.device, a.threads);
+  std::optional<denoise::Filter> filter;
+  if (device) filter.emplace(device);
   denoise::TemporalAccumulator accumulator;
   const bool accumulate = a.temporal == "accumulate" || a.temporal == "both",
              stabilize = a.temporal == "taa" || a.temporal == "both";
-  Image color, albedo, normal, motion, depth, output;
-  int frames = 0;
-  for (int f = a.first_frame; std::filesystem::exists(frame_path(a.color, f)); ++f, ++frames) {
-    const auto start = std::chrono::steady_clock::now();
-    // A frame's image into `into`: the first frame sets the size; later ones must match it and are
-    // copied into the same pixels (the filter keeps views of its buffers).
-    auto load = [&](Image& into, const std::string& pattern, const char* what) {
-      Image img = read_image(frame_path(pattern, f));
-      if (frames == 0) {
-        into = std::move(img);
-        return;
-      }
-      VX_CHECK(img.width == into.width && img.height == into.height && img.channels == into.channels,
-               InvalidArgument, what, " frame ", frame_path(pattern, f), " is ", img.width, "x", img.height, "x",
-               img.channels, " but frame ", a.first_frame, " was ", into.width, "x", into.height, "x", into.channels);
-      std::copy(img.pixels.begin(), img.pixels.end(), into.pixels.begin());
-    };
-    load(color, a.color, "--color");
-    if (!a.albedo.empty()) load(albedo, a.albedo, "--albedo");
+  PipelineOptions options;
+  options.readers = options.writers = a.io_threads;
+  options.read_ahead = options.write_queue = a.io_threads + 1;
+
+  // The first denoised frame's images: every later frame must match them.
+  struct Shape {
+    int width = 0, height = 0, channels = 0;
+  };
+  std::array<Shape, 5> shapes{};
+  int shapes_frame = -1;
+  // The rate is the steady state's: from the end of the first frame's denoise (the one-time set-up:
+  // network, weights, kernels, first-touch costs; `ms_setup`) to the last write, over the frames
+  // written after the first; the GPU busy fraction is their device time over that wall time.
+  double ms_setup = 0, ms_device = 0, ms_device_steady = 0, sum_read = 0, sum_denoise = 0, sum_write = 0;
+  int executed = 0;              // the processor's own count
+  int processed = 0, written = 0;  // stages.done's (under the pipeline's lock)
+  const bool bar = isatty(STDERR_FILENO);
+  const auto start = Clock::now();
+  std::atomic<int64_t> steady_start_ns{0};  // set by the processor, read by progress on writer threads
+  auto steady_seconds = [&] {
+    const int64_t t0 = steady_start_ns.load();
+    return t0 == 0 ? 0.0 : std::max(0.0, double(Clock::now().time_since_epoch().count() - t0) * 1e-9);
+  };
+  const int first_written = plan.jobs.empty() ? 0 : int(plan.jobs.front().write);
+
+  PipelineStages stages;
+  stages.read = [&](FrameSlot& s) {
+    const int f = plan.jobs[size_t(s.job)].frame;
+    s.color = read_image(frame_path(a.color, f));
+    if (!a.albedo.empty()) s.albedo = read_image(frame_path(a.albedo, f));
     if (!a.normal.empty()) {
-      load(normal, a.normal, "--normal");
-      if (is_png(a.normal)) normals_from_png(normal);
+      s.normal = read_image(frame_path(a.normal, f));
+      if (is_png(a.normal)) normals_from_png(s.normal);
     }
     if (a.temporal != "none") {
-      load(motion, a.motion, "--motion");
-      load(depth, a.depth, "--depth");
+      s.motion = read_image(frame_path(a.motion, f));
+      s.depth = read_image(frame_path(a.depth, f));
     }
-    if (accumulate) {  // the network sees the accumulated colour (in the filter's buffer)
-      const Image accumulated = accumulator.apply(color, motion, depth, normal);
-      std::copy(accumulated.pixels.begin(), accumulated.pixels.end(), color.pixels.begin());
-    }
-    if (frames == 0) {
-      output = Image(color.width, color.height, 3);
-      filter.set_image("color", denoise::image_view(color));
-      if (!albedo.empty()) filter.set_image("albedo", denoise::image_view(albedo));
-      if (!normal.empty()) filter.set_image("normal", denoise::image_view(normal));
-      filter.set_image("output", denoise::image_view(output));
-      if (stabilize) {
-        filter.set_image("motion", denoise::image_view(motion));
-        filter.set_image("depth", denoise::image_view(depth));
+  };
+  stages.process = [&](FrameSlot& s) {
+    const SequenceJob& job = plan.jobs[size_t(s.job)];
+    const std::array<std::tuple<const Image*, const std::string*, const char*>, 5> images{
+        {{&s.color, &a.color, "--color"},
+         {&s.albedo, &a.albedo, "--albedo"},
+         {&s.normal, &a.normal, "--normal"},
+         {&s.motion, &a.motion, "--motion"},
+         {&s.depth, &a.depth, "--depth"}}};
+    for (size_t i = 0; i < images.size(); ++i) {
+      const auto& [img, pattern, what] = images[i];
+      if (img->empty()) continue;
+      if (shapes_frame < 0) {
+        shapes[i] = {img->width, img->height, img->channels};
+        continue;
       }
-      filter.params() = filter_params(a);
-      filter.params().temporal = stabilize ? denoise::TemporalMode::stabilize : denoise::TemporalMode::none;
-      filter.params().temporal_blend = a.temporal_blend;
-      if (!a.weights.empty()) filter.set_weights_file(a.weights);
-      filter.commit();
+      const Shape& ref = shapes[i];
+      VX_CHECK(img->width == ref.width && img->height == ref.height && img->channels == ref.channels,
+               InvalidArgument, what, " frame ", frame_path(*pattern, job.frame), " is ", img->width, "x",
+               img->height, "x", img->channels, " but frame ", shapes_frame, " was ", ref.width, "x", ref.height,
+               "x", ref.channels);
     }
-    filter.execute();
-    const std::string out_path = frame_path(a.output, f);
-    for (const std::string* pattern : {&a.color, &a.albedo, &a.normal, &a.motion, &a.depth})
-      VX_CHECK(pattern->empty() || !same_file(frame_path(*pattern, f), out_path), InvalidArgument, "-o ", out_path,
-               " is an input frame: the output must not overwrite an input");
-    write_image(out_path, output);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "frame %d: %.1f ms -> %s\n", f, ms, out_path.c_str());
+    if (shapes_frame < 0) shapes_frame = job.frame;
+    if (job.reset && executed > 0) filter->reset_history(), accumulator.reset();
+    if (accumulate) s.color = accumulator.apply(s.color, s.motion, s.depth, s.normal);  // what the network sees
+    if (s.output.width != s.color.width || s.output.height != s.color.height)
+      s.output = Image(s.color.width, s.color.height, 3);
+    filter->set_image("color", denoise::image_view(s.color));
+    if (!s.albedo.empty()) filter->set_image("albedo", denoise::image_view(s.albedo));
+    if (!s.normal.empty()) filter->set_image("normal", denoise::image_view(s.normal));
+    filter->set_image("output", denoise::image_view(s.output));
+    if (stabilize) {
+      filter->set_image("motion", denoise::image_view(s.motion));
+      filter->set_image("depth", denoise::image_view(s.depth));
+    }
+    if (executed == 0) {  // the one-time set-up
+      filter->params() = filter_params(a);
+      filter->params().temporal = stabilize ? denoise::TemporalMode::stabilize : denoise::TemporalMode::none;
+      filter->params().temporal_blend = a.temporal_blend;
+      if (!a.weights.empty()) filter->set_weights_file(a.weights);
+      filter->commit();
+    }
+    filter->execute();
+    ms_device += filter->stats().ms_device;
+    if (executed > 0) ms_device_steady += filter->stats().ms_device;
+    if (executed++ == 0) {
+      ms_setup = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      steady_start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+    }
+    return job.write;
+  };
+  stages.write = [&](FrameSlot& s) { write_image(frame_path(a.output, plan.jobs[size_t(s.job)].frame), s.output); };
+  stages.done = [&](const FrameSlot& s, bool was_written) {
+    const SequenceJob& job = plan.jobs[size_t(s.job)];
+    ++processed;
+    sum_read += s.ms_read, sum_denoise += s.ms_process;
+    if (was_written) ++written, sum_write += s.ms_write;
+    if (bar) {
+      const double seconds = steady_seconds(), fps = seconds > 0 ? (written - first_written) / seconds : 0;
+      std::fprintf(stderr, "\r\033[K%d/%d frames  %.1f frames/s  ETA %s", written, plan.frames, fps,
+                   fps > 0 ? format_duration((plan.frames - written) / fps).c_str() : "-");
+    } else if (was_written) {
+      std::fprintf(stderr, "frame %d: %.1f ms (read %.1f, write %.1f) -> %s\n", job.frame, s.ms_process, s.ms_read,
+                   s.ms_write, frame_path(a.output, job.frame).c_str());
+    } else {
+      std::fprintf(stderr, "frame %d: %.1f ms, warm-up (not written)\n", job.frame, s.ms_process);
+    }
+    std::fflush(stderr);
+  };
+  run_pipeline(int(plan.jobs.size()), options, stages);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count(), steady = steady_seconds();
+  if (bar && !plan.jobs.empty()) std::fprintf(stderr, "\n");
+  const std::string network = executed > 0 ? filter->describe() : "no frame denoised";
+  // One frame has no steady state: then the whole run's rate.
+  const bool has_steady = written - first_written > 0 && steady > 0;
+  const double fps = has_steady ? (written - first_written) / steady : seconds > 0 && written > 0 ? written / seconds : 0;
+  const double busy = has_steady ? ms_device_steady / (steady * 1000) : seconds > 0 ? ms_device / (seconds * 1000) : 0;
+  std::fprintf(stderr, "denoised %d frames (%s, temporal %s), %d skipped, %d warm-up; %.2f frames/s\n", written,
+               network.c_str(), a.temporal.c_str(), plan.frames_skipped, plan.frames_warmup, fps);
+  if (a.json) {
+    auto mean = [](double sum, int n) { return n > 0 ? sum / n : 0.0; };
+    const nlohmann::json j = {
+        {"command", "denoise"},
+        {"sequence", true},
+        {"first_frame", plan.first},
+        {"last_frame", plan.last},
+        {"frames", written},
+        {"frames_skipped", plan.frames_skipped},
+        {"frames_warmup", plan.frames_warmup},
+        {"seconds", seconds},
+        {"seconds_steady", steady},
+        {"frames_per_second", fps},
+        {"frames_per_second_overall", seconds > 0 ? written / seconds : 0.0},
+        {"gpu_busy_fraction", busy},
+        {"ms_read", mean(sum_read, processed)},
+        {"ms_denoise", mean(sum_denoise, processed)},
+        {"ms_write", mean(sum_write, written)},
+        {"ms_device", mean(ms_device, processed)},
+        {"ms_setup", ms_setup},
+        {"width", shapes[0].width},
+        {"height", shapes[0].height},
+        {"device", device ? device->name() : std::string()},
+        {"network", network},
+        {"temporal", a.temporal},
+        {"io_threads", a.io_threads},
+        {"frames_in_flight", options.slots()}};
+    std::printf("%s\n", j.dump().c_str());
+    std::fflush(stdout);
   }
-  VX_CHECK(frames > 0, InvalidArgument, "no frame: ", frame_path(a.color, a.first_frame), " does not exist");
-  std::fprintf(stderr, "denoised %d frames (%s, temporal %s)\n", frames, filter.describe().c_str(), a.temporal.c_str());
 }
 
 void setup_denoise(CLI::App& app) {
@@ -372,12 +606,14 @@ void setup_denoise(CLI::App& app) {
   cmd->add_option("--target-tile-ms", args->target_tile_ms,
                   "interactive mode (vulkan): size tiles so each takes about this GPU time (0: off)");
   cmd->add_option("--threads", args->threads, "CPU threads (0: all)");
-  cmd->add_flag("--json", args->json, "print one JSON line with timings");
+  cmd->add_flag("--json", args->json,
+                "print one JSON line with timings (--sequence: frames, frames/s, GPU busy fraction, stage means)");
   cmd->add_option("--repeat", args->repeat, "denoise N times (benchmarks; a JSON line per run with --json)");
   cmd->add_flag("--profile", args->profile, "print per-layer times and kernel variants");
   cmd->add_flag("--sequence", args->sequence,
                 "denoise an animation: --color, --albedo, --normal, --motion, --depth and -o are frame patterns "
-                "such as 'frames/room_%04d_color.exr', frames from --first-frame until the colour file is missing");
+                "such as 'frames/room_%04d_color.exr', frames from --first-frame until the colour file is missing (or --range); pipelined: reading, "
+                "denoising and writing overlap");
   cmd->add_option("--motion", args->motion, "--sequence: motion vectors (dx, dy pixels to the previous frame)");
   cmd->add_option("--depth", args->depth, "--sequence: depth along the pixel-centre ray (0: sky)");
   cmd->add_option("--temporal", args->temporal,
@@ -386,7 +622,22 @@ void setup_denoise(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--temporal-blend", args->temporal_blend, "--sequence: the history's weight, [0, 1)")
       ->capture_default_str();
-  cmd->add_option("--first-frame", args->first_frame, "--sequence: the first frame number")->capture_default_str();
+  cmd->add_option("--first-frame", args->first_frame,
+                  "--sequence: the first frame number (with --range: warm-up frames start no earlier)")
+      ->capture_default_str();
+  cmd->add_option("--range", args->range,
+                  "--sequence: denoise frames FIRST-LAST (inclusive; N is N-N); every input of them must exist");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "--sequence: denoise every frame; without it a frame whose output exists and validates (reads "
+                "back, the input's size, 3 channels, finite) is skipped");
+  cmd->add_option("--warmup", args->warmup,
+                  "--sequence, temporal modes: denoise up to N frames before the first frame of a run (a range "
+                  "start, or after a skipped frame) to build the history; they are not written")
+      ->capture_default_str();
+  cmd->add_option("--io-threads", args->io_threads,
+                  "--sequence: file reader threads, and as many writers; io-threads + 1 frames are decoded ahead "
+                  "and as many wait for a write")
+      ->capture_default_str();
   cmd->callback([args] {
     validate(*args);
     if (!validate_only()) args->sequence ? run_denoise_sequence(*args) : run_denoise(*args);

@@ -1,5 +1,6 @@
 #include "frame_pattern.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -34,6 +35,23 @@ std::string frame_path(const std::string& pattern, int frame) {
   std::snprintf(out.data(), out.size(), pattern.c_str(), frame);
   out.resize(size_t(std::max(n, 0)));
   return out;
+}
+
+FrameRange parse_frame_range(const std::string& flag, const std::string& text) {
+  // Digits only (no sign, no spaces), at most 8 of them: then stoi cannot overflow.
+  auto number = [](const std::string& s) {
+    return !s.empty() && s.size() <= 8 &&
+           std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  };
+  const size_t dash = text.find('-');
+  const std::string first = text.substr(0, dash), last = dash == std::string::npos ? first : text.substr(dash + 1);
+  VX_CHECK(number(first) && number(last), InvalidArgument, flag, " '", text,
+           "': expected FIRST-LAST (inclusive frame numbers, e.g. 1-500) or one frame number N, each 0 to ",
+           kMaxFrameNumber);
+  const FrameRange range{std::stoi(first), std::stoi(last)};
+  VX_CHECK(range.last >= range.first, InvalidArgument, flag, " ", text, ": the last frame ", range.last,
+           " is before the first ", range.first);
+  return range;
 }
 
 }  // namespace vx::cli

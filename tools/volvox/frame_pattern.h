@@ -10,4 +10,12 @@ namespace vx::cli {
 void check_frame_pattern(const std::string& flag, const std::string& pattern);
 std::string frame_path(const std::string& pattern, int frame);
 
+// --range FIRST-LAST (inclusive frame numbers) or N (N-N); InvalidArgument naming `flag` when it is
+// malformed, LAST < FIRST, or a number is above kMaxFrameNumber.
+struct FrameRange {
+  int first = 0, last = 0;
+};
+inline constexpr int kMaxFrameNumber = 99999999;
+FrameRange parse_frame_range(const std::string& flag, const std::string& text);
+
 }  // namespace vx::cli

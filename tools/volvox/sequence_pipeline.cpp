@@ -1,0 +1,183 @@
+#include "sequence_pipeline.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace vx::cli {
+namespace {
+
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// The shared state; every member but the slots' contents is guarded by `mutex`. A slot's contents
+// belong to the one stage that took it out of a queue.
+struct Pipeline {
+  const int jobs;
+  const PipelineOptions& options;
+  const PipelineStages& stages;
+  std::vector<FrameSlot> slots;
+  std::vector<FrameSlot*> free_slots;
+  std::map<int, FrameSlot*> ready;    // decoded, by job
+  std::deque<FrameSlot*> to_write;    // processed, in job order
+  int in_write = 0;                   // in to_write or being written
+  int next_read = 0, next_process = 0;
+  bool stop_reading = false;          // the processor ended (done or failed)
+  bool processing_done = false;       // no more frames come to the writers
+  bool stop = false;                  // a writer failed: every stage ends now
+  std::exception_ptr error;
+  std::mutex mutex;
+  std::condition_variable changed;
+
+  Pipeline(int jobs, const PipelineOptions& options, const PipelineStages& stages)
+      : jobs(jobs), options(options), stages(stages), slots(size_t(options.slots())) {
+    for (FrameSlot& slot : slots) free_slots.push_back(&slot);
+  }
+
+  // Under the lock.
+  void record(std::exception_ptr e) {
+    if (!error) error = e;
+  }
+  void finished(FrameSlot* slot, bool written) {  // under the lock
+    try {
+      if (stages.done) stages.done(*slot, written);
+    } catch (...) {
+      record(std::current_exception());
+      stop = stop_reading = true;
+    }
+    free_slots.push_back(slot);
+  }
+
+  void reader() {
+    for (;;) {
+      FrameSlot* slot = nullptr;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] {
+          return stop || stop_reading || next_read >= jobs ||
+                 (!free_slots.empty() && next_read <= next_process + options.read_ahead);
+        });
+        if (stop || stop_reading || next_read >= jobs) return;
+        slot = free_slots.back();
+        free_slots.pop_back();
+        slot->job = next_read++;
+      }
+      slot->error = nullptr;
+      slot->ms_process = slot->ms_write = 0;
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        stages.read(*slot);
+      } catch (...) {
+        slot->error = std::current_exception();
+      }
+      slot->ms_read = ms_between(t0, std::chrono::steady_clock::now());
+      {
+        std::lock_guard lock(mutex);
+        ready[slot->job] = slot;
+      }
+      changed.notify_all();
+    }
+  }
+
+  void writer() {
+    for (;;) {
+      FrameSlot* slot = nullptr;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stop || !to_write.empty() || processing_done; });
+        if (stop || to_write.empty()) return;
+        slot = to_write.front();
+        to_write.pop_front();
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        stages.write(*slot);
+        slot->ms_write = ms_between(t0, std::chrono::steady_clock::now());
+        std::lock_guard lock(mutex);
+        finished(slot, true);
+        --in_write;
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        record(std::current_exception());
+        stop = stop_reading = true;
+        --in_write;
+      }
+      changed.notify_all();
+    }
+  }
+
+  // The calling thread.
+  void processor() {
+    for (int job = 0; job < jobs; ++job) {
+      FrameSlot* slot = nullptr;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stop || ready.count(job) > 0; });
+        if (stop) break;
+        slot = ready[job];
+        ready.erase(job);
+      }
+      bool write = false;
+      try {
+        if (slot->error) std::rethrow_exception(slot->error);
+        const auto t0 = std::chrono::steady_clock::now();
+        write = stages.process(*slot);
+        slot->ms_process = ms_between(t0, std::chrono::steady_clock::now());
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        record(std::current_exception());
+        free_slots.push_back(slot);
+        break;  // the frames processed before it are still written
+      }
+      {
+        std::unique_lock lock(mutex);
+        if (write) {
+          changed.wait(lock, [&] { return stop || in_write < options.write_queue; });
+          if (stop) break;
+          to_write.push_back(slot);
+          ++in_write;
+        } else {
+          finished(slot, false);
+          if (stop) break;
+        }
+        next_process = job + 1;
+      }
+      changed.notify_all();
+    }
+    {
+      std::lock_guard lock(mutex);
+      stop_reading = processing_done = true;
+    }
+    changed.notify_all();
+  }
+};
+
+}  // namespace
+
+void run_pipeline(int jobs, const PipelineOptions& options, const PipelineStages& stages) {
+  if (jobs <= 0) return;
+  Pipeline p(jobs, options, stages);
+  std::vector<std::thread> threads;
+  try {
+    for (int i = 0; i < std::max(1, options.readers); ++i) threads.emplace_back([&p] { p.reader(); });
+    for (int i = 0; i < std::max(1, options.writers); ++i) threads.emplace_back([&p] { p.writer(); });
+  } catch (...) {  // the system refused a thread: end the ones started
+    {
+      std::lock_guard lock(p.mutex);
+      p.stop = p.stop_reading = p.processing_done = true;
+    }
+    p.changed.notify_all();
+    for (std::thread& t : threads) t.join();
+    throw;
+  }
+  p.processor();
+  for (std::thread& t : threads) t.join();
+  if (p.error) std::rethrow_exception(p.error);
+}
+
+}  // namespace vx::cli
