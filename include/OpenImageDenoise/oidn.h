@@ -272,7 +272,7 @@ inline void oidnRemoveFilterData(OIDNFilter filter, const char* name) { oidnUnse
  * NaN: automatic), read-only "tileAlignment" and "tileOverlap" (ints, valid after commit).
  * Volvox extension for animations (RT): images "motion" (FLOAT2: per pixel dx, dy in pixels to where
  * its surface was in the previous frame, y down) and "depth" (FLOAT: distance, 0 for no surface),
- * host memory; "temporal" (int: 0 off, 1 stabilize: each execute blends its output with the
+ * where the output is (host memory, or device buffers: the stage then runs on the GPU); "temporal" (int: 0 off, 1 stabilize: each execute blends its output with the
  * previous execute's, reprojected by "motion" and clamped to the current frame's neighbourhood,
  * where "depth" and "normal" show the same surface), "temporalBlend" (float in [0, 1), 0.8), and
  * "temporalReset" (bool: true starts a new history at the next execute, for a cut; needs no commit).

@@ -71,7 +71,8 @@ void vxReleaseFilter(VXFilter filter);
 /* name: "color", "albedo", "normal", "output"; for temporal denoising (the "temporal" parameter)
  * also "motion" (FLOAT2 or wider: per pixel dx, dy in pixels from the pixel's centre to where its
  * surface was in the previous frame, y down) and "depth" (FLOAT: distance to the surface, 0 where
- * no surface); both host memory. Strides in bytes; 0 = packed. */
+ * no surface); in host memory, or in VkBuffers (vxSetFilterVulkanBuffer) when the output is in one:
+ * the stage then runs on the GPU. Strides in bytes; 0 = packed. */
 void vxSetFilterImage(VXFilter filter, const char* name, void* ptr, VXFormat format, size_t width, size_t height,
                       size_t pixel_byte_stride, size_t row_byte_stride);
 void vxUnsetFilterImage(VXFilter filter, const char* name);
@@ -97,8 +98,8 @@ void vxSetFilterBool(VXFilter filter, const char* name, bool value);
  * under it), "maxTileSize" (0: from the memory limit), "quality" (0 fast, 1 balanced, 2 high),
  * "precision" (0 auto, 1 fp32, 2 fp16), "temporal" (0 off; 1 stabilize: each execute blends the
  * output with the previous execute's output, reprojected by "motion" and clamped to the current
- * frame's 3x3 neighbourhood, where "depth" and "normal" (when set) show the same surface; host
- * output images) */
+ * frame's 3x3 neighbourhood, where "depth" and "normal" (when set) show the same surface; on the
+ * host for host images, on the GPU for images in VkBuffers) */
 void vxSetFilterInt(VXFilter filter, const char* name, int value);
 /* "inputScale" (NaN = automatic); "targetTileMs": interactive mode on the vulkan device (> 0: tiles
  * sized to about this GPU time each, from the measured time of earlier tiles; the progress
