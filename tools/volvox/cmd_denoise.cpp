@@ -435,7 +435,8 @@ void run_denoise_sequence(const DenoiseArgs& a) {
   // written after the first; the GPU busy fraction is their device time over that wall time.
   double ms_setup = 0, ms_device = 0, ms_device_steady = 0, sum_read = 0, sum_denoise = 0, sum_write = 0;
   int executed = 0;              // the processor's own count
-  int processed = 0, written = 0;  // stages.done's (under the pipeline's lock)
+  int written = 0;  // stages.done's (under the pipeline's lock)
+  int mean_processed = 0, mean_written = 0;  // the frames in the stage means
   const bool bar = isatty(STDERR_FILENO);
   const auto start = Clock::now();
   std::atomic<int64_t> steady_start_ns{0};  // set by the processor, read by progress on writer threads
@@ -512,9 +513,12 @@ void run_denoise_sequence(const DenoiseArgs& a) {
   stages.write = [&](FrameSlot& s) { write_image(frame_path(a.output, plan.jobs[size_t(s.job)].frame), s.output); };
   stages.done = [&](const FrameSlot& s, bool was_written) {
     const SequenceJob& job = plan.jobs[size_t(s.job)];
-    ++processed;
-    sum_read += s.ms_read, sum_denoise += s.ms_process;
-    if (was_written) ++written, sum_write += s.ms_write;
+    if (was_written) ++written;
+    // The stage means are the steady state's too: without the first frame when there are others.
+    if (s.job > 0 || plan.jobs.size() == 1) {
+      ++mean_processed, sum_read += s.ms_read, sum_denoise += s.ms_process;
+      if (was_written) ++mean_written, sum_write += s.ms_write;
+    }
     if (bar) {
       const double seconds = steady_seconds(), fps = seconds > 0 ? (written - first_written) / seconds : 0;
       std::fprintf(stderr, "\r\033[K%d/%d frames  %.1f frames/s  ETA %s", written, plan.frames, fps,
@@ -537,6 +541,10 @@ void run_denoise_sequence(const DenoiseArgs& a) {
   const double busy = has_steady ? ms_device_steady / (steady * 1000) : seconds > 0 ? ms_device / (seconds * 1000) : 0;
   std::fprintf(stderr, "denoised %d frames (%s, temporal %s), %d skipped, %d warm-up; %.2f frames/s\n", written,
                network.c_str(), a.temporal.c_str(), plan.frames_skipped, plan.frames_warmup, fps);
+  // --json: frames written, skipped and denoised for warm-up; seconds: the whole run's wall time;
+  // seconds_steady, frames_per_second and gpu_busy_fraction (device time / wall time; 0 without
+  // device timestamps, e.g. on the CPU): after the first frame's set-up (ms_setup); the stages' mean
+  // ms (read, denoise on the filter thread, write; ms_device of an execute) without the first frame.
   if (a.json) {
     auto mean = [](double sum, int n) { return n > 0 ? sum / n : 0.0; };
     const nlohmann::json j = {
@@ -552,10 +560,10 @@ void run_denoise_sequence(const DenoiseArgs& a) {
         {"frames_per_second", fps},
         {"frames_per_second_overall", seconds > 0 ? written / seconds : 0.0},
         {"gpu_busy_fraction", busy},
-        {"ms_read", mean(sum_read, processed)},
-        {"ms_denoise", mean(sum_denoise, processed)},
-        {"ms_write", mean(sum_write, written)},
-        {"ms_device", mean(ms_device, processed)},
+        {"ms_read", mean(sum_read, mean_processed)},
+        {"ms_denoise", mean(sum_denoise, mean_processed)},
+        {"ms_write", mean(sum_write, mean_written)},
+        {"ms_device", executed > 1 ? ms_device_steady / (executed - 1) : ms_device},
         {"ms_setup", ms_setup},
         {"width", shapes[0].width},
         {"height", shapes[0].height},
