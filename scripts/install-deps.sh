@@ -19,6 +19,9 @@ packages=(
   # the Python package (python/): pybind11 and Python's headers to build it, venv, setuptools and
   # wheel to install it offline, NumPy to run it, pytest to test it
   pybind11-dev python3-dev python3-venv python3-setuptools python3-wheel python3-numpy python3-pytest
+  # the farm test (tests/farm/slurm_test.sh): Slurm's daemons and commands, and munge for their
+  # authentication; the test starts its own one-node cluster, never the system's services
+  slurmctld slurmd slurm-client munge
 )
 
 missing=()
@@ -30,5 +33,13 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -ne 0 ] && SUDO=sudo
   echo "installing: ${missing[*]}"
   $SUDO apt-get update -qq
+  # munge's postinst starts munged (and slurmd's would start slurmd with a system slurm.conf): a
+  # policy-rc.d that denies every service start, only during this install and only where the machine
+  # has none (Docker images have one), keeps daemons from being left running on a build machine.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod 755 /usr/sbin/policy-rc.d
+    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
