@@ -197,6 +197,11 @@ submit=("$root/tools/slurm/submit_denoise.sh" --frames "0-$((frames - 1))" --chu
 dry="$("$root/tools/slurm/submit_denoise.sh" --frames 0-99 --chunk 25 --gpus 2 --dry-run -- --color 'c_%04d.exr' -o 'o_%04d.exr')"
 [[ "$dry" == *"--array=0-3 "* && "$dry" == *"--gres=gpu:2 "* && "$dry" == *"--device vulkan"* ]] ||
   fail "submit_denoise.sh --gpus 2 --dry-run: $dry"
+dry="$("$root/tools/slurm/submit_denoise.sh" --frames 1-100 --chunk 30 --tasks 1,3 --max-running 2 --dry-run -- -o 'o_%04d.exr')"
+[[ "$dry" == *'--array=1\,3%2 '* && "$dry" != *"--gres"* && "$dry" != *"vulkan"* ]] || fail "submit_denoise.sh --tasks 1,3 --dry-run: $dry"
+if "$root/tools/slurm/submit_denoise.sh" --frames 1-100 --chunk 30 --tasks 4 --dry-run -- -o 'o_%04d.exr' 2>/dev/null; then
+  fail "submit_denoise.sh accepted task 4 of 4 tasks (0-3)"
+fi
 
 # 5. The job array; task $victim cancelled once it has written some but not all of its frames.
 job1="$("${submit[@]}")" || fail "submit_denoise.sh failed"

@@ -4,12 +4,14 @@
 # through `volvox denoise --sequence --range A-B`). docs/FARM.md describes the pattern.
 #
 #   tools/slurm/submit_denoise.sh --frames FIRST-LAST --chunk C [--gpus N] [--volvox PATH]
-#       [--max-running M] [--logs DIR] [--job-name NAME] [--sbatch ARG]... [--dry-run] -- VOLVOX-DENOISE-FLAGS...
+#       [--tasks LIST] [--max-running M] [--logs DIR] [--job-name NAME] [--sbatch ARG]... [--dry-run] -- VOLVOX-DENOISE-FLAGS...
 #
 #   --frames FIRST-LAST  inclusive frame numbers of the sequence
 #   --chunk C            frames per array task (default 10)
 #   --gpus N             request N GPUs per task (sbatch --gres=gpu:N) and denoise with --device vulkan;
 #                        without it the tasks run on the CPU (give --device cpu and --threads in the flags)
+#   --tasks LIST         only these array tasks (sbatch --array syntax: 3,17,250-260), e.g. the ones that
+#                        failed; by default all of them, 0..ceil((LAST-FIRST+1)/C)-1
 #   --max-running M      at most M tasks at once (sbatch --array=0-N%M)
 #   --volvox PATH        the volvox executable as the compute nodes see it (default: `volvox` on PATH)
 #   --logs DIR           one log per task, DIR/<job>_<task>.out (default: slurm-logs); must be on a
@@ -40,7 +42,7 @@ die() {
 }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-frames="" chunk=10 gpus=0 max_running="" volvox="volvox" logs="slurm-logs" job_name="volvox-denoise" dry_run=0
+frames="" chunk=10 gpus=0 max_running="" tasks="" volvox="volvox" logs="slurm-logs" job_name="volvox-denoise" dry_run=0
 sbatch_args=()
 while (($#)); do
   case "$1" in
@@ -50,6 +52,8 @@ while (($#)); do
     --chunk=*) chunk="${1#*=}"; shift ;;
     --gpus) gpus="${2:?--gpus needs a number}"; shift 2 ;;
     --gpus=*) gpus="${1#*=}"; shift ;;
+    --tasks) tasks="${2:?--tasks needs a list}"; shift 2 ;;
+    --tasks=*) tasks="${1#*=}"; shift ;;
     --max-running) max_running="${2:?--max-running needs a number}"; shift 2 ;;
     --max-running=*) max_running="${1#*=}"; shift ;;
     --volvox) volvox="${2:?--volvox needs a path}"; shift 2 ;;
@@ -78,7 +82,15 @@ fi
 chunk=$((10#$chunk))
 [[ "$gpus" =~ ^[0-9]+$ ]] || die "--gpus '$gpus' must be a number"
 gpus=$((10#$gpus))
-array="0-$(((last - first + chunk) / chunk - 1))"
+count=$(((last - first + chunk) / chunk))
+array="0-$((count - 1))"
+if [[ -n "$tasks" ]]; then
+  [[ "$tasks" =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] || die "--tasks '$tasks' must be a list such as 3,17,250-260"
+  for n in ${tasks//[,-]/ }; do
+    ((10#$n < count)) || die "--tasks $tasks: task $n does not exist (the frames make tasks 0-$((count - 1)))"
+  done
+  array="$tasks"
+fi
 if [[ -n "$max_running" ]]; then
   if ! [[ "$max_running" =~ ^[0-9]+$ ]] || ((10#$max_running < 1)); then
     die "--max-running '$max_running' must be a positive number"
