@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "backends/vulkan/context.h"
 #include "common/test_util.h"
 #include "denoise/denoise_helpers.h"
 #include "formats/image_io.h"
@@ -100,6 +101,39 @@ TEST(CliSequence, PipelinedOutputsEqualPerFrameDenoisesAndJsonIsSane) {
   // Non-terminal stderr: one line per frame.
   EXPECT_NE(res.output.find("frame 4: "), std::string::npos) << res.output;
   EXPECT_NE(res.output.find("denoised 5 frames"), std::string::npos) << res.output;
+
+  // Several filters denoising frames concurrently give the same outputs.
+  const CommandResult lanes = fx.sequence("--temporal none --filters 3 --io-threads 1 --json", "lanes");
+  ASSERT_EQ(lanes.status, 0) << lanes.output;
+  EXPECT_EQ(json_of(lanes.output).value("filters", 0), 3);
+  EXPECT_EQ(json_of(lanes.output).value("frames_in_flight", 0), 2 + 3 + 2);
+  for (int f = 0; f < 5; ++f)
+    EXPECT_EQ(read_image(fx.out_file("lanes", f)).pixels, read_image(fx.out_file("one", f)).pixels) << "frame " << f;
+}
+
+// The Vulkan device (lavapipe here): two filters by default without a temporal mode, the outputs
+// those of one filter; the device time is reported.
+TEST(CliSequence, TwoFiltersOnVulkanEqualOne) {
+  bool have_vulkan = false;
+  try {
+    have_vulkan = !vk::VulkanContext::list_devices().empty();
+  } catch (const Error&) {
+  }
+  if (!have_vulkan) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
+  SeqFixture fx(4);
+  fx.inputs.replace(fx.inputs.find("--device cpu"), 12, "--device vulkan --precision fp32");
+  CommandResult res = fx.sequence("--temporal none --json", "two");
+  ASSERT_EQ(res.status, 0) << res.output;
+  const nlohmann::json j = json_of(res.output);
+  EXPECT_EQ(j.value("filters", 0), 2);
+  EXPECT_GT(j.value("ms_device", 0.0), 0.0) << res.output;
+  EXPECT_GT(j.value("gpu_busy_fraction", 0.0), 0.0) << res.output;
+  // The sum of both lanes' device times over the wall time: at most 2 even where their work overlaps.
+  EXPECT_LE(j.value("gpu_busy_fraction", 3.0), 2.05) << res.output;
+  res = fx.sequence("--temporal none --filters 1", "one");
+  ASSERT_EQ(res.status, 0) << res.output;
+  for (int f = 0; f < 4; ++f)
+    EXPECT_EQ(read_image(fx.out_file("two", f)).pixels, read_image(fx.out_file("one", f)).pixels) << "frame " << f;
 }
 
 TEST(CliSequence, RangeSkipsOverwriteAndRecomputesDamagedOutputs) {
@@ -263,6 +297,8 @@ TEST(CliSequence, BadRangesAndFlagsAreOneLine) {
   one_line("--warmup -1", "--warmup");
   one_line("--io-threads 0", "--io-threads");
   one_line("--io-threads 65", "--io-threads");
+  one_line("--filters 9", "--filters");
+  one_line("--filters 2 --temporal taa", "only with --temporal none");
   const CommandResult single = test::run_volvox("denoise --color c.pfm -o o.pfm --range 1-2");
   EXPECT_TRUE(test::is_one_error_line(single.output)) << single.output;
   EXPECT_NE(single.output.find("flags of --sequence"), std::string::npos) << single.output;

@@ -9,6 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <future>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <tuple>
@@ -50,6 +53,7 @@ struct DenoiseArgs {
   std::optional<std::string> range;
   bool overwrite = false;
   int warmup = 0, io_threads = 2;
+  int filters = 0;  // denoising lanes, each its own filter (0: 2 on a GPU with --temporal none, else 1)
 };
 
 bool is_png(const std::string& path) {
@@ -146,8 +150,8 @@ void validate(const DenoiseArgs& a) {
   image_format_for_path(a.output);  // a known extension before any work is done
   VX_CHECK(a.sequence || (a.motion.empty() && a.depth.empty()), InvalidArgument,
            "--motion and --depth are guides of a --sequence");
-  VX_CHECK(a.sequence || (!a.range && !a.overwrite && a.warmup == 0 && a.io_threads == 2), InvalidArgument,
-           "--range, --overwrite, --warmup and --io-threads are flags of --sequence");
+  VX_CHECK(a.sequence || (!a.range && !a.overwrite && a.warmup == 0 && a.io_threads == 2 && a.filters == 0),
+           InvalidArgument, "--range, --overwrite, --warmup, --io-threads and --filters are flags of --sequence");
   if (!a.sequence) return;
   VX_CHECK(color, InvalidArgument, "--sequence denoises --color frames");
   VX_CHECK(a.repeat == 1 && !a.prefilter_aux, InvalidArgument, "--sequence takes neither --repeat nor --prefilter-aux");
@@ -161,6 +165,9 @@ void validate(const DenoiseArgs& a) {
   VX_CHECK(a.warmup == 0 || a.temporal != "none", InvalidArgument,
            "--warmup builds a temporal history; --temporal none keeps none");
   check_range("--io-threads", a.io_threads, 1, 64);
+  check_range("--filters", a.filters, 0, 8);
+  VX_CHECK(a.filters <= 1 || a.temporal == "none", InvalidArgument, "--filters ", a.filters,
+           " denoises frames concurrently: only with --temporal none (a temporal history needs the frames in order)");
   VX_CHECK(a.temporal == "none" || (!a.motion.empty() && !a.depth.empty() && normal), InvalidArgument,
            "--temporal ", a.temporal, " needs --motion, --depth and --normal frames (or --temporal none)");
   for (const auto& [flag, pattern] : {std::pair{"--color", a.color}, {"--albedo", a.albedo}, {"--normal", a.normal},
@@ -406,23 +413,30 @@ std::string format_duration(double seconds) {
 }
 
 // --sequence (issue 14, sequence_pipeline.h): frames decoded ahead by --io-threads readers into
-// slots, denoised in frame order on this thread by one filter (committed once; each frame's slot
-// images set as its views, with the filter's temporal stage for taa), written by --io-threads
-// writers. The outputs are the sequential loop's: the same filter, the same order.
+// slots, denoised by --filters lanes (each its own filter, committed once; each frame's slot images
+// set as its views; one lane in frame order for the temporal modes, with the filter's temporal stage
+// for taa), written by --io-threads writers. The outputs are the sequential loop's: the same
+// network and parameters, and for the temporal modes the same order.
 void run_denoise_sequence(const DenoiseArgs& a) {
   using Clock = std::chrono::steady_clock;
   if (a.threads > 0) ThreadPool::set_global_threads(a.threads);
   const SequencePlan plan = plan_sequence(a, a.io_threads);
   std::shared_ptr<denoise::Device> device;
   if (!plan.jobs.empty()) device = denoise::Device::create(a.device, a.threads);
-  std::optional<denoise::Filter> filter;
-  if (device) filter.emplace(device);
+  // Lanes: several filters overlap one frame's host copies with another's device work (frames are
+  // independent only without a temporal mode); on the CPU they would share the same cores.
+  const bool on_cpu = device && device->name().rfind("cpu", 0) == 0;
+  const int lanes = a.filters > 0 ? a.filters : a.temporal == "none" && device && !on_cpu ? 2 : 1;
+  std::vector<std::unique_ptr<denoise::Filter>> filters;
+  if (device)
+    for (int lane = 0; lane < lanes; ++lane) filters.push_back(std::make_unique<denoise::Filter>(device));
   denoise::TemporalAccumulator accumulator;
   const bool accumulate = a.temporal == "accumulate" || a.temporal == "both",
              stabilize = a.temporal == "taa" || a.temporal == "both";
   PipelineOptions options;
   options.readers = options.writers = a.io_threads;
   options.read_ahead = options.write_queue = a.io_threads + 1;
+  options.lanes = lanes;
 
   // The first denoised frame's images: every later frame must match them.
   struct Shape {
@@ -431,20 +445,25 @@ void run_denoise_sequence(const DenoiseArgs& a) {
   std::array<Shape, 5> shapes{};
   int shapes_frame = -1;
   // The rate is the steady state's: from the end of the first frame's denoise (the one-time set-up:
-  // network, weights, kernels, first-touch costs; `ms_setup`) to the last write, over the frames
-  // written after the first; the GPU busy fraction is their device time over that wall time.
+  // every lane's network, weights, kernels; the first execute's first-touch costs; `ms_setup`) to
+  // the last write, over the frames written after the first; the GPU busy fraction is their device
+  // time over that wall time. The other lanes start once the first frame is done.
   double ms_setup = 0, ms_device = 0, ms_device_steady = 0, sum_read = 0, sum_denoise = 0, sum_write = 0;
-  int executed = 0;              // the processor's own count
-  int written = 0;  // stages.done's (under the pipeline's lock)
+  int executed = 0;                  // executes (under stats_mutex)
+  std::mutex stats_mutex;
+  int written = 0;                   // stages.done's (under the pipeline's lock)
   int mean_processed = 0, mean_written = 0;  // the frames in the stage means
   const bool bar = isatty(STDERR_FILENO);
   const auto start = Clock::now();
-  std::atomic<int64_t> steady_start_ns{0};  // set by the processor, read by progress on writer threads
+  std::atomic<int64_t> steady_start_ns{0};  // set by the first execute's lane, read by progress on writer threads
   auto steady_seconds = [&] {
     const int64_t t0 = steady_start_ns.load();
     return t0 == 0 ? 0.0 : std::max(0.0, double(Clock::now().time_since_epoch().count() - t0) * 1e-9);
   };
   const int first_written = plan.jobs.empty() ? 0 : int(plan.jobs.front().write);
+  std::atomic<bool> setup_claimed{false};
+  std::promise<void> setup_promise;
+  const std::shared_future<void> setup_done = setup_promise.get_future().share();
 
   PipelineStages stages;
   stages.read = [&](FrameSlot& s) {
@@ -460,8 +479,8 @@ void run_denoise_sequence(const DenoiseArgs& a) {
       s.depth = read_image(frame_path(a.depth, f));
     }
   };
-  stages.process = [&](FrameSlot& s) {
-    const SequenceJob& job = plan.jobs[size_t(s.job)];
+  // Every image of a frame against the first's (`record`: this is the first).
+  auto check_shapes = [&](const FrameSlot& s, int frame, bool record) {
     const std::array<std::tuple<const Image*, const std::string*, const char*>, 5> images{
         {{&s.color, &a.color, "--color"},
          {&s.albedo, &a.albedo, "--albedo"},
@@ -471,42 +490,63 @@ void run_denoise_sequence(const DenoiseArgs& a) {
     for (size_t i = 0; i < images.size(); ++i) {
       const auto& [img, pattern, what] = images[i];
       if (img->empty()) continue;
-      if (shapes_frame < 0) {
+      if (record) {
         shapes[i] = {img->width, img->height, img->channels};
         continue;
       }
       const Shape& ref = shapes[i];
       VX_CHECK(img->width == ref.width && img->height == ref.height && img->channels == ref.channels,
-               InvalidArgument, what, " frame ", frame_path(*pattern, job.frame), " is ", img->width, "x",
-               img->height, "x", img->channels, " but frame ", shapes_frame, " was ", ref.width, "x", ref.height,
-               "x", ref.channels);
+               InvalidArgument, what, " frame ", frame_path(*pattern, frame), " is ", img->width, "x", img->height,
+               "x", img->channels, " but frame ", shapes_frame, " was ", ref.width, "x", ref.height, "x",
+               ref.channels);
     }
-    if (shapes_frame < 0) shapes_frame = job.frame;
-    if (job.reset && executed > 0) filter->reset_history(), accumulator.reset();
-    if (accumulate) s.color = accumulator.apply(s.color, s.motion, s.depth, s.normal);  // what the network sees
-    if (s.output.width != s.color.width || s.output.height != s.color.height)
-      s.output = Image(s.color.width, s.color.height, 3);
-    filter->set_image("color", denoise::image_view(s.color));
-    if (!s.albedo.empty()) filter->set_image("albedo", denoise::image_view(s.albedo));
-    if (!s.normal.empty()) filter->set_image("normal", denoise::image_view(s.normal));
-    filter->set_image("output", denoise::image_view(s.output));
+    if (record) shapes_frame = frame;
+  };
+  auto set_images = [&](denoise::Filter& filter, FrameSlot& s) {
+    filter.set_image("color", denoise::image_view(s.color));
+    if (!s.albedo.empty()) filter.set_image("albedo", denoise::image_view(s.albedo));
+    if (!s.normal.empty()) filter.set_image("normal", denoise::image_view(s.normal));
+    filter.set_image("output", denoise::image_view(s.output));
     if (stabilize) {
-      filter->set_image("motion", denoise::image_view(s.motion));
-      filter->set_image("depth", denoise::image_view(s.depth));
+      filter.set_image("motion", denoise::image_view(s.motion));
+      filter.set_image("depth", denoise::image_view(s.depth));
     }
-    if (executed == 0) {  // the one-time set-up
-      filter->params() = filter_params(a);
-      filter->params().temporal = stabilize ? denoise::TemporalMode::stabilize : denoise::TemporalMode::none;
-      filter->params().temporal_blend = a.temporal_blend;
-      if (!a.weights.empty()) filter->set_weights_file(a.weights);
-      filter->commit();
+  };
+  stages.process = [&](FrameSlot& s, int lane) {
+    const SequenceJob& job = plan.jobs[size_t(s.job)];
+    denoise::Filter& filter = *filters[size_t(lane)];
+    const bool setup = !setup_claimed.exchange(true);
+    if (!setup) setup_done.get();  // waits for the first frame; rethrows its error
+    try {
+      check_shapes(s, job.frame, setup);
+      if (job.reset && !setup) filter.reset_history(), accumulator.reset();  // one lane in temporal modes
+      if (accumulate) s.color = accumulator.apply(s.color, s.motion, s.depth, s.normal);  // what the network sees
+      if (s.output.width != s.color.width || s.output.height != s.color.height)
+        s.output = Image(s.color.width, s.color.height, 3);
+      if (setup) {  // every lane's filter: committed here, once
+        for (const std::unique_ptr<denoise::Filter>& f : filters) {
+          set_images(*f, s);
+          f->params() = filter_params(a);
+          f->params().temporal = stabilize ? denoise::TemporalMode::stabilize : denoise::TemporalMode::none;
+          f->params().temporal_blend = a.temporal_blend;
+          if (!a.weights.empty()) f->set_weights_file(a.weights);
+          f->commit();
+        }
+      }
+      set_images(filter, s);
+      filter.execute();
+    } catch (...) {
+      if (setup) setup_promise.set_exception(std::current_exception());
+      throw;
     }
-    filter->execute();
-    ms_device += filter->stats().ms_device;
-    if (executed > 0) ms_device_steady += filter->stats().ms_device;
-    if (executed++ == 0) {
+    std::lock_guard lock(stats_mutex);
+    ms_device += filter.stats().ms_device;
+    if (!setup) ms_device_steady += filter.stats().ms_device;
+    ++executed;
+    if (setup) {
       ms_setup = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
       steady_start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+      setup_promise.set_value();
     }
     return job.write;
   };
@@ -534,7 +574,7 @@ void run_denoise_sequence(const DenoiseArgs& a) {
   run_pipeline(int(plan.jobs.size()), options, stages);
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count(), steady = steady_seconds();
   if (bar && !plan.jobs.empty()) std::fprintf(stderr, "\n");
-  const std::string network = executed > 0 ? filter->describe() : "no frame denoised";
+  const std::string network = executed > 0 ? filters.front()->describe() : "no frame denoised";
   // One frame has no steady state: then the whole run's rate.
   const bool has_steady = written - first_written > 0 && steady > 0;
   const double fps = has_steady ? (written - first_written) / steady : seconds > 0 && written > 0 ? written / seconds : 0;
@@ -542,8 +582,9 @@ void run_denoise_sequence(const DenoiseArgs& a) {
   std::fprintf(stderr, "denoised %d frames (%s, temporal %s), %d skipped, %d warm-up; %.2f frames/s\n", written,
                network.c_str(), a.temporal.c_str(), plan.frames_skipped, plan.frames_warmup, fps);
   // --json: frames written, skipped and denoised for warm-up; seconds: the whole run's wall time;
-  // seconds_steady, frames_per_second and gpu_busy_fraction (device time / wall time; 0 without
-  // device timestamps, e.g. on the CPU): after the first frame's set-up (ms_setup); the stages' mean
+  // seconds_steady, frames_per_second and gpu_busy_fraction (the executes' device time / wall time;
+  // 0 without device timestamps, e.g. on the CPU; with several filters their device work may overlap
+  // and the sum exceed 1): after the first frame's set-up (ms_setup); the stages' mean
   // ms (read, denoise on the filter thread, write; ms_device of an execute) without the first frame.
   if (a.json) {
     auto mean = [](double sum, int n) { return n > 0 ? sum / n : 0.0; };
@@ -571,6 +612,7 @@ void run_denoise_sequence(const DenoiseArgs& a) {
         {"network", network},
         {"temporal", a.temporal},
         {"io_threads", a.io_threads},
+        {"filters", lanes},
         {"frames_in_flight", options.slots()}};
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);
@@ -641,6 +683,10 @@ void setup_denoise(CLI::App& app) {
   cmd->add_option("--warmup", args->warmup,
                   "--sequence, temporal modes: denoise up to N frames before the first frame of a run (a range "
                   "start, or after a skipped frame) to build the history; they are not written")
+      ->capture_default_str();
+  cmd->add_option("--filters", args->filters,
+                  "--sequence --temporal none: frames denoised concurrently, each by its own filter, so that one's "
+                  "host copies overlap another's device work (0: 2 on a GPU, 1 on the CPU)")
       ->capture_default_str();
   cmd->add_option("--io-threads", args->io_threads,
                   "--sequence: file reader threads, and as many writers; io-threads + 1 frames are decoded ahead "

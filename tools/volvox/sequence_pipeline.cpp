@@ -26,8 +26,10 @@ struct Pipeline {
   std::map<int, FrameSlot*> ready;    // decoded, by job
   std::deque<FrameSlot*> to_write;    // processed, in job order
   int in_write = 0;                   // in to_write or being written
-  int next_read = 0, next_process = 0;
-  bool stop_reading = false;          // the processor ended (done or failed)
+  int next_read = 0, next_take = 0;  // the next job to read, the next for a lane to take
+  int active_lanes = 0;
+  bool stop_taking = false;           // a lane failed: no lane takes another job
+  bool stop_reading = false;          // the lanes ended (done or failed)
   bool processing_done = false;       // no more frames come to the writers
   bool stop = false;                  // a writer failed: every stage ends now
   std::exception_ptr error;
@@ -60,7 +62,7 @@ struct Pipeline {
         std::unique_lock lock(mutex);
         changed.wait(lock, [&] {
           return stop || stop_reading || next_read >= jobs ||
-                 (!free_slots.empty() && next_read <= next_process + options.read_ahead);
+                 (!free_slots.empty() && next_read < next_take + options.read_ahead);
         });
         if (stop || stop_reading || next_read >= jobs) return;
         slot = free_slots.back();
@@ -111,28 +113,33 @@ struct Pipeline {
     }
   }
 
-  // The calling thread.
-  void processor() {
-    for (int job = 0; job < jobs; ++job) {
+  // A lane: takes the next job in order, processes it, queues its write.
+  void processor(int lane) {
+    for (;;) {
       FrameSlot* slot = nullptr;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return stop || ready.count(job) > 0; });
-        if (stop) break;
-        slot = ready[job];
-        ready.erase(job);
+        changed.wait(lock, [&] { return stop || stop_taking || next_take >= jobs || ready.count(next_take) > 0; });
+        if (stop || stop_taking || next_take >= jobs) break;
+        slot = ready[next_take];
+        ready.erase(next_take++);
       }
+      changed.notify_all();  // a reader may read further ahead
       bool write = false;
       try {
         if (slot->error) std::rethrow_exception(slot->error);
         const auto t0 = std::chrono::steady_clock::now();
-        write = stages.process(*slot);
+        write = stages.process(*slot, lane);
         slot->ms_process = ms_between(t0, std::chrono::steady_clock::now());
       } catch (...) {
-        std::lock_guard lock(mutex);
-        record(std::current_exception());
-        free_slots.push_back(slot);
-        break;  // the frames processed before it are still written
+        {
+          std::lock_guard lock(mutex);
+          record(std::current_exception());
+          free_slots.push_back(slot);
+          stop_taking = true;  // the frames processed are still written
+        }
+        changed.notify_all();
+        break;
       }
       {
         std::unique_lock lock(mutex);
@@ -145,13 +152,12 @@ struct Pipeline {
           finished(slot, false);
           if (stop) break;
         }
-        next_process = job + 1;
       }
       changed.notify_all();
     }
     {
       std::lock_guard lock(mutex);
-      stop_reading = processing_done = true;
+      if (--active_lanes == 0) stop_reading = processing_done = true;
     }
     changed.notify_all();
   }
@@ -161,11 +167,17 @@ struct Pipeline {
 
 void run_pipeline(int jobs, const PipelineOptions& options, const PipelineStages& stages) {
   if (jobs <= 0) return;
-  Pipeline p(jobs, options, stages);
+  PipelineOptions checked = options;
+  checked.lanes = std::max(1, options.lanes);
+  checked.read_ahead = std::max(1, options.read_ahead);
+  checked.write_queue = std::max(1, options.write_queue);
+  Pipeline p(jobs, checked, stages);
+  p.active_lanes = checked.lanes;
   std::vector<std::thread> threads;
   try {
     for (int i = 0; i < std::max(1, options.readers); ++i) threads.emplace_back([&p] { p.reader(); });
     for (int i = 0; i < std::max(1, options.writers); ++i) threads.emplace_back([&p] { p.writer(); });
+    for (int lane = 1; lane < checked.lanes; ++lane) threads.emplace_back([&p, lane] { p.processor(lane); });
   } catch (...) {  // the system refused a thread: end the ones started
     {
       std::lock_guard lock(p.mutex);
@@ -175,7 +187,7 @@ void run_pipeline(int jobs, const PipelineOptions& options, const PipelineStages
     for (std::thread& t : threads) t.join();
     throw;
   }
-  p.processor();
+  p.processor(0);
   for (std::thread& t : threads) t.join();
   if (p.error) std::rethrow_exception(p.error);
 }

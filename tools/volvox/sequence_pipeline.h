@@ -1,17 +1,20 @@
 // The streaming pipeline of `volvox denoise --sequence` (issue 14): frames decoded ahead by a pool of
-// reader threads, processed one at a time in frame order on the calling thread (the filter: its
-// device work and temporal history need the order), and encoded and written by a pool of writer
+// reader threads, processed by `lanes` processing threads that take them in frame order (one lane:
+// one at a time, in order, as a temporal history needs; several: each lane its own filter, so that
+// one lane's host copies overlap another's device work), and encoded and written by a pool of writer
 // threads, so that the device does not wait for file decoding or encoding.
 //
-// Memory is bounded by the slots: at most `read_ahead` frames are decoded (or being decoded) beyond
-// the one being processed, and at most `write_queue` processed frames wait for (or are in) a write,
-// so no more than K = read_ahead + 1 + write_queue frames' images exist at once (each slot's images
-// are reused from frame to frame: an output buffer keeps its allocation).
+// Memory is bounded by the slots: at most `read_ahead` frames are decoded (or being decoded) and not
+// yet taken by a lane, each lane holds one, and at most `write_queue` processed frames wait for (or
+// are in) a write, so no more than K = read_ahead + lanes + write_queue frames' images exist at once
+// (each slot's images are reused from frame to frame: an output buffer keeps its allocation).
 //
-// Errors: an exception of a reader is kept with its frame and rethrown when that frame's turn comes,
-// so the frames before it are still processed and written as in a sequential loop; an exception of
-// the processor or a writer stops every thread (frames in flight are dropped, complete outputs
-// already written stay) and is rethrown by run_pipeline once all threads have ended.
+// Errors: an exception of a reader is kept with its frame and rethrown when that frame is processed,
+// so the frames before it are still processed and written as in a sequential loop (with several
+// lanes, frames after it already taken by other lanes are finished too); an exception of a lane
+// stops the taking of frames (the frames processed are still written); one of a writer stops every
+// thread (frames in flight are dropped, complete outputs already written stay). run_pipeline
+// rethrows the first once all threads have ended.
 #pragma once
 #include <exception>
 #include <functional>
@@ -30,18 +33,20 @@ struct FrameSlot {
 
 struct PipelineOptions {
   int readers = 2;      // decoding threads
-  int read_ahead = 3;   // frames decoded beyond the one being processed
+  int read_ahead = 3;   // frames decoded and not yet taken by a lane
+  int lanes = 1;        // processing threads (the calling thread is lane 0)
   int writers = 2;      // encoding threads
   int write_queue = 3;  // processed frames waiting for, or in, a write
   // The slots: every frame image the pipeline holds at once lives in one of them.
-  int slots() const { return read_ahead + 1 + write_queue; }
+  int slots() const { return read_ahead + lanes + write_queue; }
 };
 
 struct PipelineStages {
   // A reader thread: decode job `slot.job` into the slot (any order, several at once).
   std::function<void(FrameSlot&)> read;
-  // The calling thread, in job order: process the slot; true if its output is to be written.
-  std::function<bool(FrameSlot&)> process;
+  // A lane (0 .. lanes-1; one lane takes jobs in order, one at a time): process the slot; true if
+  // its output is to be written.
+  std::function<bool(FrameSlot&, int lane)> process;
   // A writer thread: encode and write the slot's output (several at once).
   std::function<void(FrameSlot&)> write;
   // After a job is done (written, or processed when not written); called under the pipeline's lock,
