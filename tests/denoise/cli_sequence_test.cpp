@@ -26,10 +26,11 @@ struct SeqFixture {
   std::string inputs;  // the denoise flags of every input pattern, weights, hdr, cpu
   std::string render;  // frame f's file of a kind: render + "_000f_color.pfm"
 
-  explicit SeqFixture(int frames) : dir(test::temp_dir()) {
+  explicit SeqFixture(int frames, int width = 32, int height = 24) : dir(test::temp_dir()) {
     render = (dir / "r").string();
     write_tza_file(dir / "w.tza", make_random_unet_weights(UNetVariant::small, 9, 4));
-    const CommandResult res = test::run_volvox("render --scene spheres --width 32 --height 24 --spp 2 --frames " +
+    const CommandResult res = test::run_volvox("render --scene spheres --width " + std::to_string(width) +
+                                               " --height " + std::to_string(height) + " --spp 2 --frames " +
                                                std::to_string(frames) + " --camera pan --moving --format pfm -o " +
                                                render);
     EXPECT_EQ(res.status, 0) << res.output;
@@ -236,6 +237,34 @@ TEST(CliSequence, AFailedFrameKeepsTheFramesBeforeItAndARerunResumes) {
   EXPECT_EQ(res.status, 1) << res.output;
   EXPECT_NE(res.output.find("volvox: "), std::string::npos) << res.output;
   EXPECT_TRUE(fs::is_empty(limited_dir)) << res.output;
+}
+
+// SIGTERM (a scheduler cancelling the task) mid-sequence: no new frame starts, the frames denoised
+// are written, one line and status 1, no temporary file; the same command then completes the rest.
+TEST(CliSequence, SigtermStopsCleanlyAndTheSameCommandResumes) {
+  const SeqFixture fx(24, 128, 96);  // about 15 ms a frame on 2 cores: the signal comes mid-run
+  const std::string frame1 = fx.out_file("out", 1).string();
+  CommandResult res = test::run_command(
+      "bash -c '" + test::cli_path() + " denoise --sequence" + fx.inputs + " --temporal none --io-threads 1 -o " +
+      fx.out("out") + " & pid=$!; for i in $(seq 3000); do [ -e " + frame1 +
+      " ] && break; sleep 0.01; done; kill -TERM $pid; wait $pid; echo status=$?'");
+  EXPECT_NE(res.output.find("status=1"), std::string::npos) << res.output;
+  EXPECT_NE(res.output.find("volvox: interrupted"), std::string::npos) << res.output;
+  int written = 0;
+  for (const auto& entry : fs::directory_iterator(fx.dir)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
+    if (name.rfind("out_", 0) == 0) {
+      ++written;
+      EXPECT_EQ(read_image(entry.path()).width, 128) << name;
+    }
+  }
+  EXPECT_GE(written, 2);
+  EXPECT_LT(written, 24) << res.output;
+  res = fx.sequence("--temporal none --json", "out");
+  ASSERT_EQ(res.status, 0) << res.output;
+  EXPECT_EQ(json_of(res.output).value("frames_skipped", -1), written);
+  EXPECT_EQ(json_of(res.output).value("frames", -1), 24 - written);
 }
 
 // TAA chunks: a chunk's first frame starts a new history; --warmup frames before it rebuild it.

@@ -1,5 +1,6 @@
 // volvox denoise: OIDN-compatible denoising of image files: a render (--color, with optional
 // --albedo and --normal, which --prefilter-aux cleans first), or an auxiliary image alone.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -412,6 +413,35 @@ std::string format_duration(double seconds) {
                    : cat(s / 60, ":", std::setw(2), std::setfill('0'), s % 60);
 }
 
+// SIGINT and SIGTERM (Ctrl-C; a scheduler's cancel, before its SIGKILL) during a sequence: no new
+// frame is started, the frames denoised are written, and the run ends with one line and status 1,
+// leaving no temporary file. A second signal ends the process at once (SA_RESETHAND).
+std::atomic<bool> g_denoise_sequence_cancel{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+extern "C" void denoise_sequence_on_signal(int) { g_denoise_sequence_cancel.store(true); }
+
+class SequenceSignals {
+ public:
+  SequenceSignals() {
+    g_denoise_sequence_cancel = false;
+    struct sigaction action {};
+    action.sa_handler = denoise_sequence_on_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~SequenceSignals() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  SequenceSignals(const SequenceSignals&) = delete;
+  SequenceSignals& operator=(const SequenceSignals&) = delete;
+
+ private:
+  struct sigaction previous_int_ {}, previous_term_ {};
+};
+
 // --sequence (issue 14, sequence_pipeline.h): frames decoded ahead by --io-threads readers into
 // slots, denoised by --filters lanes (each its own filter, committed once; each frame's slot images
 // set as its views; one lane in frame order for the temporal modes, with the filter's temporal stage
@@ -437,6 +467,11 @@ void run_denoise_sequence(const DenoiseArgs& a) {
   options.readers = options.writers = a.io_threads;
   options.read_ahead = options.write_queue = a.io_threads + 1;
   options.lanes = lanes;
+  const SequenceSignals signals;
+  options.cancel = &g_denoise_sequence_cancel;
+  options.cancel_message =
+      "interrupted (SIGINT or SIGTERM): every output written is complete; the same command resumes (existing "
+      "outputs are skipped)";
 
   // The first denoised frame's images: every later frame must match them.
   struct Shape {

@@ -1,5 +1,7 @@
 #include "sequence_pipeline.h"
 
+#include "core/error.h"
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -41,6 +43,7 @@ struct Pipeline {
     for (FrameSlot& slot : slots) free_slots.push_back(&slot);
   }
 
+  bool cancelled() const { return options.cancel && options.cancel->load(); }
   // Under the lock.
   void record(std::exception_ptr e) {
     if (!error) error = e;
@@ -119,7 +122,15 @@ struct Pipeline {
       FrameSlot* slot = nullptr;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return stop || stop_taking || next_take >= jobs || ready.count(next_take) > 0; });
+        // The cancel flag is polled: a signal handler cannot notify a condition variable.
+        while (!changed.wait_for(lock, std::chrono::milliseconds(options.cancel ? 50 : 1000000), [&] {
+          return stop || stop_taking || next_take >= jobs || ready.count(next_take) > 0 || cancelled();
+        })) {
+        }
+        if (cancelled() && !stop && next_take < jobs) {
+          record(std::make_exception_ptr(Error(ErrorCode::Cancelled, options.cancel_message)));
+          stop_taking = true;
+        }
         if (stop || stop_taking || next_take >= jobs) break;
         slot = ready[next_take];
         ready.erase(next_take++);

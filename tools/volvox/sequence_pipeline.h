@@ -16,8 +16,11 @@
 // thread (frames in flight are dropped, complete outputs already written stay). run_pipeline
 // rethrows the first once all threads have ended.
 #pragma once
+#include <atomic>
 #include <exception>
 #include <functional>
+
+#include <string>
 
 #include "formats/image.h"
 
@@ -37,6 +40,11 @@ struct PipelineOptions {
   int lanes = 1;        // processing threads (the calling thread is lane 0)
   int writers = 2;      // encoding threads
   int write_queue = 3;  // processed frames waiting for, or in, a write
+  // When set and true, no lane takes another frame (the frames processed are still written) and
+  // run_pipeline throws Error(Cancelled) `cancel_message` (a signal handler sets it: SIGTERM from a
+  // scheduler, Ctrl-C).
+  const std::atomic<bool>* cancel = nullptr;
+  std::string cancel_message = "interrupted";
   // The slots: every frame image the pipeline holds at once lives in one of them.
   int slots() const { return read_ahead + lanes + write_queue; }
 };
