@@ -175,6 +175,8 @@ TEST(CliSequence, RangeSkipsOverwriteAndRecomputesDamagedOutputs) {
   ASSERT_EQ(res.status, 0) << res.output;
   EXPECT_EQ(json_of(res.output).value("frames", -1), 0);
   EXPECT_EQ(json_of(res.output).value("frames_skipped", -1), 5);
+  EXPECT_GE(json_of(res.output).value("io_threads", 0), 2);  // the default: half the CPUs, 2 to 16
+  EXPECT_LE(json_of(res.output).value("io_threads", 99), 16);
   for (int f = 0; f < 5; ++f) EXPECT_EQ(inode_of(fx.out_file("out", f)), inodes[f]) << f;
 
   // Damaged outputs are recomputed: cut short, a NaN, another size, not an image; frame 4 is kept.
@@ -324,7 +326,7 @@ TEST(CliSequence, BadRangesAndFlagsAreOneLine) {
   one_line("--range 0-1", "frame 1: the --depth input");
   one_line("--temporal none --warmup 2", "--warmup builds a temporal history");
   one_line("--warmup -1", "--warmup");
-  one_line("--io-threads 0", "--io-threads");
+  one_line("--io-threads -1", "--io-threads");
   one_line("--io-threads 65", "--io-threads");
   one_line("--filters 9", "--filters");
   one_line("--filters 2 --temporal taa", "only with --temporal none");

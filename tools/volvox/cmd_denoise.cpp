@@ -1,5 +1,6 @@
 // volvox denoise: OIDN-compatible denoising of image files: a render (--color, with optional
 // --albedo and --normal, which --prefilter-aux cleans first), or an auxiliary image alone.
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -53,7 +54,7 @@ struct DenoiseArgs {
   // build its history; --io-threads readers and as many writers.
   std::optional<std::string> range;
   bool overwrite = false;
-  int warmup = 0, io_threads = 2;
+  int warmup = 0, io_threads = 0;  // 0: auto_io_threads()
   int filters = 0;  // denoising lanes, each its own filter (0: 2 on a GPU with --temporal none, else 1)
 };
 
@@ -151,7 +152,7 @@ void validate(const DenoiseArgs& a) {
   image_format_for_path(a.output);  // a known extension before any work is done
   VX_CHECK(a.sequence || (a.motion.empty() && a.depth.empty()), InvalidArgument,
            "--motion and --depth are guides of a --sequence");
-  VX_CHECK(a.sequence || (!a.range && !a.overwrite && a.warmup == 0 && a.io_threads == 2 && a.filters == 0),
+  VX_CHECK(a.sequence || (!a.range && !a.overwrite && a.warmup == 0 && a.io_threads == 0 && a.filters == 0),
            InvalidArgument, "--range, --overwrite, --warmup, --io-threads and --filters are flags of --sequence");
   if (!a.sequence) return;
   VX_CHECK(color, InvalidArgument, "--sequence denoises --color frames");
@@ -165,7 +166,7 @@ void validate(const DenoiseArgs& a) {
   check_range("--warmup", a.warmup, 0, 100000);
   VX_CHECK(a.warmup == 0 || a.temporal != "none", InvalidArgument,
            "--warmup builds a temporal history; --temporal none keeps none");
-  check_range("--io-threads", a.io_threads, 1, 64);
+  check_range("--io-threads", a.io_threads, 0, 64);
   check_range("--filters", a.filters, 0, 8);
   VX_CHECK(a.filters <= 1 || a.temporal == "none", InvalidArgument, "--filters ", a.filters,
            " denoises frames concurrently: only with --temporal none (a temporal history needs the frames in order)");
@@ -413,6 +414,17 @@ std::string format_duration(double seconds) {
                    : cat(s / 60, ":", std::setw(2), std::setfill('0'), s % 60);
 }
 
+// --io-threads 0: half the CPUs this process may run on (its affinity: a scheduler's allocation),
+// at least 2 and at most 16 readers (and as many writers; EXR decoding and encoding are the host's
+// heavy work per frame).
+int auto_io_threads() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                               : int(std::thread::hardware_concurrency());
+  return std::clamp(cpus / 2, 2, 16);
+}
+
 // SIGINT and SIGTERM (Ctrl-C; a scheduler's cancel, before its SIGKILL) during a sequence: no new
 // frame is started, the frames denoised are written, and the run ends with one line and status 1,
 // leaving no temporary file. A second signal ends the process at once (SA_RESETHAND).
@@ -450,7 +462,8 @@ class SequenceSignals {
 void run_denoise_sequence(const DenoiseArgs& a) {
   using Clock = std::chrono::steady_clock;
   if (a.threads > 0) ThreadPool::set_global_threads(a.threads);
-  const SequencePlan plan = plan_sequence(a, a.io_threads);
+  const int io_threads = a.io_threads > 0 ? a.io_threads : auto_io_threads();
+  const SequencePlan plan = plan_sequence(a, io_threads);
   std::shared_ptr<denoise::Device> device;
   if (!plan.jobs.empty()) device = denoise::Device::create(a.device, a.threads);
   // Lanes: several filters overlap one frame's host copies with another's device work (frames are
@@ -464,8 +477,8 @@ void run_denoise_sequence(const DenoiseArgs& a) {
   const bool accumulate = a.temporal == "accumulate" || a.temporal == "both",
              stabilize = a.temporal == "taa" || a.temporal == "both";
   PipelineOptions options;
-  options.readers = options.writers = a.io_threads;
-  options.read_ahead = options.write_queue = a.io_threads + 1;
+  options.readers = options.writers = io_threads;
+  options.read_ahead = options.write_queue = io_threads + 1;
   options.lanes = lanes;
   const SequenceSignals signals;
   options.cancel = &g_denoise_sequence_cancel;
@@ -646,7 +659,7 @@ void run_denoise_sequence(const DenoiseArgs& a) {
         {"device", device ? device->name() : std::string()},
         {"network", network},
         {"temporal", a.temporal},
-        {"io_threads", a.io_threads},
+        {"io_threads", io_threads},
         {"filters", lanes},
         {"frames_in_flight", options.slots()}};
     std::printf("%s\n", j.dump().c_str());
@@ -725,7 +738,7 @@ void setup_denoise(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--io-threads", args->io_threads,
                   "--sequence: file reader threads, and as many writers; io-threads + 1 frames are decoded ahead "
-                  "and as many wait for a write")
+                  "and as many wait for a write (0: half the CPUs this process may use, 2 to 16)")
       ->capture_default_str();
   cmd->callback([args] {
     validate(*args);
