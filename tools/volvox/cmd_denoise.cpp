@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <tuple>
 #include <nlohmann/json.hpp>
@@ -375,7 +376,10 @@ SequencePlan plan_sequence(const DenoiseArgs& a, int threads) {
           skip[existing[k]] = output_is_valid(frame_path(a.output, frames[existing[k]]), first.width, first.height);
       };
       std::vector<std::thread> pool;
-      for (int t = 1; t < std::min<int>(threads, int(existing.size())); ++t) pool.emplace_back(check);
+      try {
+        for (int t = 1; t < std::min<int>(threads, int(existing.size())); ++t) pool.emplace_back(check);
+      } catch (const std::system_error&) {  // no more threads: the ones there (and this one) do the rest
+      }
       check();
       for (std::thread& t : pool) t.join();
     }
