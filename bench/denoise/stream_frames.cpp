@@ -58,7 +58,7 @@ vx::Image procedural(int which, int width, int height) {
 int usage() {
   std::fprintf(stderr,
                "usage: stream_frames --width W --height H --frames N [--images DIR (default ../shared/images; '' "
-               "for procedural)] -o PREFIX\n");
+               "for procedural)] [--compression zip|zip:LEVEL|zips|piz|rle|none] -o PREFIX\n");
   return 2;
 }
 
@@ -67,6 +67,7 @@ int usage() {
 int main(int argc, char** argv) {
   int width = 0, height = 0, frames = 0;
   std::string images = "../shared/images", prefix;
+  vx::ImageWriteOptions write;  // --compression zip (default), zip:1 .. zip:9, zips, piz, rle, none
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--width") width = std::atoi(value.c_str());
@@ -74,6 +75,16 @@ int main(int argc, char** argv) {
     else if (flag == "--frames") frames = std::atoi(value.c_str());
     else if (flag == "--images") images = value;
     else if (flag == "-o") prefix = value;
+    else if (flag == "--compression") {
+      const std::string name = value.substr(0, value.find(':'));
+      if (name == "zip") write.exr_compression = vx::ExrCompression::zip;
+      else if (name == "zips") write.exr_compression = vx::ExrCompression::zips;
+      else if (name == "piz") write.exr_compression = vx::ExrCompression::piz;
+      else if (name == "rle") write.exr_compression = vx::ExrCompression::rle;
+      else if (name == "none") write.exr_compression = vx::ExrCompression::none;
+      else return usage();
+      if (value.find(':') != std::string::npos) write.exr_zip_level = std::atoi(value.c_str() + value.find(':') + 1);
+    }
     else return usage();
   }
   if (argc % 2 == 0 || width <= 0 || height <= 0 || width > 16384 || height > 16384 || frames <= 0 ||
@@ -102,7 +113,8 @@ int main(int argc, char** argv) {
           std::snprintf(number, sizeof number, "_%04d_", f);
           const char* names[3] = {"color", "albedo", "normal"};
           for (int k = 0; k < 3; ++k)
-            vx::write_image(prefix + number + names[k] + ".exr", tile(sources[size_t(k)], width, height, 7 * f, 3 * f));
+            vx::write_image(prefix + number + names[k] + ".exr", tile(sources[size_t(k)], width, height, 7 * f, 3 * f),
+                            write);
         }
       } catch (const std::exception& e) {
         if (!failed++) std::fprintf(stderr, "stream_frames: %s\n", e.what());

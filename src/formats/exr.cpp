@@ -222,11 +222,19 @@ Image decode_exr(std::span<const uint8_t> bytes) {
   }
 }
 
-std::vector<uint8_t> encode_exr(const Image& image, bool half) {
+std::vector<uint8_t> encode_exr(const Image& image, bool half, ExrCompression compression, int zip_level) {
   static const char* const kNames[5][4] = {{}, {"Y"}, {"Y", "A"}, {"R", "G", "B"}, {"R", "G", "B", "A"}};
   try {
     Imf::Header header(image.width, image.height);
-    header.compression() = Imf::ZIP_COMPRESSION;
+    switch (compression) {
+      case ExrCompression::zip: header.compression() = Imf::ZIP_COMPRESSION; break;
+      case ExrCompression::zips: header.compression() = Imf::ZIPS_COMPRESSION; break;
+      case ExrCompression::piz: header.compression() = Imf::PIZ_COMPRESSION; break;
+      case ExrCompression::rle: header.compression() = Imf::RLE_COMPRESSION; break;
+      case ExrCompression::none: header.compression() = Imf::NO_COMPRESSION; break;
+    }
+    VX_CHECK(zip_level >= 0 && zip_level <= 9, InvalidArgument, "EXR zip level ", zip_level, " must be 0 to 9");
+    if (zip_level > 0) header.zipCompressionLevel() = zip_level;
     const Imf::PixelType type = half ? Imf::HALF : Imf::FLOAT;
     // OpenEXR converts pixel types when reading but not when writing: give it halves for half files.
     std::vector<uint16_t> halves;

@@ -28,6 +28,7 @@ Image decode_radiance_hdr(std::span<const uint8_t> bytes);
 std::vector<uint8_t> encode_radiance_hdr(const Image& image, bool run_length_encoded = true);
 
 Image decode_exr(std::span<const uint8_t> bytes);
-std::vector<uint8_t> encode_exr(const Image& image, bool half);
+std::vector<uint8_t> encode_exr(const Image& image, bool half, ExrCompression compression = ExrCompression::zip,
+                                int zip_level = 0);
 
 }  // namespace vx::image_codecs

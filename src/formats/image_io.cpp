@@ -74,7 +74,7 @@ std::vector<uint8_t> encode_image(const Image& image, ImageFormat format, const 
     case ImageFormat::Pfm: return image_codecs::encode_pfm(image);
     case ImageFormat::Png: return image_codecs::encode_png(image, options.png_bits);
     case ImageFormat::RadianceHdr: return image_codecs::encode_radiance_hdr(image);
-    case ImageFormat::Exr: return image_codecs::encode_exr(image, options.exr_half);
+    case ImageFormat::Exr: return image_codecs::encode_exr(image, options.exr_half, options.exr_compression, options.exr_zip_level);
   }
   fail(ErrorCode::Internal, "unknown image format");
 }

@@ -18,9 +18,16 @@
 
 namespace vx {
 
+// OpenEXR's lossless compressions: zip (deflate over 16 rows, the default), zips (one row), piz
+// (wavelet; often smaller for noisy renders), rle, none.
+enum class ExrCompression { zip, zips, piz, rle, none };
+
 struct ImageWriteOptions {
   int png_bits = 8;       // 8 or 16 bits per PNG sample
   bool exr_half = true;   // OpenEXR channels as half (true) or float (false)
+  ExrCompression exr_compression = ExrCompression::zip;
+  // zip and zips: deflate's level, 1 (fastest) to 9 (smallest); 0: OpenEXR's default.
+  int exr_zip_level = 0;
 };
 
 enum class ImageFormat { Pfm, Png, RadianceHdr, Exr };

@@ -310,6 +310,32 @@ TEST(CliSequence, WarmupRebuildsTheTemporalHistory) {
   EXPECT_EQ(read_image(fx.out_file("resume", 4)).pixels, read_image(fx.out_file("whole", 4)).pixels);
 }
 
+// --exr-compression: other lossless encodings of the same pixels.
+TEST(CliSequence, ExrCompressionKeepsThePixels) {
+  const SeqFixture fx(2);
+  const auto exr = [&](const std::string& name) { return (fx.dir / name).string() + "_%d.exr"; };
+  auto file = [&](const std::string& name, int f) { return fx.dir / (name + "_" + std::to_string(f) + ".exr"); };
+  for (const char* c : {"", "zip:1", "piz", "none", "zips:9"}) {
+    const std::string name = std::string("c") + (*c ? c : "default");
+    const std::string flag = *c ? std::string(" --exr-compression ") + c : "";
+    const CommandResult res =
+        test::run_volvox("denoise --sequence" + fx.inputs + " --temporal none" + flag + " -o " + exr(name));
+    ASSERT_EQ(res.status, 0) << res.output;
+  }
+  for (int f = 0; f < 2; ++f)
+    for (const char* c : {"zip:1", "piz", "none", "zips:9"})
+      EXPECT_EQ(read_image(file(std::string("c") + c, f)).pixels, read_image(file("cdefault", f)).pixels) << c;
+  EXPECT_GT(fs::file_size(file("cnone", 0)), fs::file_size(file("cdefault", 0)));
+  for (const char* bad : {"zip:0", "zip:10", "piz:3", "lzma", "zip:", "''"}) {
+    const CommandResult res = fx.sequence(std::string("--exr-compression ") + bad, "bad");
+    EXPECT_TRUE(test::is_one_error_line(res.output)) << bad << "\n" << res.output;
+    EXPECT_NE(res.output.find("--exr-compression"), std::string::npos) << bad << "\n" << res.output;
+  }
+  const CommandResult pfm = fx.sequence("--exr-compression piz", "pfm");  // a .pfm output
+  EXPECT_TRUE(test::is_one_error_line(pfm.output)) << pfm.output;
+  EXPECT_NE(pfm.output.find("is for .exr outputs"), std::string::npos) << pfm.output;
+}
+
 TEST(CliSequence, BadRangesAndFlagsAreOneLine) {
   const SeqFixture fx(2);
   auto one_line = [&](const std::string& flags, const std::string& must_contain) {

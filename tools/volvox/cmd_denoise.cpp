@@ -56,6 +56,7 @@ struct DenoiseArgs {
   std::optional<std::string> range;
   bool overwrite = false;
   int warmup = 0, io_threads = 0;  // 0: auto_io_threads()
+  std::optional<std::string> exr_compression;  // zip, zips, piz, rle, none; zip and zips take :LEVEL
   int filters = 0;  // denoising lanes, each its own filter (0: 2 on a GPU with --temporal none, else 1)
 };
 
@@ -114,6 +115,30 @@ denoise::FilterParams prefilter_params(const DenoiseArgs& a) {
   return p;
 }
 
+// How outputs are written: --exr-compression NAME[:LEVEL] (EXR outputs only).
+ImageWriteOptions write_options(const DenoiseArgs& a) {
+  ImageWriteOptions options;
+  if (!a.exr_compression) return options;
+  const std::string& text = *a.exr_compression;
+  const size_t colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  const std::pair<const char*, ExrCompression> kinds[] = {{"zip", ExrCompression::zip},
+                                                          {"zips", ExrCompression::zips},
+                                                          {"piz", ExrCompression::piz},
+                                                          {"rle", ExrCompression::rle},
+                                                          {"none", ExrCompression::none}};
+  const auto* kind = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& k) { return name == k.first; });
+  const std::string level = colon == std::string::npos ? "" : text.substr(colon + 1);
+  const bool zip = kind != std::end(kinds) && (kind->second == ExrCompression::zip || kind->second == ExrCompression::zips);
+  VX_CHECK(kind != std::end(kinds) && (colon == std::string::npos || (zip && level.size() == 1 && level[0] >= '1' &&
+                                                                      level[0] <= '9')),
+           InvalidArgument, "--exr-compression '", text,
+           "': expected zip, zips, piz, rle or none; zip and zips take a deflate level, e.g. zip:1 (fastest) to zip:9");
+  options.exr_compression = kind->second;
+  options.exr_zip_level = level.empty() ? 0 : level[0] - '0';
+  return options;
+}
+
 // Every flag checked before any file is read; the output must not overwrite an input.
 void validate(const DenoiseArgs& a) {
   check_threads(a.threads);
@@ -151,6 +176,9 @@ void validate(const DenoiseArgs& a) {
     VX_CHECK(path.empty() || !same_file(path, a.output), InvalidArgument, "-o ", a.output, " is the ", flag,
              " file: the output must not overwrite an input");
   image_format_for_path(a.output);  // a known extension before any work is done
+  write_options(a);
+  VX_CHECK(!a.exr_compression || image_format_for_path(a.output) == ImageFormat::Exr, InvalidArgument,
+           "--exr-compression is for .exr outputs; -o ", a.output, " is not one");
   VX_CHECK(a.sequence || (a.motion.empty() && a.depth.empty()), InvalidArgument,
            "--motion and --depth are guides of a --sequence");
   VX_CHECK(a.sequence || (!a.range && !a.overwrite && a.warmup == 0 && a.io_threads == 0 && a.filters == 0),
@@ -281,7 +309,7 @@ void run_denoise(const DenoiseArgs& a) {
   }
   if (bar) std::fprintf(stderr, "\n");
   if (aux_alone && !normal.empty() && is_png(a.output)) normals_to_png(output);
-  write_image(a.output, output);
+  write_image(a.output, output, write_options(a));
 
   const denoise::ExecuteStats& s = filter.stats();
   if (a.profile) {
@@ -602,7 +630,10 @@ void run_denoise_sequence(const DenoiseArgs& a) {
     }
     return job.write;
   };
-  stages.write = [&](FrameSlot& s) { write_image(frame_path(a.output, plan.jobs[size_t(s.job)].frame), s.output); };
+  const ImageWriteOptions write = write_options(a);
+  stages.write = [&](FrameSlot& s) {
+    write_image(frame_path(a.output, plan.jobs[size_t(s.job)].frame), s.output, write);
+  };
   stages.done = [&](const FrameSlot& s, bool was_written) {
     const SequenceJob& job = plan.jobs[size_t(s.job)];
     if (was_written) ++written;
@@ -740,6 +771,9 @@ void setup_denoise(CLI::App& app) {
                   "--sequence --temporal none: frames denoised concurrently, each by its own filter, so that one's "
                   "host copies overlap another's device work (0: 2 on a GPU, 1 on the CPU)")
       ->capture_default_str();
+  cmd->add_option("--exr-compression", args->exr_compression,
+                  "EXR outputs: zip (default), zips, piz, rle or none; zip and zips take a deflate level, zip:1 "
+                  "(fastest) to zip:9 (lossless all: zip:1 and piz encode faster than zip)");
   cmd->add_option("--io-threads", args->io_threads,
                   "--sequence: file reader threads, and as many writers; io-threads + 1 frames are decoded ahead "
                   "and as many wait for a write (0: half the CPUs this process may use, 2 to 16)")
