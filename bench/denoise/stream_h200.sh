@@ -6,7 +6,8 @@
 #     albedo and normal as half EXR into DIR (local disk), tiling ../shared/images with a pan;
 #  2. the device-bound rate: `volvox denoise --json --repeat REPEAT` on frame 0, the median of the
 #     runs' ms_device after the first (GPU timestamps: the device work, no host copies) -> 1000 / ms;
-#  3. for each value of IO_THREADS and FILTERS, `volvox denoise --sequence --overwrite --json` over all frames:
+#  3. for each value of COMPRESSIONS (the outputs' --exr-compression), IO_THREADS and FILTERS,
+#     `volvox denoise --sequence --overwrite --json` over all frames:
 #     frames/s (steady state: after the first frame's set-up), the GPU busy fraction, the stages' mean
 #     ms (read = EXR decode of 3 files, denoise = the filter thread's execute with its host copies,
 #     write = EXR encode + atomic write), and what each stage alone allows: readers and writers
@@ -19,10 +20,11 @@
 # H200 (the lead runs it; binaries built here: ninja -C build/release volvox_cli stream_frames):
 #   bash bench/denoise/stream_h200.sh
 # Smoke test on lavapipe (this machine, a minute):
-#   SIZE=64x48 FRAMES=8 IO_THREADS="1 2" FILTERS="1 2" REPEAT=3 OUT=/tmp/stream_smoke bash bench/denoise/stream_h200.sh
+#   SIZE=64x48 FRAMES=8 IO_THREADS="1 2" FILTERS="1 2" COMPRESSIONS=zip REPEAT=3 OUT=/tmp/stream_smoke \
+#     bash bench/denoise/stream_h200.sh
 # Environment: VOLVOX (build/release/volvox), STREAM_FRAMES (build/release/bench/denoise/stream_frames),
 # SIZE (1920x1088), FRAMES (200), DEVICE (vulkan), PRECISION (fp16), IO_THREADS ("2 4 8 14"), FILTERS
-# ("1 2 3": --filters), REPEAT (20),
+# ("1 2 3": --filters), COMPRESSIONS ("zip piz": the outputs'), IN_COMPRESSION (zip: the inputs'), REPEAT (20),
 # WEIGHTS (../shared/weights/rt_hdr_alb_nrm.tza when present, else the filter's choice), IMAGES
 # (../shared/images; '' for procedural frames), DIR (/tmp/volvox_stream), OUT (bench/out/stream, or
 # $OUT as the device machine sets it), EXTRA (more denoise flags, e.g. "--quality balanced").
@@ -31,7 +33,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 V="${VOLVOX:-$ROOT/build/release/volvox}"
 SF="${STREAM_FRAMES:-$ROOT/build/release/bench/denoise/stream_frames}"
 SIZE="${SIZE:-1920x1088}" FRAMES="${FRAMES:-200}" DEVICE="${DEVICE:-vulkan}" PRECISION="${PRECISION:-fp16}"
-IO_THREADS="${IO_THREADS:-2 4 8 14}" FILTERS="${FILTERS:-1 2 3}" REPEAT="${REPEAT:-20}" DIR="${DIR:-/tmp/volvox_stream}"
+IO_THREADS="${IO_THREADS:-2 4 8 14}" FILTERS="${FILTERS:-1 2 3}" COMPRESSIONS="${COMPRESSIONS:-zip piz}"
+IN_COMPRESSION="${IN_COMPRESSION:-zip}" REPEAT="${REPEAT:-20}" DIR="${DIR:-/tmp/volvox_stream}"
 IMAGES="${IMAGES-$ROOT/../shared/images}" OUT="${OUT:-$ROOT/bench/out/stream}" EXTRA="${EXTRA:-}"
 WEIGHTS="${WEIGHTS-$ROOT/../shared/weights/rt_hdr_alb_nrm.tza}"
 W="${SIZE%x*}" H="${SIZE#*x}"
@@ -45,12 +48,12 @@ mkdir -p "$OUT" "$DIR/in" "$DIR/out"
 
 # 1. The frames, kept between runs when they are already there at this size and count.
 stamp="$DIR/in/frames.txt"
-if [[ "$(cat "$stamp" 2>/dev/null)" != "$SIZE $FRAMES $IMAGES" ]]; then
+if [[ "$(cat "$stamp" 2>/dev/null)" != "$SIZE $FRAMES $IMAGES $IN_COMPRESSION" ]]; then
   rm -f "$DIR"/in/f_*.exr "$stamp"
   t0=$(date +%s.%N)
-  "$SF" --width "$W" --height "$H" --frames "$FRAMES" --images "$IMAGES" -o "$DIR/in/f"
+  "$SF" --width "$W" --height "$H" --frames "$FRAMES" --images "$IMAGES" --compression "$IN_COMPRESSION" -o "$DIR/in/f"
   echo "frames written in $(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')") s"
-  echo "$SIZE $FRAMES $IMAGES" >"$stamp"
+  echo "$SIZE $FRAMES $IMAGES $IN_COMPRESSION" >"$stamp"
 fi
 inputs=(--color "$DIR/in/f_%04d_color.exr" --albedo "$DIR/in/f_%04d_albedo.exr" --normal "$DIR/in/f_%04d_normal.exr")
 common=(--hdr --device "$DEVICE" --precision "$PRECISION" "${weights[@]}" $EXTRA)
@@ -62,18 +65,22 @@ common=(--hdr --device "$DEVICE" --precision "$PRECISION" "${weights[@]}" $EXTRA
 
 # 3. The sequences.
 : >"$OUT/sequences.jsonl"
-for n in $IO_THREADS; do
-  for k in $FILTERS; do
-    rm -f "$DIR"/out/o_*.exr
-    "$V" denoise --sequence "${inputs[@]}" "${common[@]}" --temporal none --overwrite --io-threads "$n" --filters "$k" \
-      --json -o "$DIR/out/o_%04d.exr" 2>"$OUT/sequence_io${n}_f$k.log" | tail -1 >>"$OUT/sequences.jsonl"
+for c in $COMPRESSIONS; do
+  for n in $IO_THREADS; do
+    for k in $FILTERS; do
+      rm -f "$DIR"/out/o_*.exr
+      "$V" denoise --sequence "${inputs[@]}" "${common[@]}" --temporal none --overwrite --io-threads "$n" \
+        --filters "$k" --exr-compression "$c" --json -o "$DIR/out/o_%04d.exr" 2>"$OUT/sequence_${c}_io${n}_f$k.log" |
+        tail -1 | python3 -c "import json, sys; j = json.load(sys.stdin); j['exr_compression'] = '$c'; print(json.dumps(j))" \
+        >>"$OUT/sequences.jsonl"
+    done
   done
 done
 rm -f "$DIR"/out/o_*.exr
 
-python3 - "$OUT" "$SIZE" "$FRAMES" "$DEVICE" "$PRECISION" "$(nproc)" <<'EOF'
+python3 - "$OUT" "$SIZE" "$FRAMES" "$DEVICE" "$PRECISION" "$(nproc)" "$IN_COMPRESSION" <<'EOF'
 import json, statistics, sys
-out, size, frames, device, precision, cores = sys.argv[1:]
+out, size, frames, device, precision, cores, in_compression = sys.argv[1:]
 cores = int(cores)
 runs = [json.loads(l) for l in open(f"{out}/single.jsonl") if l.startswith("{")]
 steady = runs[1:] or runs
@@ -95,25 +102,27 @@ for l in open(f"{out}/sequences.jsonl"):
     codec = cores * 1000 / (s["ms_read"] + s["ms_write"]) if s["ms_read"] + s["ms_write"] > 0 else float("inf")
     rows.append({**s, "ratio_to_device_bound": s["frames_per_second"] / bound_fps, "stage_limits_fps": limits,
                  "bottleneck": bottleneck, "codec_limit_all_cores_fps": codec})
-md = [f"# volvox denoise --sequence: {frames} frames of {size}, HDR + albedo + normal EXR, {device} {precision}", "",
+md = [f"# volvox denoise --sequence: {frames} frames of {size}, HDR + albedo + normal EXR ({in_compression}), "
+      f"{device} {precision}", "",
       f"Device-bound rate: {bound_fps:.1f} frames/s (median {clock} {bound_ms:.3f} ms over {len(steady)} runs; "
       f"execute's ms_total {total_ms:.3f} ms); network: {runs[0]['network']}", "",
-      "| io-threads | filters | frames/s | of device-bound | GPU busy | read ms | denoise ms | device ms | write ms | "
+      "| output EXR | io-threads | filters | frames/s | of device-bound | GPU busy | read ms | denoise ms | device ms | write ms | "
       f"readers limit | filters limit | writers limit | EXR codec limit ({cores} cores) | bottleneck |",
-      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
 for r in rows:
     L = list(r["stage_limits_fps"].values())
-    md.append(f"| {r['io_threads']} | {r['filters']} | {r['frames_per_second']:.1f} | {100 * r['ratio_to_device_bound']:.1f}% | "
+    md.append(f"| {r['exr_compression']} | {r['io_threads']} | {r['filters']} | {r['frames_per_second']:.1f} | {100 * r['ratio_to_device_bound']:.1f}% | "
               f"{100 * r['gpu_busy_fraction']:.1f}% | {r['ms_read']:.2f} | {r['ms_denoise']:.2f} | {r['ms_device']:.3f} | "
               f"{r['ms_write']:.2f} | {L[0]:.1f} | {L[1]:.1f} | {L[2]:.1f} | {r['codec_limit_all_cores_fps']:.1f} | "
               f"{r['bottleneck']} |")
 best = max(rows, key=lambda r: r["frames_per_second"])
 verdict = ("meets the target (>= 90% of the device-bound rate)" if best["ratio_to_device_bound"] >= 0.9 else
            f"below the target: bound by the {best['bottleneck']} at {best['stage_limits_fps'][best['bottleneck']]:.1f} frames/s")
-md += ["", f"Best: {best['frames_per_second']:.1f} frames/s with {best['io_threads']} io-threads and {best['filters']} filters, "
+md += ["", f"Best: {best['frames_per_second']:.1f} frames/s with {best['exr_compression']} outputs, {best['io_threads']} io-threads and {best['filters']} filters, "
        f"{100 * best['ratio_to_device_bound']:.1f}% of the device-bound rate: {verdict}.",
        "Stage limits: what each stage alone allows (readers and writers: io-threads x 1000 / mean ms; the filters: "
-       "filters x 1000 / mean ms). EXR codec limit: every core decoding and encoding, cores x 1000 / (read + write "
+       "filters x 1000 / mean ms, where a lane's ms includes waiting for the device behind the others, so with several "
+       "filters this limit is low when the device is the bound). EXR codec limit: every core decoding and encoding, cores x 1000 / (read + write "
        "ms); above it no io-threads setting helps. frames/s and GPU busy are the steady state's (after the first "
        "frame); GPU busy sums the filters' device times, so overlapping lanes can exceed 100%."]
 open(f"{out}/stream.md", "w").write("\n".join(md) + "\n")
