@@ -22,8 +22,11 @@ root="$(cd "$here/../.." && pwd)"
 volvox="${VOLVOX_CLI:-$root/build/release/volvox}"
 weights="${1:-}"
 budget="${SLURM_TEST_BUDGET_S:-150}"
-frames=12 chunk=4 victim=1  # array task 1 (frames 4-7) is the one cancelled halfway
-width=384 height=256        # about 0.2 s per frame on one CPU thread: slow enough to catch a task mid-chunk
+# Array task 1 (frames 8-15) is the one cancelled halfway. Its chunk must outlast the cancel's way
+# from scancel through slurmctld and slurmd to the process, plus the frames in flight it still
+# writes on SIGTERM: with 4 frames of 0.2 s a loaded CI machine once finished the chunk first.
+frames=24 chunk=8 victim=1
+width=384 height=256        # about 0.2 s per frame on one CPU thread
 
 fail() {
   echo "FAIL: $*" >&2
