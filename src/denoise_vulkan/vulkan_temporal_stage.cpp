@@ -123,17 +123,8 @@ double VulkanTemporalStage::run(const TemporalJob& job) {
       history_[previous_].range(0, frame_bytes), guides_[previous_].range(0, frame_bytes),
       history_[next].range(0, frame_bytes), guides_[next].range(0, frame_bytes)};
   VkDescriptorBufferInfo infos[kTemporalBindings];
-  VkWriteDescriptorSet writes[kTemporalBindings];
-  for (uint32_t k = 0; k < kTemporalBindings; ++k) {
-    infos[k] = {ranges[k].buffer, ranges[k].offset, ranges[k].size};
-    writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[k].dstSet = set_;
-    writes[k].dstBinding = k;
-    writes[k].descriptorCount = 1;
-    writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[k].pBufferInfo = &infos[k];
-  }
-  vkUpdateDescriptorSets(ctx_.device(), kTemporalBindings, writes, 0, nullptr);
+  for (uint32_t k = 0; k < kTemporalBindings; ++k) infos[k] = {ranges[k].buffer, ranges[k].offset, ranges[k].size};
+  vk::KernelLayout::write_set(ctx_.device(), set_, infos);
 
   TemporalFramePush push;
   push.width = w, push.height = h, push.blend = job.blend;

@@ -14,6 +14,19 @@ VkDescriptorSet KernelLayout::allocate_set(VkDescriptorPool pool) const {
   return set;
 }
 
+void KernelLayout::write_set(VkDevice device, VkDescriptorSet set, std::span<const VkDescriptorBufferInfo> buffers) {
+  std::vector<VkWriteDescriptorSet> writes(buffers.size());
+  for (uint32_t k = 0; k < buffers.size(); ++k) {
+    writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[k].dstSet = set;
+    writes[k].dstBinding = k;
+    writes[k].descriptorCount = 1;
+    writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[k].pBufferInfo = &buffers[k];
+  }
+  vkUpdateDescriptorSets(device, uint32_t(writes.size()), writes.data(), 0, nullptr);
+}
+
 KernelLayout::KernelLayout(const VulkanContext& ctx) : KernelLayout(ctx, kKernelBindings, kPushConstantBytes) {}
 
 KernelLayout::KernelLayout(const VulkanContext& ctx, uint32_t binding_count, uint32_t push_bytes)

@@ -3,6 +3,7 @@
 // descriptor-set layout and one pipeline layout serve every pipeline of an executable.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ class KernelLayout {
   VkPipelineLayout pipeline_layout() const { return pipeline_layout_; }
   // A descriptor set of this layout from `pool` (freed with the pool).
   VkDescriptorSet allocate_set(VkDescriptorPool pool) const;
+  // Points bindings 0..buffers.size()-1 of `set` (of such a layout) at `buffers`.
+  static void write_set(VkDevice device, VkDescriptorSet set, std::span<const VkDescriptorBufferInfo> buffers);
 
  private:
   VkDevice device_;

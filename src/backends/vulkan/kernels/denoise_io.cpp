@@ -17,18 +17,11 @@ DenoiseIoKernels::~DenoiseIoKernels() = default;
 
 void DenoiseIoKernels::write_set(VkDescriptorSet set, const std::array<BufferRange, kKernelBindings>& bindings) const {
   VkDescriptorBufferInfo infos[kKernelBindings];
-  VkWriteDescriptorSet writes[kKernelBindings];
   for (uint32_t k = 0; k < kKernelBindings; ++k) {
     VX_CHECK(bindings[k].buffer != VK_NULL_HANDLE && bindings[k].size > 0, Internal, "binding ", k, " has no buffer");
     infos[k] = {bindings[k].buffer, bindings[k].offset, bindings[k].size};
-    writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[k].dstSet = set;
-    writes[k].dstBinding = k;
-    writes[k].descriptorCount = 1;
-    writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[k].pBufferInfo = &infos[k];
   }
-  vkUpdateDescriptorSets(ctx_.device(), kKernelBindings, writes, 0, nullptr);
+  KernelLayout::write_set(ctx_.device(), set, infos);
 }
 
 void DenoiseIoKernels::dispatch(VkCommandBuffer cmd, const ComputePipeline& pipeline, VkDescriptorSet set,
