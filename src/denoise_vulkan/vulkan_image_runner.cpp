@@ -53,20 +53,8 @@ VulkanImageRunner::VulkanImageRunner(const vk::VulkanContext& ctx, Precision pre
   try {
     commands_ = vk::CommandContext(ctx_);
     cmd_ = commands_.allocate();
-    VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxDescriptorSets * vk::kKernelBindings};
-    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dpci.maxSets = kMaxDescriptorSets;
-    dpci.poolSizeCount = 1;
-    dpci.pPoolSizes = &pool_size;
-    VX_VK_CHECK(vkCreateDescriptorPool(ctx_.device(), &dpci, nullptr, &descriptor_pool_));
-    vk::track_created(vk::ObjectKind::DescriptorPool);
-    if (ctx_.info().timestamps) {
-      VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-      qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-      qci.queryCount = 2;
-      VX_VK_CHECK(vkCreateQueryPool(ctx_.device(), &qci, nullptr, &device_queries_));
-      vk::track_created(vk::ObjectKind::QueryPool);
-    }
+    descriptor_pool_ = vk::KernelLayout::create_pool(ctx_, kMaxDescriptorSets, vk::kKernelBindings);
+    if (ctx_.info().timestamps) device_queries_ = vk::create_timestamp_pool(ctx_, 2);
   } catch (...) {
     release();
     throw;

@@ -41,21 +41,9 @@ VulkanTemporalStage::VulkanTemporalStage(const vk::VulkanContext& ctx, std::stri
   try {
     commands_ = vk::CommandContext(ctx_);
     cmd_ = commands_.allocate();
-    VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kTemporalBindings};
-    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dpci.maxSets = 1;
-    dpci.poolSizeCount = 1;
-    dpci.pPoolSizes = &pool_size;
-    VX_VK_CHECK(vkCreateDescriptorPool(ctx_.device(), &dpci, nullptr, &descriptor_pool_));
-    vk::track_created(vk::ObjectKind::DescriptorPool);
+    descriptor_pool_ = vk::KernelLayout::create_pool(ctx_, 1, kTemporalBindings);
     set_ = layout_->allocate_set(descriptor_pool_);
-    if (ctx_.info().timestamps) {
-      VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-      qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-      qci.queryCount = 2;
-      VX_VK_CHECK(vkCreateQueryPool(ctx_.device(), &qci, nullptr, &queries_));
-      vk::track_created(vk::ObjectKind::QueryPool);
-    }
+    if (ctx_.info().timestamps) queries_ = vk::create_timestamp_pool(ctx_, 2);
   } catch (...) {
     release();
     throw;

@@ -12,6 +12,16 @@ void begin_recording(VkCommandBuffer cmd, bool once) {
 
 void end_recording(VkCommandBuffer cmd) { VX_VK_CHECK(vkEndCommandBuffer(cmd)); }
 
+VkQueryPool create_timestamp_pool(const VulkanContext& ctx, uint32_t count) {
+  VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  qci.queryCount = count;
+  VkQueryPool pool = VK_NULL_HANDLE;
+  VX_VK_CHECK(vkCreateQueryPool(ctx.device(), &qci, nullptr, &pool));
+  track_created(ObjectKind::QueryPool);
+  return pool;
+}
+
 CommandContext::CommandContext(const VulkanContext& ctx) : ctx_(&ctx) {
   try {
     VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};

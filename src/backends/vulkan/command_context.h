@@ -44,6 +44,9 @@ inline void barrier(VkCommandBuffer cmd, Scope src, Scope dst) {
 // `once`: the recording is submitted once, then recorded again or freed.
 void begin_recording(VkCommandBuffer cmd, bool once = false);
 void end_recording(VkCommandBuffer cmd);
+// A pool of `count` timestamp queries (tracked: free it with destroy_tracked(..., vkDestroyQueryPool,
+// ObjectKind::QueryPool)).
+VkQueryPool create_timestamp_pool(const VulkanContext& ctx, uint32_t count);
 
 class CommandContext {
  public:

@@ -14,6 +14,18 @@ VkDescriptorSet KernelLayout::allocate_set(VkDescriptorPool pool) const {
   return set;
 }
 
+VkDescriptorPool KernelLayout::create_pool(const VulkanContext& ctx, uint32_t sets, uint32_t bindings) {
+  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sets * bindings};
+  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  dpci.maxSets = sets;
+  dpci.poolSizeCount = 1;
+  dpci.pPoolSizes = &pool_size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  VX_VK_CHECK(vkCreateDescriptorPool(ctx.device(), &dpci, nullptr, &pool));
+  track_created(ObjectKind::DescriptorPool);
+  return pool;
+}
+
 void KernelLayout::write_set(VkDevice device, VkDescriptorSet set, std::span<const VkDescriptorBufferInfo> buffers) {
   std::vector<VkWriteDescriptorSet> writes(buffers.size());
   for (uint32_t k = 0; k < buffers.size(); ++k) {

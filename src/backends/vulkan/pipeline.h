@@ -27,6 +27,9 @@ class KernelLayout {
   VkPipelineLayout pipeline_layout() const { return pipeline_layout_; }
   // A descriptor set of this layout from `pool` (freed with the pool).
   VkDescriptorSet allocate_set(VkDescriptorPool pool) const;
+  // A pool for `sets` descriptor sets of `bindings` storage buffers each (tracked: free it with
+  // destroy_tracked(..., vkDestroyDescriptorPool, ObjectKind::DescriptorPool)).
+  static VkDescriptorPool create_pool(const VulkanContext& ctx, uint32_t sets, uint32_t bindings);
   // Points bindings 0..buffers.size()-1 of `set` (of such a layout) at `buffers`.
   static void write_set(VkDevice device, VkDescriptorSet set, std::span<const VkDescriptorBufferInfo> buffers);
 

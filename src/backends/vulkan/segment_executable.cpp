@@ -248,15 +248,7 @@ void SegmentExecutable::create_gpu_objects() {
     for (const Transfer& t : seg.uploads) n_dispatches += t.converted ? 1 : 0;
     for (const Transfer& t : seg.downloads) n_dispatches += t.converted ? 1 : 0;
   }
-  if (n_dispatches > 0) {
-    VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n_dispatches * kMaxOpBindings};
-    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dpci.maxSets = n_dispatches;
-    dpci.poolSizeCount = 1;
-    dpci.pPoolSizes = &pool_size;
-    VX_VK_CHECK(vkCreateDescriptorPool(ctx_.device(), &dpci, nullptr, &descriptor_pool_));
-    track_created(ObjectKind::DescriptorPool);
-  }
+  if (n_dispatches > 0) descriptor_pool_ = KernelLayout::create_pool(ctx_, n_dispatches, kMaxOpBindings);
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     if (!here_[n]) continue;
     const Node& node = g.nodes[n];
@@ -327,13 +319,7 @@ void SegmentExecutable::create_gpu_objects() {
     seg.first_query = query_count_;
     query_count_ += uint32_t(seg.nodes->nodes.size() + 1);
   }
-  if (timestamps_ && query_count_ > 0) {
-    VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qci.queryCount = query_count_;
-    VX_VK_CHECK(vkCreateQueryPool(ctx_.device(), &qci, nullptr, &query_pool_));
-    track_created(ObjectKind::QueryPool);
-  }
+  if (timestamps_ && query_count_ > 0) query_pool_ = create_timestamp_pool(ctx_, query_count_);
   for (RecordedSegment& seg : segments_) {
     seg.cmd = commands_.allocate();
     record_segment(seg);
