@@ -280,13 +280,7 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   commands_ = CommandContext(ctx_);
   cmd_full_ = commands_.allocate();
   cmd_resident_ = commands_.allocate();
-  if (timestamps_) {
-    VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qci.queryCount = uint32_t(layers_.size() + 1);
-    VX_VK_CHECK(vkCreateQueryPool(ctx_.device(), &qci, nullptr, &query_pool_));
-    track_created(ObjectKind::QueryPool);
-  }
+  if (timestamps_) query_pool_ = create_timestamp_pool(ctx_, uint32_t(layers_.size() + 1));
 
   {  // upload the weights
     DeviceBuffer upload(ctx_, weight_alloc.size(), MemoryUse::Staging, "weight upload");
@@ -302,13 +296,7 @@ void VulkanGraphExecutable::build(const Graph& graph) {
   // ---- pipelines and descriptor sets ----
   layout_ = std::make_unique<KernelLayout>(ctx_);
   const size_t sets = layers_.size() + 2;  // the layers, and the input and output conversions
-  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(sets * kKernelBindings)};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = uint32_t(sets);
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &pool_size;
-  VX_VK_CHECK(vkCreateDescriptorPool(ctx_.device(), &dpci, nullptr, &descriptor_pool_));
-  track_created(ObjectKind::DescriptorPool);
+  descriptor_pool_ = KernelLayout::create_pool(ctx_, uint32_t(sets), kKernelBindings);
   // A step of `shader` over these five buffer ranges (the one set layout: A, B, weights, bias, output).
   auto make_step = [&](const std::string& shader, const std::array<VkDescriptorBufferInfo, kKernelBindings>& infos) {
     auto& pipeline = pipelines_[shader];
