@@ -1,7 +1,9 @@
-// Typed node attributes (ONNX's attribute kinds minus graphs): int, float, string, tensor and lists.
+// Typed node attributes (ONNX's attribute kinds): int, float, string, tensor, lists, and graphs (the
+// bodies of If, Loop and Scan, shared and never changed once imported).
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -11,8 +13,11 @@
 
 namespace vx {
 
+class Graph;
+using GraphAttribute = std::shared_ptr<const Graph>;
+
 using Attribute = std::variant<int64_t, float, std::string, Tensor, std::vector<int64_t>, std::vector<float>,
-                               std::vector<std::string>>;
+                               std::vector<std::string>, GraphAttribute>;
 
 class Attributes {
  public:
@@ -38,6 +43,8 @@ class Attributes {
     return get_or<std::vector<std::string>>(name, fallback);
   }
   Tensor get_tensor(const std::string& name) const { return get_or<Tensor>(name, Tensor()); }
+  // Null when absent.
+  GraphAttribute get_graph(const std::string& name) const { return get_or<GraphAttribute>(name, nullptr); }
 
  private:
   template <class T>

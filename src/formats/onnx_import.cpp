@@ -3,19 +3,23 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <climits>
+#include <map>
+#include <memory>
 #include <unordered_map>
 
 #include "core/error.h"
 #include "core/file_io.h"
 #include "formats/onnx_tensor.h"
+#include "ops/control_flow.h"
 #include "ops/host_kernels.h"
 #include "ops/onnx_dtype.h"
 
 namespace vx {
 namespace {
 
-// Set on nodes whose attributes we could not import (graphs, sparse tensors, type protos); such
+// Set on nodes whose attributes we could not import (lists of graphs, sparse tensors, type protos); such
 // nodes are always reported as unsupported.
 constexpr const char* kUnsupportedAttribute = "vx.unsupported_attribute";
 // The newest ai.onnx opset we accept at all; kernels decide below that.
@@ -70,7 +74,8 @@ void apply_value_info(Value& v, const onnx::ValueInfoProto& info, bool required)
   v.dim_params = any_param ? std::move(params) : std::vector<std::string>();
 }
 
-// Imports one attribute; returns false for kinds we do not support (graphs, sparse tensors, types).
+// Imports one attribute but a graph (Importer::make_node does those); returns false for kinds we do
+// not support (lists of graphs, sparse tensors, types).
 bool import_attribute(const onnx::AttributeProto& a, const std::filesystem::path& base_dir, Attributes& attrs) {
   using A = onnx::AttributeProto;
   A::AttributeType type = a.type();
@@ -127,20 +132,19 @@ Tensor constant_node_value(const onnx::NodeProto& node, const std::filesystem::p
   return Tensor();  // value_string(s), sparse_value
 }
 
+// Imports one graph: the model's, or (with a parent) the body of an If, Loop or Scan, which may read
+// the values of every enclosing graph (ops/control_flow.h says how such reads are made explicit).
 class Importer {
  public:
-  Importer(const onnx::ModelProto& model, std::filesystem::path base_dir)
-      : model_(model), base_dir_(std::move(base_dir)) {}
+  Importer(const onnx::GraphProto& proto, std::filesystem::path base_dir, std::map<std::string, int64_t> opsets,
+           Importer* parent = nullptr)
+      : proto_(proto), base_dir_(std::move(base_dir)), parent_(parent) {
+    graph_.opsets = std::move(opsets);
+  }
 
   Graph run() {
-    VX_CHECK(model_.has_graph(), InvalidFile, "the model has no graph");
-    const onnx::GraphProto& g = model_.graph();
+    const onnx::GraphProto& g = proto_;
     graph_.name = g.name();
-    for (const auto& op : model_.opset_import()) graph_.opsets[normalize_domain(op.domain())] = op.version();
-    int64_t opset = graph_.opset("");
-    VX_CHECK(opset <= kNewestOpset, Unsupported, "the model uses ai.onnx opset ", opset,
-             ", newer than any Volvox knows (", kNewestOpset, ")");
-
     for (const auto& init : g.initializer()) {
       VX_CHECK(!init.name().empty(), InvalidFile, "an initializer has no name");
       VX_CHECK(!ids_.count(init.name()), InvalidFile, "initializer '", init.name(), "' is defined twice");
@@ -159,6 +163,7 @@ class Importer {
       ids_[input.name()] = id;
       graph_.inputs.push_back(id);
     }
+    formal_inputs_ = graph_.inputs.size();
     for (const auto& info : g.value_info()) value_info_[info.name()] = &info;
     for (const auto& info : g.output()) value_info_[info.name()] = &info;
 
@@ -193,20 +198,61 @@ class Importer {
     graph_.nodes = topological_order(std::move(nodes));
 
     for (const auto& out : g.output()) {
-      auto it = ids_.find(out.name());
-      VX_CHECK(it != ids_.end(), InvalidFile, "graph output '", out.name(), "' is never produced");
-      Value& v = graph_.value(it->second);
+      const ValueId id = resolve(out.name());  // a body may return a value of an enclosing graph
+      VX_CHECK(id != kNoValue, InvalidFile, "graph output '", out.name(), "' is never produced");
+      Value& v = graph_.value(id);
       if (!v.is_constant()) apply_value_info(v, out, false);
-      graph_.outputs.push_back(it->second);
+      graph_.outputs.push_back(id);
     }
     graph_.validate();
     return std::move(graph_);
   }
 
+  // The names this body reads from enclosing graphs, in the order of its inputs after the formal ones.
+  const std::vector<std::string>& captured() const { return captured_; }
+  size_t formal_inputs() const { return formal_inputs_; }
+
  private:
   void define(const std::string& name, const onnx::NodeProto& np) {
     VX_CHECK(!ids_.count(name), InvalidFile, "value '", name, "' is produced twice (again by node '", np.name(),
              "' (", np.op_type(), "))");
+  }
+
+  // The value `name` in this graph; in a body, a value of an enclosing graph becomes a copied
+  // constant or a captured input here. kNoValue when no scope has it.
+  ValueId resolve(const std::string& name) {
+    auto it = ids_.find(name);
+    if (it != ids_.end()) return it->second;
+    if (parent_ == nullptr) return kNoValue;
+    const ValueId outer = parent_->resolve(name);
+    if (outer == kNoValue) return kNoValue;
+    const Value& ov = parent_->graph_.value(outer);
+    ValueId id;
+    if (ov.is_constant()) {
+      id = graph_.add_constant(name, ov.constant);
+    } else {
+      Value v;
+      v.name = name;
+      v.dtype = ov.dtype;
+      v.shape = ov.shape;
+      v.dim_params = ov.dim_params;
+      id = graph_.add_value(std::move(v));
+      graph_.inputs.push_back(id);
+      captured_.push_back(name);
+    }
+    ids_[name] = id;
+    return id;
+  }
+
+  // A graph attribute: the body imported with this importer as its parent. Its captured values are
+  // gathered by make_node (a node's bodies share one list).
+  std::shared_ptr<Graph> import_body(const onnx::AttributeProto& a, std::vector<std::string>& captured,
+                                     size_t& formal) {
+    Importer body(a.g(), base_dir_, graph_.opsets, this);
+    auto g = std::make_shared<Graph>(body.run());
+    captured = body.captured();
+    formal = body.formal_inputs();
+    return g;
   }
 
   Node make_node(const onnx::NodeProto& np, size_t index) {
@@ -220,20 +266,62 @@ class Importer {
         n.inputs.push_back(kNoValue);
         continue;
       }
-      auto it = ids_.find(in);
-      VX_CHECK(it != ids_.end(), InvalidFile, "node '", n.name, "' (", n.op, ") reads '", in,
+      const ValueId id = resolve(in);
+      VX_CHECK(id != kNoValue, InvalidFile, "node '", n.name, "' (", n.op, ") reads '", in,
                "', which is no graph input, initializer or node output");
-      n.inputs.push_back(it->second);
+      n.inputs.push_back(id);
     }
     for (const auto& out : np.output()) n.outputs.push_back(out.empty() ? kNoValue : ids_.at(out));
     std::string unsupported;
+    struct Body {
+      std::string attribute;
+      std::shared_ptr<Graph> graph;
+      std::vector<std::string> captured;
+      size_t formal = 0;
+    };
+    std::vector<Body> bodies;
     for (const auto& a : np.attribute()) {
-      bool ok = false;
-      VX_WITH_CONTEXT(cat("node '", n.name, "' (", n.op, ") attribute '", a.name(), "'"),
-                      ok = import_attribute(a, base_dir_, n.attrs));
+      const bool graph = a.type() == onnx::AttributeProto::GRAPH ||
+                         (a.type() == onnx::AttributeProto::UNDEFINED && a.has_g());
+      bool ok = graph;
+      try {
+        if (graph) {
+          Body b;
+          b.attribute = a.name();
+          b.graph = import_body(a, b.captured, b.formal);
+          bodies.push_back(std::move(b));
+        } else {
+          ok = import_attribute(a, base_dir_, n.attrs);
+        }
+      } catch (const Error& e) {
+        throw e.with_context(cat("node '", n.name, "' (", n.op, ") attribute '", a.name(), "'"));
+      }
       if (!ok) unsupported = a.name();
     }
     if (!unsupported.empty()) n.attrs.set(kUnsupportedAttribute, unsupported);
+    if (bodies.empty()) return n;
+    // One list of captured values for all the node's bodies: each body gets an input for every one
+    // (unused where it reads none), in the list's order after its formal inputs.
+    std::vector<std::string> captured;
+    for (const Body& b : bodies)
+      for (const std::string& name : b.captured)
+        if (std::find(captured.begin(), captured.end(), name) == captured.end()) captured.push_back(name);
+    for (Body& b : bodies) {
+      Graph& g = *b.graph;
+      std::vector<ValueId> inputs(g.inputs.begin(), g.inputs.begin() + std::ptrdiff_t(b.formal));
+      for (const std::string& name : captured) {
+        ValueId id = g.find(name);
+        if (id == kNoValue || std::find(g.inputs.begin(), g.inputs.end(), id) == g.inputs.end()) {
+          const Value& outer = graph_.value(resolve(name));
+          id = g.add_value(name, outer.dtype, outer.shape);  // no value of the body has this name
+        }
+        inputs.push_back(id);
+      }
+      g.inputs = std::move(inputs);
+      n.attrs.set(b.attribute, GraphAttribute(b.graph));
+    }
+    for (const std::string& name : captured) n.inputs.push_back(resolve(name));
+    n.attrs.set(kCapturedInputs, int64_t(captured.size()));
     return n;
   }
 
@@ -270,8 +358,11 @@ class Importer {
     return sorted;
   }
 
-  const onnx::ModelProto& model_;
+  const onnx::GraphProto& proto_;
   std::filesystem::path base_dir_;
+  Importer* parent_;
+  size_t formal_inputs_ = 0;
+  std::vector<std::string> captured_;
   Graph graph_;
   std::unordered_map<std::string, ValueId> ids_;
   std::unordered_map<std::string, const onnx::ValueInfoProto*> value_info_;
@@ -282,13 +373,22 @@ constexpr uint64_t kMaxProtobufBytes = uint64_t(INT_MAX);
 
 }  // namespace
 
-std::vector<std::string> unsupported_onnx_nodes(const Graph& graph) {
-  std::vector<std::string> result;
+namespace {
+
+void add_unsupported_nodes(const Graph& graph, std::vector<std::string>& result) {
   for (const Node& n : graph.nodes) {
     // Custom domains are supported when a kernel was registered for them (register_custom_op).
     bool ok = !n.attrs.has(kUnsupportedAttribute) && host_kernels().supports(n, graph);
     if (!ok) result.push_back(cat(n.name, " (", n.domain.empty() ? "" : n.domain + ".", n.op, ")"));
+    for (const GraphAttribute& body : node_subgraphs(n)) add_unsupported_nodes(*body, result);
   }
+}
+
+}  // namespace
+
+std::vector<std::string> unsupported_onnx_nodes(const Graph& graph) {
+  std::vector<std::string> result;
+  add_unsupported_nodes(graph, result);
   return result;
 }
 
@@ -298,7 +398,14 @@ Graph import_onnx_buffer(const void* data, size_t size, const std::filesystem::p
   onnx::ModelProto model;
   VX_CHECK(size > 0 && model.ParseFromArray(data, int(size)), InvalidFile,
            "not a valid ONNX model (the protobuf is truncated or malformed)");
-  Graph graph = Importer(model, base_dir).run();
+  VX_CHECK(model.has_graph(), InvalidFile, "the model has no graph");
+  std::map<std::string, int64_t> opsets;
+  for (const auto& op : model.opset_import()) opsets[normalize_domain(op.domain())] = op.version();
+  const auto onnx_opset = opsets.find("");
+  const int64_t opset = onnx_opset == opsets.end() ? 0 : onnx_opset->second;
+  VX_CHECK(opset <= kNewestOpset, Unsupported, "the model uses ai.onnx opset ", opset, ", newer than any Volvox knows (",
+           kNewestOpset, ")");
+  Graph graph = Importer(model.graph(), base_dir, std::move(opsets)).run();
   if (options.check_support) {
     std::vector<std::string> missing = unsupported_onnx_nodes(graph);
     if (!missing.empty()) {

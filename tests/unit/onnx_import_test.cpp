@@ -311,14 +311,14 @@ TEST(OnnxImport, BrokenModels) {
   EXPECT_EQ(unsupported_onnx_nodes(lenient),
             (std::vector<std::string>{"first (FancyOp)", "second (OtherOp)", "custom (com.example.Neg)"}));
 
-  // Graph attributes (control flow) make a node unsupported.
+  // Lists of graphs (no standard op has one) make a node unsupported.
   ModelBuilder with_graph;
   with_graph.input("c", TensorProto::BOOL, {});
   auto* n = with_graph.node("Identity", "branchy", {"c"}, {"y"});
   auto* a = n->add_attribute();
-  a->set_name("then_branch");
-  a->set_type(onnx::AttributeProto::GRAPH);
-  a->mutable_g()->set_name("then");
+  a->set_name("branches");
+  a->set_type(onnx::AttributeProto::GRAPHS);
+  a->add_graphs()->set_name("then");
   with_graph.output("y", TensorProto::BOOL, {});
   expect_error([&] { with_graph.import(); }, ErrorCode::Unsupported, {"branchy (Identity)"});
 

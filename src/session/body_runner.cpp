@@ -1,0 +1,42 @@
+#include "session/body_runner.h"
+
+#include <cstring>
+
+#include "backends/cpu/kernel_registry.h"
+#include "core/error.h"
+
+namespace vx {
+
+BodyRunner::BodyRunner(GraphAttribute body, const Node& owner)
+    : body_(std::move(body)), owner_(cat("node '", owner.name, "' (", owner.op, ")")) {
+  VX_CHECK(body_ != nullptr, InvalidFile, owner_, " has no body graph");
+}
+
+std::vector<Tensor> BodyRunner::run(const std::vector<Tensor>& inputs) {
+  VX_CHECK(inputs.size() == body_->inputs.size(), InvalidArgument, owner_, ": its body takes ", body_->inputs.size(),
+           " inputs, not ", inputs.size());
+  std::vector<DType> dtypes;
+  for (const Tensor& t : inputs) dtypes.push_back(t.dtype());
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!runner_ || dtypes != dtypes_) {
+    Graph g = *body_;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Value& v = g.value(g.inputs[i]);
+      if (v.dtype != dtypes[i]) {  // the declared type was a guess: take the shape from the run too
+        v.dtype = dtypes[i];
+        v.shape = Shape();
+        v.dim_params.clear();
+      }
+    }
+    runner_ = std::make_unique<ModelRunner>(std::move(g));
+    dtypes_ = std::move(dtypes);
+  }
+  return runner_->run(inputs);
+}
+
+void copy_to_output(cpu::KernelContext& ctx, size_t i, const Tensor& t) {
+  Tensor& out = ctx.output(i, t.dtype(), t.shape());
+  if (t.nbytes() > 0) std::memcpy(out.raw(), t.raw(), t.nbytes());
+}
+
+}  // namespace vx
