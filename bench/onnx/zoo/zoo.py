@@ -173,8 +173,27 @@ def compare(ort_dir, vx_dir, vx_files):
     return ok, outputs
 
 
-def check(path, inputs, work, volvox):
-    """Runs both engines once on the saved inputs and compares every output."""
+def canonical_rows(out_dir, files, names):
+    """Rewrites the row-aligned outputs `names` (e.g. a detector's labels, boxes, scores: one detection per
+    row) in one canonical order, sorted by their own values (each name's rows rounded to 1e-3 of its
+    peak, in the order of `names`), so that engines listing near-tied rows in different orders compare
+    equal when they found the same rows."""
+    arrays = {n: np.load(files.get(n, os.path.join(out_dir, n + '.npy'))) for n in names}
+    keys = []
+    for n in reversed(names):  # np.lexsort: the last key is the primary one
+        a = arrays[n].reshape(len(arrays[n]), -1).astype(np.float64)
+        step = max(float(np.abs(a).max()) if a.size else 0.0, 1e-30) * 1e-3
+        keys += [np.round(a[:, c] / step) for c in reversed(range(a.shape[1]))]
+    order = np.lexsort(keys) if keys and len(keys[0]) else np.arange(0)
+    for n in names:
+        path = os.path.join(out_dir, n + '.canonical.npy')
+        np.save(path, arrays[n][order])
+        files[n] = path
+
+
+def check(path, inputs, work, volvox, unordered_rows=None):
+    """Runs both engines once on the saved inputs and compares every output (`unordered_rows`: outputs
+    whose rows are compared as a set, canonical_rows)."""
     ort_dir, vx_dir = os.path.join(work, 'ort'), os.path.join(work, 'volvox')
     for d in (ort_dir, vx_dir):
         os.makedirs(d, exist_ok=True)
@@ -200,6 +219,12 @@ def check(path, inputs, work, volvox):
     if result.get('status') == 'error':
         return result
     vx_files = {m.group(1): m.group(2) for m in re.finditer(r'^(.+?): \S+ \[[^\]]*\] -> (.+\.npy)$', out, re.M)}
+    if unordered_rows:
+        ort_files = {}
+        canonical_rows(ort_dir, ort_files, unordered_rows)
+        canonical_rows(vx_dir, vx_files, unordered_rows)
+        for n, f in ort_files.items():
+            os.replace(f, os.path.join(ort_dir, n + '.npy'))
     ok, outputs = compare(ort_dir, vx_dir, vx_files)
     result.update(status='pass' if ok else 'fail', outputs=outputs,
                   worst_rel=None if any('rel' not in o for o in outputs) else max((o['rel'] for o in outputs), default=None))
@@ -445,7 +470,7 @@ def main():
             x = make_input(model['input_kind'], spec['name'], spec['shape'], spec['dtype'], seed + i)
             inputs[spec['name']] = os.path.join(work, 'inputs', re.sub(r'[^\w.-]', '_', spec['name']) + '.npy')
             np.save(inputs[spec['name']], x)
-        entry['check'] = check(path, inputs, work, volvox)
+        entry['check'] = check(path, inputs, work, volvox, model.get('unordered_rows'))
         if 'volvox_error' in entry['check']:  # no point timing what cannot run; ORT still timed
             model = dict(model, skip_volvox_time='volvox cannot run the model (see the check)')
         if not a.skip_time:

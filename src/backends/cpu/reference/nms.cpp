@@ -40,7 +40,8 @@ void nms_kernel(KernelContext& ctx) {
                scores.dim(2) == boxes.dim(1),
            InvalidArgument, node_label(ctx), ": boxes ", boxes.shape().str(), " and scores ", scores.shape().str(),
            " must be B x N x 4 and B x C x N");
-  int64_t max_out = ctx.has_input(2) && ctx.input(2).numel() > 0 ? int64_t(ctx.input(2).get(0)) : 0;
+  // read_ints: exporters pass INT64_MAX for "no limit", which a double cannot hold.
+  int64_t max_out = ctx.has_input(2) && ctx.input(2).numel() > 0 ? read_ints(ctx.input(2))[0] : 0;
   double iou_threshold = ctx.has_input(3) && ctx.input(3).numel() > 0 ? ctx.input(3).get(0) : 0.0;
   bool has_score_threshold = ctx.has_input(4) && ctx.input(4).numel() > 0;
   // Compare in float, as the thresholds and scores are float data.
