@@ -1,7 +1,9 @@
 // Runs the body of a control-flow node (If's branches, Loop's and Scan's body: ops/control_flow.h)
 // on the CPU as a model of its own (ModelRunner: optimised once, planned per set of input shapes,
 // the eager runner where it cannot be planned), so that a body holding a whole network (Silero VAD
-// keeps its two networks in an If) runs on the fast kernels like any model.
+// keeps its two networks in an If) runs on the fast kernels like any model. The kernels of If, Loop
+// and Scan register at priority 0 (constant folding may run them) as variant "body": in a profile
+// their time is their body's, on whatever kernels the body's nodes get.
 #pragma once
 #include <memory>
 #include <mutex>

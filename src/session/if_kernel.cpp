@@ -30,6 +30,6 @@ cpu::KernelFn make_if_kernel(const Node& node, const Graph&) {
 
 }  // namespace
 
-VX_REGISTER_CPU_KERNEL(if_op, {"If", "reference", 0, nullptr, nullptr, make_if_kernel});
+VX_REGISTER_CPU_KERNEL(if_op, {"If", "body", 0, nullptr, nullptr, make_if_kernel});
 
 }  // namespace vx

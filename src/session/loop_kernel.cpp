@@ -71,6 +71,6 @@ cpu::KernelFn make_loop_kernel(const Node& node, const Graph&) {
 
 }  // namespace
 
-VX_REGISTER_CPU_KERNEL(loop, {"Loop", "reference", 0, nullptr, nullptr, make_loop_kernel});
+VX_REGISTER_CPU_KERNEL(loop, {"Loop", "body", 0, nullptr, nullptr, make_loop_kernel});
 
 }  // namespace vx

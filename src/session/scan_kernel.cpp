@@ -125,6 +125,6 @@ cpu::KernelFn make_scan_kernel(const Node& node, const Graph& graph) {
 
 }  // namespace
 
-VX_REGISTER_CPU_KERNEL(scan, {"Scan", "reference", 0, nullptr, nullptr, make_scan_kernel});
+VX_REGISTER_CPU_KERNEL(scan, {"Scan", "body", 0, nullptr, nullptr, make_scan_kernel});
 
 }  // namespace vx
