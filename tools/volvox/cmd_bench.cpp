@@ -1,7 +1,8 @@
-// `volvox bench model.onnx [--shape NAME=1x3x224x224 ...] [--runs N] [--warmup W] [--warmup-seconds S] [--json]
-// [--device cpu|vulkan[:N]] [--precision fp32|fp16]`: times an ONNX model on the CPU or a Vulkan GPU
-// (the same paths as `volvox run`) on random inputs and prints the median and minimum milliseconds per run (with --json also one JSON
-// line). Inputs whose declared shape is fully known need no --shape.
+// `volvox bench model.onnx [--shape NAME=1x3x224x224 ...] [--input NAME=FILE.npy ...] [--runs N] [--warmup W]
+// [--warmup-seconds S] [--json] [--device cpu|vulkan[:N]] [--precision fp32|fp16]`: times an ONNX model on the
+// CPU or a Vulkan GPU (the same paths as `volvox run`) on random inputs (or the files given) and prints the
+// median and minimum milliseconds per run (with --json also one JSON line). Inputs whose declared shape is
+// fully known need no --shape.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "command.h"
 #include "core/error.h"
 #include "flags.h"
+#include "formats/npy.h"
 #include "formats/onnx_import.h"
 #include "backends/vulkan/context.h"
 #include "session/model_runner.h"
@@ -28,6 +30,7 @@ namespace {
 struct BenchOptions {
   std::string model;
   std::vector<std::string> shapes;
+  std::vector<std::string> inputs;  // NAME=FILE.npy
   int runs = 10;
   int warmup = 2;
   double warmup_seconds = 0;
@@ -95,6 +98,11 @@ void validate(const BenchOptions& opt) {
     VX_CHECK(eq != std::string::npos && eq > 0, InvalidArgument, "--shape '", spec, "' must look like NAME=1x3x224x224");
     parse_shape(spec.substr(0, eq), spec.substr(eq + 1));
   }
+  for (const std::string& spec : opt.inputs) {
+    const size_t eq = spec.find('=');
+    VX_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), InvalidArgument, "--input '", spec,
+             "' must look like NAME=FILE.npy");
+  }
 }
 
 void bench_command(const BenchOptions& opt) {
@@ -111,11 +119,24 @@ void bench_command(const BenchOptions& opt) {
     const size_t eq = spec.find('=');
     given[spec.substr(0, eq)] = parse_shape(spec.substr(0, eq), spec.substr(eq + 1));
   }
+  std::map<std::string, Tensor> files;
+  for (const std::string& spec : opt.inputs) {
+    const size_t eq = spec.find('=');
+    const std::string name = spec.substr(0, eq);
+    VX_CHECK(!files.count(name) && !given.count(name), InvalidArgument, "input '", name, "' is given twice");
+    files[name] = read_npy(spec.substr(eq + 1));
+  }
   std::mt19937 rng(1234);
   std::vector<Tensor> inputs;
   nlohmann::json shapes_json = nlohmann::json::object();
   for (ValueId id : graph.inputs) {
     const Value& v = graph.value(id);
+    if (auto file = files.find(v.name); file != files.end()) {  // checked against the graph when it runs
+      inputs.push_back(file->second);
+      shapes_json[v.name] = file->second.shape().dims();
+      files.erase(file);
+      continue;
+    }
     auto it = given.find(v.name);
     Shape shape = it != given.end() ? it->second : v.shape;
     VX_CHECK(shape.is_known() && (it != given.end() || shape.rank() > 0 || v.dim_params.empty()), InvalidArgument,
@@ -125,6 +146,7 @@ void bench_command(const BenchOptions& opt) {
     shapes_json[v.name] = shape.dims();
   }
   VX_CHECK(given.empty(), InvalidArgument, "the model has no input named '", given.begin()->first, "'");
+  VX_CHECK(files.empty(), InvalidArgument, "the model has no input named '", files.begin()->first, "'");
 
   std::unique_ptr<ModelRunner> cpu_runner;
   std::unique_ptr<DeviceModelRunner> vulkan_runner;
@@ -242,6 +264,9 @@ void setup_bench(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "Time an ONNX model on the CPU or a Vulkan GPU on random inputs");
   cmd->add_option("model", opt->model, "the .onnx model")->required()->check(CLI::ExistingFile);
   cmd->add_option("--shape,-s", opt->shapes, "NAME=1x3x224x224 for an input whose shape is not fully declared");
+  cmd->add_option("--input,-i", opt->inputs,
+                  "NAME=FILE.npy: time on this input instead of a random one (a value that must be right, e.g. a "
+                  "sample rate)");
   cmd->add_option("--runs,-n", opt->runs, "timed runs (default 10)");
   cmd->add_option("--warmup", opt->warmup, "untimed runs first, the planning run included (default 2)");
   cmd->add_option("--warmup-seconds", opt->warmup_seconds,

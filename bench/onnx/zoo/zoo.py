@@ -233,19 +233,28 @@ def check(path, inputs, work, volvox, unordered_rows=None):
 
 # ---------------------------------------------------------------- time
 
+def synthetic_inputs(model):
+    """Whether both engines may time the model on random inputs of the declared shapes: fine for tensors,
+    not for a scalar that must hold a particular value (Silero's sample rate picks one of two networks);
+    such models are timed on their .npy inputs."""
+    return all(s['shape'] and s['dtype'] in ('float32', 'int64') for s in model['inputs'])
+
+
+def volvox_input_args(model, inputs):
+    """`volvox bench`'s input arguments: the shapes of random inputs, or the .npy files (synthetic_inputs)."""
+    if not synthetic_inputs(model):
+        return [arg for n, f in inputs.items() for arg in ('--input', f'{n}={f}')]
+    return [arg for s in model['inputs'] if s['shape'] for arg in ('--shape', f'{s["name"]}={shape_text(s["shape"])}')]
+
+
 def time_model(model, path, inputs, volvox, a):
     """ROUNDS rounds of volvox bench, ORT bench and ORT first run, interleaved, with the load around each."""
     slow = model['name'] in SLOW_MODELS
     runs, warmup = (a.slow_runs, a.slow_warmup) if slow else (a.runs, a.warmup)
     specs = model['inputs']
-    vx_cmd = [volvox, 'bench', path, '--threads', str(a.threads), '--warmup', str(warmup), '--runs', str(runs), '--json']
-    for s in specs:
-        if s['shape']:
-            vx_cmd += ['--shape', f'{s["name"]}={shape_text(s["shape"])}']
-    # ort_bench_model.js makes its own random inputs: fine for tensors, not for a scalar that must hold a
-    # particular value (Silero's sample rate); those models are timed on their .npy inputs instead.
-    synthetic = all(s['shape'] and s['dtype'] in ('float32', 'int64') for s in specs)
-    if synthetic:
+    vx_cmd = [volvox, 'bench', path, '--threads', str(a.threads), '--warmup', str(warmup), '--runs', str(runs),
+              '--json'] + volvox_input_args(model, inputs)
+    if synthetic_inputs(model):
         ort_cmd = ['node', os.path.join(BENCH, 'onnx', 'ort_bench_model.js'), '--model', path, '--threads',
                    str(a.threads), '--warmup', str(warmup), '--runs', str(runs)]
         ort_cmd += [arg for s in specs for arg in ('--input', f'{s["name"]}:{s["dtype"]}:{shape_text(s["shape"])}')]
@@ -291,15 +300,13 @@ def time_model(model, path, inputs, volvox, a):
 
 # ---------------------------------------------------------------- profile
 
-def profile(model, path, volvox, a):
+def profile(model, path, inputs, volvox, a):
     """`volvox bench --profile`: every node's mean ms over the timed runs (steady state, not the first
     run's one-time set-up) and its kernel variant, the ten slowest kept."""
     slow = model['name'] in SLOW_MODELS
     runs, warmup = (a.slow_runs, a.slow_warmup) if slow else (a.runs, a.warmup)
-    cmd = [volvox, 'bench', path, '--threads', str(a.threads), '--warmup', str(warmup), '--runs', str(runs), '--profile']
-    for s in model['inputs']:
-        if s['shape']:
-            cmd += ['--shape', f'{s["name"]}={shape_text(s["shape"])}']
+    cmd = [volvox, 'bench', path, '--threads', str(a.threads), '--warmup', str(warmup), '--runs', str(runs),
+           '--profile'] + volvox_input_args(model, inputs)
     wait_for(volvox)
     rc, out, err = run(cmd)
     if rc != 0:
@@ -476,7 +483,7 @@ def main():
         if not a.skip_time:
             entry['timing'] = time_model(model, path, inputs, volvox, a)
         if not a.skip_profile and 'volvox_error' not in entry['check']:
-            entry['profile'] = profile(model, path, volvox, a)
+            entry['profile'] = profile(model, path, inputs, volvox, a)
         write_report(report, a.out, started)  # after every model: a long run that dies keeps what it did
         c, t = entry['check'], entry.get('timing', {})
         print(f'{model["name"]}: check {c.get("status")} {c.get("worst_rel", c.get("volvox_error", c.get("ort_error")))}; '
