@@ -14,20 +14,28 @@
 #     io_threads * 1000 / ms, the filters lanes * 1000 / ms_denoise; the smallest is the bottleneck.
 #     The EXR codec's limit on this machine: nproc * 1000 / (ms_read + ms_write), every core decoding
 #     and encoding.
+#  4. DEVICES=all (or DEVICES=0,1,...: Vulkan indices): every run of step 3 is made with --device
+#     DEVICE (one GPU) and again with --device vulkan:DEVICES, the frames dealt to the lanes of every
+#     GPU (issue 14 part 2); the table adds the devices and, for the several-device runs, frames/s as
+#     a multiple of the one-GPU run with the same settings (ideal: the number of GPUs) and of D x the
+#     one-GPU device-bound rate (the GPUs assumed alike).
 # Prints a table and writes $OUT/stream.md and $OUT/stream.json. Target (issue 14): frames/s at
 # least 90% of the device-bound rate, or the bottleneck stage named with its measured limit.
 #
 # H200 (the lead runs it; binaries built here: ninja -C build/release volvox_cli stream_frames):
 #   bash bench/denoise/stream_h200.sh
-# Smoke test on lavapipe (this machine, a minute):
+# Every GPU of a 2- or 4-GPU host against one (more EXR codec threads: the host has more cores):
+#   DEVICES=all IO_THREADS="8 16 32" FILTERS="2" bash bench/denoise/stream_h200.sh
+# Smoke test on lavapipe (this machine, a minute; DEVICES=0,0: its one device opened twice):
 #   SIZE=64x48 FRAMES=8 IO_THREADS="1 2" FILTERS="1 2" COMPRESSIONS=zip REPEAT=3 OUT=/tmp/stream_smoke \
-#     bash bench/denoise/stream_h200.sh
+#     [DEVICES=0,0] bash bench/denoise/stream_h200.sh
 # Environment: VOLVOX (build/release/volvox), STREAM_FRAMES (build/release/bench/denoise/stream_frames),
 # SIZE (1920x1088), FRAMES (200), DEVICE (vulkan), PRECISION (fp16), IO_THREADS ("2 4 8 14"), FILTERS
 # ("1 2 3": --filters), COMPRESSIONS ("zip piz": the outputs'), IN_COMPRESSION (zip: the inputs'), REPEAT (20),
 # WEIGHTS (../shared/weights/rt_hdr_alb_nrm.tza when present, else the filter's choice), IMAGES
 # (../shared/images; '' for procedural frames), DIR (/tmp/volvox_stream), OUT (bench/out/stream, or
-# $OUT as the device machine sets it), EXTRA (more denoise flags, e.g. "--quality balanced").
+# $OUT as the device machine sets it), EXTRA (more denoise flags, e.g. "--quality balanced"), DEVICES
+# ('': one device only; all or 0,1,...: step 4).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 V="${VOLVOX:-$ROOT/build/release/volvox}"
@@ -36,6 +44,7 @@ SIZE="${SIZE:-1920x1088}" FRAMES="${FRAMES:-200}" DEVICE="${DEVICE:-vulkan}" PRE
 IO_THREADS="${IO_THREADS:-2 4 8 14}" FILTERS="${FILTERS:-1 2 3}" COMPRESSIONS="${COMPRESSIONS:-zip piz}"
 IN_COMPRESSION="${IN_COMPRESSION:-zip}" REPEAT="${REPEAT:-20}" DIR="${DIR:-/tmp/volvox_stream}"
 IMAGES="${IMAGES-$ROOT/../shared/images}" OUT="${OUT:-$ROOT/bench/out/stream}" EXTRA="${EXTRA:-}"
+DEVICES="${DEVICES:-}"
 WEIGHTS="${WEIGHTS-$ROOT/../shared/weights/rt_hdr_alb_nrm.tza}"
 W="${SIZE%x*}" H="${SIZE#*x}"
 for bin in "$V" "$SF"; do
@@ -56,23 +65,28 @@ if [[ "$(cat "$stamp" 2>/dev/null)" != "$SIZE $FRAMES $IMAGES $IN_COMPRESSION" ]
   echo "$SIZE $FRAMES $IMAGES $IN_COMPRESSION" >"$stamp"
 fi
 inputs=(--color "$DIR/in/f_%04d_color.exr" --albedo "$DIR/in/f_%04d_albedo.exr" --normal "$DIR/in/f_%04d_normal.exr")
-common=(--hdr --device "$DEVICE" --precision "$PRECISION" "${weights[@]}" $EXTRA)
+common=(--hdr --precision "$PRECISION" "${weights[@]}" $EXTRA)
+device_specs=("$DEVICE")
+[[ -n "$DEVICES" ]] && device_specs+=("vulkan:$DEVICES")
 
-# 2. The device-bound rate.
+# 2. The device-bound rate (one device).
 "$V" denoise --color "$DIR/in/f_0000_color.exr" --albedo "$DIR/in/f_0000_albedo.exr" \
-  --normal "$DIR/in/f_0000_normal.exr" "${common[@]}" --json --repeat "$REPEAT" -o "$DIR/out/single.exr" \
-  >"$OUT/single.jsonl"
+  --normal "$DIR/in/f_0000_normal.exr" --device "$DEVICE" "${common[@]}" --json --repeat "$REPEAT" \
+  -o "$DIR/out/single.exr" >"$OUT/single.jsonl"
 
-# 3. The sequences.
+# 3. The sequences (4.: each on one device, then on DEVICES).
 : >"$OUT/sequences.jsonl"
 for c in $COMPRESSIONS; do
   for n in $IO_THREADS; do
     for k in $FILTERS; do
-      rm -f "$DIR"/out/o_*.exr
-      "$V" denoise --sequence "${inputs[@]}" "${common[@]}" --temporal none --overwrite --io-threads "$n" \
-        --filters "$k" --exr-compression "$c" --json -o "$DIR/out/o_%04d.exr" 2>"$OUT/sequence_${c}_io${n}_f$k.log" |
-        tail -1 | python3 -c "import json, sys; j = json.load(sys.stdin); j['exr_compression'] = '$c'; print(json.dumps(j))" \
-        >>"$OUT/sequences.jsonl"
+      for d in "${device_specs[@]}"; do
+        rm -f "$DIR"/out/o_*.exr
+        "$V" denoise --sequence "${inputs[@]}" --device "$d" "${common[@]}" --temporal none --overwrite \
+          --io-threads "$n" --filters "$k" --exr-compression "$c" --json -o "$DIR/out/o_%04d.exr" \
+          2>"$OUT/sequence_${c}_io${n}_f${k}_${d//[:,]/_}.log" |
+          tail -1 | python3 -c "import json, sys; j = json.load(sys.stdin); j['exr_compression'] = '$c'; j['device_spec'] = '$d'; print(json.dumps(j))" \
+          >>"$OUT/sequences.jsonl"
+      done
     done
   done
 done
@@ -90,9 +104,13 @@ clock = "ms_device (GPU timestamps)" if device_ms > 0 else "ms_total (no device 
 bound_ms = device_ms if device_ms > 0 else total_ms
 bound_fps = 1000 / bound_ms
 rows = []
+one_device_fps = {}  # (compression, io-threads, filters per device): the one-device run's frames/s
 for l in open(f"{out}/sequences.jsonl"):
     s = json.loads(l)
-    n, k = s["io_threads"], s["filters"]
+    n, k, gpus = s["io_threads"], s["filters"], len(s["devices"])
+    key = (s["exr_compression"], n, k // gpus)
+    if gpus == 1 and s["device_spec"] == device:
+        one_device_fps[key] = s["frames_per_second"]
     limits = {
         f"readers ({n} x EXR decode of 3 files)": n * 1000 / s["ms_read"] if s["ms_read"] > 0 else float("inf"),
         f"filters ({k} x execute with host copies)": k * 1000 / s["ms_denoise"] if s["ms_denoise"] > 0 else float("inf"),
@@ -100,26 +118,37 @@ for l in open(f"{out}/sequences.jsonl"):
     }
     bottleneck = min(limits, key=limits.get)
     codec = cores * 1000 / (s["ms_read"] + s["ms_write"]) if s["ms_read"] + s["ms_write"] > 0 else float("inf")
-    rows.append({**s, "ratio_to_device_bound": s["frames_per_second"] / bound_fps, "stage_limits_fps": limits,
+    one = one_device_fps.get(key) if s["device_spec"] != device else None
+    rows.append({**s, "gpus": gpus, "ratio_to_device_bound": s["frames_per_second"] / (gpus * bound_fps),
+                 "ratio_to_one_device": s["frames_per_second"] / one if one else None, "stage_limits_fps": limits,
                  "bottleneck": bottleneck, "codec_limit_all_cores_fps": codec})
 md = [f"# volvox denoise --sequence: {frames} frames of {size}, HDR + albedo + normal EXR ({in_compression}), "
       f"{device} {precision}", "",
       f"Device-bound rate: {bound_fps:.1f} frames/s (median {clock} {bound_ms:.3f} ms over {len(steady)} runs; "
       f"execute's ms_total {total_ms:.3f} ms); network: {runs[0]['network']}", "",
-      "| output EXR | io-threads | filters | frames/s | of device-bound | GPU busy | read ms | denoise ms | device ms | write ms | "
+      "| output EXR | io-threads | filters | devices | frames/s | x one device | of device-bound | GPU busy | read ms | denoise ms | device ms | write ms | "
       f"readers limit | filters limit | writers limit | EXR codec limit ({cores} cores) | bottleneck |",
-      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+      "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
 for r in rows:
     L = list(r["stage_limits_fps"].values())
-    md.append(f"| {r['exr_compression']} | {r['io_threads']} | {r['filters']} | {r['frames_per_second']:.1f} | {100 * r['ratio_to_device_bound']:.1f}% | "
+    x_one = f"{r['ratio_to_one_device']:.2f}" if r["ratio_to_one_device"] else "-"
+    md.append(f"| {r['exr_compression']} | {r['io_threads']} | {r['filters']} | {r['device_spec']} ({r['gpus']}) | "
+              f"{r['frames_per_second']:.1f} | {x_one} | {100 * r['ratio_to_device_bound']:.1f}% | "
               f"{100 * r['gpu_busy_fraction']:.1f}% | {r['ms_read']:.2f} | {r['ms_denoise']:.2f} | {r['ms_device']:.3f} | "
               f"{r['ms_write']:.2f} | {L[0]:.1f} | {L[1]:.1f} | {L[2]:.1f} | {r['codec_limit_all_cores_fps']:.1f} | "
               f"{r['bottleneck']} |")
 best = max(rows, key=lambda r: r["frames_per_second"])
 verdict = ("meets the target (>= 90% of the device-bound rate)" if best["ratio_to_device_bound"] >= 0.9 else
            f"below the target: bound by the {best['bottleneck']} at {best['stage_limits_fps'][best['bottleneck']]:.1f} frames/s")
-md += ["", f"Best: {best['frames_per_second']:.1f} frames/s with {best['exr_compression']} outputs, {best['io_threads']} io-threads and {best['filters']} filters, "
-       f"{100 * best['ratio_to_device_bound']:.1f}% of the device-bound rate: {verdict}.",
+md += ["", f"Best: {best['frames_per_second']:.1f} frames/s with {best['exr_compression']} outputs, {best['io_threads']} io-threads and {best['filters']} filters "
+       f"on {best['device_spec']}, {100 * best['ratio_to_device_bound']:.1f}% of the device-bound rate: {verdict}."]
+several = [r for r in rows if r["ratio_to_one_device"]]
+if several:
+    b = max(several, key=lambda r: r["frames_per_second"])
+    each = "; ".join(f"{d['device']}: {d['frames']} frames, busy {100 * d['gpu_busy_fraction']:.0f}%" for d in b["devices"])
+    md += [f"Several devices: best {b['frames_per_second']:.1f} frames/s on {b['device_spec']} ({b['gpus']} devices) = "
+           f"{b['ratio_to_one_device']:.2f} x one device with the same settings (ideal {b['gpus']}); {each}."]
+md += ["",
        "Stage limits: what each stage alone allows (readers and writers: io-threads x 1000 / mean ms; the filters: "
        "filters x 1000 / mean ms, where a lane's ms includes waiting for the device behind the others, so with several "
        "filters this limit is low when the device is the bound). EXR codec limit: every core decoding and encoding, cores x 1000 / (read + write "

@@ -1,12 +1,14 @@
 // `volvox denoise --sequence` as a farm runs it (issue 14): the pipelined outputs equal per-frame
 // denoises, --range selects exactly its frames, a rerun skips the outputs that validate and writes
 // nothing, damaged outputs are recomputed, --overwrite recomputes all, --warmup rebuilds a temporal
-// history, --json reports the rate, and bad flags or inputs are one line.
+// history, several devices give one device's outputs (a temporal run: per chunk), --json reports
+// the rate, and bad flags or inputs are one line.
 #include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "backends/vulkan/context.h"
@@ -38,6 +40,11 @@ struct SeqFixture {
              "_%04d_albedo.pfm --normal " + render + "_%04d_normal.pfm --motion " + render +
              "_%04d_motion.pfm --depth " + render + "_%04d_depth.pfm --hdr --device cpu";
   }
+  // Lavapipe instead of the CPU, fp32 (outputs compared byte for byte); `device` ("": each run gives
+  // its own --device).
+  void use_vulkan(const std::string& device = "--device vulkan") {
+    inputs.replace(inputs.find("--device cpu"), 12, device + " --precision fp32");
+  }
   std::string out(const std::string& name) const { return (dir / name).string() + "_%d.pfm"; }
   fs::path out_file(const std::string& name, int f) const { return dir / (name + "_" + std::to_string(f) + ".pfm"); }
   CommandResult sequence(const std::string& flags, const std::string& name) const {
@@ -61,6 +68,28 @@ nlohmann::json json_of(const std::string& output) {
   }
   ADD_FAILURE() << "no JSON line in\n" << output;
   return {};
+}
+
+bool vulkan_available() {
+  try {
+    return !vk::VulkanContext::list_devices().empty();
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// A run of the fixture on Vulkan under the validation layer when it is installed (the loader
+// inserts it; with no messenger of ours it logs each message to stdout, which run_volvox captures):
+// it must succeed with no message of the layer.
+CommandResult validated_sequence(const SeqFixture& fx, const std::string& flags, const std::string& name) {
+  std::optional<test::ScopedEnv> layer;
+  if (fs::exists("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json"))
+    layer.emplace("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation");
+  CommandResult res = fx.sequence(flags, name);
+  EXPECT_EQ(res.status, 0) << flags << "\n" << res.output;
+  EXPECT_EQ(res.output.find("Validation Error"), std::string::npos) << flags << "\n" << res.output;
+  EXPECT_EQ(res.output.find("VUID-"), std::string::npos) << flags << "\n" << res.output;
+  return res;
 }
 
 float max_abs_difference(const Image& a, const Image& b) {
@@ -115,14 +144,9 @@ TEST(CliSequence, PipelinedOutputsEqualPerFrameDenoisesAndJsonIsSane) {
 // The Vulkan device (lavapipe here): two filters by default without a temporal mode, the outputs
 // those of one filter; the device time is reported.
 TEST(CliSequence, TwoFiltersOnVulkanEqualOne) {
-  bool have_vulkan = false;
-  try {
-    have_vulkan = !vk::VulkanContext::list_devices().empty();
-  } catch (const Error&) {
-  }
-  if (!have_vulkan) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
+  if (!vulkan_available()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
   SeqFixture fx(4);
-  fx.inputs.replace(fx.inputs.find("--device cpu"), 12, "--device vulkan --precision fp32");
+  fx.use_vulkan();
   CommandResult res = fx.sequence("--temporal none --json", "two");
   ASSERT_EQ(res.status, 0) << res.output;
   const nlohmann::json j = json_of(res.output);
@@ -135,6 +159,119 @@ TEST(CliSequence, TwoFiltersOnVulkanEqualOne) {
   ASSERT_EQ(res.status, 0) << res.output;
   for (int f = 0; f < 4; ++f)
     EXPECT_EQ(read_image(fx.out_file("two", f)).pixels, read_image(fx.out_file("one", f)).pixels) << "frame " << f;
+}
+
+// Several devices (issue 14 part 2) on lavapipe's one physical device: vulkan:0,0 opens it twice
+// (two logical devices, each with its queue and 2 filters); the frames, dealt to the lanes of both,
+// come out byte for byte as on one device, and each device reports its share.
+TEST(CliSequence, TwoDevicesEqualOne) {
+  if (!vulkan_available()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
+  SeqFixture fx(5);
+  fx.use_vulkan("");
+  validated_sequence(fx, "--device vulkan:0 --temporal none", "one");
+  const CommandResult res = validated_sequence(fx, "--device vulkan:0,0 --temporal none --json", "two");
+  if (HasFailure()) return;
+  for (int f = 0; f < 5; ++f)
+    EXPECT_EQ(read_image(fx.out_file("two", f)).pixels, read_image(fx.out_file("one", f)).pixels) << "frame " << f;
+  const nlohmann::json j = json_of(res.output);
+  EXPECT_EQ(j.value("frames", 0), 5);
+  EXPECT_EQ(j.value("filters", 0), 4) << res.output;  // 2 a device
+  ASSERT_EQ(j["devices"].size(), 2u) << res.output;
+  int frames = 0;
+  for (const nlohmann::json& d : j["devices"]) {
+    EXPECT_EQ(d.value("device", "").rfind("vulkan:0 (", 0), 0u) << d;
+    EXPECT_EQ(d.value("filters", 0), 2) << d;
+    // The other lanes take a frame each while the first frame's set-up holds them: both devices work.
+    EXPECT_GE(d.value("frames", 0), 1) << d;
+    EXPECT_GT(d.value("ms_device", 0.0), 0.0) << d;
+    EXPECT_GT(d.value("gpu_busy_fraction", 0.0), 0.0) << d;
+    EXPECT_FALSE(d.contains("first_frame")) << d;  // no chunks without a temporal mode
+    frames += d.value("frames", 0);
+  }
+  EXPECT_EQ(frames, 5);
+}
+
+// --temporal taa over two devices: the frames cut into two chunks, one a device, each in order.
+// The first chunk is the one-device run's exactly (the same executes in the same order). The
+// second starts a new history after its warm-up: with the default (16, here as many as exist:
+// frames 0-2) it is exact too; with --warmup 1 it differs, but is close. The tolerance: at the
+// chunk's k-th frame the history lost at the warm-up's start weighs blend^(k + 2), and the clamp
+// keeps a history within the current frame's neighbourhood (outputs are non-negative: within
+// [0, peak]), so |difference| <= 0.8^(k + 2) x the frame's peak (here it is 2 to 8 times below);
+// and at the chunk's first frame the warm-up frame brings the output closer than a cold start.
+TEST(CliSequence, TemporalChunksOverTwoDevices) {
+  if (!vulkan_available()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
+  SeqFixture fx(6);
+  fx.use_vulkan("");
+  validated_sequence(fx, "--device vulkan:0 --temporal taa", "one");
+  const CommandResult res = validated_sequence(fx, "--device vulkan:0,0 --temporal taa --json", "chunked");
+  if (HasFailure()) return;
+  const nlohmann::json j = json_of(res.output);
+  EXPECT_EQ(j.value("frames", 0), 6);
+  EXPECT_EQ(j.value("frames_warmup", -1), 3);
+  ASSERT_EQ(j["devices"].size(), 2u) << res.output;
+  const int expected[2][4] = {{0, 2, 3, 0}, {3, 5, 3, 3}};  // first, last, frames, warm-up frames
+  for (size_t d = 0; d < 2; ++d) {
+    const nlohmann::json& e = j["devices"][d];
+    EXPECT_EQ(e.value("first_frame", -1), expected[d][0]) << e;
+    EXPECT_EQ(e.value("last_frame", -1), expected[d][1]) << e;
+    EXPECT_EQ(e.value("frames", -1), expected[d][2]) << e;
+    EXPECT_EQ(e.value("frames_warmup", -1), expected[d][3]) << e;
+  }
+  EXPECT_NE(res.output.find("chunk 2 of 2: frames 3-5 on vulkan:0"), std::string::npos) << res.output;
+  for (int f = 0; f < 6; ++f)
+    EXPECT_EQ(read_image(fx.out_file("chunked", f)).pixels, read_image(fx.out_file("one", f)).pixels) << f;
+
+  validated_sequence(fx, "--device vulkan:0,0 --temporal taa --warmup 1", "warm1");
+  validated_sequence(fx, "--device vulkan:0,0 --temporal taa --warmup 0", "cold");
+  if (HasFailure()) return;
+  auto mean_abs_difference = [](const Image& a, const Image& b) {
+    double sum = 0;
+    for (size_t i = 0; i < a.pixels.size(); ++i) sum += std::fabs(a.pixels[i] - b.pixels[i]);
+    return sum / double(a.pixels.size());
+  };
+  for (int f = 0; f < 6; ++f) {
+    const Image one = read_image(fx.out_file("one", f)), warm = read_image(fx.out_file("warm1", f)),
+                cold = read_image(fx.out_file("cold", f));
+    if (f < 3) {
+      EXPECT_EQ(warm.pixels, one.pixels) << f;
+      EXPECT_EQ(cold.pixels, one.pixels) << f;
+      continue;
+    }
+    float peak = 0;
+    for (float v : one.pixels) peak = std::max(peak, std::fabs(v));
+    EXPECT_NE(warm.pixels, one.pixels) << f;
+    EXPECT_LE(max_abs_difference(warm, one), std::pow(0.8f, float(f - 3 + 2)) * peak) << f;
+    if (f == 3) {
+      EXPECT_LT(mean_abs_difference(warm, one), mean_abs_difference(cold, one));
+    }
+  }
+}
+
+// --device lists: Vulkan indices only, each existing; a single image takes one device.
+TEST(CliSequence, BadDeviceListsAreOneLine) {
+  SeqFixture fx(2);
+  fx.use_vulkan("");
+  auto one_line = [&](const std::string& device, const std::string& must_contain) {
+    const CommandResult res = fx.sequence("--temporal none --device " + device, "bad");
+    EXPECT_EQ(res.status, 1) << device << "\n" << res.output;
+    EXPECT_TRUE(test::is_one_error_line(res.output)) << device << "\n" << res.output;
+    EXPECT_NE(res.output.find(must_contain), std::string::npos) << device << "\n" << res.output;
+  };
+  one_line("vulkan:0,,1", "element 2 of the list is empty");
+  one_line("vulkan:0,", "element 2 of the list is empty");
+  one_line("vulkan:0,x", "'x' is not a device index");
+  one_line("vulkan:0,-1", "'-1' is not a device index");
+  one_line("cpu,vulkan:0", "cpu and auto stand alone");
+  one_line("vulkan:0,cpu", "cpu and auto stand alone");
+  one_line("vulkan:all,1", "vulkan:all stands alone");
+  // An index the loader does not list: found when the devices are listed, before any frame.
+  one_line("vulkan:0,99", vulkan_available() ? "there is no Vulkan device 99" : "--device vulkan:0,99");
+  EXPECT_FALSE(fs::exists(fx.out_file("bad", 0)));
+  const CommandResult single = test::run_volvox("denoise --color c.pfm -o o.pfm --device vulkan:0,0");
+  EXPECT_EQ(single.status, 1) << single.output;
+  EXPECT_TRUE(test::is_one_error_line(single.output)) << single.output;
+  EXPECT_NE(single.output.find("several devices are for --sequence"), std::string::npos) << single.output;
 }
 
 TEST(CliSequence, RangeSkipsOverwriteAndRecomputesDamagedOutputs) {

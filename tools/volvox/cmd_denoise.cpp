@@ -10,8 +10,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <iomanip>
+#include <functional>
 #include <future>
+#include <iomanip>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/thread_pool.h"
+#include "device_list.h"
 #include "flags.h"
 #include "denoise/filter.h"
 #include "denoise/filter_mode.h"
@@ -52,13 +54,21 @@ struct DenoiseArgs {
   int first_frame = 0;
   // Farm chunks (issue 14): --range FIRST-LAST instead of first-frame-until-missing; outputs that exist
   // and validate are skipped unless --overwrite; --warmup frames before a temporal run's first frame
-  // build its history; --io-threads readers and as many writers.
+  // build its history (unset: none, but kChunkWarmup before the chunks of the later devices of a
+  // --device list); --io-threads readers and as many writers.
   std::optional<std::string> range;
   bool overwrite = false;
-  int warmup = 0, io_threads = 0;  // 0: auto_io_threads()
+  std::optional<int> warmup;
+  int io_threads = 0;  // 0: auto_io_threads()
   std::optional<std::string> exr_compression;  // zip, zips, piz, rle, none; zip and zips take :LEVEL
-  int filters = 0;  // denoising lanes, each its own filter (0: 2 on a GPU with --temporal none, else 1)
+  // Denoising lanes per device, each its own filter (0: 2 on a GPU with --temporal none, else 1).
+  int filters = 0;
 };
+
+// The warm-up before each later device's chunk of a temporal run over several devices when
+// --warmup is not given: the lost history's weight decays as blend^N, 0.8^16 = 2.8% with the
+// default blend (docs/FARM.md).
+constexpr int kChunkWarmup = 16;
 
 bool is_png(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
@@ -142,7 +152,13 @@ ImageWriteOptions write_options(const DenoiseArgs& a) {
 // Every flag checked before any file is read; the output must not overwrite an input.
 void validate(const DenoiseArgs& a) {
   check_threads(a.threads);
-  check_device(a.device, /*allow_auto=*/true);
+  if (a.sequence) {
+    check_device_list(a.device);
+  } else {
+    VX_CHECK(!is_device_list(a.device), InvalidArgument, "--device ", a.device,
+             ": several devices are for --sequence; a single image is denoised on one (e.g. --device vulkan:0)");
+    check_device(a.device, /*allow_auto=*/true);
+  }
   check_range("--max-tile", a.max_tile, 0, kMaxImageSide);
   if (a.max_memory_mb != -1) check_range("--max-memory-mb", a.max_memory_mb, 1, 1 << 24);
   check_range("--repeat", a.repeat, 1, 1000000);
@@ -181,7 +197,7 @@ void validate(const DenoiseArgs& a) {
            "--exr-compression is for .exr outputs; -o ", a.output, " is not one");
   VX_CHECK(a.sequence || (a.motion.empty() && a.depth.empty()), InvalidArgument,
            "--motion and --depth are guides of a --sequence");
-  VX_CHECK(a.sequence || (!a.range && !a.overwrite && a.warmup == 0 && a.io_threads == 0 && a.filters == 0),
+  VX_CHECK(a.sequence || (!a.range && !a.overwrite && !a.warmup && a.io_threads == 0 && a.filters == 0),
            InvalidArgument, "--range, --overwrite, --warmup, --io-threads and --filters are flags of --sequence");
   if (!a.sequence) return;
   VX_CHECK(color, InvalidArgument, "--sequence denoises --color frames");
@@ -192,8 +208,8 @@ void validate(const DenoiseArgs& a) {
            " must be in [0, 1)");
   check_range("--first-frame", a.first_frame, 0, kMaxFrameNumber);
   if (a.range) parse_frame_range("--range", *a.range);
-  check_range("--warmup", a.warmup, 0, 100000);
-  VX_CHECK(a.warmup == 0 || a.temporal != "none", InvalidArgument,
+  if (a.warmup) check_range("--warmup", *a.warmup, 0, 100000);
+  VX_CHECK(a.warmup.value_or(0) == 0 || a.temporal != "none", InvalidArgument,
            "--warmup builds a temporal history; --temporal none keeps none");
   check_range("--io-threads", a.io_threads, 0, 64);
   check_range("--filters", a.filters, 0, 8);
@@ -325,14 +341,21 @@ void run_denoise(const DenoiseArgs& a) {
 }
 
 // --sequence: the frames to denoise, in order: each with whether its output is written (warm-up
-// frames of a temporal mode are denoised for the history only) and whether a new temporal history
-// starts at it (the first frame of a run after a range start or a skipped frame).
+// frames of a temporal mode are denoised for the history only), whether a new temporal history
+// starts at it (the first frame of a run after a range start, a skipped frame or a chunk start) and
+// its chunk (a temporal run over several devices: one chunk, and one history, per device).
 struct SequenceJob {
   int frame = 0;
   bool write = true, reset = false;
+  int chunk = 0;
+};
+// A chunk's frames written (first to last, the skipped ones between left out) and warm-up frames.
+struct SequenceChunk {
+  int first = -1, last = -1, warmup = 0;
 };
 struct SequencePlan {
-  std::vector<SequenceJob> jobs;
+  std::vector<SequenceJob> jobs;  // the chunks' jobs interleaved (each chunk's in frame order)
+  std::vector<SequenceChunk> chunks;
   int frames = 0;          // written
   int frames_skipped = 0;  // outputs that exist and validate
   int frames_warmup = 0;
@@ -369,8 +392,10 @@ bool output_is_valid(const std::string& path, int width, int height) {
 }
 
 // The frames (--range, else --first-frame until the first missing colour), the outputs that exist
-// and validate (checked on `threads` threads: a restart reads them all back), the warm-up frames.
-SequencePlan plan_sequence(const DenoiseArgs& a, int threads) {
+// and validate (checked on `threads` threads: a restart reads them all back), the warm-up frames;
+// in a temporal mode the frames to write cut into up to `chunks` consecutive chunks of about equal
+// length (one per device).
+SequencePlan plan_sequence(const DenoiseArgs& a, int threads, int chunks) {
   SequencePlan plan;
   std::vector<int> frames;
   if (a.range) {
@@ -414,6 +439,9 @@ SequencePlan plan_sequence(const DenoiseArgs& a, int threads) {
   }
 
   const bool temporal = a.temporal != "none";
+  const int to_write = int(std::count(skip.begin(), skip.end(), 0));
+  plan.chunks.resize(size_t(temporal ? std::clamp(to_write, 1, std::max(1, chunks)) : 1));
+  std::vector<std::vector<SequenceJob>> chunk_jobs(plan.chunks.size());
   for (size_t i = 0; i < frames.size(); ++i) {
     const int f = frames[i];
     if (skip[i]) {
@@ -421,21 +449,33 @@ SequencePlan plan_sequence(const DenoiseArgs& a, int threads) {
       ++plan.frames_skipped;
       continue;
     }
-    ++plan.frames;
-    // A temporal history continues from the frame before when that was denoised in this run; else a
-    // new one starts, after up to --warmup frames before this one (as many as exist, not below
-    // --first-frame).
-    if (temporal && (i == 0 || skip[i - 1])) {
+    const int chunk = int(int64_t(plan.frames++) * int64_t(plan.chunks.size()) / to_write);
+    SequenceChunk& c = plan.chunks[size_t(chunk)];
+    std::vector<SequenceJob>& jobs = chunk_jobs[size_t(chunk)];
+    const bool chunk_start = chunk > 0 && c.first < 0;
+    if (c.first < 0) c.first = f;
+    c.last = f;
+    // A temporal history continues from the frame before when that was denoised in this run by the
+    // same chunk; else a new one starts, after up to --warmup frames before this one (as many as
+    // exist, not below --first-frame; kChunkWarmup by default at a later device's chunk start).
+    if (temporal && (i == 0 || skip[i - 1] || chunk_start)) {
+      const int warmup = a.warmup.value_or(chunk_start ? kChunkWarmup : 0);
       int w0 = f;
-      while (w0 > a.first_frame && f - w0 < a.warmup && missing_input(a, w0 - 1).empty()) --w0;
-      if (a.warmup > 0)
-        std::fprintf(stderr, "frame %d: %d warm-up frame%s before it (of --warmup %d)\n", f, f - w0,
-                     f - w0 == 1 ? "" : "s", a.warmup);
-      for (int w = w0; w < f; ++w) plan.jobs.push_back({w, false, w == w0}), ++plan.frames_warmup;
-      plan.jobs.push_back({f, true, w0 == f});
+      while (w0 > a.first_frame && f - w0 < warmup && missing_input(a, w0 - 1).empty()) --w0;
+      if (warmup > 0)
+        std::fprintf(stderr, "frame %d: %d warm-up frame%s before it (of %s %d)\n", f, f - w0,
+                     f - w0 == 1 ? "" : "s", a.warmup ? "--warmup" : "the chunks' default warm-up", warmup);
+      for (int w = w0; w < f; ++w) jobs.push_back({w, false, w == w0, chunk}), ++plan.frames_warmup, ++c.warmup;
+      jobs.push_back({f, true, w0 == f, chunk});
     } else {
-      plan.jobs.push_back({f, true, false});
+      jobs.push_back({f, true, false, chunk});
     }
+  }
+  // Interleaved: the readers decode in job order, and every device is to be fed.
+  for (size_t n = 0, more = 1; more; ++n) {
+    more = 0;
+    for (const std::vector<SequenceJob>& jobs : chunk_jobs)
+      if (n < jobs.size()) plan.jobs.push_back(jobs[n]), more = 1;
   }
   return plan;
 }
@@ -486,32 +526,75 @@ class SequenceSignals {
   struct sigaction previous_int_ {}, previous_term_ {};
 };
 
+// fn(0) .. fn(n - 1) at once, a thread each (the devices' set-up: each opens and commits on its
+// own device); rethrows the first error once all have ended.
+void on_each_device(size_t n, const std::function<void(size_t)>& fn) {
+  std::vector<std::future<void>> others;
+  std::exception_ptr error;
+  try {
+    for (size_t d = 1; d < n; ++d) others.push_back(std::async(std::launch::async, [&fn, d] { fn(d); }));
+    if (n > 0) fn(0);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  for (std::future<void>& other : others) {
+    try {
+      other.get();
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
 // --sequence (issue 14, sequence_pipeline.h): frames decoded ahead by --io-threads readers into
-// slots, denoised by --filters lanes (each its own filter, committed once; each frame's slot images
-// set as its views; one lane in frame order for the temporal modes, with the filter's temporal stage
-// for taa), written by --io-threads writers. The outputs are the sequential loop's: the same
-// network and parameters, and for the temporal modes the same order.
+// slots, denoised by --filters lanes on each --device (each lane its own filter, committed once;
+// each frame's slot images set as its views; in the temporal modes one lane a device, each over its
+// own chunk of frames in order, with the filter's temporal stage for taa), written by --io-threads
+// writers. The outputs are the sequential loop's: the same network and parameters, and for the
+// temporal modes the same order within a chunk (a later chunk's history starts at its warm-up).
 void run_denoise_sequence(const DenoiseArgs& a) {
   using Clock = std::chrono::steady_clock;
   if (a.threads > 0) ThreadPool::set_global_threads(a.threads);
   const int io_threads = a.io_threads > 0 ? a.io_threads : auto_io_threads();
-  const SequencePlan plan = plan_sequence(a, io_threads);
-  std::shared_ptr<denoise::Device> device;
-  if (!plan.jobs.empty()) device = denoise::Device::create(a.device, a.threads);
-  // Lanes: several filters overlap one frame's host copies with another's device work (frames are
-  // independent only without a temporal mode); on the CPU they would share the same cores.
-  const bool on_cpu = device && device->name().rfind("cpu", 0) == 0;
-  const int lanes = a.filters > 0 ? a.filters : a.temporal == "none" && device && !on_cpu ? 2 : 1;
+  const std::vector<std::string> kinds = resolve_device_list(a.device);
+  const bool temporal = a.temporal != "none";
+  const SequencePlan plan = plan_sequence(a, io_threads, int(kinds.size()));
+  // The devices: one a chunk in a temporal mode, else one a job at most.
+  const size_t device_count = plan.jobs.empty() ? 0
+                              : temporal        ? plan.chunks.size()
+                                                : std::min(kinds.size(), plan.jobs.size());
+  std::vector<std::shared_ptr<denoise::Device>> devices(device_count);
+  on_each_device(device_count, [&](size_t d) { devices[d] = denoise::Device::create(kinds[d], a.threads); });
+  // Lanes: several filters on a device overlap one frame's host copies with another's device work
+  // (frames are independent only without a temporal mode); on the CPU they would share the same
+  // cores. Lane l runs on device l % devices, so that the first frames, taken in order, go to
+  // different devices; in a temporal mode lane d takes chunk d (the pipeline's queue d).
+  const bool on_cpu = !devices.empty() && devices.front()->name().rfind("cpu", 0) == 0;
+  const int per_device = a.filters > 0 ? a.filters : !temporal && !devices.empty() && !on_cpu ? 2 : 1;
+  const int lanes = per_device * int(std::max<size_t>(1, devices.size()));
+  auto device_of = [&](int lane) { return size_t(lane) % devices.size(); };
   std::vector<std::unique_ptr<denoise::Filter>> filters;
-  if (device)
-    for (int lane = 0; lane < lanes; ++lane) filters.push_back(std::make_unique<denoise::Filter>(device));
-  denoise::TemporalAccumulator accumulator;
+  for (int lane = 0; lane < lanes && !devices.empty(); ++lane)
+    filters.push_back(std::make_unique<denoise::Filter>(devices[device_of(lane)]));
+  std::vector<denoise::TemporalAccumulator> accumulators(static_cast<size_t>(lanes));
+  std::vector<int> lane_runs(size_t(lanes), 0);  // each lane's executes (touched by its thread only)
   const bool accumulate = a.temporal == "accumulate" || a.temporal == "both",
              stabilize = a.temporal == "taa" || a.temporal == "both";
   PipelineOptions options;
   options.readers = options.writers = io_threads;
   options.read_ahead = options.write_queue = io_threads + 1;
   options.lanes = lanes;
+  if (plan.chunks.size() > 1) {
+    options.queues = int(plan.chunks.size());
+    for (const SequenceJob& job : plan.jobs) options.job_queue.push_back(job.chunk);
+    for (size_t d = 0; d < plan.chunks.size(); ++d) {
+      const SequenceChunk& c = plan.chunks[d];
+      const std::string frames = c.first == c.last ? cat("frame ", c.first) : cat("frames ", c.first, "-", c.last);
+      std::fprintf(stderr, "chunk %zu of %zu: %s on %s, after %d warm-up frame%s\n", d + 1, plan.chunks.size(),
+                   frames.c_str(), devices[d]->name().c_str(), c.warmup, c.warmup == 1 ? "" : "s");
+    }
+  }
   const SequenceSignals signals;
   options.cancel = &g_denoise_sequence_cancel;
   options.cancel_message =
@@ -530,6 +613,12 @@ void run_denoise_sequence(const DenoiseArgs& a) {
   // time over that wall time. The other lanes start once the first frame is done.
   double ms_setup = 0, ms_device = 0, ms_device_steady = 0, sum_read = 0, sum_denoise = 0, sum_write = 0;
   int executed = 0;                  // executes (under stats_mutex)
+  struct DeviceStats {
+    int frames = 0, warmup = 0, executes = 0;
+    double ms_device = 0, ms_device_steady = 0;
+    bool setup = false;  // the first execute (the run's set-up) was this device's
+  };
+  std::vector<DeviceStats> device_stats(devices.size());  // under stats_mutex
   std::mutex stats_mutex;
   int written = 0;                   // stages.done's (under the pipeline's lock)
   int mean_processed = 0, mean_written = 0;  // the frames in the stage means
@@ -540,7 +629,8 @@ void run_denoise_sequence(const DenoiseArgs& a) {
     const int64_t t0 = steady_start_ns.load();
     return t0 == 0 ? 0.0 : std::max(0.0, double(Clock::now().time_since_epoch().count() - t0) * 1e-9);
   };
-  const int first_written = plan.jobs.empty() ? 0 : int(plan.jobs.front().write);
+  std::atomic<int> setup_job{-1};  // the first taken (set before any job is done)
+  auto first_written = [&] { return setup_job >= 0 ? int(plan.jobs[size_t(setup_job.load())].write) : 0; };
   std::atomic<bool> setup_claimed{false};
   std::promise<void> setup_promise;
   const std::shared_future<void> setup_done = setup_promise.get_future().share();
@@ -599,31 +689,41 @@ void run_denoise_sequence(const DenoiseArgs& a) {
     if (!setup) setup_done.get();  // waits for the first frame; rethrows its error
     try {
       check_shapes(s, job.frame, setup);
-      if (job.reset && !setup) filter.reset_history(), accumulator.reset();  // one lane in temporal modes
-      if (accumulate) s.color = accumulator.apply(s.color, s.motion, s.depth, s.normal);  // what the network sees
+      // One lane a chunk in the temporal modes; a fresh filter has no history to reset.
+      if (job.reset && lane_runs[size_t(lane)] > 0) filter.reset_history(), accumulators[size_t(lane)].reset();
+      if (accumulate)  // what the network sees
+        s.color = accumulators[size_t(lane)].apply(s.color, s.motion, s.depth, s.normal);
       if (s.output.width != s.color.width || s.output.height != s.color.height)
         s.output = Image(s.color.width, s.color.height, 3);
-      if (setup) {  // every lane's filter: committed here, once
-        for (const std::unique_ptr<denoise::Filter>& f : filters) {
-          set_images(*f, s);
-          f->params() = filter_params(a);
-          f->params().temporal = stabilize ? denoise::TemporalMode::stabilize : denoise::TemporalMode::none;
-          f->params().temporal_blend = a.temporal_blend;
-          if (!a.weights.empty()) f->set_weights_file(a.weights);
-          f->commit();
-        }
+      if (setup) {  // every lane's filter: committed here, once, each device's on a thread of its own
+        on_each_device(devices.size(), [&](size_t d) {
+          for (size_t l = d; l < filters.size(); l += devices.size()) {
+            denoise::Filter& f = *filters[l];
+            set_images(f, s);
+            f.params() = filter_params(a);
+            f.params().temporal = stabilize ? denoise::TemporalMode::stabilize : denoise::TemporalMode::none;
+            f.params().temporal_blend = a.temporal_blend;
+            if (!a.weights.empty()) f.set_weights_file(a.weights);
+            f.commit();
+          }
+        });
       }
       set_images(filter, s);
       filter.execute();
+      ++lane_runs[size_t(lane)];
     } catch (...) {
       if (setup) setup_promise.set_exception(std::current_exception());
       throw;
     }
     std::lock_guard lock(stats_mutex);
-    ms_device += filter.stats().ms_device;
-    if (!setup) ms_device_steady += filter.stats().ms_device;
-    ++executed;
+    const double ms = filter.stats().ms_device;
+    DeviceStats& ds = device_stats[device_of(lane)];
+    ms_device += ms, ds.ms_device += ms;
+    if (!setup) ms_device_steady += ms, ds.ms_device_steady += ms;
+    ++executed, ++ds.executes, ++(job.write ? ds.frames : ds.warmup);
     if (setup) {
+      ds.setup = true;
+      setup_job = s.job;
       ms_setup = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
       steady_start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
       setup_promise.set_value();
@@ -638,12 +738,12 @@ void run_denoise_sequence(const DenoiseArgs& a) {
     const SequenceJob& job = plan.jobs[size_t(s.job)];
     if (was_written) ++written;
     // The stage means are the steady state's too: without the first frame when there are others.
-    if (s.job > 0 || plan.jobs.size() == 1) {
+    if (s.job != setup_job || plan.jobs.size() == 1) {
       ++mean_processed, sum_read += s.ms_read, sum_denoise += s.ms_process;
       if (was_written) ++mean_written, sum_write += s.ms_write;
     }
     if (bar) {
-      const double seconds = steady_seconds(), fps = seconds > 0 ? (written - first_written) / seconds : 0;
+      const double seconds = steady_seconds(), fps = seconds > 0 ? (written - first_written()) / seconds : 0;
       std::fprintf(stderr, "\r\033[K%d/%d frames  %.1f frames/s  ETA %s", written, plan.frames, fps,
                    fps > 0 ? format_duration((plan.frames - written) / fps).c_str() : "-");
     } else if (was_written) {
@@ -659,18 +759,40 @@ void run_denoise_sequence(const DenoiseArgs& a) {
   if (bar && !plan.jobs.empty()) std::fprintf(stderr, "\n");
   const std::string network = executed > 0 ? filters.front()->describe() : "no frame denoised";
   // One frame has no steady state: then the whole run's rate.
-  const bool has_steady = written - first_written > 0 && steady > 0;
-  const double fps = has_steady ? (written - first_written) / steady : seconds > 0 && written > 0 ? written / seconds : 0;
+  const bool has_steady = written - first_written() > 0 && steady > 0;
+  const double fps = has_steady                     ? (written - first_written()) / steady
+                     : seconds > 0 && written > 0 ? written / seconds
+                                                  : 0;
   const double busy = has_steady ? ms_device_steady / (steady * 1000) : seconds > 0 ? ms_device / (seconds * 1000) : 0;
-  std::fprintf(stderr, "denoised %d frames (%s, temporal %s), %d skipped, %d warm-up; %.2f frames/s\n", written,
-               network.c_str(), a.temporal.c_str(), plan.frames_skipped, plan.frames_warmup, fps);
+  const std::string on_devices = devices.size() > 1 ? cat(", ", devices.size(), " devices") : "";
+  std::fprintf(stderr, "denoised %d frames (%s%s, temporal %s), %d skipped, %d warm-up; %.2f frames/s\n", written,
+               network.c_str(), on_devices.c_str(), a.temporal.c_str(), plan.frames_skipped, plan.frames_warmup, fps);
   // --json: frames written, skipped and denoised for warm-up; seconds: the whole run's wall time;
   // seconds_steady, frames_per_second and gpu_busy_fraction (the executes' device time / wall time;
-  // 0 without device timestamps, e.g. on the CPU; with several filters their device work may overlap
-  // and the sum exceed 1): after the first frame's set-up (ms_setup); the stages' mean
+  // 0 without device timestamps, e.g. on the CPU; with several filters or devices their device work
+  // may overlap and the sum exceed 1): after the first frame's set-up (ms_setup); the stages' mean
   // ms (read, denoise on the filter thread, write; ms_device of an execute) without the first frame.
+  // `devices`: each device's frames written and warm-up frames, mean ms_device and busy fraction
+  // (as above, over the same steady wall time), and in chunked temporal runs its chunk's frames.
   if (a.json) {
     auto mean = [](double sum, int n) { return n > 0 ? sum / n : 0.0; };
+    std::string names;
+    nlohmann::json device_entries = nlohmann::json::array();
+    for (size_t d = 0; d < devices.size(); ++d) {
+      const DeviceStats& ds = device_stats[d];
+      const int steady_executes = ds.executes - int(ds.setup);
+      nlohmann::json e = {
+          {"device", devices[d]->name()},
+          {"filters", per_device},
+          {"frames", ds.frames},
+          {"frames_warmup", ds.warmup},
+          {"ms_device", steady_executes > 0 ? ds.ms_device_steady / steady_executes : mean(ds.ms_device, ds.executes)},
+          {"gpu_busy_fraction", has_steady ? ds.ms_device_steady / (steady * 1000)
+                                : seconds > 0 ? ds.ms_device / (seconds * 1000) : 0.0}};
+      if (plan.chunks.size() > 1) e["first_frame"] = plan.chunks[d].first, e["last_frame"] = plan.chunks[d].last;
+      device_entries.push_back(std::move(e));
+      names += (d > 0 ? ", " : "") + devices[d]->name();
+    }
     const nlohmann::json j = {
         {"command", "denoise"},
         {"sequence", true},
@@ -691,7 +813,8 @@ void run_denoise_sequence(const DenoiseArgs& a) {
         {"ms_setup", ms_setup},
         {"width", shapes[0].width},
         {"height", shapes[0].height},
-        {"device", device ? device->name() : std::string()},
+        {"device", names},
+        {"devices", device_entries},
         {"network", network},
         {"temporal", a.temporal},
         {"io_threads", io_threads},
@@ -724,7 +847,10 @@ void setup_denoise(CLI::App& app) {
                 "auxiliary images (OIDN's prefiltering; *_calb_cnrm weights with both)");
   cmd->add_option("--input-scale", args->input_scale,
                   "scale applied to the image denoised (default: autoexposure for HDR, else 1)");
-  cmd->add_option("--device", args->device, "cpu, vulkan, vulkan:N or auto")->capture_default_str();
+  cmd->add_option("--device", args->device,
+                  "cpu, vulkan, vulkan:N or auto; --sequence also takes several Vulkan devices: vulkan:all (every "
+                  "GPU) or vulkan:N,M,... (an index twice: two queues on one GPU)")
+      ->capture_default_str();
   cmd->add_option("--precision", args->precision, "fp32, fp16 or auto")->check(CLI::IsMember({"fp32", "fp16", "auto"}));
   cmd->add_option("--kernel", args->kernels,
                   "vulkan conv kernels: auto, direct, tiled or coopmat, then optional LAYER=VARIANT overrides "
@@ -764,12 +890,13 @@ void setup_denoise(CLI::App& app) {
                 "--sequence: denoise every frame; without it a frame whose output exists and validates (reads "
                 "back, the input's size, 3 channels, finite) is skipped");
   cmd->add_option("--warmup", args->warmup,
-                  "--sequence, temporal modes: denoise up to N frames before the first frame of a run (a range "
-                  "start, or after a skipped frame) to build the history; they are not written")
-      ->capture_default_str();
+                  cat("--sequence, temporal modes: denoise up to N frames before the first frame of a run (a range "
+                      "start, after a skipped frame, the chunk of a later --device of a list) to build the history; "
+                      "they are not written (default: 0, and ",
+                      kChunkWarmup, " before a later device's chunk)"));
   cmd->add_option("--filters", args->filters,
-                  "--sequence --temporal none: frames denoised concurrently, each by its own filter, so that one's "
-                  "host copies overlap another's device work (0: 2 on a GPU, 1 on the CPU)")
+                  "--sequence --temporal none: frames denoised concurrently on each device, each by its own filter, "
+                  "so that one's host copies overlap another's device work (0: 2 on a GPU, 1 on the CPU)")
       ->capture_default_str();
   cmd->add_option("--exr-compression", args->exr_compression,
                   "EXR outputs: zip (default), zips, piz, rle or none; zip and zips take a deflate level, zip:1 "

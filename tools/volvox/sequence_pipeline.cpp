@@ -26,9 +26,11 @@ struct Pipeline {
   std::vector<FrameSlot> slots;
   std::vector<FrameSlot*> free_slots;
   std::map<int, FrameSlot*> ready;    // decoded, by job
-  std::deque<FrameSlot*> to_write;    // processed, in job order
+  std::deque<FrameSlot*> to_write;    // processed, in the order the lanes finished them
   int in_write = 0;                   // in to_write or being written
-  int next_read = 0, next_take = 0;  // the next job to read, the next for a lane to take
+  int next_read = 0, taken = 0;       // the next job to read, the jobs lanes took
+  std::vector<std::vector<int>> queue_jobs;  // each queue's jobs, in order
+  std::vector<size_t> next_take;             // per queue: the position of the next job to take
   int active_lanes = 0;
   bool stop_taking = false;           // a lane failed: no lane takes another job
   bool stop_reading = false;          // the lanes ended (done or failed)
@@ -39,8 +41,11 @@ struct Pipeline {
   std::condition_variable changed;
 
   Pipeline(int jobs, const PipelineOptions& options, const PipelineStages& stages)
-      : jobs(jobs), options(options), stages(stages), slots(size_t(options.slots())) {
+      : jobs(jobs), options(options), stages(stages), slots(size_t(options.slots())),
+        queue_jobs(size_t(options.queues)), next_take(size_t(options.queues), 0) {
     for (FrameSlot& slot : slots) free_slots.push_back(&slot);
+    for (int job = 0; job < jobs; ++job)
+      queue_jobs[size_t(options.job_queue.empty() ? 0 : options.job_queue[size_t(job)])].push_back(job);
   }
 
   bool cancelled() const { return options.cancel && options.cancel->load(); }
@@ -65,7 +70,7 @@ struct Pipeline {
         std::unique_lock lock(mutex);
         changed.wait(lock, [&] {
           return stop || stop_reading || next_read >= jobs ||
-                 (!free_slots.empty() && next_read < next_take + options.read_ahead);
+                 (!free_slots.empty() && next_read < taken + options.read_ahead);
         });
         if (stop || stop_reading || next_read >= jobs) return;
         slot = free_slots.back();
@@ -116,24 +121,28 @@ struct Pipeline {
     }
   }
 
-  // A lane: takes the next job in order, processes it, queues its write.
+  // A lane: takes its queue's next job in order, processes it, queues its write.
   void processor(int lane) {
+    const std::vector<int>& queue = queue_jobs[size_t(lane % options.queues)];
+    size_t& next = next_take[size_t(lane % options.queues)];
     for (;;) {
       FrameSlot* slot = nullptr;
       {
         std::unique_lock lock(mutex);
         // The cancel flag is polled: a signal handler cannot notify a condition variable.
         while (!changed.wait_for(lock, std::chrono::milliseconds(options.cancel ? 50 : 1000000), [&] {
-          return stop || stop_taking || next_take >= jobs || ready.count(next_take) > 0 || cancelled();
+          return stop || stop_taking || next >= queue.size() || ready.count(queue[next]) > 0 || cancelled();
         })) {
         }
-        if (cancelled() && !stop && next_take < jobs) {
+        if (cancelled() && !stop && taken < jobs) {
           record(std::make_exception_ptr(Error(ErrorCode::Cancelled, options.cancel_message)));
           stop_taking = true;
         }
-        if (stop || stop_taking || next_take >= jobs) break;
-        slot = ready[next_take];
-        ready.erase(next_take++);
+        if (stop || stop_taking || next >= queue.size()) break;
+        const int job = queue[next++];
+        slot = ready[job];
+        ready.erase(job);
+        ++taken;
       }
       changed.notify_all();  // a reader may read further ahead
       bool write = false;
@@ -180,6 +189,11 @@ void run_pipeline(int jobs, const PipelineOptions& options, const PipelineStages
   if (jobs <= 0) return;
   PipelineOptions checked = options;
   checked.lanes = std::max(1, options.lanes);
+  checked.queues = std::max(1, options.queues);
+  VX_CHECK(checked.lanes >= checked.queues && (options.job_queue.empty() || int(options.job_queue.size()) == jobs),
+           Internal, "run_pipeline: ", checked.lanes, " lanes for ", checked.queues, " queues; ",
+           options.job_queue.size(), " queue numbers for ", jobs, " jobs");
+  for (int q : options.job_queue) VX_CHECK(q >= 0 && q < checked.queues, Internal, "run_pipeline: a job of queue ", q);
   checked.read_ahead = std::max(1, options.read_ahead);
   checked.write_queue = std::max(1, options.write_queue);
   Pipeline p(jobs, checked, stages);

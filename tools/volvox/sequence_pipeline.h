@@ -4,6 +4,11 @@
 // one lane's host copies overlap another's device work), and encoded and written by a pool of writer
 // threads, so that the device does not wait for file decoding or encoding.
 //
+// Several devices in a temporal mode (one history per device, over its own chunk of frames): jobs
+// belong to queues, and each lane takes only its queue's jobs, in job order. Readers still decode
+// in job order, so the caller interleaves the queues' jobs to feed every lane (the read-ahead is
+// shared: a lane that runs far ahead of the others waits for them to take their frames).
+//
 // Memory is bounded by the slots: at most `read_ahead` frames are decoded (or being decoded) and not
 // yet taken by a lane, each lane holds one, and at most `write_queue` processed frames wait for (or
 // are in) a write, so no more than K = read_ahead + lanes + write_queue frames' images exist at once
@@ -19,8 +24,8 @@
 #include <atomic>
 #include <exception>
 #include <functional>
-
 #include <string>
+#include <vector>
 
 #include "formats/image.h"
 
@@ -38,6 +43,10 @@ struct PipelineOptions {
   int readers = 2;      // decoding threads
   int read_ahead = 3;   // frames decoded and not yet taken by a lane
   int lanes = 1;        // processing threads (the calling thread is lane 0)
+  // Empty: one queue, every lane takes every job. Else job j is queue job_queue[j]'s, and lane l
+  // takes only queue l % queues's jobs (lanes >= queues).
+  std::vector<int> job_queue;
+  int queues = 1;
   int writers = 2;      // encoding threads
   int write_queue = 3;  // processed frames waiting for, or in, a write
   // When set and true, no lane takes another frame (the frames processed are still written) and
