@@ -198,7 +198,7 @@ echo "rendered and denoised $frames frames in one process at $((SECONDS - start)
 submit=("$root/tools/slurm/submit_denoise.sh" --frames "0-$((frames - 1))" --chunk "$chunk" --volvox "$volvox"
   --logs "$tmp/logs" --job-name volvox-test -- "${flags[@]}" -o "$tmp/out/%04d.exr")
 dry="$("$root/tools/slurm/submit_denoise.sh" --frames 0-99 --chunk 25 --gpus 2 --dry-run -- --color 'c_%04d.exr' -o 'o_%04d.exr')"
-[[ "$dry" == *"--array=0-3 "* && "$dry" == *"--gres=gpu:2 "* && "$dry" == *"--device vulkan"* ]] ||
+[[ "$dry" == *"--array=0-3 "* && "$dry" == *"--gres=gpu:2 "* && "$dry" == *"--device vulkan:all"* ]] ||
   fail "submit_denoise.sh --gpus 2 --dry-run: $dry"
 dry="$("$root/tools/slurm/submit_denoise.sh" --frames 1-100 --chunk 30 --tasks 1,3 --max-running 2 --dry-run -- -o 'o_%04d.exr')"
 [[ "$dry" == *'--array=1\,3%2 '* && "$dry" != *"--gres"* && "$dry" != *"vulkan"* ]] || fail "submit_denoise.sh --tasks 1,3 --dry-run: $dry"

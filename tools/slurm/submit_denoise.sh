@@ -8,7 +8,8 @@
 #
 #   --frames FIRST-LAST  inclusive frame numbers of the sequence
 #   --chunk C            frames per array task (default 10)
-#   --gpus N             request N GPUs per task (sbatch --gres=gpu:N) and denoise with --device vulkan;
+#   --gpus N             request N GPUs per task (sbatch --gres=gpu:N) and denoise with --device vulkan
+#                        (N > 1: --device vulkan:all, which needs ConstrainDevices=yes, docs/FARM.md);
 #                        without it the tasks run on the CPU (give --device cpu and --threads in the flags)
 #   --tasks LIST         only these array tasks (sbatch --array syntax: 3,17,250-260), e.g. the ones that
 #                        failed; by default all of them, 0..ceil((LAST-FIRST+1)/C)-1
@@ -107,7 +108,7 @@ done
 denoise_flags=("$@")
 if ((gpus > 0)); then
   sbatch_args+=("--gres=gpu:$gpus")
-  denoise_flags+=(--device vulkan)
+  if ((gpus > 1)); then denoise_flags+=(--device vulkan:all); else denoise_flags+=(--device vulkan); fi
 fi
 if ((dry_run == 0)); then
   mkdir -p "$logs"
