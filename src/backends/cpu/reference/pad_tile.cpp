@@ -6,6 +6,7 @@
 
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/kernel_util.h"
+#include "backends/cpu/reference/pad_geometry.h"
 
 namespace vx::cpu::ref {
 namespace {
@@ -27,8 +28,30 @@ void tile_kernel(KernelContext& ctx) {
   strided_copy(x.raw(), 0, view_strides, y.raw(), view_dims, dtype_size(x.dtype()));
 }
 
-// Where padded output coordinate `o` reads along an input axis of extent `d` (begin pad `b`), or
-// -1 for the constant value.
+void pad_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const PadGeometry g = read_pad_geometry(ctx);
+  const int64_t rank = int64_t(x.rank());
+  const size_t elem = dtype_size(x.dtype());
+  Tensor& y = ctx.output(0, x.dtype(), Shape(g.dims));
+  std::vector<int64_t> in_strides = strides_of(x.shape()), out_strides = strides_of(g.dims);
+  std::vector<int64_t> coord(static_cast<size_t>(rank));
+  const char* src = static_cast<const char*>(x.raw());
+  char* dst = static_cast<char*>(y.raw());
+  for (int64_t o = 0; o < y.numel(); ++o) {
+    unravel(o, out_strides, coord);
+    int64_t offset = 0;
+    for (size_t d = 0; d < size_t(rank) && offset >= 0; ++d) {
+      int64_t s = pad_source(coord[d], g.begin[d], x.dim(d), g.mode);
+      offset = s < 0 ? -1 : offset + s * in_strides[d];
+    }
+    std::memcpy(dst + o * int64_t(elem), offset < 0 ? static_cast<const char*>(g.fill.raw()) : src + offset * int64_t(elem),
+                elem);
+  }
+}
+
+}  // namespace
+
 int64_t pad_source(int64_t o, int64_t b, int64_t d, const std::string& mode) {
   int64_t i = o - b;
   if (i >= 0 && i < d) return i;
@@ -42,24 +65,25 @@ int64_t pad_source(int64_t o, int64_t b, int64_t d, const std::string& mode) {
   return i < d ? i : period - i;
 }
 
-void pad_kernel(KernelContext& ctx) {
+PadGeometry read_pad_geometry(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Attributes& attrs = ctx.node().attrs;
-  int64_t rank = int64_t(x.rank());
-  std::string mode = attrs.get_string("mode", "constant");
-  VX_CHECK(mode == "constant" || mode == "reflect" || mode == "edge" || mode == "wrap", Unsupported,
-           node_label(ctx), ": unknown mode '", mode, "'");
-  size_t elem = dtype_size(x.dtype());
+  const int64_t rank = int64_t(x.rank());
+  PadGeometry g;
+  g.mode = attrs.get_string("mode", "constant");
+  VX_CHECK(g.mode == "constant" || g.mode == "reflect" || g.mode == "edge" || g.mode == "wrap", Unsupported,
+           node_label(ctx), ": unknown mode '", g.mode, "'");
+  const size_t elem = dtype_size(x.dtype());
   std::vector<int64_t> pads;
-  Tensor fill(x.dtype(), Shape{});
+  g.fill = Tensor(x.dtype(), Shape{});
   if (ctx.has_input(1)) {  // opset 11+
     pads = read_ints(ctx.input(1));
-    if (ctx.has_input(2) && ctx.input(2).numel() > 0) fill.set(0, ctx.input(2).get(0));
+    if (ctx.has_input(2) && ctx.input(2).numel() > 0) g.fill.set(0, ctx.input(2).get(0));
     if (ctx.has_input(2) && ctx.input(2).numel() > 0 && ctx.input(2).dtype() == x.dtype())
-      std::memcpy(fill.raw(), ctx.input(2).raw(), elem);  // exact, whatever the dtype
+      std::memcpy(g.fill.raw(), ctx.input(2).raw(), elem);  // exact, whatever the dtype
   } else {
     pads = attrs.has("pads") ? attrs.get_ints("pads") : attrs.get_ints("paddings");
-    fill.set(0, attrs.get_float("value", 0.0f));
+    g.fill.set(0, attrs.get_float("value", 0.0f));
   }
   std::vector<int64_t> axes;
   if (ctx.has_input(3)) {  // opset 18
@@ -69,33 +93,18 @@ void pad_kernel(KernelContext& ctx) {
   }
   VX_CHECK(pads.size() == 2 * axes.size(), InvalidArgument, node_label(ctx), ": ", pads.size(), " pads for ",
            axes.size(), " axes");
-  std::vector<int64_t> begin(size_t(rank), 0), dims = x.shape().dims();
+  g.begin.assign(size_t(rank), 0);
+  g.dims = x.shape().dims();
   for (size_t i = 0; i < axes.size(); ++i) {
     size_t a = size_t(axes[i]);
-    begin[a] = pads[i];
-    dims[a] = x.dim(a) + pads[i] + pads[i + axes.size()];
-    VX_CHECK(dims[a] >= 0, InvalidArgument, node_label(ctx), ": pads make axis ", a, " negative");
-    VX_CHECK(mode == "constant" || x.dim(a) > 0 || dims[a] == 0, InvalidArgument, node_label(ctx),
-             ": cannot pad an empty axis in mode ", mode);
+    g.begin[a] = pads[i];
+    g.dims[a] = x.dim(a) + pads[i] + pads[i + axes.size()];
+    VX_CHECK(g.dims[a] >= 0, InvalidArgument, node_label(ctx), ": pads make axis ", a, " negative");
+    VX_CHECK(g.mode == "constant" || x.dim(a) > 0 || g.dims[a] == 0, InvalidArgument, node_label(ctx),
+             ": cannot pad an empty axis in mode ", g.mode);
   }
-  Tensor& y = ctx.output(0, x.dtype(), Shape(dims));
-  std::vector<int64_t> in_strides = strides_of(x.shape()), out_strides = strides_of(dims);
-  std::vector<int64_t> coord(static_cast<size_t>(rank));
-  const char* src = static_cast<const char*>(x.raw());
-  char* dst = static_cast<char*>(y.raw());
-  for (int64_t o = 0; o < y.numel(); ++o) {
-    unravel(o, out_strides, coord);
-    int64_t offset = 0;
-    for (size_t d = 0; d < size_t(rank) && offset >= 0; ++d) {
-      int64_t s = pad_source(coord[d], begin[d], x.dim(d), mode);
-      offset = s < 0 ? -1 : offset + s * in_strides[d];
-    }
-    std::memcpy(dst + o * int64_t(elem), offset < 0 ? static_cast<const char*>(fill.raw()) : src + offset * int64_t(elem),
-                elem);
-  }
+  return g;
 }
-
-}  // namespace
 
 VX_REGISTER_CPU_KERNEL(tile, {"Tile", "reference", 0, nullptr, tile_kernel});
 VX_REGISTER_CPU_KERNEL(pad, {"Pad", "reference", 0, nullptr, pad_kernel});
