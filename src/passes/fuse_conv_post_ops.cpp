@@ -87,7 +87,7 @@ void append(std::vector<PostOp>& ops, const PostOp& step) {
 
 }  // namespace
 
-Graph fuse_conv_post_ops(Graph graph) {
+Graph fuse_conv_post_ops(Graph graph, size_t max_steps) {
   Index ix(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& conv = graph.nodes[i];
@@ -104,7 +104,10 @@ Graph fuse_conv_post_ops(Graph graph) {
       if (ix.taken[size_t(reader)]) break;
       const std::optional<std::vector<PostOp>> steps = steps_of(graph, graph.nodes[size_t(reader)], y, rank);
       if (!steps) break;
-      for (const PostOp& step : *steps) append(ops, step);
+      std::vector<PostOp> longer = ops;
+      for (const PostOp& step : *steps) append(longer, step);
+      if (longer.size() > max_steps) break;
+      ops = std::move(longer);
       ix.taken[size_t(reader)] = true;
       y = graph.nodes[size_t(reader)].outputs[0];
     }

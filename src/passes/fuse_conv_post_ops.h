@@ -3,13 +3,17 @@
 // LeakyRelu, Clip with constant bounds, HardSigmoid, HardSwish, Sigmoid, Tanh, and Mul / Div / Add /
 // Sub by a one-element f32 constant — move into the conv's post_ops, consecutive scale-and-shifts
 // merged into one. Convolutions with a fused 2x2 pool are left alone (the steps would run before
-// the pool). The CPU path's pass: oneDNN runs the steps inside the convolution; the Vulkan conv
-// kernels have no post-ops and would decline the node.
+// the pool). oneDNN runs the steps inside the convolution on the CPU, the conv kernels' epilogue
+// on Vulkan (shaders/post_ops.glsl, at most four steps).
 #pragma once
+#include <cstddef>
+#include <limits>
+
 #include "core/graph.h"
 
 namespace vx {
 
-Graph fuse_conv_post_ops(Graph graph);
+// `max_steps`: the most post-ops one node may get (a chain stops growing before it passes them).
+Graph fuse_conv_post_ops(Graph graph, size_t max_steps = std::numeric_limits<size_t>::max());
 
 }  // namespace vx

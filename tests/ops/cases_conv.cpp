@@ -220,7 +220,8 @@ VX_OP_CASES(conv) {
                 .sweep("relu", {int64_t(0), int64_t(1)})
                 .expect_variant(Backend::cpu, "onednn"));
   // Post-ops (ops/post_ops.h, fuse_conv_post_ops): every step, after the ReLU and after a
-  // residual. A CPU fusion: the Vulkan conv kernels decline post-ops.
+  // residual (a CPU fusion: Vulkan has no vx.FusedConvResidual). On Vulkan in the epilogue of the
+  // GEMM (here), of the direct kernel and of a split-K GEMM's reduce pass (post_ops_kernels).
   struct PostOpChain {
     const char* name;
     std::vector<std::string> ops;
@@ -242,9 +243,25 @@ VX_OP_CASES(conv) {
                 .attr("kernel_shape", std::vector<int64_t>{3, 3})
                 .attr("pads", pads4(1))
                 .sweep("relu", {int64_t(0), int64_t(1)})
-                .variants(std::move(chains))
+                .variants(chains)
                 .expect_variant(Backend::cpu, "onednn")
-                .may_fall_back(kVulkan));
+                .expect_variant(Backend::vulkan_f32, "gemm_"));
+  cases.add(OpCase(kFusedConv, "post_ops_kernels")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .variants({{"depthwise_direct",
+                            [](OpCase& v) {
+                              v.in(f32({1, 6, 9, 7})).in(f32({6, 1, 3, 3}, -0.3f, 0.3f).constant()).in(f32({6}).constant())
+                                  .attr("kernel_shape", std::vector<int64_t>{3, 3}).attr("pads", pads4(1))
+                                  .attr("group", int64_t(6)).expect_variant(Backend::vulkan_f32, "direct");
+                            }},
+                           {"pointwise_split_k",
+                            [](OpCase& v) {
+                              v.in(f32({1, 300, 3, 5})).in(f32({7, 300, 1, 1}, -0.1f, 0.1f).constant())
+                                  .in(f32({7}).constant()).attr("kernel_shape", std::vector<int64_t>{1, 1})
+                                  .expect_variant(Backend::vulkan_f32, "gemm1x1_tiled_splitk");
+                            }}})
+                .variants(std::move(chains)));
   cases.add(OpCase(kFusedConvResidual, "post_ops")
                 .tol_f32(kConvF32)
                 .tol_f16(kConvF16)

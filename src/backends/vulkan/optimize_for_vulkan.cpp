@@ -1,5 +1,6 @@
 #include "backends/vulkan/optimize_for_vulkan.h"
 
+#include "backends/vulkan/kernels/gemm_plan.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "ops/fused_ops.h"
 #include "passes/fold_attention_transposes.h"
@@ -7,6 +8,7 @@
 #include "passes/fold_conv_affine.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
+#include "passes/fuse_conv_post_ops.h"
 #include "passes/fuse_conv_relu_pool.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
@@ -32,6 +34,10 @@ void optimize_for_vulkan(Graph& graph) {
   // cooperative-matrix kernels (vulkan_backend.cpp, choose_engine).
   g = fuse_upsample_concat_conv(std::move(g));
   g = fuse_conv_relu_pool(std::move(g));
+  // The elementwise chain after a convolution (HardSwish, HardSigmoid, a scalar scale and shift,
+  // ...) into its epilogue (shaders/post_ops.glsl): MobileNet-style networks run one dispatch a
+  // layer instead of two to four.
+  g = fuse_conv_post_ops(std::move(g), kMaxPostOps);
   // The transformer fusions, in the CPU path's order (optimize_onnx.cpp): each fused op has a
   // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.
   g = fuse_gelu(std::move(g));       // before the MatMul fusion, which takes vx.Gelu as its activation

@@ -1,5 +1,6 @@
 // Conv (1-D to 3-D, groups incl. depthwise, strides, dilations, pads, auto_pad, bias),
-// vx.FusedConv (Conv + ReLU (+ 2x2 max pool) as the fusion passes produce it; upsample_concat
+// vx.FusedConv (Conv + ReLU (+ 2x2 max pool) (+ post-ops, ops/post_ops.h, in the epilogue of either
+// kernel) as the fusion passes produce it; upsample_concat
 // builds concat(upsample2x(A), B) in a scratch buffer first, shaders/upsample_concat.comp) and
 // ConvTranspose. (Whole networks of 3x3 vx.FusedConv layers run on the denoiser's executable and
 // its cooperative-matrix kernels instead: vulkan_backend.cpp.)
@@ -42,9 +43,9 @@ struct ConvOperands {
   size_t w = 1;
 };
 
-// Y = conv(X, W) + B (+ ReLU) into `y`.
+// Y = post_ops(conv(X, W) + B (+ ReLU)) into `y`.
 std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, Binding y, bool relu, DeviceType storage,
-                     WindowGeometry* geometry) {
+                     WindowGeometry* geometry, const std::vector<PostOp>& post_ops = {}) {
   float_storage(info, ops.w);
   const Shape& xs = ops.x_shape;
   const Shape& ws = info.inputs[ops.w].shape;
@@ -88,6 +89,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
     d.spec_constants.insert(d.spec_constants.end(), ws3.begin(), ws3.end());
     d.spec_constants.push_back(has_bias ? 1 : 0);
     d.spec_constants.push_back(relu ? 1 : 0);
+    add_post_op_constants(d.spec_constants, 22, post_ops);  // shaders/conv_nchw.comp: POST_OPS_ID0
     d.bindings = {ops.x, wb, bb, y};
     const int64_t total = batch * outputs * out_size;
     struct {
@@ -126,6 +128,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   d.scn = 0;
   d.c_z0 = mg;
   d.act = relu ? GemmActivation::relu : GemmActivation::none;
+  d.post_ops = post_ops;
   d.a = wb;
   d.b = ops.x;
   d.c = bb;
@@ -171,8 +174,15 @@ ConvOperands add_upsample_concat(OpPlan& plan, const OpInfo& info, DeviceType st
 OpPlan plan_fused_conv(const OpInfo& info) {
   const DeviceType storage = float_storage(info, 0);
   const Attributes& attrs = info.node.attrs;
-  if (attrs.has("post_ops") && !attrs.get_strings("post_ops").empty()) decline(info, "post-ops (the CPU path's fusion)");
+  std::vector<PostOp> post_ops;
+  try {
+    post_ops = read_post_ops(attrs, label(info));
+  } catch (const Error& e) {
+    decline(info, e.what());
+  }
+  if (post_ops.size() > kMaxPostOps) decline(info, post_ops.size(), " post-ops (the kernels take ", kMaxPostOps, ")");
   const bool relu = attrs.get_int("relu", 0) != 0, pool = attrs.get_int("pool", 0) != 0;
+  if (pool && !post_ops.empty()) decline(info, "post-ops with a fused pool");
   OpPlan plan;
   const ConvOperands ops = attrs.get_int("upsample_concat", 0) != 0 ? add_upsample_concat(plan, info, storage)
                                                                    : ConvOperands{info.inputs[0].shape};
@@ -180,7 +190,8 @@ OpPlan plan_fused_conv(const OpInfo& info) {
   WindowGeometry g;
   std::vector<int64_t> conv_out;
   if (!pool) {
-    plan.variant = prefix + add_conv(plan, info, ops, Binding::out(0), relu, storage, &g);
+    plan.variant = prefix + add_conv(plan, info, ops, Binding::out(0), relu, storage, &g, post_ops);
+    if (!post_ops.empty()) plan.variant += cat("+post", post_ops.size());
     conv_out = {ops.x_shape[0], info.inputs[ops.w].shape[0]};
     conv_out.insert(conv_out.end(), g.output.begin(), g.output.end());
     check_output(info, conv_out, info.outputs[0].shape);

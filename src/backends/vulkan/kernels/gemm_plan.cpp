@@ -1,6 +1,7 @@
 #include "backends/vulkan/kernels/gemm_plan.h"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -115,8 +116,20 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   return m >= 1024 && simt == GemmKernel::simt ? simt : GemmKernel::tiled;
 }
 
+void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::vector<PostOp>& ops) {
+  if (ops.empty()) return;
+  if (ops.size() > kMaxPostOps) fail(ErrorCode::Internal, cat(ops.size(), " post-ops for a shader that takes ", kMaxPostOps));
+  if (spec.size() != first)
+    fail(ErrorCode::Internal, cat("post-op constants from id ", first, " after ", spec.size(), " constants"));
+  spec.push_back(int32_t(ops.size()));
+  for (size_t i = 0; i < kMaxPostOps; ++i) spec.push_back(i < ops.size() ? int32_t(ops[i].kind) : 0);
+  for (size_t i = 0; i < kMaxPostOps; ++i) spec.push_back(i < ops.size() ? std::bit_cast<int32_t>(ops[i].alpha) : 0);
+  for (size_t i = 0; i < kMaxPostOps; ++i) spec.push_back(i < ops.size() ? std::bit_cast<int32_t>(ops[i].beta) : 0);
+}
+
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage) {
   if (d.m <= 0 || d.n <= 0) decline(info, "empty product");
+  if (d.post_ops.size() > kMaxPostOps) decline(info, d.post_ops.size(), " post-ops (the GEMM takes ", kMaxPostOps, ")");
   const int64_t vec = storage == DeviceType::f16 ? 8 : 4;  // elements per 16 bytes
   auto aligned = [&](std::initializer_list<int64_t> values) {
     for (int64_t v : values)
@@ -156,6 +169,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   spec.push_back(window.out[2]);
   spec.push_back(a_vec ? 1 : 0);
   spec.push_back(b_vec ? 1 : 0);
+  add_post_op_constants(spec, 22, d.post_ops);  // shaders/gemm_io.glsl: POST_OPS_ID0
   // Batches per dispatch: whole z0 rows, as many z1 as fit the workgroup-count limit.
   const int64_t z1_per_dispatch = std::max<int64_t>(1, kMaxGroups / d.z0_count);
   const int64_t batches = d.z1_count * d.z0_count;
@@ -220,7 +234,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     plan.dispatches.push_back(dispatch);
     if (splits > 1) {
       dispatch.shader = shader_variant("gemm_reduce", {storage});
-      dispatch.spec_constants = {};
+      // The reduce runs the epilogue: it needs the post-ops (and then takes the GEMM's constants).
+      if (d.post_ops.empty()) dispatch.spec_constants = {};
       dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n), 256);
       plan.dispatches.push_back(std::move(dispatch));
     }

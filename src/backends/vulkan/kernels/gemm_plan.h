@@ -6,8 +6,11 @@
 #pragma once
 #include <string>
 
+#include <vector>
+
 #include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/window3.h"
+#include "ops/post_ops.h"
 
 namespace vx::vk {
 
@@ -36,7 +39,14 @@ struct GemmDesc {
   // scaled by the fp32 `scale` [N] in the epilogue: weight-only int8 (vx.MatMulInt8W).
   bool b_int8 = false;
   Binding scale;
+  // vx.FusedConv's post-ops, after the activation (shaders/post_ops.glsl: at most kMaxPostOps).
+  std::vector<PostOp> post_ops;
 };
+
+constexpr size_t kMaxPostOps = 4;
+// The specialization constants of shaders/post_ops.glsl (count, kinds, alphas, betas as bits),
+// appended to a shader's `first` constants (ids 0 .. first - 1); nothing without post-ops.
+void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::vector<PostOp>& ops);
 
 // The GEMM kernels:
 //   tiled      gemm.{f32,f16}: 64 x 64 tiles, 4 x 4 outputs per thread, any precision and device;

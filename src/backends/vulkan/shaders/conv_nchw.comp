@@ -6,7 +6,7 @@
 // with few input channels per group, where a GEMM's K would be tiny. Any groups, strides,
 // dilations and pads; 1-D to 3-D. fp32 accumulation.
 //   binding 0: X [N, C, IZ, IY, IX]; 1: W [M, CG, KZ, KY, KX]; 2: bias [M] (when HAS_BIAS);
-//   binding 3: Y [N, M, OZ, OY, OX].
+//   binding 3: Y [N, M, OZ, OY, OX]. Then ReLU and the post-ops (post_ops.glsl).
 #include "element_types.glsl"
 #include "linear_index.glsl"
 layout(constant_id = 0) const int CG = 1;  // input channels per group
@@ -15,6 +15,8 @@ layout(constant_id = 20) const int HAS_BIAS = 0;
 layout(constant_id = 21) const int RELU = 0;
 #define WINDOW_ID0 2
 #include "window_geometry.glsl"
+#define POST_OPS_ID0 22
+#include "post_ops.glsl"
 
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 layout(push_constant) uniform Params {
@@ -53,5 +55,5 @@ void main() {
     }
   }
   if (RELU != 0) acc = max(acc, 0.0);
-  y_data[idx] = elem_t(acc);
+  y_data[idx] = elem_t(apply_post_ops(acc));
 }

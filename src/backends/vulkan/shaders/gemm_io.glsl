@@ -14,7 +14,7 @@
 // B_MODE 2: B holds int8 values (weight-only quantization, vx.MatMulInt8W), packed 4 per 32-bit
 // word, read through B's strides in bytes; their per-column scales apply in the epilogue.
 // Epilogue (every kernel, or gemm_reduce after split K):
-//   Y = act(alpha * acc * scale[n] + bias[n] + beta * C(m, n))
+//   Y = post_ops(act(alpha * acc * scale[n] + bias[n] + beta * C(m, n)))  (post_ops.glsl)
 // flags: 1 = add beta * C (Gemm's C, or a residual), 4 = add bias (per column n), bits 3..4 = act
 // (0 none, 1 ReLU, 2 GELU with erf, 3 GELU with the tanh approximation), 32 = multiply by the
 // fp32 scale[n] (int8 weights).
@@ -49,6 +49,8 @@ layout(constant_id = 19) const int OX = 1;
 // row start and N are multiples of VEC. Tiles then stage whole vectors (never straddling K / N).
 layout(constant_id = 20) const int A_VEC = 0;
 layout(constant_id = 21) const int B_VEC = 0;
+#define POST_OPS_ID0 22  // ids 22 .. 34: vx.FusedConv's post-ops, after the activation
+#include "post_ops.glsl"
 #if TX == 1
 #define VEC 8
 #else
@@ -170,7 +172,7 @@ void store_y(BatchOffsets off, int m, int n, float acc) {
   if ((p.flags & 32) != 0) v *= scale_data[n];
   if ((p.flags & 4) != 0) v += float(bias_data[n]);
   if ((p.flags & 1) != 0) v += p.beta * float(c_data[off.c + m * p.scm + n * p.scn]);
-  v = gemm_activation(v, (p.flags >> 3) & 3);
+  v = apply_post_ops(gemm_activation(v, (p.flags >> 3) & 3));
   y_data[off.o + m * p.N + n] = elem_t(v);
 }
 
