@@ -137,6 +137,7 @@ std::string attribute_str(const Attribute& value) {
     std::string operator()(float v) const { return cat(v); }
     std::string operator()(const std::string& v) const { return v; }
     std::string operator()(const Tensor& v) const { return cat("tensor ", v.shape().str()); }
+    std::string operator()(const GraphAttribute&) const { return "graph"; }
     std::string operator()(const std::vector<int64_t>& v) const { return Shape(v).str(); }
     std::string operator()(const std::vector<float>& v) const {
       std::string s = "[";
