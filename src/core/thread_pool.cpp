@@ -1,9 +1,7 @@
 #include "core/thread_pool.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
-#include <strings.h>
 #include <system_error>
 
 #include "core/error.h"
@@ -12,34 +10,13 @@ namespace vx {
 
 namespace {
 thread_local bool t_inside_pool = false;
-
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#else
-  std::this_thread::yield();
-#endif
-}
-
-// The spin count libgomp uses for oneDNN's threads in this process (see thread_pool.h).
-int64_t openmp_spin_count() {
-  if (const char* policy = std::getenv("OMP_WAIT_POLICY"); policy != nullptr && strcasecmp(policy, "passive") == 0)
-    return 0;
-  if (const char* count = std::getenv("GOMP_SPINCOUNT")) {
-    char* end = nullptr;
-    const long long n = std::strtoll(count, &end, 10);
-    if (end != count && n >= 0) return std::min<int64_t>(n, 300000000);
-  }
-  return 300000;
-}
-
 std::unique_ptr<ThreadPool>& global_pool() {
   static std::unique_ptr<ThreadPool> pool;
   return pool;
 }
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) : spin_count_(openmp_spin_count()) {
+ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = int(std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(kMaxThreads)));
   VX_CHECK(threads <= kMaxThreads, InvalidArgument, "a thread pool of ", threads, " threads is more than the limit of ",
            kMaxThreads);
@@ -62,7 +39,6 @@ void ThreadPool::stop_workers() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
-    posted_.fetch_add(1, std::memory_order_release);  // ends a spin at once
   }
   wake_.notify_all();
   for (auto& w : workers_) w.join();
@@ -95,13 +71,6 @@ bool ThreadPool::run_one_chunk() {
 void ThreadPool::worker_loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    if (!stopping_ && !(job_ != nullptr && next_ < job_n_) && spin_count_ > 0) {
-      // Poll for the next job before sleeping (thread_pool.h).
-      const uint64_t seen = generation_;
-      lock.unlock();
-      for (int64_t i = 0; i < spin_count_ && posted_.load(std::memory_order_acquire) == seen; ++i) cpu_relax();
-      lock.lock();
-    }
     wake_.wait(lock, [this] { return stopping_ || (job_ != nullptr && next_ < job_n_); });
     if (stopping_) return;
     while (run_one_chunk()) {
@@ -127,7 +96,6 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
   remaining_ = n;
   error_ = nullptr;
   ++generation_;
-  posted_.store(generation_, std::memory_order_release);
   wake_.notify_all();
   while (run_one_chunk()) {
   }

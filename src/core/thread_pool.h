@@ -1,13 +1,6 @@
 // A fixed pool of worker threads with a blocking parallel_for. One global pool serves the CPU
 // backend, the path tracer and image processing; its size is set once (--threads).
-//
-// Idle workers spin as long as oneDNN's OpenMP threads do before they sleep (GOMP_SPINCOUNT, or
-// none with OMP_WAIT_POLICY=passive; libgomp's 300000 otherwise): a model alternates between
-// oneDNN primitives and our kernels every few microseconds, and a worker woken from sleep for each
-// of them costs more than the node on 16 threads (MobileNetV3: 2.7x ONNX Runtime's time with short
-// spins). The same policy for both pools, so that neither spins while the other works for long.
 #pragma once
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -47,8 +40,6 @@ class ThreadPool {
   bool run_one_chunk();
 
   std::vector<std::thread> workers_;
-  const int64_t spin_count_;  // polls of generation_ before an idle worker sleeps
-  std::atomic<uint64_t> posted_{0};  // generation_ as last published, read without the lock
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   bool stopping_ = false;

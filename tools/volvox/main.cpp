@@ -27,8 +27,7 @@ bool other_runnable_tasks() {
 
 int main(int argc, char** argv) {
   // oneDNN's GNU OpenMP threads spin ~300000 times in every barrier and after every region unless
-  // told otherwise, and so do the ThreadPool's workers (core/thread_pool.h). On a machine shared with
-  // other work that makes the CPU backend 10x slower (ResNet-50: median 1.1-3.9 s against 0.1-0.2 s,
+  // told otherwise. On a machine shared with other work that makes the CPU backend 10x slower (ResNet-50: median 1.1-3.9 s against 0.1-0.2 s,
   // 2 threads, load average 8-12); sleeping at once (OMP_WAIT_POLICY=passive) costs a wake-up per
   // parallel region instead, which small models feel (PaddleOCR's classifier: 2.1 ms against 1.15
   // ms with a short spin, 2 threads). On an idle machine the long spin wins, the more the more
