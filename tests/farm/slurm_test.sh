@@ -22,11 +22,13 @@ root="$(cd "$here/../.." && pwd)"
 volvox="${VOLVOX_CLI:-$root/build/release/volvox}"
 weights="${1:-}"
 budget="${SLURM_TEST_BUDGET_S:-150}"
-# Array task 1 (frames 8-15) is the one cancelled halfway. Its chunk must outlast the cancel's way
+# Array task 1 (frames 16-31) is the one cancelled halfway. Its chunk must outlast the cancel's way
 # from scancel through slurmctld and slurmd to the process, plus the frames in flight it still
-# writes on SIGTERM: with 4 frames of 0.2 s a loaded CI machine once finished the chunk first.
-frames=24 chunk=8 victim=1
-width=384 height=256        # about 0.2 s per frame on one CPU thread
+# writes on SIGTERM: with 4 frames of 0.2 s a loaded CI machine once finished the chunk first, and
+# with 8 frames of 0.12-0.19 s (OpenMP's long spin on an idle machine) the signal once arrived
+# after the fifth frame following scancel.
+frames=48 chunk=16 victim=1
+width=384 height=256        # about 0.15-0.2 s per frame on one CPU thread
 
 fail() {
   echo "FAIL: $*" >&2
