@@ -1,5 +1,5 @@
 // Reference kernels for ONNX ops that describe or generate tensors: Shape (with start / end,
-// opset 15), Size, ConstantOfShape, Range, NonZero and the window functions (Hann, Hamming,
+// opset 15), Size, ConstantOfShape, Range, NonZero, MelWeightMatrix and the window functions (Hann, Hamming,
 // Blackman; opset 17).
 #include <algorithm>
 #include <cmath>
@@ -110,8 +110,60 @@ void window_kernel(KernelContext& ctx) {
   }
 }
 
+// MelWeightMatrix (opset 17): [floor(dft_length / 2) + 1, num_mel_bins] triangles of peak 1 on the mel
+// scale mel(f) = 2595 log10(1 + f / 700), with ONNX's reference construction: num_mel_bins + 2 edges
+// spaced (high - low) / (num_mel_bins + 2) apart in mels from the lower edge, each mapped to the
+// spectrogram bin floor((dft_length + 1) f / sample_rate); band i rises from edge i to edge i + 1
+// (a single 1 when they coincide) and falls to edge i + 2.
+void mel_weight_matrix_kernel(KernelContext& ctx) {
+  auto scalar_int = [&](size_t i, const char* what) {
+    const std::vector<int64_t> v = int_values(ctx.input(i), ctx, what);
+    VX_CHECK(v.size() == 1, InvalidArgument, node_label(ctx), ": ", what, " must be a scalar");
+    return v[0];
+  };
+  const int64_t bands = scalar_int(0, "num_mel_bins"), dft_length = scalar_int(1, "dft_length"),
+                sample_rate = scalar_int(2, "sample_rate");
+  VX_CHECK(bands > 0 && bands <= (1 << 16) && dft_length > 0 && dft_length <= (int64_t(1) << 24) && sample_rate > 0,
+           InvalidArgument, node_label(ctx), ": num_mel_bins ", bands, ", dft_length ", dft_length, " and sample_rate ",
+           sample_rate, " must be positive (and at most 65536 bands, 2^24 DFT points)");
+  VX_CHECK(ctx.input(3).numel() == 1 && ctx.input(4).numel() == 1, InvalidArgument, node_label(ctx),
+           ": the edges must be scalars");
+  const double low = ctx.input(3).get(0), high = ctx.input(4).get(0);
+  VX_CHECK(low >= 0 && high >= low && std::isfinite(high), InvalidArgument, node_label(ctx), ": edges ", low, " and ",
+           high, " Hz must satisfy 0 <= lower <= upper");
+  const int64_t out_type = ctx.node().attrs.get_int("output_datatype", 1);
+  VX_CHECK(out_type == 1 || out_type == 11, Unsupported, node_label(ctx), ": output_datatype ", out_type,
+           " is not supported (float)");
+  const int64_t bins = dft_length / 2 + 1;
+  const double low_mel = 2595.0 * std::log10(1.0 + low / 700.0), high_mel = 2595.0 * std::log10(1.0 + high / 700.0);
+  const double step = (high_mel - low_mel) / double(bands + 2);
+  std::vector<int64_t> edge(size_t(bands + 2));
+  for (int64_t i = 0; i < bands + 2; ++i) {
+    const double hz = 700.0 * (std::pow(10.0, (double(i) * step + low_mel) / 2595.0) - 1.0);
+    edge[size_t(i)] = int64_t(std::floor(double(dft_length + 1) * hz / double(sample_rate)));
+  }
+  Tensor& y = ctx.output(0, DType::f32, Shape{bins, bands});
+  float* out = y.data<float>();
+  std::fill_n(out, y.numel(), 0.0f);
+  auto put = [&](int64_t bin, int64_t band, double v) {
+    VX_CHECK(bin >= 0 && bin < bins, InvalidArgument, node_label(ctx), ": upper_edge_hertz ", high,
+             " Hz lies above the spectrogram's last bin (sample_rate / 2)");
+    out[bin * bands + band] = float(v);
+  };
+  for (int64_t i = 0; i < bands; ++i) {
+    const int64_t left = edge[size_t(i)], center = edge[size_t(i + 1)], right = edge[size_t(i + 2)];
+    if (center == left) {
+      put(center, i, 1.0);
+    } else {
+      for (int64_t j = left; j <= center; ++j) put(j, i, double(j - left) / double(center - left));
+    }
+    for (int64_t j = center; j < right; ++j) put(j, i, double(right - j) / double(right - center));
+  }
+}
+
 }  // namespace
 
+VX_REGISTER_CPU_KERNEL(mel_weight_matrix, {"MelWeightMatrix", "reference", 0, nullptr, mel_weight_matrix_kernel});
 VX_REGISTER_CPU_KERNEL(hann_window, {"HannWindow", "reference", 0, nullptr, window_kernel<Window::hann>});
 VX_REGISTER_CPU_KERNEL(hamming_window, {"HammingWindow", "reference", 0, nullptr, window_kernel<Window::hamming>});
 VX_REGISTER_CPU_KERNEL(blackman_window, {"BlackmanWindow", "reference", 0, nullptr, window_kernel<Window::blackman>});
