@@ -16,8 +16,11 @@ std::vector<Tensor> BodyRunner::run(const std::vector<Tensor>& inputs) {
   VX_CHECK(inputs.size() == body_->inputs.size(), InvalidArgument, owner_, ": its body takes ", body_->inputs.size(),
            " inputs, not ", inputs.size());
   std::vector<DType> dtypes;
-  for (const Tensor& t : inputs) dtypes.push_back(t.dtype());
+  std::vector<Shape> shapes;
+  for (const Tensor& t : inputs) dtypes.push_back(t.dtype()), shapes.push_back(t.shape());
   std::lock_guard<std::mutex> lock(mutex_);
+  if (executable_ && dtypes == dtypes_ && shapes == shapes_) return executable_->run(inputs);
+  executable_ = nullptr;
   if (!runner_ || dtypes != dtypes_) {
     Graph g = *body_;
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -31,7 +34,9 @@ std::vector<Tensor> BodyRunner::run(const std::vector<Tensor>& inputs) {
     runner_ = std::make_unique<ModelRunner>(std::move(g));
     dtypes_ = std::move(dtypes);
   }
-  return runner_->run(inputs);
+  std::vector<Tensor> outputs = runner_->run(inputs);
+  if (runner_->last_run_planned()) executable_ = runner_->last_executable(), shapes_ = std::move(shapes);
+  return outputs;
 }
 
 void copy_to_output(cpu::KernelContext& ctx, size_t i, const Tensor& t) {

@@ -36,6 +36,10 @@ class BodyRunner {
   // a new one.
   std::vector<DType> dtypes_;
   std::unique_ptr<ModelRunner> runner_;
+  // The last planned run's executable and input shapes: a run with the same shapes (every step of a
+  // Loop, every call of a streaming model) goes to it directly, past the runner's plan lookup.
+  std::shared_ptr<runtime::ScheduledExecutable> executable_;
+  std::vector<Shape> shapes_;
 };
 
 // Writes `t` into the kernel's output i (a copy: the output may be arena memory).
