@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "backends/cpu/reference/reference_ops.h"
 #include "core/error.h"
 
 namespace vx {
@@ -40,23 +41,21 @@ Tensor stack_along(const std::vector<Tensor>& parts, size_t axis, bool reverse, 
   const Tensor& first = parts[0];
   VX_CHECK(axis <= first.rank(), InvalidArgument, what, ": axis ", axis, " for values of rank ", first.rank());
   std::vector<int64_t> dims(first.shape().begin(), first.shape().end());
-  const int64_t length = int64_t(parts.size());
-  dims.insert(dims.begin() + std::ptrdiff_t(axis), length);
-  Tensor out(first.dtype(), Shape(dims));
-  int64_t outer;
-  size_t inner;
-  split_at(out.shape(), axis, dtype_size(first.dtype()), outer, inner);
-  auto* dst = static_cast<uint8_t*>(out.raw());
-  for (int64_t i = 0; i < length; ++i) {
-    const Tensor& p = parts[size_t(i)];
+  dims.insert(dims.begin() + std::ptrdiff_t(axis), 1);
+  // Each part with an axis of extent 1 inserted, concatenated along it (in reverse for `reverse`).
+  std::vector<Tensor> views;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Tensor& p = parts[reverse ? parts.size() - 1 - i : i];
     VX_CHECK(p.dtype() == first.dtype() && p.shape() == first.shape(), InvalidArgument, what, " is ",
-             dtype_name(p.dtype()), " ", p.shape().str(), " in iteration ", i, " but ", dtype_name(first.dtype()), " ",
-             first.shape().str(), " in the first");
-    const int64_t at = reverse ? length - 1 - i : i;
-    const auto* src = static_cast<const uint8_t*>(p.raw());
-    for (int64_t o = 0; o < outer && inner > 0; ++o)
-      std::memcpy(dst + size_t(o * length + at) * inner, src + size_t(o) * inner, inner);
+             dtype_name(p.dtype()), " ", p.shape().str(), " in iteration ", reverse ? parts.size() - 1 - i : i, " but ",
+             dtype_name(first.dtype()), " ", first.shape().str(), " in the first");
+    views.push_back(p.reshaped(Shape(dims)));
   }
+  std::vector<const Tensor*> inputs;
+  for (const Tensor& v : views) inputs.push_back(&v);
+  dims[axis] = int64_t(parts.size());
+  Tensor out(first.dtype(), Shape(dims));
+  cpu::ref::concat(inputs, int64_t(axis), out);
   return out;
 }
 

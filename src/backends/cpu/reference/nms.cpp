@@ -61,6 +61,7 @@ class KeptBoxes {
     y1_.push_back(b.y1), x1_.push_back(b.x1), y2_.push_back(b.y2), x2_.push_back(b.x2);
     area_.push_back((b.y2 - b.y1) * (b.x2 - b.x1));
     index.push_back(i);
+    all_.push_back(uint32_t(k));
     size_t first, last;
     if (rows_of(b, first, last) && last - first < kMaxRowsPerBox) {
       for (size_t r = first; r <= last; ++r) rows_[r].push_back(uint32_t(k));
@@ -72,7 +73,7 @@ class KeptBoxes {
   // Whether a kept box overlaps `b` by an IoU above the threshold (ties: not suppressed).
   bool suppress(const Box& b) const {
     size_t first, last;
-    if (!rows_of(b, first, last)) return suppress_any(b, all_kept());
+    if (!rows_of(b, first, last)) return suppress_any(b, all_);
     for (size_t r = first; r <= last; ++r)
       if (suppress_any(b, rows_[r])) return true;
     return suppress_any(b, wide_);
@@ -91,12 +92,6 @@ class KeptBoxes {
     first = size_t(std::clamp(std::floor((b.y1 - y0_) / row_height_), 0.0, top));
     last = size_t(std::clamp(std::floor((b.y2 - y0_) / row_height_), 0.0, top));
     return true;
-  }
-
-  std::vector<uint32_t> all_kept() const {
-    std::vector<uint32_t> all(index.size());
-    for (size_t k = 0; k < all.size(); ++k) all[k] = uint32_t(k);
-    return all;
   }
 
   bool suppress_any(const Box& b, const std::vector<uint32_t>& kept) const {
@@ -124,6 +119,7 @@ class KeptBoxes {
   double y0_ = 0, row_height_ = 1;
   std::vector<std::vector<uint32_t>> rows_;  // per row: the kept boxes touching it
   std::vector<uint32_t> wide_;                // kept boxes tested by every candidate
+  std::vector<uint32_t> all_;                 // every kept box: 0, 1, ... (candidates off the grid)
   std::vector<double> y1_, x1_, y2_, x2_, area_;
 };
 
