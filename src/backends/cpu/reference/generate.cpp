@@ -135,6 +135,10 @@ void mel_weight_matrix_kernel(KernelContext& ctx) {
   VX_CHECK(out_type == 1 || out_type == 11, Unsupported, node_label(ctx), ": output_datatype ", out_type,
            " is not supported (float)");
   const int64_t bins = dft_length / 2 + 1;
+  // A bound on what a model's inputs make us allocate: 2^28 weights (1 GiB), far above any real
+  // filterbank (Whisper's: 201 x 80).
+  VX_CHECK(bins * bands <= (int64_t(1) << 28), InvalidArgument, node_label(ctx), ": a ", bins, " x ", bands,
+           " matrix is more than 2^28 weights");
   const double low_mel = 2595.0 * std::log10(1.0 + low / 700.0), high_mel = 2595.0 * std::log10(1.0 + high / 700.0);
   const double step = (high_mel - low_mel) / double(bands + 2);
   std::vector<int64_t> edge(size_t(bands + 2));
