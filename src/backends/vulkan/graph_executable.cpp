@@ -305,16 +305,7 @@ void VulkanGraphExecutable::build(const Graph& graph) {
     Step step;
     step.pipeline = pipeline.get();
     step.set = layout_->allocate_set(descriptor_pool_);
-    VkWriteDescriptorSet writes[kKernelBindings];
-    for (uint32_t k = 0; k < kKernelBindings; ++k) {
-      writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      writes[k].dstSet = step.set;
-      writes[k].dstBinding = k;
-      writes[k].descriptorCount = 1;
-      writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[k].pBufferInfo = &infos[k];
-    }
-    vkUpdateDescriptorSets(ctx_.device(), kKernelBindings, writes, 0, nullptr);
+    KernelLayout::write_set(ctx_.device(), step.set, infos);
     return step;
   };
   for (size_t i = 0; i < layers_.size(); ++i) {

@@ -272,7 +272,6 @@ void SegmentExecutable::create_gpu_objects() {
       gd.groups = d.groups;
       gd.set = layout_->allocate_set(descriptor_pool_);
       VkDescriptorBufferInfo infos[kMaxOpBindings];
-      VkWriteDescriptorSet writes[kMaxOpBindings];
       for (uint32_t k = 0; k < kMaxOpBindings; ++k) {
         infos[k] = {dummy_.buffer(), 0, 256};
         if (k < d.bindings.size()) {
@@ -297,14 +296,8 @@ void SegmentExecutable::create_gpu_objects() {
               break;
           }
         }
-        writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        writes[k].dstSet = gd.set;
-        writes[k].dstBinding = k;
-        writes[k].descriptorCount = 1;
-        writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[k].pBufferInfo = &infos[k];
       }
-      vkUpdateDescriptorSets(ctx_.device(), kMaxOpBindings, writes, 0, nullptr);
+      KernelLayout::write_set(ctx_.device(), gd.set, infos);
       step.dispatches.push_back(std::move(gd));
     }
   }
@@ -349,19 +342,11 @@ void SegmentExecutable::write_conversion_set(const Transfer& t, bool upload) {
                                                           : VkDescriptorBufferInfo{staging_.buffer(), t.staging_offset, f32_bytes};
   const VkDescriptorBufferInfo stored = buffer_info(slot);
   VkDescriptorBufferInfo infos[kMaxOpBindings];
-  VkWriteDescriptorSet writes[kMaxOpBindings];
-  for (uint32_t k = 0; k < kMaxOpBindings; ++k) {
+  for (uint32_t k = 0; k < kMaxOpBindings; ++k)
     infos[k] = k == 0   ? (upload ? f32_side : stored)
                : k == 1 ? (upload ? stored : f32_side)
                         : VkDescriptorBufferInfo{dummy_.buffer(), 0, 256};
-    writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[k].dstSet = t.conversion.set;
-    writes[k].dstBinding = k;
-    writes[k].descriptorCount = 1;
-    writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[k].pBufferInfo = &infos[k];
-  }
-  vkUpdateDescriptorSets(ctx_.device(), kMaxOpBindings, writes, 0, nullptr);
+  KernelLayout::write_set(ctx_.device(), t.conversion.set, infos);
 }
 
 void SegmentExecutable::record_dispatch(VkCommandBuffer cmd, const GpuDispatch& d) const {
