@@ -46,7 +46,12 @@ fi
 # 2. OIDN's CMake package: find_package(OpenImageDenoise) and the imported target OpenImageDenoise.
 cmake -S "$here/oidn_consumer" -B "$work/oidn-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/oidn-build" >/dev/null
-"$work/oidn-build/oidn_consumer" $weights
+# It denoises, as a renderer does: that needs weights, given or built in.
+if [[ -n "$weights" || "$builtin" == builtin ]]; then
+  "$work/oidn-build/oidn_consumer" $weights
+else
+  echo "oidn_consumer built against the prefix but not run: no weights (../shared absent, none built in)"
+fi
 if [[ "$builtin" == builtin ]]; then
   (unset VOLVOX_WEIGHTS; XDG_CACHE_HOME="$work/empty-cache" "$work/oidn-build/oidn_consumer")
 fi
