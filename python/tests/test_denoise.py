@@ -159,9 +159,10 @@ def test_progress_reaches_one_and_can_cancel(crop):
 
 
 def test_another_thread_cancels_and_the_gil_is_released(crop):
-    """While execute() runs, other Python threads run (the counter moves between progress calls);
-    one of them cancels the run through an Event the callback reads."""
+    """While execute() runs, other Python threads run (the counter moves between the first and the
+    last progress call); one of them cancels the run through an Event the callback reads."""
     images, _ = crop
+    big = np.ascontiguousarray(np.tile(images["color"], (4, 4, 1)))  # 256x192: long enough to be watched and cancelled
     counter = {"n": 0, "at_progress": []}
     running = threading.Event()
     stop_counting = threading.Event()
@@ -170,15 +171,18 @@ def test_another_thread_cancels_and_the_gil_is_released(crop):
         while not stop_counting.is_set():
             counter["n"] += 1
 
+    # One engine thread leaves the counter a core on a 2-core machine: with every core busy the
+    # scheduler may not run it between the progress calls of a short run (CI saw that once).
+    one_thread = volvox.Device("cpu", num_threads=1)
     counting = threading.Thread(target=count)
     counting.start()
     try:
-        volvox.denoise(images["color"], device="cpu", progress=lambda p: counter["at_progress"].append(counter["n"]))
+        volvox.denoise(big, device=one_thread, progress=lambda p: counter["at_progress"].append(counter["n"]))
     finally:
         stop_counting.set()
         counting.join()
     marks = counter["at_progress"]
-    assert marks[-1] - marks[0] > 100, marks  # the other thread ran while the engine did
+    assert len(marks) > 2 and marks[-1] > marks[0], marks  # the other thread ran while the engine did
 
     cancel = threading.Event()
 
@@ -189,6 +193,5 @@ def test_another_thread_cancels_and_the_gil_is_released(crop):
     canceller = threading.Thread(target=lambda: running.wait(30) and cancel.set())
     canceller.start()
     with pytest.raises(volvox.Cancelled):
-        big = np.tile(images["color"], (4, 4, 1))  # long enough to be cancelled midway
         volvox.denoise(big, device="cpu", progress=on_progress)
     canceller.join()
