@@ -120,25 +120,6 @@ Attributes with_unit_height(const Attributes& attrs) {
 
 constexpr int64_t kWinogradMinPixels = 64 * 64;  // above ResNet's 56x56, below a 1080p U-Net's deepest 120x67
 
-// Whether this CPU's oneDNN has a Winograd convolution (Debian's 2.6: AVX-512 only). Without it the
-// blocked layout is worse than useless: direct convolutions on nChw16c then fall back to oneDNN's
-// reference loop on AVX2 (a 256x192 denoise: 78 s instead of 0.1). Asked once, on a small 3x3 layer.
-bool onednn_has_winograd() {
-  static const bool has = [] {
-    const memory::desc src({1, 16, 16, 16}, memory::data_type::f32, Tag::nChw16c);
-    const memory::desc w({16, 16, 3, 3}, memory::data_type::f32, Tag::any);
-    try {
-      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd,
-                                        src, w, src, {1, 1}, {1, 1}, {1, 1});
-      dnnl::convolution_forward::primitive_desc(d, onednn_attr(), onednn_engine());
-      return true;
-    } catch (const dnnl::error&) {
-      return false;
-    }
-  }();
-  return has;
-}
-
 FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   const std::string what = node.op + " '" + node.name + "'";
   FusedConvShape s;
@@ -458,6 +439,25 @@ bool constant_f32(const Graph& graph, ValueId id) {
 }
 
 }  // namespace
+
+// Without Winograd the blocked layout is worse than useless: direct convolutions on nChw16c fall back
+// to oneDNN's reference loop on AVX2 (a 256x192 denoise: 78 s instead of 0.15). Asked once, on a
+// small 3x3 layer.
+bool onednn_has_winograd() {
+  static const bool has = [] {
+    const memory::desc src({1, 16, 16, 16}, memory::data_type::f32, Tag::nChw16c);
+    const memory::desc w({16, 16, 3, 3}, memory::data_type::f32, Tag::any);
+    try {
+      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd,
+                                        src, w, src, {1, 1}, {1, 1}, {1, 1});
+      dnnl::convolution_forward::primitive_desc(d, onednn_attr(), onednn_engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return has;
+}
 
 Layout onednn_working_layout(const Node& node, const Graph& graph) {
   try {

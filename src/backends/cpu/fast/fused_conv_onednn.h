@@ -14,8 +14,11 @@
 
 namespace vx::cpu::fast {
 
+// Whether this CPU's oneDNN has a Winograd convolution (Debian's oneDNN 2.6: AVX-512 only).
+bool onednn_has_winograd();
 // The layout the convolution of this node reads and writes: nChw16c for Winograd candidates (3x3,
-// stride 1, dilation 1, pad 1, input and output channels dividing by 16), else NHWC. Inputs in
+// stride 1, dilation 1, pad 1, input and output channels dividing by 16, large maps, and a CPU
+// with Winograd), else NHWC. Inputs in
 // another layout are reordered (or packed) into it; outputs wanted in another layout are reordered.
 Layout onednn_working_layout(const Node& node, const Graph& graph);
 // Whether the oneDNN kernel takes this node: 2-D, float32, constant weights and bias; grouped and
