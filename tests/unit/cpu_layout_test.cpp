@@ -176,6 +176,39 @@ TEST(CpuLayout, SqueezeExciteStaysBlockedAfterAWinogradConv) {
   }
 }
 
+// ResNet's stem: conv, then a 3x3 / 2 max pool with pads, then convolutions; also an average
+// pool (count_include_pad both ways) into a residual Add, and a pool that is the graph's output
+// (NCHW, forced back into the conv before it). Odd sizes and 21 channels (no whole vectors).
+TEST(CpuLayout, WindowedPoolsFollowTheConv) {
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    Builder b;
+    const int64_t c = 21;
+    const ValueId x = b.input("x", {2, 3, 23, 19});
+    const ValueId y = conv(b, x, 3, c, 3, true);
+    const char* op = variant == 0 ? "MaxPool" : "AveragePool";
+    Attributes window = with({{"kernel_shape", std::vector<int64_t>{3, 3}},
+                              {"strides", std::vector<int64_t>{2, 2}},
+                              {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+    if (variant == 1) window.set("count_include_pad", int64_t(1));
+    const ValueId pooled = b.node(op, {y}, window);
+    if (variant == 2) {
+      b.g.outputs = {pooled};
+      const auto p = check(b);
+      EXPECT_EQ(p->stored(name(b, y)), Layout::nchw);
+      EXPECT_EQ(p->stored(name(b, pooled)), Layout::nchw);
+      continue;
+    }
+    const ValueId z = conv(b, pooled, c, c, 3, true);
+    const ValueId sum = b.node("Add", {z, pooled});
+    b.g.outputs = {conv(b, sum, c, 8, 1)};
+    const auto p = check(b);
+    EXPECT_EQ(p->stored(name(b, y)), Layout::nhwc);
+    EXPECT_EQ(p->stored(name(b, pooled)), Layout::nhwc);
+    EXPECT_EQ(p->producer(name(b, pooled)).attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1}));
+  }
+}
+
 TEST(CpuLayout, UnaryChainsFollowTheConv) {
   Builder b;
   const ValueId x = b.input("x", {2, 3, 10, 9});

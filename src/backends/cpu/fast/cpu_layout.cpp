@@ -14,8 +14,9 @@ namespace vx::cpu {
 namespace {
 
 // What a step is to the layout decision: a oneDNN convolution, a follower (unary, binary, global
-// pool: their fast kernels), or anything else (reads and writes NCHW only).
-enum class Role { other, conv, unary, binary, pool };
+// pool: their fast kernels; window: oneDNN's MaxPool / AveragePool, whose output is smaller but in
+// its input's layout), or anything else (reads and writes NCHW only).
+enum class Role { other, conv, unary, binary, pool, window };
 
 // The ops of the fast kernels in eltwise_unary.cpp and eltwise_binary.cpp (variant "fast").
 constexpr std::string_view kUnaryOps[] = {"Relu", "LeakyRelu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh",
@@ -60,7 +61,7 @@ class LayoutDecision {
           is_graph_output(g_, ValueId(v)))
         continue;
       const Role r = roles_[size_t(step_of_node[size_t(p)])].role;
-      if (r == Role::conv || r == Role::unary || r == Role::binary) forced_[v] = 0;
+      if (r == Role::conv || r == Role::unary || r == Role::binary || r == Role::window) forced_[v] = 0;
     }
     // Layouts flow forward, NCHW is forced backward; forcing only grows, so this ends.
     for (bool changed = true; changed;) {
@@ -112,6 +113,9 @@ class LayoutDecision {
     const Node& n = g_.nodes[size_t(step.node)];
     if ((n.op == kFusedConv || n.op == kFusedConvResidual) && step.variant == kOneDnnVariant)
       return {Role::conv, data_inputs(n)};
+    if ((n.op == "MaxPool" || n.op == "AveragePool") && step.variant == kOneDnnVariant && n.outputs.size() == 1 &&
+        rank4_f32(n.inputs[0]) && rank4_f32(n.outputs[0]))
+      return {Role::window, {0}};
     if (step.variant != kFastVariant || n.outputs.size() != 1 || n.inputs.empty() || n.outputs[0] == kNoValue)
       return {};
     const ValueId x = n.inputs[0], y = n.outputs[0];
@@ -176,7 +180,8 @@ class LayoutDecision {
     for (size_t s = 0; s < plan_.steps.size(); ++s) {
       const StepRole& r = roles_[s];
       const Node& n = node(s);
-      const bool follower = r.role == Role::unary || r.role == Role::binary || r.role == Role::pool;
+      const bool follower =
+          r.role == Role::unary || r.role == Role::binary || r.role == Role::pool || r.role == Role::window;
       const bool same = follower && consistent(s);
       for (size_t i = 0; i < n.inputs.size(); ++i) {
         const ValueId id = n.inputs[i];
@@ -186,7 +191,8 @@ class LayoutDecision {
         if (!accepted) force_value(id);
       }
       // A follower writes the layout it reads: an NCHW output needs NCHW activations.
-      if ((r.role == Role::unary || r.role == Role::binary) && forced_[size_t(n.outputs[0])])
+      const bool same_layout_out = r.role == Role::unary || r.role == Role::binary || r.role == Role::window;
+      if (same_layout_out && forced_[size_t(n.outputs[0])])
         for (size_t i : r.act) force_value(n.inputs[i]);
     }
     return changed;

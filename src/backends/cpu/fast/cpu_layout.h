@@ -14,8 +14,9 @@
 //     on the raw buffer), the fast binary kernels (eltwise_binary.cpp) where one operand has the
 //     output's full 4-D shape and the other is a scalar or spatially 1x1 ([N,C,1,1], [1,C,1,1],
 //     [C,1,1], ...; indexed per channel in the activation's layout), or both operands have the
-//     full shape and the same layout, and the fast GlobalAveragePool / GlobalMaxPool (global_pool.cpp,
-//     whose [N,C,1,1] output is layout-free, below).
+//     full shape and the same layout, the fast GlobalAveragePool / GlobalMaxPool (global_pool.cpp,
+//     whose [N,C,1,1] output is layout-free, below), and oneDNN's MaxPool / AveragePool
+//     (pool_onednn.cpp: ResNet's max pool between two convolutions).
 // A rank-4 value of spatial extent 1x1 is byte-identical in NCHW, NHWC and (when C divides by 16)
 // nChw16c: it is layout-free, never reordered, and each node reading or writing it names whichever
 // of those layouts suits it.
@@ -23,8 +24,8 @@
 // Decision, a fixpoint: a conv's output wants its working layout, a follower's output its
 // activation input's layout. A value that is a graph output, or that some node reads other than as
 // a conv's data input or a follower's activation input (a reference kernel, a Reshape, a binary
-// op whose two full operands differ in layout, ...), is forced to NCHW; forcing a unary or binary
-// follower's output forces its activation inputs too, back to the convolution, which then writes
+// op whose two full operands differ in layout, ...), is forced to NCHW; forcing a unary, binary or
+// windowed pool follower's output forces its activation inputs too, back to the convolution, which then writes
 // NCHW. So no kernel other than these ever sees another layout. The decision is recorded on the
 // nodes of the plan's own graph copy as attributes only these kernels read (absent: all NCHW):
 //   cpu.layout_inputs   ints: on a conv one per data input; on a follower (only where it works in

@@ -22,15 +22,6 @@ namespace {
 
 using Tag = memory::format_tag;
 
-Tag tag_of(Layout layout) {
-  switch (layout) {
-    case Layout::nchw: return Tag::nchw;
-    case Layout::nhwc: return Tag::nhwc;
-    case Layout::nchw16c: return Tag::nChw16c;
-  }
-  return Tag::nchw;
-}
-
 // Element addressing of an NCHW-shaped activation stored in one of the layouts: the offset of
 // (channel c, pixel p) in image b, and how many channels from c on are contiguous.
 struct LayoutView {
@@ -205,16 +196,16 @@ class OneDnnFusedConv {
         s_.group == 1 ? memory::dims{s_.m, s_.c_conv, s_.g.kernel[0], s_.g.kernel[1]}
                       : memory::dims{s_.group, s_.m / s_.group, s_.c / s_.group, s_.g.kernel[0], s_.g.kernel[1]};
     if (s_.c_conv != s_.c) weights_source_ = pad_input_channels(weights_source_, s_.c_conv);
-    src_md_ = memory::desc(src_dims, f32, tag_of(s_.work));
-    conv_dst_md_ = memory::desc(dst_dims, f32, tag_of(s_.work));
-    pool_dst_md_ = memory::desc(out_dims, f32, tag_of(s_.work));
-    out_md_ = memory::desc(out_dims, f32, tag_of(s_.out));
+    src_md_ = memory::desc(src_dims, f32, onednn_tag(s_.work));
+    conv_dst_md_ = memory::desc(dst_dims, f32, onednn_tag(s_.work));
+    pool_dst_md_ = memory::desc(out_dims, f32, onednn_tag(s_.work));
+    out_md_ = memory::desc(out_dims, f32, onednn_tag(s_.out));
 
     dnnl::primitive_attr attr = onednn_attr();
     dnnl::post_ops ops;
     // R in the working layout is read by a binary-add post-op; in another layout it is reordered
     // into dst first and added there by a sum post-op.
-    if (s_.residual) residual_md_ = memory::desc(dst_dims, f32, tag_of(s_.in[1]));
+    if (s_.residual) residual_md_ = memory::desc(dst_dims, f32, onednn_tag(s_.in[1]));
     residual_binary_ = s_.residual && s_.in[1] == s_.work;
     if (residual_binary_)
       ops.append_binary(dnnl::algorithm::binary_add, residual_md_);
@@ -253,7 +244,7 @@ class OneDnnFusedConv {
     if (s_.out != s_.work)  // the last result (conv or pool) into the output's layout
       to_output_ = dnnl::reorder(memory(pool_dst_md_, engine, nullptr), memory(out_md_, engine, nullptr));
     if (!s_.upsample_concat && s_.in[0] != s_.work) {
-      in_md_ = memory::desc(src_dims, f32, tag_of(s_.in[0]));
+      in_md_ = memory::desc(src_dims, f32, onednn_tag(s_.in[0]));
       to_source_ = dnnl::reorder(memory(in_md_, engine, nullptr), memory(src_md_, engine, nullptr));
     }
     if (s_.residual && !residual_binary_)

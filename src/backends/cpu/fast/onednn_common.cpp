@@ -23,6 +23,15 @@ dnnl::memory::dims row_major_strides(const std::vector<int64_t>& dims) {
   return s;
 }
 
+memory::format_tag onednn_tag(Layout layout) {
+  switch (layout) {
+    case Layout::nchw: return memory::format_tag::nchw;
+    case Layout::nhwc: return memory::format_tag::nhwc;
+    case Layout::nchw16c: return memory::format_tag::nChw16c;
+  }
+  return memory::format_tag::nchw;
+}
+
 dnnl::memory::desc plain_f32_desc(const std::vector<int64_t>& dims) {
   std::vector<int64_t> d = dims.empty() ? std::vector<int64_t>{1} : dims;
   return dnnl::memory::desc(d, dnnl::memory::data_type::f32, row_major_strides(d));

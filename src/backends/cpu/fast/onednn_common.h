@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/cpu/fast/cpu_layout.h"
 #include "core/graph.h"
 #include "core/shape.h"
 
@@ -19,6 +20,9 @@ dnnl::engine& onednn_engine();
 inline bool known_f32(const Graph& g, ValueId id) {
   return id != kNoValue && g.value(id).dtype == DType::f32 && g.value(id).shape.is_known();
 }
+
+// oneDNN's name for one of the CPU backend's activation layouts.
+memory::format_tag onednn_tag(Layout layout);
 
 // Row-major f32 descriptor of these extents (a scalar becomes {1}).
 dnnl::memory::desc plain_f32_desc(const std::vector<int64_t>& dims);

@@ -1,6 +1,7 @@
 // MaxPool and AveragePool through oneDNN's pooling primitive: 2-D, f32, known shapes; declines what
 // the reference kernel alone handles (auto_pad, ceil_mode, dilations, pads as large as the window,
-// the Indices output).
+// the Indices output). A layout follower (cpu_layout.h): it pools in its input's layout and writes
+// the same one, so that ResNet's max pool does not send the first convolution's output through NCHW.
 #include <memory>
 
 #include "backends/cpu/fast/cpu_layout.h"
@@ -18,7 +19,7 @@ struct PoolSetup {
   Shape in, out;
 };
 
-PoolSetup pool_setup(const Node& node, const Graph& g) {
+PoolSetup pool_setup(const Node& node, const Graph& g, Layout layout) {
   const std::string what = cat(node.op, " '", node.name, "'");
   const Shape& x = g.value(node.input(0)).shape;
   VX_CHECK(x.rank() == 4 && x.is_known(), Unsupported, what, ": needs a known 4-D input");
@@ -33,8 +34,8 @@ PoolSetup pool_setup(const Node& node, const Graph& g) {
   PoolSetup s;
   s.in = x;
   s.out = Shape({x[0], x[1], geo.output[0], geo.output[1]});
-  s.src = memory::desc(x.dims(), f32, memory::format_tag::nchw);
-  s.dst = memory::desc(s.out.dims(), f32, memory::format_tag::nchw);
+  s.src = memory::desc(x.dims(), f32, onednn_tag(layout));
+  s.dst = memory::desc(s.out.dims(), f32, onednn_tag(layout));
   dnnl::algorithm alg = dnnl::algorithm::pooling_max;
   if (node.op == "AveragePool")
     alg = node.attrs.get_int("count_include_pad", 0) != 0 ? dnnl::algorithm::pooling_avg_include_padding
@@ -49,7 +50,7 @@ bool pool_supports_unchecked(const Node& node, const Graph& g) {
   if (node.outputs.size() != 1 || !known_f32(g, node.input(0)) || !single_f32_output(node, g)) return false;
   if (node.op == "MaxPool" && node.attrs.get_int("storage_order", 0) != 0) return false;
   try {
-    PoolSetup s = pool_setup(node, g);
+    PoolSetup s = pool_setup(node, g, Layout::nchw);
     const Value& y = g.value(node.outputs[0]);
     return !y.shape.is_known() || y.shape == s.out;
   } catch (const std::exception&) {
@@ -62,7 +63,11 @@ bool pool_supports(const Node& node, const Graph& g) {
 }
 
 KernelFn make_pool(const Node& node, const Graph& g) {
-  auto s = std::make_shared<PoolSetup>(pool_setup(node, g));
+  const Layout layout = follower_input_layout(node, 0);
+  auto s = std::make_shared<PoolSetup>(pool_setup(node, g, layout));
+  // The output is stored in the input's layout, or is 1x1 spatially: the same bytes in any.
+  VX_CHECK(follower_output_layout(node) == layout || (s->out[2] == 1 && s->out[3] == 1), Internal, node.op, " '",
+           node.name, "' writes another layout than it reads");
   return [s](KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
     VX_CHECK(x.shape() == s->in, InvalidArgument, "input ", x.shape().str(), " differs from the planned ", s->in.str());
