@@ -22,6 +22,7 @@
 #include <string>
 
 #include "backends/vulkan/vulkan_compute_device.h"
+#include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 #include "session/device_model_runner.h"
 #include "common/vulkan_precision_test.h"

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "backends/cpu/fast/cpu_layout.h"
+#include "backends/cpu/fast/dilated_conv_taps.h"
 #include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
@@ -55,6 +56,7 @@ struct FusedConvShape {
   Layout out = Layout::nchw;
   Layout work = Layout::nhwc;  // what the convolution reads and writes (mixed layouts are slow)
   bool winograd = false;       // worth trying (see onednn_working_layout)
+  bool dilated = false;        // group 1, a dilation > 1, nothing fused around: DilatedConvTaps may run it
   int64_t n = 0, c_low = 0, c_skip = 0, c = 0, h = 0, w = 0;  // conv input (after upsample + concat)
   int64_t c_conv = 0;  // the convolution's input channels: c, or c padded with zeros to a multiple of 16
   int64_t m = 0, conv_h = 0, conv_w = 0;                        // conv output
@@ -71,8 +73,11 @@ struct FusedConvShape {
   Shape activation(int64_t channels, int64_t height, int64_t width) const {
     return one_d ? Shape({n, channels, width}) : Shape({n, channels, height, width});
   }
+  // The shifted source of one tap (DilatedConvTaps), reserved for every dilated convolution.
+  size_t tap_gather_bytes() const { return dilated ? size_t(n * c * conv_h * conv_w) * sizeof(float) : 0; }
   size_t scratch_bytes() const {
-    return plan::align_up(src_pack_bytes()) + plan::align_up(conv_dst_bytes()) + plan::align_up(pool_dst_bytes());
+    return plan::align_up(src_pack_bytes()) + plan::align_up(conv_dst_bytes()) + plan::align_up(pool_dst_bytes()) +
+           plan::align_up(tap_gather_bytes());
   }
 };
 
@@ -177,6 +182,8 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   s.winograd = large && onednn_has_winograd() && s.group == 1 && s.g.kernel == std::vector<int64_t>{3, 3} && all(s.g.strides, 1) &&
                all(s.g.dilations, 1) && all(s.g.pads_begin, 1) && all(s.g.pads_end, 1) && paddable && s.m % 16 == 0;
   s.c_conv = s.winograd ? c_padded : s.c;
+  s.dilated = s.group == 1 && !s.upsample_concat && !s.pool && !s.residual &&
+              std::any_of(s.g.dilations.begin(), s.g.dilations.end(), [](int64_t d) { return d > 1; });
   s.work = s.winograd ? Layout::nchw16c : Layout::nhwc;
   return s;
 }
@@ -223,6 +230,20 @@ class OneDnnFusedConv {
       }
     }
     if (!pd) pd = conv_primitive_desc(dnnl::algorithm::convolution_direct, w_dims, attr);
+    // oneDNN without a JIT kernel for a dilated convolution (AVX2: im2col + sgemm) is slower than
+    // one 1x1 convolution per tap.
+    const std::string impl = pd->impl_info_str();
+    if (s_.dilated && s_.work == Layout::nhwc && (impl.find("gemm") != std::string::npos || impl.find("ref") != std::string::npos)) {
+      dnnl::post_ops eltwise;
+      if (s_.relu) eltwise.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      for (const PostOp& op : s_.post_ops) eltwise.append_eltwise(1.0f, onednn_algorithm(op.kind), op.alpha, op.beta);
+      TapConvGeometry tg;
+      tg.n = s_.n, tg.c = s_.c, tg.h = s_.h, tg.w = s_.w, tg.m = s_.m, tg.oh = s_.conv_h, tg.ow = s_.conv_w;
+      tg.kh = s_.g.kernel[0], tg.kw = s_.g.kernel[1], tg.stride_y = s_.g.strides[0], tg.stride_x = s_.g.strides[1];
+      tg.dilation_y = s_.g.dilations[0], tg.dilation_x = s_.g.dilations[1];
+      tg.pad_top = s_.g.pads_begin[0], tg.pad_left = s_.g.pads_begin[1];
+      taps_ = std::make_unique<DilatedConvTaps>(tg, weights_source_, bias_, eltwise);
+    }
     conv_ = dnnl::convolution_forward(*pd);  // ONEDNN_VERBOSE=1 shows which implementation ran
     reserve_thread_scratchpad(pd->scratchpad_desc().get_size());
 
@@ -289,6 +310,17 @@ class OneDnnFusedConv {
         memory from(residual_md_, engine, const_cast<void*>(r.raw()));
         residual_to_dst_.execute(stream, from, dst_mem);
       }
+    }
+    if (taps_) {
+      float* gathered = reinterpret_cast<float*>(scratch + plan::align_up(s_.src_pack_bytes()) +
+                                                 plan::align_up(s_.conv_dst_bytes()) + plan::align_up(s_.pool_dst_bytes()));
+      taps_->run(src, dst, gathered, ctx.pool());
+      if (s_.out != s_.work) {
+        memory out_mem(out_md_, engine, y.data<float>());
+        to_output_.execute(stream, dst_mem, out_mem);
+      }
+      stream.wait();
+      return;
     }
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_mem}};
     if (residual_binary_)
@@ -418,6 +450,7 @@ class OneDnnFusedConv {
   Tensor weights_source_, bias_;  // keep the constants alive
   memory::desc in_md_, src_md_, conv_dst_md_, pool_dst_md_, out_md_;
   dnnl::convolution_forward conv_;
+  std::unique_ptr<DilatedConvTaps> taps_;  // set: the convolution runs tap by tap (dilated, no JIT kernel)
   dnnl::pooling_forward pool_;
   dnnl::reorder to_output_, to_source_, residual_to_dst_;
   memory::desc residual_md_;
