@@ -1,5 +1,8 @@
 #include "backends/vulkan/context.h"
 
+#include <dlfcn.h>
+#include <link.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +15,23 @@
 
 namespace vx::vk {
 namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+// Under AddressSanitizer only: every shared object loaded by now (the Vulkan drivers the loader
+// opened for this instance) stays loaded until exit. Debian 12's lavapipe keeps 128 bytes of a
+// one-time initialisation in a static and the loader unloads the driver at vkDestroyInstance, after
+// which LeakSanitizer sees the bytes unreferenced and fails every test that listed devices.
+void keep_drivers_loaded_under_sanitizer() {
+  dl_iterate_phdr([](dl_phdr_info* info, size_t, void*) {
+    if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0')
+      dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    return 0;
+  }, nullptr);
+}
+#else
+void keep_drivers_loaded_under_sanitizer() {}
+#endif
+
 
 void load_loader() {
   static std::once_flag once;
@@ -161,6 +181,7 @@ void VulkanContext::create_instance(bool validation, VkInstance* instance, bool*
            "no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); check VK_DRIVER_FILES / the ICD");
   VX_VK_CHECK(r);
   track_created(ObjectKind::Instance);
+  keep_drivers_loaded_under_sanitizer();
   // Instance-level loading only: device functions go through the loader's dispatch, so several
   // devices (and temporary instances from list_devices) can coexist.
   volkLoadInstanceOnly(*instance);
