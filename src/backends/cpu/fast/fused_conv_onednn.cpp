@@ -218,8 +218,12 @@ class OneDnnFusedConv {
       ops.append_binary(dnnl::algorithm::binary_add, residual_md_);
     else if (s_.residual)
       ops.append_sum(1.0f);  // dst holds R when the convolution starts
-    if (s_.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    for (const PostOp& op : s_.post_ops) ops.append_eltwise(1.0f, onednn_algorithm(op.kind), op.alpha, op.beta);
+    // The activations after the sum: the ReLU, then the node's chain.
+    auto append_activations = [&](dnnl::post_ops& to) {
+      if (s_.relu) to.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      for (const PostOp& op : s_.post_ops) to.append_eltwise(1.0f, onednn_algorithm(op.kind), op.alpha, op.beta);
+    };
+    append_activations(ops);
     if (s_.residual || s_.relu || !s_.post_ops.empty()) attr.set_post_ops(ops);
     // Winograd when the layouts allow it and oneDNN has it for this shape and CPU; else direct.
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
@@ -235,8 +239,7 @@ class OneDnnFusedConv {
     const std::string impl = pd->impl_info_str();
     if (s_.dilated && s_.work == Layout::nhwc && (impl.find("gemm") != std::string::npos || impl.find("ref") != std::string::npos)) {
       dnnl::post_ops eltwise;
-      if (s_.relu) eltwise.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-      for (const PostOp& op : s_.post_ops) eltwise.append_eltwise(1.0f, onednn_algorithm(op.kind), op.alpha, op.beta);
+      append_activations(eltwise);
       TapConvGeometry tg;
       tg.n = s_.n, tg.c = s_.c, tg.h = s_.h, tg.w = s_.w, tg.m = s_.m, tg.oh = s_.conv_h, tg.ow = s_.conv_w;
       tg.kh = s_.g.kernel[0], tg.kw = s_.g.kernel[1], tg.stride_y = s_.g.strides[0], tg.stride_x = s_.g.strides[1];
@@ -244,17 +247,18 @@ class OneDnnFusedConv {
       tg.pad_top = s_.g.pads_begin[0], tg.pad_left = s_.g.pads_begin[1];
       taps_ = std::make_unique<DilatedConvTaps>(tg, weights_source_, bias_, eltwise);
     }
-    conv_ = dnnl::convolution_forward(*pd);  // ONEDNN_VERBOSE=1 shows which implementation ran
-    reserve_thread_scratchpad(pd->scratchpad_desc().get_size());
-
-    // Weights: reordered once from OIHW into the layout the primitive chose.
-    memory user_w({w_dims, f32, s_.group == 1 ? Tag::oihw : Tag::goihw}, engine,
-                  const_cast<void*>(weights_source_.raw()));
-    weights_ = memory(pd->weights_desc(), engine);
-    dnnl::stream stream(engine);
-    dnnl::reorder(user_w, weights_).execute(stream, user_w, weights_);
-    stream.wait();
-    if (bias_.defined()) bias_mem_ = memory(pd->bias_desc(), engine, const_cast<void*>(bias_.raw()));
+    if (!taps_) {  // the taps hold their own primitives and weights
+      conv_ = dnnl::convolution_forward(*pd);  // ONEDNN_VERBOSE=1 shows which implementation ran
+      reserve_thread_scratchpad(pd->scratchpad_desc().get_size());
+      // Weights: reordered once from OIHW into the layout the primitive chose.
+      memory user_w({w_dims, f32, s_.group == 1 ? Tag::oihw : Tag::goihw}, engine,
+                    const_cast<void*>(weights_source_.raw()));
+      weights_ = memory(pd->weights_desc(), engine);
+      dnnl::stream stream(engine);
+      dnnl::reorder(user_w, weights_).execute(stream, user_w, weights_);
+      stream.wait();
+      if (bias_.defined()) bias_mem_ = memory(pd->bias_desc(), engine, const_cast<void*>(bias_.raw()));
+    }
 
     if (s_.pool) {
       using Pool = dnnl::pooling_forward;
