@@ -36,7 +36,7 @@ VX_OP_CASES(matmul) {
                            matmul_variant({2, 3, 17}, {17}, false), matmul_variant({5}, {5}, false),
                            matmul_variant({2, 1, 3, 4, 6}, {1, 5, 1, 6, 7}, false),
                            matmul_variant({129, 40}, {40, 3}, true), matmul_variant({1, 600}, {600, 70}, true),
-                           matmul_variant({2, 3, 300}, {300, 20}, false)}));
+                           matmul_variant({2, 3, 300}, {300, 20}, false), matmul_variant({40, 1, 24}, {24, 30}, true)}));
   // The shapes the oneDNN path was first tested at.
   cases.add(product_case("MatMul", "fast_path_shapes")
                 .in(f32({7, 13}))
@@ -99,7 +99,22 @@ VX_OP_CASES(matmul) {
                 .in(f32({37}).constant())
                 .in(f32({2, 9, 37}))
                 .attr("activation", std::string("relu"))
-                .may_fall_back(Backend::cpu));
+                .may_fall_back(Backend::cpu)
+                // Residuals that continue the rows across the batch (the batch folds into M) and
+                // ones broadcast over it (it does not).
+                .variants({{"per_row", [](OpCase&) {}},
+                           {"rows_of_one", [](OpCase& v) {
+                              v.with_inputs({f32({9, 1, 19}), f32({19, 37}).constant(), f32({37}).constant(), f32({9, 1, 37})});
+                            }},
+                           {"shared_over_batch", [](OpCase& v) {
+                              v.with_inputs({f32({2, 9, 19}), f32({19, 37}).constant(), f32({37}).constant(), f32({9, 37})});
+                            }},
+                           {"per_column", [](OpCase& v) {
+                              v.with_inputs({f32({2, 9, 19}), f32({19, 37}).constant(), f32({37}).constant(), f32({37})});
+                            }},
+                           {"per_batch", [](OpCase& v) {
+                              v.with_inputs({f32({2, 9, 19}), f32({19, 37}).constant(), f32({37}).constant(), f32({2, 1, 1})});
+                            }}}));
   // vx.MatMulInt8W: 300 columns (one block of 256 and a remainder).
   cases.add(product_case(kMatMulInt8W, "bias_relu")
                 .in(f32({3, 5, 41}))

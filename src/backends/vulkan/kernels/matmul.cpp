@@ -115,12 +115,27 @@ OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivatio
     }
     merged.push_back(ax);
   }
+  // A batch of A's rows times one shared B is one taller product: fold the innermost batch axis
+  // into M where A, Y (and the residual) continue their rows across it. PyTorch's attention
+  // exports [seq, 1, d] x [d, 3d]: 128 products of one row each re-read the weights 128 times.
+  int64_t rows = m;
+  if (!merged.empty()) {
+    const BatchAxis& ax = merged.back();
+    // With one row per product the residual's row stride is free: its batch stride becomes it.
+    const int64_t residual_row_stride = rows == 1 ? ax.sc : scm;
+    const bool residual_follows = !has_residual || ax.sc == rows * residual_row_stride;
+    if (ax.sb == 0 && ax.sa == rows * k && ax.so == rows * n && residual_follows) {
+      rows *= ax.extent;
+      scm = residual_row_stride;
+      merged.pop_back();
+    }
+  }
   while (merged.size() < 2) merged.insert(merged.begin(), BatchAxis{1, 0, 0, 0, 0});
   const std::vector<BatchAxis> outer(merged.begin(), merged.end() - 2);  // one GEMM call per index
 
   OpPlan plan;
   GemmDesc d;
-  d.m = m;
+  d.m = rows;
   d.n = n;
   d.k = k;
   d.sam = k;
