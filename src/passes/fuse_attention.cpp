@@ -30,6 +30,26 @@ bool swaps_last_two(const Node& t) {
   return perm[rank - 2] == int64_t(rank - 1) && perm[rank - 1] == int64_t(rank - 2);
 }
 
+// `x` = y * c, c * y or y / c with c a one-element constant of rank 0 or 1 (so x has y's shape):
+// the node, y and the factor (1/c for Div).
+struct ScalarFactor {
+  int node;
+  ValueId operand;
+  double value;
+};
+std::optional<ScalarFactor> scalar_factor(const Graph& g, const Index& ix, ValueId x) {
+  auto factor = [&g](ValueId c) { return g.value(c).shape.rank() <= 1 ? scalar_constant(g, c) : std::nullopt; };
+  if (const int mul = producer_op(g, ix, x, "Mul"); mul >= 0) {
+    const Node& m = g.nodes[size_t(mul)];
+    for (size_t side = 0; side < 2; ++side)
+      if (const auto c = factor(m.input(side))) return ScalarFactor{mul, m.input(1 - side), *c};
+  } else if (const int div = producer_op(g, ix, x, "Div"); div >= 0) {
+    const Node& d = g.nodes[size_t(div)];
+    if (const auto c = factor(d.input(1)); c && *c != 0.0) return ScalarFactor{div, d.input(0), 1.0 / *c};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Graph fuse_attention(Graph graph) {
@@ -85,7 +105,14 @@ Graph fuse_attention(Graph graph) {
     nodes.push_back(qk);
     const int pv = sole_consumer_op(graph, ix, softmax.outputs[0], "MatMul");
     if (pv < 0 || graph.nodes[size_t(pv)].input(0) != softmax.outputs[0]) continue;
-    const ValueId q = graph.nodes[size_t(qk)].input(0), kt = graph.nodes[size_t(qk)].input(1);
+    ValueId q = graph.nodes[size_t(qk)].input(0), kt = graph.nodes[size_t(qk)].input(1);
+    // PyTorch's attention export scales Q (or Q and K) before their product: one more factor.
+    for (ValueId* operand : {&q, &kt})
+      if (const auto factor = scalar_factor(graph, ix, *operand); factor && private_value(graph, ix, *operand)) {
+        scale *= factor->value;
+        nodes.push_back(factor->node);
+        *operand = factor->operand;
+      }
     const ValueId v = graph.nodes[size_t(pv)].input(1);
     bool ranks_ok = true;
     for (ValueId id : {q, kt, v})

@@ -2,6 +2,7 @@
 
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_affine.h"
+#include "passes/fold_shape_queries.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
 #include "passes/fuse_conv_post_ops.h"
@@ -14,6 +15,7 @@
 #include "passes/fuse_matmul_int8_weights.h"
 #include "passes/fuse_upsample_concat_conv.h"
 #include "passes/remove_dead_nodes.h"
+#include "passes/transposes_as_reshapes.h"
 
 namespace vx {
 
@@ -21,8 +23,10 @@ void optimize_onnx(Graph& graph) { optimize_onnx(graph, OnnxOptimizeOptions{}); 
 
 void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
   Graph g = remove_dead_nodes(std::move(graph));
+  g = fold_declared_shapes(std::move(g));  // exported shape arithmetic, so the fusions see every shape
   g = fuse_dequantize_matmul(std::move(g));  // before constant folding turns the int8 weights into floats
   g = fold_constants(std::move(g));
+  g = transposes_as_reshapes(std::move(g));  // after the folding: the shapes it needs are known
   g = fuse_hard_swish(std::move(g));      // before the conv fusions, which take HardSwish as a post-op
   g = fold_conv_affine(std::move(g));     // BatchNormalization, constant Mul / Add after a Conv
   g = fuse_conv_bias_relu(std::move(g));  // every Conv -> vx.FusedConv: the op the oneDNN kernel runs

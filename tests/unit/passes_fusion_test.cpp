@@ -183,6 +183,30 @@ TEST(FusionPasses, AttentionPatterns) {
   }
 }
 
+// PyTorch's attention export scales Q (here by 1/2) and may scale K^T too (by 3): the factors join
+// the scores' scale.
+TEST(FusionPasses, AttentionTakesTheFactorsOfQAndK) {
+  for (bool scale_k : {false, true}) {
+    Builder b;
+    const ValueId q = b.node("Div", {b.input("q", {2, 5, 4}), b.constant(scalar(2.0f))});
+    ValueId kt = b.node("Transpose", {b.input("k", {2, 6, 4})}, with({{"perm", std::vector<int64_t>{0, 2, 1}}}));
+    if (scale_k) kt = b.node("Mul", {b.constant(scalar(3.0f)), kt});
+    const ValueId s = b.node("Mul", {b.node("MatMul", {q, kt}), b.constant(scalar(0.5f))});
+    b.g.outputs = {b.node("MatMul", {b.node("Softmax", {s}, with({{"axis", int64_t(-1)}})), b.input("v", {2, 6, 3})})};
+    Graph fused = check_fusion(b, kAttention, 1);
+    ASSERT_EQ(fused.nodes.size(), 1u) << "scale_k " << scale_k;
+    EXPECT_FLOAT_EQ(fused.nodes[0].attrs.get_float("scale", 0), scale_k ? 0.75f : 0.25f);
+  }
+  // A factor of another shape ([1, 1, 1] widens Q's rank) stays a node of its own.
+  Builder wide;
+  const ValueId q = wide.node("Mul", {wide.input("q", {5, 4}), wide.constant(Tensor::from<float>(Shape{1, 1, 1}, {2.0f}))});
+  const ValueId kt = wide.node("Transpose", {wide.input("k", {1, 6, 4})}, with({{"perm", std::vector<int64_t>{0, 2, 1}}}));
+  wide.g.outputs = {wide.node("MatMul", {wide.node("Softmax", {wide.node("MatMul", {q, kt})}, with({{"axis", int64_t(-1)}})),
+                                         wide.input("v", {1, 6, 3})})};
+  const Graph fused = check_fusion(wide, kAttention, 1);
+  EXPECT_EQ(count_ops(fused, "Mul"), 1);
+}
+
 TEST(FusionPasses, AttentionLookalikesAreNotFused) {
   AttentionCase other_axis;
   other_axis.softmax_axis = 2;

@@ -6,6 +6,7 @@
 #include "passes/fold_attention_transposes.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_affine.h"
+#include "passes/fold_shape_queries.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
 #include "passes/fuse_conv_post_ops.h"
@@ -17,6 +18,7 @@
 #include "passes/fuse_matmul_residual.h"
 #include "passes/fuse_upsample_concat_conv.h"
 #include "passes/remove_dead_nodes.h"
+#include "passes/transposes_as_reshapes.h"
 #include "passes/untranspose_attention_keys.h"
 
 namespace vx::vk {
@@ -25,7 +27,9 @@ bool vulkan_runs_fused_matmul() { return !find_ops(kFusedMatMul).empty(); }
 
 void optimize_for_vulkan(Graph& graph) {
   Graph g = remove_dead_nodes(std::move(graph));
+  g = fold_declared_shapes(std::move(g));  // exported shape arithmetic, so the fusions see every shape
   g = fold_constants(std::move(g));
+  g = transposes_as_reshapes(std::move(g));  // after the folding: the shapes it needs are known
   g = fuse_hard_swish(std::move(g));  // one dispatch instead of four
   g = fold_conv_affine(std::move(g));
   g = fuse_conv_bias_relu(std::move(g));  // Conv (+ Relu) -> vx.FusedConv: the ReLU in the GEMM epilogue
