@@ -125,6 +125,42 @@ TEST(VulkanFolds, SharedOrTransposedOperandsStay) {
   expect_same_results(two.g, d, two.feeds);
 }
 
+// PyTorch's nn.MultiheadAttention export: [S, H, D] -> Transpose -> [H, S, D] -> Reshape -> [1, H, S, D]
+// for Q, K and V, and [1, H, S, D] -> Transpose (2, 0, 1, 3) -> [S, 1, H, D] after the attention:
+// head swaps once the unit axes are set aside. The Transposes become Reshapes (aliases).
+TEST(VulkanFolds, HeadTransposesModuloUnitAxesFold) {
+  Attributes heads_first, seq_first;
+  heads_first.set("perm", std::vector<int64_t>{1, 0, 2});
+  seq_first.set("perm", std::vector<int64_t>{2, 0, 1, 3});
+  for (int64_t h : {2, 1}) {  // one head: H is a unit axis, and nothing folds
+    AttentionGraphBuilder b;
+    std::vector<ValueId> ins;
+    for (const char* name : {"q", "k", "v"}) {
+      const ValueId x = b.input(name, {5, h, 3});
+      const ValueId t = b.node("Transpose", {x}, heads_first);
+      ins.push_back(b.node("Reshape", {t, b.constant(Tensor::from<int64_t>(Shape{4}, {1, h, 5, 3}))}));
+    }
+    const ValueId y = b.node("Transpose", {b.attention(ins)}, seq_first);
+    b.g.outputs = {b.node("Reshape", {y, b.constant(Tensor::from<int64_t>(Shape{2}, {5, h * 3}))})};
+    const Graph folded = fold_attention_transposes(b.g);
+    const Node& a = only(folded, kAttention);
+    EXPECT_EQ(count_ops(folded, "Transpose"), h > 1 ? 0 : 4) << "H " << h;
+    EXPECT_EQ(a.attrs.get_string("qkv_layout", "bhsd"), h > 1 ? "bshd" : "bhsd") << "H " << h;
+    EXPECT_EQ(a.attrs.get_string("out_layout", "bhsd"), h > 1 ? "bshd" : "bhsd") << "H " << h;
+    expect_same_results(b.g, folded, b.feeds);
+  }
+  // Another permutation of the real axes ([S, H, D] -> [D, S, H]) is no head swap: it stays.
+  AttentionGraphBuilder other;
+  Attributes rotate;
+  rotate.set("perm", std::vector<int64_t>{2, 0, 1});
+  std::vector<ValueId> ins;
+  for (const char* name : {"q", "k", "v"}) ins.push_back(other.node("Transpose", {other.input(name, {4, 2, 4})}, rotate));
+  other.g.outputs = {other.attention(ins)};
+  const Graph kept = fold_attention_transposes(other.g);
+  EXPECT_EQ(count_ops(kept, "Transpose"), 3);
+  expect_same_results(other.g, kept, other.feeds);
+}
+
 // ---- fuse_matmul_residual ----
 
 TEST(VulkanFolds, ResidualJoinsTheFusedMatMul) {
