@@ -289,6 +289,36 @@ TEST_F(VulkanExecutor, ArenaSharesMemoryAlongAChain) {
   EXPECT_TRUE(outputs_match(run_cpu_reference(g, {x}), exe->run({x}), {}));
 }
 
+// Aliases (Reshape) record no timestamp, so they cost the GPU nothing and profile as 0 ms; the
+// dispatches around them keep theirs.
+TEST_F(VulkanExecutor, AliasesRecordNoTimestamp) {
+  Graph g;
+  g.opsets[""] = 17;
+  ValueId v = g.add_value("x", DType::f32, Shape{4, 6});
+  g.inputs = {v};
+  for (int i = 0; i < 4; ++i) {
+    const ValueId relu = g.add_value(cat("r", i), DType::f32, Shape{});
+    g.add_node("Relu", cat("relu", i), {v}, {relu});
+    const ValueId shape = g.add_constant(cat("s", i), Tensor::from<int64_t>(Shape{2}, {i % 2 ? 4 : 6, i % 2 ? 6 : 4}));
+    v = g.add_value(cat("v", i), DType::f32, Shape{});
+    g.add_node("Reshape", cat("reshape", i), {relu, shape}, {v});
+  }
+  g.outputs = {v};
+  const std::vector<Tensor> inputs = {random_tensor(Shape{4, 6}, 5)};
+  runtime::ExecutableOptions o;
+  o.timestamps = true;
+  auto exe = make_executable(vk::compute_device(ctx()), g, {}, o);
+  for (int run = 0; run < 2; ++run) {  // the second run reuses the query pool
+    Profile profile;
+    EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe->run(inputs, &profile), {}));
+    ASSERT_EQ(profile.entries.size(), 8u);
+    for (const auto& e : profile.entries) {
+      if (e.variant == "vulkan:alias") EXPECT_EQ(e.milliseconds, 0.0) << e.node;
+      EXPECT_GE(e.milliseconds, 0.0) << e.node;
+    }
+  }
+}
+
 TEST_F(VulkanExecutor, ProfilesEveryNodeAndRejectsWrongInputs) {
   Graph g = mixed_graph();
   std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)};

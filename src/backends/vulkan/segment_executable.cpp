@@ -47,6 +47,14 @@ SegmentExecutable::SegmentExecutable(const VulkanContext& ctx, const SegmentOpti
 
 SegmentExecutable::~SegmentExecutable() { release(); }
 
+bool SegmentExecutable::Step::records_work() const {
+  for (const GpuCopy& c : copies)
+    if (c.from.bytes > 0) return true;
+  for (const GpuDispatch& d : dispatches)
+    if (d.groups[0] != 0 && d.groups[1] != 0 && d.groups[2] != 0) return true;
+  return false;
+}
+
 void SegmentExecutable::plan_memory() {
   const Graph& g = graph_;
   const size_t n_values = g.values.size();
@@ -307,10 +315,16 @@ void SegmentExecutable::create_gpu_objects() {
     for (Transfer& t : seg.downloads)
       if (t.converted) create_conversion(t, false);
   }
-  // Queries: per GPU segment one timestamp before its first step and one after each step.
+  // Queries: per GPU segment one timestamp before its first step and one after each step with work.
   for (RecordedSegment& seg : segments_) {
     seg.first_query = query_count_;
-    query_count_ += uint32_t(seg.nodes->nodes.size() + 1);
+    uint32_t written = 0;
+    seg.query_after_step.clear();
+    for (size_t n : seg.nodes->nodes) {
+      if (steps_[n].records_work()) ++written;
+      seg.query_after_step.push_back(written);
+    }
+    query_count_ += written + 1;
   }
   if (timestamps_ && query_count_ > 0) query_pool_ = create_timestamp_pool(ctx_, query_count_);
   for (RecordedSegment& seg : segments_) {
@@ -366,7 +380,9 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
   const bool bound_downloads =
       std::any_of(seg.downloads.begin(), seg.downloads.end(), [](const Transfer& t) { return t.device_buffer; });
   barrier(cmd, bound_uploads ? kAnyWrite : kDeviceWrite, kDeviceReadWrite);
-  if (query_pool_) vkCmdResetQueryPool(cmd, query_pool_, seg.first_query, uint32_t(seg.nodes->nodes.size() + 1));
+  if (query_pool_)
+    vkCmdResetQueryPool(cmd, query_pool_, seg.first_query,
+                        (seg.query_after_step.empty() ? 0 : seg.query_after_step.back()) + 1);
   for (const Transfer& t : seg.uploads) {
     const DeviceSlot& s = slots_[size_t(t.value)];
     if (s.bytes == 0) continue;
@@ -393,8 +409,8 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
       barrier(cmd, kDeviceWrite, kDeviceReadWrite);
       record_dispatch(cmd, d);
     }
-    if (query_pool_)
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, uint32_t(seg.first_query + k + 1));
+    if (query_pool_ && step.records_work())
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query + seg.query_after_step[k]);
   }
   barrier(cmd, kDeviceWrite, kDeviceReadWrite);
   for (const Transfer& t : seg.downloads) {
@@ -445,12 +461,15 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
     for (size_t n : nodes) node_ms[n] = wall / double(nodes.size());  // without timestamps: a share
     return;
   }
-  std::vector<uint64_t> ticks(nodes.size() + 1);
+  std::vector<uint64_t> ticks(size_t(seg.query_after_step.empty() ? 0 : seg.query_after_step.back()) + 1);
   VX_VK_CHECK(vkGetQueryPoolResults(ctx_.device(), query_pool_, seg.first_query, uint32_t(ticks.size()),
                                     ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
   const double ms_per_tick = ctx_.info().timestamp_period_ns * 1e-6;
-  for (size_t i = 0; i < nodes.size(); ++i) node_ms[nodes[i]] = double(ticks[i + 1] - ticks[i]) * ms_per_tick;
+  for (size_t i = 0; i < nodes.size(); ++i) {  // a step without work: 0
+    const uint32_t before = i == 0 ? 0 : seg.query_after_step[i - 1], after = seg.query_after_step[i];
+    node_ms[nodes[i]] = double(ticks[after] - ticks[before]) * ms_per_tick;
+  }
 }
 
 void SegmentExecutable::bind_device_values(const std::vector<runtime::DeviceValue>& values) {
