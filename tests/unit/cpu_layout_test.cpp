@@ -1,5 +1,5 @@
 // The CPU backend's layout decision (backends/cpu/fast/cpu_layout.h): activations stay in a oneDNN
-// convolution's layout (NHWC, or nChw16c for Winograd) through the layout followers (fast unary
+// convolution's layout (NHWC, nChw16c for Winograd, or nChw8c on AVX2) through the layout followers (fast unary
 // and binary kernels, GlobalAveragePool / GlobalMaxPool) and fall back to NCHW where a graph
 // output or a reader without such a kernel needs it. Each graph is optimised as an ONNX import is
 // (so convolutions become vx.FusedConv), planned with make_cpu_plan and run on the fast kernels;
@@ -116,6 +116,11 @@ std::unique_ptr<Prepared> check(const Builder& b) {
 
 std::string name(const Builder& b, ValueId id) { return b.g.value(id).name; }
 
+// The layout a direct (not Winograd) convolution from c_in to c_out channels works in on this CPU.
+Layout direct_layout(int64_t c_in, int64_t c_out) {
+  return cpu::fast::onednn_prefers_blocked8() && c_in % 8 == 0 && c_out % 8 == 0 ? Layout::nchw8c : Layout::nhwc;
+}
+
 // Variants: GlobalAveragePool with 24 channels, GlobalMaxPool, the gate as Mul's first operand,
 // and 21 channels (not a multiple of 4: the pool's and the Mul's channel tails), with max pool
 // on a 1 x 150 image.
@@ -140,12 +145,19 @@ TEST(CpuLayout, SqueezeExciteStaysInNhwc) {
     // Every input of the Mul is named NHWC: the activation, and the layout-free gate.
     EXPECT_EQ(mul.attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1, 1}));
     // The convolutions after the first (which reads the graph input) read the pooled values and
-    // gates in their own layout: no reorder of 1x1 values.
-    for (const Node& n : p->fast.plan().graph.nodes)
-      if (n.op == kFusedConv && n.inputs[0] != p->fast.plan().graph.inputs[0]) {
-        EXPECT_EQ(n.attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1})) << n.name;
-        const bool graph_output = n.outputs[0] == p->fast.plan().graph.outputs[0];
-        EXPECT_EQ(n.attrs.get_int(cpu::kLayoutOutputAttr, -1), graph_output ? 0 : 1) << n.name;
+    // gates in their own working layout (no reorder of 1x1 values), the last one the NHWC gated
+    // activation.
+    const Graph& planned = p->fast.plan().graph;
+    for (const Node& n : planned.nodes)
+      if (n.op == kFusedConv && n.inputs[0] != planned.inputs[0]) {
+        const Layout work = cpu::fast::onednn_working_layout(n, planned);
+        const bool reads_gated = n.inputs[0] == planned.find(name(b, se));
+        EXPECT_EQ(n.attrs.get_ints(cpu::kLayoutInputsAttr),
+                  (std::vector<int64_t>{int64_t(reads_gated ? Layout::nhwc : work)})) << n.name;
+        const Shape& weights = planned.value(n.inputs[1]).shape;  // [out, in, k, k]
+        EXPECT_EQ(work, direct_layout(weights[1], weights[0])) << n.name;
+        const bool graph_output = n.outputs[0] == planned.outputs[0];
+        EXPECT_EQ(n.attrs.get_int(cpu::kLayoutOutputAttr, -1), int64_t(graph_output ? Layout::nchw : work)) << n.name;
       }
     const std::string pool_op = max_pool ? "GlobalMaxPool" : "GlobalAveragePool";
     ASSERT_EQ(count_ops(p->fast.plan().graph, pool_op), 1);
@@ -167,8 +179,8 @@ TEST(CpuLayout, SqueezeExciteStaysBlockedAfterAWinogradConv) {
     b.g.outputs = {out};
     const auto p = check(b);
     SCOPED_TRACE(max_pool);
-    // Where oneDNN has no Winograd (AVX2 CPUs) the same chain stays in the conv's NHWC instead.
-    const Layout work = cpu::fast::onednn_has_winograd() ? Layout::nchw16c : Layout::nhwc;
+    // Where oneDNN has no Winograd (AVX2 CPUs) the same chain stays in the conv's nChw8c instead.
+    const Layout work = cpu::fast::onednn_has_winograd() ? Layout::nchw16c : direct_layout(16, 32);
     EXPECT_EQ(p->stored(name(b, y)), work);
     EXPECT_EQ(p->stored(name(b, se)), work);
     EXPECT_EQ(p->stored(name(b, z)), work);
@@ -178,15 +190,16 @@ TEST(CpuLayout, SqueezeExciteStaysBlockedAfterAWinogradConv) {
 
 // ResNet's stem: conv, then a 3x3 / 2 max pool with pads, then convolutions; also an average
 // pool (count_include_pad both ways) into a residual Add, and a pool that is the graph's output
-// (NCHW, forced back into the conv before it). Odd sizes and 21 channels (no whole vectors).
+// (NCHW, forced back into the conv before it). Odd sizes and 21 channels (no whole vectors); the
+// last variant has 8 input and 24 pooled channels (nChw8c on AVX2).
 TEST(CpuLayout, WindowedPoolsFollowTheConv) {
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 4; ++variant) {
     SCOPED_TRACE(variant);
     Builder b;
-    const int64_t c = 21;
-    const ValueId x = b.input("x", {2, 3, 23, 19});
-    const ValueId y = conv(b, x, 3, c, 3, true);
-    const char* op = variant == 0 ? "MaxPool" : "AveragePool";
+    const int64_t c_in = variant == 3 ? 8 : 3, c = variant == 3 ? 24 : 21;
+    const ValueId x = b.input("x", {2, c_in, 23, 19});
+    const ValueId y = conv(b, x, c_in, c, 3, true);
+    const char* op = variant == 0 || variant == 3 ? "MaxPool" : "AveragePool";
     Attributes window = with({{"kernel_shape", std::vector<int64_t>{3, 3}},
                               {"strides", std::vector<int64_t>{2, 2}},
                               {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
@@ -203,9 +216,10 @@ TEST(CpuLayout, WindowedPoolsFollowTheConv) {
     const ValueId sum = b.node("Add", {z, pooled});
     b.g.outputs = {conv(b, sum, c, 8, 1)};
     const auto p = check(b);
-    EXPECT_EQ(p->stored(name(b, y)), Layout::nhwc);
-    EXPECT_EQ(p->stored(name(b, pooled)), Layout::nhwc);
-    EXPECT_EQ(p->producer(name(b, pooled)).attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1}));
+    const Layout work = direct_layout(c_in, c);
+    EXPECT_EQ(p->stored(name(b, y)), work);
+    EXPECT_EQ(p->stored(name(b, pooled)), work);
+    EXPECT_EQ(p->producer(name(b, pooled)).attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{int64_t(work)}));
   }
 }
 
@@ -258,7 +272,8 @@ TEST(CpuLayout, ResidualAddOfTwoConvOutputs) {
 
 TEST(CpuLayout, OperandsInDifferentLayoutsFallBackToNchw) {
   if (!cpu::fast::onednn_has_winograd())
-    GTEST_SKIP() << "needs two working layouts: oneDNN has no Winograd (nChw16c) on this CPU, every conv works in NHWC";
+    GTEST_SKIP() << "needs two working layouts: oneDNN has no Winograd (nChw16c) on this CPU, so these convolutions "
+                    "share one";
   Builder b;
   const ValueId x = b.input("x", {1, 16, 64, 65});
   const ValueId blocked = conv(b, x, 16, 32, 3, true);  // Winograd: nChw16c

@@ -75,11 +75,14 @@ class LayoutDecision {
   const Node& node(size_t s) const { return g_.nodes[size_t(plan_.steps[s].node)]; }
 
   // The layout a node reading or writing `id` names for it, preferring `preferred` where the value
-  // is layout-free (1x1 spatially: the same bytes in NCHW, NHWC, and nChw16c when C % 16 == 0).
+  // is layout-free (1x1 spatially: the same bytes in NCHW, NHWC, and nChw16c / nChw8c when the
+  // channels fill whole blocks).
   Layout claim(ValueId id, Layout preferred) const {
     if (id == kNoValue || !rank4_f32(id)) return Layout::nchw;
-    if (layout_free(id))
-      return preferred == Layout::nchw16c && g_.value(id).shape[1] % 16 != 0 ? Layout::nchw : preferred;
+    if (layout_free(id)) {
+      const int64_t block = channel_block(preferred);
+      return block != 0 && g_.value(id).shape[1] % block != 0 ? Layout::nchw : preferred;
+    }
     return layout_[size_t(id)];
   }
   // The layout a follower step works in: its activation inputs' (all alike once decided).

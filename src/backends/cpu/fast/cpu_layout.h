@@ -36,7 +36,10 @@
 
 namespace vx::cpu {
 
-enum class Layout : int64_t { nchw = 0, nhwc = 1, nchw16c = 2 };
+enum class Layout : int64_t { nchw = 0, nhwc = 1, nchw16c = 2, nchw8c = 3 };
+
+// The channel block of a blocked layout (nChw16c, nChw8c), 0 for the others.
+constexpr int64_t channel_block(Layout l) { return l == Layout::nchw16c ? 16 : l == Layout::nchw8c ? 8 : 0; }
 
 inline constexpr const char* kLayoutInputsAttr = "cpu.layout_inputs";
 inline constexpr const char* kLayoutOutputAttr = "cpu.layout_output";

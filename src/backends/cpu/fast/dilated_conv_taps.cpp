@@ -28,7 +28,14 @@ DilatedConvTaps::DilatedConvTaps(const TapConvGeometry& g, const Tensor& weights
     for (int64_t kx = 0; kx < g.kw; ++kx) {
       const auto [oy0, oy1] = valid_outputs(g.h, g.oh, g.stride_y, g.pad_top, ky * g.dilation_y);
       const auto [ox0, ox1] = valid_outputs(g.w, g.ow, g.stride_x, g.pad_left, kx * g.dilation_x);
-      if (oy0 < oy1 && ox0 < ox1) taps_.push_back({ky, kx, oy0, oy1, ox0, ox1});
+      if (oy0 >= oy1 || ox0 >= ox1) continue;
+      Tap& tap = taps_.emplace_back();
+      tap.ky = ky;
+      tap.kx = kx;
+      tap.oy0 = oy0;
+      tap.oy1 = oy1;
+      tap.ox0 = ox0;
+      tap.ox1 = ox1;
     }
   VX_CHECK(!taps_.empty(), Internal, "a convolution whose every tap reads padding");
   // The first and the last tap write every output row (the first initialises them, the last

@@ -116,16 +116,18 @@ BroadcastLoops layout_loops(const Shape& a, const Shape& b, Layout layout) {
   VX_CHECK(out.rank() == 4 && (a == out || b == out), Internal, "operands ", a.str(), " and ", b.str(),
            " in layout ", int(layout), ": neither is the full activation");
   const int64_t n = out[0], c = out[1], pixels = out[2] * out[3];
-  VX_CHECK(layout == Layout::nhwc || c % 16 == 0, Internal, "nChw16c with ", c, " channels");
+  const int64_t block = channel_block(layout);
+  VX_CHECK(layout == Layout::nhwc || (block != 0 && c % block == 0), Internal, "layout ", int(layout), " with ", c,
+           " channels");
   auto physical = [&](const Shape& s) {
-    if (s == out) return layout == Layout::nhwc ? Shape({n, pixels, c}) : Shape({n, c / 16, pixels, 16});
+    if (s == out) return layout == Layout::nhwc ? Shape({n, pixels, c}) : Shape({n, c / block, pixels, block});
     int64_t d[4] = {1, 1, 1, 1};
     for (size_t i = 0; i < s.rank(); ++i) d[4 - s.rank() + i] = s[i];
     VX_CHECK(s.rank() <= 4 && d[2] == 1 && d[3] == 1, Internal, "operand ", s.str(), " is not 1x1 against ",
              out.str());
     const bool per_channel = d[1] != 1;
     return layout == Layout::nhwc ? Shape({d[0], 1, d[1]})
-                                  : Shape({d[0], per_channel ? c / 16 : 1, 1, per_channel ? 16 : 1});
+                                  : Shape({d[0], per_channel ? c / block : 1, 1, per_channel ? block : 1});
   };
   BroadcastLoops l = broadcast_loops(physical(a), physical(b));
   l.a = a;
@@ -237,11 +239,12 @@ std::optional<PeriodicLoops> periodic_loops(const Shape& a, const Shape& b, Layo
     p.segment_length = pixels * c;
     p.period = c;
   } else {
-    VX_CHECK(c % 16 == 0, Internal, "nChw16c with ", c, " channels");
-    p.segments_per_image = c / 16;
+    const int64_t block = channel_block(layout);
+    VX_CHECK(block != 0 && c % block == 0, Internal, "layout ", int(layout), " with ", c, " channels");
+    p.segments_per_image = c / block;
     p.segments = out[0] * p.segments_per_image;
-    p.segment_length = pixels * 16;
-    p.period = 16;
+    p.segment_length = pixels * block;
+    p.period = block;
   }
   return p;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 #include "backends/cpu/fast/cpu_layout.h"
@@ -32,7 +33,11 @@ struct LayoutView {
     switch (layout) {
       case Layout::nchw: return (b * channels + c) * pixels + p;
       case Layout::nhwc: return (b * pixels + p) * channels + c;
-      case Layout::nchw16c: return ((b * (channels / 16) + c / 16) * pixels + p) * 16 + c % 16;
+      case Layout::nchw16c:
+      case Layout::nchw8c: {
+        const int64_t block = channel_block(layout);
+        return ((b * (channels / block) + c / block) * pixels + p) * block + c % block;
+      }
     }
     return 0;
   }
@@ -40,7 +45,8 @@ struct LayoutView {
     switch (layout) {
       case Layout::nchw: return 1;
       case Layout::nhwc: return channels - c;
-      case Layout::nchw16c: return 16 - c % 16;
+      case Layout::nchw16c:
+      case Layout::nchw8c: return channel_block(layout) - c % channel_block(layout);
     }
     return 1;
   }
@@ -184,7 +190,10 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   s.c_conv = s.winograd ? c_padded : s.c;
   s.dilated = s.group == 1 && !s.upsample_concat && !s.pool && !s.residual &&
               std::any_of(s.g.dilations.begin(), s.g.dilations.end(), [](int64_t d) { return d > 1; });
-  s.work = s.winograd ? Layout::nchw16c : Layout::nhwc;
+  const bool depthwise = s.group == s.c && s.group == s.m;
+  const bool blocked8 = onednn_prefers_blocked8() && !s.winograd && !s.dilated && s.c % 8 == 0 && s.m % 8 == 0 &&
+                        (s.group == 1 || depthwise);
+  s.work = s.winograd ? Layout::nchw16c : blocked8 ? Layout::nchw8c : Layout::nhwc;
   return s;
 }
 
@@ -485,6 +494,29 @@ bool onednn_has_winograd() {
     }
   }();
   return has;
+}
+
+// Asked once, on a small 3x3 layer and a depthwise one: the JIT kernels must take nChw8c (a
+// reference loop would be far slower than NHWC).
+bool onednn_prefers_blocked8() {
+  static const bool prefers = [] {
+    if (onednn_has_winograd()) return false;
+    try {
+      for (const int64_t groups : {1, 16}) {
+        const memory::desc src({1, 16, 16, 16}, memory::data_type::f32, Tag::nChw8c);
+        const memory::desc w = groups == 1 ? memory::desc({16, 16, 3, 3}, memory::data_type::f32, Tag::any)
+                                           : memory::desc({16, 1, 1, 3, 3}, memory::data_type::f32, Tag::any);
+        dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                          src, w, src, {1, 1}, {1, 1}, {1, 1});
+        const dnnl::convolution_forward::primitive_desc pd(d, onednn_attr(), onednn_engine());
+        if (std::string(pd.impl_info_str()).find("jit") != 0) return false;
+      }
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return prefers;
 }
 
 Layout onednn_working_layout(const Node& node, const Graph& graph) {

@@ -186,7 +186,8 @@ void global_pool_channels_last(KernelContext& ctx, Layout layout) {
   VX_CHECK(x.rank() == 4, InvalidArgument, ctx.node().op, " '", ctx.node().name,
            "': an input in a channels-last layout must be 4-D, got ", x.shape().str());
   const int64_t n = x.dim(0), c = x.dim(1), pixels = x.dim(2) * x.dim(3);
-  VX_CHECK(layout != Layout::nchw16c || c % 16 == 0, Internal, "nChw16c input with ", c, " channels");
+  const int64_t block = channel_block(layout);
+  VX_CHECK(block == 0 || c % block == 0, Internal, "a blocked input with ", c, " channels");
   float* out = ctx.output(0, DType::f32, Shape({n, c, 1, 1})).data<float>();
   const float* in = x.data<float>();
   // Tasks: (image, block of 16 channels); a run of them within one image is reduced together.
@@ -198,9 +199,9 @@ void global_pool_channels_last(KernelContext& ctx, Layout layout) {
         const int64_t count = std::min({kMaxChannels, c - k, last * kChannelBlock - k});
         if (layout == Layout::nhwc) {
           Reduce(in + b * pixels * c + k, pixels, c, count, out + b * c + k);
-        } else {  // nChw16c: each block of 16 channels is its own [pixels][16] array
-          for (int64_t j = k; j < k + count; j += 16)
-            Reduce(in + (b * c + j) * pixels, pixels, 16, 16, out + b * c + j);
+        } else {  // nChw16c / nChw8c: each block of channels is its own [pixels][block] array
+          for (int64_t j = k; j < k + count; j += block)
+            Reduce(in + (b * c + j) * pixels, pixels, block, block, out + b * c + j);
         }
       }
       t += last - first;

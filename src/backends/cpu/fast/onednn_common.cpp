@@ -28,6 +28,7 @@ memory::format_tag onednn_tag(Layout layout) {
     case Layout::nchw: return memory::format_tag::nchw;
     case Layout::nhwc: return memory::format_tag::nhwc;
     case Layout::nchw16c: return memory::format_tag::nChw16c;
+    case Layout::nchw8c: return memory::format_tag::nChw8c;
   }
   return memory::format_tag::nchw;
 }
