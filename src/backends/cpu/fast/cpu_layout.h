@@ -3,12 +3,13 @@
 // 2-core AVX-512 machine, base U-Net layers at 1080p): direct convolutions (brgconv) run best on
 // NHWC (plain NCHW falls back to a gemm path 5-10x slower), and 3x3 stride-1 convolutions whose
 // channel counts are multiples of 16 run about 1.6x faster again as Winograd F(4x4, 3x3), which
-// needs the channel-blocked layout nChw16c (no padding, since the channels divide by 16).
+// needs the channel-blocked layout nChw16c (no padding, since the channels divide by 16). Where
+// oneDNN has no Winograd (AVX2 CPUs) its JIT kernels run best on nChw8c, the 8-channel block.
 //
 // Which nodes take part (only rank-4 f32 values of known shape are ever stored in another layout):
 //   - oneDNN vx.FusedConv / vx.FusedConvResidual: read their data inputs (X, X_low / X_skip, R) in
-//     any layout, reordering into their working layout (nChw16c for Winograd candidates, else
-//     NHWC: fast/fused_conv_onednn.h), and write any layout;
+//     any layout, reordering into their working layout (nChw16c for Winograd candidates, nChw8c
+//     on AVX2, else NHWC: fast/fused_conv_onednn.h), and write any layout;
 //   - "followers", which read their activation input in any layout and write their output in the
 //     same one: the fast unary kernels (eltwise_unary.cpp: Relu, Clip, HardSwish, ...: they work
 //     on the raw buffer), the fast binary kernels (eltwise_binary.cpp) where one operand has the
@@ -17,8 +18,8 @@
 //     full shape and the same layout, the fast GlobalAveragePool / GlobalMaxPool (global_pool.cpp,
 //     whose [N,C,1,1] output is layout-free, below), and oneDNN's MaxPool / AveragePool
 //     (pool_onednn.cpp: ResNet's max pool between two convolutions).
-// A rank-4 value of spatial extent 1x1 is byte-identical in NCHW, NHWC and (when C divides by 16)
-// nChw16c: it is layout-free, never reordered, and each node reading or writing it names whichever
+// A rank-4 value of spatial extent 1x1 is byte-identical in NCHW, NHWC and (when C divides by the
+// block) nChw16c / nChw8c: it is layout-free, never reordered, and each node reading or writing it names whichever
 // of those layouts suits it.
 //
 // Decision, a fixpoint: a conv's output wants its working layout, a follower's output its

@@ -16,10 +16,10 @@
 // shape, in a oneDNN convolution's layout (the node's cpu.layout_output): then elementwise and
 // scalar operands loop as before, and an operand holding one value per channel and/or image
 // ([N,C,1,1], [1,C,1,1], [C,1,1]) is broadcast over the activation's physical axes instead:
-// NHWC as [N, H*W, C] against [N|1, 1, C|1], nChw16c as [N, C/16, H*W, 16] against
-// [N|1, C/16|1, 1, 16|1]. One value per channel would then make runs of only C (or 16) elements,
-// so that case runs as periodic loops instead: within an image (NHWC) or a 16-channel block of an
-// image (nChw16c) the operand's values repeat with period C (16); they are tiled into a buffer of
+// NHWC as [N, H*W, C] against [N|1, 1, C|1], nChw16c / nChw8c (block B) as [N, C/B, H*W, B]
+// against [N|1, C/B|1, 1, B|1]. One value per channel would then make runs of only C (or B)
+// elements, so that case runs as periodic loops instead: within an image (NHWC) or a channel block
+// of an image (nChw16c, nChw8c) the operand's values repeat with period C (B); they are tiled into a buffer of
 // up to kTile floats once per such segment and the runs go over whole tiles.
 //
 // Declines: other element types (integers, f16: the reference converts or wraps), Min / Max / Sum
@@ -203,11 +203,11 @@ void binary_compute(ThreadPool& pool, const BroadcastLoops& l, const float* a, c
   }, kBinaryGrain);
 }
 
-// ---- a per-channel operand against an activation in NHWC or nChw16c ----
+// ---- a per-channel operand against an activation in NHWC or a blocked layout ----
 
-// The activation as `segments` runs of segment_length elements (an image in NHWC, a 16-channel
-// block of an image in nChw16c) along which the per-channel operand's values for that segment
-// repeat with period `period` (C, or 16); the segment's values start at
+// The activation as `segments` runs of segment_length elements (an image in NHWC, a channel block
+// of an image in nChw16c / nChw8c) along which the per-channel operand's values for that segment
+// repeat with period `period` (C, or the block); the segment's values start at
 // (s / segments_per_image) * image_stride + (s % segments_per_image) * period.
 struct PeriodicLoops {
   Shape a, b, out;

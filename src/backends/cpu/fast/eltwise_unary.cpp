@@ -8,7 +8,7 @@
 // memory is fine: element i reads only element i.
 //
 // In a prepared plan these kernels are layout followers (cpu_layout.h): a 4-D input stored in a
-// oneDNN convolution's layout (NHWC, nChw16c) gives the output in the same layout, as the loop
+// oneDNN convolution's layout (NHWC, nChw16c, nChw8c) gives the output in the same layout, as the loop
 // runs over the raw buffer and never looks at coordinates.
 //
 // Clip's bounds: attributes min / max before opset 11, else the optional scalar inputs 1 and 2,

@@ -477,7 +477,7 @@ bool constant_f32(const Graph& graph, ValueId id) {
 
 }  // namespace
 
-// Without Winograd the blocked layout is worse than useless: direct convolutions on nChw16c fall back
+// Without Winograd the 16-channel blocked layout is worse than useless: direct convolutions on nChw16c fall back
 // to oneDNN's reference loop on AVX2 (a 256x192 denoise: 78 s instead of 0.15). Asked once, on a
 // small 3x3 layer.
 bool onednn_has_winograd() {

@@ -6,7 +6,7 @@
 //
 // A 4-D input may also come in a oneDNN convolution's layout (cpu_layout.h: the node's
 // cpu.layout_inputs): NHWC, reduced per image (or per run of 16-channel blocks of an image, when
-// the pool splits one) over its pixels, or nChw16c, reduced per 16-channel block the same way.
+// the pool splits one) over its pixels, or nChw16c / nChw8c, reduced per channel block the same way.
 // Blocks of up to 256 pixels (16 KiB) are reduced 16 channels at a time in SSE registers (two
 // partials per channel, up to 128 values each); sums add the blocks in double. The [N,C,1,1] output is the
 // same bytes in every layout.
@@ -96,7 +96,7 @@ void global_pool_planes(KernelContext& ctx) {
   }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, size)));
 }
 
-// ---- channels-last inputs (NHWC, nChw16c) ----
+// ---- channels-last inputs (NHWC, nChw16c, nChw8c) ----
 
 constexpr int64_t kChannelBlock = 16;   // the unit of the split over channels
 constexpr int64_t kMaxChannels = 128;   // channels reduced together (results on the stack)
