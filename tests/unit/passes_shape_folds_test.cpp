@@ -1,13 +1,13 @@
 // Folds that need shapes before the inputs are bound (passes/fold_shape_queries.h,
 // passes/transposes_as_reshapes.h): exported shape arithmetic becomes constants where every input
 // declares its full shape, and a Transpose that moves only unit axes becomes a Reshape. The graph
-// after the pass computes what the graph before it does (the same reference kernels: equal, up to
-// 1e-6 of the peak); graphs the pass cannot know the shapes of are left alone.
+// after the pass computes what the graph before it does (run eagerly on the same CPU kernels: equal,
+// up to 1e-6 of the peak); graphs the pass cannot know the shapes of are left alone.
+#include "backends/cpu/eager_runner.h"
 #include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "passes/fold_shape_queries.h"
 #include "passes/transposes_as_reshapes.h"
-#include "session/model_runner.h"
 
 namespace vx {
 namespace {
@@ -20,17 +20,9 @@ Attributes transpose_perm(std::vector<int64_t> p) {
   return a;
 }
 
-std::vector<Tensor> run_on_reference_kernels(const Graph& g, const std::vector<Tensor>& feeds) {
-  ModelRunnerOptions o;
-  o.optimize = false;
-  o.reference_only = true;
-  ModelRunner runner(g, o);
-  return runner.run(feeds);
-}
-
 void expect_fold_keeps_results(const Graph& before, const Graph& after, const std::vector<Tensor>& feeds) {
   after.validate();
-  const std::vector<Tensor> want = run_on_reference_kernels(before, feeds), got = run_on_reference_kernels(after, feeds);
+  const std::vector<Tensor> want = run_graph_eager(before, feeds), got = run_graph_eager(after, feeds);
   ASSERT_EQ(want.size(), got.size());
   for (size_t i = 0; i < want.size(); ++i) {
     ASSERT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
