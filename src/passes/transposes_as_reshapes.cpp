@@ -22,6 +22,9 @@ bool moves_only_unit_axes(const std::vector<int64_t>& perm, const Shape& in) {
 }  // namespace
 
 Graph transposes_as_reshapes(Graph graph) {
+  // Shape inference takes an input declared [] for a scalar; binding takes it for any rank.
+  for (ValueId id : graph.inputs)
+    if (graph.value(id).shape.rank() == 0) return graph;
   const std::vector<Shape> shapes = pattern::inferred_shapes(graph);
   for (Node& node : graph.nodes) {
     if (!pattern::is_op(node, "Transpose") || node.inputs.size() != 1 || node.outputs.size() != 1) continue;

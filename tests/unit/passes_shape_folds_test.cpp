@@ -89,12 +89,19 @@ TEST(ShapeFolds, TransposeOfUnitAxesBecomesAReshape) {
     EXPECT_EQ(count_ops(out, "Transpose"), c.becomes_reshape ? 0 : 1) << c.in.str();
     expect_fold_keeps_results(b.g, out, b.feeds);
   }
-  // Shapes shape inference cannot tell: left alone.
+  // Shapes shape inference cannot tell: left alone. So is a graph with an input declared [] (which
+  // inference takes for a scalar and binding for any rank), here read through Unsqueeze.
   test::GraphBuilder unknown;
   const ValueId x = unknown.input("x", {1, 5, 3});
   unknown.g.value(x).shape = Shape{-1, 5, 3};
   unknown.g.outputs = {unknown.node("Transpose", {x}, transpose_perm({1, 0, 2}))};
   EXPECT_EQ(count_ops(transposes_as_reshapes(unknown.g), "Transpose"), 1);
+  test::GraphBuilder any_rank;  // fed [4]: [1, 4] after the Unsqueeze, [4, 1] after the Transpose
+  const ValueId a = any_rank.input("a", {4});
+  any_rank.g.value(a).shape = Shape{};
+  const ValueId u = any_rank.node("Unsqueeze", {a, any_rank.constant(Tensor::from<int64_t>(Shape{1}, {0}))});
+  any_rank.g.outputs = {any_rank.node("Transpose", {u})};
+  EXPECT_EQ(count_ops(transposes_as_reshapes(any_rank.g), "Transpose"), 1);
 }
 
 }  // namespace
