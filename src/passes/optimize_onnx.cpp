@@ -1,5 +1,6 @@
 #include "passes/optimize_onnx.h"
 
+#include "passes/fold_attention_transposes.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_affine.h"
 #include "passes/fold_shape_queries.h"
@@ -16,6 +17,7 @@
 #include "passes/fuse_upsample_concat_conv.h"
 #include "passes/remove_dead_nodes.h"
 #include "passes/transposes_as_reshapes.h"
+#include "passes/untranspose_attention_keys.h"
 
 namespace vx {
 
@@ -40,6 +42,8 @@ void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
     g = fuse_gelu(std::move(g));          // before the MatMul fusion, which takes vx.Gelu as its activation
     g = fuse_layer_norm(std::move(g));
     g = fuse_attention(std::move(g));     // before the MatMul fusion, which would take its MatMuls apart
+    g = untranspose_attention_keys(std::move(g));
+    g = fold_attention_transposes(std::move(g));  // the head Transposes, read through strides instead
     g = fuse_matmul_bias_act(std::move(g));
   }
   if (options.int8_weights) g = quantize_weights_int8(std::move(g));

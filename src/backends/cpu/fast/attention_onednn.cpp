@@ -1,5 +1,5 @@
-// vx.Attention on the CPU: scores = Q K^T (oneDNN batched matmul, K's transpose read through
-// strides, the scale as its output scale), + mask (one pass over the scores, broadcast by
+// vx.Attention on the CPU: scores = Q K^T (oneDNN batched matmul, K's transpose and the
+// heads-interleaved "bshd" layouts read through strides, the scale as its output scale), + mask (one pass over the scores, broadcast by
 // precomputed row offsets), softmax over the last axis (oneDNN, in place), then scores x V (oneDNN
 // batched matmul). The scores live in a buffer the kernel owns (runs of one executable are
 // serialised).
@@ -22,6 +22,29 @@ std::vector<int64_t> padded(const Shape& s, size_t rank) {
   return d;
 }
 
+// A stored operand as the matmuls read it: its logical dims ([..., H, S, D]) and element strides.
+// "bshd" stores [..., S, H, D]: the two axes before the innermost swap places. oneDNN wants the
+// strides of unit axes to be those of a dense layout.
+struct Operand {
+  std::vector<int64_t> dims;
+  memory::dims strides;
+};
+Operand operand(const std::vector<int64_t>& stored, bool bshd) {
+  Operand o{stored, row_major_strides(stored)};
+  const size_t r = stored.size();
+  if (bshd) {
+    std::swap(o.dims[r - 3], o.dims[r - 2]);
+    std::swap(o.strides[r - 3], o.strides[r - 2]);
+  }
+  return o;
+}
+memory::desc strided_desc(Operand o) {
+  const size_t r = o.dims.size();
+  for (size_t i = 0; i < r; ++i)
+    if (o.dims[i] == 1) o.strides[i] = i + 1 < r ? o.strides[i + 1] * o.dims[i + 1] : 1;
+  return memory::desc(o.dims, memory::data_type::f32, o.strides);
+}
+
 class OneDnnAttention {
  public:
   OneDnnAttention(const Node& node, const Graph& g) {
@@ -38,7 +61,14 @@ class OneDnnAttention {
     }
     VX_CHECK(q_shape_.rank() >= 2 && k_shape_.rank() >= 2 && v_shape_.rank() >= 2 && rank <= 12, Unsupported, what,
              ": needs operands of rank 2..12");
-    const std::vector<int64_t> q = padded(q_shape_, rank), k = padded(k_shape_, rank), v = padded(v_shape_, rank);
+    // "bshd" (the folded head Transposes) swaps the two axes before the innermost.
+    const bool bshd_in = attention_bshd_layout(node, "qkv_layout"), bshd_out = attention_bshd_layout(node, "out_layout");
+    VX_CHECK(!bshd_in || (!k_t && q_shape_.rank() >= 3 && k_shape_.rank() >= 3 && v_shape_.rank() >= 3), Unsupported,
+             what, ": qkv_layout \"bshd\" needs Q, K and V of rank >= 3 and K not transposed");
+    VX_CHECK(!bshd_out || rank >= 3, Unsupported, what, ": out_layout \"bshd\" needs rank >= 3");
+    const Operand qo = operand(padded(q_shape_, rank), bshd_in), ko = operand(padded(k_shape_, rank), bshd_in),
+                  vo = operand(padded(v_shape_, rank), bshd_in);
+    const std::vector<int64_t>&q = qo.dims, &k = ko.dims, &v = vo.dims;
     const int64_t sq = q[rank - 2], d = q[rank - 1];
     const int64_t sk = k_t ? k[rank - 1] : k[rank - 2], dk = k_t ? k[rank - 2] : k[rank - 1];
     VX_CHECK(dk == d && v[rank - 2] == sk, InvalidArgument, what, ": Q ", q_shape_.str(), ", K ", k_shape_.str(),
@@ -54,20 +84,21 @@ class OneDnnAttention {
     scores[rank - 1] = sk;
     out[rank - 1] = v[rank - 1];
     // K^T as oneDNN weights [..., D, Sk]: K's own strides with the last two swapped.
-    std::vector<int64_t> kt_dims = k;
-    memory::dims kt_strides = row_major_strides(k);
+    Operand kt = ko;
     if (!k_t) {
-      std::swap(kt_dims[rank - 2], kt_dims[rank - 1]);
-      std::swap(kt_strides[rank - 2], kt_strides[rank - 1]);
+      std::swap(kt.dims[rank - 2], kt.dims[rank - 1]);
+      std::swap(kt.strides[rank - 2], kt.strides[rank - 1]);
     }
-    for (size_t i = 0; i < rank; ++i)  // oneDNN wants broadcast axes with stride of a dense layout
-      if (kt_dims[i] == 1) kt_strides[i] = i + 1 < rank ? kt_strides[i + 1] * kt_dims[i + 1] : 1;
-    q_md_ = plain_f32_desc(q);
-    kt_md_ = memory::desc(kt_dims, f32, kt_strides);
-    v_md_ = plain_f32_desc(v);
+    q_md_ = strided_desc(qo);
+    kt_md_ = strided_desc(kt);
+    v_md_ = strided_desc(vo);
     s_md_ = plain_f32_desc(scores);
-    y_md_ = plain_f32_desc(out);
-    out_shape_ = Shape(out);
+    // The output stored [..., Sq, H, Dv] for "bshd": written through the swapped strides.
+    std::vector<int64_t> stored_out = out;
+    if (bshd_out) std::swap(stored_out[rank - 3], stored_out[rank - 2]);
+    Operand yo = operand(stored_out, bshd_out);
+    y_md_ = strided_desc(yo);
+    out_shape_ = Shape(stored_out);
     const Value& y = g.value(node.outputs[0]);
     VX_CHECK(!y.shape.is_known() || y.shape.numel() == out_shape_.numel(), InvalidArgument, what,
              ": planned output ", y.shape.str());
@@ -151,9 +182,6 @@ class OneDnnAttention {
 
 bool attention_supports_unchecked(const Node& node, const Graph& g) {
   if (node.outputs.size() != 1 || node.outputs[0] == kNoValue) return false;
-  // The heads-interleaved layouts (the Vulkan path's fold_attention_transposes): the reference kernel runs them.
-  if (node.attrs.get_string("qkv_layout", "bhsd") != "bhsd" || node.attrs.get_string("out_layout", "bhsd") != "bhsd")
-    return false;
   for (size_t i = 0; i < 3; ++i)
     if (!known_f32(g, node.input(i)) || g.value(node.input(i)).shape.numel() == 0) return false;
   if (node.input(3) != kNoValue && !known_f32(g, node.input(3))) return false;
