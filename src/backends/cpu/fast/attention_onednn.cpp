@@ -1,8 +1,8 @@
 // vx.Attention on the CPU: scores = Q K^T (oneDNN batched matmul, K's transpose and the
-// heads-interleaved "bshd" layouts read through strides, the scale as its output scale), + mask (one pass over the scores, broadcast by
-// precomputed row offsets), softmax over the last axis (oneDNN, in place), then scores x V (oneDNN
-// batched matmul). The scores live in a buffer the kernel owns (runs of one executable are
-// serialised).
+// heads-interleaved "bshd" layouts read through strides, the scale as its output scale), + mask
+// (one pass over the scores, broadcast by precomputed row offsets), softmax over the last axis
+// (oneDNN, in place), then scores x V (oneDNN batched matmul). The scores live in a buffer the
+// kernel owns (runs of one executable are serialised).
 #include <algorithm>
 #include <memory>
 
@@ -68,7 +68,9 @@ class OneDnnAttention {
     VX_CHECK(!bshd_out || rank >= 3, Unsupported, what, ": out_layout \"bshd\" needs rank >= 3");
     const Operand qo = operand(padded(q_shape_, rank), bshd_in), ko = operand(padded(k_shape_, rank), bshd_in),
                   vo = operand(padded(v_shape_, rank), bshd_in);
-    const std::vector<int64_t>&q = qo.dims, &k = ko.dims, &v = vo.dims;
+    const std::vector<int64_t>& q = qo.dims;
+    const std::vector<int64_t>& k = ko.dims;
+    const std::vector<int64_t>& v = vo.dims;
     const int64_t sq = q[rank - 2], d = q[rank - 1];
     const int64_t sk = k_t ? k[rank - 1] : k[rank - 2], dk = k_t ? k[rank - 2] : k[rank - 1];
     VX_CHECK(dk == d && v[rank - 2] == sk, InvalidArgument, what, ": Q ", q_shape_.str(), ", K ", k_shape_.str(),
