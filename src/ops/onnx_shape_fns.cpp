@@ -84,9 +84,7 @@ bool gemm_op_shape(const Node& node, Graph& graph) {
 
 bool transpose_shape(const Node& node, Graph& graph) {
   const Shape& x = in(node, graph, 0).shape;
-  std::vector<int64_t> perm = node.attrs.get_ints("perm");
-  if (perm.empty())
-    for (size_t d = 0; d < x.rank(); ++d) perm.insert(perm.begin(), int64_t(d));
+  const std::vector<int64_t> perm = transpose_perm(node.attrs.get_ints("perm"), x.rank());
   VX_CHECK(perm.size() == x.rank(), InvalidArgument, what(node), ": perm has ", perm.size(),
            " entries for an input of rank ", x.rank());
   std::vector<int64_t> out(x.rank());

@@ -50,4 +50,10 @@ int64_t normalize_axis(int64_t axis, int64_t rank, std::string_view context) {
   return axis < 0 ? axis + rank : axis;
 }
 
+std::vector<int64_t> transpose_perm(std::vector<int64_t> perm, size_t rank) {
+  if (perm.empty())
+    for (size_t i = rank; i-- > 0;) perm.push_back(int64_t(i));
+  return perm;
+}
+
 }  // namespace vx

@@ -23,4 +23,7 @@ std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out, std::s
 // An ONNX axis in [-rank, rank) mapped onto [0, rank); throws InvalidArgument otherwise.
 int64_t normalize_axis(int64_t axis, int64_t rank, std::string_view context = {});
 
+// Transpose's permutation: its perm attribute, or the axes reversed where it has none.
+std::vector<int64_t> transpose_perm(std::vector<int64_t> perm, size_t rank);
+
 }  // namespace vx

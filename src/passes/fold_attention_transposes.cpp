@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ops/fused_ops.h"
+#include "ops/shape_rules.h"
 #include "passes/fuse_pattern_util.h"
 
 namespace vx {
@@ -54,9 +55,7 @@ std::vector<int64_t> real_extents(const Shape& s) {
 // through `out`.
 bool swaps_heads_of_real_axes(const Node& t, const Shape& in, std::vector<int64_t>* out) {
   if (!in.is_known()) return false;
-  std::vector<int64_t> perm = t.attrs.get_ints("perm");
-  if (perm.empty())
-    for (size_t i = in.rank(); i-- > 0;) perm.push_back(int64_t(i));
+  const std::vector<int64_t> perm = transpose_perm(t.attrs.get_ints("perm"), in.rank());
   if (perm.size() != in.rank()) return false;
   const std::vector<size_t> in_real = real_axes(in);
   std::vector<size_t> order;  // per real output axis: its input axis's rank among the real ones

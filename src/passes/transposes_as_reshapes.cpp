@@ -1,5 +1,6 @@
 #include "passes/transposes_as_reshapes.h"
 
+#include "ops/shape_rules.h"
 #include "passes/fuse_pattern_util.h"
 
 namespace vx {
@@ -31,10 +32,7 @@ Graph transposes_as_reshapes(Graph graph) {
     const Shape& in = shapes[size_t(node.input(0))];
     const Shape& out = shapes[size_t(node.outputs[0])];
     if (in.rank() == 0 || !in.is_known() || out.rank() != in.rank() || !out.is_known()) continue;
-    std::vector<int64_t> perm = node.attrs.get_ints("perm");
-    if (perm.empty())  // the default reverses the axes
-      for (size_t i = in.rank(); i-- > 0;) perm.push_back(int64_t(i));
-    if (!moves_only_unit_axes(perm, in)) continue;
+    if (!moves_only_unit_axes(transpose_perm(node.attrs.get_ints("perm"), in.rank()), in)) continue;
     Tensor target(DType::i64, Shape{int64_t(out.rank())});
     for (size_t i = 0; i < out.rank(); ++i) target.data<int64_t>()[i] = out[i];
     const ValueId shape = graph.add_constant(node.name + "/as_reshape", std::move(target));

@@ -27,9 +27,7 @@ struct PermutedCopy {
 
 PermutedCopy permuted_copy(const Shape& x, const std::vector<int64_t>& perm_attr, const std::string& what) {
   const int64_t rank = int64_t(x.rank());
-  std::vector<int64_t> perm = perm_attr;
-  if (perm.empty())
-    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  const std::vector<int64_t> perm = transpose_perm(perm_attr, size_t(rank));
   VX_CHECK(int64_t(perm.size()) == rank, InvalidArgument, what, ": perm has ", perm.size(), " entries for rank ", rank);
   std::vector<int64_t> in_strides(size_t(rank), 1);
   for (int64_t i = rank - 1; i > 0; --i) in_strides[size_t(i - 1)] = in_strides[size_t(i)] * x[size_t(i)];

@@ -32,9 +32,7 @@ void copy_reshaped(KernelContext& ctx, const std::vector<int64_t>& dims) {
 void transpose_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   int64_t rank = int64_t(x.rank());
-  std::vector<int64_t> perm = ctx.node().attrs.get_ints("perm");
-  if (perm.empty())
-    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  const std::vector<int64_t> perm = transpose_perm(ctx.node().attrs.get_ints("perm"), size_t(rank));
   VX_CHECK(int64_t(perm.size()) == rank, InvalidArgument, node_label(ctx), ": perm has ", perm.size(),
            " entries for rank ", rank);
   std::vector<bool> seen(size_t(rank), false);

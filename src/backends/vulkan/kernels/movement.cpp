@@ -22,9 +22,7 @@ void add(OpPlan& plan, std::optional<Dispatch> d) {
 OpPlan plan_transpose(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
   const int64_t rank = int64_t(x.shape.rank());
-  std::vector<int64_t> perm = info.node.attrs.get_ints("perm");
-  if (perm.empty())
-    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  const std::vector<int64_t> perm = transpose_perm(info.node.attrs.get_ints("perm"), size_t(rank));
   VX_CHECK(int64_t(perm.size()) == rank, InvalidArgument, label(info), ": perm has ", perm.size(),
            " entries for rank ", rank);
   std::vector<int64_t> in_strides = row_major_strides(x.shape.dims()), dims, strides;
