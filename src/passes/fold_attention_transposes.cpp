@@ -26,9 +26,7 @@ bool swaps_heads(const Node& t) {
 
 // The head Transpose producing `id` when only node `reader` reads `id`, else -1.
 int head_transpose_for(const Graph& g, const Index& ix, ValueId id, int reader) {
-  if (id == kNoValue || is_graph_output(g, id)) return -1;
-  for (int c : ix.consumers[size_t(id)])
-    if (c != reader) return -1;
+  if (!read_only_by(g, ix, id, reader)) return -1;
   const int t = producer_op(g, ix, id, "Transpose");
   return t >= 0 && swaps_heads(g.nodes[size_t(t)]) ? t : -1;
 }
@@ -87,12 +85,6 @@ Shape interleaved(const Shape& heads) {
   return Shape(d);
 }
 
-ValueId shape_constant(Graph& g, const std::string& name, const Shape& s) {
-  Tensor t(DType::i64, Shape{int64_t(s.rank())});
-  for (size_t i = 0; i < s.rank(); ++i) t.data<int64_t>()[i] = s[i];
-  return g.add_constant(name, std::move(t));
-}
-
 // Q, K or V as a head Transpose of an interleaved tensor, unit axes aside, optionally followed by a
 // Reshape that only adds or drops unit axes: the Transpose, the Reshape (or -1) and the interleaved
 // tensor. Each is read by nothing but the next.
@@ -102,21 +94,13 @@ struct HeadsView {
 };
 std::optional<HeadsView> heads_view(const Graph& g, const Index& ix, const std::vector<Shape>& shapes, ValueId id,
                                     int reader) {
-  auto private_to = [&](ValueId v, int r) {
-    if (v == kNoValue || is_graph_output(g, v)) return false;
-    for (int c : ix.consumers[size_t(v)])
-      if (c != r) return false;
-    return true;
-  };
-  if (!private_to(id, reader)) return std::nullopt;
+  if (!read_only_by(g, ix, id, reader)) return std::nullopt;
   HeadsView view;
   ValueId t_out = id;
-  int t_reader = reader;
   if (const int r = producer_op(g, ix, id, "Reshape"); r >= 0) {
     view.reshape = r;
     t_out = g.nodes[size_t(r)].input(0);
-    t_reader = r;
-    if (!private_to(t_out, t_reader)) return std::nullopt;
+    if (!read_only_by(g, ix, t_out, r)) return std::nullopt;
   }
   view.transpose = producer_op(g, ix, t_out, "Transpose");
   if (view.transpose < 0) return std::nullopt;

@@ -1,9 +1,11 @@
 // Small pattern-matching helpers shared by the ONNX fusion passes (fuse_gelu, fuse_layer_norm,
 // fuse_attention, fuse_matmul_bias_act, fuse_matmul_int8_weights): which node produces a value,
-// whether a node is a given plain ONNX op, scalar constants, the other operand of a binary op.
+// whether a node is a given plain ONNX op, who reads a value, scalar and shape constants, the
+// other operand of a binary op.
 #pragma once
 #include <cmath>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/graph.h"
@@ -36,6 +38,22 @@ inline int sole_consumer_op(const Graph& g, const Index& ix, ValueId id, const c
   const int c = ix.consumers[size_t(id)][0];
   if (ix.taken[size_t(c)] || !is_op(g.nodes[size_t(c)], op)) return -1;
   return c;
+}
+
+// Whether `id` is read by node `reader` only (maybe through several of its inputs) and is no graph
+// output.
+inline bool read_only_by(const Graph& g, const Index& ix, ValueId id, int reader) {
+  if (id == kNoValue || is_graph_output(g, id)) return false;
+  for (int c : ix.consumers[size_t(id)])
+    if (c != reader) return false;
+  return true;
+}
+
+// A new int64 constant holding the extents of `s` (a Reshape's target).
+inline ValueId shape_constant(Graph& g, const std::string& name, const Shape& s) {
+  Tensor t(DType::i64, Shape{int64_t(s.rank())});
+  for (size_t i = 0; i < s.rank(); ++i) t.data<int64_t>()[i] = s[i];
+  return g.add_constant(name, std::move(t));
 }
 
 // The shape of every value as far as shape inference on a copy of the graph can tell (intermediate

@@ -33,10 +33,8 @@ Graph transposes_as_reshapes(Graph graph) {
     const Shape& out = shapes[size_t(node.outputs[0])];
     if (in.rank() == 0 || !in.is_known() || out.rank() != in.rank() || !out.is_known()) continue;
     if (!moves_only_unit_axes(transpose_perm(node.attrs.get_ints("perm"), in.rank()), in)) continue;
-    Tensor target(DType::i64, Shape{int64_t(out.rank())});
-    for (size_t i = 0; i < out.rank(); ++i) target.data<int64_t>()[i] = out[i];
-    const ValueId shape = graph.add_constant(node.name + "/as_reshape", std::move(target));
-    node = Node{"Reshape", node.name, "", {node.input(0), shape}, node.outputs, {}};
+    const ValueId target = pattern::shape_constant(graph, node.name + "/as_reshape", out);
+    node = Node{"Reshape", node.name, "", {node.input(0), target}, node.outputs, {}};
   }
   return graph;
 }
