@@ -80,25 +80,12 @@ Graph fuse_attention(Graph graph) {
       if (mask == kNoValue || graph.value(mask).dtype != DType::f32) continue;
       nodes.push_back(add);
     }
-    // * c or / c
+    // * c or / c (anything else between the scores and their MatMul: no attention)
     if (!private_value(graph, ix, cur)) continue;
-    if (const int mul = producer_op(graph, ix, cur, "Mul"); mul >= 0) {
-      const Node& m = graph.nodes[size_t(mul)];
-      int side = -1;
-      for (int s = 0; s < 2; ++s)
-        if (scalar_constant(graph, m.input(size_t(s))) && producer_op(graph, ix, m.input(size_t(1 - s)), "MatMul") >= 0)
-          side = s;
-      if (side < 0) continue;
-      scale = *scalar_constant(graph, m.input(size_t(side)));
-      cur = m.input(size_t(1 - side));
-      nodes.push_back(mul);
-    } else if (const int div = producer_op(graph, ix, cur, "Div"); div >= 0) {
-      const Node& d = graph.nodes[size_t(div)];
-      const auto c = scalar_constant(graph, d.input(1));
-      if (!c || *c == 0.0) continue;
-      scale = 1.0 / *c;
-      cur = d.input(0);
-      nodes.push_back(div);
+    if (const auto factor = scalar_factor(graph, ix, cur)) {
+      scale = factor->value;
+      cur = factor->operand;
+      nodes.push_back(factor->node);
     }
     const int qk = producer_op(graph, ix, cur, "MatMul");
     if (qk < 0 || !private_value(graph, ix, cur)) continue;
