@@ -176,28 +176,28 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
       if (e != x) return false;
     return true;
   };
-  // Winograd needs channels in multiples of 16. A packed (upsample_concat) source can be padded
-  // with zero channels (and the weights with zeros) when that adds little work: 73 -> 80 in the
-  // last decoder level of the U-Nets.
-  const int64_t c_padded = (s.c + 15) / 16 * 16;
-  const bool paddable = s.c % 16 == 0 || (s.upsample_concat && c_padded * 8 <= s.c * 9);
+  // The blocked layouts need the input channels in whole blocks (16: Winograd, 8: nChw8c). A packed
+  // (upsample_concat, so group 1) source can be padded with zero channels (and the weights with
+  // zeros) when that adds little work: 73 -> 80 in the last decoder level of the U-Nets.
+  auto padded_to = [&s](int64_t block) { return (s.c + block - 1) / block * block; };
+  auto paddable_to = [&](int64_t block) {
+    return s.c % block == 0 || (s.upsample_concat && padded_to(block) * 8 <= s.c * 9);
+  };
   // Only on large images (the denoiser's), or where the source is packed anyway (upsample_concat):
   // on ResNet-sized maps (56x56 and less) Winograd gains little and its blocked layout costs a
   // reorder on each side, between NHWC 1x1 convolutions (ResNet-50: 21 reorders per run -> 4).
   const bool large = s.h * s.w >= kWinogradMinPixels || s.upsample_concat;
   s.winograd = large && onednn_has_winograd() && s.group == 1 && s.g.kernel == std::vector<int64_t>{3, 3} && all(s.g.strides, 1) &&
-               all(s.g.dilations, 1) && all(s.g.pads_begin, 1) && all(s.g.pads_end, 1) && paddable && s.m % 16 == 0;
-  s.c_conv = s.winograd ? c_padded : s.c;
+               all(s.g.dilations, 1) && all(s.g.pads_begin, 1) && all(s.g.pads_end, 1) && paddable_to(16) && s.m % 16 == 0;
+  s.c_conv = s.winograd ? padded_to(16) : s.c;
   s.dilated = s.group == 1 && !s.upsample_concat && !s.pool && !s.residual &&
               std::any_of(s.g.dilations.begin(), s.g.dilations.end(), [](int64_t d) { return d > 1; });
-  // nChw8c pads a packed source the same way (73 -> 80: the U-Net's largest layer, 1.3x faster
-  // than on NHWC at 1080p).
+  // nChw8c pads a packed source the same way (the U-Net's largest layer: 1.3x faster than on NHWC
+  // at 1080p).
   const bool depthwise = s.group == s.c && s.group == s.m;
-  const int64_t c_padded8 = (s.c + 7) / 8 * 8;
-  const bool paddable8 = s.c % 8 == 0 || (s.upsample_concat && s.group == 1 && c_padded8 * 8 <= s.c * 9);
-  const bool blocked8 = onednn_prefers_blocked8() && !s.winograd && !s.dilated && paddable8 && s.m % 8 == 0 &&
+  const bool blocked8 = onednn_prefers_blocked8() && !s.winograd && !s.dilated && paddable_to(8) && s.m % 8 == 0 &&
                         (s.group == 1 || depthwise);
-  if (blocked8) s.c_conv = c_padded8;
+  if (blocked8) s.c_conv = padded_to(8);
   s.work = s.winograd ? Layout::nchw16c : blocked8 ? Layout::nchw8c : Layout::nhwc;
   return s;
 }
