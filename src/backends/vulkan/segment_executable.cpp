@@ -324,7 +324,7 @@ void SegmentExecutable::create_gpu_objects() {
       if (steps_[n].records_work()) ++written;
       seg.query_after_step.push_back(written);
     }
-    query_count_ += written + 1;
+    query_count_ += seg.queries();
   }
   if (timestamps_ && query_count_ > 0) query_pool_ = create_timestamp_pool(ctx_, query_count_);
   for (RecordedSegment& seg : segments_) {
@@ -380,9 +380,7 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
   const bool bound_downloads =
       std::any_of(seg.downloads.begin(), seg.downloads.end(), [](const Transfer& t) { return t.device_buffer; });
   barrier(cmd, bound_uploads ? kAnyWrite : kDeviceWrite, kDeviceReadWrite);
-  if (query_pool_)
-    vkCmdResetQueryPool(cmd, query_pool_, seg.first_query,
-                        (seg.query_after_step.empty() ? 0 : seg.query_after_step.back()) + 1);
+  if (query_pool_) vkCmdResetQueryPool(cmd, query_pool_, seg.first_query, seg.queries());
   for (const Transfer& t : seg.uploads) {
     const DeviceSlot& s = slots_[size_t(t.value)];
     if (s.bytes == 0) continue;
@@ -461,7 +459,7 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
     for (size_t n : nodes) node_ms[n] = wall / double(nodes.size());  // without timestamps: a share
     return;
   }
-  std::vector<uint64_t> ticks(size_t(seg.query_after_step.empty() ? 0 : seg.query_after_step.back()) + 1);
+  std::vector<uint64_t> ticks(seg.queries());
   VX_VK_CHECK(vkGetQueryPoolResults(ctx_.device(), query_pool_, seg.first_query, uint32_t(ticks.size()),
                                     ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));

@@ -85,6 +85,7 @@ class SegmentExecutable final : public runtime::CompiledSegments {
     // waits for the work before it: ~1 us a node on an H200); per step, the query after it.
     uint32_t first_query = 0;
     std::vector<uint32_t> query_after_step;
+    uint32_t queries() const { return (query_after_step.empty() ? 0 : query_after_step.back()) + 1; }
   };
 
   void plan_memory();
