@@ -65,15 +65,9 @@ DilatedConvTaps::DilatedConvTaps(const TapConvGeometry& g, const Tensor& weights
       }
     dnnl::primitive_attr attr = onednn_attr();
     attr.set_post_ops(ops);
-    using Conv = dnnl::convolution_forward;
-    const auto kind = dnnl::prop_kind::forward_inference;
-    const auto direct = dnnl::algorithm::convolution_direct;
-    Conv::desc desc = first && bias.defined()
-                          ? Conv::desc(kind, direct, t.src_md, w_any, bias_md, t.dst_md, {1, 1}, {0, 0}, {0, 0})
-                          : Conv::desc(kind, direct, t.src_md, w_any, t.dst_md, {1, 1}, {0, 0}, {0, 0});
-    Conv::primitive_desc pd(desc, attr, engine);
+    const auto pd = pointwise_conv(t.src_md, w_any, first && bias.defined() ? &bias_md : nullptr, t.dst_md, attr);
     reserve_thread_scratchpad(pd.scratchpad_desc().get_size());
-    t.primitive = Conv(pd);
+    t.primitive = dnnl::convolution_forward(pd);
     if (first && bias.defined()) bias_mem_ = memory(pd.bias_desc(), engine, const_cast<void*>(bias.raw()));
     // The tap's [m, c] weights: a strided view of OIHW, reordered once.
     const int64_t k = g.kh * g.kw;

@@ -267,17 +267,12 @@ class OneDnnMatMul {
     const memory::desc dst({1, p_.n, 1, m}, f32, memory::format_tag::nhwc);
     const memory::desc w({p_.n, p_.k, 1, 1}, f32, memory::format_tag::any);
     const memory::desc bias({p_.n}, f32, memory::format_tag::a);
-    using Conv = dnnl::convolution_forward;
-    const auto kind = dnnl::prop_kind::forward_inference;
-    const auto direct = dnnl::algorithm::convolution_direct;
     try {
-      Conv::desc desc = p_.bias.defined() ? Conv::desc(kind, direct, src, w, bias, dst, {1, 1}, {0, 0}, {0, 0})
-                                          : Conv::desc(kind, direct, src, w, dst, {1, 1}, {0, 0}, {0, 0});
-      Conv::primitive_desc pd(desc, attr, onednn_engine());
+      const auto pd = pointwise_conv(src, w, p_.bias.defined() ? &bias : nullptr, dst, attr);
       if (std::string(pd.impl_info_str()).find("1x1") == std::string::npos) return false;
       reserve_thread_scratchpad(pd.scratchpad_desc().get_size());
       conv_pd_ = pd;
-      conv_ = Conv(pd);
+      conv_ = dnnl::convolution_forward(pd);
       return true;
     } catch (const dnnl::error&) {
       return false;

@@ -93,4 +93,15 @@ void set_onednn_threads(int threads) {
   if (set && threads > 0) set(threads);
 }
 
+dnnl::convolution_forward::primitive_desc pointwise_conv(const memory::desc& src, const memory::desc& weights,
+                                                         const memory::desc* bias, const memory::desc& dst,
+                                                         const dnnl::primitive_attr& attr) {
+  using Conv = dnnl::convolution_forward;
+  const auto kind = dnnl::prop_kind::forward_inference;
+  const auto direct = dnnl::algorithm::convolution_direct;
+  const Conv::desc desc = bias ? Conv::desc(kind, direct, src, weights, *bias, dst, {1, 1}, {0, 0}, {0, 0})
+                               : Conv::desc(kind, direct, src, weights, dst, {1, 1}, {0, 0}, {0, 0});
+  return Conv::primitive_desc(desc, attr, onednn_engine());
+}
+
 }  // namespace vx::cpu::fast

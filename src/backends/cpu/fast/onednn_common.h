@@ -60,6 +60,13 @@ void reserve_thread_scratchpad(size_t bytes);
 void execute_primitive(const dnnl::primitive& primitive, dnnl::stream& stream,
                        std::unordered_map<int, dnnl::memory> args);
 
+// A 1x1 convolution (stride 1, no padding) for inference, with the bias when `bias` is given:
+// products by constant weights and dilated convolutions run tap by tap are made of it. Throws
+// dnnl::error where oneDNN has none for these descriptors.
+dnnl::convolution_forward::primitive_desc pointwise_conv(const dnnl::memory::desc& src, const dnnl::memory::desc& weights,
+                                                         const dnnl::memory::desc* bias, const dnnl::memory::desc& dst,
+                                                         const dnnl::primitive_attr& attr);
+
 // Sets the number of OpenMP threads oneDNN uses from now on in the calling thread.
 void set_onednn_threads(int threads);
 
