@@ -12,6 +12,8 @@ namespace {
 
 using namespace pattern;
 
+constexpr float kUnbounded = std::numeric_limits<float>::max();
+
 // A one-element f32 constant that does not raise the rank of a value of rank `rank` by broadcasting.
 std::optional<float> scalar_operand(const Graph& g, ValueId id, size_t rank) {
   if (id == kNoValue || !g.value(id).is_constant()) return std::nullopt;
@@ -22,11 +24,10 @@ std::optional<float> scalar_operand(const Graph& g, ValueId id, size_t rank) {
 
 // Clip's bounds: constant inputs (opset 11+; absent = unbounded) or attributes.
 std::optional<PostOp> clip_step(const Graph& g, const Node& clip, size_t rank) {
-  constexpr float kMax = std::numeric_limits<float>::max();
-  PostOp op{PostOpKind::clip, -kMax, kMax};
+  PostOp op{PostOpKind::clip, -kUnbounded, kUnbounded};
   if (clip.inputs.size() <= 1) {
-    op.alpha = clip.attrs.get_float("min", -kMax);
-    op.beta = clip.attrs.get_float("max", kMax);
+    op.alpha = clip.attrs.get_float("min", -kUnbounded);
+    op.beta = clip.attrs.get_float("max", kUnbounded);
     return op;
   }
   for (size_t i : {size_t(1), size_t(2)}) {
@@ -55,11 +56,15 @@ std::optional<std::vector<PostOp>> steps_of(const Graph& g, const Node& n, Value
     if (!op) return std::nullopt;
     return std::vector<PostOp>{*op};
   }
-  if ((n.op != "Mul" && n.op != "Div" && n.op != "Add" && n.op != "Sub") || n.inputs.size() != 2) return std::nullopt;
+  if ((n.op != "Mul" && n.op != "Div" && n.op != "Add" && n.op != "Sub" && n.op != "Max" && n.op != "Min") ||
+      n.inputs.size() != 2)
+    return std::nullopt;
   const bool x_first = n.inputs[0] == x;
   if (n.inputs[x_first ? 0 : 1] != x) return std::nullopt;
   const std::optional<float> c = scalar_operand(g, n.inputs[x_first ? 1 : 0], rank);
   if (!c) return std::nullopt;
+  if (n.op == "Max") return std::vector<PostOp>{{PostOpKind::clip, *c, kUnbounded}};  // tf2onnx's lower bounds
+  if (n.op == "Min") return std::vector<PostOp>{{PostOpKind::clip, -kUnbounded, *c}};
   PostOp op{PostOpKind::linear, 1.0f, 0.0f};
   if (n.op == "Mul") {
     op.alpha = *c;

@@ -385,6 +385,25 @@ TEST(FusionPasses, ConvActivationChainsBecomePostOps) {
   EXPECT_EQ(fused.nodes[3].attrs.get_strings("post_ops"), (std::vector<std::string>{"relu", "tanh"}));
 }
 
+// openWakeWord's embedding as tf2onnx writes it: conv, LeakyRelu, Max with a scalar (a lower bound);
+// Min with the constant first is an upper bound; Max of two computed values stays.
+TEST(FusionPasses, MaxAndMinByAConstantAreClips) {
+  Builder b;
+  const ValueId x = b.input("x", {1, 3, 7, 6});
+  ValueId y = b.node("Max", {b.node("LeakyRelu", {conv(b, x, 3, 4, 3)}, with({{"alpha", 0.2f}})),
+                             b.constant(Tensor::from<float>(Shape({1, 1, 1, 1}), {-0.4f}))});
+  y = b.node("Min", {b.constant(scalar(0.3f)), conv(b, y, 4, 4, 1)});
+  const ValueId other = conv(b, y, 4, 4, 1);
+  b.g.outputs = {b.node("Max", {other, b.node("Neg", {other})})};
+  Graph fused = check_fusion(b, kFusedConv, 3);
+  ASSERT_EQ(fused.nodes.size(), 5u);
+  EXPECT_EQ(fused.nodes[0].attrs.get_strings("post_ops"), (std::vector<std::string>{"relu", "clip"}));
+  EXPECT_EQ(fused.nodes[0].attrs.get_floats("post_alpha"), (std::vector<float>{0.2f, -0.4f}));
+  EXPECT_EQ(fused.nodes[1].attrs.get_strings("post_ops"), (std::vector<std::string>{"clip"}));
+  EXPECT_EQ(fused.nodes[1].attrs.get_floats("post_beta"), (std::vector<float>{0.3f}));
+  EXPECT_EQ(count_ops(fused, "Max"), 1);
+}
+
 TEST(FusionPasses, PostOpsStopAtASharedValue) {
   Builder b;
   const ValueId x = b.input("x", {1, 3, 6, 5});
