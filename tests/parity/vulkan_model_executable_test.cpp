@@ -313,7 +313,9 @@ TEST_F(VulkanExecutor, AliasesRecordNoTimestamp) {
     EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe->run(inputs, &profile), {}));
     ASSERT_EQ(profile.entries.size(), 8u);
     for (const auto& e : profile.entries) {
-      if (e.variant == "vulkan:alias") EXPECT_EQ(e.milliseconds, 0.0) << e.node;
+      if (e.variant == "vulkan:alias") {
+        EXPECT_EQ(e.milliseconds, 0.0) << e.node;
+      }
       EXPECT_GE(e.milliseconds, 0.0) << e.node;
     }
   }
