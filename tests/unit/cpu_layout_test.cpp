@@ -116,15 +116,18 @@ std::unique_ptr<Prepared> check(const Builder& b) {
 
 std::string name(const Builder& b, ValueId id) { return b.g.value(id).name; }
 
-// The layout a direct (not Winograd) convolution from c_in to c_out channels works in on this CPU.
+// The layout a direct (not Winograd) convolution from c_in to c_out channels writes on this CPU:
+// nChw8c on AVX2 where the output channels divide by 8 and the input's do too or are fewer than 8
+// (a stem, which reads plain NCHW), else NHWC.
 Layout direct_layout(int64_t c_in, int64_t c_out) {
-  return cpu::fast::onednn_prefers_blocked8() && c_in % 8 == 0 && c_out % 8 == 0 ? Layout::nchw8c : Layout::nhwc;
+  const bool blocked_source = c_in % 8 == 0 || (c_in < 8 && cpu::fast::onednn_takes_plain_stems());
+  return cpu::fast::onednn_prefers_blocked8() && blocked_source && c_out % 8 == 0 ? Layout::nchw8c : Layout::nhwc;
 }
 
 // Variants: GlobalAveragePool with 24 channels, GlobalMaxPool, the gate as Mul's first operand,
 // and 21 channels (not a multiple of 4: the pool's and the Mul's channel tails), with max pool
 // on a 1 x 150 image.
-TEST(CpuLayout, SqueezeExciteStaysInNhwc) {
+TEST(CpuLayout, SqueezeExciteStaysInTheConvsLayout) {
   for (int variant = 0; variant < 5; ++variant) {
     Builder b;
     const int64_t c = variant >= 3 ? 21 : 24;
@@ -137,23 +140,25 @@ TEST(CpuLayout, SqueezeExciteStaysInNhwc) {
     const auto p = check(b);
     SCOPED_TRACE(variant);
     EXPECT_EQ(count_ops(p->fused, kFusedConv), 4);
-    EXPECT_EQ(p->stored(name(b, y)), Layout::nhwc);
-    EXPECT_EQ(p->stored(name(b, se)), Layout::nhwc);
+    const Layout first = direct_layout(5, c);
+    EXPECT_EQ(p->stored(name(b, y)), first);
+    EXPECT_EQ(p->stored(name(b, se)), first);
     EXPECT_EQ(p->stored(name(b, out)), Layout::nchw);  // a graph output
     const Node& mul = p->producer(name(b, se));
     EXPECT_EQ(mul.op, "Mul");
-    // Every input of the Mul is named NHWC: the activation, and the layout-free gate.
-    EXPECT_EQ(mul.attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1, 1}));
+    // Every input of the Mul is named in the first conv's layout: the activation, and the
+    // layout-free gate.
+    EXPECT_EQ(mul.attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{int64_t(first), int64_t(first)}));
     // The convolutions after the first (which reads the graph input) read the pooled values and
-    // gates in their own working layout (no reorder of 1x1 values), the last one the NHWC gated
-    // activation.
+    // gates in their own working layout (no reorder of 1x1 values), the last one the gated
+    // activation in the first conv's layout.
     const Graph& planned = p->fast.plan().graph;
     for (const Node& n : planned.nodes)
       if (n.op == kFusedConv && n.inputs[0] != planned.inputs[0]) {
         const Layout work = cpu::fast::onednn_working_layout(n, planned);
         const bool reads_gated = n.inputs[0] == planned.find(name(b, se));
         EXPECT_EQ(n.attrs.get_ints(cpu::kLayoutInputsAttr),
-                  (std::vector<int64_t>{int64_t(reads_gated ? Layout::nhwc : work)})) << n.name;
+                  (std::vector<int64_t>{int64_t(reads_gated ? first : work)})) << n.name;
         const Shape& weights = planned.value(n.inputs[1]).shape;  // [out, in, k, k]
         EXPECT_EQ(work, direct_layout(weights[1], weights[0])) << n.name;
         const bool graph_output = n.outputs[0] == planned.outputs[0];
@@ -163,7 +168,7 @@ TEST(CpuLayout, SqueezeExciteStaysInNhwc) {
     ASSERT_EQ(count_ops(p->fast.plan().graph, pool_op), 1);
     for (const Node& n : p->fast.plan().graph.nodes)
       if (n.op == pool_op) {
-        EXPECT_EQ(n.attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1}));
+        EXPECT_EQ(n.attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{int64_t(first)}));
       }
   }
 }
@@ -223,6 +228,44 @@ TEST(CpuLayout, WindowedPoolsFollowTheConv) {
   }
 }
 
+// ResNet's stem, 7x7 / 2 from 3 channels, reads the graph input as it is (NCHW) and writes its
+// working layout (nChw8c on AVX2); a second stem reads a 3-channel convolution's output (NHWC,
+// reordered back to NCHW). Both feed a 3x3 / 2 max pool and a convolution. Results are compared
+// with the reference kernels by check().
+TEST(CpuLayout, StemsReadPlainChannels) {
+  Builder b;
+  const ValueId x = b.input("x", {2, 3, 29, 31});
+  auto stem = [&](ValueId in, int64_t c_out) {
+    const ValueId w = b.constant(test::random_tensor({c_out, 3, 7, 7}, b.seed++, -0.1f, 0.1f));
+    const ValueId y = b.node("Relu", {b.node("Conv", {in, w}, with({{"kernel_shape", std::vector<int64_t>{7, 7}},
+                                                                   {"strides", std::vector<int64_t>{2, 2}},
+                                                                   {"pads", std::vector<int64_t>(4, 3)}}))});
+    return b.node("MaxPool", {y}, with({{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                        {"strides", std::vector<int64_t>{2, 2}},
+                                        {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  };
+  const ValueId first = stem(x, 16);
+  const ValueId three = conv(b, b.node("Relu", {conv(b, x, 3, 24, 3)}), 24, 3, 1);  // ends in 3 channels
+  const ValueId second = stem(three, 24);
+  b.g.outputs = {conv(b, first, 16, 8, 3), conv(b, second, 24, 8, 1)};
+  const auto p = check(b);
+  const Layout work = direct_layout(3, 16);
+  EXPECT_EQ(p->stored(name(b, first)), work);
+  EXPECT_EQ(p->stored(name(b, second)), work);
+  const Layout three_layout = p->stored(name(b, three));
+  EXPECT_NE(three_layout, Layout::nchw8c);  // 3 channels: not in whole blocks
+  const Graph& planned = p->fast.plan().graph;
+  int stems = 0;
+  for (const Node& n : planned.nodes)
+    if (n.op == kFusedConv && planned.value(n.inputs[1]).shape[1] == 3) {
+      ++stems;
+      const Layout source = n.inputs[0] == planned.inputs[0] ? Layout::nchw : three_layout;
+      EXPECT_EQ(n.attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{int64_t(source)})) << n.name;
+      EXPECT_EQ(n.attrs.get_int(cpu::kLayoutOutputAttr, -1), int64_t(work)) << n.name;
+    }
+  EXPECT_EQ(stems, 3);  // the 3x3 from x to 24 channels is one too
+}
+
 TEST(CpuLayout, UnaryChainsFollowTheConv) {
   Builder b;
   const ValueId x = b.input("x", {2, 3, 10, 9});
@@ -233,9 +276,10 @@ TEST(CpuLayout, UnaryChainsFollowTheConv) {
   b.g.outputs = {conv(b, chain, 24, 40, 3), conv(b, y, 24, 8, 1)};
   const auto p = check(b);
   EXPECT_EQ(count_ops(p->fused, "Relu") + count_ops(p->fused, "Abs") + count_ops(p->fused, "Neg"), 3);
-  EXPECT_EQ(p->stored(name(b, y)), Layout::nhwc);
-  EXPECT_EQ(p->stored(name(b, r)), Layout::nhwc);
-  EXPECT_EQ(p->stored(name(b, chain)), Layout::nhwc);
+  const Layout work = direct_layout(3, 24);
+  EXPECT_EQ(p->stored(name(b, y)), work);
+  EXPECT_EQ(p->stored(name(b, r)), work);
+  EXPECT_EQ(p->stored(name(b, chain)), work);
 }
 
 TEST(CpuLayout, BinaryOpsWithScalarsAndPerChannelOperands) {
@@ -254,7 +298,7 @@ TEST(CpuLayout, BinaryOpsWithScalarsAndPerChannelOperands) {
   const ValueId out = conv(b, f, 40, 24, 3);
   b.g.outputs = {out};
   const auto p = check(b);
-  for (ValueId v : {y, a, d, e, f}) EXPECT_EQ(p->stored(name(b, v)), Layout::nhwc) << name(b, v);
+  for (ValueId v : {y, a, d, e, f}) EXPECT_EQ(p->stored(name(b, v)), direct_layout(4, 40)) << name(b, v);
 }
 
 TEST(CpuLayout, ResidualAddOfTwoConvOutputs) {
@@ -266,8 +310,10 @@ TEST(CpuLayout, ResidualAddOfTwoConvOutputs) {
   b.g.outputs = {out};
   const auto p = check(b);
   EXPECT_EQ(count_ops(p->fused, "Add"), 1);
-  EXPECT_EQ(p->stored(name(b, sum)), Layout::nhwc);
-  EXPECT_EQ(p->producer(name(b, sum)).attrs.get_ints(cpu::kLayoutInputsAttr), (std::vector<int64_t>{1, 1}));
+  const Layout work = direct_layout(7, 24);
+  EXPECT_EQ(p->stored(name(b, sum)), work);
+  EXPECT_EQ(p->producer(name(b, sum)).attrs.get_ints(cpu::kLayoutInputsAttr),
+            (std::vector<int64_t>{int64_t(work), int64_t(work)}));
 }
 
 TEST(CpuLayout, OperandsInDifferentLayoutsFallBackToNchw) {

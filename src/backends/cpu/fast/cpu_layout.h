@@ -9,7 +9,8 @@
 // Which nodes take part (only rank-4 f32 values of known shape are ever stored in another layout):
 //   - oneDNN vx.FusedConv / vx.FusedConvResidual: read their data inputs (X, X_low / X_skip, R) in
 //     any layout, reordering into their working layout (nChw16c for Winograd candidates, nChw8c
-//     on AVX2, else NHWC: fast/fused_conv_onednn.h), and write any layout;
+//     on AVX2, read from plain NCHW by a stem, else NHWC: fast/fused_conv_onednn.h), and write
+//     any layout;
 //   - "followers", which read their activation input in any layout and write their output in the
 //     same one: the fast unary kernels (eltwise_unary.cpp: Relu, Clip, HardSwish, ...: they work
 //     on the raw buffer), the fast binary kernels (eltwise_binary.cpp) where one operand has the

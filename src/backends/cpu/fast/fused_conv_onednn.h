@@ -19,10 +19,14 @@ bool onednn_has_winograd();
 // Whether this CPU runs convolutions best on nChw8c: without Winograd (AVX2), where oneDNN's JIT
 // kernels for the 8-channel blocked layout beat its NHWC ones (what ONNX Runtime's NCHWc does).
 bool onednn_prefers_blocked8();
+// Whether oneDNN has a JIT kernel for a first layer (fewer than 8 input channels) reading NCHW and
+// writing nChw8c.
+bool onednn_takes_plain_stems();
 // The layout the convolution of this node reads and writes: nChw16c for Winograd candidates (3x3,
 // stride 1, dilation 1, pad 1, input and output channels dividing by 16, large maps, and a CPU
 // with Winograd); nChw8c where onednn_prefers_blocked8() for undilated convolutions whose input
-// and output channels divide by 8 (group 1 or depthwise); else NHWC. Inputs in
+// and output channels divide by 8 (group 1 or depthwise), and for stems (fewer than 8 input
+// channels, group 1, output channels dividing by 8), which read NCHW; else NHWC. Inputs in
 // another layout are reordered (or packed) into it; outputs wanted in another layout are reordered.
 Layout onednn_working_layout(const Node& node, const Graph& graph);
 // Whether the oneDNN kernel takes this node: 2-D, float32, constant weights and bias; grouped and
