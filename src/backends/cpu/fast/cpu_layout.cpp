@@ -14,7 +14,7 @@ namespace vx::cpu {
 namespace {
 
 // What a step is to the layout decision: a oneDNN convolution, a follower (unary, binary, global
-// pool: their fast kernels; window: oneDNN's MaxPool / AveragePool, whose output is smaller but in
+// pool: their fast kernels; window: the fast MaxPool / AveragePool, whose output is smaller but in
 // its input's layout), or anything else (reads and writes NCHW only).
 enum class Role { other, conv, unary, binary, pool, window };
 
@@ -116,7 +116,7 @@ class LayoutDecision {
     const Node& n = g_.nodes[size_t(step.node)];
     if ((n.op == kFusedConv || n.op == kFusedConvResidual) && step.variant == kOneDnnVariant)
       return {Role::conv, data_inputs(n)};
-    if ((n.op == "MaxPool" || n.op == "AveragePool") && step.variant == kOneDnnVariant && n.outputs.size() == 1 &&
+    if ((n.op == "MaxPool" || n.op == "AveragePool") && step.variant == kFastVariant && n.outputs.size() == 1 &&
         rank4_f32(n.inputs[0]) && rank4_f32(n.outputs[0]))
       return {Role::window, {0}};
     if (step.variant != kFastVariant || n.outputs.size() != 1 || n.inputs.empty() || n.outputs[0] == kNoValue)
