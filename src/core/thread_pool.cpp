@@ -1,18 +1,48 @@
 #include "core/thread_pool.h"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <system_error>
+#include <thread>
+#include <vector>
 
 #include "core/error.h"
 
 namespace vx {
 
 namespace {
-thread_local bool t_inside_pool = false;
 std::unique_ptr<ThreadPool>& global_pool() {
   static std::unique_ptr<ThreadPool> pool;
   return pool;
+}
+
+// GNU OpenMP ends the process when the system refuses one of its threads. So the threads are asked
+// for here first, all at once (each waits until the last has started), and a refusal is an Error.
+void check_threads_can_start(int threads) {
+  std::vector<std::thread> started;
+  started.reserve(size_t(threads - 1));
+  std::atomic<bool> release{false};
+  auto release_all = [&] {
+    release = true;
+    for (std::thread& t : started) t.join();
+  };
+  for (int i = 1; i < threads; ++i) {
+    try {
+      started.emplace_back([&release] {
+        while (!release) std::this_thread::yield();
+      });
+    } catch (const std::system_error& e) {
+      release_all();
+      fail(ErrorCode::OutOfMemory, cat("cannot start thread ", i + 1, " of ", threads, ": ", e.what(),
+                                       " (use fewer threads)"));
+    }
+  }
+  release_all();
 }
 }  // namespace
 
@@ -20,60 +50,12 @@ ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = int(std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(kMaxThreads)));
   VX_CHECK(threads <= kMaxThreads, InvalidArgument, "a thread pool of ", threads, " threads is more than the limit of ",
            kMaxThreads);
-  workers_.reserve(size_t(threads - 1));
-  for (int i = 1; i < threads; ++i) {
-    try {
-      workers_.emplace_back([this] { worker_loop(); });
-    } catch (const std::system_error& e) {
-      // The destructor does not run for a constructor that throws: stop what was started here.
-      stop_workers();
-      fail(ErrorCode::OutOfMemory, cat("cannot start thread ", i + 1, " of ", threads, ": ", e.what(),
-                                       " (use fewer threads)"));
-    }
-  }
-}
-
-ThreadPool::~ThreadPool() { stop_workers(); }
-
-void ThreadPool::stop_workers() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  for (auto& w : workers_) w.join();
-  workers_.clear();
-}
-
-bool ThreadPool::run_one_chunk() {
-  // Called with mutex_ held; releases it while running the chunk.
-  if (job_ == nullptr || next_ >= job_n_) return false;
-  int64_t begin = next_;
-  int64_t end = std::min(job_n_, begin + job_chunk_);
-  next_ = end;
-  const auto* fn = job_;
-  mutex_.unlock();
-  std::exception_ptr err;
-  t_inside_pool = true;
-  try {
-    (*fn)(begin, end);
-  } catch (...) {
-    err = std::current_exception();
-  }
-  t_inside_pool = false;
-  mutex_.lock();
-  if (err && !error_) error_ = err;
-  remaining_ -= end - begin;
-  if (remaining_ == 0) done_.notify_all();
-  return true;
-}
-
-void ThreadPool::worker_loop() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    wake_.wait(lock, [this] { return stopping_ || (job_ != nullptr && next_ < job_n_); });
-    if (stopping_) return;
-    while (run_one_chunk()) {
+  check_threads_can_start(threads);
+  threads_ = threads;
+  // OpenMP starts its threads now rather than in the first parallel_for.
+  if (threads_ > 1) {
+#pragma omp parallel num_threads(threads_)
+    {
     }
   }
 }
@@ -81,31 +63,26 @@ void ThreadPool::worker_loop() {
 void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn, int64_t grain) {
   if (n <= 0) return;
   grain = std::max<int64_t>(1, grain);
-  if (workers_.empty() || t_inside_pool || n <= grain) {
+  if (threads_ == 1 || omp_in_parallel() || n <= grain) {
     fn(0, n);
     return;
   }
-  std::unique_lock<std::mutex> lock(mutex_);
-  // One job at a time: a second caller from another thread waits for the first to finish.
-  done_.wait(lock, [this] { return job_ == nullptr; });
-  int64_t chunks = std::min<int64_t>(int64_t(size()) * 4, (n + grain - 1) / grain);
-  job_ = &fn;
-  job_n_ = n;
-  job_chunk_ = (n + chunks - 1) / chunks;
-  next_ = 0;
-  remaining_ = n;
-  error_ = nullptr;
-  ++generation_;
-  wake_.notify_all();
-  while (run_one_chunk()) {
+  const int64_t chunks = std::min<int64_t>(int64_t(threads_) * 4, (n + grain - 1) / grain);
+  const int64_t chunk = (n + chunks - 1) / chunks;
+  std::exception_ptr error;
+  std::mutex error_mutex;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t begin = c * chunk, end = std::min(n, begin + chunk);
+    if (begin >= end) continue;
+    try {  // an exception must not leave the parallel region
+      fn(begin, end);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+    }
   }
-  done_.wait(lock, [this] { return remaining_ == 0; });
-  job_ = nullptr;
-  std::exception_ptr err = error_;
-  error_ = nullptr;
-  done_.notify_all();
-  lock.unlock();
-  if (err) std::rethrow_exception(err);
+  if (error) std::rethrow_exception(error);
 }
 
 ThreadPool& ThreadPool::global() {

@@ -1,12 +1,12 @@
-// A fixed pool of worker threads with a blocking parallel_for. One global pool serves the CPU
-// backend, the path tracer and image processing; its size is set once (--threads).
+// A pool of worker threads with a blocking parallel_for, run as OpenMP parallel regions: the
+// threads are GNU OpenMP's, the same ones oneDNN's primitives run on, so the CPU backend's own
+// kernels and oneDNN's never compete for the cores with each other's waiting threads (ResNet-50's
+// max pool between two oneDNN convolutions: 0.30 -> 0.15 ms on 2 cores; the zoo's small models
+// 2-9% faster). One global pool serves the CPU backend, the path tracer and image processing; its
+// size is set once (--threads).
 #pragma once
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 namespace vx {
 
@@ -16,14 +16,13 @@ class ThreadPool {
   // system refuse threads.
   static constexpr int kMaxThreads = 1024;
 
-  // threads <= 0: one per hardware thread (at most kMaxThreads). More than kMaxThreads, or a thread
-  // the system refuses to create, is an Error (the threads already started are stopped first).
+  // threads <= 0: one per hardware thread (at most kMaxThreads). More than kMaxThreads, or threads
+  // the system refuses to create, is an Error.
   explicit ThreadPool(int threads = 0);
-  ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int size() const { return int(workers_.size()) + 1; }  // workers plus the calling thread
+  int size() const { return threads_; }  // including the calling thread
 
   // Calls fn(begin, end) over [0, n) split into chunks of at least `grain` items; returns when all
   // are done. The calling thread works too. The first exception thrown by fn is rethrown here.
@@ -35,19 +34,7 @@ class ThreadPool {
   static void set_global_threads(int threads);
 
  private:
-  void worker_loop();
-  void stop_workers();
-  bool run_one_chunk();
-
-  std::vector<std::thread> workers_;
-  std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  bool stopping_ = false;
-  // The job in flight.
-  const std::function<void(int64_t, int64_t)>* job_ = nullptr;
-  int64_t job_n_ = 0, job_chunk_ = 1, next_ = 0, remaining_ = 0;
-  uint64_t generation_ = 0;
-  std::exception_ptr error_;
+  int threads_ = 1;
 };
 
 }  // namespace vx

@@ -1,6 +1,6 @@
 #include "backends/cpu/fast/onednn_common.h"
 
-#include <dlfcn.h>
+#include <omp.h>
 
 #include <sys/mman.h>
 
@@ -87,10 +87,7 @@ void execute_primitive(const dnnl::primitive& primitive, dnnl::stream& stream,
 }
 
 void set_onednn_threads(int threads) {
-  // Debian's oneDNN uses GNU OpenMP, which libdnnl already loaded; look it up rather than link it.
-  using SetThreads = void (*)(int);
-  static SetThreads set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  if (set && threads > 0) set(threads);
+  if (threads > 0) omp_set_num_threads(threads);  // Debian's oneDNN runs on GNU OpenMP's threads
 }
 
 dnnl::convolution_forward::primitive_desc pointwise_conv(const memory::desc& src, const memory::desc& weights,
