@@ -11,7 +11,7 @@ namespace vx::optable {
 namespace {
 // The ops fast/eltwise_unary.cpp runs (their cases add a threaded size).
 const std::set<std::string> kFastUnary = {"Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp",
-                                          "Erf", "Neg", "Abs", "Sqrt", "Reciprocal"};
+                                          "Log", "Erf", "Neg", "Abs", "Sqrt", "Reciprocal"};
 
 struct UnaryRange {
   const char* op;

@@ -20,7 +20,7 @@ enum class Role { other, conv, unary, binary, pool, window };
 
 // The ops of the fast kernels in eltwise_unary.cpp and eltwise_binary.cpp (variant "fast").
 constexpr std::string_view kUnaryOps[] = {"Relu", "LeakyRelu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh",
-                                          "Exp",  "Erf",       "Neg",  "Abs",     "Sqrt",        "Reciprocal"};
+                                          "Exp",  "Log",       "Erf",  "Neg",     "Abs",         "Sqrt", "Reciprocal"};
 constexpr std::string_view kBinaryOps[] = {"Add", "Sub", "Mul", "Div", "Sum", "Mean", "Min", "Max"};
 
 bool one_of(const std::string& op, std::span<const std::string_view> ops) {

@@ -1,5 +1,5 @@
 // One-input element-wise ops on f32, threaded over the thread pool in contiguous chunks: Relu,
-// LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish, Tanh, Exp, Erf, Neg, Abs, Sqrt, Reciprocal.
+// LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish, Tanh, Exp, Log, Erf, Neg, Abs, Sqrt, Reciprocal.
 // Each element is computed by the reference's own float expression (same formula, same order of
 // operations, float throughout, std:: functions where the reference calls them, no
 // approximations), so results match it bit for bit, NaN included: Relu maps NaN to 0, Clip and
@@ -29,7 +29,7 @@
 namespace vx::cpu::fast {
 namespace {
 
-enum class UnaryOp { relu, leaky_relu, clip, sigmoid, hard_sigmoid, hard_swish, tanh, exp, erf, neg, abs, sqrt, reciprocal };
+enum class UnaryOp { relu, leaky_relu, clip, sigmoid, hard_sigmoid, hard_swish, tanh, exp, log, erf, neg, abs, sqrt, reciprocal };
 
 // The reference's sigmoid (1 / (1 + exp(-x)) for x >= 0, else e / (1 + e) with e = exp(x), so
 // that exp never overflows) with selects for its branches: exp(-|x|) either way, then 1 or e over
@@ -65,6 +65,7 @@ inline float unary_value(float x, float p, float q) {
   else if constexpr (op == UnaryOp::hard_swish) return x * clamp_value(x / 6.0f + 0.5f, 0.0f, 1.0f);
   else if constexpr (op == UnaryOp::tanh) return std::tanh(x);
   else if constexpr (op == UnaryOp::exp) return std::exp(x);
+  else if constexpr (op == UnaryOp::log) return std::log(x);
   else if constexpr (op == UnaryOp::erf) return std::erf(x);
   else if constexpr (op == UnaryOp::neg) return -x;
   else if constexpr (op == UnaryOp::abs) return std::fabs(x);
@@ -75,7 +76,7 @@ inline float unary_value(float x, float p, float q) {
 // Ops that call libm per element cost some 10-20 ns each and are worth splitting at a few
 // thousand elements; the rest are memory-bound and only pay for the pool's wake-up from ~64K.
 constexpr bool unary_is_costly(UnaryOp op) {
-  return op == UnaryOp::sigmoid || op == UnaryOp::tanh || op == UnaryOp::exp || op == UnaryOp::erf;
+  return op == UnaryOp::sigmoid || op == UnaryOp::tanh || op == UnaryOp::exp || op == UnaryOp::log || op == UnaryOp::erf;
 }
 constexpr int64_t kUnaryBlock = 1024;  // the unit of the split: chunk starts stay vector-aligned
 
@@ -161,6 +162,7 @@ VX_REGISTER_CPU_KERNEL(hard_sigmoid_fast, {"HardSigmoid", "fast", 10, unary_supp
 VX_REGISTER_CPU_KERNEL(hard_swish_fast, {"HardSwish", "fast", 10, unary_supports, unary_kernel<UnaryOp::hard_swish>});
 VX_REGISTER_CPU_KERNEL(tanh_fast, {"Tanh", "fast", 10, unary_supports, unary_kernel<UnaryOp::tanh>});
 VX_REGISTER_CPU_KERNEL(exp_fast, {"Exp", "fast", 10, unary_supports, unary_kernel<UnaryOp::exp>});
+VX_REGISTER_CPU_KERNEL(log_fast, {"Log", "fast", 10, unary_supports, unary_kernel<UnaryOp::log>});
 VX_REGISTER_CPU_KERNEL(erf_fast, {"Erf", "fast", 10, unary_supports, unary_kernel<UnaryOp::erf>});
 VX_REGISTER_CPU_KERNEL(neg_fast, {"Neg", "fast", 10, unary_supports, unary_kernel<UnaryOp::neg>});
 VX_REGISTER_CPU_KERNEL(abs_fast, {"Abs", "fast", 10, unary_supports, unary_kernel<UnaryOp::abs>});
