@@ -108,6 +108,12 @@ VX_OP_CASES(movement) {
   concats.push_back({"an_empty_input", [](OpCase& v) { v.in(f32({2, 3})).in(f32({2, 0})).in(f32({2, 1})).attr("axis", int64_t(1)); }});
   concats.push_back({"rows_of_8_and_12", [](OpCase& v) { v.in(f32({3, 4, 8})).in(f32({3, 4, 12})).attr("axis", int64_t(-1)); }});
   cases.add(movement_case("Concat", "axes").variants(std::move(concats)).variants(float_and_int32_data()));
+  // Copies the fast CPU kernel (fast/copy_ops.cpp) splits over threads: rows of 480 KB cut into
+  // 64 KiB pieces, and 1200 rows of 160 bytes taken many at once.
+  cases.add(movement_case("Concat", "threaded")
+                .variants({{"long_rows", [](OpCase& v) { v.in(f32({2, 40, 60, 50})).in(f32({2, 24, 60, 50})).attr("axis", int64_t(1)); }},
+                           {"many_rows", [](OpCase& v) { v.in(f32({1200, 3, 40})).in(f32({1200, 1, 40})).attr("axis", int64_t(1)); }}})
+                .expect_variant(Backend::cpu, "fast"));
   cases.add(movement_case("Concat", "bools_and_bytes")
                 .attr("axis", int64_t(-1))
                 .variants({inputs_variant("bool", {bools({2, 3, 5}), bools({2, 3, 5})}),
@@ -189,6 +195,10 @@ VX_OP_CASES(movement) {
                            {"opset11_attribute", [x4](OpCase& v) { v.opset(11).in(x4).attr("axes", std::vector<int64_t>{1}); }}})
                 .variants(float_and_int32_data()));
   cases.add(movement_case("Unsqueeze", "axes").in(x4).in(i64s({0, -1}).constant()).variants(float_and_int32_data()));
+  cases.add(movement_case("Reshape", "threaded", 14)  // 1.2 MB: copied in pieces by the fast CPU kernel
+                .in(f32({4, 300, 250}))
+                .in(i64s({1200, -1}).constant())
+                .expect_variant(Backend::cpu, "fast"));
   cases.add(movement_case("Flatten", "axis").in(x4).attr("axis", int64_t(-2)).variants(float_and_int32_data()));
   // Dropout at inference: the identity, and its mask (all true) filled on the GPU.
   cases.add(movement_case("Dropout", "inference")
