@@ -1,0 +1,34 @@
+// The fast copies (cpu/fast/copy_ops.cpp) where planning does not know a shape. SSDLite's exported
+// NMS unsqueezes a scalar whose rank is unknown when planned (it comes out of Shape -> Gather of a
+// data-dependent value); planning reads such a value as a known scalar, and the fast Unsqueeze once
+// wrote [] instead of [1], which the Concat after it refused.
+#include <map>
+
+#include "backends/cpu/cpu_executable.h"
+#include "common/cpu_op_test_util.h"
+#include "common/graph_builder.h"
+#include "common/test_util.h"
+
+namespace vx::test {
+namespace {
+
+TEST(CpuCopyOps, AValueOfUnknownRankAtPlanTime) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1});
+  const ValueId axes = b.g.add_value("axes", DType::i64, Shape({1}));  // a graph input: Squeeze's rank unknown
+  b.g.inputs.push_back(axes);
+  b.feeds.push_back(Tensor::from<int64_t>({1}, {0}));
+  const ValueId scalar = b.node("Squeeze", {x, axes});
+  const ValueId one = b.node("Unsqueeze", {scalar, b.constant(Tensor::from<int64_t>({1}, {0}))});
+  Attributes axis0;
+  axis0.set("axis", int64_t(0));
+  b.g.outputs = {b.node("Concat", {b.constant(Tensor::from<float>({1}, {5.0f})), one}, axis0)};
+  const std::map<std::string, Shape> shapes = {{"x", Shape({1})}, {"axes", Shape({1})}};
+  cpu::CpuExecutable fast(cpu::make_cpu_plan(b.g, shapes));
+  const std::vector<Tensor> got = fast.run(b.feeds);
+  ASSERT_EQ(got.size(), 1u);
+  expect_values(got[0], {2}, {5.0, double(b.feeds[0].data<float>()[0])});
+}
+
+}  // namespace
+}  // namespace vx::test
