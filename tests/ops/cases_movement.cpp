@@ -108,7 +108,7 @@ VX_OP_CASES(movement) {
   concats.push_back({"an_empty_input", [](OpCase& v) { v.in(f32({2, 3})).in(f32({2, 0})).in(f32({2, 1})).attr("axis", int64_t(1)); }});
   concats.push_back({"rows_of_8_and_12", [](OpCase& v) { v.in(f32({3, 4, 8})).in(f32({3, 4, 12})).attr("axis", int64_t(-1)); }});
   cases.add(movement_case("Concat", "axes").variants(std::move(concats)).variants(float_and_int32_data()));
-  // Copies the fast CPU kernel (fast/copy_ops.cpp) splits over threads: rows of 480 KB cut into
+  // Copies the fast CPU kernel (fast/concat.cpp) splits over threads: rows of 480 KB cut into
   // 64 KiB pieces, and 1200 rows of 160 bytes taken many at once.
   cases.add(movement_case("Concat", "threaded")
                 .variants({{"long_rows", [](OpCase& v) { v.in(f32({2, 40, 60, 50})).in(f32({2, 24, 60, 50})).attr("axis", int64_t(1)); }},

@@ -18,7 +18,7 @@
 //     [C,1,1], ...; indexed per channel in the activation's layout), or both operands have the
 //     full shape and the same layout, the fast GlobalAveragePool / GlobalMaxPool (global_pool.cpp,
 //     whose [N,C,1,1] output is layout-free, below), and the fast MaxPool / AveragePool
-//     (windowed_pool.cpp: ResNet's max pool between two convolutions).
+//     (pool.cpp: ResNet's max pool between two convolutions).
 // A rank-4 value of spatial extent 1x1 is byte-identical in NCHW, NHWC and (when C divides by the
 // block) nChw16c / nChw8c: it is layout-free, never reordered, and each node reading or writing it names whichever
 // of those layouts suits it.

@@ -4,6 +4,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -84,6 +85,26 @@ void execute_primitive(const dnnl::primitive& primitive, dnnl::stream& stream,
       dnnl_primitive_desc_query_md(primitive.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
   if (scratchpad && scratchpad->ndims > 0) args[DNNL_ARG_SCRATCHPAD] = thread_scratchpad(dnnl::memory::desc(*scratchpad));
   primitive.execute(stream, args);
+}
+
+void copy_segments(ThreadPool& pool, const std::vector<CopySegment>& segments) {
+  constexpr size_t kMinPiece = size_t(64) << 10;  // below this a thread's wake-up costs more than the copy
+  size_t total = 0;
+  for (const CopySegment& s : segments) total += s.bytes;
+  const size_t piece = std::max(kMinPiece, total / size_t(4 * pool.size()) + 1);
+  std::vector<CopySegment> pieces;
+  for (const CopySegment& s : segments)
+    for (size_t at = 0; at < s.bytes; at += piece) pieces.push_back({s.to + at, s.from + at, std::min(piece, s.bytes - at)});
+  const size_t average = std::max<size_t>(1, total / std::max<size_t>(1, pieces.size()));
+  pool.parallel_for(int64_t(pieces.size()), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) std::memcpy(pieces[size_t(i)].to, pieces[size_t(i)].from, pieces[size_t(i)].bytes);
+  }, std::max<int64_t>(1, int64_t(kMinPiece / average)));
+}
+
+KernelFn reference_kernel_of(const Node& node) {
+  const KernelEntry* reference = find_reference_kernel(node.op, node.domain);
+  VX_CHECK(reference != nullptr && reference->run, Internal, "no reference kernel for ", node.op);
+  return reference->run;
 }
 
 void set_onednn_threads(int threads) {

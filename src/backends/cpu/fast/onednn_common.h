@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "backends/cpu/fast/cpu_layout.h"
+#include "backends/cpu/kernel_registry.h"
 #include "core/graph.h"
 #include "core/shape.h"
+#include "core/thread_pool.h"
 
 namespace vx::cpu::fast {
 
@@ -35,6 +37,28 @@ bool declines_on_error(Test&& test) {
   } catch (...) {
     return false;
   }
+}
+
+// The reference kernel of the node's op, for a fast kernel to hand it a run it does not take (input
+// shapes other than the planned ones). Internal error when there is none.
+KernelFn reference_kernel_of(const Node& node);
+
+// One contiguous copy of a fast kernel that only moves bytes (concat.cpp, movement.cpp).
+struct CopySegment {
+  char* to;
+  const char* from;
+  size_t bytes;
+};
+
+// Copies every segment over the pool, long ones cut into pieces of at least 64 KiB so that the
+// threads share them, short ones taken many at a time.
+void copy_segments(ThreadPool& pool, const std::vector<CopySegment>& segments);
+
+// A shape the plan knows, of rank 1 or more. Not rank 0: planning clears the dims of every computed
+// value, and one declared [] (or of unknown rank) then reads as a known scalar even where inference
+// knew nothing (SSDLite's NMS: an Unsqueeze of such a value once wrote [] for [1]).
+inline bool known_shape(const Graph& g, ValueId id) {
+  return id != kNoValue && g.value(id).shape.rank() > 0 && g.value(id).shape.is_known();
 }
 
 // Row-major strides of these extents.

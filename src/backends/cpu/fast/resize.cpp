@@ -214,9 +214,7 @@ KernelFn make_resize(const Node& node, const Graph& g) {
   std::shared_ptr<const ResizeTables> planned;
   if (std::optional<ResizeTables> t = planned_resize_tables(node, g))
     planned = std::make_shared<const ResizeTables>(std::move(*t));
-  const KernelEntry* reference = find_reference_kernel(node.op, node.domain);
-  VX_CHECK(reference != nullptr, Internal, "no reference kernel for ", node.op);
-  const KernelFn reference_run = reference->run;
+  const KernelFn reference_run = reference_kernel_of(node);
   return [planned, reference_run](KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
     if (planned && planned->in == x.shape()) return run_resize_tables(*planned, ctx);

@@ -1,4 +1,4 @@
-// The fast copies (cpu/fast/copy_ops.cpp) where planning does not know a shape. SSDLite's exported
+// The fast reshapes and Concat (cpu/fast/movement.cpp, concat.cpp) where planning does not know a shape. SSDLite's exported
 // NMS unsqueezes a scalar whose rank is unknown when planned (it comes out of Shape -> Gather of a
 // data-dependent value); planning reads such a value as a known scalar, and the fast Unsqueeze once
 // wrote [] instead of [1], which the Concat after it refused.
@@ -12,7 +12,7 @@
 namespace vx::test {
 namespace {
 
-TEST(CpuCopyOps, AValueOfUnknownRankAtPlanTime) {
+TEST(CpuFastMovement, AValueOfUnknownRankAtPlanTime) {
   GraphBuilder b(13);
   const ValueId x = b.input("x", {1});
   const ValueId axes = b.g.add_value("axes", DType::i64, Shape({1}));  // a graph input: Squeeze's rank unknown
