@@ -114,6 +114,8 @@ VX_OP_CASES(resample) {
                 .variants({inputs_variant("x2_n2", {f32({2, 3, 13, 17}), omitted(), scales({1, 1, 2, 2}, true)}),
                            runtime_variant("x3_runtime", {f32({1, 2, 7, 9}), omitted(), scales({1, 1, 3, 3}, false)}),
                            inputs_variant("x8", {f32({1, 2, 5, 6}), omitted(), scales({1, 1, 8, 8}, true)}),
+                           // DeepLabV3's head (21 planes, 8x): threads' chunks of rows cross planes.
+                           inputs_variant("x8_21_planes", {f32({1, 21, 13, 11}), omitted(), scales({1, 1, 8, 8}, true)}),
                            inputs_variant("down", {f32({2, 3, 13, 17}), omitted(), scales({1, 1, 0.5, 0.375}, true)}),
                            runtime_variant("up_down_runtime", {f32({1, 3, 11, 10}), omitted(), scales({1, 1, 1.75, 0.4375}, false)}),
                            inputs_variant("sizes", {f32({2, 2, 9, 13}), omitted(), omitted(), sizes({2, 2, 20, 6}, true)}),

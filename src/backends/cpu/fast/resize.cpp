@@ -1,7 +1,8 @@
 // Resize (opsets 10-19) and Upsample (7-9), f32, nearest and linear, as planes of the last two axes:
 // every output row is a gather from one source row (nearest; a row with the same source row as
 // the one before is a memcpy of it) or a blend of two source rows followed by a two-tap gather
-// (linear, in float). The leading axes only pick the source plane: any nearest mapping, and for
+// (linear, in float; where rows are upscaled, the gather first, once per source row, then the
+// blend). The leading axes only pick the source plane: any nearest mapping, and for
 // linear only mappings of one tap (unscaled axes). Every coordinate_transformation_mode and
 // nearest_mode of ops/resize_geometry.h: the tables are built from its resize_axes and
 // resize_axis_taps, so this kernel and the reference cannot disagree on geometry. Threaded over
@@ -164,11 +165,56 @@ void resize_linear_rows(const ResizeTables& t, const float* in, float* out, Thre
   }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, out_w + in_w)));
 }
 
+// The same where rows are upscaled (out_h > in_h): each source row a chunk needs is resized
+// horizontally once (the two-tap gather over out_w columns), and every output row is then a blend
+// of two such rows, vectorised. DeepLabV3's 65x65 -> 520x520 gathers 8x fewer values this way.
+void resize_linear_rows_upscaled(const ResizeTables& t, const float* in, float* out, ThreadPool& pool) {
+  const int64_t rows = int64_t(t.plane_source.size()) * t.out_h, in_w = t.in_w, out_w = t.out_w;
+  pool.parallel_for(rows, [&](int64_t begin, int64_t end) {
+    // Two horizontally resized source rows, and which (plane * in_h + row) each holds.
+    std::vector<float> resized(static_cast<size_t>(2 * out_w));
+    int64_t held[2] = {-1, -1};
+    // The slot holding source row `key`, resized into a slot other than `keep` when missing.
+    auto slot_of = [&](int64_t key, int keep) -> int {
+      for (int k = 0; k < 2; ++k)
+        if (held[k] == key) return k;
+      const int k = keep >= 0 ? 1 - keep : held[0] <= held[1] ? 0 : 1;  // rows mostly come in order
+      held[k] = key;
+      float* dst = resized.data() + k * out_w;
+      const float* src = in + key * in_w;
+      const int32_t *c0 = t.col0.data(), *c1 = t.col1.data();
+      const float *w0 = t.col_w0.data(), *w1 = t.col_w1.data();
+      for (int64_t ox = 0; ox < out_w; ++ox) {
+        float v = w0[ox] * src[c0[ox]];
+        if (w1[ox] != 0.0f) v += w1[ox] * src[c1[ox]];  // one tap: no 0 * inf
+        dst[ox] = v;
+      }
+      return k;
+    };
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t plane = t.plane_source[size_t(r / t.out_h)], oy = r % t.out_h;
+      const int top = slot_of(plane * t.in_h + t.row0[size_t(oy)], -1);
+      float* dst = out + r * out_w;
+      const float w0 = t.row_w0[size_t(oy)], w1 = t.row_w1[size_t(oy)];
+      if (w1 == 0.0f) {  // on a source row: weight 1
+        std::memcpy(dst, resized.data() + top * out_w, size_t(out_w) * sizeof(float));
+        continue;
+      }
+      const int below = slot_of(plane * t.in_h + t.row1[size_t(oy)], top);
+      const float* a = resized.data() + top * out_w;
+      const float* b = resized.data() + below * out_w;
+      for (int64_t ox = 0; ox < out_w; ++ox) dst[ox] = w0 * a[ox] + w1 * b[ox];
+    }
+  }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, out_w)));
+}
+
 void run_resize_tables(const ResizeTables& t, KernelContext& ctx) {
   const float* in = ctx.input(0).data<float>();
   float* out = ctx.output(0, DType::f32, t.out).data<float>();
   if (t.out.numel() == 0) return;
-  if (t.linear)
+  if (t.linear && t.out_h > t.in_h)
+    resize_linear_rows_upscaled(t, in, out, ctx.pool());
+  else if (t.linear)
     resize_linear_rows(t, in, out, ctx.pool());
   else
     resize_nearest_rows(t, in, out, ctx.pool());
