@@ -105,6 +105,35 @@ TEST(ThreadPool, CoversEveryIndexOnceAndPropagatesErrors) {
   EXPECT_EQ(sum.load(), 45);
 }
 
+// The pool runs OpenMP regions: a parallel_for inside another runs serially on its caller's
+// thread, and two threads may call one pool at once (OpenMP gives each its own team).
+TEST(ThreadPool, NestedAndConcurrentCalls) {
+  ThreadPool pool(3);
+  std::vector<std::atomic<int>> hits(64 * 64);
+  pool.parallel_for(64, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const std::thread::id outer = std::this_thread::get_id();
+      pool.parallel_for(64, [&](int64_t b2, int64_t e2) {
+        EXPECT_TRUE(std::this_thread::get_id() == outer);
+        for (int64_t j = b2; j < e2; ++j) hits[size_t(i * 64 + j)]++;
+      });
+    }
+  });
+  for (const auto& h : hits) ASSERT_EQ(h.load(), 1);
+  std::atomic<int64_t> sums[2] = {0, 0};
+  std::thread callers[2];
+  for (int c = 0; c < 2; ++c)
+    callers[c] = std::thread([&, c] {
+      for (int round = 0; round < 20; ++round)
+        pool.parallel_for(1000, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) sums[c] += i;
+        });
+    });
+  for (std::thread& t : callers) t.join();
+  EXPECT_EQ(sums[0].load(), 20 * 499500);
+  EXPECT_EQ(sums[1].load(), 20 * 499500);
+}
+
 TEST(ThreadPool, RefusesMoreThanTheMaximum) {
   try {
     ThreadPool pool(ThreadPool::kMaxThreads + 1);
