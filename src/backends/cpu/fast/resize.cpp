@@ -138,6 +138,17 @@ void resize_nearest_rows(const ResizeTables& t, const float* in, float* out, Thr
   }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, out_w)));
 }
 
+// One row's two-tap gather along the columns: in_w source values to out_w.
+void resize_columns(const ResizeTables& t, const float* src, float* dst) {
+  const int32_t *c0 = t.col0.data(), *c1 = t.col1.data();
+  const float *w0 = t.col_w0.data(), *w1 = t.col_w1.data();
+  for (int64_t ox = 0; ox < t.out_w; ++ox) {
+    float v = w0[ox] * src[c0[ox]];
+    if (w1[ox] != 0.0f) v += w1[ox] * src[c1[ox]];  // one tap: no 0 * inf
+    dst[ox] = v;
+  }
+}
+
 void resize_linear_rows(const ResizeTables& t, const float* in, float* out, ThreadPool& pool) {
   const int64_t rows = int64_t(t.plane_source.size()) * t.out_h, in_w = t.in_w, out_w = t.out_w;
   pool.parallel_for(rows, [&](int64_t begin, int64_t end) {
@@ -153,14 +164,7 @@ void resize_linear_rows(const ResizeTables& t, const float* in, float* out, Thre
         for (int64_t i = 0; i < in_w; ++i) mix[i] = w0 * src[i] + w1 * below[i];
         src = mix;
       }
-      float* dst = out + r * out_w;
-      const int32_t *c0 = t.col0.data(), *c1 = t.col1.data();
-      const float *w0 = t.col_w0.data(), *w1 = t.col_w1.data();
-      for (int64_t ox = 0; ox < out_w; ++ox) {
-        float v = w0[ox] * src[c0[ox]];
-        if (w1[ox] != 0.0f) v += w1[ox] * src[c1[ox]];  // one tap: no 0 * inf
-        dst[ox] = v;
-      }
+      resize_columns(t, src, out + r * out_w);
     }
   }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, out_w + in_w)));
 }
@@ -180,15 +184,7 @@ void resize_linear_rows_upscaled(const ResizeTables& t, const float* in, float* 
         if (held[k] == key) return k;
       const int k = keep >= 0 ? 1 - keep : held[0] <= held[1] ? 0 : 1;  // rows mostly come in order
       held[k] = key;
-      float* dst = resized.data() + k * out_w;
-      const float* src = in + key * in_w;
-      const int32_t *c0 = t.col0.data(), *c1 = t.col1.data();
-      const float *w0 = t.col_w0.data(), *w1 = t.col_w1.data();
-      for (int64_t ox = 0; ox < out_w; ++ox) {
-        float v = w0[ox] * src[c0[ox]];
-        if (w1[ox] != 0.0f) v += w1[ox] * src[c1[ox]];  // one tap: no 0 * inf
-        dst[ox] = v;
-      }
+      resize_columns(t, in + key * in_w, resized.data() + k * out_w);
       return k;
     };
     for (int64_t r = begin; r < end; ++r) {
