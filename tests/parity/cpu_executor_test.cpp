@@ -1,5 +1,7 @@
 // The CPU executor: clear errors for bad inputs and unsupported ops, profiles, and ModelRunner's
 // plan cache.
+#include <omp.h>
+
 #include "backends/cpu/cpu_executable.h"
 #include "common/test_util.h"
 #include "session/model_runner.h"
@@ -31,6 +33,24 @@ std::string error_of(const std::function<void()>& fn) {
     return e.what();
   }
   return "(no error)";
+}
+
+// oneDNN splits a primitive's work for the OpenMP team size of the thread that builds it: an
+// executable builds its kernels for its own pool's size (with --threads 2 on 16 cores, convolutions
+// once ran on 16 threads), and its results do not depend on the size.
+TEST(CpuExecutor, BuildsItsKernelsForItsPoolsSize) {
+  const Tensor image = test::random_tensor({1, 2, 9, 7}, 3);
+  std::vector<Tensor> results;
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(8);
+    ThreadPool pool(threads);
+    cpu::CpuOptions options;
+    options.pool = &pool;
+    cpu::CpuExecutable exe(cpu::make_cpu_plan(conv_relu_graph(), {{"image", Shape({1, 2, 9, 7})}}), options);
+    EXPECT_EQ(omp_get_max_threads(), threads);
+    results.push_back(exe.run({image})[0]);
+  }
+  EXPECT_LE(test::max_diff_over_peak(results[0], results[1]), 1e-6);
 }
 
 TEST(CpuExecutor, RejectsWrongInputs) {

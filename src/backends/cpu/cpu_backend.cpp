@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/host_kernel_context.h"
 #include "core/error.h"
 
@@ -93,6 +94,7 @@ std::unique_ptr<runtime::CompiledSegments> CpuBackend::compile(const runtime::Bo
   }
   std::vector<KernelFn> kernels(g.nodes.size());
   std::vector<std::vector<size_t>> nodes;
+  fast::set_onednn_threads((options_.pool ? *options_.pool : ThreadPool::global()).size());  // as CpuExecutable
   for (const runtime::Segment* seg : segments) {
     nodes.push_back(seg->nodes);
     for (size_t n : seg->nodes) {

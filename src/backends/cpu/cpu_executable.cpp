@@ -10,6 +10,7 @@
 #include <new>
 
 #include "backends/cpu/fast/cpu_layout.h"
+#include "backends/cpu/fast/onednn_common.h"
 #include "core/error.h"
 #include "passes/graph_queries.h"
 #include "runtime/step_progress.h"
@@ -141,6 +142,9 @@ CpuExecutable::CpuExecutable(Plan plan, CpuOptions options) : plan_(std::move(pl
   for (const ArenaSlot& slot : plan_.arena_slots)
     VX_CHECK(slot.offset + slot.bytes <= plan_.arena_bytes, Internal, "arena slot at ", slot.offset,
              " lies outside the arena of ", plan_.arena_bytes, " bytes");
+  // oneDNN splits a primitive's work for the calling thread's OpenMP team size when it builds it:
+  // build them for this executable's pool (--threads 2 on 16 cores ran convolutions on 16 threads).
+  fast::set_onednn_threads((options_.pool ? *options_.pool : ThreadPool::global()).size());
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Node& node = g.nodes[size_t(plan_.steps[s].node)];
     with_node_context("preparing ", node,
