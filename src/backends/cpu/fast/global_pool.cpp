@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "backends/cpu/fast/cpu_layout.h"
+#include "backends/cpu/fast/float4.h"
 #include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
@@ -40,16 +41,6 @@ float row_average(const float* p, int64_t n) {
   double sum = 0.0;
   for (int64_t i = 0; i < n; i += kBlock) sum += sum_block(p + i, std::min(kBlock, n - i));
   return float(sum / double(n));
-}
-
-// Four floats as one SSE register (GCC / Clang vector extension): g++ does not vectorise a float
-// max loop without -ffast-math, as it may not reorder a max that must keep NaN and -0 rules.
-using Float4 = float __attribute__((vector_size(16)));
-
-Float4 load4(const float* p) {
-  Float4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
 }
 
 float row_max(const float* p, int64_t n) {

@@ -21,6 +21,7 @@
 #include <memory>
 
 #include "backends/cpu/fast/cpu_layout.h"
+#include "backends/cpu/fast/float4.h"
 #include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
@@ -28,10 +29,6 @@
 
 namespace vx::cpu::fast {
 namespace {
-
-// Four floats as one SSE register (GCC / Clang vector extension): g++ does not vectorise a float
-// max without -ffast-math.
-using Float4 = float __attribute__((vector_size(16)));
 
 struct PoolShape {
   bool max = true, include_pad = false;
@@ -71,12 +68,6 @@ PoolShape pool_shape(const Node& node, const Graph& g, Layout layout) {
   return s;
 }
 
-Float4 load4(const float* p) {
-  Float4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 // Channels [0, 4 V) of one output pixel: the window's rows [y0, y1) and columns [x0, x1) of `in`
 // (pixel (y, x) at in + (y * w + x) * run), into out[0, 4 V); AveragePool's sums times `scale`.
 template <bool kMax, int V>
@@ -100,7 +91,8 @@ void pool_channels(const float* in, int64_t w, int64_t run, int64_t y0, int64_t 
   std::memcpy(out, acc, sizeof acc);
 }
 
-// The same for one channel.
+// The same for one channel (written apart: through the vector template the NCHW pool took 2.5x as
+// long).
 template <bool kMax>
 float pool_channel(const float* in, int64_t w, int64_t run, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
                    float scale) {
@@ -138,20 +130,14 @@ void pool_row(const PoolShape& s, const float* in, float* out, int64_t oy) {
   }
 }
 
-bool pool_supports_unchecked(const Node& node, const Graph& g) {
-  if (node.outputs.size() != 1 || !known_f32(g, node.input(0)) || !single_f32_output(node, g)) return false;
-  if (node.op == "MaxPool" && node.attrs.get_int("storage_order", 0) != 0) return false;
-  try {
+bool pool_supports(const Node& node, const Graph& g) {
+  return declines_on_error([&] {  // pool_shape throws for a node this kernel does not take
+    if (node.outputs.size() != 1 || !known_f32(g, node.input(0)) || !single_f32_output(node, g)) return false;
+    if (node.op == "MaxPool" && node.attrs.get_int("storage_order", 0) != 0) return false;
     const PoolShape s = pool_shape(node, g, Layout::nchw);
     const Value& y = g.value(node.outputs[0]);
     return !y.shape.is_known() || y.shape == s.out;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-bool pool_supports(const Node& node, const Graph& g) {
-  return declines_on_error([&] { return pool_supports_unchecked(node, g); });
+  });
 }
 
 KernelFn make_pool(const Node& node, const Graph& g) {
