@@ -512,44 +512,41 @@ bool onednn_has_winograd() {
   return has;
 }
 
+namespace {
+
+// Whether oneDNN runs this direct convolution (square stride and padding) on a JIT kernel, not
+// its reference loop or not at all: the probes of the layout choices below.
+bool jit_convolution(const memory::desc& src, const memory::desc& w, const memory::desc& dst, int64_t stride,
+                     int64_t pad) {
+  try {
+    const dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                            src, w, dst, {stride, stride}, {pad, pad}, {pad, pad});
+    const dnnl::convolution_forward::primitive_desc pd(d, onednn_attr(), onednn_engine());
+    return std::string(pd.impl_info_str()).find("jit") == 0;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 // Asked once, on a small 3x3 layer and a depthwise one: the JIT kernels must take nChw8c (a
 // reference loop would be far slower than NHWC).
 bool onednn_prefers_blocked8() {
   static const bool prefers = [] {
     if (onednn_has_winograd()) return false;
-    try {
-      for (const int64_t groups : {1, 16}) {
-        const memory::desc src({1, 16, 16, 16}, memory::data_type::f32, Tag::nChw8c);
-        const memory::desc w = groups == 1 ? memory::desc({16, 16, 3, 3}, memory::data_type::f32, Tag::any)
-                                           : memory::desc({16, 1, 1, 3, 3}, memory::data_type::f32, Tag::any);
-        dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                          src, w, src, {1, 1}, {1, 1}, {1, 1});
-        const dnnl::convolution_forward::primitive_desc pd(d, onednn_attr(), onednn_engine());
-        if (std::string(pd.impl_info_str()).find("jit") != 0) return false;
-      }
-      return true;
-    } catch (const dnnl::error&) {
-      return false;
-    }
+    const memory::desc x({1, 16, 16, 16}, memory::data_type::f32, Tag::nChw8c);
+    return jit_convolution(x, memory::desc({16, 16, 3, 3}, memory::data_type::f32, Tag::any), x, 1, 1) &&
+           jit_convolution(x, memory::desc({16, 1, 1, 3, 3}, memory::data_type::f32, Tag::any), x, 1, 1);
   }();
   return prefers;
 }
 
 // Asked once, on a 3-channel 7x7 stride-2 layer: a JIT kernel must take NCHW in and nChw8c out.
 bool onednn_takes_plain_stems() {
-  static const bool takes = [] {
-    try {
-      const memory::desc src({1, 3, 32, 32}, memory::data_type::f32, Tag::nchw);
-      const memory::desc dst({1, 16, 16, 16}, memory::data_type::f32, Tag::nChw8c);
-      const memory::desc w({16, 3, 7, 7}, memory::data_type::f32, Tag::any);
-      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
-                                        w, dst, {2, 2}, {3, 3}, {3, 3});
-      const dnnl::convolution_forward::primitive_desc pd(d, onednn_attr(), onednn_engine());
-      return std::string(pd.impl_info_str()).find("jit") == 0;
-    } catch (const dnnl::error&) {
-      return false;
-    }
-  }();
+  static const bool takes = jit_convolution(memory::desc({1, 3, 32, 32}, memory::data_type::f32, Tag::nchw),
+                                            memory::desc({16, 3, 7, 7}, memory::data_type::f32, Tag::any),
+                                            memory::desc({1, 16, 16, 16}, memory::data_type::f32, Tag::nChw8c), 2, 3);
   return takes;
 }
 
