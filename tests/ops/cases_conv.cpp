@@ -187,23 +187,41 @@ VX_OP_CASES(conv) {
                 .sweep("pool", {int64_t(0), int64_t(1)})
                 .expect_variant(Backend::vulkan_f32, "upcat+")
                 .expect_variant(Backend::vulkan_f16, "upcat+"));
-  // vx.FusedConvResidual: Y = relu?(Conv(X) + B + R); a CPU fusion, no Vulkan kernel.
+  // vx.FusedConvResidual: Y = relu?(Conv(X) + B + R). On Vulkan R joins the GEMM's epilogue (the
+  // bias then per row and group), also in a split-K GEMM's reduce pass.
+  struct Residual {
+    const char* name;
+    int64_t c_in, c_out, group, kernel, stride, height, width;
+  };
+  std::vector<Variant> residuals;
+  for (const Residual& r : {Residual{"3x3", 6, 6, 1, 3, 1, 9, 11}, Residual{"grouped", 8, 6, 2, 3, 1, 9, 11},
+                            Residual{"strided_1x1", 10, 12, 1, 1, 2, 9, 11},
+                            Residual{"downsample", 16, 64, 1, 1, 2, 8, 8}, Residual{"split_k", 300, 7, 1, 1, 1, 3, 5}}) {
+    const int64_t pad = r.kernel / 2, out_h = (r.height + 2 * pad - r.kernel) / r.stride + 1,
+                  out_w = (r.width + 2 * pad - r.kernel) / r.stride + 1;
+    const float bound = 1.0f / std::sqrt(float(r.c_in / r.group * r.kernel * r.kernel));
+    residuals.push_back({r.name, [r, pad, out_h, out_w, bound](OpCase& v) {
+                           v.with_inputs({f32({1, r.c_in, r.height, r.width}),
+                                          f32({r.c_out, r.c_in / r.group, r.kernel, r.kernel}, -bound, bound).constant(),
+                                          f32({r.c_out}).constant(), f32({1, r.c_out, out_h, out_w})})
+                               .attr("kernel_shape", std::vector<int64_t>{r.kernel, r.kernel})
+                               .attr("strides", std::vector<int64_t>{r.stride, r.stride})
+                               .attr("pads", pads4(pad))
+                               .attr("group", r.group);
+                         }});
+  }
   cases.add(OpCase(kFusedConvResidual, "relu_bias")
                 .tol_f32(kConvF32)
                 .tol_f16(kConvF16)
-                .in(f32({1, 6, 9, 11}))
-                .in(f32({6, 6, 3, 3}, -0.3f, 0.3f).constant())
-                .in(f32({6}).constant())
-                .in(f32({1, 6, 9, 11}))
-                .attr("kernel_shape", std::vector<int64_t>{3, 3})
-                .attr("pads", pads4(1))
+                .variants(std::move(residuals))
                 .sweep("relu", {int64_t(0), int64_t(1)})
                 .variants({{"bias", [](OpCase&) {}}, {"no_bias", [](OpCase& v) {
                              std::vector<InputSpec> ins = v.inputs();
                              ins[2] = omitted();
                              v.with_inputs(ins);
                            }}})
-                .may_fall_back(kVulkan));
+                .expect_variant(Backend::vulkan_f32, "gemm")
+                .expect_variant(Backend::vulkan_f16, "gemm"));
 
   // 1-D convolutions ([N, C, W]: audio front ends such as a spectrogram as a strided conv), which
   // the oneDNN kernel runs as 2-D with a unit height.
@@ -220,8 +238,8 @@ VX_OP_CASES(conv) {
                 .sweep("relu", {int64_t(0), int64_t(1)})
                 .expect_variant(Backend::cpu, "onednn"));
   // Post-ops (ops/post_ops.h, fuse_conv_post_ops): every step, after the ReLU and after a
-  // residual (a CPU fusion: Vulkan has no vx.FusedConvResidual). On Vulkan in the epilogue of the
-  // GEMM (here), of the direct kernel and of a split-K GEMM's reduce pass (post_ops_kernels).
+  // residual. On Vulkan in the epilogue of the GEMM (here), of the direct kernel and of a split-K
+  // GEMM's reduce pass (post_ops_kernels).
   struct PostOpChain {
     const char* name;
     std::vector<std::string> ops;
@@ -274,7 +292,7 @@ VX_OP_CASES(conv) {
                 .attr("post_alpha", std::vector<float>{0.0f, 1.5f})
                 .attr("post_beta", std::vector<float>{0.0f, 0.25f})
                 .expect_variant(Backend::cpu, "onednn")
-                .may_fall_back(kVulkan));
+                .expect_variant(Backend::vulkan_f32, "gemm"));
 
   // ConvInteger and QLinearConv over the geometries the quantised kernels special-case.
   struct QGeometry {

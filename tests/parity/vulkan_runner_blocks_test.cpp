@@ -68,7 +68,7 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
   o.optimize = false;
   DeviceModelRunner runner(vk::compute_device(ctx), g, o);
   const std::vector<Tensor> got = runner.run(feeds);
-  const std::set<std::string> mine = {"MatMul", "Gemm", "Conv", kFusedConv, "MaxPool", "GlobalAveragePool",
+  const std::set<std::string> mine = {"MatMul", "Gemm", "Conv", kFusedConv, kFusedConvResidual, "MaxPool", "GlobalAveragePool",
                                       "BatchNormalization", "LayerNormalization"};
   for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
     if (mine.count(p.op)) {
@@ -108,6 +108,15 @@ TEST_P(VulkanRunnerBlocks, ResNetBlock) {
   gm.set("transB", int64_t(1));
   y = b.node("Gemm", {y, b.constant(Shape{10, 64}), b.constant(Shape{10})}, gm);
   b.g.outputs = {y};
+  // The block's Add and Relu join the last 1x1 convolution's epilogue.
+  Graph optimized = b.g;
+  vk::optimize_for_vulkan(optimized);
+  int residual_convs = 0;
+  for (const Node& n : optimized.nodes) {
+    EXPECT_NE(n.op, "Add") << n.name;
+    residual_convs += n.op == kFusedConvResidual && n.attrs.get_int("relu", 0) == 1;
+  }
+  EXPECT_EQ(residual_convs, 1);
   const Tensor image = test::random_tensor(Shape{1, 3, 32, 32}, 42);
   for (bool fuse : {false, true}) check_network(ctx(), b.g, {image}, GetParam(), fuse, fuse ? "ResNet block, fused" : "ResNet block");
 }

@@ -11,6 +11,7 @@
 #include "passes/fuse_conv_bias_relu.h"
 #include "passes/fuse_conv_post_ops.h"
 #include "passes/fuse_conv_relu_pool.h"
+#include "passes/fuse_conv_residual.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
@@ -33,6 +34,7 @@ void optimize_for_vulkan(Graph& graph) {
   g = fuse_hard_swish(std::move(g));  // one dispatch instead of four
   g = fold_conv_affine(std::move(g));
   g = fuse_conv_bias_relu(std::move(g));  // Conv (+ Relu) -> vx.FusedConv: the ReLU in the GEMM epilogue
+  g = fuse_conv_residual(std::move(g));   // + residual Add (+ Relu): ResNet's block ends, in the same epilogue
   // The denoiser's fusions (as in optimize_onnx.cpp): a U-Net exported with F.interpolate becomes a
   // network of 3x3 vx.FusedConv layers, which runs whole on the denoiser's executable and its
   // cooperative-matrix kernels (vulkan_backend.cpp, choose_engine).

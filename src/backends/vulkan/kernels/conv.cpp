@@ -1,7 +1,8 @@
 // Conv (1-D to 3-D, groups incl. depthwise, strides, dilations, pads, auto_pad, bias),
 // vx.FusedConv (Conv + ReLU (+ 2x2 max pool) (+ post-ops, ops/post_ops.h, in the epilogue of either
 // kernel) as the fusion passes produce it; upsample_concat
-// builds concat(upsample2x(A), B) in a scratch buffer first, shaders/upsample_concat.comp) and
+// builds concat(upsample2x(A), B) in a scratch buffer first, shaders/upsample_concat.comp),
+// vx.FusedConvResidual (the residual R added in the GEMM's epilogue, before the ReLU) and
 // ConvTranspose. (Whole networks of 3x3 vx.FusedConv layers run on the denoiser's executable and
 // its cooperative-matrix kernels instead: vulkan_backend.cpp.)
 //   Conv: an implicit GEMM on the shared GEMM kernels (gemm_plan.h): per (image, group) the
@@ -12,6 +13,7 @@
 //   VOLVOX_VK_CONV = "direct" | "gemm" forces one (tests, measurements).
 //   ConvTranspose: a direct gather kernel (shaders/conv_transpose.comp).
 #include <cstdlib>
+#include <optional>
 
 #include "backends/vulkan/kernels/gemm_plan.h"
 #include "backends/vulkan/kernels/pool.h"
@@ -35,15 +37,16 @@ void check_output(const OpInfo& info, const std::vector<int64_t>& expected, cons
   if (Shape(expected) != actual) decline(info, "planned output ", actual.str(), " differs from the attributes' ", Shape(expected).str());
 }
 
-// Where a convolution's operands are: X (its shape and binding) and the node input holding W (the
-// bias, when present, is the next one).
+// Where a convolution's operands are: X (its shape and binding), the node input holding W (the
+// bias, when present, is the next one) and the one holding the residual R (vx.FusedConvResidual).
 struct ConvOperands {
   Shape x_shape;
   Binding x = Binding::in(0);
   size_t w = 1;
+  std::optional<size_t> residual;
 };
 
-// Y = post_ops(conv(X, W) + B (+ ReLU)) into `y`.
+// Y = post_ops(relu?(conv(X, W) + B (+ R))) into `y`.
 std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, Binding y, bool relu, DeviceType storage,
                      WindowGeometry* geometry, const std::vector<PostOp>& post_ops = {}) {
   float_storage(info, ops.w);
@@ -76,9 +79,18 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
     if (info.inputs[bias].shape.numel() != outputs) decline(info, "bias ", info.inputs[bias].shape.str(), " for ", outputs, " outputs");
   }
 
+  if (ops.residual) {
+    float_storage(info, *ops.residual);
+    std::vector<int64_t> y_dims = {batch, outputs};
+    y_dims.insert(y_dims.end(), g.output.begin(), g.output.end());
+    if (info.inputs[*ops.residual].shape != Shape(y_dims))
+      decline(info, "residual ", info.inputs[*ops.residual].shape.str(), " for the output ", Shape(y_dims).str());
+  }
+
   const char* env = std::getenv("VOLVOX_VK_CONV");
   const std::string mode = env ? env : "auto";
-  const bool direct = mode == "direct" || (mode != "gemm" && cg * ks < 32);
+  // The residual joins the GEMM's epilogue (the direct kernel has none).
+  const bool direct = !ops.residual && (mode == "direct" || (mode != "gemm" && cg * ks < 32));
   const Binding wb = operand(plan, info, int(ops.w), storage);
   const Binding bb = has_bias ? operand(plan, info, int(bias), storage) : ops.x;  // unread without a bias
   if (direct) {
@@ -122,16 +134,28 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   d.b_z0 = cg * in_size;
   d.o_z1 = outputs * out_size;
   d.o_z0 = mg * out_size;
-  d.has_c = has_bias;
   d.beta = 1.0f;
-  d.scm = 1;
-  d.scn = 0;
-  d.c_z0 = mg;
+  if (ops.residual) {  // C is R (laid out as Y); the bias goes per row
+    d.has_c = true;
+    d.c = Binding::in(int(*ops.residual));
+    d.scm = out_size;
+    d.scn = 1;
+    d.c_z1 = outputs * out_size;
+    d.c_z0 = mg * out_size;
+    d.has_bias = has_bias;
+    d.bias_per_row = true;
+    d.bias = bb;
+  } else {  // C is the bias, broadcast along the row
+    d.has_c = has_bias;
+    d.scm = 1;
+    d.scn = 0;
+    d.c_z0 = mg;
+    d.c = bb;
+  }
   d.act = relu ? GemmActivation::relu : GemmActivation::none;
   d.post_ops = post_ops;
   d.a = wb;
   d.b = ops.x;
-  d.c = bb;
   d.y = y;
   return std::string(pointwise ? "gemm1x1_" : "gemm_") + add_gemm(plan, info, d, storage);
 }
@@ -183,9 +207,13 @@ OpPlan plan_fused_conv(const OpInfo& info) {
   if (post_ops.size() > kMaxPostOps) decline(info, post_ops.size(), " post-ops (the kernels take ", kMaxPostOps, ")");
   const bool relu = attrs.get_int("relu", 0) != 0, pool = attrs.get_int("pool", 0) != 0;
   if (pool && !post_ops.empty()) decline(info, "post-ops with a fused pool");
+  const bool upsample_concat = attrs.get_int("upsample_concat", 0) != 0;
   OpPlan plan;
-  const ConvOperands ops = attrs.get_int("upsample_concat", 0) != 0 ? add_upsample_concat(plan, info, storage)
-                                                                   : ConvOperands{info.inputs[0].shape};
+  ConvOperands ops = upsample_concat ? add_upsample_concat(plan, info, storage) : ConvOperands{info.inputs[0].shape};
+  if (info.node.op == kFusedConvResidual) {  // inputs X, W, B (may be omitted), R
+    if (pool || upsample_concat || !info.has_input(3)) decline(info, "a residual convolution needs X, W, (B,) R and no pool or upsample_concat");
+    ops.residual = 3;
+  }
   const std::string prefix = plan.dispatches.empty() ? "" : "upcat+";
   WindowGeometry g;
   std::vector<int64_t> conv_out;
@@ -266,6 +294,7 @@ OpPlan plan_conv_transpose(const OpInfo& info) {
 
 VX_REGISTER_VK_OP(conv, {"Conv", "", 0, plan_conv});
 VX_REGISTER_VK_OP(fused_conv, {kFusedConv, "", 0, plan_fused_conv});
+VX_REGISTER_VK_OP(fused_conv_residual, {kFusedConvResidual, "", 0, plan_fused_conv});
 VX_REGISTER_VK_OP(conv_transpose, {"ConvTranspose", "", 0, plan_conv_transpose});
 
 }  // namespace vx::vk

@@ -221,7 +221,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     push.o_base = i32(info, d.o_base + z1 * d.o_z1, "offset");
     push.alpha = d.alpha;
     push.beta = d.beta;
-    push.flags = (d.has_c ? 1 : 0) | (d.has_bias ? 4 : 0) | (int32_t(d.act) << 3) | (d.b_int8 ? 32 : 0);
+    push.flags = (d.has_c ? 1 : 0) | (d.has_bias ? 4 : 0) | (int32_t(d.act) << 3) | (d.b_int8 ? 32 : 0) |
+                 (d.bias_per_row ? 64 : 0);
     push.splits = int32_t(splits);
     push.k_chunk = int32_t(k_chunk);
     push.batches = int32_t(count * d.z0_count);

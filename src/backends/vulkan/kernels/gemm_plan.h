@@ -28,8 +28,10 @@ struct GemmDesc {
   float alpha = 1.0f, beta = 0.0f;
   bool has_c = false;
   GemmActivation act = GemmActivation::none;
-  // bias: a vector of N values (storage type) added to every row before beta * C and act.
-  bool has_bias = false;
+  // bias: a vector of N values (storage type) added to every row before beta * C and act; with
+  // bias_per_row, M values per z0 batch added to every column instead (a convolution's bias per
+  // output channel and group, when C holds its residual).
+  bool has_bias = false, bias_per_row = false;
   Binding a, b, c, y, bias;
   // B is the implicit im2col matrix of a convolution input (k = (channel, kernel tap), n = output
   // pixel) with this window; B's strides are then unused.

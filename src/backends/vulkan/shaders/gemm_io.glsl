@@ -17,7 +17,8 @@
 //   Y = post_ops(act(alpha * acc * scale[n] + bias[n] + beta * C(m, n)))  (post_ops.glsl)
 // flags: 1 = add beta * C (Gemm's C, or a residual), 4 = add bias (per column n), bits 3..4 = act
 // (0 none, 1 ReLU, 2 GELU with erf, 3 GELU with the tanh approximation), 32 = multiply by the
-// fp32 scale[n] (int8 weights).
+// fp32 scale[n] (int8 weights), 64 = the bias is per row m instead, M values per z0 (a
+// convolution's per-output-channel bias, per group, when C holds its residual).
 //   binding 0: A, binding 1: B, binding 2: C (any buffer when flags & 1 == 0), binding 3: Y,
 //   binding 4: fp32 partials (any buffer when splits == 1), binding 5: bias (any buffer when
 //   flags & 4 == 0), binding 6: fp32 scales (any buffer when flags & 32 == 0).
@@ -65,7 +66,7 @@ layout(push_constant) uniform Params {
   int a_z1, a_z0, b_z1, b_z0, c_z1, c_z0, o_z1, o_z0;
   int a_base, b_base, c_base, o_base;
   float alpha, beta;
-  int flags;  // 1: add beta * C; 4: add bias; (flags >> 3) & 3: activation (see above)
+  int flags;  // 1: add beta * C; 4: add bias (64: per row); (flags >> 3) & 3: activation (see above)
   int splits, k_chunk;
   int batches;  // batches in this dispatch (gemm_reduce)
 } p;
@@ -83,6 +84,7 @@ layout(std430, binding = 6) readonly buffer BufScale { float scale_data[]; };
 
 struct BatchOffsets {
   int a, b, c, o;
+  int z0;
 };
 
 // Offsets of batch z (in this dispatch).
@@ -93,6 +95,7 @@ BatchOffsets batch_offsets(int z) {
   r.b = p.b_base + z1 * p.b_z1 + z0 * p.b_z0;
   r.c = p.c_base + z1 * p.c_z1 + z0 * p.c_z0;
   r.o = p.o_base + z1 * p.o_z1 + z0 * p.o_z0;
+  r.z0 = z0;
   return r;
 }
 
@@ -170,7 +173,7 @@ float gemm_activation(float v, int act) {
 void store_y(BatchOffsets off, int m, int n, float acc) {
   float v = p.alpha * acc;
   if ((p.flags & 32) != 0) v *= scale_data[n];
-  if ((p.flags & 4) != 0) v += float(bias_data[n]);
+  if ((p.flags & 4) != 0) v += float(bias_data[(p.flags & 64) != 0 ? off.z0 * p.M + m : n]);
   if ((p.flags & 1) != 0) v += p.beta * float(c_data[off.c + m * p.scm + n * p.scn]);
   v = apply_post_ops(gemm_activation(v, (p.flags >> 3) & 3));
   y_data[off.o + m * p.N + n] = elem_t(v);
