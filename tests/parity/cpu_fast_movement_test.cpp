@@ -5,6 +5,7 @@
 #include <map>
 
 #include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/fast/cpu_layout.h"
 #include "common/cpu_op_test_util.h"
 #include "common/graph_builder.h"
 #include "common/test_util.h"
@@ -28,6 +29,26 @@ TEST(CpuFastMovement, AValueOfUnknownRankAtPlanTime) {
   const std::vector<Tensor> got = fast.run(b.feeds);
   ASSERT_EQ(got.size(), 1u);
   expect_values(got[0], {2}, {5.0, double(b.feeds[0].data<float>()[0])});
+}
+
+// Identity takes the shape its input has when it runs: the same unknown-rank scalar passes through
+// the fast kernel as [] (Silero's If bodies pass such scalars on).
+TEST(CpuFastMovement, IdentityOfAValueOfUnknownRank) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1});
+  const ValueId axes = b.g.add_value("axes", DType::i64, Shape({1}));
+  b.g.inputs.push_back(axes);
+  b.feeds.push_back(Tensor::from<int64_t>({1}, {0}));
+  b.g.outputs = {b.node("Identity", {b.node("Squeeze", {x, axes})})};
+  const std::map<std::string, Shape> shapes = {{"x", Shape({1})}, {"axes", Shape({1})}};
+  cpu::CpuExecutable fast(cpu::make_cpu_plan(b.g, shapes));
+  bool identity_fast = false;
+  for (const PlanStep& step : fast.plan().steps)
+    if (fast.plan().graph.nodes[size_t(step.node)].op == "Identity") identity_fast = step.variant == cpu::kFastVariant;
+  EXPECT_TRUE(identity_fast);
+  const std::vector<Tensor> got = fast.run(b.feeds);
+  ASSERT_EQ(got.size(), 1u);
+  expect_values(got[0], {}, {double(b.feeds[0].data<float>()[0])});
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
-// The reshapes, any dtype: Reshape, Flatten, Squeeze, Unsqueeze and Identity copy the input's bytes
-// under the planned output shape, over the thread pool (copy_segments: pieces of at least 64 KiB;
-// the reference copies on one thread). The planned shapes are trusted only where inference derives
+// The reshapes, any dtype: Reshape, Flatten, Squeeze and Unsqueeze copy the input's bytes under the
+// planned output shape, over the thread pool (copy_segments: pieces of at least 64 KiB; the
+// reference copies on one thread). The planned shapes are trusted only where inference derives
 // them from the input: Reshape's target and Squeeze's / Unsqueeze's axes must be constant, shapes
 // must be known (known_shape), and a run whose input shape differs from the planned one (a declared
 // [] in the body of an If stands for any shape) goes to the reference kernel. The dtype is taken as
-// it comes.
+// it comes. Identity copies under the input's own run-time shape: any value, of any rank.
 #include <memory>
 
 #include "backends/cpu/fast/onednn_common.h"
@@ -37,12 +37,23 @@ KernelFn make_reshape(const Node& node, const Graph& g) {
   };
 }
 
+bool identity_supports(const Node& node, const Graph&) { return node.inputs.size() == 1 && node.outputs.size() == 1; }
+
+KernelFn make_identity(const Node&, const Graph&) {
+  return [](KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0, x.dtype(), x.shape());
+    if (x.nbytes() == 0 || y.raw() == x.raw()) return;
+    copy_segments(ctx.pool(), {{static_cast<char*>(y.raw()), static_cast<const char*>(x.raw()), x.nbytes()}});
+  };
+}
+
 }  // namespace
 
 VX_REGISTER_CPU_KERNEL(reshape_fast, {"Reshape", kFastVariant, 10, reshape_supports, nullptr, make_reshape});
 VX_REGISTER_CPU_KERNEL(flatten_fast, {"Flatten", kFastVariant, 10, reshape_supports, nullptr, make_reshape});
 VX_REGISTER_CPU_KERNEL(squeeze_fast, {"Squeeze", kFastVariant, 10, reshape_supports, nullptr, make_reshape});
 VX_REGISTER_CPU_KERNEL(unsqueeze_fast, {"Unsqueeze", kFastVariant, 10, reshape_supports, nullptr, make_reshape});
-VX_REGISTER_CPU_KERNEL(identity_fast, {"Identity", kFastVariant, 10, reshape_supports, nullptr, make_reshape});
+VX_REGISTER_CPU_KERNEL(identity_fast, {"Identity", kFastVariant, 10, identity_supports, nullptr, make_identity});
 
 }  // namespace vx::cpu::fast
