@@ -182,8 +182,9 @@ TEST_P(VulkanGemm, SimtLargeTiles) {
         "simt FusedMatMul 64 batches of 140x24x260", "@simt128x128");
 }
 
-// The automatic choice without VOLVOX_VK_GEMM: the staged tensor-core kernel wherever it can run;
-// else the 64 x 64 kernel, and the 128 x 128 register-tiled one for large products.
+// The automatic choice without VOLVOX_VK_GEMM: the staged tensor-core kernel, wherever it can run,
+// for products of at least 2^26 multiply-adds or at most 2^16 outputs; else the 64 x 64 kernel,
+// and the 128 x 128 register-tiled one for large products.
 TEST_P(VulkanGemm, AutomaticChoice) {
   ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
   ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
@@ -192,8 +193,12 @@ TEST_P(VulkanGemm, AutomaticChoice) {
   check(matmul(test::random_tensor(Shape{5, 40}, 510), test::random_tensor(Shape{40, 33}, 511)), "auto 5x40x33", tensor_cores ? "@staged64x128" : "tiled+vecA");
   check(matmul(test::random_tensor(Shape{96, 64}, 514), test::random_tensor(Shape{64, 48}, 515)), "auto 96x64x48",
         tensor_cores ? "@staged64x128" : "tiled+vecA+vecB");
+  check(matmul(test::random_tensor(Shape{512, 64}, 520), test::random_tensor(Shape{64, 513}, 521)), "auto 512x64x513 (many outputs)",
+        "tiled+vecA");
   check(matmul(test::random_tensor(Shape{1024, 8}, 516), test::random_tensor(Shape{8, 2048}, 517)), "auto 1024x8x2048",
-        tensor_cores ? "@staged64x128" : big_shared ? "@simt128x128" : "tiled+vecA+vecB");
+        big_shared ? "@simt128x128" : "tiled+vecA+vecB");
+  check(matmul(test::random_tensor(Shape{128, 512}, 518), test::random_tensor(Shape{512, 1024}, 519)), "auto 128x512x1024 (2^26)",
+        tensor_cores ? "@staged64x128" : "tiled");
 }
 
 // The staged tensor-core kernel (fp16 storage, fp16 cooperative matrices: the H200).
