@@ -108,13 +108,12 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   if (tensor_cores && mode == "coopmat128") return GemmKernel::coopmat128;
   if (staged_fits && mode == "staged") return staged;
   // "auto" (the default). Measured on the H200 (bench/onnx/results/gemm_h200.md,
-  // vulkan_gemm_choice_h200_2026-12-03.md): the staged tensor-core kernel beats the 64 x 64 kernel
+  // vulkan_gemm_choice_h200_2026-12-03/): the staged tensor-core kernel beats the 64 x 64 kernel
   // at fp16 by 1.1-1.4x at a decoder's M = 128 products of 226-302 M multiply-adds and 4.6x at
   // 2048^3, and on products with few outputs, which it splits over more workgroups (a transformer's
   // 128 x 512 output projection: 16 against 21 us; MobileNetV3's 1x1 layers at 7x7 and 14x14). It
-  // loses on smaller products with many outputs, where its epilogue per fragment dominates:
-  // ResNet-50's 1x1 layers with 100-800 K outputs (13-51 M multiply-adds) take 15-41 us on it
-  // against 14-25 us on the 64 x 64 kernel. At fp32 the register-tiled SIMT kernel only wins on
+  // loses on smaller products with many outputs: ResNet-50's 1x1 layers with 100-800 K outputs
+  // (13-51 M multiply-adds) take 15-41 us on it against 14-25 us on the 64 x 64 kernel. At fp32 the register-tiled SIMT kernel only wins on
   // large products (1.04x at 2048^3; 0.85-0.93x at M = 128, where split K dominates), so it is
   // taken for M >= 1024 with many tiles.
   constexpr int64_t kTensorCoreMacs = int64_t(1) << 26, kFewOutputs = int64_t(1) << 16;
