@@ -19,7 +19,7 @@
 //              pool             int 0/1   2x2 max pool, stride 2, after the ReLU
 //              upsample_concat  int 0/1   see inputs
 //              post_ops, post_alpha, post_beta   elementwise steps after the ReLU (ops/post_ops.h;
-//                               absent = none; never with pool; created by fuse_conv_post_ops, CPU only)
+//                               absent = none; never with pool; created by fuse_conv_post_ops)
 //     output:  Y (NCHW; H/2 x W/2 when pool = 1)
 //
 //   vx.FusedConvResidual  (kFusedConvResidual; passes/fuse_conv_residual.h)   Y = relu?(Conv(X) + B + R)
