@@ -13,7 +13,23 @@ VX_OP_CASES(compare_logic) {
                   .scale_last(2)
                   .variants({{"float", [](OpCase&) {}},
                              // Small integer ranges: many equal pairs.
-                             {"int32", [](OpCase& v) { v.with_inputs({ints({2, 3, 4}, -3, 3), ints({4}, -3, 3)}); }}}));
+                             {"int32", [](OpCase& v) { v.with_inputs({ints({2, 3, 4}, -3, 3), ints({4}, -3, 3)}); }}})
+                  .may_fall_back(Backend::cpu));  // the fast kernel takes same shapes and single values only
+  // The fast CPU kernel's cases (cpu/fast/compare.cpp): same shapes (NaNs included; 70 K elements,
+  // so several tasks of the pool), one value on either side (Silero's sr == 16000), i32 and i64.
+  const double quiet_nan = std::numeric_limits<double>::quiet_NaN();
+  for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"})
+    cases.add(OpCase(op, "flat")
+                  .variants({{"same_shape", [quiet_nan](OpCase& v) {
+                                v.with_inputs({patched(ints({7, 10001}, -3, 3, DType::f32), {{5, quiet_nan}, {9, quiet_nan}}),
+                                               patched(ints({7, 10001}, -3, 3, DType::f32), {{9, quiet_nan}, {11, 2}})});
+                              }},
+                             {"value_first", [](OpCase& v) { v.with_inputs({scalar(1), ints({3, 5}, -3, 3, DType::f32)}); }},
+                             {"value_second", [](OpCase& v) { v.with_inputs({ints({2, 3, 4}, -3, 3, DType::f32), f32({1, 1, 1}, 0, 0)}); }},
+                             {"int32", [](OpCase& v) { v.with_inputs({ints({5, 9}, -3, 3), ints({5, 9}, -3, 3)}); }},
+                             {"int64_scalars", [](OpCase& v) { v.with_inputs({scalar(16000, DType::i64), scalar(16000, DType::i64)}); }},
+                             {"int64", [](OpCase& v) { v.with_inputs({ints({4, 6}, -2, 2, DType::i64), scalar(1, DType::i64)}); }}})
+                  .expect_variant(Backend::cpu, "fast"));
   for (const char* op : {"And", "Or", "Xor"})
     cases.add(OpCase(op, "broadcast").in(bools({5, 1, 3})).in(bools({4, 1})).integers_only());
   cases.add(OpCase("Not", "bools").in(bools({3, 7})).integers_only());
