@@ -108,7 +108,7 @@ TEST_P(VulkanRunnerBlocks, ResNetBlock) {
   gm.set("transB", int64_t(1));
   y = b.node("Gemm", {y, b.constant(Shape{10, 64}), b.constant(Shape{10})}, gm);
   b.g.outputs = {y};
-  // The block's Add and Relu join the last 1x1 convolution's epilogue.
+  // The block's Add and Relu join the epilogue of one of the two convolutions they add.
   Graph optimized = b.g;
   vk::optimize_for_vulkan(optimized);
   int residual_convs = 0;

@@ -113,11 +113,11 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   // 2048^3, and on products with few outputs, which it splits over more workgroups (a transformer's
   // 128 x 512 output projection: 16 against 21 us; MobileNetV3's 1x1 layers at 7x7 and 14x14). It
   // loses on smaller products with many outputs: ResNet-50's 1x1 layers with 100-800 K outputs
-  // (13-51 M multiply-adds) take 15-41 us on it against 14-25 us on the 64 x 64 kernel. At fp32 the register-tiled SIMT kernel only wins on
-  // large products (1.04x at 2048^3; 0.85-0.93x at M = 128, where split K dominates), so it is
-  // taken for M >= 1024 with many tiles.
-  constexpr int64_t kTensorCoreMacs = int64_t(1) << 26, kFewOutputs = int64_t(1) << 16;
-  if (staged_fits && (m * n * k * layout.batches >= kTensorCoreMacs || m * n * layout.batches <= kFewOutputs)) return staged;
+  // (13-51 M multiply-adds) take 15-41 us on it against 14-25 us on the 64 x 64 kernel. At fp32
+  // the register-tiled SIMT kernel only wins on large products (1.04x at 2048^3; 0.85-0.93x at
+  // M = 128, where split K dominates), so it is taken for M >= 1024 with many tiles.
+  const double outputs = double(m) * double(n) * double(layout.batches);  // in double: no overflow
+  if (staged_fits && (outputs * double(k) >= 0x1p26 || outputs <= 0x1p16)) return staged;
   return m >= 1024 && simt == GemmKernel::simt ? simt : GemmKernel::tiled;
 }
 
