@@ -10,6 +10,7 @@
 #include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
+#include "ops/shape_rules.h"
 
 namespace vx::cpu::fast {
 namespace {
@@ -40,9 +41,6 @@ bool flat_case(const Shape& a, const Shape& b) {
   if (a.numel() == 1 && a.rank() <= b.rank()) return true;
   return b.numel() == 1 && b.rank() <= a.rank();
 }
-
-// The result's shape in a flat case.
-const Shape& flat_result(const Shape& a, const Shape& b) { return a != b && a.numel() == 1 && a.rank() <= b.rank() ? b : a; }
 
 bool compare_supports(const Node& node, const Graph& g) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1 || node.inputs[0] == kNoValue || node.inputs[1] == kNoValue)
@@ -75,7 +73,7 @@ KernelFn make_compare(const Node& node, const Graph&) {
     const Tensor& x = ctx.input(0);
     const Tensor& y = ctx.input(1);
     if (x.dtype() != y.dtype() || !flat_case(x.shape(), y.shape())) return reference(ctx);
-    Tensor& out = ctx.output(0, DType::boolean, flat_result(x.shape(), y.shape()));
+    Tensor& out = ctx.output(0, DType::boolean, broadcast_shapes(x.shape(), y.shape()));
     if (out.numel() == 0) return;
     switch (x.dtype()) {
       case DType::f32: return compare_flat<kind, float>(ctx.pool(), x, y, out);
