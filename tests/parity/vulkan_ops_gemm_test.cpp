@@ -183,16 +183,19 @@ TEST_P(VulkanGemm, SimtLargeTiles) {
 }
 
 // The automatic choice without VOLVOX_VK_GEMM: the staged tensor-core kernel, wherever it can run,
-// for products of at least 2^26 multiply-adds or at most 2^16 outputs; else the 64 x 64 kernel,
-// and the 128 x 128 register-tiled one for large products.
+// for products of at least 2^26 multiply-adds; else the 64 x 64 kernel (K split over more
+// workgroups for few tiles and K >= 256), and the 128 x 128 register-tiled one for large products.
 TEST_P(VulkanGemm, AutomaticChoice) {
   ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
   ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
   const bool tensor_cores = GetParam() == Precision::fp16 && ctx().coopmat_enabled();
   const bool big_shared = ctx().info().max_shared_memory >= 32768;
-  check(matmul(test::random_tensor(Shape{5, 40}, 510), test::random_tensor(Shape{40, 33}, 511)), "auto 5x40x33", tensor_cores ? "@staged64x128" : "tiled+vecA");
+  check(matmul(test::random_tensor(Shape{5, 40}, 510), test::random_tensor(Shape{40, 33}, 511)), "auto 5x40x33", "tiled+vecA");
   check(matmul(test::random_tensor(Shape{96, 64}, 514), test::random_tensor(Shape{64, 48}, 515)), "auto 96x64x48",
-        tensor_cores ? "@staged64x128" : "tiled+vecA+vecB");
+        "tiled+vecA+vecB");
+  // One tile, K 640: min(384 workgroups, 640 / 64) = 10 splits of 64.
+  check(matmul(test::random_tensor(Shape{40, 640}, 522), test::random_tensor(Shape{640, 24}, 523)), "auto 40x640x24 (split K)",
+        "tiled_splitk10+vecA+vecB");
   check(matmul(test::random_tensor(Shape{512, 64}, 520), test::random_tensor(Shape{64, 513}, 521)), "auto 512x64x513 (many outputs)",
         "tiled+vecA");
   check(matmul(test::random_tensor(Shape{1024, 8}, 516), test::random_tensor(Shape{8, 2048}, 517)), "auto 1024x8x2048",

@@ -25,17 +25,19 @@ struct GemmPush {
 static_assert(sizeof(GemmPush) == 112);
 
 constexpr int64_t kMaxGroups = 65535;
-// Split K when a product has fewer output tiles than this (a big GPU runs over a hundred
-// workgroups at once), into chunks of at least kMinChunk.
-constexpr int64_t kFewTiles = 128, kTargetGroups = 256, kMinChunk = 128;
-// The register-tiled SIMT kernels hide the cost of short chunks better (double-buffered staging).
-constexpr int64_t kMinChunkSimt = 64;
+// Split K when a product has fewer output tiles than kFewTiles (a big GPU runs over a hundred
+// workgroups at once) and K is at least kMinSplitK, into up to kTargetGroups workgroups in all with
+// chunks of at least kMinChunk. At batch 1 a K step of 16 costs a lone 64 x 64 workgroup ~1.5 us on
+// the H200 and a split ~5-10 us (partial sums and the reduce dispatch): ResNet-50's, MobileNetV3's
+// and a transformer's products measured best at 130-470 workgroups with chunks of 64-160, and
+// unsplit at K <= 128 (bench/onnx/results/vulkan_gemm_h200_2026-12-04/).
+constexpr int64_t kFewTiles = 128, kTargetGroups = 384, kMinChunk = 64, kMinSplitK = 256;
 
-// K splits for this product: VOLVOX_VK_SPLITK = N forces N (tests), else by tile count.
-int64_t choose_splits(int64_t tiles, int64_t k, int64_t min_chunk) {
+// K splits for the 64 x 64 and SIMT kernels: VOLVOX_VK_SPLITK = N forces N (tests), else by tile count.
+int64_t choose_splits(int64_t tiles, int64_t k) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
-  if (tiles >= kFewTiles || k < 2 * min_chunk) return 1;
-  return std::min((kTargetGroups + tiles - 1) / tiles, k / min_chunk);
+  if (tiles >= kFewTiles || k < kMinSplitK) return 1;
+  return std::min((kTargetGroups + tiles - 1) / tiles, k / kMinChunk);
 }
 
 // K splits for the staged tensor-core kernel. Fitted to an H200 sweep at M = 128 (1, 2 and up to
@@ -45,9 +47,9 @@ int64_t choose_splits(int64_t tiles, int64_t k, int64_t min_chunk) {
 // [128x768]x[768x3072] (-25 to -30% against 8 and 6), ~10-20 for [128x3072]x[3072x768].
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
-  if (tiles >= kFewTiles || k < 2 * kMinChunkSimt) return 1;
+  if (tiles >= kFewTiles || k < 2 * kMinChunk) return 1;
   const double best = std::sqrt(2824.0 * double(k) / (double(batches) * double(m) * double(n)));
-  return std::clamp<int64_t>(int64_t(best), 1, k / kMinChunkSimt);
+  return std::clamp<int64_t>(int64_t(best), 1, k / kMinChunk);
 }
 
 struct KernelShape {
@@ -108,16 +110,16 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   if (tensor_cores && mode == "coopmat128") return GemmKernel::coopmat128;
   if (staged_fits && mode == "staged") return staged;
   // "auto" (the default). Measured on the H200 (bench/onnx/results/gemm_h200.md,
-  // vulkan_gemm_choice_h200_2026-12-03/): the staged tensor-core kernel beats the 64 x 64 kernel
-  // at fp16 by 1.1-1.4x at a decoder's M = 128 products of 226-302 M multiply-adds and 4.6x at
-  // 2048^3, and on products with few outputs, which it splits over more workgroups (a transformer's
-  // 128 x 512 output projection: 16 against 21 us; MobileNetV3's 1x1 layers at 7x7 and 14x14). It
-  // loses on smaller products with many outputs: ResNet-50's 1x1 layers with 100-800 K outputs
-  // (13-51 M multiply-adds) take 15-41 us on it against 14-25 us on the 64 x 64 kernel. At fp32
-  // the register-tiled SIMT kernel only wins on large products (1.04x at 2048^3; 0.85-0.93x at
-  // M = 128, where split K dominates), so it is taken for M >= 1024 with many tiles.
-  const double outputs = double(m) * double(n) * double(layout.batches);  // in double: no overflow
-  if (staged_fits && (outputs * double(k) >= 0x1p26 || outputs <= 0x1p16)) return staged;
+  // vulkan_gemm_choice_h200_2026-12-03/, vulkan_gemm_h200_2026-12-04/): the staged tensor-core
+  // kernel beats the 64 x 64 kernel at fp16 by 1.1-1.4x at a decoder's M = 128 products of 226-302 M
+  // multiply-adds and 4.6x at 2048^3 (a transformer's 128 x 512 x 2048 products: 19-20 against 25
+  // us). On smaller products the 64 x 64 kernel with K split over more workgroups wins, whatever
+  // their outputs: ResNet-50's and MobileNetV3's 1x1 layers (11-20 against 14-30 us), a 128 x 512 x
+  // 512 projection (14 against 16). At fp32 the register-tiled SIMT kernel only wins on large
+  // products (1.04x at 2048^3; 0.85-0.93x at M = 128, where split K dominates), so it is taken for
+  // M >= 1024 with many tiles.
+  const double macs = double(m) * double(n) * double(layout.batches) * double(k);  // in double: no overflow
+  if (staged_fits && macs >= 0x1p26) return staged;
   return m >= 1024 && simt == GemmKernel::simt ? simt : GemmKernel::tiled;
 }
 
@@ -179,12 +181,10 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const int64_t z1_per_dispatch = std::max<int64_t>(1, kMaxGroups / d.z0_count);
   const int64_t batches = d.z1_count * d.z0_count;
   const bool staged = kernel == GemmKernel::staged || kernel == GemmKernel::staged_large;
-  const bool simt = kernel == GemmKernel::simt || kernel == GemmKernel::simt_n64;
   const int64_t tiles = groups_x * groups_y * batches;
   int64_t splits = 1;
   if (z1_per_dispatch >= d.z1_count)
-    splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k)
-                    : choose_splits(tiles, d.k, simt ? kMinChunkSimt : kMinChunk);
+    splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k) : choose_splits(tiles, d.k);
   int64_t k_chunk = d.k;
   if (splits > 1) {
     k_chunk = (d.k + splits - 1) / splits;

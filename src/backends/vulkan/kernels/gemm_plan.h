@@ -63,7 +63,7 @@ void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::
 // measurements), "simt" (simt / simt_n64 everywhere), "coopmat" | "coopmat128" | "staged" (where
 // the device has fp16 16x16x16 cooperative matrices and the storage is fp16; staged also needs B
 // to be no im2col matrix), or "auto" (the default): staged where it can run and the product has at
-// least 2^26 multiply-adds or at most 2^16 outputs (between, it loses to the 64 x 64 kernel);
+// least 2^26 multiply-adds (below, it loses to the 64 x 64 kernel with split K);
 // else simt for M >= 1024 with >= 128 tiles of 128 x 128; else tiled.
 enum class GemmKernel { tiled, simt, simt_n64, coopmat, coopmat128, staged, staged_large };
 struct GemmLayout {

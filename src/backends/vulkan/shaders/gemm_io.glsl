@@ -109,14 +109,22 @@ ivec3 im2col_origin(int n) {
   return ivec3(oz * SZ - PZ, oy * SY - PY, ox * SX - PX);
 }
 
-// B(k, n) of the im2col matrix, for n's origin.
-float load_b_im2col(int base, int k, ivec3 origin) {
+// Where B(k, n) of the im2col matrix lies, for n's origin, and whether inside the input: outside
+// (padding) the index is still a valid one, and the value is 0 (callers select).
+int im2col_index(int base, int k, ivec3 origin, out bool inside) {
   const int ksize = KZ * KY * KX;
   int c = k / ksize, r = k - c * ksize;
   int kz = r / (KY * KX), kyx = r - kz * (KY * KX), ky = kyx / KX, kx = kyx - ky * KX;
   int iz = origin.x + kz * DZ, iy = origin.y + ky * DY, ix = origin.z + kx * DX;
-  if (iz < 0 || iy < 0 || ix < 0 || iz >= IZ || iy >= IY || ix >= IX) return 0.0;
-  return float(b_data[base + ((c * IZ + iz) * IY + iy) * IX + ix]);
+  inside = iz >= 0 && iy >= 0 && ix >= 0 && iz < IZ && iy < IY && ix < IX;
+  return base + ((c * IZ + clamp(iz, 0, IZ - 1)) * IY + clamp(iy, 0, IY - 1)) * IX + clamp(ix, 0, IX - 1);
+}
+
+// B(k, n) of the im2col matrix, for n's origin.
+float load_b_im2col(int base, int k, ivec3 origin) {
+  bool inside;
+  int i = im2col_index(base, k, origin, inside);
+  return inside ? float(b_data[i]) : 0.0;
 }
 
 float load_b(int base, int k, int n) {
