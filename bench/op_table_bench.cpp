@@ -161,7 +161,7 @@ Timing time_cpu(const test::SingleNodeCase& sc, bool reference_only, int runs) {
 Timing time_vulkan(const vk::VulkanContext& ctx, const test::SingleNodeCase& sc, Precision precision, int runs) {
   runtime::ExecutableOptions options;
   options.precision = precision;
-  options.timestamps = true;
+  options.timestamps = runtime::Timestamps::per_node;
   auto exe = make_executable(vk::compute_device(ctx), sc.graph, shapes_of(sc), options, &sc.inputs);
   std::vector<double> gpu;
   Timing t;

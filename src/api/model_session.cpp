@@ -70,7 +70,7 @@ class DeviceModelSession final : public ModelSession {
       options.precision = precision_;
       options.optimize = false;  // done once in the constructor
       options.max_memory_mb = max_memory_mb_;
-      options.timestamps = profiling_;
+      options.timestamps = profiling_ ? runtime::Timestamps::per_node : runtime::Timestamps::none;
       runner = std::make_unique<DeviceModelRunner>(device_, graph_, options);
     }
     return runner->run(inputs, profiling_ ? profile : nullptr, device_values);

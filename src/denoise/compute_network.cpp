@@ -17,7 +17,7 @@ runtime::ExecutableOptions network_options(const runtime::ComputeDevice& device,
   o.precision = precision.value_or(device.fp16_available() ? Precision::fp16 : Precision::fp32);
   o.kernels = options.kernels.empty() ? "auto" : options.kernels;
   o.fast_math = options.fast_math;
-  o.timestamps = true;
+  o.timestamps = runtime::Timestamps::per_node;
   return o;
 }
 

@@ -19,12 +19,13 @@
 #include "runtime/buffer.h"
 #include "runtime/memory_limit.h"
 #include "runtime/physical_device.h"
+#include "runtime/timestamps.h"
 
 namespace vx::runtime {
 
 struct ExecutableOptions {
   Precision precision = Precision::fp32;  // fp16: devices with fp16_available() only
-  bool timestamps = false;   // per-node device times in profiles, where the device has them
+  Timestamps timestamps = Timestamps::none;  // GPU timestamps in runs (per_node: per-node device times in profiles)
   uint64_t max_memory_mb = 0;     // > 0: refuse (OutOfMemory) an executable above it, before allocating
   MemoryNeeds* needs = nullptr;   // filled with what the executable needs, also when refused
   // The device's kernel choice: "auto" lets it pick; other values are the device's own (CPU:

@@ -15,12 +15,13 @@
 #include "runtime/device.h"
 #include "runtime/profile.h"
 #include "runtime/scheduled_executable.h"
+#include "runtime/timestamps.h"
 
 namespace vx {
 
 struct DeviceRunnerOptions {
   Precision precision = Precision::fp32;  // fp16: the device must have fp16_available()
-  bool timestamps = false;  // per-node device times in run()'s profile
+  runtime::Timestamps timestamps = runtime::Timestamps::none;  // per_node: per-node device times in run()'s profile
   bool optimize = true;     // run the device's graph passes once
   std::string kernels = "auto";  // the device's kernel choice (runtime::ExecutableOptions::kernels)
   size_t plan_cache_capacity = 8;

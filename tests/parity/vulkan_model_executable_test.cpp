@@ -306,7 +306,7 @@ TEST_F(VulkanExecutor, AliasesRecordNoTimestamp) {
   g.outputs = {v};
   const std::vector<Tensor> inputs = {random_tensor(Shape{4, 6}, 5)};
   runtime::ExecutableOptions o;
-  o.timestamps = true;
+  o.timestamps = runtime::Timestamps::per_node;
   auto exe = make_executable(vk::compute_device(ctx()), g, {}, o);
   for (int run = 0; run < 2; ++run) {  // the second run reuses the query pool
     Profile profile;
@@ -321,11 +321,38 @@ TEST_F(VulkanExecutor, AliasesRecordNoTimestamp) {
   }
 }
 
+// per_segment: two timestamps around the GPU work, whose time the nodes share equally (the aliases
+// too: the profile cannot tell them apart), and results as with per-node timestamps.
+TEST_F(VulkanExecutor, SegmentTimestampsShareTheSegmentsTime) {
+  if (!ctx().info().timestamps) GTEST_SKIP() << ctx().info().name << " has no timestamps on its compute queue";
+  Graph g;
+  g.opsets[""] = 17;
+  ValueId v = g.add_value("x", DType::f32, Shape{4, 6});
+  g.inputs = {v};
+  for (int i = 0; i < 3; ++i) {
+    const ValueId next = g.add_value(cat("r", i), DType::f32, Shape{});
+    g.add_node(i == 1 ? "Reshape" : "Relu", cat("n", i), i == 1 ? std::vector<ValueId>{v, g.add_constant("s", Tensor::from<int64_t>(Shape{2}, {6, 4}))} : std::vector<ValueId>{v}, {next});
+    v = next;
+  }
+  g.outputs = {v};
+  const std::vector<Tensor> inputs = {random_tensor(Shape{4, 6}, 6)};
+  runtime::ExecutableOptions o;
+  o.timestamps = runtime::Timestamps::per_segment;
+  auto exe = make_executable(vk::compute_device(ctx()), g, {}, o);
+  for (int run = 0; run < 2; ++run) {
+    Profile profile;
+    EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe->run(inputs, &profile), {}));
+    ASSERT_EQ(profile.entries.size(), 3u);
+    EXPECT_GT(profile.entries[0].milliseconds, 0.0);
+    for (const auto& e : profile.entries) EXPECT_EQ(e.milliseconds, profile.entries[0].milliseconds) << e.node;
+  }
+}
+
 TEST_F(VulkanExecutor, ProfilesEveryNodeAndRejectsWrongInputs) {
   Graph g = mixed_graph();
   std::vector<Tensor> inputs = {random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)};
   runtime::ExecutableOptions o;
-  o.timestamps = true;
+  o.timestamps = runtime::Timestamps::per_node;
   auto exe = make_executable(vk::compute_device(ctx()), g, {{"x", Shape{2, 3, 3}}, {"y", Shape{2}}}, o, &inputs);
   EXPECT_EQ(exe->fallbacks().size(), 1u);
   Profile profile;
@@ -348,7 +375,7 @@ TEST_F(VulkanExecutor, ReleasesEveryObject) {
   {
     Graph g = mixed_graph();
     DeviceRunnerOptions o;
-    o.timestamps = true;
+    o.timestamps = runtime::Timestamps::per_node;
     DeviceModelRunner runner(vk::compute_device(ctx()), g, o);
     runner.run({random_tensor(Shape{2, 3, 3}, 1), random_tensor(Shape{2}, 2)});
     runner.run({random_tensor(Shape{3, 3, 3}, 1), random_tensor(Shape{3}, 2)});

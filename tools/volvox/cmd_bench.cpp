@@ -153,7 +153,9 @@ void bench_command(const BenchOptions& opt) {
   if (vulkan) {
     DeviceRunnerOptions runner_options;
     runner_options.precision = opt.precision == "fp16" ? Precision::fp16 : Precision::fp32;
-    runner_options.timestamps = ctx->info().timestamps;  // device time per run, as GPU peers measure it
+    // Device time per run, as GPU peers measure it; per-node timestamps (which cost time) only for
+    // a profile.
+    runner_options.timestamps = opt.profile ? runtime::Timestamps::per_node : runtime::Timestamps::per_segment;
     runner_options.max_memory_mb = uint64_t(opt.max_memory_mb);
     vulkan_runner = std::make_unique<DeviceModelRunner>(vk::compute_device(*ctx), std::move(graph), runner_options);
   } else {

@@ -121,7 +121,7 @@ void run_command(const RunOptions& opt) {
   if (vulkan) {
     DeviceRunnerOptions runner_options;
     runner_options.precision = opt.precision == "fp16" ? Precision::fp16 : Precision::fp32;
-    runner_options.timestamps = opt.profile;
+    runner_options.timestamps = opt.profile ? runtime::Timestamps::per_node : runtime::Timestamps::none;
     runner_options.max_memory_mb = uint64_t(opt.max_memory_mb);
     vulkan_runner = std::make_unique<DeviceModelRunner>(vk::compute_device(*ctx), std::move(graph), runner_options);
     outputs = vulkan_runner->run(inputs, opt.profile ? &profile : nullptr);

@@ -35,7 +35,7 @@ SegmentExecutable::SegmentExecutable(const VulkanContext& ctx, const SegmentOpti
   }
   for (size_t n = 0; n < n_nodes; ++n)
     if (!here_[n]) plans_[n] = OpPlan();
-  timestamps_ = options_.timestamps && ctx_.info().timestamps;
+  timestamps_ = ctx_.info().timestamps ? options_.timestamps : runtime::Timestamps::none;
   try {
     plan_memory();
     create_gpu_objects();
@@ -315,18 +315,23 @@ void SegmentExecutable::create_gpu_objects() {
     for (Transfer& t : seg.downloads)
       if (t.converted) create_conversion(t, false);
   }
-  // Queries: per GPU segment one timestamp before its first step and one after each step with work.
+  // Queries: per GPU segment one timestamp before its first step and one after each step with work
+  // (per_node) or after its last step with work (per_segment).
   for (RecordedSegment& seg : segments_) {
     seg.first_query = query_count_;
+    const std::vector<size_t>& nodes = seg.nodes->nodes;
+    size_t last_work = 0;
+    for (size_t k = 0; k < nodes.size(); ++k)
+      if (steps_[nodes[k]].records_work()) last_work = k;
     uint32_t written = 0;
     seg.query_after_step.clear();
-    for (size_t n : seg.nodes->nodes) {
-      if (steps_[n].records_work()) ++written;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (steps_[nodes[k]].records_work() && (timestamps_ == runtime::Timestamps::per_node || k == last_work)) ++written;
       seg.query_after_step.push_back(written);
     }
     query_count_ += seg.queries();
   }
-  if (timestamps_ && query_count_ > 0) query_pool_ = create_timestamp_pool(ctx_, query_count_);
+  if (timestamps_ != runtime::Timestamps::none && query_count_ > 0) query_pool_ = create_timestamp_pool(ctx_, query_count_);
   for (RecordedSegment& seg : segments_) {
     seg.cmd = commands_.allocate();
     record_segment(seg);
@@ -407,7 +412,7 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
       barrier(cmd, kDeviceWrite, kDeviceReadWrite);
       record_dispatch(cmd, d);
     }
-    if (query_pool_ && step.records_work())
+    if (query_pool_ && seg.query_after_step[k] != (k == 0 ? 0 : seg.query_after_step[k - 1]))
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query + seg.query_after_step[k]);
   }
   barrier(cmd, kDeviceWrite, kDeviceReadWrite);
@@ -464,6 +469,11 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
                                     ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
   const double ms_per_tick = ctx_.info().timestamp_period_ns * 1e-6;
+  if (timestamps_ == runtime::Timestamps::per_segment) {
+    const double ms = double(ticks.back() - ticks.front()) * ms_per_tick;
+    for (size_t n : nodes) node_ms[n] = ms / double(nodes.size());
+    return;
+  }
   for (size_t i = 0; i < nodes.size(); ++i) {  // a step without work: 0
     const uint32_t before = i == 0 ? 0 : seg.query_after_step[i - 1], after = seg.query_after_step[i];
     node_ms[nodes[i]] = double(ticks[after] - ticks[before]) * ms_per_tick;

@@ -18,12 +18,13 @@
 #include "backends/vulkan/pipeline.h"
 #include "runtime/backend.h"
 #include "runtime/memory_limit.h"
+#include "runtime/timestamps.h"
 
 namespace vx::vk {
 
 struct SegmentOptions {
   Precision precision = Precision::fp32;
-  bool timestamps = false;
+  runtime::Timestamps timestamps = runtime::Timestamps::none;
   uint64_t max_memory_mb = 0;     // > 0: OutOfMemory before any device allocation above it
   MemoryNeeds* needs = nullptr;   // filled before the limit is checked
 };
@@ -111,7 +112,7 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   static constexpr VkDeviceSize kNoStatus = ~VkDeviceSize(0);
   std::vector<VkDeviceSize> status_offsets_;
   MemoryNeeds needs_;
-  bool timestamps_ = false;
+  runtime::Timestamps timestamps_ = runtime::Timestamps::none;
   uint32_t query_count_ = 0;
 
   std::unique_ptr<KernelLayout> layout_;

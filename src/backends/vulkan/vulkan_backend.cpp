@@ -135,7 +135,7 @@ std::unique_ptr<runtime::CompiledSegments> VulkanBackend::compile(const runtime:
     o.precision = options_.precision;
     o.kernels = options_.kernels;
     o.fast_math = options_.fast_math;
-    o.timestamps = options_.timestamps;
+    o.timestamps = options_.timestamps != runtime::Timestamps::none;  // per layer
     o.max_memory_mb = options_.max_memory_mb;
     o.needs = options_.needs;
     return std::make_unique<VulkanGraphExecutable>(ctx_, g, g.value(g.inputs[0]).shape, o);

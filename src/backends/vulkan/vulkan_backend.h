@@ -21,12 +21,13 @@
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "runtime/backend.h"
 #include "runtime/memory_limit.h"
+#include "runtime/timestamps.h"
 
 namespace vx::vk {
 
 struct VulkanBackendOptions {
   Precision precision = Precision::fp32;
-  bool timestamps = false;  // per-node GPU timestamps (when the queue supports them)
+  runtime::Timestamps timestamps = runtime::Timestamps::none;  // (when the queue supports them)
   // > 0: compile() throws OutOfMemory (check_memory_limit) before allocating any device memory
   // when the arena plus the constants and staging buffers exceed this many MiB.
   uint64_t max_memory_mb = 0;
