@@ -36,6 +36,46 @@ VX_OP_CASES(gather_scatter) {
   gathers.push_back({"no_indices", [](OpCase& v) { v.in(f32({4, 3})).in(values({2, 0}, {}, DType::i64).constant()).attr("axis", int64_t(0)); }});
   gathers.push_back({"2d_indices_axis0", [](OpCase& v) { v.in(f32({3, 5, 7})).in(values({2, 3}, {-3, 2, 0, 1, -1, -2}, DType::i64)); }});
   cases.add(OpCase("Gather", "axes").opset(13).tol_f32(kMoved).tol_f16(kMoved).variants(std::move(gathers)).variants(float_and_int32_data()));
+  // One constant index with only unit axes before its axis: on Vulkan an alias of that run of the
+  // data, where its offset (index x the inner extent) binds on any device (a multiple of 256 bytes).
+  auto alias_or_kernel = [](const char* variant) {
+    return [variant](OpCase& v) { v.expect_variant(Backend::vulkan_f32, variant).expect_variant(Backend::vulkan_f16, variant); };
+  };
+  cases.add(OpCase("Gather", "leading_slice")
+                .opset(13)
+                .tol_f32(kMoved)
+                .tol_f16(kMoved)
+                .variants({{"stacked_qkv",
+                            [&](OpCase& v) {
+                              v.in(f32({3, 4, 64})).in(scalar(1, DType::i64).constant()).attr("axis", int64_t(0));
+                              alias_or_kernel("alias")(v);
+                            }},
+                           {"first_slice",
+                            [&](OpCase& v) {
+                              v.in(f32({2, 64})).in(scalar(0, DType::i64).constant()).attr("axis", int64_t(0));
+                              alias_or_kernel("alias")(v);
+                            }},
+                           {"unit_axes_first_negative_index",
+                            [&](OpCase& v) {
+                              v.in(f32({1, 1, 3, 128})).in(values({1}, {-1}, DType::i64).constant()).attr("axis", int64_t(2));
+                              alias_or_kernel("alias")(v);
+                            }},
+                           {"offset_not_aligned",
+                            [&](OpCase& v) {
+                              v.in(f32({3, 5})).in(scalar(2, DType::i64).constant()).attr("axis", int64_t(0));
+                              alias_or_kernel("generic")(v);
+                            }},
+                           {"axis_after_a_real_one",
+                            [&](OpCase& v) {
+                              v.in(f32({2, 3, 128})).in(scalar(1, DType::i64).constant()).attr("axis", int64_t(1));
+                              alias_or_kernel("generic")(v);
+                            }},
+                           {"runtime_index",
+                            [&](OpCase& v) {
+                              v.in(f32({3, 4, 64})).in(scalar(1, DType::i64)).attr("axis", int64_t(0));
+                              alias_or_kernel("generic")(v);
+                            }}})
+                .variants(float_and_int32_data()));
   cases.add(OpCase("Gather", "bools_and_bytes")
                 .opset(13)
                 .attr("axis", int64_t(1))

@@ -289,6 +289,50 @@ TEST_F(VulkanExecutor, ArenaSharesMemoryAlongAChain) {
   EXPECT_TRUE(outputs_match(run_cpu_reference(g, {x}), exe->run({x}), {}));
 }
 
+// Q, K and V as Gathers of a stacked product's leading slices are aliases into it (no dispatch),
+// and the product stays alive until the last of them is read: nodes in between whose results could
+// take its memory read the right values.
+TEST_F(VulkanExecutor, LeadingSlicesAreAliasesThatKeepTheirRootAlive) {
+  Graph g;
+  g.opsets[""] = 18;
+  const ValueId x = g.add_value("x", DType::f32, Shape{128, 3, 64});
+  g.inputs = {x};
+  const ValueId stacked = g.add_value("stacked", DType::f32, Shape{});
+  g.add_node("Transpose", "stack", {x}, {stacked}).attrs.set("perm", std::vector<int64_t>{1, 0, 2});
+  ValueId slice[3];
+  for (int i = 0; i < 3; ++i) {
+    slice[i] = g.add_value(cat("s", i), DType::f32, Shape{});
+    g.add_node("Gather", cat("gather", i), {stacked, g.add_constant(cat("i", i), Tensor::from<int64_t>(Shape{}, {i}))},
+               {slice[i]});
+  }
+  ValueId v = slice[0];
+  for (int i = 0; i < 4; ++i) {  // results as large as a slice, which the arena may place anywhere free
+    const ValueId next = g.add_value(cat("r", i), DType::f32, Shape{});
+    g.add_node(i % 2 ? "Neg" : "Relu", cat("chain", i), {v}, {next});
+    v = next;
+  }
+  const ValueId sum = g.add_value("sum", DType::f32, Shape{}), out = g.add_value("out", DType::f32, Shape{});
+  g.add_node("Add", "add_k", {v, slice[1]}, {sum});
+  g.add_node("Mul", "mul_v", {sum, slice[2]}, {out});
+  g.outputs = {out, slice[1]};
+  const std::vector<Tensor> inputs = {random_tensor(Shape{128, 3, 64}, 8)};
+  for (Precision p : {Precision::fp32, Precision::fp16}) {
+    if (p == Precision::fp16 && !ctx().fp16_enabled()) continue;
+    runtime::ExecutableOptions o;
+    o.precision = p;
+    o.timestamps = runtime::Timestamps::per_node;
+    auto exe = make_executable(vk::compute_device(ctx()), g, {}, o);
+    Profile profile;
+    const std::vector<Tensor> got = exe->run(inputs, &profile);
+    const std::vector<Tensor> want = run_cpu_reference(g, p == Precision::fp16 ? round_to_fp16(inputs) : inputs);
+    EXPECT_TRUE(outputs_match(want, got, default_tolerance(p))) << precision_name(p);
+    int aliases = 0;
+    for (const auto& e : profile.entries)
+      if (e.op == "Gather") aliases += e.variant == "vulkan:alias" ? 1 : 0;
+    EXPECT_EQ(aliases, 3) << precision_name(p);
+  }
+}
+
 // Aliases (Reshape) record no timestamp, so they cost the GPU nothing and profile as 0 ms; the
 // dispatches around them keep theirs.
 TEST_F(VulkanExecutor, AliasesRecordNoTimestamp) {

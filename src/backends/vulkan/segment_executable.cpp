@@ -61,16 +61,22 @@ void SegmentExecutable::plan_memory() {
   const VkDeviceSize alignment = std::max<VkDeviceSize>(64, ctx_.properties().limits.minStorageBufferOffsetAlignment);
   slots_.assign(n_values, {});
 
-  // Alias roots: Reshape-like GPU nodes make their output share input 0's bytes.
+  // Alias roots: Reshape-like GPU nodes make their output share input 0's bytes (from an offset
+  // into them: alias_bytes, relative to the root).
   std::vector<ValueId> root(n_values);
+  std::vector<VkDeviceSize> alias_bytes(n_values, 0);
   for (size_t i = 0; i < n_values; ++i) root[i] = ValueId(i);
   auto find_root = [&](ValueId v) {
     while (root[size_t(v)] != v) v = root[size_t(v)];
     return v;
   };
   for (size_t n = 0; n < g.nodes.size(); ++n)
-    if (here_[n] && plans_[n].output0_aliases_input0)
-      root[size_t(g.nodes[n].outputs[0])] = find_root(g.nodes[n].inputs[0]);
+    if (here_[n] && plans_[n].output0_aliases_input0) {
+      const ValueId in = g.nodes[n].inputs[0], out = g.nodes[n].outputs[0];
+      root[size_t(out)] = find_root(in);
+      alias_bytes[size_t(out)] = alias_bytes[size_t(in)] + VkDeviceSize(plans_[n].output0_alias_offset) *
+                                                                device_type_bytes(device_dtype(g.value(in).dtype, options_.precision));
+    }
 
   // Device presence and lifetimes (in node indices) of every value the GPU touches.
   std::vector<int> first(n_values, std::numeric_limits<int>::max()), last(n_values, -1);
@@ -178,12 +184,15 @@ void SegmentExecutable::plan_memory() {
     s.bytes = VkDeviceSize(v.shape.numel()) * device_type_bytes(s.type);
     s.offset = arena.offsets[k];
   }
-  // Aliases take their root's place (with their own dtype, which has the same element size).
+  // Aliases take their root's place (with their own dtype, which has the same element size), from
+  // their offset on and with their own size.
   for (size_t i = 0; i < n_values; ++i) {
     const ValueId r = find_root(ValueId(i));
     if (r == ValueId(i) || !on_device[i]) continue;
     slots_[i] = slots_[size_t(r)];
     slots_[i].type = device_dtype(g.values[i].dtype, options_.precision);
+    slots_[i].offset += alias_bytes[i];
+    slots_[i].bytes = VkDeviceSize(g.values[i].shape.numel()) * device_type_bytes(slots_[i].type);
   }
 
   // Staging: one region per transfer, f32 for the f32 values the device stores as f16.
@@ -263,7 +272,10 @@ void SegmentExecutable::create_gpu_objects() {
     const OpPlan& plan = plans_[n];
     Step& step = steps_[n];
     if (plan.output0_aliases_input0) {
-      const DeviceSlot &in = slots_[size_t(node.inputs[0])], &out = slots_[size_t(node.outputs[0])];
+      DeviceSlot in = slots_[size_t(node.inputs[0])];
+      const DeviceSlot& out = slots_[size_t(node.outputs[0])];
+      in.offset += VkDeviceSize(plan.output0_alias_offset) * device_type_bytes(in.type);
+      in.bytes = out.bytes;
       if (in.pool != out.pool || in.offset != out.offset) step.copies.push_back({in, out});
     }
     for (const Dispatch& d : plan.dispatches) {

@@ -50,7 +50,9 @@ void check_plan(const OpPlan& plan, const OpInfo& info, const DeviceInfo& device
   if (plan.output0_aliases_input0)
     VX_CHECK(info.has_input(0) && !node.outputs.empty() && node.outputs[0] != kNoValue &&
                  device_type_bytes(info.inputs[0].device) == device_type_bytes(info.outputs[0].device) &&
-                 info.inputs[0].shape.numel() == info.outputs[0].shape.numel(),
+                 plan.output0_alias_offset >= 0 &&
+                 uint64_t(plan.output0_alias_offset) * device_type_bytes(info.inputs[0].device) % kAliasOffsetAlignment == 0 &&
+                 plan.output0_alias_offset + info.outputs[0].shape.numel() <= info.inputs[0].shape.numel(),
              Internal, "an aliasing plan whose output is not the input's bytes");
 }
 

@@ -2,14 +2,32 @@
 // (batch_dims) and ReverseSequence (a gather along time by per-batch lengths). The indices are a
 // device tensor (int32) computed at run time, or a graph constant checked and uploaded once as a
 // blob. Run-time indices out of range fail the run with the CPU kernels' error (Binding::status()).
+// A Gather of one leading slice by a constant index is an alias of its run of the data.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "backends/vulkan/kernels/op_args.h"
 #include "core/error.h"
 
 namespace vx::vk {
 namespace {
+
+// One constant index on an axis with only unit axes before it selects one contiguous run of the
+// data (a transformer's Q, K and V from their stacked product): the output can be an alias of it
+// from element index * inner on, where that offset binds on any device.
+std::optional<int64_t> leading_slice_alias(const OpInfo& info, const OpTensor& x, const OpTensor& idx, size_t axis,
+                                           int64_t extent, int64_t inner) {
+  if (idx.constant == nullptr || !idx.constant->defined() || idx.shape.numel() != 1) return std::nullopt;
+  if (idx.dtype == DType::f32 || idx.dtype == DType::f16) return std::nullopt;
+  if (product(x.shape.dims(), 0, axis) != 1) return std::nullopt;
+  int64_t i = tensor_ints(*idx.constant).at(0);
+  VX_CHECK(i >= -extent && i < extent, InvalidArgument, label(info), ": index ", i, " is out of range for extent ", extent);
+  if (i < 0) i += extent;
+  const int64_t offset = i * inner;
+  if (uint64_t(offset) * device_type_bytes(x.device) % kAliasOffsetAlignment != 0) return std::nullopt;
+  return offset;
+}
 
 OpPlan plan_gather(const OpInfo& info) {
   const OpTensor& x = info.inputs.at(0);
@@ -28,10 +46,17 @@ OpPlan plan_gather(const OpInfo& info) {
   OpPlan plan;
   if (count == 0) return plan;
   VX_CHECK(extent > 0, InvalidArgument, label(info), ": gathering from an empty axis");
+  const int64_t inner = product(xd, axis + 1, xd.size());
+  if (std::optional<int64_t> at = leading_slice_alias(info, x, idx, axis, extent, inner)) {
+    plan.output0_aliases_input0 = true;
+    plan.output0_alias_offset = *at;
+    plan.variant = "alias";
+    return plan;
+  }
   Binding indices = index_tensor_binding(info, plan, 1, [extent](size_t) { return extent; });
   struct {
     int32_t count, inner, n_indices, extent;
-  } push{int32_t(count), int32_t(product(xd, axis + 1, xd.size())), int32_t(idx.shape.numel()), int32_t(extent)};
+  } push{int32_t(count), int32_t(inner), int32_t(idx.shape.numel()), int32_t(extent)};
   Dispatch d;
   d.shader = move_variant("gather", x.device);
   d.bindings = {Binding::in(0), indices, Binding::out(0), Binding::status()};

@@ -90,13 +90,20 @@ struct Dispatch {
   }
 };
 
+// Vulkan allows a storage buffer's offset alignment up to 256 bytes: an alias offset that is a
+// multiple of this binds on every device.
+inline constexpr uint64_t kAliasOffsetAlignment = 256;
+
 struct OpPlan {
   std::vector<Dispatch> dispatches;              // run in order, barrier between consecutive ones
   std::vector<std::vector<uint8_t>> constants;   // uploaded once (repacked weights, tables)
   std::vector<uint64_t> scratch_bytes;           // per-run temporaries, live only during this node
   // Reshape, Squeeze, Unsqueeze, Flatten, Identity, Dropout: the output is the input's bytes
-  // (no dispatch); the executor makes output 0 share input 0's memory.
+  // (no dispatch); the executor makes output 0 share input 0's memory. With an offset (in elements,
+  // whose bytes are a multiple of kAliasOffsetAlignment), output 0 is the run of input 0 that starts
+  // there: a Gather of one leading slice.
   bool output0_aliases_input0 = false;
+  int64_t output0_alias_offset = 0;
   std::string variant = "generic";  // recorded in the profile ("direct", "coopmat", ...)
 };
 
