@@ -333,14 +333,13 @@ TEST_F(VulkanExecutor, LeadingSlicesAreAliasesThatKeepTheirRootAlive) {
   }
 }
 
-// Aliases (Reshape) record no timestamp, so they cost the GPU nothing and profile as 0 ms; the
-// dispatches around them keep theirs.
-TEST_F(VulkanExecutor, AliasesRecordNoTimestamp) {
+// x [4, 6] -> (Relu, Reshape to [6, 4] or back) `pairs` times.
+Graph relus_and_reshapes(int pairs) {
   Graph g;
   g.opsets[""] = 17;
   ValueId v = g.add_value("x", DType::f32, Shape{4, 6});
   g.inputs = {v};
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < pairs; ++i) {
     const ValueId relu = g.add_value(cat("r", i), DType::f32, Shape{});
     g.add_node("Relu", cat("relu", i), {v}, {relu});
     const ValueId shape = g.add_constant(cat("s", i), Tensor::from<int64_t>(Shape{2}, {i % 2 ? 4 : 6, i % 2 ? 6 : 4}));
@@ -348,6 +347,13 @@ TEST_F(VulkanExecutor, AliasesRecordNoTimestamp) {
     g.add_node("Reshape", cat("reshape", i), {relu, shape}, {v});
   }
   g.outputs = {v};
+  return g;
+}
+
+// Aliases (Reshape) record no timestamp, so they cost the GPU nothing and profile as 0 ms; the
+// dispatches around them keep theirs.
+TEST_F(VulkanExecutor, AliasesRecordNoTimestamp) {
+  const Graph g = relus_and_reshapes(4);
   const std::vector<Tensor> inputs = {random_tensor(Shape{4, 6}, 5)};
   runtime::ExecutableOptions o;
   o.timestamps = runtime::Timestamps::per_node;
@@ -369,16 +375,7 @@ TEST_F(VulkanExecutor, AliasesRecordNoTimestamp) {
 // too: the profile cannot tell them apart), and results as with per-node timestamps.
 TEST_F(VulkanExecutor, SegmentTimestampsShareTheSegmentsTime) {
   if (!ctx().info().timestamps) GTEST_SKIP() << ctx().info().name << " has no timestamps on its compute queue";
-  Graph g;
-  g.opsets[""] = 17;
-  ValueId v = g.add_value("x", DType::f32, Shape{4, 6});
-  g.inputs = {v};
-  for (int i = 0; i < 3; ++i) {
-    const ValueId next = g.add_value(cat("r", i), DType::f32, Shape{});
-    g.add_node(i == 1 ? "Reshape" : "Relu", cat("n", i), i == 1 ? std::vector<ValueId>{v, g.add_constant("s", Tensor::from<int64_t>(Shape{2}, {6, 4}))} : std::vector<ValueId>{v}, {next});
-    v = next;
-  }
-  g.outputs = {v};
+  const Graph g = relus_and_reshapes(2);
   const std::vector<Tensor> inputs = {random_tensor(Shape{4, 6}, 6)};
   runtime::ExecutableOptions o;
   o.timestamps = runtime::Timestamps::per_segment;
@@ -386,7 +383,7 @@ TEST_F(VulkanExecutor, SegmentTimestampsShareTheSegmentsTime) {
   for (int run = 0; run < 2; ++run) {
     Profile profile;
     EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe->run(inputs, &profile), {}));
-    ASSERT_EQ(profile.entries.size(), 3u);
+    ASSERT_EQ(profile.entries.size(), 4u);
     EXPECT_GT(profile.entries[0].milliseconds, 0.0);
     for (const auto& e : profile.entries) EXPECT_EQ(e.milliseconds, profile.entries[0].milliseconds) << e.node;
   }
