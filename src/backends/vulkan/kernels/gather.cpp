@@ -21,10 +21,7 @@ std::optional<int64_t> leading_slice_alias(const OpInfo& info, const OpTensor& x
   if (idx.constant == nullptr || !idx.constant->defined() || idx.shape.numel() != 1) return std::nullopt;
   if (idx.dtype == DType::f32 || idx.dtype == DType::f16) return std::nullopt;
   if (product(x.shape.dims(), 0, axis) != 1) return std::nullopt;
-  int64_t i = tensor_ints(*idx.constant).at(0);
-  VX_CHECK(i >= -extent && i < extent, InvalidArgument, label(info), ": index ", i, " is out of range for extent ", extent);
-  if (i < 0) i += extent;
-  const int64_t offset = i * inner;
+  const int64_t offset = checked_constant_index(info, tensor_ints(*idx.constant).at(0), extent) * inner;
   if (uint64_t(offset) * device_type_bytes(x.device) % kAliasOffsetAlignment != 0) return std::nullopt;
   return offset;
 }

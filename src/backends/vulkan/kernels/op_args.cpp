@@ -57,6 +57,12 @@ std::optional<std::vector<double>> constant_doubles(const OpInfo& info, size_t i
   return tensor_doubles(*c);
 }
 
+int64_t checked_constant_index(const OpInfo& info, int64_t index, int64_t extent) {
+  VX_CHECK(index >= -extent && index < extent, InvalidArgument, label(info), ": index ", index,
+           " is out of range for extent ", extent);
+  return index < 0 ? index + extent : index;
+}
+
 Binding index_tensor_binding(const OpInfo& info, OpPlan& plan, size_t input,
                              const std::function<int64_t(size_t)>& extent_at) {
   const OpTensor& idx = info.inputs.at(input);
@@ -65,10 +71,7 @@ Binding index_tensor_binding(const OpInfo& info, OpPlan& plan, size_t input,
   std::vector<int64_t> values = tensor_ints(*idx.constant);
   std::vector<uint8_t> blob(std::max<size_t>(values.size(), 1) * 4, 0);  // a buffer is never empty
   for (size_t i = 0; i < values.size(); ++i) {
-    const int64_t v = values[i], extent = extent_at(i);
-    VX_CHECK(v >= -extent && v < extent, InvalidArgument, label(info), ": index ", v, " is out of range for extent ",
-             extent);
-    const int32_t w = int32_t(v < 0 ? v + extent : v);
+    const int32_t w = int32_t(checked_constant_index(info, values[i], extent_at(i)));
     std::memcpy(blob.data() + i * 4, &w, 4);
   }
   plan.constants.push_back(std::move(blob));

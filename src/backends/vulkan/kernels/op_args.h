@@ -52,6 +52,10 @@ std::optional<std::vector<double>> constant_doubles(const OpInfo& info, size_t i
 // As constant_ints, for an input that must be present (declines when it is omitted).
 std::vector<int64_t> required_constant_ints(const OpInfo& info, size_t i, const std::string& what);
 
+// A constant index into an axis of `extent` elements, made non-negative; InvalidArgument outside
+// [-extent, extent), as the CPU kernels say it.
+int64_t checked_constant_index(const OpInfo& info, int64_t index, int64_t extent);
+
 // The binding of an integer index tensor (input `input`) that a shader reads as int32: when it is a
 // graph constant, a blob of its values range-checked against extent_at(element) (InvalidArgument)
 // and made non-negative, added to `plan`; else the input itself (the shader clamps).
