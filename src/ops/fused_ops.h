@@ -27,8 +27,8 @@
 //     attrs:   as vx.FusedConv with pool = 0 and upsample_concat = 0; relu (then the post-ops) apply
 //              after adding R
 //
-// The ONNX fusion passes (fuse_matmul_bias_act, fuse_attention, fuse_layer_norm, fuse_gelu,
-// quantize_weights_int8) create:
+// The ONNX fusion passes (fuse_matmul_bias_act, gemm_as_fused_matmul, fuse_attention,
+// fuse_layer_norm, fuse_gelu, quantize_weights_int8) create:
 //
 //   vx.FusedMatMul  (kFusedMatMul)   Y = act(MatMul(A, B) + Bias + Residual)
 //     inputs:  A, B (numpy matmul semantics, as MatMul), Bias (optional, 1-D [N], added to the last axis),

@@ -68,8 +68,8 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
   o.optimize = false;
   DeviceModelRunner runner(vk::compute_device(ctx), g, o);
   const std::vector<Tensor> got = runner.run(feeds);
-  const std::set<std::string> mine = {"MatMul", "Gemm", "Conv", kFusedConv, kFusedConvResidual, "MaxPool", "GlobalAveragePool",
-                                      "BatchNormalization", "LayerNormalization"};
+  const std::set<std::string> mine = {"MatMul", "Gemm", kFusedMatMul, "Conv", kFusedConv, kFusedConvResidual,
+                                      "MaxPool", "GlobalAveragePool", "BatchNormalization", "LayerNormalization"};
   for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
     if (mine.count(p.op)) {
       EXPECT_FALSE(p.on_host) << what << ": " << p.node << " (" << p.op << ") on the CPU: " << p.reason;

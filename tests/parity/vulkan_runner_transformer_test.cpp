@@ -1,7 +1,7 @@
 // A small transformer block through DeviceModelRunner on Vulkan, whose fusions must put vx.Attention,
 // vx.LayerNorm and vx.Gelu on the GPU, fold the head Transposes into the attention and the residual
 // Adds into the MatMuls, and give the unfused graph's CPU result (tolerances 1e-4 / 1e-4 in fp32,
-// 3e-2 / 3e-2 in fp16).
+// 3e-2 / 3e-2 in fp16). Likewise PyTorch's out-projection Gemm, Reshapes and residual Add.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -139,6 +139,51 @@ TEST_F(VulkanRunnerTransformer, TransformerBlockRunsFusedOnTheGpu) {
     EXPECT_EQ(layer_norm, 2);
     EXPECT_TRUE(vk::vulkan_runs_fused_matmul());
     EXPECT_EQ(gelu, 0);  // fused into the MatMul as its activation
+  }
+}
+
+// nn.TransformerEncoderLayer's out-projection as PyTorch exports it: Gemm (transB = 1, bias) on
+// [T, E], Reshapes to [T, 1, E], the residual Add. It must run as one vx.FusedMatMul on the GPU
+// with the residual in its epilogue (the Reshapes are aliases).
+TEST_F(VulkanRunnerTransformer, OutProjectionGemmTakesTheResidual) {
+  const int64_t t = 20, e = 48;
+  Builder b;
+  const ValueId x = b.input("x", {t, 1, e});
+  const ValueId attn = b.input("attn", {t, e});
+  Attributes trans_b;
+  trans_b.set("transB", int64_t(1));
+  const ValueId proj = b.op("Gemm", {attn, b.weight({e, e}, 1.0f / std::sqrt(float(e))), b.weight({e}, 0.1f)}, trans_b);
+  const ValueId view = b.op("Reshape", {b.op("Reshape", {proj, b.ints({1, t, e})}), b.ints({t, 1, e})});
+  b.g.outputs = {b.op("Add", {x, view})};
+  for (Precision precision : {Precision::fp32, Precision::fp16}) {
+    const char* what = precision == Precision::fp32 ? "fp32" : "fp16";
+    DeviceRunnerOptions o;
+    o.precision = precision;
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
+    const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
+    const std::vector<Tensor> got = runner.run(feeds);
+    const test::Tolerance tol =
+        precision == Precision::fp32 ? test::Tolerance{1e-4, 1e-4} : test::Tolerance{3e-2, 3e-2};
+    EXPECT_TRUE(test::outputs_match(test::run_cpu_reference(b.g, feeds), got, tol)) << what;
+
+    int fused = 0;
+    for (const Node& n : runner.graph().nodes) {
+      EXPECT_NE(n.op, "Gemm") << what;
+      EXPECT_NE(n.op, "Add") << what;
+      if (n.op != kFusedMatMul) continue;
+      ++fused;
+      EXPECT_NE(n.input(2), kNoValue) << what << ": the bias";
+      EXPECT_NE(n.input(3), kNoValue) << what << ": the residual";
+    }
+    EXPECT_EQ(fused, 1) << what;
+    int on_gpu = 0;
+    for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
+      if (p.op != kFusedMatMul) continue;
+      EXPECT_FALSE(p.on_host) << what << ": " << p.reason;
+      EXPECT_FALSE(p.variant.empty()) << what;
+      on_gpu += !p.on_host;
+    }
+    EXPECT_EQ(on_gpu, 1) << what;
   }
 }
 

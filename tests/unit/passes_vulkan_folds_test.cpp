@@ -1,5 +1,6 @@
 // The Vulkan path's folds of a transformer's layout and residual ops into the fused ops
-// (passes/fold_attention_transposes.h, passes/fuse_matmul_residual.h): the graph after the pass
+// (passes/fold_attention_transposes.h, passes/fuse_matmul_residual.h,
+// passes/gemm_as_fused_matmul.h): the graph after the pass
 // has the expected nodes, and computes what the graph before it does on the CPU reference kernels
 // (1e-6 of the output's peak: the same double-precision arithmetic in another order), and on the
 // fast kernels, which must decline what they do not implement (1e-4). Patterns
@@ -12,6 +13,7 @@
 #include "passes/fold_attention_transposes.h"
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_residual.h"
+#include "passes/gemm_as_fused_matmul.h"
 #include "session/model_runner.h"
 
 namespace vx {
@@ -220,6 +222,137 @@ TEST(VulkanFolds, ResidualLookalikesStay) {
     const Graph g = fuse_matmul_residual(b.g);
     EXPECT_EQ(count_ops(g, "Add"), 1);
     EXPECT_EQ(only(g, kFusedMatMul).inputs.size(), 2u);
+    expect_same_results(b.g, g, b.feeds);
+  }
+}
+
+// ---- gemm_as_fused_matmul ----
+
+Attributes gemm_attrs(int64_t trans_a, int64_t trans_b, float alpha = 1.0f, float beta = 1.0f) {
+  Attributes a;
+  a.set("transA", trans_a);
+  a.set("transB", trans_b);
+  a.set("alpha", alpha);
+  a.set("beta", beta);
+  return a;
+}
+
+TEST(VulkanFolds, GemmBecomesFusedMatMul) {
+  for (int64_t trans_b : {1, 0})
+    for (bool bias : {true, false}) {
+      AttentionGraphBuilder b;
+      const ValueId a = b.input("a", {5, 7});
+      const Tensor w = test::random_tensor(trans_b ? Shape{11, 7} : Shape{7, 11}, 40);
+      std::vector<ValueId> ins = {a, b.constant(w)};
+      if (bias) ins.push_back(b.constant(test::random_tensor({11}, 41)));
+      b.g.outputs = {b.node("Gemm", ins, gemm_attrs(0, trans_b))};
+      const Graph g = gemm_as_fused_matmul(b.g);
+      const std::string what = cat("transB ", trans_b, bias ? " with bias" : " without bias");
+      ASSERT_EQ(g.nodes.size(), 1u) << what;
+      const Node& mm = only(g, kFusedMatMul);
+      EXPECT_EQ(mm.attrs.get_string("activation", ""), "none") << what;
+      ASSERT_EQ(mm.inputs.size(), bias ? 3u : 2u) << what;
+      EXPECT_EQ(mm.inputs[0], a) << what;
+      if (bias) {
+        EXPECT_EQ(mm.inputs[2], ins[2]) << what;
+      }
+      EXPECT_EQ(mm.outputs[0], b.g.outputs[0]) << what;
+      const Tensor& kn = g.value(mm.inputs[1]).constant;  // B as [K, N]
+      ASSERT_EQ(kn.shape(), (Shape{7, 11})) << what;
+      for (int64_t k = 0; k < 7; ++k)
+        for (int64_t n = 0; n < 11; ++n)
+          ASSERT_EQ(kn.get(k * 11 + n), trans_b ? w.get(n * 7 + k) : w.get(k * 11 + n))
+              << what << " at " << k << ", " << n;
+      expect_same_results(b.g, g, b.feeds);
+    }
+}
+
+TEST(VulkanFolds, GemmLookalikesStay) {
+  struct Case {
+    const char* what;
+    Attributes attrs;
+    bool runtime_b, full_c;
+  };
+  const Case cases[] = {{"transA", gemm_attrs(1, 1), false, false},
+                        {"alpha", gemm_attrs(0, 1, 0.5f), false, false},
+                        {"beta", gemm_attrs(0, 1, 1.0f, 2.0f), false, false},
+                        {"runtime B", gemm_attrs(0, 1), true, false},
+                        {"C [T, N]", gemm_attrs(0, 1), false, true}};
+  for (const Case& c : cases) {
+    AttentionGraphBuilder b;
+    const bool trans_a = c.attrs.get_int("transA", 0) != 0;
+    const ValueId a = b.input("a", trans_a ? Shape{7, 5} : Shape{5, 7});
+    const ValueId w = c.runtime_b ? b.input("w", {11, 7}) : b.constant(test::random_tensor({11, 7}, 40));
+    const ValueId bias = b.constant(test::random_tensor(c.full_c ? Shape{5, 11} : Shape{11}, 41));
+    b.g.outputs = {b.node("Gemm", {a, w, bias}, c.attrs)};
+    const Graph g = gemm_as_fused_matmul(b.g);
+    EXPECT_EQ(count_ops(g, "Gemm"), 1) << c.what;
+    EXPECT_EQ(count_ops(g, kFusedMatMul), 0) << c.what;
+    expect_same_results(b.g, g, b.feeds);
+  }
+}
+
+// ---- fuse_matmul_residual behind Reshapes ----
+
+// PyTorch's out-projection: Gemm [T, E] -> Reshape [T, 1, E] -> Reshape [1, T, E] -> Add(R, .).
+struct OutProjection : AttentionGraphBuilder {
+  ValueId residual = kNoValue, first_view = kNoValue, product = kNoValue;
+  explicit OutProjection(Shape residual_shape, bool residual_first = true, bool residual_late = false) {
+    const ValueId a = input("a", {5, 8});
+    const ValueId x = input("x", residual_shape);
+    product = node("Gemm", {a, constant(test::random_tensor({8, 8}, 40)), constant(test::random_tensor({8}, 41))},
+                   gemm_attrs(0, 1));
+    // Computed after the Gemm: the fused node must wait for it.
+    residual = residual_late ? node("Relu", {x}) : x;
+    first_view = node("Reshape", {product, constant(Tensor::from<int64_t>(Shape{3}, {5, 1, 8}))});
+    const ValueId second = node("Reshape", {first_view, constant(Tensor::from<int64_t>(Shape{3}, {1, 5, 8}))});
+    g.outputs = {residual_first ? node("Add", {residual, second}) : node("Add", {second, residual})};
+  }
+};
+
+TEST(VulkanFolds, ResidualJoinsTheFusedMatMulThroughReshapes) {
+  for (bool residual_first : {true, false})
+    for (bool residual_late : {false, true}) {
+      const OutProjection b({1, 5, 8}, residual_first, residual_late);
+      const Graph fused = fuse_matmul_residual(gemm_as_fused_matmul(b.g));
+      const std::string what = cat(residual_first ? "R first" : "R second", residual_late ? ", R late" : "");
+      EXPECT_EQ(count_ops(fused, "Add"), 0) << what;
+      EXPECT_EQ(count_ops(fused, "Gemm"), 0) << what;
+      EXPECT_EQ(count_ops(fused, "Reshape"), 2) << what;  // R to [5, 8], the product to [1, 5, 8]
+      const Node& mm = only(fused, kFusedMatMul);
+      ASSERT_EQ(mm.inputs.size(), 4u) << what;
+      EXPECT_NE(mm.inputs[2], kNoValue) << what;
+      const Node& r = fused.nodes[size_t(fused.producers()[size_t(mm.inputs[3])])];
+      EXPECT_EQ(r.op, "Reshape") << what;
+      EXPECT_EQ(r.inputs[0], b.residual) << what;
+      EXPECT_EQ(fused.nodes.back().op, "Reshape") << what;
+      EXPECT_EQ(fused.nodes.back().outputs[0], b.g.outputs[0]) << what;
+      expect_same_results(b.g, fused, b.feeds);  // validates the node order too
+    }
+}
+
+TEST(VulkanFolds, ReshapedResidualLookalikesStay) {
+  std::vector<std::pair<std::string, OutProjection>> cases;
+  cases.emplace_back("a Reshape's output is also a graph output", OutProjection({1, 5, 8}));
+  cases.back().second.g.outputs.push_back(cases.back().second.first_view);
+  cases.emplace_back("a Reshape's output is read elsewhere", OutProjection({1, 5, 8}));
+  {
+    OutProjection& b = cases.back().second;
+    b.g.outputs.push_back(b.node("Relu", {b.first_view}));
+  }
+  cases.emplace_back("the product is read elsewhere", OutProjection({1, 5, 8}));
+  {
+    OutProjection& b = cases.back().second;
+    b.g.outputs.push_back(b.node("Relu", {b.product}));
+  }
+  cases.emplace_back("R [8] broadcasts", OutProjection({8}));
+  cases.emplace_back("R [1, 1, 8] broadcasts", OutProjection({1, 1, 8}));
+  cases.emplace_back("R [3, 5, 8] widens", OutProjection({3, 5, 8}));
+  for (const auto& [what, b] : cases) {
+    const Graph g = fuse_matmul_residual(gemm_as_fused_matmul(b.g));
+    EXPECT_EQ(count_ops(g, "Add"), 1) << what;
+    EXPECT_EQ(count_ops(g, "Reshape"), 2) << what;
+    EXPECT_EQ(only(g, kFusedMatMul).inputs.size(), 3u) << what;
     expect_same_results(b.g, g, b.feeds);
   }
 }

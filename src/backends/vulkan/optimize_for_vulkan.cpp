@@ -18,6 +18,7 @@
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_residual.h"
 #include "passes/fuse_upsample_concat_conv.h"
+#include "passes/gemm_as_fused_matmul.h"
 #include "passes/remove_dead_nodes.h"
 #include "passes/transposes_as_reshapes.h"
 #include "passes/untranspose_attention_keys.h"
@@ -55,6 +56,7 @@ void optimize_for_vulkan(Graph& graph) {
   // only once a kernel is registered.
   if (vulkan_runs_fused_matmul()) {
     g = fuse_matmul_bias_act(std::move(g));
+    g = gemm_as_fused_matmul(std::move(g));  // a Gemm brings its own bias; the MatMul fusion skips it
     g = fuse_matmul_residual(std::move(g));  // the residual Adds into the GEMM epilogue
   }
   g = remove_dead_nodes(std::move(g));
