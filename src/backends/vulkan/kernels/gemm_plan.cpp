@@ -30,7 +30,10 @@ constexpr int64_t kMaxGroups = 65535;
 // chunks of at least kMinChunk. At batch 1 a K step of 16 costs a lone 64 x 64 workgroup ~1.5 us on
 // the H200 and a split ~5-10 us (partial sums and the reduce dispatch): ResNet-50's, MobileNetV3's
 // and a transformer's products measured best at 130-470 workgroups with chunks of 64-160, and
-// unsplit at K <= 128 (bench/onnx/results/vulkan_gemm_h200_2026-12-04/).
+// unsplit at K <= 128 (bench/onnx/results/vulkan_gemm_h200_2026-12-04/). Adding the splits in the
+// GEMM's own dispatch instead (the last split of a tile to finish reads the others) made every split
+// product 1.3-2x slower there: one workgroup a tile then reads all the partials
+// (bench/onnx/results/vulkan_splitk_h200_2026-12-04/).
 constexpr int64_t kFewTiles = 128, kTargetGroups = 384, kMinChunk = 64, kMinSplitK = 256;
 
 // K splits for the 64 x 64 and SIMT kernels: VOLVOX_VK_SPLITK = N forces N (tests), else by tile count.
