@@ -54,17 +54,9 @@ Graph quantize_weights_int8(Graph graph, int64_t min_elements) {
     bool transposed = false;
     ValueId bias = fused ? n.input(2) : kNoValue;
     if (gemm) {
+      if (!gemm_is_linear_layer(graph, n)) continue;
       transposed = n.attrs.get_int("transB", 0) != 0;
-      if (n.attrs.get_int("transA", 0) != 0 || n.attrs.get_float("alpha", 1.0f) != 1.0f) continue;
-      const ValueId c = n.input(2);
-      if (c != kNoValue) {
-        const Value& cv = graph.value(c);
-        const int64_t cols = graph.value(n.input(1)).constant.dim(transposed ? 0 : 1);
-        if (n.attrs.get_float("beta", 1.0f) != 1.0f || !cv.is_constant() || cv.constant.dtype() != DType::f32 ||
-            cv.constant.rank() != 1 || cv.constant.numel() != cols)
-          continue;
-        bias = c;
-      }
+      bias = n.input(2);
     }
     replaced.push_back(n.input(1));
     Quantized qz = quantize(graph.value(n.input(1)).constant, transposed);

@@ -1,7 +1,7 @@
 // Small pattern-matching helpers shared by the ONNX fusion passes (fuse_gelu, fuse_layer_norm,
-// fuse_attention, fuse_matmul_bias_act, fuse_matmul_int8_weights): which node produces a value,
-// whether a node is a given plain ONNX op, who reads a value, scalar and shape constants, the
-// other operand of a binary op.
+// fuse_attention, fuse_matmul_bias_act, fuse_matmul_int8_weights, gemm_as_fused_matmul, ...):
+// which node produces a value, whether a node is a given plain ONNX op, who reads a value, which
+// Gemms are linear layers, scalar and shape constants, the other operand of a binary op.
 #pragma once
 #include <cmath>
 #include <optional>
@@ -47,6 +47,20 @@ inline bool read_only_by(const Graph& g, const Index& ix, ValueId id, int reader
   for (int c : ix.consumers[size_t(id)])
     if (c != reader) return false;
   return true;
+}
+
+// Whether the Gemm `n` is a linear layer, A x B plus a bias: transA = 0, alpha = 1, B a constant
+// matrix (stored [N, K] with transB = 1), and C absent or, with beta = 1, an f32 constant of N
+// values (added to every row). The element type of B is the caller's to check.
+inline bool gemm_is_linear_layer(const Graph& g, const Node& n) {
+  if (n.attrs.get_int("transA", 0) != 0 || n.attrs.get_float("alpha", 1.0f) != 1.0f) return false;
+  if (n.input(1) == kNoValue || !g.value(n.input(1)).is_constant()) return false;
+  const Tensor& b = g.value(n.input(1)).constant;
+  if (b.rank() != 2) return false;
+  if (n.input(2) == kNoValue) return true;
+  const Value& c = g.value(n.input(2));
+  return n.attrs.get_float("beta", 1.0f) == 1.0f && c.is_constant() && c.constant.dtype() == DType::f32 &&
+         c.constant.rank() == 1 && c.constant.numel() == b.dim(n.attrs.get_int("transB", 0) != 0 ? 0 : 1);
 }
 
 // A new int64 constant holding the extents of `s` (a Reshape's target).

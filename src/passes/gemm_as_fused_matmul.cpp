@@ -20,26 +20,17 @@ Tensor transposed(const Tensor& b) {
   return t;
 }
 
-bool is_f32_constant(const Graph& g, ValueId id, size_t rank) {
-  if (id == kNoValue || !g.value(id).is_constant()) return false;
-  const Tensor& t = g.value(id).constant;
-  return t.dtype() == DType::f32 && t.rank() == rank;
-}
-
 }  // namespace
 
 Graph gemm_as_fused_matmul(Graph graph) {
   const std::vector<Shape> shapes = inferred_shapes(graph);
   for (Node& gemm : graph.nodes) {
-    if (!is_op(gemm, "Gemm") || gemm.outputs.size() != 1 || gemm.inputs.size() < 2) continue;
-    if (gemm.attrs.get_int("transA", 0) != 0 || gemm.attrs.get_float("alpha", 1.0f) != 1.0f) continue;
-    const ValueId a = gemm.input(0), b = gemm.input(1), c = gemm.input(2);
-    if (graph.value(a).dtype != DType::f32 || shapes[size_t(a)].rank() != 2 || !is_f32_constant(graph, b, 2)) continue;
-    const bool trans_b = gemm.attrs.get_int("transB", 0) != 0;
-    const int64_t n = graph.value(b).constant.dim(trans_b ? 0 : 1);
-    if (c != kNoValue && (gemm.attrs.get_float("beta", 1.0f) != 1.0f || !is_f32_constant(graph, c, 1) ||
-                          graph.value(c).constant.numel() != n))
+    if (!is_op(gemm, "Gemm") || gemm.outputs.size() != 1 || gemm.inputs.size() < 2 || !gemm_is_linear_layer(graph, gemm))
       continue;
+    const ValueId a = gemm.input(0), b = gemm.input(1), c = gemm.input(2);
+    if (graph.value(a).dtype != DType::f32 || shapes[size_t(a)].rank() != 2 || graph.value(b).constant.dtype() != DType::f32)
+      continue;
+    const bool trans_b = gemm.attrs.get_int("transB", 0) != 0;
     // A new constant rather than the old one rewritten: another node may read B as it is.
     const ValueId weights =
         trans_b ? graph.add_constant(gemm.name + "/b_transposed", transposed(graph.value(b).constant)) : b;
