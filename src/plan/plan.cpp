@@ -87,12 +87,31 @@ Plan make_plan(const Graph& graph, const std::map<std::string, Shape>& input_sha
     for (ValueId id : n.inputs)
       if (id != kNoValue) last[size_t(id)] = std::max(last[size_t(id)], s);
   }
+  auto in_arena = [&](ValueId id) {
+    const size_t i = size_t(id);
+    return id != kNoValue && first[i] >= 0 && !g.values[i].is_constant() && !is_input[i] &&
+           !is_graph_output(g, id) && plan.shape_known[i];
+  };
+  auto value_bytes = [&](ValueId id) { return size_t(g.value(id).shape.numel()) * dtype_size(g.value(id).dtype); };
+  // In-place outputs: the output stored in its input's slot, whose lifetime grows to cover it.
+  std::vector<ValueId> stored_in(g.values.size());
+  for (size_t i = 0; i < g.values.size(); ++i) stored_in[i] = ValueId(i);
+  for (int s = 0; s < steps; ++s) {
+    const int reuse = plan.steps[size_t(s)].output_reuses_input;
+    const Node& n = g.nodes[size_t(s)];
+    if (reuse < 0 || size_t(reuse) >= n.inputs.size() || n.outputs.empty()) continue;
+    const ValueId x = n.inputs[size_t(reuse)], y = n.outputs[0];
+    if (!in_arena(x) || !in_arena(y) || last[size_t(x)] != s || value_bytes(x) != value_bytes(y) ||
+        std::count(n.inputs.begin(), n.inputs.end(), x) != 1)
+      continue;
+    const ValueId holder = stored_in[size_t(x)];
+    stored_in[size_t(y)] = holder;
+    last[size_t(holder)] = last[size_t(y)];
+  }
   std::vector<plan::BufferRequest> requests;
   for (size_t i = 0; i < g.values.size(); ++i) {
-    const Value& v = g.values[i];
-    if (first[i] < 0 || v.is_constant() || is_input[i] || is_graph_output(g, ValueId(i)) || !plan.shape_known[i])
-      continue;
-    const size_t bytes = size_t(v.shape.numel()) * dtype_size(v.dtype);
+    if (!in_arena(ValueId(i)) || stored_in[i] != ValueId(i)) continue;
+    const size_t bytes = value_bytes(ValueId(i));
     plan.arena_slots.push_back({ValueId(i), 0, bytes, first[i], last[i]});
     requests.push_back({bytes, first[i], last[i]});
     plan.sum_activation_bytes += bytes;
@@ -115,6 +134,8 @@ Plan make_plan(const Graph& graph, const std::map<std::string, Shape>& input_sha
     else
       plan.steps[size_t(slot.first_step)].scratch_offset = int64_t(layout.offsets[k]);
   }
+  for (size_t i = 0; i < g.values.size(); ++i)
+    if (stored_in[i] != ValueId(i)) plan.arena_offset[i] = plan.arena_offset[size_t(stored_in[i])];
   return plan;
 }
 

@@ -21,14 +21,18 @@ struct PlanStep {
   std::string variant;  // the kernel variant the backend chose ("" when none was chosen yet)
   size_t scratch_bytes = 0;   // temporary bytes the kernel needs during this step only
   int64_t scratch_offset = -1;  // their place in the arena (-1: none reserved)
+  // The input whose buffer output 0 may take over, written in place (a residual added by a sum
+  // post-op); -1 for none. Honoured only where that input is an arena activation of the output's
+  // size, read once by this step and by no later one; the kernel must work either way.
+  int output_reuses_input = -1;
 };
 
 struct ArenaSlot {
-  ValueId value = kNoValue;  // kNoValue for a step's scratch
+  ValueId value = kNoValue;  // kNoValue for a step's scratch; in-place outputs share their input's slot
   size_t offset = 0;
   size_t bytes = 0;
   int first_step = 0;  // the step that writes it
-  int last_step = 0;   // the last step that reads it
+  int last_step = 0;   // the last step that reads it (or a value written in place over it)
 };
 
 struct Plan {

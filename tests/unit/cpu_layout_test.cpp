@@ -316,6 +316,46 @@ TEST(CpuLayout, ResidualAddOfTwoConvOutputs) {
             (std::vector<int64_t>{int64_t(work), int64_t(work)}));
 }
 
+// A residual read for the last time by the convolution that adds it (not also its X) is added in place: the fused
+// convolution writes into R's buffer (cpu.residual_in_place, PlanStep::output_reuses_input). Where R
+// is read later it is not; where the arena cannot share R's buffer (a graph input) the kernel
+// copies R first. All three against the reference kernels (check()).
+TEST(CpuLayout, ResidualsAreAddedInPlaceWhereNothingReadsThemLater) {
+  auto block = [](bool read_later) {
+    Builder b;
+    const ValueId x = b.input("x", {2, 8, 9, 11});
+    const ValueId y1 = conv(b, x, 8, 24, 3, true);
+    const ValueId y2 = conv(b, y1, 24, 24, 3, true);
+    const ValueId sum = b.node("Relu", {b.node("Add", {conv(b, y2, 24, 24, 1), y1})});
+    b.g.outputs = {conv(b, sum, 24, 40, 1)};
+    if (read_later) b.g.outputs.push_back(conv(b, y1, 24, 16, 1));
+    return std::make_pair(b, std::make_pair(y1, sum));
+  };
+  for (bool read_later : {false, true}) {
+    const auto [b, values] = block(read_later);
+    const auto p = check(b);
+    const Node& fused = p->producer(name(b, values.second));
+    ASSERT_EQ(fused.op, kFusedConvResidual);
+    const Plan& plan = p->fast.plan();
+    const int64_t r_at = plan.arena_offset[size_t(plan.graph.find(name(b, values.first)))];
+    const int64_t y_at = plan.arena_offset[size_t(plan.graph.find(name(b, values.second)))];
+    EXPECT_GE(r_at, 0);
+    EXPECT_EQ(fused.attrs.get_int(cpu::kResidualInPlaceAttr, 0), read_later ? 0 : 1) << read_later;
+    EXPECT_EQ(r_at == y_at, !read_later) << read_later;
+  }
+  // R a graph input, spatially 1x1 (so in the working layout): marked, but not in the arena.
+  Builder b;
+  const ValueId x = b.input("x", {3, 24, 1, 1});
+  const ValueId y = conv(b, x, 24, 24, 1, true);
+  const ValueId sum = b.node("Relu", {b.node("Add", {conv(b, y, 24, 24, 1), x})});
+  b.g.outputs = {conv(b, sum, 24, 40, 1)};
+  const auto p = check(b);
+  const Node& fused = p->producer(name(b, sum));
+  ASSERT_EQ(fused.op, kFusedConvResidual);
+  EXPECT_EQ(fused.attrs.get_int(cpu::kResidualInPlaceAttr, 0), 1);
+  EXPECT_EQ(p->fast.plan().arena_offset[size_t(p->fast.plan().graph.find("x"))], -1);
+}
+
 TEST(CpuLayout, OperandsInDifferentLayoutsFallBackToNchw) {
   if (!cpu::fast::onednn_has_winograd())
     GTEST_SKIP() << "needs two working layouts: oneDNN has no Winograd (nChw16c) on this CPU, so these convolutions "

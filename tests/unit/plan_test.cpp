@@ -251,6 +251,53 @@ TEST(Plan, RandomDagsHaveNoOverlapsAndRunLikeUnshared) {
   }
 }
 
+// A chain of Relus, each of whose outputs may take its input's buffer (PlanStep::output_reuses_input):
+// the plan shares a buffer only where the input is an arena activation that no later step reads.
+TEST(Plan, InPlaceOutputsShareTheirInputsBufferWhereNothingReadsItLater) {
+  Graph g;
+  g.name = "relu_chain";
+  const ValueId x = g.add_value("x", DType::f32, {2, 3, 4, 5});
+  g.inputs = {x};
+  auto relu = [&](const std::string& name, std::vector<ValueId> in, const char* op = "Relu") {
+    const ValueId y = g.add_value(name, DType::f32, {});
+    g.add_node(op, name, std::move(in), {y});
+    return y;
+  };
+  const ValueId a = relu("a", {x});     // step 0, from a graph input: its own buffer
+  const ValueId b = relu("b", {a});     // a dies here: b takes a's buffer
+  const ValueId c = relu("c", {b});     // and c too
+  const ValueId d = relu("d", {c});     // c is read again by the Add: d has its own
+  const ValueId e = relu("e", {c, d}, "Add");  // c dies here: e takes the buffer
+  g.outputs = {relu("out", {e})};       // step 5: a graph output, never in the arena
+  g.validate();
+  const Plan p = make_plan(g, {}, {}, [](Plan& plan) {
+    for (PlanStep& step : plan.steps) step.output_reuses_input = 0;
+  });
+  expect_no_overlap(p);
+  expect_slots_are_activations(p);
+  auto offset = [&](ValueId id) { return p.arena_offset[size_t(id)]; };
+  EXPECT_GE(offset(a), 0);
+  for (ValueId shared : {b, c, e}) EXPECT_EQ(offset(shared), offset(a)) << g.value(shared).name;
+  EXPECT_GE(offset(d), 0);
+  EXPECT_NE(offset(d), offset(a));
+  EXPECT_EQ(offset(g.outputs[0]), -1);
+  // One slot holds a, b, c and e: it lives until e's reader, step 5.
+  for (const ArenaSlot& slot : p.arena_slots) {
+    for (ValueId shared : {b, c, e}) EXPECT_NE(slot.value, shared);
+    if (slot.value == a) EXPECT_EQ(slot.last_step, 5);
+  }
+  // Run it: the same values as every value in its own allocation.
+  cpu::CpuOptions options;
+  options.reference_only = true;
+  Plan unshared = p;
+  unshared.arena_offset.assign(unshared.arena_offset.size(), -1);
+  unshared.arena_slots.clear();
+  unshared.arena_bytes = 0;
+  cpu::CpuExecutable shared_exe(p, options), unshared_exe(unshared, options);
+  const Tensor in = test::random_tensor({2, 3, 4, 5}, 7, -1.0f, 1.0f);
+  EXPECT_EQ(test::max_abs_diff(shared_exe.run({in})[0], unshared_exe.run({in})[0]), 0.0);
+}
+
 TEST(Plan, InputShapeErrors) {
   Graph g = unet_like_graph(2);
   try {

@@ -213,18 +213,33 @@ class LayoutDecision {
 void prepare_cpu_plan(Plan& plan) {
   const LayoutDecision decision(plan);
   Graph& g = plan.graph;
+  std::vector<size_t> last_reader(g.values.size(), 0);
+  for (size_t s = 0; s < plan.steps.size(); ++s)
+    for (ValueId id : g.nodes[size_t(plan.steps[s].node)].inputs)
+      if (id != kNoValue) last_reader[size_t(id)] = s;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const StepRole& r = decision.role(s);
     Node& n = g.nodes[size_t(plan.steps[s].node)];
     n.attrs.erase(kLayoutInputsAttr);  // clear what an earlier decision may have left
     n.attrs.erase(kLayoutOutputAttr);
+    n.attrs.erase(kResidualInPlaceAttr);
     plan.steps[s].scratch_bytes = 0;
+    plan.steps[s].output_reuses_input = -1;
     if (r.role == Role::conv) {
       const Layout work = fast::onednn_working_layout(n, g);
       std::vector<int64_t> in_layouts;
       for (size_t i : r.act) in_layouts.push_back(int64_t(decision.claim(n.inputs[i], work)));
+      const Layout out = decision.claim(n.outputs[0], work);
       n.attrs.set(kLayoutInputsAttr, in_layouts);
-      n.attrs.set(kLayoutOutputAttr, int64_t(decision.claim(n.outputs[0], work)));
+      n.attrs.set(kLayoutOutputAttr, int64_t(out));
+      // R in the output's layout, read here for the last time: the convolution adds into R's own
+      // buffer (oneDNN's sum post-op, which its brgemm 1x1 kernels take and its binary add not).
+      const ValueId r_id = n.op == kFusedConvResidual ? n.inputs[3] : kNoValue;
+      if (r_id != kNoValue && Layout(in_layouts.back()) == work && out == work && last_reader[size_t(r_id)] == s &&
+          std::count(n.inputs.begin(), n.inputs.end(), r_id) == 1 && !is_graph_output(g, r_id)) {
+        n.attrs.set(kResidualInPlaceAttr, int64_t(1));
+        plan.steps[s].output_reuses_input = 3;
+      }
       plan.steps[s].scratch_bytes = fast::onednn_fused_conv_scratch_bytes(n, g);
     } else if (r.role != Role::other) {
       const Layout l = decision.follower_layout(s);

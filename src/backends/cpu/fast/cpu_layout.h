@@ -33,6 +33,10 @@
 //   cpu.layout_inputs   ints: on a conv one per data input; on a follower (only where it works in
 //                       another layout than NCHW) one per input
 //   cpu.layout_output   int (a Layout)
+// A vx.FusedConvResidual whose R is in its working layout and read by no later step is also marked
+//   cpu.residual_in_place   int 1: R is added by a sum post-op into the output's buffer, which
+//                           the plan gives R's bytes (PlanStep::output_reuses_input; where the
+//                           arena could not, the kernel copies R there first)
 #pragma once
 #include "plan/plan.h"
 
@@ -45,6 +49,7 @@ constexpr int64_t channel_block(Layout l) { return l == Layout::nchw16c ? 16 : l
 
 inline constexpr const char* kLayoutInputsAttr = "cpu.layout_inputs";
 inline constexpr const char* kLayoutOutputAttr = "cpu.layout_output";
+inline constexpr const char* kResidualInPlaceAttr = "cpu.residual_in_place";
 inline constexpr const char* kOneDnnVariant = "onednn";
 inline constexpr const char* kFastVariant = "fast";
 
