@@ -45,6 +45,8 @@ VX_OP_CASES(conv) {
       {{1, 33, 9, 10}, {70, 33, 3, 3}, {}, {}, {1, 1, 1, 1}, 1, "", true},          // several tiles
       {{1, 4, 17}, {6, 2, 3}, {2}, {2}, {1, 2}, 2, "", true},                       // 1-D
       {{1, 3, 4, 5, 6}, {4, 3, 2, 3, 2}, {1, 2, 1}, {}, {1, 0, 1, 0, 1, 1}, 1, "", true},  // 3-D
+      {{1, 300, 1, 1}, {37, 300, 1, 1}, {}, {}, {}, 1, "", true},  // squeeze-and-excitation: the dot kernel
+      {{2, 70, 5, 5}, {12, 35, 5, 5}, {}, {}, {}, 2, "VALID", false},  // a window over the whole input
   };
   std::vector<Variant> shapes;
   for (const ConvGeometry& g : geometries)
@@ -60,7 +62,7 @@ VX_OP_CASES(conv) {
                         }});
   // VOLVOX_VK_CONV picks the Vulkan kernel: the automatic choice, then each kernel forced.
   std::vector<Variant> kernels;
-  for (const char* mode : {"auto", "direct", "gemm"})
+  for (const char* mode : {"auto", "direct", "dot", "gemm"})
     kernels.push_back({cat("kernel=", mode), [mode = std::string(mode)](OpCase& v) {
                          v.env("VOLVOX_VK_CONV", mode);
                          if (mode != "auto") v.expect_variant(Backend::vulkan_f32, mode).expect_variant(Backend::vulkan_f16, mode);
@@ -238,8 +240,8 @@ VX_OP_CASES(conv) {
                 .sweep("relu", {int64_t(0), int64_t(1)})
                 .expect_variant(Backend::cpu, "onednn"));
   // Post-ops (ops/post_ops.h, fuse_conv_post_ops): every step, after the ReLU and after a
-  // residual. On Vulkan in the epilogue of the GEMM (here), of the direct kernel and of a split-K
-  // GEMM's reduce pass (post_ops_kernels).
+  // residual. On Vulkan in the epilogue of the GEMM (here), of the direct and dot kernels and of a
+  // split-K GEMM's reduce pass (post_ops_kernels).
   struct PostOpChain {
     const char* name;
     std::vector<std::string> ops;
@@ -277,7 +279,14 @@ VX_OP_CASES(conv) {
                             [](OpCase& v) {
                               v.in(f32({1, 300, 3, 5})).in(f32({7, 300, 1, 1}, -0.1f, 0.1f).constant())
                                   .in(f32({7}).constant()).attr("kernel_shape", std::vector<int64_t>{1, 1})
+                                  .env("VOLVOX_VK_CONV", "gemm")  // else the dot kernel's (few outputs)
                                   .expect_variant(Backend::vulkan_f32, "gemm1x1_tiled_splitk");
+                            }},
+                           {"squeeze_excite_dot",
+                            [](OpCase& v) {
+                              v.in(f32({1, 300, 1, 1})).in(f32({37, 300, 1, 1}, -0.1f, 0.1f).constant())
+                                  .in(f32({37}).constant()).attr("kernel_shape", std::vector<int64_t>{1, 1})
+                                  .expect_variant(Backend::vulkan_f32, "dot").expect_variant(Backend::vulkan_f16, "dot");
                             }}})
                 .variants(std::move(chains)));
   cases.add(OpCase(kFusedConvResidual, "post_ops")

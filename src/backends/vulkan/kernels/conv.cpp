@@ -9,8 +9,10 @@
 //   weights [M/g, C/g * k] times the im2col matrix of the input [C/g * k, output pixels], which
 //   the kernel reads straight from the NCHW input (1x1 convolutions with stride 1 and no padding
 //   read the input as a plain matrix); bias in the epilogue. Convolutions with few input values
-//   per output (C/g * k < 32: depthwise, tiny channel counts) use the direct kernel instead.
-//   VOLVOX_VK_CONV = "direct" | "gemm" forces one (tests, measurements).
+//   per output (C/g * k < 32: depthwise, tiny channel counts) use the direct kernel instead, and
+//   those with few outputs (at most kDotMaxOutputs) that each sum many (squeeze-and-excitation 1x1
+//   layers on a 1x1 map) the dot kernel, a workgroup per output (shaders/conv_dot.comp).
+//   VOLVOX_VK_CONV = "direct" | "dot" | "gemm" forces one (tests, measurements).
 //   ConvTranspose: a direct gather kernel (shaders/conv_transpose.comp).
 #include <cstdlib>
 #include <optional>
@@ -22,6 +24,10 @@
 
 namespace vx::vk {
 namespace {
+
+// The dot kernel's share: convolutions of at most this many outputs, each a sum of at least this
+// many products (below it the direct kernel's serial loop is as short).
+constexpr int64_t kDotMaxOutputs = 4096, kDotMinReduction = 64;
 
 int add_constant(OpPlan& plan, const Tensor& t, DeviceType storage) {
   plan.constants.push_back(pack(constant_values(t), storage));
@@ -89,13 +95,16 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
 
   const char* env = std::getenv("VOLVOX_VK_CONV");
   const std::string mode = env ? env : "auto";
-  // The residual joins the GEMM's epilogue (the direct kernel has none).
-  const bool direct = !ops.residual && (mode == "direct" || (mode != "gemm" && cg * ks < 32));
+  const int64_t total = batch * outputs * out_size;
+  // The residual joins the GEMM's epilogue (the direct kernels have none).
+  const bool direct = !ops.residual && (mode == "direct" || (mode == "auto" && cg * ks < 32));
+  const bool dot = !ops.residual && !direct &&
+                   (mode == "dot" || (mode == "auto" && total <= kDotMaxOutputs && cg * ks >= kDotMinReduction));
   const Binding wb = operand(plan, info, int(ops.w), storage);
   const Binding bb = has_bias ? operand(plan, info, int(bias), storage) : ops.x;  // unread without a bias
-  if (direct) {
+  if (direct || dot) {
     Dispatch d;
-    d.shader = shader_variant("conv_nchw", {storage});
+    d.shader = shader_variant(dot ? "conv_dot" : "conv_nchw", {storage});
     d.spec_constants = {int32_t(cg), int32_t(mg)};
     const std::vector<int32_t> ws3 = w.spec_constants();
     d.spec_constants.insert(d.spec_constants.end(), ws3.begin(), ws3.end());
@@ -103,14 +112,13 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
     d.spec_constants.push_back(relu ? 1 : 0);
     add_post_op_constants(d.spec_constants, 22, post_ops);  // shaders/conv_nchw.comp: POST_OPS_ID0
     d.bindings = {ops.x, wb, bb, y};
-    const int64_t total = batch * outputs * out_size;
     struct {
       int32_t total, c, m;
     } push{int32_t(total), int32_t(channels), int32_t(outputs)};
     d.set_push(push);
-    d.groups = element_groups(info, total);
+    d.groups = dot ? linear_groups(uint64_t(total), 1) : element_groups(info, total);  // dot: a workgroup an output
     plan.dispatches.push_back(std::move(d));
-    return "direct";
+    return dot ? "dot" : "direct";
   }
   GemmDesc d;
   d.m = mg;
