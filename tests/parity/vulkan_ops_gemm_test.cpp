@@ -165,6 +165,36 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
   }
 };
 
+// The rows kernel (products of few rows; never split): forced on row counts up to and past its
+// automatic range, strided and broadcast operands, every epilogue; chosen by itself for M <= 4 and
+// K <= 1536.
+TEST_P(VulkanGemm, RowsShapesAndEpilogues) {
+  {
+    ScopedEnv gemm("VOLVOX_VK_GEMM", "rows");
+    check(matmul(r(Shape{1, 17}), r(Shape{17, 5}), false), "rows MatMul 1x17x5", "rows");
+    check(matmul(r(Shape{3, 600}), r(Shape{600, 41})), "rows MatMul 3x600x41", "rows");
+    check(matmul(r(Shape{70, 33}), r(Shape{33, 65}), false), "rows MatMul 70x33x65", "rows");
+    check(matmul(r(Shape{3, 1, 2, 20}), r(Shape{4, 20, 72})), "rows MatMul broadcast batches", "rows");
+    Attributes t;
+    t.set("transA", int64_t(1));
+    t.set("transB", int64_t(1));
+    t.set("alpha", 0.5f);
+    t.set("beta", 2.0f);
+    check({"Gemm", {test::input(r(Shape{45, 2})), test::input(r(Shape{99, 45})), test::input(r(Shape{2, 1}))}, t, ""},
+          "rows Gemm transposed with C", "rows");
+    for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"}) {
+      check(fused(r(Shape{1, 300}), r(Shape{300, 37}), r(Shape{37}, -2.0f, 2.0f), act),
+            std::string("rows FusedMatMul bias ") + act, "rows");
+      check(fused(r(Shape{2, 3, 33}, -2.0f, 2.0f), r(Shape{33, 19}), std::nullopt, act),
+            std::string("rows FusedMatMul batched, no bias, ") + act, "rows");
+    }
+  }
+  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
+  check(matmul(r(Shape{1, 960}), r(Shape{960, 1280})), "auto MatMul 1x960x1280", "rows");
+  check(matmul(r(Shape{5, 96}), r(Shape{96, 40})), "auto MatMul 5x96x40", "tiled");
+  check(matmul(r(Shape{1, 2048}), r(Shape{2048, 40})), "auto MatMul 1x2048x40", "tiled");
+}
+
 TEST_P(VulkanGemm, Tiled64Shapes) { check_shapes("tiled", "tiled"); }
 TEST_P(VulkanGemm, SimtShapes) { check_shapes("simt", "@simt128x64"); }
 TEST_P(VulkanGemm, Tiled64Epilogues) { check_epilogues("tiled", "tiled"); }

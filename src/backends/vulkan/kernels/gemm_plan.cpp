@@ -35,6 +35,8 @@ constexpr int64_t kMaxGroups = 65535;
 // product 1.3-2x slower there: one workgroup a tile then reads all the partials
 // (bench/onnx/results/vulkan_splitk_h200_2026-12-04/).
 constexpr int64_t kFewTiles = 128, kTargetGroups = 384, kMinChunk = 64, kMinSplitK = 256;
+// Products of at most this many rows and terms run on the rows kernel (shaders/gemm_rows.comp).
+constexpr int64_t kRowsMaxM = 4, kRowsMaxK = 1536;
 
 // K splits for the 64 x 64 and SIMT kernels: VOLVOX_VK_SPLITK = N forces N (tests), else by tile count.
 int64_t choose_splits(int64_t tiles, int64_t k) {
@@ -73,6 +75,7 @@ KernelShape kernel_shape(GemmKernel kernel) {
     case GemmKernel::coopmat128: return {"gemm_coopmat", "large", true, 128, 128, "coopmat128", ""};
     case GemmKernel::staged: return {"gemm_coopmat_staged", "", true, 64, 128, "coopmat", "staged64x128"};
     case GemmKernel::staged_large: return {"gemm_coopmat_staged", "large", true, 128, 128, "coopmat", "staged128x128"};
+    case GemmKernel::rows: return {"gemm_rows", "", false, 1, 16, "rows", ""};
   }
   return {"gemm", "", false, 64, 64, "tiled", ""};
 }
@@ -107,6 +110,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   const uint32_t shared = info.device.max_shared_memory;
   const GemmKernel staged = tiles128 >= 256 && shared >= 46080 ? GemmKernel::staged_large : GemmKernel::staged;
   const GemmKernel simt = tiles128 >= kFewTiles && shared >= 32768 ? GemmKernel::simt : GemmKernel::simt_n64;
+  if (mode == "rows") return GemmKernel::rows;
   if (mode == "tiled") return GemmKernel::tiled;
   if (mode == "simt") return simt;
   if (tensor_cores && mode == "coopmat") return GemmKernel::coopmat;
@@ -121,6 +125,10 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   // 512 projection (14 against 16). At fp32 the register-tiled SIMT kernel only wins on large
   // products (1.04x at 2048^3; 0.85-0.93x at M = 128, where split K dominates), so it is taken for
   // M >= 1024 with many tiles.
+  // A product of at most kRowsMaxM rows and kRowsMaxK terms (a classifier head at batch 1) on the
+  // rows kernel: MobileNetV3's two heads (K 960 and 1280) 8-9 us there against 15 on the 64 x 64
+  // kernel with K split; ResNet-50's (K 2048) 21 against 16 (bench/onnx/results/gemm_rows_h200_2026-12-04/).
+  if (m <= kRowsMaxM && k <= kRowsMaxK && !layout.b_im2col) return GemmKernel::rows;
   const double macs = double(m) * double(n) * double(layout.batches) * double(k);  // in double: no overflow
   if (staged_fits && macs >= 0x1p26) return staged;
   return m >= 1024 && simt == GemmKernel::simt ? simt : GemmKernel::tiled;
@@ -186,7 +194,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const bool staged = kernel == GemmKernel::staged || kernel == GemmKernel::staged_large;
   const int64_t tiles = groups_x * groups_y * batches;
   int64_t splits = 1;
-  if (z1_per_dispatch >= d.z1_count)
+  if (z1_per_dispatch >= d.z1_count && kernel != GemmKernel::rows)  // the rows kernel is never split
     splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k) : choose_splits(tiles, d.k);
   int64_t k_chunk = d.k;
   if (splits > 1) {
@@ -251,8 +259,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   }
   std::string variant = shape.family;
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
-  if (a_vec) variant += "+vecA";
-  if (b_vec) variant += "+vecB";
+  if (a_vec && kernel != GemmKernel::rows) variant += "+vecA";  // the rows kernel loads element by element
+  if (b_vec && kernel != GemmKernel::rows) variant += "+vecB";
   if (d.b_int8) variant += "+int8B";
   if (*shape.suffix) variant += std::string("@") + shape.suffix;
   return variant;

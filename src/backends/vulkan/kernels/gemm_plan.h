@@ -58,14 +58,16 @@ void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::
 //   coopmat128 gemm_coopmat.f16_large: 128 x 128 tiles;
 //   staged     gemm_coopmat_staged.f16: tensor cores, 64 x 128 tiles, double-buffered staging
 //              (16-byte loads where rows allow, else gathered), any layout but im2col;
-//   staged_large gemm_coopmat_staged.f16_large: 128 x 128 tiles (products with >= 256 of them).
+//   staged_large gemm_coopmat_staged.f16_large: 128 x 128 tiles (products with >= 256 of them);
+//   rows       gemm_rows.{f32,f16}: 16 outputs of one row per workgroup, K over 16 slices of
+//              threads, never split (products of few rows).
 // VOLVOX_VK_GEMM chooses: "tiled" (the old 64 x 64 kernel everywhere: the baseline of
 // measurements), "simt" (simt / simt_n64 everywhere), "coopmat" | "coopmat128" | "staged" (where
 // the device has fp16 16x16x16 cooperative matrices and the storage is fp16; staged also needs B
-// to be no im2col matrix), or "auto" (the default): staged where it can run and the product has at
-// least 2^26 multiply-adds (below, it loses to the 64 x 64 kernel with split K);
-// else simt for M >= 1024 with >= 128 tiles of 128 x 128; else tiled.
-enum class GemmKernel { tiled, simt, simt_n64, coopmat, coopmat128, staged, staged_large };
+// to be no im2col matrix), "rows", or "auto" (the default): rows for M <= 4, K <= 1536 without im2col; staged
+// where it can run and the product has at least 2^26 multiply-adds (below, it loses to the 64 x 64
+// kernel with split K); else simt for M >= 1024 with >= 128 tiles of 128 x 128; else tiled.
+enum class GemmKernel { tiled, simt, simt_n64, coopmat, coopmat128, staged, staged_large, rows };
 struct GemmLayout {
   bool a_vec = false, b_vec = false;  // rows of A / B load as 16-byte vectors
   bool b_im2col = false;
