@@ -10,8 +10,8 @@
 //   the kernel reads straight from the NCHW input (1x1 convolutions with stride 1 and no padding
 //   read the input as a plain matrix); bias in the epilogue. Convolutions with few input values
 //   per output (C/g * k < 32: depthwise, tiny channel counts) use the direct kernel instead, and
-//   those with few outputs (at most kDotMaxOutputs) that each sum many (squeeze-and-excitation 1x1
-//   layers on a 1x1 map) the dot kernel, a workgroup per output (shaders/conv_dot.comp).
+//   other ones with few outputs (at most kDotMaxOutputs: squeeze-and-excitation 1x1 layers on a
+//   1x1 map) the dot kernel, a workgroup per output (shaders/conv_dot.comp).
 //   VOLVOX_VK_CONV = "direct" | "dot" | "gemm" forces one (tests, measurements).
 //   ConvTranspose: a direct gather kernel (shaders/conv_transpose.comp).
 #include <cstdlib>
@@ -25,8 +25,9 @@
 namespace vx::vk {
 namespace {
 
-// The dot kernel's share: convolutions of at most this many outputs, each a sum of at least this
-// many products (below it the direct kernel's serial loop is as short).
+// The dot kernel's share: convolutions of at most kDotMaxOutputs outputs, each a sum of at least
+// kDotMinReduction products (below, the GEMM's few K steps are as fast) or of a single output pixel
+// (a squeeze-and-excitation layer on a 1x1 map, of 32 products or more: the direct kernel's limit).
 constexpr int64_t kDotMaxOutputs = 4096, kDotMinReduction = 64;
 
 int add_constant(OpPlan& plan, const Tensor& t, DeviceType storage) {
@@ -99,7 +100,8 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   // The residual joins the GEMM's epilogue (the direct kernels have none).
   const bool direct = !ops.residual && (mode == "direct" || (mode == "auto" && cg * ks < 32));
   const bool dot = !ops.residual && !direct &&
-                   (mode == "dot" || (mode == "auto" && total <= kDotMaxOutputs && cg * ks >= kDotMinReduction));
+                   (mode == "dot" || (mode == "auto" && total <= kDotMaxOutputs &&
+                                      (cg * ks >= kDotMinReduction || out_size == 1)));
   const Binding wb = operand(plan, info, int(ops.w), storage);
   const Binding bb = has_bias ? operand(plan, info, int(bias), storage) : ops.x;  // unread without a bias
   if (direct || dot) {

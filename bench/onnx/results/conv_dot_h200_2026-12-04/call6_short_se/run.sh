@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Session 22, call 6: the dot kernel also for 1x1-map convolutions of 32-63 products (vx_final)
+# against 4d6a940 (vx_base); the suites this session touched on the H200 first.
+set -uo pipefail
+R=$OUT/r; mkdir -p $R /tmp/vxlib /tmp/t /tmp/m
+tar -C /tmp -xJf .gl/onnx/vxlib.tar.xz
+export LD_LIBRARY_PATH=/tmp/vxlib
+for b in .gl/t/*.xz; do n=$(basename $b .xz); xz -dc $b > /tmp/t/$n; chmod +x /tmp/t/$n; done
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,pstate --format=csv > $R/gpu.txt 2>&1
+timeout 80 /tmp/t/test_parity --gtest_filter='*VulkanGemm*:*VulkanMatMul*:*VulkanConv*:*Attention*:*VulkanRunnerTransformer*:*VulkanIoBinding*:*VulkanExecutor*' > $R/parity.log 2>&1; echo "rc=$?" >> $R/parity.log
+timeout 80 /tmp/t/test_ops --gtest_filter='*Conv*:*MatMul*:*Gemm*:*Attention*' > $R/ops.log 2>&1; echo "rc=$?" >> $R/ops.log
+grep -hE "^\[  (PASSED|FAILED|SKIPPED) |rc=|Failure" $R/parity.log $R/ops.log | head -20
+tar -C /tmp/m -xJf .gl/zoo/npm_small.tar.xz
+declare -A S
+S[ch_PP-OCRv4_det_infer]=x=1x3x640x640; S[ch_ppocr_mobile_v2.0_cls_infer]=x=1x3x48x192; S[oww_embedding_model]=input_1=1x76x32x1
+b() {  # tag binary model precision [args]
+  local tag=$1 bin=$2 m=$3 p=$4; shift 4
+  /tmp/t/$bin bench /tmp/m/$m.onnx --device vulkan --precision $p --shape "${S[$m]}" \
+    --runs 30 --warmup 5 --warmup-seconds 1 "$@" > $R/${tag}.txt 2>&1
+}
+b ramp vx_base ch_PP-OCRv4_det_infer fp16 --warmup-seconds 5
+for round in 1 2 3; do
+  for m in ch_ppocr_mobile_v2.0_cls_infer ch_PP-OCRv4_det_infer oww_embedding_model; do
+    for bin in vx_base vx_final; do b r${round}_${m}_fp16_${bin} $bin $m fp16 --io-binding; done
+  done
+done
+b profile_ch_ppocr_mobile_v2.0_cls_infer_fp16_vx_final vx_final ch_ppocr_mobile_v2.0_cls_infer fp16 --profile
+nvidia-smi --query-gpu=clocks.sm,temperature.gpu --format=csv >> $R/gpu.txt 2>&1
+cd $R && for f in r*_*.txt; do echo "$f $(head -2 $f | sed 's/.*median //;s/, min.*//' | tr '\n' ' ')"; done
+cd $OUT && tar -cJf s22f.tar.xz r && rm -rf r
