@@ -286,13 +286,15 @@ VX_OP_CASES(conv) {
                             [](OpCase& v) {
                               v.in(f32({1, 300, 1, 1})).in(f32({37, 300, 1, 1}, -0.1f, 0.1f).constant())
                                   .in(f32({37}).constant()).attr("kernel_shape", std::vector<int64_t>{1, 1})
-                                  .expect_variant(Backend::vulkan_f32, "dot").expect_variant(Backend::vulkan_f16, "dot");
+                                  .expect_variant(Backend::vulkan_f32, "dot")
+                                  .expect_variant(Backend::vulkan_f16, "dot");
                             }},
                            {"squeeze_excite_short_dot",  // 40 products an output: the dot kernel on a 1x1 map
                             [](OpCase& v) {
                               v.in(f32({1, 40, 1, 1})).in(f32({10, 40, 1, 1}, -0.3f, 0.3f).constant())
                                   .in(f32({10}).constant()).attr("kernel_shape", std::vector<int64_t>{1, 1})
-                                  .expect_variant(Backend::vulkan_f32, "dot").expect_variant(Backend::vulkan_f16, "dot");
+                                  .expect_variant(Backend::vulkan_f32, "dot")
+                                  .expect_variant(Backend::vulkan_f16, "dot");
                             }}})
                 .variants(std::move(chains)));
   cases.add(OpCase(kFusedConvResidual, "post_ops")
