@@ -66,6 +66,16 @@ Tensor int8_weights(Shape s, uint64_t seed) {
   return t;
 }
 
+// A Gemm with both operands transposed (m and k strides 1), alpha and beta.
+Attributes transposed_gemm() {
+  Attributes t;
+  t.set("transA", int64_t(1));
+  t.set("transB", int64_t(1));
+  t.set("alpha", 0.5f);
+  t.set("beta", 2.0f);
+  return t;
+}
+
 class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterface<Precision> {
  protected:
   // Random inputs, each from the next seed.
@@ -117,11 +127,7 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
           tag);
     check(matmul(r(Shape{129, 7}), r(Shape{7, 129}), false), kernel + " MatMul K 7", tag);
     // A transposed (m stride 1), B transposed (k stride 1), alpha, beta * C broadcast along rows.
-    Attributes t;
-    t.set("transA", int64_t(1));
-    t.set("transB", int64_t(1));
-    t.set("alpha", 0.5f);
-    t.set("beta", 2.0f);
+    const Attributes t = transposed_gemm();
     check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})),
                     test::input(r(Shape{133, 1}))}, t, ""},
           kernel + " Gemm transposed with C", tag);
@@ -175,11 +181,7 @@ TEST_P(VulkanGemm, RowsShapesAndEpilogues) {
     check(matmul(r(Shape{3, 600}), r(Shape{600, 41})), "rows MatMul 3x600x41", "rows");
     check(matmul(r(Shape{70, 33}), r(Shape{33, 65}), false), "rows MatMul 70x33x65", "rows");
     check(matmul(r(Shape{3, 1, 2, 20}), r(Shape{4, 20, 72})), "rows MatMul broadcast batches", "rows");
-    Attributes t;
-    t.set("transA", int64_t(1));
-    t.set("transB", int64_t(1));
-    t.set("alpha", 0.5f);
-    t.set("beta", 2.0f);
+    const Attributes t = transposed_gemm();
     check({"Gemm", {test::input(r(Shape{45, 2})), test::input(r(Shape{99, 45})), test::input(r(Shape{2, 1}))}, t, ""},
           "rows Gemm transposed with C", "rows");
     for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"}) {
@@ -252,11 +254,7 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
   check(matmul(r(Shape{70, 33}), r(Shape{33, 65}), false), "staged odd 70x33x65", "coopmat@staged64x128");
   check(matmul(r(Shape{128, 64}), r(Shape{64, 1001})), "staged ragged N 128x64x1001", "coopmat+vecA@staged64x128");
   check(matmul(r(Shape{2, 7, 19}), r(Shape{19, 40})), "staged K 19", "@staged64x128");
-  Attributes t;
-  t.set("transA", int64_t(1));
-  t.set("transB", int64_t(1));
-  t.set("alpha", 0.5f);
-  t.set("beta", 2.0f);
+  const Attributes t = transposed_gemm();
   check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})), test::input(r(Shape{133, 1}))}, t, ""},
         "staged Gemm transposed with C", "@staged64x128");
   for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"})
