@@ -30,7 +30,19 @@ DeviceModelRunner::DeviceModelRunner(std::shared_ptr<const runtime::ComputeDevic
     : device_(std::move(device)), graph_(std::move(graph)), options_(options), cache_(options.plan_cache_capacity) {
   VX_CHECK(device_ != nullptr, InvalidArgument, "null device");
   graph_.validate();
-  if (options_.optimize) device_->optimize(graph_);
+  if (!options_.optimize) return;
+  const auto open = [&](ValueId id) { return !graph_.value(id).shape.is_known(); };
+  if (std::any_of(graph_.inputs.begin(), graph_.inputs.end(), open)) imported_ = graph_;
+  device_->optimize(graph_);
+}
+
+// The imported graph with these input shapes declared, through the device's passes.
+Graph DeviceModelRunner::specialized(const std::map<std::string, Shape>& shapes) const {
+  Graph g = *imported_;
+  for (ValueId id : g.inputs)
+    if (auto it = shapes.find(g.value(id).name); it != shapes.end()) g.value(id).shape = it->second;
+  device_->optimize(g);
+  return g;
 }
 
 std::shared_ptr<runtime::ScheduledExecutable> DeviceModelRunner::build(const std::vector<Tensor>& inputs,
@@ -46,7 +58,8 @@ std::shared_ptr<runtime::ScheduledExecutable> DeviceModelRunner::build(const std
   const bool all_on_host =
       std::all_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.raw() != nullptr || t.numel() == 0; });
   try {
-    return make_executable(device_, graph_, shapes, o, all_on_host ? &inputs : nullptr);
+    const std::vector<Tensor>* samples = all_on_host ? &inputs : nullptr;
+    return make_executable(device_, imported_ ? specialized(shapes) : graph_, shapes, o, samples);
   } catch (...) {
     // What a refused plan needed (zero when planning failed before that); a built executable's
     // needs are recorded by its caller, which may also have found one in the cache.

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ class DeviceModelRunner {
   // shapes that shape inference cannot tell).
   std::shared_ptr<runtime::ScheduledExecutable> executable(const std::vector<Tensor>& inputs);
 
+  // The graph after the device's passes, for every input shape. Where inputs have dimensions the
+  // model leaves open, each executable runs those passes again on the imported graph with its input
+  // shapes declared (fusions that need known shapes then apply: a residual Add into its
+  // convolution), so its bound graph may hold fewer nodes than this one.
   const Graph& graph() const { return graph_; }
   // Applies from the next run (executables built under another limit included).
   void set_max_memory_mb(uint64_t mb);
@@ -69,8 +74,10 @@ class DeviceModelRunner {
   std::shared_ptr<runtime::ScheduledExecutable> build(const std::vector<Tensor>& inputs,
                                                    const std::map<std::string, Shape>& shapes);
   void set_last_needs(const MemoryNeeds& needs);
+  Graph specialized(const std::map<std::string, Shape>& shapes) const;
   std::shared_ptr<const runtime::ComputeDevice> device_;
   Graph graph_;
+  std::optional<Graph> imported_;  // before the passes, kept where an input's shape is open
   DeviceRunnerOptions options_;
   std::mutex mutex_;
   ShapeLruCache<runtime::ScheduledExecutable> cache_;

@@ -3,7 +3,8 @@
 // BatchNormalization node left); a U-Net as PyTorch exports it (Conv + Relu, MaxPool, Resize
 // nearest x2, Concat) becomes a network of 3x3 vx.FusedConv layers that runs whole on the
 // denoiser's executable and kernels, and at batch 2 (which that executable does not take) on the
-// per-op kernels. Each gives the CPU reference's result of the unfused graph (fp32 1e-4, fp16 3e-2
+// per-op kernels; a residual Add behind an input of open H and W fuses once the input's shape is
+// given. Each gives the CPU reference's result of the unfused graph (fp32 1e-4, fp16 3e-2
 // relative + absolute).
 #include <gtest/gtest.h>
 
@@ -89,6 +90,40 @@ test::GraphBuilder exported_unet(int64_t batch) {
   channels.set("axis", int64_t(1));
   b.g.outputs = {conv_relu(b.node("Concat", {up, p1}, channels), 14, 3, 29, false)};
   return b;
+}
+
+// A model whose input leaves H and W open (as PaddleOCR's do): the passes cannot tell at load time
+// that the residual Add's operands have one shape, so the runner's generic graph keeps the Add; the
+// executable for the given shape runs the passes again with it declared, and the Add joins the
+// convolution (vx.FusedConvResidual).
+TEST_F(VulkanConvFusion, ResidualFusesOnceTheInputShapeIsKnown) {
+  test::GraphBuilder b;
+  const ValueId x = b.input("x", Shape{1, 8, 9, 7});
+  Attributes pads;
+  pads.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const ValueId a = b.node("Relu", {b.node("Conv", {x, b.constant(test::random_tensor({8, 8, 3, 3}, 21, -0.3f, 0.3f)),
+                                                    b.constant(test::random_tensor({8}, 22))},
+                                           pads)});
+  const ValueId conv = b.node("Conv", {a, b.constant(test::random_tensor({8, 8, 1, 1}, 23, -0.3f, 0.3f))});
+  b.g.outputs = {b.node("Relu", {b.node("Add", {conv, x})})};
+  b.g.value(x).shape = Shape{1, 8, -1, -1};
+  const std::vector<Tensor> want = test::run_cpu_reference(b.g, b.feeds);
+  for (Precision precision : {Precision::fp32, Precision::fp16}) {
+    SCOPED_TRACE(precision_name(precision));
+    DeviceRunnerOptions o;
+    o.precision = precision;
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
+    const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
+    const std::vector<Tensor> expected = precision == Precision::fp16 ? test::run_cpu_reference(b.g, feeds) : want;
+    const test::Tolerance tol = precision == Precision::fp32 ? test::Tolerance{1e-4, 1e-4} : test::Tolerance{3e-2, 3e-2};
+    EXPECT_TRUE(test::outputs_match(expected, runner.run(feeds), tol));
+    EXPECT_EQ(test::count_ops(runner.graph(), "Add"), 1);
+    const Graph& bound = runner.last_executable()->bound_graph();
+    EXPECT_EQ(test::count_ops(bound, "Add"), 0);
+    EXPECT_EQ(test::count_ops(bound, kFusedConvResidual), 1);
+    for (const runtime::NodePlacement& p : runner.last_executable()->placements())
+      EXPECT_FALSE(p.on_host) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
+  }
 }
 
 TEST_F(VulkanConvFusion, ExportedUNetRunsOnTheFusedConvKernels) {
