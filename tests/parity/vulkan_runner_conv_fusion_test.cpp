@@ -20,19 +20,25 @@ namespace {
 
 class VulkanConvFusion : public test::VulkanOpTest {};
 
+// Relu(BatchNormalization(Conv 3x3, pads 1)) from c_in to c_out channels, its constants drawn from
+// seeds `seed` .. `seed` + 5.
+ValueId conv_bn_relu(test::GraphBuilder& b, ValueId x, int64_t c_in, int64_t c_out, uint64_t seed) {
+  Attributes pads;
+  pads.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const ValueId conv = b.node("Conv", {x, b.constant(test::random_tensor({c_out, c_in, 3, 3}, seed, -0.4f, 0.4f)),
+                                       b.constant(test::random_tensor({c_out}, seed + 1))},
+                              pads);
+  return b.node("Relu", {b.node("BatchNormalization",
+                                {conv, b.constant(test::random_tensor({c_out}, seed + 2, 0.5f, 1.5f)),
+                                 b.constant(test::random_tensor({c_out}, seed + 3)),
+                                 b.constant(test::random_tensor({c_out}, seed + 4)),
+                                 b.constant(test::random_tensor({c_out}, seed + 5, 0.5f, 2.0f))})});
+}
+
 TEST_F(VulkanConvFusion, ConvBatchNormReluRunAsFusedConvs) {
   test::GraphBuilder b;
   const ValueId x = b.input("x", Shape{1, 5, 11, 9});
-  Attributes conv;
-  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  const ValueId c1 = b.node("Conv", {x, b.constant(test::random_tensor({7, 5, 3, 3}, 11, -0.4f, 0.4f)),
-                                     b.constant(test::random_tensor({7}, 12))},
-                            conv);
-  const ValueId bn = b.node("BatchNormalization",
-                            {c1, b.constant(test::random_tensor({7}, 13, 0.5f, 1.5f)),
-                             b.constant(test::random_tensor({7}, 14)), b.constant(test::random_tensor({7}, 15)),
-                             b.constant(test::random_tensor({7}, 16, 0.5f, 2.0f))});
-  const ValueId r = b.node("Relu", {bn});
+  const ValueId r = conv_bn_relu(b, x, 5, 7, 11);
   Attributes strided;
   strided.set("strides", std::vector<int64_t>{2, 2});
   const ValueId y = b.node("Conv", {r, b.constant(test::random_tensor({3, 7, 1, 1}, 17))}, strided);
@@ -99,19 +105,10 @@ test::GraphBuilder exported_unet(int64_t batch) {
 TEST_F(VulkanConvFusion, ResidualFusesOnceTheInputShapeIsKnown) {
   test::GraphBuilder b;
   const ValueId x = b.input("x", Shape{1, 8, 9, 7});
-  Attributes pads;
-  pads.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  const ValueId c1 = b.node("Conv", {x, b.constant(test::random_tensor({8, 8, 3, 3}, 21, -0.3f, 0.3f)),
-                                     b.constant(test::random_tensor({8}, 22))},
-                            pads);
-  // A BatchNormalization folds into the weights at load time and again per shape: each fold must
+  // Its BatchNormalization folds into the weights at load time and again per shape: each fold must
   // leave the imported constants as they were.
-  const ValueId a = b.node("Relu", {b.node("BatchNormalization",
-                                           {c1, b.constant(test::random_tensor({8}, 24, 0.5f, 1.5f)),
-                                            b.constant(test::random_tensor({8}, 25)),
-                                            b.constant(test::random_tensor({8}, 26)),
-                                            b.constant(test::random_tensor({8}, 27, 0.5f, 2.0f))})});
-  const ValueId conv = b.node("Conv", {a, b.constant(test::random_tensor({8, 8, 1, 1}, 23, -0.3f, 0.3f))});
+  const ValueId a = conv_bn_relu(b, x, 8, 8, 21);
+  const ValueId conv = b.node("Conv", {a, b.constant(test::random_tensor({8, 8, 1, 1}, 27, -0.3f, 0.3f))});
   b.g.outputs = {b.node("Relu", {b.node("Add", {conv, x})})};
   b.g.value(x).shape = Shape{1, 8, -1, -1};
   const std::vector<Tensor> want = test::run_cpu_reference(b.g, b.feeds);
