@@ -30,6 +30,7 @@ layout(std430, binding = 0) readonly buffer BufX { elem_t x_data[]; };
 layout(std430, binding = 1) readonly buffer BufW { elem_t w_data[]; };
 layout(std430, binding = 2) readonly buffer BufB { elem_t b_data[]; };
 layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
+#include "conv_window.glsl"
 
 shared float s_sum[THREADS];
 
@@ -37,29 +38,9 @@ void main() {
   const int idx = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
   const int lid = int(gl_LocalInvocationID.x);
   if (idx >= p.total) return;  // uniform over the workgroup
-  int ox = idx % OX, t = idx / OX;
-  int oy = t % OY; t /= OY;
-  int oz = t % OZ; t /= OZ;
-  int oc = t % p.M, n = t / p.M;
-  int g = oc / MG;
+  const ConvOutput o = conv_output(idx, p.M);
   float acc = 0.0;
-  for (int ic = lid; ic < CG; ic += THREADS) {
-    int xbase = (n * p.C + g * CG + ic) * (IZ * IY * IX);
-    int wbase = (oc * CG + ic) * (KZ * KY * KX);
-    for (int kz = 0; kz < KZ; ++kz) {
-      int iz = oz * SZ - PZ + kz * DZ;
-      if (iz < 0 || iz >= IZ) continue;
-      for (int ky = 0; ky < KY; ++ky) {
-        int iy = oy * SY - PY + ky * DY;
-        if (iy < 0 || iy >= IY) continue;
-        for (int kx = 0; kx < KX; ++kx) {
-          int ix = ox * SX - PX + kx * DX;
-          if (ix < 0 || ix >= IX) continue;
-          acc += float(x_data[xbase + (iz * IY + iy) * IX + ix]) * float(w_data[wbase + (kz * KY + ky) * KX + kx]);
-        }
-      }
-    }
-  }
+  for (int ic = lid; ic < CG; ic += THREADS) add_channel_window(acc, o, p.C, ic);
   s_sum[lid] = acc;
   barrier();
   for (int half_count = THREADS / 2; half_count > 0; half_count /= 2) {
@@ -67,7 +48,7 @@ void main() {
     barrier();
   }
   if (lid != 0) return;
-  float v = s_sum[0] + (HAS_BIAS != 0 ? float(b_data[oc]) : 0.0);
+  float v = s_sum[0] + (HAS_BIAS != 0 ? float(b_data[o.oc]) : 0.0);
   if (RELU != 0) v = max(v, 0.0);
   y_data[idx] = elem_t(apply_post_ops(v));
 }
