@@ -113,6 +113,9 @@ std::vector<Tensor> ScheduledExecutable::run(const std::vector<Tensor>& inputs, 
     compiled_[seg.backend]->run(index_in_backend_[s], host, node_ms);
     if (backends_[seg.backend]->on_host()) check_shapes_of_sends(seg, host);
   }
+  double device_ms = 0.0;
+  for (double ms : node_ms) device_ms += ms;
+  last_run_device_ms_.store(device_ms);
   if (profile) {
     profile->entries.clear();
     for (size_t n = 0; n < g.nodes.size(); ++n) {

@@ -386,7 +386,11 @@ TEST_F(VulkanExecutor, SegmentTimestampsShareTheSegmentsTime) {
     ASSERT_EQ(profile.entries.size(), 4u);
     EXPECT_GT(profile.entries[0].milliseconds, 0.0);
     for (const auto& e : profile.entries) EXPECT_EQ(e.milliseconds, profile.entries[0].milliseconds) << e.node;
+    EXPECT_DOUBLE_EQ(exe->last_run_device_ms(), profile.total_ms());
   }
+  // Without a profile the run still records its device time (what `volvox bench` reports).
+  EXPECT_TRUE(outputs_match(run_cpu_reference(g, inputs), exe->run(inputs), {}));
+  EXPECT_GT(exe->last_run_device_ms(), 0.0);
 }
 
 TEST_F(VulkanExecutor, ProfilesEveryNodeAndRejectsWrongInputs) {
