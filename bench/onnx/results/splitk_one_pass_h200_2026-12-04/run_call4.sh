@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Session 23, call 4: as call 3, with the tile's last workgroup loading its accumulators 16 at a time
+# per thread (split_k_one_pass.diff is this version) (vx_atomic2) against 29632dc (vx_base); the GEMM
+# parity suite on the H200 first.
+set -uo pipefail
+R=$OUT/r; mkdir -p $R /tmp/vxlib /tmp/t /tmp/m
+tar -C /tmp -xJf .gl/onnx/vxlib.tar.xz
+export LD_LIBRARY_PATH=/tmp/vxlib
+for b in .gl/t/*.xz; do n=$(basename $b .xz); xz -dc $b > /tmp/t/$n; chmod +x /tmp/t/$n; done
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,pstate --format=csv > $R/gpu.txt 2>&1
+timeout 200 /tmp/t/test_parity --gtest_filter='*VulkanGemm*' > $R/parity.log 2>&1; echo "rc=$?" >> $R/parity.log
+grep -hE "^\[  (PASSED|FAILED|SKIPPED) |rc=|Failure" $R/parity.log | head -20
+python3 bench/onnx/zoo/torch_zoo_gpu.py --export-dir /tmp/m --json $R/torch.json --no-compile --models transformer_encoder,resnet50,mobilenet_v3_large \
+  --runs 20 --warmup 5 --warmup-seconds 2 > $R/torch.log 2>&1
+cp /tmp/m/shapes.txt $R/
+declare -A S; while read -r n s; do S[$n]=$s; done < /tmp/m/shapes.txt
+tar -C /tmp/m -xJf .gl/zoo/npm_small.tar.xz
+S[ch_PP-OCRv4_det_infer]=x=1x3x640x640; S[ch_ppocr_mobile_v2.0_cls_infer]=x=1x3x48x192
+b() {  # tag binary model precision [args]
+  local tag=$1 bin=$2 m=$3 p=$4; shift 4
+  /tmp/t/$bin bench /tmp/m/$m.onnx --device vulkan --precision $p --shape "${S[$m]}" \
+    --runs 30 --warmup 5 --warmup-seconds 1 "$@" > $R/${tag}.txt 2>&1
+}
+b ramp vx_base resnet50 fp16 --warmup-seconds 5
+for round in 1 2; do
+  for m in resnet50 transformer_encoder mobilenet_v3_large; do
+    for p in fp16 fp32; do
+      for bin in vx_base vx_atomic2; do b r${round}_${m}_${p}_${bin} $bin $m $p --io-binding; done
+    done
+  done
+done
+for m in resnet50 transformer_encoder mobilenet_v3_large; do b profile_${m}_fp16_vx_atomic2 vx_atomic2 $m fp16 --profile; done
+nvidia-smi --query-gpu=clocks.sm,temperature.gpu --format=csv >> $R/gpu.txt 2>&1
+cd $R && for f in r2_*.txt; do echo "$f $(head -2 $f | sed 's/.*median //;s/, min.*//' | tr '\n' ' ')"; done
+cd $OUT && tar -cJf s23d.tar.xz r && rm -rf r
