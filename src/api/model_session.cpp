@@ -1,5 +1,8 @@
 #include "api/model_session.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "session/device_model_runner.h"
 #include "session/model_runner.h"
 
@@ -37,6 +40,11 @@ class DeviceModelSession final : public ModelSession {
  public:
   DeviceModelSession(std::shared_ptr<const runtime::ComputeDevice> device, Graph graph)
       : device_(std::move(device)), graph_(std::move(graph)) {
+    // Where an input's shape is open the runners get the imported graph and optimise it once per
+    // input shape (DeviceModelRunner), as `volvox run` and `volvox bench` do; else the graph
+    // optimised here.
+    const auto open = [&](ValueId id) { return !graph_.value(id).shape.is_known(); };
+    if (std::any_of(graph_.inputs.begin(), graph_.inputs.end(), open)) imported_ = graph_;
     // The graph as the runners optimise it, for graph() (names and order of inputs and outputs).
     device_->optimize(graph_);
   }
@@ -68,10 +76,10 @@ class DeviceModelSession final : public ModelSession {
     if (!runner) {
       DeviceRunnerOptions options;
       options.precision = precision_;
-      options.optimize = false;  // done once in the constructor
+      options.optimize = imported_.has_value();  // else done once in the constructor
       options.max_memory_mb = max_memory_mb_;
       options.timestamps = profiling_ ? runtime::Timestamps::per_node : runtime::Timestamps::none;
-      runner = std::make_unique<DeviceModelRunner>(device_, graph_, options);
+      runner = std::make_unique<DeviceModelRunner>(device_, imported_ ? *imported_ : graph_, options);
     }
     return runner->run(inputs, profiling_ ? profile : nullptr, device_values);
   }
@@ -79,6 +87,7 @@ class DeviceModelSession final : public ModelSession {
  private:
   std::shared_ptr<const runtime::ComputeDevice> device_;
   Graph graph_;
+  std::optional<Graph> imported_;  // before the passes, kept where an input's shape is open
   Precision precision_ = Precision::fp32;
   uint64_t max_memory_mb_ = 0;
   bool profiling_ = false;

@@ -8,11 +8,13 @@
 // relative + absolute).
 #include <gtest/gtest.h>
 
+#include "api/model_session.h"
 #include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
 #include "ops/fused_ops.h"
 #include "backends/vulkan/vulkan_compute_device.h"
+#include "denoise_vulkan/vulkan_device.h"
 #include "session/device_model_runner.h"
 
 namespace vx {
@@ -129,6 +131,33 @@ TEST_F(VulkanConvFusion, ResidualFusesOnceTheInputShapeIsKnown) {
     for (const runtime::NodePlacement& p : runner.last_executable()->placements())
       EXPECT_FALSE(p.on_host) << p.node << " (" << p.op << ") on the CPU: " << p.reason;
   }
+}
+
+// The same through the model session of the C API and Python: each input shape gets its own
+// passes there too (the profile lists the nodes that ran), while graph() keeps the generic graph.
+TEST_F(VulkanConvFusion, ModelSessionFusesOnceTheInputShapeIsKnown) {
+  test::GraphBuilder b;
+  const ValueId x = b.input("x", Shape{1, 8, 9, 7});
+  const ValueId a = conv_bn_relu(b, x, 8, 8, 31);
+  const ValueId conv = b.node("Conv", {a, b.constant(test::random_tensor({8, 8, 1, 1}, 37, -0.3f, 0.3f))});
+  b.g.outputs = {b.node("Relu", {b.node("Add", {conv, x})})};
+  b.g.value(x).shape = Shape{1, 8, -1, -1};
+  const std::vector<Tensor> want = test::run_cpu_reference(b.g, b.feeds);
+  denoise::VulkanDeviceOptions options;
+  options.validation = true;
+  std::unique_ptr<api::ModelSession> session = api::make_model_session(denoise::make_vulkan_device("vulkan", options), b.g);
+  session->set_profiling(true);
+  Profile profile;
+  EXPECT_TRUE(test::outputs_match(want, session->run(b.feeds, {}, &profile), test::Tolerance{1e-4, 1e-4}));
+  EXPECT_EQ(test::count_ops(session->graph(), "Add"), 1);
+  int adds = 0, residuals = 0;
+  for (const ProfileEntry& e : profile.entries) {
+    adds += e.op == "Add";
+    residuals += e.op == kFusedConvResidual;
+    EXPECT_EQ(e.variant.rfind("vulkan:", 0), 0u) << e.node << " (" << e.op << ") ran on " << e.variant;
+  }
+  EXPECT_EQ(adds, 0);
+  EXPECT_EQ(residuals, 1);
 }
 
 TEST_F(VulkanConvFusion, ExportedUNetRunsOnTheFusedConvKernels) {
