@@ -100,19 +100,25 @@ test::GraphBuilder exported_unet(int64_t batch) {
   return b;
 }
 
+// Relu(x + Conv 1x1(conv_bn_relu(x))) on an input [1, 8, ?, ?] fed 9 x 7 (constants from seeds
+// `seed` .. `seed` + 6). Its BatchNormalization folds into the weights at load time and again per
+// shape: each fold must leave the imported constants as they were.
+test::GraphBuilder open_shape_residual_block(uint64_t seed) {
+  test::GraphBuilder b;
+  const ValueId x = b.input("x", Shape{1, 8, 9, 7});
+  const ValueId a = conv_bn_relu(b, x, 8, 8, seed);
+  const ValueId conv = b.node("Conv", {a, b.constant(test::random_tensor({8, 8, 1, 1}, seed + 6, -0.3f, 0.3f))});
+  b.g.outputs = {b.node("Relu", {b.node("Add", {conv, x})})};
+  b.g.value(x).shape = Shape{1, 8, -1, -1};
+  return b;
+}
+
 // A model whose input leaves H and W open (as PaddleOCR's do): the passes cannot tell at load time
 // that the residual Add's operands have one shape, so the runner's generic graph keeps the Add; the
 // executable for the given shape runs the passes again with it declared, and the Add joins the
 // convolution (vx.FusedConvResidual).
 TEST_F(VulkanConvFusion, ResidualFusesOnceTheInputShapeIsKnown) {
-  test::GraphBuilder b;
-  const ValueId x = b.input("x", Shape{1, 8, 9, 7});
-  // Its BatchNormalization folds into the weights at load time and again per shape: each fold must
-  // leave the imported constants as they were.
-  const ValueId a = conv_bn_relu(b, x, 8, 8, 21);
-  const ValueId conv = b.node("Conv", {a, b.constant(test::random_tensor({8, 8, 1, 1}, 27, -0.3f, 0.3f))});
-  b.g.outputs = {b.node("Relu", {b.node("Add", {conv, x})})};
-  b.g.value(x).shape = Shape{1, 8, -1, -1};
+  const test::GraphBuilder b = open_shape_residual_block(21);
   const std::vector<Tensor> want = test::run_cpu_reference(b.g, b.feeds);
   const std::vector<Tensor> want_fp16 = test::run_cpu_reference(b.g, test::round_to_fp16(b.feeds));
   for (Precision precision : {Precision::fp32, Precision::fp16}) {
@@ -136,12 +142,7 @@ TEST_F(VulkanConvFusion, ResidualFusesOnceTheInputShapeIsKnown) {
 // The same through the model session of the C API and Python: each input shape gets its own
 // passes there too (the profile lists the nodes that ran), while graph() keeps the generic graph.
 TEST_F(VulkanConvFusion, ModelSessionFusesOnceTheInputShapeIsKnown) {
-  test::GraphBuilder b;
-  const ValueId x = b.input("x", Shape{1, 8, 9, 7});
-  const ValueId a = conv_bn_relu(b, x, 8, 8, 31);
-  const ValueId conv = b.node("Conv", {a, b.constant(test::random_tensor({8, 8, 1, 1}, 37, -0.3f, 0.3f))});
-  b.g.outputs = {b.node("Relu", {b.node("Add", {conv, x})})};
-  b.g.value(x).shape = Shape{1, 8, -1, -1};
+  const test::GraphBuilder b = open_shape_residual_block(31);
   const std::vector<Tensor> want = test::run_cpu_reference(b.g, b.feeds);
   denoise::VulkanDeviceOptions options;
   options.validation = true;
