@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "common/vulkan_precision_test.h"
 #include "ops/fused_ops.h"
@@ -69,7 +70,8 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
   DeviceModelRunner runner(vk::compute_device(ctx), g, o);
   const std::vector<Tensor> got = runner.run(feeds);
   const std::set<std::string> mine = {"MatMul", "Gemm", kFusedMatMul, "Conv", kFusedConv, kFusedConvResidual,
-                                      "MaxPool", "GlobalAveragePool", "BatchNormalization", "LayerNormalization"};
+                                      "MaxPool", "GlobalAveragePool", "BatchNormalization", "LayerNormalization",
+                                      "Split", "Slice"};
   for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
     if (mine.count(p.op)) {
       EXPECT_FALSE(p.on_host) << what << ": " << p.node << " (" << p.op << ") on the CPU: " << p.reason;
@@ -140,6 +142,28 @@ TEST_P(VulkanRunnerBlocks, DecoderBlock) {
   b.g.outputs = {qkv, scores, out};
   check_network(ctx(), b.g, {test::random_tensor(Shape{1, t, d}, 43), test::random_tensor(Shape{1, heads, t, d / heads}, 44), test::random_tensor(Shape{1, heads, d / heads, t}, 45)},
                 GetParam(), false, "decoder block");
+}
+
+// A packed QKV projection cut into Q, K and V by three Slices of its last axis (as older PyTorch
+// exports an encoder layer's attention): one Split dispatch (passes/merge_sibling_slices.h).
+TEST_P(VulkanRunnerBlocks, PackedQkvCutByOneSplit) {
+  const int64_t t = 5, d = 24;
+  NetBuilder b;
+  ValueId x = b.g.add_value("tokens", DType::f32, Shape{t, 1, d});
+  b.g.inputs = {x};
+  ValueId qkv = b.node("Add", {b.node("MatMul", {x, b.constant(Shape{d, 3 * d}, 0.2f)}), b.constant(Shape{3 * d})});
+  auto cut = [&](int64_t start) {
+    return b.node("Slice", {qkv, b.g.add_constant(cat("start", start), Tensor::from<int64_t>(Shape{1}, {start})),
+                            b.g.add_constant(cat("end", start), Tensor::from<int64_t>(Shape{1}, {start + d})),
+                            b.g.add_constant(cat("axis", start), Tensor::from<int64_t>(Shape{1}, {2}))});
+  };
+  const ValueId q = cut(0), k = cut(d), v = cut(2 * d);
+  b.g.outputs = {b.node("Add", {q, k}), b.node("Mul", {v, q})};
+  Graph optimized = b.g;
+  vk::optimize_for_vulkan(optimized);
+  EXPECT_EQ(test::count_ops(optimized, "Slice"), 0);
+  EXPECT_EQ(test::count_ops(optimized, "Split"), 1);
+  check_network(ctx(), b.g, {test::random_tensor(Shape{t, 1, d}, 46)}, GetParam(), false, "packed QKV");
 }
 
 INSTANTIATE_TEST_SUITE_P(All, VulkanRunnerBlocks, ::testing::Values(Precision::fp32, Precision::fp16),

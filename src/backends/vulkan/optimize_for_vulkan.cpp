@@ -19,6 +19,7 @@
 #include "passes/fuse_matmul_residual.h"
 #include "passes/fuse_upsample_concat_conv.h"
 #include "passes/gemm_as_fused_matmul.h"
+#include "passes/merge_sibling_slices.h"
 #include "passes/remove_dead_nodes.h"
 #include "passes/transposes_as_reshapes.h"
 #include "passes/untranspose_attention_keys.h"
@@ -59,6 +60,7 @@ void optimize_for_vulkan(Graph& graph) {
     g = gemm_as_fused_matmul(std::move(g));  // a Gemm brings its own bias; the MatMul fusion skips it
     g = fuse_matmul_residual(std::move(g));  // the residual Adds into the GEMM epilogue
   }
+  g = merge_sibling_slices(std::move(g));  // a packed QKV cut by three Slices: one Split dispatch
   g = remove_dead_nodes(std::move(g));
   g.validate();
   graph = std::move(g);
