@@ -59,14 +59,22 @@ std::optional<Cut> cut_of(const Graph& g, const Node& n, const std::vector<int64
 }  // namespace
 
 Graph merge_sibling_slices(Graph graph) {
-  const std::vector<Shape> shapes = pattern::inferred_shapes(graph);
+  // Shapes and dtypes as inference tells them (an imported graph's intermediate values have none).
+  Graph inferred = graph;  // constants share their buffers: cheap
+  try {
+    infer_shapes(inferred);
+  } catch (const std::exception&) {
+    return graph;  // inconsistent shapes somewhere: nothing to go by
+  }
   const pattern::Index ix(graph);
   const bool split_sizes_as_input = graph.opset("") >= 13;
   std::vector<bool> removed(graph.nodes.size(), false);
   const size_t values = graph.values.size();  // the sizes constants come after
   for (size_t v = 0; v < values; ++v) {
-    const Shape& shape = shapes[v];
-    if (shape.rank() == 0 || !shape.is_known()) continue;
+    const Shape& shape = inferred.values[v].shape;
+    // Activations only: a shape computation's Slices stay as the shape folds know them.
+    const DType dtype = inferred.values[v].dtype;
+    if (shape.rank() == 0 || !shape.is_known() || (dtype != DType::f32 && dtype != DType::f16)) continue;
     // The value's Slices by the axis they cut.
     std::map<int64_t, std::vector<Cut>> by_axis;
     for (int c : ix.consumers[v]) {

@@ -86,7 +86,7 @@ TEST(MergeSiblingSlices, AttributeFormsBeforeOpset10) {
 }
 
 // What stays: pieces with a gap, overlapping pieces, a step of 2, a second cut axis, a lone Slice,
-// bounds that are not constants.
+// integer tensors, bounds that are not constants.
 TEST(MergeSiblingSlices, LeavesEverythingElse) {
   struct Case {
     const char* what;
@@ -110,6 +110,10 @@ TEST(MergeSiblingSlices, LeavesEverythingElse) {
                                          b.constant(ints({1, 0}))})};
        }},
       {"lone", [](test::GraphBuilder& b, ValueId x) { b.g.outputs = {slice(b, x, 0, 6, 1)}; }},
+      {"integers (shape arithmetic)", [](test::GraphBuilder& b, ValueId) {
+         const ValueId dims = b.node("Shape", {b.input("y", Shape{2, 3, 4, 5})});
+         b.g.outputs = {slice(b, dims, 0, 2, 0), slice(b, dims, 2, 4, 0)};
+       }},
       {"bounds at run time", [](test::GraphBuilder& b, ValueId x) {
          const ValueId start = b.input("start", Shape{1});
          b.feeds.back() = ints({6});
