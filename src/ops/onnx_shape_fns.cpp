@@ -37,16 +37,6 @@ void set_out(const Node& node, Graph& graph, size_t i, Shape shape, DType dtype)
 
 int64_t normalized_axis(const Node& node, int64_t axis, int64_t rank) { return normalize_axis(axis, rank, what(node)); }
 
-// The integer values of a constant input (nullopt when it is absent or computed at run time).
-std::optional<std::vector<int64_t>> constant_ints(const Node& node, const Graph& graph, size_t i) {
-  if (node.input(i) == kNoValue || !graph.value(node.input(i)).is_constant()) return std::nullopt;
-  const Tensor& t = graph.value(node.input(i)).constant;
-  std::vector<int64_t> v(size_t(t.numel()));
-  for (int64_t k = 0; k < t.numel(); ++k)
-    v[size_t(k)] = t.dtype() == DType::i64 ? static_cast<const int64_t*>(t.raw())[k] : int64_t(t.get(k));
-  return v;
-}
-
 Shape broadcast(const Node& node, const Shape& a, const Shape& b) { return broadcast_shapes(a, b, what(node)); }
 
 // Elementwise over every input with numpy broadcasting; the output dtype is the first input's, or
@@ -377,17 +367,10 @@ bool shape_shape(const Node& node, Graph& graph) {
 // Slice with constant operands (inputs from opset 10, attributes before).
 bool slice_shape(const Node& node, Graph& graph) {
   const Value& x = in(node, graph, 0);
-  SliceOperands o;
-  if (node.input(1) != kNoValue) {
-    const auto starts = constant_ints(node, graph, 1), ends = constant_ints(node, graph, 2);
-    const auto axes = constant_ints(node, graph, 3), steps = constant_ints(node, graph, 4);
-    if (!starts || !ends || (node.input(3) != kNoValue && !axes) || (node.input(4) != kNoValue && !steps)) return false;
-    o = {*starts, *ends, axes.value_or(std::vector<int64_t>{}), steps.value_or(std::vector<int64_t>{})};
-  } else {
-    o = {node.attrs.get_ints("starts"), node.attrs.get_ints("ends"), node.attrs.get_ints("axes"), {}};
-  }
+  std::optional<SliceOperands> o = constant_slice_operands(node, graph);
+  if (!o) return false;
   std::vector<int64_t> dims;
-  for (const SliceAxis& a : slice_geometry(x.shape.dims(), std::move(o), what(node))) dims.push_back(a.count);
+  for (const SliceAxis& a : slice_geometry(x.shape.dims(), std::move(*o), what(node))) dims.push_back(a.count);
   set_out(node, graph, 0, Shape(dims), x.dtype);
   return true;
 }
@@ -443,6 +426,15 @@ bool tile_shape(const Node& node, Graph& graph) {
 }
 
 }  // namespace
+
+std::optional<std::vector<int64_t>> constant_ints(const Node& node, const Graph& graph, size_t i) {
+  if (node.input(i) == kNoValue || !graph.value(node.input(i)).is_constant()) return std::nullopt;
+  const Tensor& t = graph.value(node.input(i)).constant;
+  std::vector<int64_t> v(size_t(t.numel()));
+  for (int64_t k = 0; k < t.numel(); ++k)
+    v[size_t(k)] = t.dtype() == DType::i64 ? static_cast<const int64_t*>(t.raw())[k] : int64_t(t.get(k));
+  return v;
+}
 
 // Only output 0 (BatchNormalization's and Dropout's other outputs are training-mode extras).
 bool same_shape_as_first_input(const Node& node, Graph& graph) {

@@ -3,8 +3,11 @@
 // (ops/onnx_shape_fns.cpp for ONNX, the fusion passes for the vx.* ops they create, custom ops
 // through the API); the shape-inference pass (passes/shape_inference.h) walks a graph with it.
 #pragma once
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/graph.h"
 
@@ -26,5 +29,9 @@ const ShapeFn* find_shape_fn(const std::string& op, const std::string& domain = 
 
 // Output 0 gets input 0's shape and dtype (unary ops; defined with the ONNX shape functions).
 bool same_shape_as_first_input(const Node& node, Graph& graph);
+
+// The integer values of the node's input i (nullopt when it is absent or computed at run time;
+// defined with the ONNX shape functions).
+std::optional<std::vector<int64_t>> constant_ints(const Node& node, const Graph& graph, size_t i);
 
 }  // namespace vx

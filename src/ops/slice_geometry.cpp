@@ -4,9 +4,20 @@
 #include <limits>
 
 #include "core/error.h"
+#include "ops/shape_fn.h"
 #include "ops/shape_rules.h"
 
 namespace vx {
+
+std::optional<SliceOperands> constant_slice_operands(const Node& node, const Graph& graph) {
+  if (node.input(1) == kNoValue)
+    return SliceOperands{node.attrs.get_ints("starts"), node.attrs.get_ints("ends"), node.attrs.get_ints("axes"), {}};
+  const auto starts = constant_ints(node, graph, 1), ends = constant_ints(node, graph, 2);
+  const auto axes = constant_ints(node, graph, 3), steps = constant_ints(node, graph, 4);
+  if (!starts || !ends || (node.input(3) != kNoValue && !axes) || (node.input(4) != kNoValue && !steps))
+    return std::nullopt;
+  return SliceOperands{*starts, *ends, axes.value_or(std::vector<int64_t>{}), steps.value_or(std::vector<int64_t>{})};
+}
 
 std::vector<SliceAxis> slice_geometry(const std::vector<int64_t>& dims, SliceOperands o, const std::string& what) {
   VX_CHECK(o.starts.size() == o.ends.size(), InvalidArgument, what, ": ", o.starts.size(), " starts but ",

@@ -4,8 +4,11 @@
 // CPU reference kernel and the Vulkan kernel so they never disagree.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/graph.h"
 
 namespace vx {
 
@@ -16,6 +19,10 @@ struct SliceOperands {
 struct SliceAxis {
   int64_t start = 0, step = 1, count = 0;
 };
+
+// A Slice node's operands where they are known before it runs: its inputs when they are constants
+// (opset 10+), or its attributes (opset 1); nullopt when an input is computed at run time.
+std::optional<SliceOperands> constant_slice_operands(const Node& node, const Graph& graph);
 
 // One entry per input axis (unsliced axes: start 0, step 1, count = the extent). InvalidArgument
 // naming `what` for operands of different lengths, a repeated or out-of-range axis, or a step of 0.

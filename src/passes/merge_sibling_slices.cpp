@@ -11,17 +11,6 @@ namespace vx {
 
 namespace {
 
-// An int64 / int32 constant's values, else nullopt.
-std::optional<std::vector<int64_t>> constant_ints(const Graph& g, ValueId id) {
-  if (id == kNoValue || !g.value(id).is_constant()) return std::nullopt;
-  const Tensor& t = g.value(id).constant;
-  std::vector<int64_t> v(size_t(t.numel()));
-  if (t.dtype() == DType::i64) std::copy(t.data<int64_t>(), t.data<int64_t>() + t.numel(), v.begin());
-  else if (t.dtype() == DType::i32) std::copy(t.data<int32_t>(), t.data<int32_t>() + t.numel(), v.begin());
-  else return std::nullopt;
-  return v;
-}
-
 struct Cut {
   int node = -1;
   int64_t axis = 0, start = 0, count = 0;
@@ -30,18 +19,11 @@ struct Cut {
 // The one axis a Slice of `dims` cuts (step 1, constant operands), else nullopt; a Slice that
 // cuts nothing is no cut.
 std::optional<Cut> cut_of(const Graph& g, const Node& n, const std::vector<int64_t>& dims) {
-  SliceOperands o;
-  if (n.inputs.size() > 1) {
-    const auto starts = constant_ints(g, n.input(1)), ends = constant_ints(g, n.input(2));
-    const auto axes = constant_ints(g, n.input(3)), steps = constant_ints(g, n.input(4));
-    if (!starts || !ends || (n.input(3) != kNoValue && !axes) || (n.input(4) != kNoValue && !steps)) return std::nullopt;
-    o = {*starts, *ends, axes.value_or(std::vector<int64_t>{}), steps.value_or(std::vector<int64_t>{})};
-  } else {
-    o = {n.attrs.get_ints("starts"), n.attrs.get_ints("ends"), n.attrs.get_ints("axes"), {}};
-  }
+  std::optional<SliceOperands> o = constant_slice_operands(n, g);
+  if (!o) return std::nullopt;
   std::vector<SliceAxis> geometry;
   try {
-    geometry = slice_geometry(dims, std::move(o), n.name);
+    geometry = slice_geometry(dims, std::move(*o), n.name);
   } catch (const Error&) {
     return std::nullopt;  // the node's own error, when it runs
   }
