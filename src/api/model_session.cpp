@@ -1,6 +1,5 @@
 #include "api/model_session.h"
 
-#include <algorithm>
 #include <optional>
 
 #include "session/device_model_runner.h"
@@ -43,8 +42,7 @@ class DeviceModelSession final : public ModelSession {
     // Where an input's shape is open the runners get the imported graph and optimise it once per
     // input shape (DeviceModelRunner), as `volvox run` and `volvox bench` do; else the graph
     // optimised here.
-    const auto open = [&](ValueId id) { return !graph_.value(id).shape.is_known(); };
-    if (std::any_of(graph_.inputs.begin(), graph_.inputs.end(), open)) imported_ = graph_;
+    if (has_open_input(graph_)) imported_ = graph_;
     // The graph as the runners optimise it, for graph() (names and order of inputs and outputs).
     device_->optimize(graph_);
   }

@@ -31,9 +31,13 @@ DeviceModelRunner::DeviceModelRunner(std::shared_ptr<const runtime::ComputeDevic
   VX_CHECK(device_ != nullptr, InvalidArgument, "null device");
   graph_.validate();
   if (!options_.optimize) return;
-  const auto open = [&](ValueId id) { return !graph_.value(id).shape.is_known(); };
-  if (std::any_of(graph_.inputs.begin(), graph_.inputs.end(), open)) imported_ = graph_;
+  if (has_open_input(graph_)) imported_ = graph_;
   device_->optimize(graph_);
+}
+
+bool has_open_input(const Graph& graph) {
+  return std::any_of(graph.inputs.begin(), graph.inputs.end(),
+                     [&](ValueId id) { return !graph.value(id).shape.is_known(); });
 }
 
 // The imported graph with these input shapes declared, through the device's passes.

@@ -41,6 +41,10 @@ std::unique_ptr<runtime::ScheduledExecutable> make_executable(const std::shared_
                                                               const runtime::ExecutableOptions& options = {},
                                                               const std::vector<Tensor>* sample_inputs = nullptr);
 
+// Whether an input of `graph` leaves a dimension open: a runner then keeps the imported graph and
+// runs the device's passes again for each input shape (DeviceModelRunner::graph()).
+bool has_open_input(const Graph& graph);
+
 class DeviceModelRunner {
  public:
   DeviceModelRunner(std::shared_ptr<const runtime::ComputeDevice> device, Graph graph,
