@@ -284,7 +284,9 @@ TEST(Plan, InPlaceOutputsShareTheirInputsBufferWhereNothingReadsItLater) {
   // One slot holds a, b, c and e: it lives until e's reader, step 5.
   for (const ArenaSlot& slot : p.arena_slots) {
     for (ValueId shared : {b, c, e}) EXPECT_NE(slot.value, shared);
-    if (slot.value == a) EXPECT_EQ(slot.last_step, 5);
+    if (slot.value == a) {
+      EXPECT_EQ(slot.last_step, 5);
+    }
   }
   // Run it: the same values as every value in its own allocation.
   cpu::CpuOptions options;
