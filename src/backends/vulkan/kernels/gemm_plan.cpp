@@ -149,13 +149,14 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   if (d.m <= 0 || d.n <= 0) decline(info, "empty product");
   if (d.post_ops.size() > kMaxPostOps) decline(info, d.post_ops.size(), " post-ops (the GEMM takes ", kMaxPostOps, ")");
   const int64_t vec = storage == DeviceType::f16 ? 8 : 4;  // elements per 16 bytes
-  auto aligned = [&](std::initializer_list<int64_t> values) {
+  auto aligned = [](int64_t width, std::initializer_list<int64_t> values) {
     for (int64_t v : values)
-      if (v % vec != 0) return false;
+      if (v % width != 0) return false;
     return true;
   };
-  const bool a_vec = d.sak == 1 && aligned({d.sam, d.a_base, d.a_z1, d.a_z0, d.k});
-  const bool b_vec = !d.b_im2col && !d.b_int8 && d.sbn == 1 && aligned({d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
+  const bool a_vec = d.sak == 1 && aligned(vec, {d.sam, d.a_base, d.a_z1, d.a_z0, d.k});
+  const bool b_rows = !d.b_im2col && !d.b_int8 && d.sbn == 1;  // B's rows are N-contiguous elements
+  const bool b_vec = b_rows && aligned(vec, {d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
   GemmLayout layout;
   layout.a_vec = a_vec;
   layout.b_vec = b_vec;
@@ -163,6 +164,10 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   layout.batches = d.z1_count * d.z0_count;
   const GemmKernel kernel = choose_gemm_kernel(info, storage, d.m, d.n, d.k, layout);
   const KernelShape shape = kernel_shape(kernel);
+  // Failing 16-byte loads, the 64 x 64 kernel loads B 8 bytes at a time where it can: at fp16 a
+  // 14 x 14 image's 196 pixels are a multiple of 4, not 8 (MobileNetV3's and ResNet-50's 1x1 layers).
+  const bool b_half_vec = !b_vec && b_rows && kernel == GemmKernel::tiled &&
+                          aligned(vec / 2, {d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
   const int64_t groups_x = (d.n + shape.tile_n - 1) / shape.tile_n, groups_y = (d.m + shape.tile_m - 1) / shape.tile_m;
   if (groups_x > kMaxGroups || groups_y > kMaxGroups || d.z0_count > kMaxGroups)
     decline(info, "product of ", d.m, " x ", d.n, " in ", d.z1_count * d.z0_count, " batches exceeds the dispatch limits");
@@ -186,7 +191,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   spec.push_back(window.out[1]);
   spec.push_back(window.out[2]);
   spec.push_back(a_vec ? 1 : 0);
-  spec.push_back(b_vec ? 1 : 0);
+  spec.push_back(b_vec ? 1 : b_half_vec ? 2 : 0);
   add_post_op_constants(spec, 22, d.post_ops);  // shaders/gemm_io.glsl: POST_OPS_ID0
   // Batches per dispatch: whole z0 rows, as many z1 as fit the workgroup-count limit.
   const int64_t z1_per_dispatch = std::max<int64_t>(1, kMaxGroups / d.z0_count);
@@ -261,6 +266,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
   if (a_vec && kernel != GemmKernel::rows) variant += "+vecA";  // the rows kernel loads element by element
   if (b_vec && kernel != GemmKernel::rows) variant += "+vecB";
+  if (b_half_vec) variant += "+halfVecB";
   if (d.b_int8) variant += "+int8B";
   if (*shape.suffix) variant += std::string("@") + shape.suffix;
   return variant;

@@ -11,7 +11,7 @@
 // each unconditionally (indices clamped, values selected after the load): on the H200 a K step of
 // a lone workgroup took 2.1 us without this and 1.5 us with it; steps of 64 were slower per K
 // (bench/onnx/results/vulkan_gemm_h200_2026-12-04/). 16-byte loads where the layout allows
-// (A_VEC / B_VEC).
+// (A_VEC / B_VEC), else 8-byte loads of B where it allows those (B_VEC 2).
 #include "element_types.glsl"
 #include "gemm_io.glsl"
 
@@ -30,8 +30,11 @@ shared vec4 s_b[BK][BN / 4 + 1];  // s_b[k][n / 4][n % 4]
 #define B_PER (BK * BN / 256)
 #define A_WORDS ((BM * BK / VEC + 255) / 256)
 #define B_WORDS ((BK * BN / VEC + 255) / 256)
+#define HVEC (VEC / 2)
+#define B_HALF_WORDS ((BK * BN / HVEC + 255) / 256)
 float ra[A_PER], rb[B_PER];
 uvec4 wa[A_WORDS], wb[B_WORDS];
+uvec2 wb_half[B_HALF_WORDS];
 
 void load_tiles(int lid, BatchOffsets off, int m0, int n0, int k0, int k_end, ivec3 origin) {
   if (A_VEC != 0) {
@@ -50,12 +53,19 @@ void load_tiles(int lid, BatchOffsets off, int m0, int n0, int k0, int k_end, iv
       ra[e] = gm < p.M && gk < k_end ? v : 0.0;
     }
   }
-  if (B_VEC != 0) {
+  if (B_VEC == 1) {
     [[unroll]] for (int e = 0; e < B_WORDS; ++e) {
       int idx = lid + 256 * e, kk = idx / (BN / VEC), nn = (idx % (BN / VEC)) * VEC, gk = k0 + kk, gn = n0 + nn;
       bool inside = idx < BK * BN / VEC && gk < k_end && gn < p.N;
       uvec4 w = b_vec[(off.b + min(gk, k_end - 1) * p.sbk + min(gn, p.N - VEC)) / VEC];
       wb[e] = inside ? w : uvec4(0);
+    }
+  } else if (B_VEC == 2) {
+    [[unroll]] for (int e = 0; e < B_HALF_WORDS; ++e) {
+      int idx = lid + 256 * e, kk = idx / (BN / HVEC), nn = (idx % (BN / HVEC)) * HVEC, gk = k0 + kk, gn = n0 + nn;
+      bool inside = idx < BK * BN / HVEC && gk < k_end && gn < p.N;
+      uvec2 w = b_half_vec[(off.b + min(gk, k_end - 1) * p.sbk + min(gn, p.N - HVEC)) / HVEC];
+      wb_half[e] = inside ? w : uvec2(0);
     }
   } else if (B_MODE == 1) {
     // This thread's column n0 + lid % BN of the im2col matrix (origin), rows lid / BN + 4 e.
@@ -93,13 +103,21 @@ void store_tiles(int lid) {
       s_a[kk][mm / 4][mm % 4] = ra[e];
     }
   }
-  if (B_VEC != 0) {
+  if (B_VEC == 1) {
     [[unroll]] for (int e = 0; e < B_WORDS; ++e) {
       int idx = lid + 256 * e, kk = idx / (BN / VEC), nn = (idx % (BN / VEC)) * VEC;
       if (idx >= BK * BN / VEC) break;
       float v[VEC];
       unpack_vec(wb[e], v);
       [[unroll]] for (int i = 0; i < VEC; ++i) s_b[kk][(nn + i) / 4][(nn + i) % 4] = v[i];
+    }
+  } else if (B_VEC == 2) {
+    [[unroll]] for (int e = 0; e < B_HALF_WORDS; ++e) {
+      int idx = lid + 256 * e, kk = idx / (BN / HVEC), nn = (idx % (BN / HVEC)) * HVEC;
+      if (idx >= BK * BN / HVEC) break;
+      float v[HVEC];
+      unpack_half_vec(wb_half[e], v);
+      [[unroll]] for (int i = 0; i < HVEC; ++i) s_b[kk][(nn + i) / 4][(nn + i) % 4] = v[i];
     }
   } else if (B_MODE == 1) {
     [[unroll]] for (int e = 0; e < B_PER; ++e) {

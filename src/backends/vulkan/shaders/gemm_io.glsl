@@ -48,6 +48,8 @@ layout(constant_id = 19) const int OX = 1;
 // 16-byte loads (VEC elements): A_VEC when A's rows are K-contiguous (sak 1) and every row start
 // and K are multiples of VEC; B_VEC when B's rows are N-contiguous (sbn 1, B_MODE 0) and every
 // row start and N are multiples of VEC. Tiles then stage whole vectors (never straddling K / N).
+// B_VEC 2 (gemm.comp only): 8-byte loads of VEC / 2 values where B's row starts and N are
+// multiples of VEC / 2 only (fp16 at 14 x 14 pixels: N 196).
 layout(constant_id = 20) const int A_VEC = 0;
 layout(constant_id = 21) const int B_VEC = 0;
 #define POST_OPS_ID0 22  // ids 22 .. 34: vx.FusedConv's post-ops, after the activation
@@ -75,6 +77,7 @@ layout(std430, binding = 0) readonly buffer BufA { elem_t a_data[]; };
 layout(std430, binding = 1) readonly buffer BufB { elem_t b_data[]; };
 layout(std430, binding = 0) readonly buffer BufAVec { uvec4 a_vec[]; };  // 16-byte views of A and B
 layout(std430, binding = 1) readonly buffer BufBVec { uvec4 b_vec[]; };
+layout(std430, binding = 1) readonly buffer BufBHalfVec { uvec2 b_half_vec[]; };  // B_VEC 2
 layout(std430, binding = 1) readonly buffer BufBInt8 { uint b_u32[]; };  // B_MODE 2: 4 int8 per word
 layout(std430, binding = 2) readonly buffer BufC { elem_t c_data[]; };
 layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
@@ -150,6 +153,15 @@ void unpack_vec(uvec4 u, out float v[VEC]) {
   v[0] = h0.x; v[1] = h0.y; v[2] = h1.x; v[3] = h1.y; v[4] = h2.x; v[5] = h2.y; v[6] = h3.x; v[7] = h3.y;
 #else
   v[0] = uintBitsToFloat(u.x); v[1] = uintBitsToFloat(u.y); v[2] = uintBitsToFloat(u.z); v[3] = uintBitsToFloat(u.w);
+#endif
+}
+// VEC / 2 consecutive values from 8 bytes.
+void unpack_half_vec(uvec2 u, out float v[VEC / 2]) {
+#if TX == 1
+  vec2 h0 = unpackHalf2x16(u.x), h1 = unpackHalf2x16(u.y);
+  v[0] = h0.x; v[1] = h0.y; v[2] = h1.x; v[3] = h1.y;
+#else
+  v[0] = uintBitsToFloat(u.x); v[1] = uintBitsToFloat(u.y);
 #endif
 }
 // A(m, k .. k + VEC) (A_VEC; k a multiple of VEC) and B(k, n .. n + VEC) (B_VEC).
