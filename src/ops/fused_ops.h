@@ -27,6 +27,15 @@
 //     attrs:   as vx.FusedConv with pool = 0 and upsample_concat = 0; relu (then the post-ops) apply
 //              after adding R
 //
+//   vx.Excite  (kExcite; passes/fuse_squeeze_excite.h)   Y = X * E (+ R): the excitation half of a
+//   squeeze-and-excitation block (its squeeze, the GlobalAveragePool giving P, stays a node)
+//     E = post_ops(relu?(Conv1x1(H, W2) + B2)),  H = squeeze_relu?(Conv1x1(P, W1) + B1)
+//     inputs:  X [N, C, spatial...], P [N, C, 1...], W1 [R, C, 1...], B1 [R] (optional),
+//              W2 [C, R, 1...], B2 [C] (optional), R (optional, X's shape: a residual added last)
+//     attrs:   squeeze_relu int 0/1; relu int 0/1 and post_ops, post_alpha, post_beta (as
+//              vx.FusedConv's) after W2
+//     output:  Y, X's shape
+//
 // The ONNX fusion passes (fuse_matmul_bias_act, gemm_as_fused_matmul, fuse_attention,
 // fuse_layer_norm, fuse_gelu, quantize_weights_int8) create:
 //
@@ -67,6 +76,7 @@ inline constexpr const char* kMatMulInt8W = "vx.MatMulInt8W";
 inline constexpr const char* kAttention = "vx.Attention";
 inline constexpr const char* kLayerNorm = "vx.LayerNorm";
 inline constexpr const char* kGelu = "vx.Gelu";
+inline constexpr const char* kExcite = "vx.Excite";
 
 // vx.Attention's "qkv_layout" / "out_layout" attribute `attr`: true for "bshd" ([..., S, H, D]),
 // false for "bhsd" (the default); InvalidArgument naming the node for anything else

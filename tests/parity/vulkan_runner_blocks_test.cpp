@@ -71,7 +71,7 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
   const std::vector<Tensor> got = runner.run(feeds);
   const std::set<std::string> mine = {"MatMul", "Gemm", kFusedMatMul, "Conv", kFusedConv, kFusedConvResidual,
                                       "MaxPool", "GlobalAveragePool", "BatchNormalization", "LayerNormalization",
-                                      "Split", "Slice"};
+                                      "Split", "Slice", kExcite};
   for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
     if (mine.count(p.op)) {
       EXPECT_FALSE(p.on_host) << what << ": " << p.node << " (" << p.op << ") on the CPU: " << p.reason;
@@ -164,6 +164,74 @@ TEST_P(VulkanRunnerBlocks, PackedQkvCutByOneSplit) {
   EXPECT_EQ(test::count_ops(optimized, "Slice"), 0);
   EXPECT_EQ(test::count_ops(optimized, "Split"), 1);
   check_network(ctx(), b.g, {test::random_tensor(Shape{t, 1, d}, 46)}, GetParam(), false, "packed QKV");
+}
+
+// Squeeze-and-excitation blocks as MobileNetV3 and PaddleOCR export them: GlobalAveragePool, 1x1
+// Conv + Relu, 1x1 Conv + HardSigmoid (or Sigmoid), Mul with the block's input (either operand
+// order), PaddleOCR's residual Add after it. Each becomes one vx.Excite (passes/fuse_squeeze_excite.h):
+// a small one computing the squeeze in every workgroup (20 x 6 products), a large one in two
+// passes (136 x 40), at odd pixel counts.
+TEST_P(VulkanRunnerBlocks, SqueezeExciteBlocksAsExcite) {
+  NetBuilder b;
+  ValueId x = b.g.add_value("image", DType::f32, Shape{2, 20, 9, 7});
+  b.g.inputs = {x};
+  Attributes hard_sigmoid;
+  hard_sigmoid.set("alpha", 0.2f);
+  hard_sigmoid.set("beta", 0.5f);
+  auto conv1x1 = [&](ValueId in, int64_t cin, int64_t cout) {
+    Attributes a;
+    a.set("kernel_shape", std::vector<int64_t>{1, 1});
+    return b.node("Conv", {in, b.constant(Shape{cout, cin, 1, 1}, 1.5f / std::sqrt(float(cin))), b.constant(Shape{cout})}, a);
+  };
+  auto se = [&](ValueId in, int64_t c, int64_t r, bool sigmoid, bool gate_first) {
+    const ValueId h = b.node("Relu", {conv1x1(b.node("GlobalAveragePool", {in}), c, r)});
+    const ValueId e = sigmoid ? b.node("Sigmoid", {conv1x1(h, r, c)}) : b.node("HardSigmoid", {conv1x1(h, r, c)}, hard_sigmoid);
+    return gate_first ? b.node("Mul", {e, in}) : b.node("Mul", {in, e});
+  };
+  ValueId y = b.node("Relu", {conv1x1(x, 20, 20)});
+  y = b.node("Add", {y, se(y, 20, 6, false, true)});  // PaddleOCR's RSE layer: X + X * E
+  y = b.node("Relu", {conv1x1(y, 20, 136)});
+  Attributes stride2;
+  stride2.set("kernel_shape", std::vector<int64_t>{3, 3});
+  stride2.set("strides", std::vector<int64_t>{2, 2});
+  stride2.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  stride2.set("group", int64_t(136));
+  y = b.node("Conv", {y, b.constant(Shape{136, 1, 3, 3}, 0.3f)}, stride2);  // 5 x 4 pixels
+  y = se(y, 136, 40, true, false);
+  b.g.outputs = {conv1x1(y, 136, 8)};
+  Graph optimized = b.g;
+  vk::optimize_for_vulkan(optimized);
+  EXPECT_EQ(test::count_ops(optimized, kExcite), 2);
+  EXPECT_EQ(test::count_ops(optimized, "Mul"), 0);
+  EXPECT_EQ(test::count_ops(optimized, "Add"), 0);
+  EXPECT_EQ(test::count_ops(optimized, "GlobalAveragePool"), 2);
+  check_network(ctx(), b.g, {test::random_tensor(Shape{2, 20, 9, 7}, 47)}, GetParam(), false, "SE blocks");
+}
+
+// One SE block without biases, E a ReLU, on X of `shape` squeezed to `squeezed` channels.
+void check_plain_squeeze_excite(const vk::VulkanContext& ctx, const Shape& shape, int64_t squeezed, Precision precision,
+                                const std::string& what) {
+  NetBuilder b;
+  ValueId x = b.g.add_value("image", DType::f32, shape);
+  b.g.inputs = {x};
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>{1, 1});
+  const float scale = 1.5f / std::sqrt(float(shape[1]));
+  const ValueId h = b.node("Conv", {b.node("GlobalAveragePool", {x}), b.constant(Shape{squeezed, shape[1], 1, 1}, scale)}, a);
+  const ValueId e = b.node("Relu", {b.node("Conv", {b.node("Relu", {h}), b.constant(Shape{shape[1], squeezed, 1, 1})}, a)});
+  b.g.outputs = {b.node("Mul", {x, e})};
+  Graph optimized = b.g;
+  vk::optimize_for_vulkan(optimized);
+  EXPECT_EQ(test::count_ops(optimized, kExcite), 1) << what;
+  check_network(ctx, b.g, {test::random_tensor(shape, 48)}, precision, false, what);
+}
+
+// A larger map (40 x 33 pixels: a workgroup scales at most 1024 values, so each channel takes two
+// workgroups, the second one partly filled); more channels than a workgroup's threads load at
+// once for a row of W1 (16 x 256: the rest in a loop).
+TEST_P(VulkanRunnerBlocks, SqueezeExciteOverManyPixelsOrChannels) {
+  check_plain_squeeze_excite(ctx(), Shape{1, 12, 40, 33}, 5, GetParam(), "SE block, many pixels");
+  check_plain_squeeze_excite(ctx(), Shape{1, 4100, 1, 3}, 3, GetParam(), "SE block, many channels");
 }
 
 INSTANTIATE_TEST_SUITE_P(All, VulkanRunnerBlocks, ::testing::Values(Precision::fp32, Precision::fp16),

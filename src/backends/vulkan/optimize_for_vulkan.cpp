@@ -17,6 +17,7 @@
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul_bias_act.h"
 #include "passes/fuse_matmul_residual.h"
+#include "passes/fuse_squeeze_excite.h"
 #include "passes/fuse_upsample_concat_conv.h"
 #include "passes/gemm_as_fused_matmul.h"
 #include "passes/merge_sibling_slices.h"
@@ -46,6 +47,7 @@ void optimize_for_vulkan(Graph& graph) {
   // ...) into its epilogue (shaders/post_ops.glsl): MobileNet-style networks run one dispatch a
   // layer instead of two to four.
   g = fuse_conv_post_ops(std::move(g), kMaxPostOps);
+  g = fuse_squeeze_excite(std::move(g));  // after the two above: its 1x1 convs are vx.FusedConv by then
   // The transformer fusions, in the CPU path's order (optimize_onnx.cpp): each fused op has a
   // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.
   g = fuse_gelu(std::move(g));       // before the MatMul fusion, which takes vx.Gelu as its activation
