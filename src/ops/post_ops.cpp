@@ -9,12 +9,14 @@
 namespace vx {
 namespace {
 
-constexpr std::array<std::pair<PostOpKind, const char*>, 6> kNames = {{{PostOpKind::linear, "linear"},
+constexpr std::array<std::pair<PostOpKind, const char*>, 8> kNames = {{{PostOpKind::linear, "linear"},
                                                                       {PostOpKind::clip, "clip"},
                                                                       {PostOpKind::relu, "relu"},
                                                                       {PostOpKind::hard_swish, "hard_swish"},
                                                                       {PostOpKind::logistic, "logistic"},
-                                                                      {PostOpKind::tanh, "tanh"}}};
+                                                                      {PostOpKind::tanh, "tanh"},
+                                                                      {PostOpKind::log, "log"},
+                                                                      {PostOpKind::exp, "exp"}}};
 
 }  // namespace
 
@@ -53,6 +55,8 @@ float apply_post_op(const PostOp& op, float x) {
     case PostOpKind::hard_swish: return x * std::min(std::max(x / 6.0f + 0.5f, 0.0f), 1.0f);
     case PostOpKind::logistic: return 1.0f / (1.0f + std::exp(-x));
     case PostOpKind::tanh: return std::tanh(x);
+    case PostOpKind::log: return std::log(x);
+    case PostOpKind::exp: return std::exp(x);
   }
   return x;
 }

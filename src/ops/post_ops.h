@@ -8,6 +8,8 @@
 //   hard_swish  x * min(max(x / 6 + 1/2, 0), 1)
 //   logistic    1 / (1 + exp(-x))
 //   tanh        tanh(x)
+//   log         log(x)
+//   exp         exp(x)
 // These are the steps oneDNN 2.6 has as eltwise post-ops with the same meaning; HardSigmoid is
 // linear then clip(0, 1).
 #pragma once
@@ -18,7 +20,7 @@
 
 namespace vx {
 
-enum class PostOpKind { linear, clip, relu, hard_swish, logistic, tanh };
+enum class PostOpKind { linear, clip, relu, hard_swish, logistic, tanh, log, exp };
 
 struct PostOp {
   PostOpKind kind = PostOpKind::linear;

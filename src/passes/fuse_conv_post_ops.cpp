@@ -1,99 +1,14 @@
 #include "passes/fuse_conv_post_ops.h"
 
-#include <limits>
-#include <optional>
-
 #include "ops/fused_ops.h"
 #include "ops/post_ops.h"
 #include "passes/fuse_pattern_util.h"
+#include "passes/post_op_steps.h"
 
 namespace vx {
-namespace {
-
-using namespace pattern;
-
-constexpr float kUnbounded = std::numeric_limits<float>::max();
-
-// A one-element f32 constant that does not raise the rank of a value of rank `rank` by broadcasting.
-std::optional<float> scalar_operand(const Graph& g, ValueId id, size_t rank) {
-  if (id == kNoValue || !g.value(id).is_constant()) return std::nullopt;
-  const Tensor& t = g.value(id).constant;
-  if (t.dtype() != DType::f32 || t.numel() != 1 || t.rank() > rank) return std::nullopt;
-  return t.data<float>()[0];
-}
-
-// Clip's bounds: constant inputs (opset 11+; absent = unbounded) or attributes.
-std::optional<PostOp> clip_step(const Graph& g, const Node& clip, size_t rank) {
-  PostOp op{PostOpKind::clip, -kUnbounded, kUnbounded};
-  if (clip.inputs.size() <= 1) {
-    op.alpha = clip.attrs.get_float("min", -kUnbounded);
-    op.beta = clip.attrs.get_float("max", kUnbounded);
-    return op;
-  }
-  for (size_t i : {size_t(1), size_t(2)}) {
-    if (clip.input(i) == kNoValue) continue;
-    const std::optional<float> v = scalar_operand(g, clip.input(i), rank);
-    if (!v) return std::nullopt;
-    (i == 1 ? op.alpha : op.beta) = *v;
-  }
-  return op;
-}
-
-// The steps that `n` applies to `x`, or nothing when it is not such a unary map of x.
-std::optional<std::vector<PostOp>> steps_of(const Graph& g, const Node& n, ValueId x, size_t rank) {
-  if (!n.domain.empty() || n.outputs.size() != 1 || n.input(0) == kNoValue) return std::nullopt;
-  if (n.op == "Relu") return std::vector<PostOp>{{PostOpKind::relu, 0.0f, 0.0f}};
-  if (n.op == "LeakyRelu") return std::vector<PostOp>{{PostOpKind::relu, n.attrs.get_float("alpha", 0.01f), 0.0f}};
-  if (n.op == "HardSwish") return std::vector<PostOp>{{PostOpKind::hard_swish, 0.0f, 0.0f}};
-  if (n.op == "Sigmoid") return std::vector<PostOp>{{PostOpKind::logistic, 0.0f, 0.0f}};
-  if (n.op == "Tanh") return std::vector<PostOp>{{PostOpKind::tanh, 0.0f, 0.0f}};
-  if (n.op == "HardSigmoid")
-    return std::vector<PostOp>{{PostOpKind::linear, n.attrs.get_float("alpha", 0.2f), n.attrs.get_float("beta", 0.5f)},
-                               {PostOpKind::clip, 0.0f, 1.0f}};
-  if (n.op == "Clip") {
-    if (n.input(0) != x) return std::nullopt;
-    const std::optional<PostOp> op = clip_step(g, n, rank);
-    if (!op) return std::nullopt;
-    return std::vector<PostOp>{*op};
-  }
-  if ((n.op != "Mul" && n.op != "Div" && n.op != "Add" && n.op != "Sub" && n.op != "Max" && n.op != "Min") ||
-      n.inputs.size() != 2)
-    return std::nullopt;
-  const bool x_first = n.inputs[0] == x;
-  if (n.inputs[x_first ? 0 : 1] != x) return std::nullopt;
-  const std::optional<float> c = scalar_operand(g, n.inputs[x_first ? 1 : 0], rank);
-  if (!c) return std::nullopt;
-  if (n.op == "Max") return std::vector<PostOp>{{PostOpKind::clip, *c, kUnbounded}};  // tf2onnx's lower bounds
-  if (n.op == "Min") return std::vector<PostOp>{{PostOpKind::clip, -kUnbounded, *c}};
-  PostOp op{PostOpKind::linear, 1.0f, 0.0f};
-  if (n.op == "Mul") {
-    op.alpha = *c;
-  } else if (n.op == "Div") {
-    if (!x_first || *c == 0.0f) return std::nullopt;
-    op.alpha = 1.0f / *c;
-  } else if (n.op == "Add") {
-    op.beta = *c;
-  } else {
-    op = x_first ? PostOp{PostOpKind::linear, 1.0f, -*c} : PostOp{PostOpKind::linear, -1.0f, *c};
-  }
-  return std::vector<PostOp>{op};
-}
-
-// Appends `step`, merging a scale-and-shift into a preceding one.
-void append(std::vector<PostOp>& ops, const PostOp& step) {
-  if (step.kind == PostOpKind::linear && !ops.empty() && ops.back().kind == PostOpKind::linear) {
-    PostOp& last = ops.back();  // (a x + b) * c + d
-    last.beta = last.beta * step.alpha + step.beta;
-    last.alpha *= step.alpha;
-    return;
-  }
-  ops.push_back(step);
-}
-
-}  // namespace
 
 Graph fuse_conv_post_ops(Graph graph, size_t max_steps) {
-  Index ix(graph);
+  pattern::Index ix(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& conv = graph.nodes[i];
     if ((conv.op != kFusedConv && conv.op != kFusedConvResidual) || conv.outputs.size() != 1 ||
@@ -107,10 +22,10 @@ Graph fuse_conv_post_ops(Graph graph, size_t max_steps) {
     while (has_single_private_consumer(graph, ix.consumers, y)) {
       const int reader = ix.consumers[size_t(y)][0];
       if (ix.taken[size_t(reader)]) break;
-      const std::optional<std::vector<PostOp>> steps = steps_of(graph, graph.nodes[size_t(reader)], y, rank);
+      const std::optional<std::vector<PostOp>> steps = post_op_steps(graph, graph.nodes[size_t(reader)], y, rank);
       if (!steps) break;
       std::vector<PostOp> longer = ops;
-      for (const PostOp& step : *steps) append(longer, step);
+      for (const PostOp& step : *steps) append_post_op(longer, step);
       if (longer.size() > max_steps) break;
       ops = std::move(longer);
       ix.taken[size_t(reader)] = true;

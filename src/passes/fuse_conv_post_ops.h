@@ -1,8 +1,7 @@
 // Conv + elementwise chain -> one vx.FusedConv with post-ops (ops/post_ops.h): the unary steps that
-// alone read a vx.FusedConv's (or vx.FusedConvResidual's) output, one after another — Relu,
-// LeakyRelu, Clip with constant bounds, HardSigmoid, HardSwish, Sigmoid, Tanh, Mul / Div / Add /
-// Sub by a one-element f32 constant, and Max / Min with one (a clip: tf2onnx writes Max(x, c)) —
-// move into the conv's post_ops, consecutive scale-and-shifts merged into one. Convolutions with a fused 2x2 pool are left alone (the steps would run before
+// alone read a vx.FusedConv's (or vx.FusedConvResidual's) output, one after another (the nodes
+// passes/post_op_steps.h names) move into the conv's post_ops, consecutive scale-and-shifts merged
+// into one. Convolutions with a fused 2x2 pool are left alone (the steps would run before
 // the pool). oneDNN runs the steps inside the convolution on the CPU, the conv kernels' epilogue
 // on Vulkan (shaders/post_ops.glsl, at most four steps).
 #pragma once

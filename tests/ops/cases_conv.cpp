@@ -250,7 +250,8 @@ VX_OP_CASES(conv) {
   std::vector<Variant> chains;
   for (const PostOpChain& c : {PostOpChain{"hard_swish_linear", {"hard_swish", "linear"}, {0.0f, 0.9f}, {0.0f, -0.2f}},
                                PostOpChain{"hard_sigmoid", {"linear", "clip"}, {0.2f, 0.0f}, {0.5f, 1.0f}},
-                               PostOpChain{"leaky_logistic_tanh", {"relu", "logistic", "tanh"}, {0.1f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}}})
+                               PostOpChain{"leaky_logistic_tanh", {"relu", "logistic", "tanh"}, {0.1f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}},
+                               PostOpChain{"exp_log_linear", {"exp", "log", "linear"}, {0.0f, 0.0f, -0.5f}, {0.0f, 0.0f, 0.25f}}})
     chains.push_back({c.name, [c](OpCase& v) {
                         v.attr("post_ops", c.ops).attr("post_alpha", c.alpha).attr("post_beta", c.beta);
                       }});
@@ -356,6 +357,39 @@ VX_OP_CASES(conv) {
                                  set_q(v);
                                }});
   }
+  // vx.Excite (passes/fuse_squeeze_excite.h): E from P through two 1x1 layers, X scaled by it (+ R).
+  // One pass (20 x 6 products) with HardSigmoid; two passes (136 x 40) with a residual and no biases;
+  // a map of more than 1024 pixels (two workgroups a channel); rank 3.
+  const Attribute hard_sigmoid_ops = std::vector<std::string>{"linear", "clip"};
+  cases.add(OpCase(kExcite, "blocks")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .attr("squeeze_relu", int64_t(1))
+                .variants({{"one_pass_hard_sigmoid",
+                            [=](OpCase& v) {
+                              v.with_inputs({f32({2, 20, 9, 7}), f32({2, 20, 1, 1}), f32({6, 20, 1, 1}, -0.4f, 0.4f).constant(),
+                                             f32({6}).constant(), f32({20, 6, 1, 1}, -0.4f, 0.4f).constant(), f32({20}).constant()})
+                                  .attr("post_ops", hard_sigmoid_ops)
+                                  .attr("post_alpha", std::vector<float>{0.2f, 0.0f})
+                                  .attr("post_beta", std::vector<float>{0.5f, 1.0f})
+                                  .expect_variant(Backend::vulkan_f32, "one_pass");
+                            }},
+                           {"two_pass_residual_no_bias",
+                            [](OpCase& v) {
+                              v.with_inputs({f32({1, 136, 5, 4}), f32({1, 136, 1, 1}), f32({40, 136, 1, 1}, -0.1f, 0.1f).constant(),
+                                             omitted(), f32({136, 40, 1, 1}, -0.2f, 0.2f).constant(), omitted(), f32({1, 136, 5, 4})})
+                                  .attr("relu", int64_t(1))
+                                  .expect_variant(Backend::vulkan_f32, "two_pass");
+                            }},
+                           {"many_pixels_rank3",
+                            [](OpCase& v) {
+                              v.with_inputs({f32({1, 5, 1301}), f32({1, 5, 1}), f32({3, 5, 1}).constant(), f32({3}).constant(),
+                                             f32({5, 3, 1}).constant(), f32({5}).constant()})
+                                  .attr("post_ops", std::vector<std::string>{"logistic"})
+                                  .attr("post_alpha", std::vector<float>{0.0f})
+                                  .attr("post_beta", std::vector<float>{0.0f})
+                                  .expect_variant(Backend::vulkan_f32, "one_pass");
+                            }}}));
   cases.add(OpCase("ConvInteger", "geometries").opset(10).variants(std::move(integer_convs)).integers_only());
   // Requantisation rounds (acc + bias) * scale in fp32 on the device, in double on the CPU: they
   // could differ by one within fp32 rounding of a half, which these inputs do not produce.

@@ -97,6 +97,8 @@ dnnl::algorithm onednn_algorithm(PostOpKind kind) {
     case PostOpKind::hard_swish: return dnnl::algorithm::eltwise_hardswish;
     case PostOpKind::logistic: return dnnl::algorithm::eltwise_logistic;
     case PostOpKind::tanh: return dnnl::algorithm::eltwise_tanh;
+    case PostOpKind::log: return dnnl::algorithm::eltwise_log;
+    case PostOpKind::exp: return dnnl::algorithm::eltwise_exp;
   }
   return dnnl::algorithm::eltwise_linear;
 }
