@@ -36,6 +36,9 @@
 //              vx.FusedConv's) after W2
 //     output:  Y, X's shape
 //
+//   vx.ElementwiseChain  (kElementwiseChain; passes/fuse_elementwise_chains.h)   Y = post_ops(X)
+//     inputs:  X (float);  attrs: post_ops, post_alpha, post_beta (as vx.FusedConv's);  output: X's shape
+//
 // The ONNX fusion passes (fuse_matmul_bias_act, gemm_as_fused_matmul, fuse_attention,
 // fuse_layer_norm, fuse_gelu, quantize_weights_int8) create:
 //
@@ -77,6 +80,7 @@ inline constexpr const char* kAttention = "vx.Attention";
 inline constexpr const char* kLayerNorm = "vx.LayerNorm";
 inline constexpr const char* kGelu = "vx.Gelu";
 inline constexpr const char* kExcite = "vx.Excite";
+inline constexpr const char* kElementwiseChain = "vx.ElementwiseChain";
 
 // vx.Attention's "qkv_layout" / "out_layout" attribute `attr`: true for "bshd" ([..., S, H, D]),
 // false for "bhsd" (the default); InvalidArgument naming the node for anything else

@@ -81,5 +81,6 @@ VX_REGISTER_SHAPE_FN(matmul_int8w, kMatMulInt8W, matmul_like_shape);
 VX_REGISTER_SHAPE_FN(vx_gelu, kGelu, same_shape_as_first_input);
 VX_REGISTER_SHAPE_FN(vx_layer_norm, kLayerNorm, same_shape_as_first_input);
 VX_REGISTER_SHAPE_FN(vx_excite, kExcite, same_shape_as_first_input);
+VX_REGISTER_SHAPE_FN(vx_elementwise_chain, kElementwiseChain, same_shape_as_first_input);
 
 }  // namespace vx

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "ops/fused_ops.h"
 #include "ops/op_table.h"
 
 namespace vx::optable {
@@ -123,6 +124,18 @@ VX_OP_CASES(unary) {
                            {"k-1", [](OpCase& v) { v.in(f32({4, 6})).attr("k", int64_t(-1)); }},
                            {"k9", [](OpCase& v) { v.in(f32({4, 6})).attr("k", int64_t(9)); }},
                            {"int32", [](OpCase& v) { v.in(f32({5, 3})).attr("dtype", int64_t(6)); }}}));
+
+  // vx.ElementwiseChain (passes/fuse_elementwise_chains.h): a mel-spectrogram's Clip, Log and
+  // scale-and-shift; Exp, HardSwish and a LeakyRelu; four steps on a tensor of odd size.
+  auto chain = [](const char* name, std::vector<std::string> ops, std::vector<float> alpha, std::vector<float> beta) {
+    return Variant{name, [=](OpCase& v) { v.attr("post_ops", ops).attr("post_alpha", alpha).attr("post_beta", beta); }};
+  };
+  cases.add(OpCase(kElementwiseChain, "steps")
+                .in(f32({3, 37, 5}, -4, 4))
+                .variants({chain("clip_log_linear", {"clip", "log", "linear"}, {1e-10f, 0, 0.4342945f}, {3.4e38f, 0, -2.0f}),
+                           chain("exp_hard_swish_leaky", {"exp", "hard_swish", "relu"}, {0, 0, 0.1f}, {0, 0, 0}),
+                           chain("four_steps", {"linear", "logistic", "tanh", "clip"}, {2.0f, 0, 0, -0.5f}, {0.5f, 0, 0, 0.5f})})
+                .tol_f32({1e-5, 1e-6}));
 }
 
 }  // namespace vx::optable

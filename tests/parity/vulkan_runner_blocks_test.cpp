@@ -71,7 +71,7 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
   const std::vector<Tensor> got = runner.run(feeds);
   const std::set<std::string> mine = {"MatMul", "Gemm", kFusedMatMul, "Conv", kFusedConv, kFusedConvResidual,
                                       "MaxPool", "GlobalAveragePool", "BatchNormalization", "LayerNormalization",
-                                      "Split", "Slice", kExcite};
+                                      "Split", "Slice", kExcite, kElementwiseChain};
   for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
     if (mine.count(p.op)) {
       EXPECT_FALSE(p.on_host) << what << ": " << p.node << " (" << p.op << ") on the CPU: " << p.reason;
@@ -232,6 +232,28 @@ void check_plain_squeeze_excite(const vk::VulkanContext& ctx, const Shape& shape
 TEST_P(VulkanRunnerBlocks, SqueezeExciteOverManyPixelsOrChannels) {
   check_plain_squeeze_excite(ctx(), Shape{1, 12, 40, 33}, 5, GetParam(), "SE block, many pixels");
   check_plain_squeeze_excite(ctx(), Shape{1, 4100, 1, 3}, 3, GetParam(), "SE block, many channels");
+}
+
+// A mel-spectrogram's tail (openWakeWord's): the power spectrum's MatMul, then Clip, Log, Mul,
+// Div, Sub by constants: one vx.ElementwiseChain after the MatMul (passes/fuse_elementwise_chains.h).
+TEST_P(VulkanRunnerBlocks, ElementwiseTailAsOneChain) {
+  NetBuilder b;
+  ValueId x = b.g.add_value("spectrum", DType::f32, Shape{1, 1, 97, 40});
+  b.g.inputs = {x};
+  auto scalar = [&](float v) { return b.g.add_constant(cat("k", b.count++), Tensor::from<float>(Shape{}, {v})); };
+  // Positive mel weights: the power stays well above the clip, where Log is well conditioned at fp16.
+  const ValueId mel = b.g.add_constant("mel", test::random_tensor(Shape{40, 32}, b.seed++, 0.1f, 1.0f));
+  ValueId y = b.node("MatMul", {b.node("Mul", {x, x}), mel});
+  y = b.node("Clip", {y, scalar(1e-10f), kNoValue});
+  y = b.node("Log", {y});
+  y = b.node("Mul", {y, scalar(10.0f)});
+  y = b.node("Div", {y, scalar(2.302585f)});
+  b.g.outputs = {b.node("Sub", {y, scalar(-3.0f)})};
+  Graph optimized = b.g;
+  vk::optimize_for_vulkan(optimized);
+  EXPECT_EQ(test::count_ops(optimized, kElementwiseChain), 1);
+  EXPECT_EQ(test::count_ops(optimized, "Log"), 0);
+  check_network(ctx(), b.g, {test::random_tensor(Shape{1, 1, 97, 40}, 49)}, GetParam(), false, "elementwise tail");
 }
 
 INSTANTIATE_TEST_SUITE_P(All, VulkanRunnerBlocks, ::testing::Values(Precision::fp32, Precision::fp16),

@@ -12,6 +12,7 @@
 #include "passes/fuse_conv_post_ops.h"
 #include "passes/fuse_conv_relu_pool.h"
 #include "passes/fuse_conv_residual.h"
+#include "passes/fuse_elementwise_chains.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
@@ -62,6 +63,7 @@ void optimize_for_vulkan(Graph& graph) {
     g = gemm_as_fused_matmul(std::move(g));  // a Gemm brings its own bias; the MatMul fusion skips it
     g = fuse_matmul_residual(std::move(g));  // the residual Adds into the GEMM epilogue
   }
+  g = fuse_elementwise_chains(std::move(g), kMaxPostOps);  // what the fusions above left: one dispatch a chain
   g = merge_sibling_slices(std::move(g));  // a packed QKV cut by three Slices: one Split dispatch
   g = remove_dead_nodes(std::move(g));
   g.validate();
