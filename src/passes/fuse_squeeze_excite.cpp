@@ -35,7 +35,7 @@ int pointwise_conv(const Graph& g, const Index& ix, ValueId y) {
 Graph fuse_squeeze_excite(Graph graph) {
   Index ix(graph);
   const std::vector<Shape> shapes = inferred_shapes(graph);
-  auto shape = [&](ValueId v) { return shapes[size_t(v)]; };
+  auto shape = [&](ValueId v) -> const Shape& { return shapes[size_t(v)]; };
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& mul = graph.nodes[i];
     if (!is_op(mul, "Mul") || ix.taken[i] || mul.inputs.size() != 2 || mul.outputs.size() != 1) continue;

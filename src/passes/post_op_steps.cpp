@@ -88,5 +88,4 @@ void append_post_op(std::vector<PostOp>& ops, const PostOp& step) {
   ops.push_back(step);
 }
 
-
 }  // namespace vx

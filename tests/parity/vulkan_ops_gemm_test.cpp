@@ -1,6 +1,6 @@
 // The GEMM kernels of the Vulkan backend (src/backends/vulkan/kernels/gemm_plan.h) against the CPU
 // reference kernels (double accumulation): every SIMT kernel forced through VOLVOX_VK_GEMM (the 64 x 64
-// "tiled" one, the register-tiled "simt" ones at 128 x 64 and 128 x 128 tiles) at odd shapes (M, N,
+// "tiled" one and its 32 x 128 tile, the register-tiled "simt" ones at 128 x 64 and 128 x 128 tiles) at odd shapes (M, N,
 // K not multiples of 4 / 16, ragged tiles), batched and broadcast, transposed strides, 16-byte
 // loads on and off, split K on and off, im2col (Conv), and the fused epilogue (bias, ReLU, GELU
 // with erf and tanh, beta * C) through MatMul, Gemm, vx.FusedMatMul and vx.MatMulInt8W (int8 weights);
@@ -226,6 +226,8 @@ TEST_P(VulkanGemm, Tiled64HalfWidthLoadsOfB) {
 }
 TEST_P(VulkanGemm, SimtShapes) { check_shapes("simt", "@simt128x64"); }
 TEST_P(VulkanGemm, Tiled64Epilogues) { check_epilogues("tiled", "tiled"); }
+TEST_P(VulkanGemm, Tiled32x128Shapes) { check_shapes("tiled_m32", "@m32x128"); }
+TEST_P(VulkanGemm, Tiled32x128Epilogues) { check_epilogues("tiled_m32", "@m32x128"); }
 TEST_P(VulkanGemm, SimtEpilogues) { check_epilogues("simt", "@simt128x64"); }
 
 // Products with at least 128 tiles of 128 x 128 take the 128 x 128 SIMT tile: large shapes, run on
@@ -249,6 +251,12 @@ TEST_P(VulkanGemm, AutomaticChoice) {
   const bool tensor_cores = GetParam() == Precision::fp16 && ctx().coopmat_enabled();
   const bool big_shared = ctx().info().max_shared_memory >= 32768;
   check(matmul(test::random_tensor(Shape{5, 40}, 510), test::random_tensor(Shape{40, 33}, 511)), "auto 5x40x33", "tiled+vecA");
+  // At most 32 rows over >= 4096 columns: the 32 x 128 tile (a detection head's convolution).
+  check(matmul(test::random_tensor(Shape{24, 40}, 526), test::random_tensor(Shape{40, 4100}, 527)), "auto 24x40x4100",
+        "@m32x128");
+  const std::string narrow = check(matmul(test::random_tensor(Shape{33, 40}, 528), test::random_tensor(Shape{40, 4100}, 529)),
+                                   "auto 33x40x4100", "tiled+vecA");
+  EXPECT_EQ(narrow.find("@m32x128"), std::string::npos) << narrow;
   check(matmul(test::random_tensor(Shape{96, 64}, 514), test::random_tensor(Shape{64, 48}, 515)), "auto 96x64x48",
         "tiled+vecA+vecB");
   // One tile, K 640: min(384 workgroups, 640 / 64) = 10 splits of 64.

@@ -35,6 +35,9 @@ constexpr int64_t kMaxGroups = 65535;
 // product 1.3-2x slower there: one workgroup a tile then reads all the partials
 // (bench/onnx/results/vulkan_splitk_h200_2026-12-04/).
 constexpr int64_t kFewTiles = 128, kTargetGroups = 384, kMinChunk = 64, kMinSplitK = 256;
+// Products of at most kM32MaxM rows and at least kM32MinN columns (batches included) take the 32 x 128
+// tile of the 64 x 64 kernel's shader.
+constexpr int64_t kM32MaxM = 32, kM32MinN = 4096;
 // Products of at most this many rows and terms run on the rows kernel (shaders/gemm_rows.comp).
 constexpr int64_t kRowsMaxM = 4, kRowsMaxK = 1536;
 
@@ -69,6 +72,7 @@ struct KernelShape {
 KernelShape kernel_shape(GemmKernel kernel) {
   switch (kernel) {
     case GemmKernel::tiled: return {"gemm", "", false, 64, 64, "tiled", ""};
+    case GemmKernel::tiled_m32: return {"gemm", "m32", false, 32, 128, "tiled", "m32x128"};
     case GemmKernel::simt: return {"gemm_simt", "", false, 128, 128, "tiled", "simt128x128"};
     case GemmKernel::simt_n64: return {"gemm_simt", "n64", false, 128, 64, "tiled", "simt128x64"};
     case GemmKernel::coopmat: return {"gemm_coopmat", "", true, 64, 64, "coopmat", ""};
@@ -112,6 +116,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   const GemmKernel simt = tiles128 >= kFewTiles && shared >= 32768 ? GemmKernel::simt : GemmKernel::simt_n64;
   if (mode == "rows") return GemmKernel::rows;
   if (mode == "tiled") return GemmKernel::tiled;
+  if (mode == "tiled_m32") return GemmKernel::tiled_m32;
   if (mode == "simt") return simt;
   if (tensor_cores && mode == "coopmat") return GemmKernel::coopmat;
   if (tensor_cores && mode == "coopmat128") return GemmKernel::coopmat128;
@@ -131,7 +136,10 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   if (m <= kRowsMaxM && k <= kRowsMaxK && !layout.b_im2col) return GemmKernel::rows;
   const double macs = double(m) * double(n) * double(layout.batches) * double(k);  // in double: no overflow
   if (staged_fits && macs >= 0x1p26) return staged;
-  return m >= 1024 && simt == GemmKernel::simt ? simt : GemmKernel::tiled;
+  if (m >= 1024 && simt == GemmKernel::simt) return simt;
+  // At most 32 rows over many columns (a detection head's 3x3 conv of 24 outputs at 160 x 160
+  // pixels): the 32 x 128 tile, where the 64 x 64 one would compute rows past M for nothing.
+  return m <= kM32MaxM && n * layout.batches >= kM32MinN ? GemmKernel::tiled_m32 : GemmKernel::tiled;
 }
 
 void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::vector<PostOp>& ops) {
@@ -166,7 +174,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const KernelShape shape = kernel_shape(kernel);
   // Failing 16-byte loads, the 64 x 64 kernel loads B 8 bytes at a time where it can: at fp16 a
   // 14 x 14 image's 196 pixels are a multiple of 4, not 8 (MobileNetV3's and ResNet-50's 1x1 layers).
-  const bool b_half_vec = !b_vec && b_rows && kernel == GemmKernel::tiled &&
+  const bool b_half_vec = !b_vec && b_rows && (kernel == GemmKernel::tiled || kernel == GemmKernel::tiled_m32) &&
                           aligned(vec / 2, {d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
   const int64_t groups_x = (d.n + shape.tile_n - 1) / shape.tile_n, groups_y = (d.m + shape.tile_m - 1) / shape.tile_m;
   if (groups_x > kMaxGroups || groups_y > kMaxGroups || d.z0_count > kMaxGroups)

@@ -53,6 +53,7 @@ void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::
 // The GEMM kernels:
 //   tiled      gemm.{f32,f16}: 64 x 64 tiles, 4 x 4 outputs per thread, any precision and device;
 //   simt       gemm_simt.{f32,f16}: 128 x 128 tiles, 8 x 8 outputs per thread, double-buffered staging;
+//   tiled_m32  gemm.{f32,f16}_m32: the same kernel on 32 x 128 tiles (products of <= 32 rows);
 //   simt_n64   gemm_simt.{f32,f16}_n64: 128 x 64 tiles (products with few 128 x 128 tiles);
 //   coopmat    gemm_coopmat.f16: tensor cores, 64 x 64 tiles, any layout;
 //   coopmat128 gemm_coopmat.f16_large: 128 x 128 tiles;
@@ -64,10 +65,11 @@ void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::
 // VOLVOX_VK_GEMM chooses: "tiled" (the old 64 x 64 kernel everywhere: the baseline of
 // measurements), "simt" (simt / simt_n64 everywhere), "coopmat" | "coopmat128" | "staged" (where
 // the device has fp16 16x16x16 cooperative matrices and the storage is fp16; staged also needs B
-// to be no im2col matrix), "rows", or "auto" (the default): rows for M <= 4, K <= 1536 without im2col; staged
-// where it can run and the product has at least 2^26 multiply-adds (below, it loses to the 64 x 64
-// kernel with split K); else simt for M >= 1024 with >= 128 tiles of 128 x 128; else tiled.
-enum class GemmKernel { tiled, simt, simt_n64, coopmat, coopmat128, staged, staged_large, rows };
+// to be no im2col matrix), "rows", "tiled_m32", or "auto" (the default): rows for M <= 4, K <= 1536
+// without im2col; staged where it can run and the product has at least 2^26 multiply-adds (below,
+// it loses to the 64 x 64 kernel with split K); else simt for M >= 1024 with >= 128 tiles of 128 x
+// 128; else tiled_m32 for M <= 32 over >= 4096 columns; else tiled.
+enum class GemmKernel { tiled, tiled_m32, simt, simt_n64, coopmat, coopmat128, staged, staged_large, rows };
 struct GemmLayout {
   bool a_vec = false, b_vec = false;  // rows of A / B load as 16-byte vectors
   bool b_im2col = false;

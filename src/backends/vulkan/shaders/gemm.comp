@@ -2,10 +2,13 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
+// VARIANT f32_m32 -DTX=0 -DBM=32 -DBN=128
+// VARIANT f16_m32 -DTX=1 -DBM=32 -DBN=128
 // General tiled GEMM (see gemm_io.glsl for the operands): a workgroup of 256 threads computes a
-// 64 x 64 tile of Y; each thread accumulates a 4 x 4 register tile (rows 4 ty .. 4 ty + 3,
-// columns 4 tx .. 4 tx + 3), reading its 4 A and 4 B values per k as one vec4 each from shared
-// memory. fp32 accumulation in every precision.
+// BM x BN tile of Y, 64 x 64 (or 32 x 128 for products of at most 32 rows: a detection head's few
+// output channels over many pixels would leave most of a 64-row tile idle); each thread
+// accumulates a 4 x 4 register tile (rows 4 ty .. 4 ty + 3, columns 4 tx .. 4 tx + 3), reading its
+// 4 A and 4 B values per k as one vec4 each from shared memory. fp32 accumulation in every precision.
 // Per K step of 16 the A (64 x 16) and B (16 x 64) slices are staged in shared memory. The next
 // step's global loads are issued into registers before this step's FMAs (and stored after them),
 // each unconditionally (indices clamped, values selected after the load): on the H200 a K step of
@@ -15,8 +18,10 @@
 #include "element_types.glsl"
 #include "gemm_io.glsl"
 
+#ifndef BM
 #define BM 64
 #define BN 64
+#endif
 #define BK 16
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
@@ -134,7 +139,7 @@ void store_tiles(int lid) {
 }
 
 void main() {
-  const int lid = int(gl_LocalInvocationID.x), tx = lid % 16, ty = lid / 16;
+  const int lid = int(gl_LocalInvocationID.x), tx = lid % (BN / 4), ty = lid / (BN / 4);
   const int m0 = int(gl_WorkGroupID.y) * BM, n0 = int(gl_WorkGroupID.x) * BN;
   const BatchOffsets off = batch_offsets(int(gl_WorkGroupID.z) / p.splits);
   int k_begin, k_end;
