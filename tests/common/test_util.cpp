@@ -9,6 +9,8 @@
 #include <fstream>
 #include <random>
 
+#include "backends/cpu/eager_runner.h"
+
 namespace vx::test {
 
 std::optional<std::filesystem::path> shared_dir() {
@@ -110,6 +112,17 @@ double max_diff_over_peak(const Tensor& got, const Tensor& want) {
   double peak = 1e-6;
   for (int64_t i = 0; i < want.numel(); ++i) peak = std::max(peak, std::abs(want.get(i)));
   return max_abs_diff(got, want) / peak;
+}
+
+void expect_rewrite_keeps_results(const Graph& before, const Graph& after, const std::vector<Tensor>& feeds,
+                                  double max_over_peak) {
+  after.validate();
+  const std::vector<Tensor> want = run_graph_eager(before, feeds), got = run_graph_eager(after, feeds);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
+    EXPECT_LE(max_diff_over_peak(got[i], want[i]), max_over_peak) << "output " << i;
+  }
 }
 
 double psnr_db(const Tensor& reference, const Tensor& test) {

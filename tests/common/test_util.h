@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/graph.h"
 #include "core/tensor.h"
 
 namespace vx::test {
@@ -47,6 +48,11 @@ double max_abs_diff(const Tensor& a, const Tensor& b);
 // max_abs_diff over the peak |want| (at least 1e-6): how the fusion and layout tests compare a
 // rewritten graph's outputs with the original's.
 double max_diff_over_peak(const Tensor& got, const Tensor& want);
+// That a pass's rewrite `after` of the graph `before` computes what it did: both run eagerly on the
+// CPU kernels with `feeds`, every output of the same shape and within `max_over_peak` of the peak
+// (max_diff_over_peak; 0: identical).
+void expect_rewrite_keeps_results(const Graph& before, const Graph& after, const std::vector<Tensor>& feeds,
+                                  double max_over_peak);
 // Peak signal-to-noise ratio in dB of `test` against `reference`, peak = max |reference| (at least 1e-12).
 double psnr_db(const Tensor& reference, const Tensor& test);
 

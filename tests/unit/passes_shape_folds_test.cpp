@@ -3,7 +3,6 @@
 // declares its full shape, and a Transpose that moves only unit axes becomes a Reshape. The graph
 // after the pass computes what the graph before it does (run eagerly on the same CPU kernels: equal,
 // up to 1e-6 of the peak); graphs the pass cannot know the shapes of are left alone.
-#include "backends/cpu/eager_runner.h"
 #include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "passes/fold_shape_queries.h"
@@ -18,16 +17,6 @@ Attributes transpose_perm(std::vector<int64_t> p) {
   Attributes a;
   a.set("perm", std::move(p));
   return a;
-}
-
-void expect_fold_keeps_results(const Graph& before, const Graph& after, const std::vector<Tensor>& feeds) {
-  after.validate();
-  const std::vector<Tensor> want = run_graph_eager(before, feeds), got = run_graph_eager(after, feeds);
-  ASSERT_EQ(want.size(), got.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
-    EXPECT_LE(test::max_diff_over_peak(got[i], want[i]), 1e-6) << "output " << i;
-  }
 }
 
 // x -> Reshape(x, Concat(Gather(Shape(x), 0), [-1])) -> Relu: PyTorch's flatten of a batch.
@@ -50,7 +39,7 @@ TEST(ShapeFolds, ShapeArithmeticOfDeclaredInputsFolds) {
   EXPECT_EQ(count_ops(folded, "Concat"), 0);
   ASSERT_EQ(folded.nodes.size(), 2u);
   EXPECT_TRUE(folded.value(folded.nodes[0].input(1)).is_constant()) << "the Reshape's target";
-  expect_fold_keeps_results(b.g, folded, b.feeds);
+  test::expect_rewrite_keeps_results(b.g, folded, b.feeds, 1e-6);
 }
 
 TEST(ShapeFolds, InputsOfUnknownShapeKeepTheirQueries) {
@@ -87,7 +76,7 @@ TEST(ShapeFolds, TransposeOfUnitAxesBecomesAReshape) {
     const Graph out = transposes_as_reshapes(b.g);
     EXPECT_EQ(count_ops(out, "Reshape"), c.becomes_reshape ? 1 : 0) << c.in.str();
     EXPECT_EQ(count_ops(out, "Transpose"), c.becomes_reshape ? 0 : 1) << c.in.str();
-    expect_fold_keeps_results(b.g, out, b.feeds);
+    test::expect_rewrite_keeps_results(b.g, out, b.feeds, 1e-6);
   }
   // Shapes shape inference cannot tell: left alone. So is a graph with an input declared [] (which
   // inference takes for a scalar and binding for any rank), here read through Unsqueeze.

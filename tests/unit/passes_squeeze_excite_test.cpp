@@ -3,7 +3,6 @@
 // one vx.Excite; the graph after the passes computes what the graph before them did (run eagerly
 // on the CPU reference kernels: the vx.Excite reference in double against float layers, so to 1e-5
 // of the peak). Blocks that do not have the shape stay.
-#include "backends/cpu/eager_runner.h"
 #include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
@@ -37,16 +36,6 @@ struct SeBuilder {
   }
 };
 
-void expect_excite_matches_layers(const Graph& before, const Graph& after, const std::vector<Tensor>& feeds) {
-  after.validate();
-  const std::vector<Tensor> want = run_graph_eager(before, feeds), got = run_graph_eager(after, feeds);
-  ASSERT_EQ(want.size(), got.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
-    EXPECT_LE(test::max_diff_over_peak(got[i], want[i]), 1e-5) << "output " << i;
-  }
-}
-
 // Mul(E, X) and Mul(X, E); the second block's scaled X plus a residual (PaddleOCR's RSE layer).
 TEST(FuseSqueezeExcite, BlocksBecomeExcite) {
   SeBuilder s;
@@ -65,7 +54,7 @@ TEST(FuseSqueezeExcite, BlocksBecomeExcite) {
       EXPECT_EQ(n.attrs.get_int("squeeze_relu", 0), 1);
       EXPECT_EQ(n.attrs.get_strings("post_ops").size(), 2u);  // HardSigmoid: linear, clip
     }
-  expect_excite_matches_layers(s.b.g, out, s.b.feeds);
+  test::expect_rewrite_keeps_results(s.b.g, out, s.b.feeds, 1e-5);
 }
 
 // Each of these stays unfused: the Mul is not applied to the pooled tensor; the excitation is read
@@ -104,7 +93,7 @@ TEST(FuseSqueezeExcite, OtherShapesStay) {
     s.b.g.outputs = {s.b.node("Mul", {x, s.b.node("Sigmoid", {s.conv1x1(h, 2, 4)})})};
     const Graph out = fused(s.b.g);
     EXPECT_EQ(count_ops(out, kExcite), 0) << "squeeze with post-ops";
-    expect_excite_matches_layers(s.b.g, out, s.b.feeds);
+    test::expect_rewrite_keeps_results(s.b.g, out, s.b.feeds, 1e-5);
   }
 }
 
