@@ -4,8 +4,8 @@
 // VARIANT f16 -DTX=1
 // vx.Excite (ops/fused_ops.h): Y = X * E (+ R), E = post_ops(relu?(W2 H + B2)) per (n, channel),
 // H = squeeze_relu?(W1 P + B1), from the pooled X (P). fp32 arithmetic throughout.
-// MODE 0: H only, into the fp32 scratch [N, Rd]: a workgroup per ROWS rows of H (gl_WorkGroupID.x)
-//         and image n (gl_WorkGroupID.y).
+// MODE 0: H only, into the fp32 scratch [N, Rd]: a workgroup per `block` rows of H
+//         (gl_WorkGroupID.x) and image n (gl_WorkGroupID.y).
 // MODE 1: Y for a block of `block` channels (gl_WorkGroupID.x) of image n (y), `run` pixels of
 //         each (z): the workgroup computes all of H itself (small squeezes: its C x Rd products
 //         are cheaper than a dispatch), then its channels' E, then scales them.
@@ -97,10 +97,10 @@ void squeeze_store(int lid, int n, int r, bool mine, int lanes, float share) {
 void main() {
   const int lid = int(gl_LocalInvocationID.x), n = int(gl_WorkGroupID.y);
   // H: row r of `slots` rows a workgroup (MODE 0) or all Rd <= slots rows (MODE 1), one round.
-  const int sq_lanes = p.squeeze_lanes, r = (MODE == 0 ? int(gl_WorkGroupID.x) * p.block : 0) + lid / sq_lanes;
-  const bool sq_mine = lid / sq_lanes < (MODE == 0 ? p.block : p.Rd) && r < p.Rd;
+  const int sq_lanes = p.squeeze_lanes, h_row = (MODE == 0 ? int(gl_WorkGroupID.x) * p.block : 0) + lid / sq_lanes;
+  const bool sq_mine = lid / sq_lanes < (MODE == 0 ? p.block : p.Rd) && h_row < p.Rd;
   if (MODE == 0) {
-    squeeze_store(lid, n, r, sq_mine, sq_lanes, squeeze_share(n, r, sq_mine, lid % sq_lanes, sq_lanes));
+    squeeze_store(lid, n, h_row, sq_mine, sq_lanes, squeeze_share(n, h_row, sq_mine, lid % sq_lanes, sq_lanes));
     return;
   }
   // This workgroup's channels [c0, c0 + count) and, of each, the pixels [p0, p0 + run): at most
@@ -112,9 +112,9 @@ void main() {
   [[unroll]] for (int i = 0; i < PER_THREAD; ++i) {
     const int e = lid + i * THREADS, ec = min(e, count * run - 1);  // clamped: every load in bounds
     const int at = (n * p.C + c0 + ec / run) * p.pixels + p0 + ec % run;
-    const float x = float(x_data[at]), r = HAS_RESIDUAL != 0 ? float(r_data[at]) : 0.0;
+    const float x = float(x_data[at]), res = HAS_RESIDUAL != 0 ? float(r_data[at]) : 0.0;
     xv[i] = e < count * run ? x : 0.0;
-    rv[i] = e < count * run ? r : 0.0;
+    rv[i] = e < count * run ? res : 0.0;
   }
   // This thread's terms of channel c's row of W2 (one round: count <= 256 / lanes, the plan's choice).
   const bool mine = j < count;
@@ -125,7 +125,7 @@ void main() {
     wv[t] = mine && r < p.Rd ? w : 0.0;
   }
   if (MODE == 1) {
-    squeeze_store(lid, n, r, sq_mine, sq_lanes, squeeze_share(n, r, sq_mine, lid % sq_lanes, sq_lanes));
+    squeeze_store(lid, n, h_row, sq_mine, sq_lanes, squeeze_share(n, h_row, sq_mine, lid % sq_lanes, sq_lanes));
   } else {
     for (int r = lid; r < p.Rd; r += THREADS) s_h[r] = h_in[n * p.Rd + r];
   }
