@@ -60,6 +60,10 @@ int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t 
   return std::clamp<int64_t>(int64_t(best), 1, k / kMinChunk);
 }
 
+// How a kernel reads the rows of A and B: element by element (the rows kernel), 16-byte vectors
+// where the layout allows (A_VEC / B_VEC), and also 8-byte ones of B (B_VEC 2: gemm.comp).
+enum class RowLoads { elements, vectors, vectors_and_half_b };
+
 struct KernelShape {
   const char* shader;   // the stem
   const char* feature;  // of the variant, after its element type ("" for none)
@@ -67,21 +71,25 @@ struct KernelShape {
   int64_t tile_m, tile_n;
   const char* family;  // the variant's prefix
   const char* suffix;  // after "@"; empty for the older kernels
+  RowLoads loads;
+  bool splits_k;  // K may be split over workgroups (gemm_reduce adds the partial sums)
 };
 
 KernelShape kernel_shape(GemmKernel kernel) {
+  constexpr RowLoads vectors = RowLoads::vectors;
   switch (kernel) {
-    case GemmKernel::tiled: return {"gemm", "", false, 64, 64, "tiled", ""};
-    case GemmKernel::tiled_m32: return {"gemm", "m32", false, 32, 128, "tiled", "m32x128"};
-    case GemmKernel::simt: return {"gemm_simt", "", false, 128, 128, "tiled", "simt128x128"};
-    case GemmKernel::simt_n64: return {"gemm_simt", "n64", false, 128, 64, "tiled", "simt128x64"};
-    case GemmKernel::coopmat: return {"gemm_coopmat", "", true, 64, 64, "coopmat", ""};
-    case GemmKernel::coopmat128: return {"gemm_coopmat", "large", true, 128, 128, "coopmat128", ""};
-    case GemmKernel::staged: return {"gemm_coopmat_staged", "", true, 64, 128, "coopmat", "staged64x128"};
-    case GemmKernel::staged_large: return {"gemm_coopmat_staged", "large", true, 128, 128, "coopmat", "staged128x128"};
-    case GemmKernel::rows: return {"gemm_rows", "", false, 1, 16, "rows", ""};
+    case GemmKernel::tiled: return {"gemm", "", false, 64, 64, "tiled", "", RowLoads::vectors_and_half_b, true};
+    case GemmKernel::tiled_m32: return {"gemm", "m32", false, 32, 128, "tiled", "m32x128", RowLoads::vectors_and_half_b, true};
+    case GemmKernel::simt: return {"gemm_simt", "", false, 128, 128, "tiled", "simt128x128", vectors, true};
+    case GemmKernel::simt_n64: return {"gemm_simt", "n64", false, 128, 64, "tiled", "simt128x64", vectors, true};
+    case GemmKernel::coopmat: return {"gemm_coopmat", "", true, 64, 64, "coopmat", "", vectors, true};
+    case GemmKernel::coopmat128: return {"gemm_coopmat", "large", true, 128, 128, "coopmat128", "", vectors, true};
+    case GemmKernel::staged: return {"gemm_coopmat_staged", "", true, 64, 128, "coopmat", "staged64x128", vectors, true};
+    case GemmKernel::staged_large:
+      return {"gemm_coopmat_staged", "large", true, 128, 128, "coopmat", "staged128x128", vectors, true};
+    case GemmKernel::rows: return {"gemm_rows", "", false, 1, 16, "rows", "", RowLoads::elements, false};
   }
-  return {"gemm", "", false, 64, 64, "tiled", ""};
+  return {"gemm", "", false, 64, 64, "tiled", "", RowLoads::vectors_and_half_b, true};
 }
 
 std::string shader_name(const KernelShape& ks, DeviceType storage) {
@@ -174,7 +182,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const KernelShape shape = kernel_shape(kernel);
   // Failing 16-byte loads, the 64 x 64 kernel loads B 8 bytes at a time where it can: at fp16 a
   // 14 x 14 image's 196 pixels are a multiple of 4, not 8 (MobileNetV3's and ResNet-50's 1x1 layers).
-  const bool b_half_vec = !b_vec && b_rows && (kernel == GemmKernel::tiled || kernel == GemmKernel::tiled_m32) &&
+  const bool b_half_vec = !b_vec && b_rows && shape.loads == RowLoads::vectors_and_half_b &&
                           aligned(vec / 2, {d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
   const int64_t groups_x = (d.n + shape.tile_n - 1) / shape.tile_n, groups_y = (d.m + shape.tile_m - 1) / shape.tile_m;
   if (groups_x > kMaxGroups || groups_y > kMaxGroups || d.z0_count > kMaxGroups)
@@ -207,7 +215,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const bool staged = kernel == GemmKernel::staged || kernel == GemmKernel::staged_large;
   const int64_t tiles = groups_x * groups_y * batches;
   int64_t splits = 1;
-  if (z1_per_dispatch >= d.z1_count && kernel != GemmKernel::rows)  // the rows kernel is never split
+  if (z1_per_dispatch >= d.z1_count && shape.splits_k)
     splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k) : choose_splits(tiles, d.k);
   int64_t k_chunk = d.k;
   if (splits > 1) {
@@ -272,8 +280,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   }
   std::string variant = shape.family;
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
-  if (a_vec && kernel != GemmKernel::rows) variant += "+vecA";  // the rows kernel loads element by element
-  if (b_vec && kernel != GemmKernel::rows) variant += "+vecB";
+  if (a_vec && shape.loads != RowLoads::elements) variant += "+vecA";
+  if (b_vec && shape.loads != RowLoads::elements) variant += "+vecB";
   if (b_half_vec) variant += "+halfVecB";
   if (d.b_int8) variant += "+int8B";
   if (*shape.suffix) variant += std::string("@") + shape.suffix;
