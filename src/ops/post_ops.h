@@ -1,6 +1,7 @@
-// vx.FusedConv's post-ops (ops/fused_ops.h): elementwise steps applied in order to the node's
-// output after its ReLU, so that a convolution and the activation chain an exporter wrote after it
-// (HardSwish, HardSigmoid, a scalar scale and shift, ...) run as one oneDNN primitive. Stored as
+// vx.FusedConv's post-ops (ops/fused_ops.h; vx.Excite and vx.ElementwiseChain carry them too):
+// elementwise steps applied in order to the node's output after its ReLU, so that a convolution and
+// the activation chain an exporter wrote after it (HardSwish, HardSigmoid, a scalar scale and
+// shift, ...) run as one oneDNN primitive. Stored as
 // three parallel attributes: post_ops (names), post_alpha, post_beta (floats).
 //   linear      alpha * x + beta
 //   clip        min(max(x, alpha), beta)
