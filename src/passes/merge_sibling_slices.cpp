@@ -100,10 +100,7 @@ Graph merge_sibling_slices(Graph graph) {
       removed[size_t(first)] = false;
     }
   }
-  std::vector<Node> kept;
-  for (size_t n = 0; n < graph.nodes.size(); ++n)
-    if (!removed[n]) kept.push_back(std::move(graph.nodes[n]));
-  graph.nodes = std::move(kept);
+  erase_marked_nodes(graph, removed);
   return graph;
 }
 
