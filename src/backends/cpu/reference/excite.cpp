@@ -6,6 +6,7 @@
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/kernel_util.h"
 #include "core/error.h"
+#include "ops/excite_geometry.h"
 #include "ops/fused_ops.h"
 #include "ops/post_ops.h"
 
@@ -22,24 +23,10 @@ void excite_kernel(KernelContext& ctx) {
   for (size_t i = 0; i < ctx.num_inputs(); ++i)
     VX_CHECK(!ctx.has_input(i) || ctx.input(i).dtype() == DType::f32, Unsupported, what, ": only float32 is supported");
   const Tensor& x = ctx.input(0);
-  VX_CHECK(x.rank() >= 3, InvalidArgument, what, ": X ", x.shape().str(), " must have rank >= 3");
-  const int64_t n_count = x.dim(0), channels = x.dim(1), pixels = x.numel() / std::max<int64_t>(1, n_count * channels);
-  VX_CHECK(ctx.input(2).rank() >= 1, InvalidArgument, what, ": W1 must have rank >= 1");
-  const int64_t reduced = ctx.input(2).dim(0);
-  // Each operand: `lead` x `rest` values, its first axis `lead` (trailing 1x1 axes allowed).
-  auto check_size = [&](size_t i, int64_t lead, int64_t rest, const char* name) {
-    const Tensor& t = ctx.input(i);
-    VX_CHECK(t.rank() >= 1 && t.dim(0) == lead && t.numel() == lead * rest, InvalidArgument, what, ": ", name, " ",
-             t.shape().str(), " does not fit X ", x.shape().str(), " and ", reduced, " squeezed channels");
-  };
-  check_size(1, n_count, channels, "P");
-  check_size(2, reduced, channels, "W1");
-  check_size(4, channels, reduced, "W2");
-  if (ctx.has_input(3)) check_size(3, reduced, 1, "B1");
-  if (ctx.has_input(5)) check_size(5, channels, 1, "B2");
-  if (ctx.has_input(6))
-    VX_CHECK(ctx.input(6).shape() == x.shape(), InvalidArgument, what, ": residual ", ctx.input(6).shape().str(),
-             " must have X's shape ", x.shape().str());
+  auto shape_of = [&](size_t i) { return ctx.has_input(i) ? &ctx.input(i).shape() : nullptr; };
+  const ExciteExtents e = excite_extents(x.shape(), ctx.input(1).shape(), ctx.input(2).shape(), shape_of(3),
+                                         ctx.input(4).shape(), shape_of(5), shape_of(6), what);
+  const int64_t n_count = e.batch, channels = e.channels, pixels = e.pixels, reduced = e.squeezed;
   const std::vector<double> p = read_doubles(ctx.input(1)), w1 = read_doubles(ctx.input(2)),
                             w2 = read_doubles(ctx.input(4));
   const std::vector<double> b1 = ctx.has_input(3) ? read_doubles(ctx.input(3)) : std::vector<double>(size_t(reduced));

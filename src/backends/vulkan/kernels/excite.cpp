@@ -6,6 +6,7 @@
 
 #include "backends/vulkan/kernels/gemm_plan.h"  // kMaxPostOps, add_post_op_constants
 #include "backends/vulkan/kernels/op_args.h"
+#include "ops/excite_geometry.h"
 #include "ops/fused_ops.h"
 #include "ops/post_ops.h"
 
@@ -31,21 +32,11 @@ OpPlan plan_excite(const OpInfo& info) {
   for (size_t i = 1; i < info.inputs.size(); ++i)
     if (info.has_input(i) && float_storage(info, i) != storage) decline(info, "input ", i, " of another storage type");
   const Shape& xs = info.inputs[0].shape;
-  if (xs.rank() < 3) decline(info, "X ", xs.str(), " must have rank >= 3");
-  const int64_t batch = xs[0], channels = xs[1], pixels = product(xs, 2, xs.rank());
-  const int64_t squeezed = info.inputs[2].shape.rank() >= 1 ? info.inputs[2].shape[0] : 0;
-  auto fits = [&](size_t i, int64_t lead, int64_t rest) {
-    const Shape& s = info.inputs[i].shape;
-    if (s.rank() < 1 || s[0] != lead || s.numel() != lead * rest)
-      decline(info, "input ", i, " ", s.str(), " does not fit X ", xs.str(), " and ", squeezed, " squeezed channels");
-  };
-  fits(1, batch, channels);
-  fits(2, squeezed, channels);
-  fits(4, channels, squeezed);
-  if (info.has_input(3)) fits(3, squeezed, 1);
-  if (info.has_input(5)) fits(5, channels, 1);
+  auto shape_of = [&](size_t i) { return info.has_input(i) ? &info.inputs[i].shape : nullptr; };
+  const ExciteExtents e = excite_extents(xs, info.inputs[1].shape, info.inputs[2].shape, shape_of(3),
+                                         info.inputs[4].shape, shape_of(5), shape_of(6), label(info));
+  const int64_t batch = e.batch, channels = e.channels, pixels = e.pixels, squeezed = e.squeezed;
   const bool residual = info.has_input(6);
-  if (residual && info.inputs[6].shape != xs) decline(info, "residual ", info.inputs[6].shape.str(), " is not X's shape");
   if (info.outputs[0].shape != xs || info.outputs[0].device != storage) decline(info, "output differs from X");
   if (squeezed < 1 || squeezed > kMaxSqueezed) decline(info, squeezed, " squeezed channels (the kernel takes 1 to ", kMaxSqueezed, ")");
   if (batch < 1 || batch > 65535) decline(info, "batch ", batch, " exceeds the dispatch limit");
