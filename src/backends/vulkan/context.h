@@ -63,6 +63,7 @@ struct DeviceInfo {
 struct ContextOptions {
   int device_index = -1;      // -1: the first discrete GPU, else the first device
   bool validation = false;    // enable VK_LAYER_KHRONOS_validation when installed and record messages
+  bool sync_validation = false;  // with validation: its synchronization checks too (hazards between commands)
   // Folder of the on-disk pipeline cache: "" = $XDG_CACHE_HOME/volvox/pipelines (or
   // ~/.cache/volvox/pipelines), "none" = no disk cache (an in-memory VkPipelineCache is still used).
   std::string pipeline_cache_dir;
@@ -140,7 +141,7 @@ class VulkanContext {
  private:
   void release();
   void create_pipeline_cache(const std::string& dir);
-  static void create_instance(bool validation, VkInstance* instance, bool* validation_on);
+  static void create_instance(bool validation, bool sync_validation, VkInstance* instance, bool* validation_on);
   static DeviceInfo query_device(VkInstance instance, VkPhysicalDevice device, int index);
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                   VkDebugUtilsMessageTypeFlagsEXT types,

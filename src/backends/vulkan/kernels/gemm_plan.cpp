@@ -226,7 +226,9 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     if (splits > 1 && (batches * splits > kMaxGroups || partials > INT_MAX)) splits = 1;
     if (splits == 1) k_chunk = d.k;
   }
-  Binding partials = d.a;
+  // Unsplit, the partials binding is never accessed; it names Y, which the dispatch writes anyway
+  // (not an input: the binding is writable, and validation would count it as a write to it).
+  Binding partials = d.y;
   if (splits > 1) {
     partials = Binding::scratch_buffer(int(plan.scratch_bytes.size()));
     plan.scratch_bytes.push_back(uint64_t(batches * splits * d.m * d.n) * 4);
