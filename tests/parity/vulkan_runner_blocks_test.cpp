@@ -16,6 +16,7 @@
 #include "ops/fused_ops.h"
 #include "passes/fuse_conv_bias_relu.h"
 #include "backends/vulkan/optimize_for_vulkan.h"
+#include "backends/vulkan/segment_executable.h"
 #include "backends/vulkan/vulkan_compute_device.h"
 #include "session/device_model_runner.h"
 
@@ -50,6 +51,11 @@ struct NetBuilder {
              bn);
     return relu ? node("Relu", {y}) : y;
   }
+};
+
+struct DispatchCountsAndResults {
+  SegmentExecutable::DispatchCounts counts;
+  std::vector<Tensor> expected, got;
 };
 
 // Runs `g` on the CPU reference and through the Vulkan runner (its optimisation passes, then
@@ -254,6 +260,48 @@ TEST_P(VulkanRunnerBlocks, ElementwiseTailAsOneChain) {
   EXPECT_EQ(test::count_ops(optimized, kElementwiseChain), 1);
   EXPECT_EQ(test::count_ops(optimized, "Log"), 0);
   check_network(ctx(), b.g, {test::random_tensor(Shape{1, 1, 97, 40}, 49)}, GetParam(), false, "elementwise tail");
+}
+
+// Barriers only between dependent dispatches (backends/vulkan/dispatch_hazards.h): three depthwise
+// convolutions (one dispatch each, on the direct kernel), all graph outputs: the first and the third
+// of the input, the second of the input too (it runs beside the first) or of the first's output (it
+// waits for it). The third keeps the input alive: no output reuses its bytes. The shared test context
+// runs the validation layer's synchronization checks: a missing barrier is a message there, and the
+// fixture fails the test on it.
+DispatchCountsAndResults run_branches(const vk::VulkanContext& ctx, bool chained, Precision precision) {
+  NetBuilder b;
+  const Shape shape{1, 6, 11, 9};
+  ValueId x = b.g.add_value("x", DType::f32, shape);
+  b.g.inputs = {x};
+  Attributes depthwise;
+  depthwise.set("kernel_shape", std::vector<int64_t>{3, 3});
+  depthwise.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  depthwise.set("group", int64_t(6));
+  const ValueId left = b.node("Conv", {x, b.constant(Shape{6, 1, 3, 3})}, depthwise);
+  const ValueId right = b.node("Conv", {chained ? left : x, b.constant(Shape{6, 1, 3, 3})}, depthwise);
+  b.g.outputs = {left, right, b.node("Conv", {x, b.constant(Shape{6, 1, 3, 3})}, depthwise)};
+  const std::vector<Tensor> feeds = {test::random_tensor(shape, 77).to(DType::f16).to(DType::f32)};
+  DispatchCountsAndResults r;
+  r.expected = test::run_cpu_reference(b.g, feeds);
+  DeviceRunnerOptions o;
+  o.precision = precision;
+  DeviceModelRunner runner(vk::compute_device(ctx), b.g, o);
+  r.got = runner.run(feeds);
+  const auto* segments = dynamic_cast<const SegmentExecutable*>(runner.last_executable()->compiled(0));
+  if (segments) r.counts = segments->dispatch_counts();
+  return r;
+}
+
+TEST_P(VulkanRunnerBlocks, IndependentDispatchesShareABarrier) {
+  for (bool chained : {false, true}) {
+    SCOPED_TRACE(chained ? "chained convolutions" : "independent convolutions");
+    const DispatchCountsAndResults r = run_branches(ctx(), chained, GetParam());
+    EXPECT_EQ(r.counts.dispatches, 3u);
+    EXPECT_EQ(r.counts.barriers, chained ? 2u : 1u);
+    ASSERT_EQ(r.got.size(), 3u);
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_LE(test::max_abs_diff(r.got[i].to(DType::f32), r.expected[i]), GetParam() == Precision::fp16 ? 2e-2 : 1e-5);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, VulkanRunnerBlocks, ::testing::Values(Precision::fp32, Precision::fp16),

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "backends/vulkan/host_conversion.h"
 #include "core/error.h"
@@ -13,6 +16,8 @@ namespace vx::vk {
 namespace {
 
 constexpr VkDeviceSize kStatusBytes = 16;  // uint[4]: flag, index, extent, unused
+// The buffers whose bytes dispatches write, as DispatchAccess numbers them (constants are read-only).
+constexpr int kArenaRanges = 0, kStagingRanges = 1;
 
 }  // namespace
 
@@ -36,6 +41,8 @@ SegmentExecutable::SegmentExecutable(const VulkanContext& ctx, const SegmentOpti
   for (size_t n = 0; n < n_nodes; ++n)
     if (!here_[n]) plans_[n] = OpPlan();
   timestamps_ = ctx_.info().timestamps ? options_.timestamps : runtime::Timestamps::none;
+  const char* barriers = std::getenv("VOLVOX_VK_BARRIERS");
+  barrier_every_dispatch_ = barriers && std::string(barriers) == "every";
   try {
     plan_memory();
     create_gpu_objects();
@@ -86,12 +93,28 @@ void SegmentExecutable::plan_memory() {
     first[size_t(v)] = std::min(first[size_t(v)], step);
     last[size_t(v)] = std::max(last[size_t(v)], step);
   };
+  // Per node: from where its outputs and scratch are placed. A node that reads nothing its
+  // predecessor (the segment's last node before it with dispatches) makes gets them as if made by
+  // that predecessor: they then never reuse the bytes the predecessor reads, writes or frees, and
+  // the two run without a barrier between them (dispatch_hazards.h). Others start at themselves
+  // (what they read needs a barrier anyway).
+  std::vector<int> placed_from(g.nodes.size(), 0);
   for (RecordedSegment& seg : segments_) {
     const int seg_first = int(seg.nodes->nodes.front()), seg_last = int(seg.nodes->nodes.back());
     // What the segment receives is uploaded before its first node.
     for (const Transfer& t : seg.uploads) touch(t.value, seg_first);
+    std::optional<size_t> predecessor;
     for (size_t n : seg.nodes->nodes) {
       const Node& node = g.nodes[n];
+      const auto made_by_predecessor = [&](ValueId id) {
+        if (id == kNoValue) return false;
+        for (ValueId out : g.nodes[*predecessor].outputs)
+          if (out != kNoValue && find_root(out) == find_root(id)) return true;
+        return false;
+      };
+      const bool independent = predecessor && std::none_of(node.inputs.begin(), node.inputs.end(), made_by_predecessor);
+      placed_from[n] = int(independent ? *predecessor : n);
+      if (!plans_[n].dispatches.empty()) predecessor = n;
       // Constant inputs go to the device only when a dispatch binds them (ops that repack weights
       // into their own constant blobs do not) or the output aliases them.
       std::vector<bool> bound(node.inputs.size(), false);
@@ -110,7 +133,10 @@ void SegmentExecutable::plan_memory() {
         touch(id, int(n));
       }
       for (ValueId id : node.outputs)
-        if (id != kNoValue) touch(id, int(n));
+        if (id != kNoValue) {
+          touch(id, int(n));
+          touch(id, placed_from[n]);
+        }
     }
     // What it sends (to another backend or the caller) is downloaded after its last node.
     for (const Transfer& t : seg.downloads) touch(t.value, seg_last);
@@ -162,7 +188,7 @@ void SegmentExecutable::plan_memory() {
   std::vector<std::pair<size_t, size_t>> scratch_requests;  // (node, scratch index)
   for (size_t n = 0; n < g.nodes.size(); ++n)
     for (size_t k = 0; k < plans_[n].scratch_bytes.size(); ++k) {
-      requests.push_back({size_t(plans_[n].scratch_bytes[k]), int(n), int(n)});
+      requests.push_back({size_t(plans_[n].scratch_bytes[k]), placed_from[n], int(n)});
       request_value.push_back(kNoValue);
       scratch_requests.push_back({n, k});
     }
@@ -292,6 +318,12 @@ void SegmentExecutable::create_gpu_objects() {
       gd.groups = d.groups;
       gd.set = layout_->allocate_set(descriptor_pool_);
       VkDescriptorBufferInfo infos[kMaxOpBindings];
+      // Inputs are read (values are never written after the node that makes them), outputs and
+      // scratch written, constants only read.
+      auto add_access = [&](std::vector<ByteRange>& to, const DeviceSlot& slot) {
+        if (slot.pool == DeviceSlot::Pool::arena && slot.bytes > 0)
+          to.push_back({kArenaRanges, slot.offset, slot.offset + slot.bytes});
+      };
       for (uint32_t k = 0; k < kMaxOpBindings; ++k) {
         infos[k] = {dummy_.buffer(), 0, 256};
         if (k < d.bindings.size()) {
@@ -299,9 +331,11 @@ void SegmentExecutable::create_gpu_objects() {
           switch (b.kind) {
             case Binding::Kind::input:
               infos[k] = buffer_info(slots_[size_t(node.inputs[size_t(b.index)])]);
+              add_access(gd.access.reads, slots_[size_t(node.inputs[size_t(b.index)])]);
               break;
             case Binding::Kind::output:
               infos[k] = buffer_info(slots_[size_t(node.outputs[size_t(b.index)])]);
+              add_access(gd.access.writes, slots_[size_t(node.outputs[size_t(b.index)])]);
               break;
             case Binding::Kind::constant:
               infos[k] = {constants_.buffer(), plan_constant_offsets_[n][size_t(b.index)],
@@ -310,9 +344,11 @@ void SegmentExecutable::create_gpu_objects() {
             case Binding::Kind::scratch:
               infos[k] = {arena_.buffer(), step.scratch_offsets[size_t(b.index)],
                           std::max<VkDeviceSize>(plan.scratch_bytes[size_t(b.index)], 4)};
+              gd.access.writes.push_back({kArenaRanges, infos[k].offset, infos[k].offset + infos[k].range});
               break;
             case Binding::Kind::index_status:
               infos[k] = {staging_.buffer(), status_offsets_[n], kStatusBytes};
+              gd.access.writes.push_back({kStagingRanges, status_offsets_[n], status_offsets_[n] + kStatusBytes});
               break;
           }
         }
@@ -409,20 +445,29 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
     vkCmdCopyBuffer(cmd, t.device_buffer ? t.device_buffer : staging_.buffer(), arena_.buffer(), 1, &region);
   }
   if (query_pool_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query);
+  // The uploads and copies are ordered by a barrier before the next dispatch; dispatches by their
+  // hazards only (dispatch_hazards.h).
+  DispatchHazards hazards;
+  seg.counts = {};
   const std::vector<size_t>& nodes = seg.nodes->nodes;
   for (size_t k = 0; k < nodes.size(); ++k) {
     const Step& step = steps_[nodes[k]];
     for (const GpuCopy& c : step.copies) {
       if (c.from.bytes == 0) continue;
       barrier(cmd, kDeviceWrite, kDeviceReadWrite);
+      hazards.reset();
       const DeviceBuffer& from = c.from.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
       VkBufferCopy region{c.from.offset, c.to.offset, c.from.bytes};
       vkCmdCopyBuffer(cmd, from.buffer(), arena_.buffer(), 1, &region);
     }
     for (const GpuDispatch& d : step.dispatches) {
       if (d.groups[0] == 0 || d.groups[1] == 0 || d.groups[2] == 0) continue;
-      barrier(cmd, kDeviceWrite, kDeviceReadWrite);
+      if (hazards.needs_barrier(d.access) || barrier_every_dispatch_) {
+        barrier(cmd, kDeviceWrite, kDeviceReadWrite);
+        ++seg.counts.barriers;
+      }
       record_dispatch(cmd, d);
+      ++seg.counts.dispatches;
     }
     if (query_pool_ && seg.query_after_step[k] != (k == 0 ? 0 : seg.query_after_step[k - 1]))
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query + seg.query_after_step[k]);
@@ -444,6 +489,15 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
   barrier(cmd, kDeviceWrite, kHostRead);
   if (bound_downloads) barrier(cmd, kDeviceWrite, kAnyReadWrite);
   end_recording(cmd);
+}
+
+SegmentExecutable::DispatchCounts SegmentExecutable::dispatch_counts() const {
+  DispatchCounts total;
+  for (const RecordedSegment& seg : segments_) {
+    total.dispatches += seg.counts.dispatches;
+    total.barriers += seg.counts.barriers;
+  }
+  return total;
 }
 
 void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<double>& node_ms) {

@@ -13,6 +13,7 @@
 
 #include "backends/vulkan/command_context.h"
 #include "backends/vulkan/context.h"
+#include "backends/vulkan/dispatch_hazards.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "backends/vulkan/memory.h"
 #include "backends/vulkan/pipeline.h"
@@ -44,6 +45,12 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   // them instead of staging; the segments are recorded again.
   void bind_device_values(const std::vector<runtime::DeviceValue>& values) override;
   MemoryNeeds memory_needs() const override { return needs_; }
+  // What the segments' recordings hold: their nodes' dispatches, and the barriers before them
+  // (only where a dispatch depends on one since the last barrier: dispatch_hazards.h).
+  struct DispatchCounts {
+    size_t dispatches = 0, barriers = 0;
+  };
+  DispatchCounts dispatch_counts() const;
 
  private:
   struct DeviceSlot {  // where a value lives on the device
@@ -56,6 +63,7 @@ class SegmentExecutable final : public runtime::CompiledSegments {
     VkDescriptorSet set = VK_NULL_HANDLE;
     std::vector<uint8_t> push;
     std::array<uint32_t, 3> groups{};
+    DispatchAccess access;  // the arena and staging bytes it reads and writes (dispatch_hazards.h)
   };
   struct Transfer {  // host <-> staging <-> device copy of one value
     ValueId value = kNoValue;
@@ -87,6 +95,7 @@ class SegmentExecutable final : public runtime::CompiledSegments {
     uint32_t first_query = 0;
     std::vector<uint32_t> query_after_step;
     uint32_t queries() const { return (query_after_step.empty() ? 0 : query_after_step.back()) + 1; }
+    DispatchCounts counts;  // of the steps' dispatches, as last recorded
   };
 
   void plan_memory();
@@ -114,6 +123,9 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   MemoryNeeds needs_;
   runtime::Timestamps timestamps_ = runtime::Timestamps::none;
   uint32_t query_count_ = 0;
+  // VOLVOX_VK_BARRIERS=every: a barrier before every dispatch, as before hazards were tracked (the
+  // baseline of measurements).
+  bool barrier_every_dispatch_ = false;
 
   std::unique_ptr<KernelLayout> layout_;
   std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;
