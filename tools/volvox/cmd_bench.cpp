@@ -20,6 +20,7 @@
 #include "formats/npy.h"
 #include "formats/onnx_import.h"
 #include "backends/vulkan/context.h"
+#include "backends/vulkan/segment_executable.h"
 #include "session/model_runner.h"
 #include "backends/vulkan/vulkan_compute_device.h"
 #include "session/device_model_runner.h"
@@ -244,6 +245,12 @@ void bench_command(const BenchOptions& opt) {
   if (!device_times.empty())
     std::printf("device time (GPU timestamps + CPU nodes, no transfers): median %.3f ms, min %.3f ms\n",
                 median_of(device_times), device_times.front());
+  // What a run records on the GPU (the op executor's; the denoiser's fused-network one records its own).
+  const auto* recorded =
+      vulkan ? dynamic_cast<const vk::SegmentExecutable*>(vulkan_runner->last_executable()->compiled(0)) : nullptr;
+  if (recorded)
+    std::printf("recorded: %zu dispatches, %zu barriers between them\n", recorded->dispatch_counts().dispatches,
+                recorded->dispatch_counts().barriers);
   if (opt.profile && !summed.entries.empty()) {
     for (ProfileEntry& e : summed.entries) e.milliseconds /= opt.runs;
     std::printf("\nper node, mean of the %d timed runs:\n%s", opt.runs, summed.str().c_str());
@@ -255,6 +262,10 @@ void bench_command(const BenchOptions& opt) {
                         {"precision", opt.precision}, {"cpu_fallback_nodes", cpu_nodes},
                         {"arena_bytes", needs.arena_bytes}, {"other_device_bytes", needs.other_bytes},
                         {"io_binding", opt.io_binding}};
+    if (recorded) {
+      j["dispatches"] = recorded->dispatch_counts().dispatches;
+      j["barriers"] = recorded->dispatch_counts().barriers;
+    }
     if (!device_times.empty()) {
       j["gpu_median_ms"] = median_of(device_times);
       j["gpu_min_ms"] = device_times.front();

@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <optional>
 #include <string>
 
 #include "backends/vulkan/host_conversion.h"
+#include "backends/vulkan/recording_order.h"
 #include "core/error.h"
 #include "plan/arena_planner.h"
 
@@ -33,6 +33,7 @@ SegmentExecutable::SegmentExecutable(const VulkanContext& ctx, const SegmentOpti
     VX_CHECK(!s->nodes.empty(), Internal, "an empty segment");
     RecordedSegment rec;
     rec.nodes = s;
+    rec.order = recording_order(graph_, s->nodes);
     for (ValueId id : s->receives) rec.uploads.push_back({id, 0});
     for (ValueId id : s->sends) rec.downloads.push_back({id, 0});
     segments_.push_back(std::move(rec));
@@ -40,6 +41,10 @@ SegmentExecutable::SegmentExecutable(const VulkanContext& ctx, const SegmentOpti
   }
   for (size_t n = 0; n < n_nodes; ++n)
     if (!here_[n]) plans_[n] = OpPlan();
+  position_.assign(n_nodes, -1);
+  int position = 0;
+  for (const RecordedSegment& seg : segments_)
+    for (size_t n : seg.order) position_[n] = position++;
   timestamps_ = ctx_.info().timestamps ? options_.timestamps : runtime::Timestamps::none;
   const char* barriers = std::getenv("VOLVOX_VK_BARRIERS");
   barrier_every_dispatch_ = barriers && std::string(barriers) == "every";
@@ -85,7 +90,7 @@ void SegmentExecutable::plan_memory() {
                                                                 device_type_bytes(device_dtype(g.value(in).dtype, options_.precision));
     }
 
-  // Device presence and lifetimes (in node indices) of every value the GPU touches.
+  // Device presence and lifetimes (in recording positions) of every value the GPU touches.
   std::vector<int> first(n_values, std::numeric_limits<int>::max()), last(n_values, -1);
   std::vector<bool> on_device(n_values, false);
   auto touch = [&](ValueId v, int step) {
@@ -93,28 +98,34 @@ void SegmentExecutable::plan_memory() {
     first[size_t(v)] = std::min(first[size_t(v)], step);
     last[size_t(v)] = std::max(last[size_t(v)], step);
   };
-  // Per node: from where its outputs and scratch are placed. A node that reads nothing its
-  // predecessor (the segment's last node before it with dispatches) makes gets them as if made by
-  // that predecessor: they then never reuse the bytes the predecessor reads, writes or frees, and
-  // the two run without a barrier between them (dispatch_hazards.h). Others start at themselves
-  // (what they read needs a barrier anyway).
+  // Per node: from where (a recording position) its outputs are placed. Nodes that follow one
+  // another reading nothing the others make form a group: each gets its outputs as if made at the
+  // group's start, so they never reuse the bytes another node of the group reads or frees, and the
+  // group's dispatches run without barriers between them (dispatch_hazards.h). A node that reads
+  // what the group makes starts a new one (it needs a barrier anyway). Scratch stays at its node:
+  // split-K partials are large (DeepLabV3's ASPP branches at 520 x 520: a 30 instead of a 12 MB
+  // arena), so the split products of a group wait for one another.
   std::vector<int> placed_from(g.nodes.size(), 0);
   for (RecordedSegment& seg : segments_) {
-    const int seg_first = int(seg.nodes->nodes.front()), seg_last = int(seg.nodes->nodes.back());
+    const int seg_first = position_[seg.order.front()], seg_last = position_[seg.order.back()];
     // What the segment receives is uploaded before its first node.
     for (const Transfer& t : seg.uploads) touch(t.value, seg_first);
-    std::optional<size_t> predecessor;
-    for (size_t n : seg.nodes->nodes) {
+    int group_start = seg_first;
+    std::vector<ValueId> group_made;  // alias roots of what the group's nodes make
+    for (size_t n : seg.order) {
       const Node& node = g.nodes[n];
-      const auto made_by_predecessor = [&](ValueId id) {
-        if (id == kNoValue) return false;
-        for (ValueId out : g.nodes[*predecessor].outputs)
-          if (out != kNoValue && find_root(out) == find_root(id)) return true;
-        return false;
-      };
-      const bool independent = predecessor && std::none_of(node.inputs.begin(), node.inputs.end(), made_by_predecessor);
-      placed_from[n] = int(independent ? *predecessor : n);
-      if (!plans_[n].dispatches.empty()) predecessor = n;
+      const int at = position_[n];
+      const bool reads_group = std::any_of(node.inputs.begin(), node.inputs.end(), [&](ValueId id) {
+        return id != kNoValue && std::find(group_made.begin(), group_made.end(), find_root(id)) != group_made.end();
+      });
+      if (reads_group || group_made.empty()) {
+        group_start = at;
+        group_made.clear();
+      }
+      placed_from[n] = group_start;
+      if (!plans_[n].dispatches.empty())
+        for (ValueId id : node.outputs)
+          if (id != kNoValue) group_made.push_back(find_root(id));
       // Constant inputs go to the device only when a dispatch binds them (ops that repack weights
       // into their own constant blobs do not) or the output aliases them.
       std::vector<bool> bound(node.inputs.size(), false);
@@ -130,11 +141,11 @@ void SegmentExecutable::plan_memory() {
           if (bound[k]) on_device[size_t(id)] = true;
           continue;
         }
-        touch(id, int(n));
+        touch(id, at);
       }
       for (ValueId id : node.outputs)
         if (id != kNoValue) {
-          touch(id, int(n));
+          touch(id, at);
           touch(id, placed_from[n]);
         }
     }
@@ -188,7 +199,7 @@ void SegmentExecutable::plan_memory() {
   std::vector<std::pair<size_t, size_t>> scratch_requests;  // (node, scratch index)
   for (size_t n = 0; n < g.nodes.size(); ++n)
     for (size_t k = 0; k < plans_[n].scratch_bytes.size(); ++k) {
-      requests.push_back({size_t(plans_[n].scratch_bytes[k]), placed_from[n], int(n)});
+      requests.push_back({size_t(plans_[n].scratch_bytes[k]), position_[n], position_[n]});
       request_value.push_back(kNoValue);
       scratch_requests.push_back({n, k});
     }
@@ -367,7 +378,7 @@ void SegmentExecutable::create_gpu_objects() {
   // (per_node) or after its last step with work (per_segment).
   for (RecordedSegment& seg : segments_) {
     seg.first_query = query_count_;
-    const std::vector<size_t>& nodes = seg.nodes->nodes;
+    const std::vector<size_t>& nodes = seg.order;
     size_t last_work = 0;
     for (size_t k = 0; k < nodes.size(); ++k)
       if (steps_[nodes[k]].records_work()) last_work = k;
@@ -449,7 +460,7 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
   // hazards only (dispatch_hazards.h).
   DispatchHazards hazards;
   seg.counts = {};
-  const std::vector<size_t>& nodes = seg.nodes->nodes;
+  const std::vector<size_t>& nodes = seg.order;
   for (size_t k = 0; k < nodes.size(); ++k) {
     const Step& step = steps_[nodes[k]];
     for (const GpuCopy& c : step.copies) {
@@ -525,7 +536,7 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
     const Value& v = graph_.value(t.value);
     host[size_t(t.value)] = from_device(staging_.mapped() + t.staging_offset, t.staging_type, v.dtype, v.shape);
   }
-  const std::vector<size_t>& nodes = seg.nodes->nodes;
+  const std::vector<size_t>& nodes = seg.order;
   if (!query_pool_) {
     for (size_t n : nodes) node_ms[n] = wall / double(nodes.size());  // without timestamps: a share
     return;

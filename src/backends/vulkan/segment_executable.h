@@ -2,7 +2,8 @@
 // touch placed in one device arena by liveness (values made in one segment and read in a later one
 // stay there), constants converted and uploaded once, one staging buffer for the values crossing
 // the segments' borders and the index status words, pipelines and descriptor sets, and each
-// segment recorded once into its own command buffer. run(k) converts the segment's receives into
+// segment recorded once into its own command buffer (its nodes in recording_order.h's order, a
+// barrier only where dispatch_hazards.h finds a dependence). run(k) converts the segment's receives into
 // staging, submits its command buffer through the context's queue lock and converts its sends back.
 #pragma once
 #include <array>
@@ -88,6 +89,7 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   };
   struct RecordedSegment {
     const runtime::Segment* nodes = nullptr;
+    std::vector<size_t> order;  // its nodes as recorded (recording_order.h)
     std::vector<Transfer> uploads, downloads;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     // Timestamps: one before the first step and one after each step that records work (a timestamp
@@ -114,6 +116,7 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   std::vector<OpPlan> plans_;  // per node
   std::vector<Step> steps_;    // per node
   std::vector<bool> here_;     // per node: in one of these segments
+  std::vector<int> position_;  // per node here: its place in the recordings, counted over the segments in order
   std::vector<RecordedSegment> segments_;
   std::vector<DeviceSlot> slots_;                                 // per value
   std::vector<std::vector<VkDeviceSize>> plan_constant_offsets_;  // per node: its OpPlan constants

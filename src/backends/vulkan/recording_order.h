@@ -1,0 +1,21 @@
+// The order in which the Vulkan executor records a segment's nodes: the graph's, except that the
+// first node not yet ordered takes along those of the next `window` nodes that read nothing made by
+// a node not yet ordered (nor by itself or the others it takes). Independent nodes (a detector's
+// pyramid branches, SSDLite's heads, parallel ASPP branches) then follow one another and their
+// dispatches run without a barrier between them (dispatch_hazards.h); a chain keeps its order. The
+// window bounds how far a node moves ahead, and so how much longer its outputs live (PP-OCRv4's
+// detector: a 16 MB arena in graph order, 18 with the window; 24 instead of 12 barriers saved).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace vx::vk {
+
+constexpr size_t kRecordingWindow = 16;
+
+// `nodes`: a segment's node indices into g.nodes, in a topological order.
+std::vector<size_t> recording_order(const Graph& g, const std::vector<size_t>& nodes, size_t window = kRecordingWindow);
+
+}  // namespace vx::vk
