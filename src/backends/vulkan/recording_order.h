@@ -3,8 +3,8 @@
 // a node not yet ordered (nor by itself or the others it takes). Independent nodes (a detector's
 // pyramid branches, SSDLite's heads, parallel ASPP branches) then follow one another and their
 // dispatches run without a barrier between them (dispatch_hazards.h); a chain keeps its order. The
-// window bounds how far a node moves ahead, and so how much longer its outputs live (PP-OCRv4's
-// detector: a 16 MB arena in graph order, 18 with the window; 24 instead of 12 barriers saved).
+// window bounds how far a node moves ahead, and so how much longer its outputs live (PaddleOCR's
+// detector: 66 barriers for its 89 dispatches, 77 in graph order; an arena of 17.4 MiB, 15.6 before).
 #pragma once
 #include <cstddef>
 #include <vector>
