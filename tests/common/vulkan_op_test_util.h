@@ -67,8 +67,8 @@ Tolerance default_tolerance(Precision precision);
 // Float inputs rounded through fp16 (what the device sees at Precision::fp16).
 std::vector<Tensor> round_to_fp16(const std::vector<Tensor>& inputs);
 
-// The shared context (validation, with its synchronization checks, on when the layer is installed);
-// null, with the reason, when no Vulkan device exists.
+// The shared context (validation on when the layer is installed); null, with the reason, when no
+// Vulkan device exists.
 const vk::VulkanContext* vulkan_test_context(std::string* skip_reason = nullptr);
 
 // Fixture: skips without a device; fails a test that produced validation messages.

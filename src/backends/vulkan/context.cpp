@@ -152,7 +152,7 @@ int parse_vulkan_device(const std::string& spec) {
   return std::stoi(digits);
 }
 
-void VulkanContext::create_instance(bool validation, bool sync_validation, VkInstance* instance, bool* validation_on) {
+void VulkanContext::create_instance(bool validation, VkInstance* instance, bool* validation_on) {
   load_loader();
   *validation_on = false;
   std::vector<const char*> layers, extensions;
@@ -182,7 +182,7 @@ void VulkanContext::create_instance(bool validation, bool sync_validation, VkIns
   VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
   features.enabledValidationFeatureCount = 1;
   features.pEnabledValidationFeatures = &sync_checks;
-  if (*validation_on && sync_validation) ci.pNext = &features;
+  if (*validation_on) ci.pNext = &features;
   VkResult r = vkCreateInstance(&ci, nullptr, instance);
   VX_CHECK(r != VK_ERROR_INCOMPATIBLE_DRIVER, Unsupported,
            "no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); check VK_DRIVER_FILES / the ICD");
@@ -317,7 +317,7 @@ DeviceInfo VulkanContext::query_device(VkInstance instance, VkPhysicalDevice dev
 std::vector<DeviceInfo> VulkanContext::list_devices() {
   VkInstance instance = VK_NULL_HANDLE;
   bool validation_on = false;
-  create_instance(false, false, &instance, &validation_on);
+  create_instance(false, &instance, &validation_on);
   std::vector<DeviceInfo> list;
   try {
     uint32_t n = 0;
@@ -348,7 +348,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL VulkanContext::on_message(VkDebugUtilsMessageSeve
 
 VulkanContext::VulkanContext(const ContextOptions& options) {
   bool validation_on = false;
-  create_instance(options.validation, options.sync_validation, &instance_, &validation_on);
+  create_instance(options.validation, &instance_, &validation_on);
   try {
     if (validation_on) {
       VkDebugUtilsMessengerCreateInfoEXT mci{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};

@@ -62,8 +62,9 @@ struct DeviceInfo {
 
 struct ContextOptions {
   int device_index = -1;      // -1: the first discrete GPU, else the first device
-  bool validation = false;    // enable VK_LAYER_KHRONOS_validation when installed and record messages
-  bool sync_validation = false;  // with validation: its synchronization checks too (hazards between commands)
+  // Enable VK_LAYER_KHRONOS_validation when installed, with its synchronization checks (a missing
+  // barrier between two commands is a message), and record the messages.
+  bool validation = false;
   // Folder of the on-disk pipeline cache: "" = $XDG_CACHE_HOME/volvox/pipelines (or
   // ~/.cache/volvox/pipelines), "none" = no disk cache (an in-memory VkPipelineCache is still used).
   std::string pipeline_cache_dir;
@@ -141,7 +142,7 @@ class VulkanContext {
  private:
   void release();
   void create_pipeline_cache(const std::string& dir);
-  static void create_instance(bool validation, bool sync_validation, VkInstance* instance, bool* validation_on);
+  static void create_instance(bool validation, VkInstance* instance, bool* validation_on);
   static DeviceInfo query_device(VkInstance instance, VkPhysicalDevice device, int index);
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                   VkDebugUtilsMessageTypeFlagsEXT types,
