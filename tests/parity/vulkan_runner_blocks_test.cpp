@@ -304,37 +304,6 @@ TEST_P(VulkanRunnerBlocks, IndependentDispatchesShareABarrier) {
   }
 }
 
-// A Concat copies each input into its part of the output, one dispatch each: at batch 1 the parts
-// are disjoint byte ranges and the copies run together; at batch 2 each part is two runs of the
-// output, their ranges interleave, and the second copy waits for the first.
-TEST_P(VulkanRunnerBlocks, ConcatCopiesShareABarrierWhereTheirPartsAreDisjoint) {
-  for (int64_t batch : {1, 2}) {
-    SCOPED_TRACE(cat("batch ", batch));
-    Graph g;
-    const ValueId a = g.add_value("a", DType::f32, Shape{batch, 3, 5, 7});
-    const ValueId b = g.add_value("b", DType::f32, Shape{batch, 2, 5, 7});
-    const ValueId y = g.add_value("y", DType::f32, Shape());
-    g.inputs = {a, b};
-    Attributes axis;
-    axis.set("axis", int64_t(1));
-    g.add_node("Concat", "concat", {a, b}, {y}, axis);
-    g.outputs = {y};
-    const std::vector<Tensor> feeds = {test::random_tensor(Shape{batch, 3, 5, 7}, 5).to(DType::f16).to(DType::f32),
-                                       test::random_tensor(Shape{batch, 2, 5, 7}, 6).to(DType::f16).to(DType::f32)};
-    const std::vector<Tensor> expected = test::run_cpu_reference(g, feeds);
-    DeviceRunnerOptions o;
-    o.precision = GetParam();
-    DeviceModelRunner runner(vk::compute_device(ctx()), g, o);
-    const std::vector<Tensor> got = runner.run(feeds);
-    const auto* segments = dynamic_cast<const SegmentExecutable*>(runner.last_executable()->compiled(0));
-    ASSERT_NE(segments, nullptr);
-    EXPECT_EQ(segments->dispatch_counts().dispatches, 2u);
-    EXPECT_EQ(segments->dispatch_counts().barriers, batch == 1 ? 1u : 2u);
-    ASSERT_EQ(got.size(), 1u);
-    EXPECT_EQ(test::max_abs_diff(got[0].to(DType::f32), expected[0]), 0.0);  // copies of fp16-exact values
-  }
-}
-
 INSTANTIATE_TEST_SUITE_P(All, VulkanRunnerBlocks, ::testing::Values(Precision::fp32, Precision::fp16),
                          [](const auto& info) { return std::string(precision_name(info.param)); });
 

@@ -331,12 +331,9 @@ void SegmentExecutable::create_gpu_objects() {
       VkDescriptorBufferInfo infos[kMaxOpBindings];
       // Inputs are read (values are never written after the node that makes them), outputs and
       // scratch written, constants only read.
-      auto add_access = [&](std::vector<ByteRange>& to, const DeviceSlot& slot, const Binding& b) {
-        if (slot.pool != DeviceSlot::Pool::arena || slot.bytes == 0) return;
-        const VkDeviceSize element = device_type_bytes(slot.type);
-        const VkDeviceSize begin = b.count < 0 ? 0 : std::min(slot.bytes, VkDeviceSize(b.first) * element);
-        const VkDeviceSize end = b.count < 0 ? slot.bytes : std::min(slot.bytes, VkDeviceSize(b.first + b.count) * element);
-        to.push_back({kArenaRanges, slot.offset + begin, slot.offset + end});
+      auto add_access = [&](std::vector<ByteRange>& to, const DeviceSlot& slot) {
+        if (slot.pool == DeviceSlot::Pool::arena && slot.bytes > 0)
+          to.push_back({kArenaRanges, slot.offset, slot.offset + slot.bytes});
       };
       for (uint32_t k = 0; k < kMaxOpBindings; ++k) {
         infos[k] = {dummy_.buffer(), 0, 256};
@@ -345,11 +342,11 @@ void SegmentExecutable::create_gpu_objects() {
           switch (b.kind) {
             case Binding::Kind::input:
               infos[k] = buffer_info(slots_[size_t(node.inputs[size_t(b.index)])]);
-              add_access(gd.access.reads, slots_[size_t(node.inputs[size_t(b.index)])], b);
+              add_access(gd.access.reads, slots_[size_t(node.inputs[size_t(b.index)])]);
               break;
             case Binding::Kind::output:
               infos[k] = buffer_info(slots_[size_t(node.outputs[size_t(b.index)])]);
-              add_access(gd.access.writes, slots_[size_t(node.outputs[size_t(b.index)])], b);
+              add_access(gd.access.writes, slots_[size_t(node.outputs[size_t(b.index)])]);
               break;
             case Binding::Kind::constant:
               infos[k] = {constants_.buffer(), plan_constant_offsets_[n][size_t(b.index)],

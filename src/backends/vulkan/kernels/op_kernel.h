@@ -66,21 +66,11 @@ struct OpInfo {
 struct Binding {
   enum class Kind { input, output, constant, scratch, index_status } kind = Kind::input;
   int index = 0;
-  // The dispatch touches only elements [first, first + count) of the value (count < 0: any). Only
-  // the executor's barrier placement reads it (dispatch_hazards.h): the copies of a Concat write
-  // disjoint parts of one output and need no barrier between them.
-  int64_t first = 0, count = -1;
   static Binding in(int i) { return {Kind::input, i}; }
   static Binding out(int i) { return {Kind::output, i}; }
   static Binding constant_blob(int i) { return {Kind::constant, i}; }
   static Binding scratch_buffer(int i) { return {Kind::scratch, i}; }
   static Binding status() { return {Kind::index_status, 0}; }
-  Binding elements(int64_t first_element, int64_t element_count) const {
-    Binding b = *this;
-    b.first = first_element;
-    b.count = element_count;
-    return b;
-  }
 };
 
 inline constexpr uint32_t kMaxOpBindings = 8;

@@ -1,6 +1,5 @@
 #include "backends/vulkan/kernels/strided_copy.h"
 
-#include <algorithm>
 #include <cstdlib>
 
 #include "backends/vulkan/kernels/op_args.h"
@@ -65,13 +64,6 @@ std::optional<Dispatch> copy_dispatch(const OpInfo& info, const CopyView& view, 
     reach_dst += (v.dims[d] - 1) * std::abs(v.dst_strides[d]);
   }
   checked_count32(info, std::max(reach_src, reach_dst));
-  // The elements it writes lie in [dst_base, dst_base + span) when no stride is negative: a part of
-  // the output (a Concat's input) that the executor need not order against the other parts.
-  if (v.dst_base >= 0 && std::all_of(v.dst_strides.begin(), v.dst_strides.end(), [](int64_t s) { return s >= 0; })) {
-    int64_t span = 1;
-    for (size_t d = 0; d < v.dims.size(); ++d) span += (v.dims[d] - 1) * v.dst_strides[d];
-    dst = dst.elements(v.dst_base, span);
-  }
   // Groups of 4 elements when the innermost axis is contiguous in both tensors and every offset
   // stays a multiple of 4 (strided_copy's VEC4 variants).
   bool vec4 = !v.dims.empty() && v.src_strides.back() == 1 && v.dst_strides.back() == 1 && v.dims.back() % 4 == 0 &&
