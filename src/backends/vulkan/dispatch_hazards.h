@@ -1,9 +1,10 @@
 // Which dispatches of a recording need a barrier before them. A pipeline barrier between two
 // dependent dispatches costs an H200 ~5 us however little they do
 // (bench/onnx/results/dispatch_floor_h200_2026-12-04/); between independent ones (a detector's
-// pyramid branches, SSDLite's heads, the copies of a Concat) it only serialises them. The executor
-// records one where a dispatch reads bytes that a dispatch since the last barrier wrote, or writes
-// bytes that one read or wrote; dispatches in between run concurrently.
+// pyramid branches, SSDLite's heads) it only serialises them. The executor records one where a
+// dispatch reads bytes that a dispatch since the last barrier wrote, or writes bytes that one read
+// or wrote; dispatches in between run concurrently. A dispatch's bytes are its bindings' whole
+// ranges, as the validation layer's synchronization checks see them.
 #pragma once
 #include <cstdint>
 #include <vector>
