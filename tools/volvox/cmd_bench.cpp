@@ -248,9 +248,9 @@ void bench_command(const BenchOptions& opt) {
   // What a run records on the GPU (the op executor's; the denoiser's fused-network one records its own).
   const auto* recorded =
       vulkan ? dynamic_cast<const vk::SegmentExecutable*>(vulkan_runner->last_executable()->compiled(0)) : nullptr;
-  if (recorded)
-    std::printf("recorded: %zu dispatches, %zu barriers between them\n", recorded->dispatch_counts().dispatches,
-                recorded->dispatch_counts().barriers);
+  const vk::SegmentExecutable::DispatchCounts counts =
+      recorded ? recorded->dispatch_counts() : vk::SegmentExecutable::DispatchCounts{};
+  if (recorded) std::printf("recorded: %zu dispatches, %zu barriers between them\n", counts.dispatches, counts.barriers);
   if (opt.profile && !summed.entries.empty()) {
     for (ProfileEntry& e : summed.entries) e.milliseconds /= opt.runs;
     std::printf("\nper node, mean of the %d timed runs:\n%s", opt.runs, summed.str().c_str());
@@ -263,8 +263,8 @@ void bench_command(const BenchOptions& opt) {
                         {"arena_bytes", needs.arena_bytes}, {"other_device_bytes", needs.other_bytes},
                         {"io_binding", opt.io_binding}};
     if (recorded) {
-      j["dispatches"] = recorded->dispatch_counts().dispatches;
-      j["barriers"] = recorded->dispatch_counts().barriers;
+      j["dispatches"] = counts.dispatches;
+      j["barriers"] = counts.barriers;
     }
     if (!device_times.empty()) {
       j["gpu_median_ms"] = median_of(device_times);
