@@ -88,6 +88,18 @@ VX_OP_CASES(movement) {
                           .attr("axes", std::vector<int64_t>{0, 2});
                     }});
   cases.add(movement_case("Slice", "inputs").variants(std::move(slices)).variants(float_and_int32_data()));
+  // Sizes the CPU's fast kernels split between threads (more than one task's 16384 elements).
+  cases.add(movement_case("Slice", "threaded")
+                .variants({{"every_other_row_reversed_columns",
+                            [](OpCase& v) {
+                              v.in(f32({4, 301, 130})).in(i64s({1, -1}).constant()).in(i64s({300, -131}).constant())
+                                  .in(i64s({1, 2}).constant()).in(i64s({2, -1}).constant());
+                            }},
+                           {"a_third_of_the_last_axis",  // a fused QKV product's K part
+                            [](OpCase& v) {
+                              v.in(f32({1, 128, 1536})).in(i64s({512}).constant()).in(i64s({1024}).constant())
+                                  .in(i64s({-1}).constant());
+                            }}}));
 
   std::vector<Variant> concats;
   for (int64_t axis : {0, 1, -1, 3})
@@ -140,12 +152,16 @@ VX_OP_CASES(movement) {
                         v.in(f32(x)).in(i64s(sizes).constant()).attr("axis", axis).outputs(sizes.size());
                       }});
   cases.add(movement_case("Split", "parts").variants(std::move(splits)).variants(float_and_int32_data()));
+  cases.add(movement_case("Split", "threaded").in(f32({130, 1536})).attr("axis", int64_t(-1)).outputs(3));
 
   std::vector<Variant> expands;
   for (const auto& [in, shape] : std::vector<std::pair<Shape, std::vector<int64_t>>>{
            {{3, 1}, {2, 3, 4}}, {{1}, {2, 1, 3, 1, 2}}, {{1, 5, 1}, {4, 1, 1}}, {{}, {3, 2}}, {{2, 1, 3}, {1, 2, 4, 3}}})
     expands.push_back({cat(in.str(), "_to", Shape(shape).str()), [in, shape](OpCase& v) { v.in(f32(in)).in(i64s(shape).constant()); }});
   cases.add(movement_case("Expand", "shapes").variants(std::move(expands)).variants(float_and_int32_data()));
+  cases.add(movement_case("Expand", "threaded")
+                .variants({inputs_variant("rows", {f32({1, 1, 130}), i64s({8, 129, 130}).constant()}),
+                           inputs_variant("columns", {f32({8, 129, 1}), i64s({8, 129, 130}).constant()})}));
 
   cases.add(movement_case("Tile", "repeats")
                 .variants({inputs_variant("2x1x3", {f32({2, 1, 3}), i64s({2, 3, 1}).constant()}),
