@@ -40,6 +40,15 @@ VX_OP_CASES(gather_scatter) {
   gathers.push_back({"no_indices", [](OpCase& v) { v.in(f32({4, 3})).in(values({2, 0}, {}, DType::i64).constant()).attr("axis", int64_t(0)); }});
   gathers.push_back({"2d_indices_axis0", [](OpCase& v) { v.in(f32({3, 5, 7})).in(values({2, 3}, {-3, 2, 0, 1, -1, -2}, DType::i64)); }});
   cases.add(OpCase("Gather", "axes").opset(13).tol_f32(kMoved).tol_f16(kMoved).variants(std::move(gathers)).variants(float_and_int32_data()));
+  // Sizes the CPU's fast kernel splits between threads: an embedding table's rows, a middle axis.
+  cases.add(OpCase("Gather", "threaded")
+                .opset(13)
+                .tol_f32(kMoved)
+                .tol_f16(kMoved)
+                .variants({inputs_variant("embedding_rows", {f32({1000, 384}), index_pattern({1, 300}, 37, 1999, 999)}),
+                           {"middle_axis", [](OpCase& v) {
+                              v.in(f32({8, 500, 16})).in(index_pattern({700}, 13, 1000, 500)).attr("axis", int64_t(1));
+                            }}}));
   // One constant index with only unit axes before its axis: on Vulkan an alias of that run of the
   // data, where its offset (index x the inner extent) binds on any device (a multiple of 256 bytes).
   cases.add(OpCase("Gather", "leading_slice")
