@@ -39,6 +39,11 @@ VX_OP_CASES(compare_logic) {
                 .in(f32({2, 1, 1, 1}))
                 .variants({{"float", [](OpCase&) {}},
                            inputs_variant("int32", {bools({4}), ints({4}, -9, 9), ints({}, -9, 9)})}));
+  // An attention mask: a [1, 1, 1, L] condition picks a scalar or the [B, H, L, L] scores (sizes the
+  // CPU's fast kernel splits between threads); and three operands of one shape.
+  cases.add(OpCase("Where", "threaded")
+                .variants({inputs_variant("attention_mask", {bools({1, 1, 1, 130}), scalar(-1e4), f32({2, 4, 129, 130})}),
+                           inputs_variant("same_shapes", {bools({7, 3001}), f32({7, 3001}), f32({7, 3001})})}));
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   const InputSpec specials = patched(f32({3, 7}, -5, 5), {{0, inf}, {3, -inf}, {8, nan}, {13, inf}, {20, 0}});
   cases.add(OpCase("IsInf", "signs")
