@@ -112,6 +112,22 @@ VX_OP_CASES(unary) {
                      }});
   casts.push_back({"int64_to_float", [](OpCase& v) { v.in(ints({9}, -50, 50, DType::i64)).attr("to", int64_t(1)); }});
   casts.push_back({"bool_to_float", [](OpCase& v) { v.in(bools({9})).attr("to", int64_t(1)); }});
+  // NaN and infinities to integers (0, then saturated), integers narrowed (wrapping) and to bool.
+  // Not on Vulkan: SPIR-V leaves out-of-range float-to-integer conversions undefined, and int64
+  // values reach the device as int32.
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  for (int64_t to : {6, 7, 9})
+    casts.push_back({cat("specials_to", to), [to, inf, nan](OpCase& v) {
+                       v.in(patched(f32({2, 5}, -3, 3), {{0, nan}, {1, inf}, {2, -inf}, {3, 3e9}, {4, -3e9}})).attr("to", to).skip(kVulkan);
+                     }});
+  casts.push_back({"int64_to_int32_wraps", [](OpCase& v) {
+                     v.in(values({4}, {5e9, -5e9, 2147483648.0, -7}, DType::i64)).attr("to", int64_t(6)).skip(kVulkan);
+                   }});
+  casts.push_back({"int32_to_bool", [](OpCase& v) { v.in(ints({9}, -2, 2)).attr("to", int64_t(9)); }});
+  casts.push_back({"bool_to_int64", [](OpCase& v) {  // int64 results are shape arithmetic: the CPU's on Vulkan
+                     v.in(bools({9})).attr("to", int64_t(7)).may_fall_back(kVulkan);
+                   }});
+  casts.push_back({"threaded_float_to_int64", [](OpCase& v) { v.in(f32({300, 257}, -1000, 1000)).attr("to", int64_t(7)); }});
   cases.add(OpCase("Cast", "types").variants(std::move(casts)));
   cases.add(OpCase("CastLike", "to_the_targets_type")
                 .in(f32({3, 7}, -100, 100))
