@@ -19,8 +19,9 @@ namespace {
 enum class Role { other, conv, unary, binary, pool, window };
 
 // The ops of the fast kernels in eltwise_unary.cpp and eltwise_binary.cpp (variant "fast").
-constexpr std::string_view kUnaryOps[] = {"Relu", "LeakyRelu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh",
-                                          "Exp",  "Log",       "Erf",  "Neg",     "Abs",         "Sqrt", "Reciprocal"};
+constexpr std::string_view kUnaryOps[] = {"Relu",  "LeakyRelu",  "Elu",   "Selu", "Clip",     "Sigmoid",  "HardSigmoid",
+                                          "HardSwish", "Softplus", "Softsign", "Tanh", "Exp", "Log", "Erf", "Sin", "Cos",
+                                          "Neg", "Abs", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round"};
 constexpr std::string_view kBinaryOps[] = {"Add", "Sub", "Mul", "Div", "Sum", "Mean", "Min", "Max"};
 
 bool one_of(const std::string& op, std::span<const std::string_view> ops) {

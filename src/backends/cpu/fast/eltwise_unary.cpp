@@ -1,5 +1,6 @@
 // One-input element-wise ops on f32, threaded over the thread pool in contiguous chunks: Relu,
-// LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish, Tanh, Exp, Log, Erf, Neg, Abs, Sqrt, Reciprocal.
+// LeakyRelu, Elu, Selu, Clip, Sigmoid, HardSigmoid, HardSwish, Softplus, Softsign, Tanh, Exp, Log,
+// Erf, Sin, Cos, Neg, Abs, Sqrt, Reciprocal, Floor, Ceil, Round.
 // Each element is computed by the reference's own float expression (same formula, same order of
 // operations, float throughout, std:: functions where the reference calls them, no
 // approximations), so results match it bit for bit, NaN included: Relu maps NaN to 0, Clip and
@@ -29,7 +30,14 @@
 namespace vx::cpu::fast {
 namespace {
 
-enum class UnaryOp { relu, leaky_relu, clip, sigmoid, hard_sigmoid, hard_swish, tanh, exp, log, erf, neg, abs, sqrt, reciprocal };
+enum class UnaryOp {
+  relu, leaky_relu, elu, selu, clip, sigmoid, hard_sigmoid, hard_swish, softplus, softsign, tanh, exp, log, erf, sin, cos,
+  neg, abs, sqrt, reciprocal, floor, ceil, round
+};
+
+// Selu's defaults (ONNX's, as float).
+constexpr float kSeluAlphaDefault = 1.67326319217681884765625f;
+constexpr float kSeluGammaDefault = 1.05070102214813232421875f;
 
 // The reference's sigmoid (1 / (1 + exp(-x)) for x >= 0, else e / (1 + e) with e = exp(x), so
 // that exp never overflows) with selects for its branches: exp(-|x|) either way, then 1 or e over
@@ -59,24 +67,34 @@ inline float unary_value(float x, float p, float q) {
     const uint32_t mask = x < 0 ? ~0u : 0u;
     return std::bit_cast<float>((std::bit_cast<uint32_t>(p * x) & mask) | (std::bit_cast<uint32_t>(x) & ~mask));
   }
+  else if constexpr (op == UnaryOp::elu) return x < 0 ? p * std::expm1(x) : x;
+  else if constexpr (op == UnaryOp::selu) return x > 0 ? q * x : q * p * std::expm1(x);
   else if constexpr (op == UnaryOp::clip) return clamp_value(x, p, q);
   else if constexpr (op == UnaryOp::sigmoid) return sigmoid_value(x);
   else if constexpr (op == UnaryOp::hard_sigmoid) return clamp_value(p * x + q, 0.0f, 1.0f);
   else if constexpr (op == UnaryOp::hard_swish) return x * clamp_value(x / 6.0f + 0.5f, 0.0f, 1.0f);
+  else if constexpr (op == UnaryOp::softplus) return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  else if constexpr (op == UnaryOp::softsign) return x / (1.0f + std::fabs(x));
   else if constexpr (op == UnaryOp::tanh) return std::tanh(x);
   else if constexpr (op == UnaryOp::exp) return std::exp(x);
   else if constexpr (op == UnaryOp::log) return std::log(x);
   else if constexpr (op == UnaryOp::erf) return std::erf(x);
+  else if constexpr (op == UnaryOp::sin) return std::sin(x);
+  else if constexpr (op == UnaryOp::cos) return std::cos(x);
   else if constexpr (op == UnaryOp::neg) return -x;
   else if constexpr (op == UnaryOp::abs) return std::fabs(x);
   else if constexpr (op == UnaryOp::sqrt) return std::sqrt(x);
-  else return 1.0f / x;
+  else if constexpr (op == UnaryOp::reciprocal) return 1.0f / x;
+  else if constexpr (op == UnaryOp::floor) return std::floor(x);
+  else if constexpr (op == UnaryOp::ceil) return std::ceil(x);
+  else return std::nearbyint(x);  // Round: halves to even in the default rounding mode, as ONNX requires
 }
 
 // Ops that call libm per element cost some 10-20 ns each and are worth splitting at a few
 // thousand elements; the rest are memory-bound and only pay for the pool's wake-up from ~64K.
 constexpr bool unary_is_costly(UnaryOp op) {
-  return op == UnaryOp::sigmoid || op == UnaryOp::tanh || op == UnaryOp::exp || op == UnaryOp::log || op == UnaryOp::erf;
+  return op == UnaryOp::sigmoid || op == UnaryOp::tanh || op == UnaryOp::exp || op == UnaryOp::log || op == UnaryOp::erf ||
+         op == UnaryOp::elu || op == UnaryOp::selu || op == UnaryOp::softplus || op == UnaryOp::sin || op == UnaryOp::cos;
 }
 constexpr int64_t kUnaryBlock = 1024;  // the unit of the split: chunk starts stay vector-aligned
 
@@ -113,6 +131,11 @@ void unary_kernel(KernelContext& ctx) {
   float p = 0, q = 0;
   const Attributes& attrs = ctx.node().attrs;
   if constexpr (op == UnaryOp::leaky_relu) p = attrs.get_float("alpha", 0.01f);
+  if constexpr (op == UnaryOp::elu) p = attrs.get_float("alpha", 1.0f);
+  if constexpr (op == UnaryOp::selu) {
+    p = attrs.get_float("alpha", kSeluAlphaDefault);
+    q = attrs.get_float("gamma", kSeluGammaDefault);
+  }
   if constexpr (op == UnaryOp::hard_sigmoid) {
     p = attrs.get_float("alpha", 0.2f);
     q = attrs.get_float("beta", 0.5f);
@@ -130,7 +153,8 @@ bool unary_supports_unchecked(const Node& node, const Graph& g) {
   if (node.inputs.empty() || node.inputs[0] == kNoValue || g.value(node.inputs[0]).dtype != DType::f32 ||
       !single_f32_output(node, g))
     return false;
-  if (node.op == "LeakyRelu") node.attrs.get_float("alpha", 0.01f);  // of another type: throws, declines
+  if (node.op == "LeakyRelu" || node.op == "Elu") node.attrs.get_float("alpha", 0.01f);  // of another type: throws, declines
+  if (node.op == "Selu") node.attrs.get_float("alpha", 0.0f), node.attrs.get_float("gamma", 0.0f);
   if (node.op == "HardSigmoid") node.attrs.get_float("alpha", 0.2f), node.attrs.get_float("beta", 0.5f);
   if (node.op != "Clip") return true;
   const int64_t opset = g.opset("");
@@ -168,5 +192,14 @@ VX_REGISTER_CPU_KERNEL(neg_fast, {"Neg", "fast", 10, unary_supports, unary_kerne
 VX_REGISTER_CPU_KERNEL(abs_fast, {"Abs", "fast", 10, unary_supports, unary_kernel<UnaryOp::abs>});
 VX_REGISTER_CPU_KERNEL(sqrt_fast, {"Sqrt", "fast", 10, unary_supports, unary_kernel<UnaryOp::sqrt>});
 VX_REGISTER_CPU_KERNEL(reciprocal_fast, {"Reciprocal", "fast", 10, unary_supports, unary_kernel<UnaryOp::reciprocal>});
+VX_REGISTER_CPU_KERNEL(elu_fast, {"Elu", "fast", 10, unary_supports, unary_kernel<UnaryOp::elu>});
+VX_REGISTER_CPU_KERNEL(selu_fast, {"Selu", "fast", 10, unary_supports, unary_kernel<UnaryOp::selu>});
+VX_REGISTER_CPU_KERNEL(softplus_fast, {"Softplus", "fast", 10, unary_supports, unary_kernel<UnaryOp::softplus>});
+VX_REGISTER_CPU_KERNEL(softsign_fast, {"Softsign", "fast", 10, unary_supports, unary_kernel<UnaryOp::softsign>});
+VX_REGISTER_CPU_KERNEL(sin_fast, {"Sin", "fast", 10, unary_supports, unary_kernel<UnaryOp::sin>});
+VX_REGISTER_CPU_KERNEL(cos_fast, {"Cos", "fast", 10, unary_supports, unary_kernel<UnaryOp::cos>});
+VX_REGISTER_CPU_KERNEL(floor_fast, {"Floor", "fast", 10, unary_supports, unary_kernel<UnaryOp::floor>});
+VX_REGISTER_CPU_KERNEL(ceil_fast, {"Ceil", "fast", 10, unary_supports, unary_kernel<UnaryOp::ceil>});
+VX_REGISTER_CPU_KERNEL(round_fast, {"Round", "fast", 10, unary_supports, unary_kernel<UnaryOp::round>});
 
 }  // namespace vx::cpu::fast
