@@ -1,7 +1,8 @@
 // Shape functions for the common ONNX ops (elementwise with broadcasting, unary, MatMul, Gemm,
 // Conv and pooling, Resize, Concat, Transpose, Reshape / Unsqueeze / Squeeze / Slice /
 // Pad / Expand / Tile with constant operands, Flatten, Softmax, normalisations, Gather, Cast,
-// reductions) and for vx.FusedConv, so that typical
+// reductions, quantisation and the quantised products, recurrent layers, TopK with a constant K)
+// and for vx.FusedConv, so that typical
 // CNNs and transformers are planned with every activation in the arena. A shape that depends on
 // data computed at run time returns false: the executor allocates it then.
 #include <algorithm>
@@ -436,6 +437,126 @@ std::optional<std::vector<int64_t>> constant_ints(const Node& node, const Graph&
   return v;
 }
 
+// QuantizeLinear: x's shape, the zero point's type (uint8 without one).
+bool quantize_shape(const Node& node, Graph& graph) {
+  const DType to = node.input(2) != kNoValue ? in(node, graph, 2).dtype : DType::u8;
+  set_out(node, graph, 0, in(node, graph, 0).shape, to);
+  return true;
+}
+
+// DequantizeLinear: x's shape, the scale's type.
+bool dequantize_shape(const Node& node, Graph& graph) {
+  set_out(node, graph, 0, in(node, graph, 0).shape, in(node, graph, 1).dtype);
+  return true;
+}
+
+// CastLike: the input's shape, the target's type.
+bool cast_like_shape(const Node& node, Graph& graph) {
+  set_out(node, graph, 0, in(node, graph, 0).shape, in(node, graph, 1).dtype);
+  return true;
+}
+
+// IsInf, IsNaN: the input's shape, bool.
+bool same_shape_bool(const Node& node, Graph& graph) {
+  set_out(node, graph, 0, in(node, graph, 0).shape, DType::boolean);
+  return true;
+}
+
+// GatherElements: the indices' shape, the data's type.
+bool gather_elements_shape(const Node& node, Graph& graph) {
+  set_out(node, graph, 0, in(node, graph, 1).shape, in(node, graph, 0).dtype);
+  return true;
+}
+
+// ArgMax, ArgMin: the axis reduced to 1 or dropped, int64.
+bool arg_reduce_shape(const Node& node, Graph& graph) {
+  const Shape& x = in(node, graph, 0).shape;
+  const int64_t axis = normalized_axis(node, node.attrs.get_int("axis", 0), int64_t(x.rank()));
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < int64_t(x.rank()); ++d) {
+    if (d != axis) out.push_back(x[size_t(d)]);
+    else if (node.attrs.get_int("keepdims", 1) != 0) out.push_back(1);
+  }
+  set_out(node, graph, 0, Shape(out), DType::i64);
+  return true;
+}
+
+// DepthToSpace / SpaceToDepth of NCHW: channels traded for blocksize x blocksize pixels. Extents
+// that do not divide are left to the kernel to report.
+bool depth_to_space_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  const int64_t b = node.attrs.get_int("blocksize", 0);
+  if (x.shape.rank() != 4 || b <= 0 || x.shape[1] % (b * b) != 0) return false;
+  set_out(node, graph, 0, Shape{x.shape[0], x.shape[1] / (b * b), x.shape[2] * b, x.shape[3] * b}, x.dtype);
+  return true;
+}
+bool space_to_depth_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  const int64_t b = node.attrs.get_int("blocksize", 0);
+  if (x.shape.rank() != 4 || b <= 0 || x.shape[2] % b != 0 || x.shape[3] % b != 0) return false;
+  set_out(node, graph, 0, Shape{x.shape[0], x.shape[1] * b * b, x.shape[2] / b, x.shape[3] / b}, x.dtype);
+  return true;
+}
+
+// MatMulInteger: MatMul's shape, int32.
+bool matmul_integer_shape(const Node& node, Graph& graph) {
+  set_out(node, graph, 0, matmul_shape(in(node, graph, 0).shape, in(node, graph, 1).shape, what(node)).out, DType::i32);
+  return true;
+}
+
+// QLinearMatMul (a, a_scale, a_zero, b, b_scale, b_zero, y_scale, y_zero): MatMul's shape, y_zero's type.
+bool qlinear_matmul_shape(const Node& node, Graph& graph) {
+  set_out(node, graph, 0, matmul_shape(in(node, graph, 0).shape, in(node, graph, 3).shape, what(node)).out,
+          in(node, graph, 7).dtype);
+  return true;
+}
+
+// ConvInteger (x, w, ...): Conv's shape, int32. QLinearConv (x, x_scale, x_zero, w, w_scale, w_zero,
+// y_scale, y_zero, B): Conv's shape, y_zero's type.
+bool conv_integer_shape(const Node& node, Graph& graph) {
+  const Shape& x = in(node, graph, 0).shape;
+  set_out(node, graph, 0, conv_output(node, x, in(node, graph, 1).shape, x.rank() > 1 ? x[1] : -1), DType::i32);
+  return true;
+}
+bool qlinear_conv_shape(const Node& node, Graph& graph) {
+  const Shape& x = in(node, graph, 0).shape;
+  set_out(node, graph, 0, conv_output(node, x, in(node, graph, 3).shape, x.rank() > 1 ? x[1] : -1),
+          in(node, graph, 7).dtype);
+  return true;
+}
+
+// LSTM / GRU / RNN (X [seq, batch, input], or [batch, seq, input] with layout 1): Y [seq, directions,
+// batch, hidden] (layout 1: [batch, seq, directions, hidden]), Y_h and Y_c [directions, batch,
+// hidden] (layout 1: [batch, directions, hidden]).
+bool recurrent_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  const int64_t hidden = node.attrs.get_int("hidden_size", 0);
+  if (x.shape.rank() != 3 || hidden <= 0) return false;
+  const int64_t directions = node.attrs.get_string("direction", "forward") == "bidirectional" ? 2 : 1;
+  const bool batch_first = node.attrs.get_int("layout", 0) != 0;
+  const int64_t seq = batch_first ? x.shape[1] : x.shape[0], batch = batch_first ? x.shape[0] : x.shape[1];
+  set_out(node, graph, 0, batch_first ? Shape{batch, seq, directions, hidden} : Shape{seq, directions, batch, hidden},
+          x.dtype);
+  for (size_t i = 1; i < 3; ++i)
+    set_out(node, graph, i, batch_first ? Shape{batch, directions, hidden} : Shape{directions, batch, hidden}, x.dtype);
+  return true;
+}
+
+// TopK with a constant K: values and int64 indices, the axis cut to K (K beyond the extent is left
+// to the kernel to report).
+bool top_k_shape(const Node& node, Graph& graph) {
+  const Value& x = in(node, graph, 0);
+  const std::optional<std::vector<int64_t>> k = constant_ints(node, graph, 1);
+  if (!k || k->size() != 1) return false;
+  const int64_t axis = normalized_axis(node, node.attrs.get_int("axis", -1), int64_t(x.shape.rank()));
+  if ((*k)[0] < 0 || (*k)[0] > x.shape[size_t(axis)]) return false;
+  std::vector<int64_t> out = x.shape.dims();
+  out[size_t(axis)] = (*k)[0];
+  set_out(node, graph, 0, Shape(out), x.dtype);
+  set_out(node, graph, 1, Shape(out), DType::i64);
+  return true;
+}
+
 // Only output 0 (BatchNormalization's and Dropout's other outputs are training-mode extras).
 bool same_shape_as_first_input(const Node& node, Graph& graph) {
   const Value& x = in(node, graph, 0);
@@ -472,6 +593,30 @@ VX_SAME_SHAPE(batch_norm, "BatchNormalization");
 VX_SAME_SHAPE(instance_norm, "InstanceNormalization");
 VX_SAME_SHAPE(layer_norm, "LayerNormalization");
 VX_SAME_SHAPE(lrn, "LRN");
+VX_SAME_SHAPE(round, "Round");
+VX_SAME_SHAPE(sign, "Sign");
+VX_SAME_SHAPE(sin, "Sin");
+VX_SAME_SHAPE(cos, "Cos");
+VX_SAME_SHAPE(tan, "Tan");
+VX_SAME_SHAPE(asin, "Asin");
+VX_SAME_SHAPE(acos, "Acos");
+VX_SAME_SHAPE(atan, "Atan");
+VX_SAME_SHAPE(sinh, "Sinh");
+VX_SAME_SHAPE(cosh, "Cosh");
+VX_SAME_SHAPE(asinh, "Asinh");
+VX_SAME_SHAPE(acosh, "Acosh");
+VX_SAME_SHAPE(atanh, "Atanh");
+VX_SAME_SHAPE(softsign, "Softsign");
+VX_SAME_SHAPE(celu, "Celu");
+VX_SAME_SHAPE(shrink, "Shrink");
+VX_SAME_SHAPE(thresholded_relu, "ThresholdedRelu");
+VX_SAME_SHAPE(gelu, "Gelu");
+VX_SAME_SHAPE(not_op, "Not");
+VX_SAME_SHAPE(hardmax, "Hardmax");
+VX_SAME_SHAPE(cumsum, "CumSum");
+VX_SAME_SHAPE(trilu, "Trilu");
+VX_SAME_SHAPE(lp_normalization, "LpNormalization");
+VX_SAME_SHAPE(reverse_sequence, "ReverseSequence");
 #undef VX_SAME_SHAPE
 
 VX_REGISTER_SHAPE_FN(add, "Add", arithmetic_shape);
@@ -521,5 +666,29 @@ VX_REGISTER_SHAPE_FN(slice, "Slice", slice_shape);
 VX_REGISTER_SHAPE_FN(pad, "Pad", pad_shape);
 VX_REGISTER_SHAPE_FN(expand, "Expand", expand_shape);
 VX_REGISTER_SHAPE_FN(tile, "Tile", tile_shape);
+VX_REGISTER_SHAPE_FN(mod, "Mod", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(bitshift, "BitShift", arithmetic_shape);
+VX_REGISTER_SHAPE_FN(is_inf, "IsInf", same_shape_bool);
+VX_REGISTER_SHAPE_FN(is_nan, "IsNaN", same_shape_bool);
+VX_REGISTER_SHAPE_FN(cast_like, "CastLike", cast_like_shape);
+VX_REGISTER_SHAPE_FN(quantize_linear, "QuantizeLinear", quantize_shape);
+VX_REGISTER_SHAPE_FN(dequantize_linear, "DequantizeLinear", dequantize_shape);
+VX_REGISTER_SHAPE_FN(matmul_integer, "MatMulInteger", matmul_integer_shape);
+VX_REGISTER_SHAPE_FN(qlinear_matmul, "QLinearMatMul", qlinear_matmul_shape);
+VX_REGISTER_SHAPE_FN(conv_integer, "ConvInteger", conv_integer_shape);
+VX_REGISTER_SHAPE_FN(qlinear_conv, "QLinearConv", qlinear_conv_shape);
+VX_REGISTER_SHAPE_FN(gather_elements, "GatherElements", gather_elements_shape);
+VX_REGISTER_SHAPE_FN(arg_max, "ArgMax", arg_reduce_shape);
+VX_REGISTER_SHAPE_FN(arg_min, "ArgMin", arg_reduce_shape);
+VX_REGISTER_SHAPE_FN(depth_to_space, "DepthToSpace", depth_to_space_shape);
+VX_REGISTER_SHAPE_FN(space_to_depth, "SpaceToDepth", space_to_depth_shape);
+VX_REGISTER_SHAPE_FN(reduce_prod, "ReduceProd", reduce_shape);
+VX_REGISTER_SHAPE_FN(reduce_sum_square, "ReduceSumSquare", reduce_shape);
+VX_REGISTER_SHAPE_FN(reduce_log_sum, "ReduceLogSum", reduce_shape);
+VX_REGISTER_SHAPE_FN(reduce_log_sum_exp, "ReduceLogSumExp", reduce_shape);
+VX_REGISTER_SHAPE_FN(lstm, "LSTM", recurrent_shape);
+VX_REGISTER_SHAPE_FN(gru, "GRU", recurrent_shape);
+VX_REGISTER_SHAPE_FN(rnn, "RNN", recurrent_shape);
+VX_REGISTER_SHAPE_FN(top_k, "TopK", top_k_shape);
 
 }  // namespace vx
