@@ -34,6 +34,21 @@ VX_OP_CASES(quantize) {
                           }});
   }
   cases.add(OpCase("DequantizeLinear", "scalar_and_per_axis").opset(13).variants(std::move(dequantize)));
+  // Sizes the CPU's fast kernels split between threads: a QDQ model's activations (per tensor, runs
+  // longer than a task) and weights (per output channel, many short runs).
+  cases.add(OpCase("QuantizeLinear", "threaded")
+                .opset(13)
+                .variants({inputs_variant("activations_per_tensor", {f32({1, 16, 57, 59}, -8, 8), scalar(0.05), ints({}, 120, 130, DType::u8)}),
+                           {"weights_per_channel", [](OpCase& v) {
+                              v.with_inputs({f32({96, 32, 3, 3}), f32({96}, 0.002f, 0.01f), ints({96}, 0, 0, DType::i8)}).attr("axis", int64_t(0));
+                            }}}));
+  cases.add(OpCase("DequantizeLinear", "threaded")
+                .opset(13)
+                .variants({inputs_variant("activations_per_tensor", {ints({1, 16, 57, 59}, 0, 255, DType::u8), scalar(0.05),
+                                                                     ints({}, 120, 130, DType::u8)}),
+                           {"weights_per_channel", [](OpCase& v) {
+                              v.with_inputs({ints({96, 32, 3, 3}, -127, 127, DType::i8), f32({96}, 0.002f, 0.01f)}).attr("axis", int64_t(0));
+                            }}}));
 
   std::vector<Variant> dynamic;
   for (auto [lo, hi] : std::vector<std::pair<float, float>>{{-3, 7}, {0.5f, 9}, {-6, -1}, {-1e-3f, 2e-3f}})
