@@ -67,6 +67,13 @@
 //     attrs:   epsilon float
 //   vx.Gelu  (kGelu)   Y = 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation
 //     inputs:  X;  attrs: approximate string "none" | "tanh"
+//
+// The CPU pipeline's fuse_fake_quantize (passes/fuse_fake_quantize.h) creates:
+//
+//   vx.FakeQuantize  (kFakeQuantize)   Y = DequantizeLinear(QuantizeLinear(X, scale, zero_point), scale, zero_point)
+//     inputs:  X (float32);  output: X's shape, float32
+//     attrs:   scale float, zero_point int, qmin int, qmax int (the quantised type's range: 0 / 255 for
+//              uint8, -128 / 127 for int8)
 #pragma once
 #include "core/graph.h"
 
@@ -81,6 +88,7 @@ inline constexpr const char* kLayerNorm = "vx.LayerNorm";
 inline constexpr const char* kGelu = "vx.Gelu";
 inline constexpr const char* kExcite = "vx.Excite";
 inline constexpr const char* kElementwiseChain = "vx.ElementwiseChain";
+inline constexpr const char* kFakeQuantize = "vx.FakeQuantize";
 
 // vx.Attention's "qkv_layout" / "out_layout" attribute `attr`: true for "bshd" ([..., S, H, D]),
 // false for "bhsd" (the default); InvalidArgument naming the node for anything else

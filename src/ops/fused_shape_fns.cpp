@@ -82,5 +82,6 @@ VX_REGISTER_SHAPE_FN(vx_gelu, kGelu, same_shape_as_first_input);
 VX_REGISTER_SHAPE_FN(vx_layer_norm, kLayerNorm, same_shape_as_first_input);
 VX_REGISTER_SHAPE_FN(vx_excite, kExcite, same_shape_as_first_input);
 VX_REGISTER_SHAPE_FN(vx_elementwise_chain, kElementwiseChain, same_shape_as_first_input);
+VX_REGISTER_SHAPE_FN(vx_fake_quantize, kFakeQuantize, same_shape_as_first_input);
 
 }  // namespace vx

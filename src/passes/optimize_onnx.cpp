@@ -9,6 +9,7 @@
 #include "passes/fuse_conv_post_ops.h"
 #include "passes/fuse_conv_relu_pool.h"
 #include "passes/fuse_conv_residual.h"
+#include "passes/fuse_fake_quantize.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
@@ -29,6 +30,7 @@ void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
   g = fuse_dequantize_matmul(std::move(g));  // before constant folding turns the int8 weights into floats
   g = fold_constants(std::move(g));
   g = transposes_as_reshapes(std::move(g));  // after the folding: the shapes it needs are known
+  g = fuse_fake_quantize(std::move(g));      // after the folding, which has turned the weights' pairs into floats
   g = fuse_hard_swish(std::move(g));      // before the conv fusions, which take HardSwish as a post-op
   g = fold_conv_affine(std::move(g));     // BatchNormalization, constant Mul / Add after a Conv
   g = fuse_conv_bias_relu(std::move(g));  // every Conv -> vx.FusedConv: the op the oneDNN kernel runs

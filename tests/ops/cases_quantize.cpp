@@ -1,6 +1,7 @@
 // Quantisation: QuantizeLinear (ties to even, saturation at both ends, scalar and per-axis, uint8,
 // int8 and int32), DequantizeLinear, DynamicQuantizeLinear (ranges across zero, all positive, all
 // negative, tiny, all zeros).
+#include "ops/fused_ops.h"
 #include "ops/op_table.h"
 
 namespace vx::optable {
@@ -49,6 +50,18 @@ VX_OP_CASES(quantize) {
                            {"weights_per_channel", [](OpCase& v) {
                               v.with_inputs({ints({96, 32, 3, 3}, -127, 127, DType::i8), f32({96}, 0.002f, 0.01f)}).attr("axis", int64_t(0));
                             }}}));
+
+  // vx.FakeQuantize (a per-tensor Q -> DQ pair, fused on the CPU): ties, both saturation ends, and
+  // a size the fast kernel splits between threads. Not on Vulkan: only the CPU pipeline creates it
+  // (a Vulkan graph keeps the pairs, which it has kernels for).
+  cases.add(OpCase(kFakeQuantize, "ranges")
+                .attr("scale", 2.0f)
+                .variants({{"uint8", [x](OpCase& v) { v.in(x).attr("zero_point", int64_t(20)).attr("qmin", int64_t(0)).attr("qmax", int64_t(255)); }},
+                           {"int8", [x](OpCase& v) { v.in(x).attr("zero_point", int64_t(-3)).attr("qmin", int64_t(-128)).attr("qmax", int64_t(127)); }},
+                           {"threaded", [](OpCase& v) {
+                              v.in(f32({2, 16, 61, 67}, -300, 300)).attr("zero_point", int64_t(128)).attr("qmin", int64_t(0)).attr("qmax", int64_t(255));
+                            }}})
+                .skip(kVulkan));
 
   std::vector<Variant> dynamic;
   for (auto [lo, hi] : std::vector<std::pair<float, float>>{{-3, 7}, {0.5f, 9}, {-6, -1}, {-1e-3f, 2e-3f}})

@@ -1,12 +1,14 @@
 // A quantised (QDQ) graph on the CPU: activations and weights pass through QuantizeLinear ->
 // DequantizeLinear as exporters and ONNX Runtime's quantiser write them. Shape inference must see
 // through the pairs, or every convolution after them loses its planned shapes and falls back to the
-// reference kernel (a QDQ ResNet-50 took 9 s a run instead of 64 ms). The fast Q / DQ kernels and
-// the oneDNN convolution against the reference kernels: the float results may differ in the last
-// bits, so a value may land on the other side of a rounding boundary when it is quantised again:
-// at most one quantisation step (the scale) apart.
+// reference kernel (a QDQ ResNet-50 took 9 s a run instead of 64 ms). The activations' pairs become
+// vx.FakeQuantize (passes/fuse_fake_quantize.h). The fast kernels and the oneDNN convolution against
+// the reference kernels: the float results may differ in the last bits, so a value may land on the
+// other side of a rounding boundary when it is quantised again: at most one quantisation step (the
+// scale) apart.
 #include "common/graph_builder.h"
 #include "common/test_util.h"
+#include "ops/fused_ops.h"
 #include "session/model_runner.h"
 
 namespace vx::test {
@@ -19,7 +21,7 @@ ValueId fake_quantize(GraphBuilder& b, ValueId x, float scale, uint8_t zero) {
   return b.node("DequantizeLinear", {b.node("QuantizeLinear", {x, s, z}), s, z});
 }
 
-TEST(CpuQuantizedGraph, ConvolutionsBetweenQdqPairsRunOnOneDnn) {
+TEST(CpuQuantizedGraph, ConvolutionsBetweenQdqPairsRunOnOneDnnAndThePairsFuse) {
   GraphBuilder b(13);
   const ValueId x = b.input("x", {1, 8, 13, 11});
   // Weights quantised per output channel (axis 0), int8 with zero points of 0.
@@ -44,13 +46,14 @@ TEST(CpuQuantizedGraph, ConvolutionsBetweenQdqPairsRunOnOneDnn) {
   Profile profile;
   const std::vector<Tensor> got = fast.run(b.feeds, &profile);
   const std::vector<Tensor> want = reference.run(b.feeds);
-  int onednn = 0, fast_qdq = 0;
+  int onednn = 0, fast_fake_quantize = 0;
   for (const ProfileEntry& e : profile.entries) {
     onednn += e.variant == "cpu:onednn";
-    fast_qdq += (e.op == "QuantizeLinear" || e.op == "DequantizeLinear") && e.variant == "cpu:fast";
+    fast_fake_quantize += e.op == kFakeQuantize && e.variant == "cpu:fast";
   }
   EXPECT_EQ(onednn, 1) << profile.str();
-  EXPECT_EQ(fast_qdq, 4) << profile.str();  // the weights' pair is folded into a constant
+  EXPECT_EQ(fast_fake_quantize, 2) << profile.str();  // the weights' pair is folded into a constant
+  EXPECT_EQ(profile.entries.size(), 3u) << profile.str();
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].shape(), Shape({1, 6, 13, 11}));
   EXPECT_LE(max_abs_diff(got[0], want[0]), 0.02 + 1e-6);

@@ -329,6 +329,40 @@ TEST(FusionPasses, AffineLookalikesAreNotFolded) {
   check_fusion(shared, "Mul", 1);
 }
 
+// ---- QuantizeLinear -> DequantizeLinear (fuse_fake_quantize) ----
+
+TEST(FusionPasses, FakeQuantizePairs) {
+  Builder b(13);
+  const ValueId x = b.input("x", {2, 3, 5, 7});
+  const ValueId s = b.constant(scalar(0.01f));
+  auto pair = [&](ValueId v, ValueId zero) {
+    return b.node("DequantizeLinear", {b.node("QuantizeLinear", {v, s, zero}), s, zero});
+  };
+  const ValueId u8 = pair(x, b.constant(Tensor::from<uint8_t>(Shape{}, {100})));
+  const ValueId i8 = pair(b.node("Relu", {u8}), b.constant(Tensor::from<int8_t>(Shape{}, {-3})));
+  b.g.outputs = {pair(i8, kNoValue)};  // no zero point: uint8, 0
+  Graph fused = check_fusion(b, kFakeQuantize, 3);
+  EXPECT_EQ(fused.nodes.size(), 4u);
+}
+
+TEST(FusionPasses, FakeQuantizeLeavesOtherPairsAlone) {
+  Builder b(13);
+  const ValueId x = b.input("x", {2, 3, 5, 7});
+  const ValueId s = b.constant(scalar(0.01f)), other = b.constant(scalar(0.02f));
+  const ValueId z = b.constant(Tensor::from<uint8_t>(Shape{}, {100}));
+  const ValueId q = b.node("QuantizeLinear", {x, s, z});
+  Tensor per_axis(DType::f32, Shape{3});
+  for (int i = 0; i < 3; ++i) per_axis.data<float>()[i] = 0.01f * float(i + 1);
+  Attributes axis1;
+  axis1.set("axis", int64_t(1));
+  const ValueId axis_scales = b.constant(per_axis), axis_zeros = b.constant(Tensor(DType::u8, Shape{3}));
+  b.g.outputs = {b.node("DequantizeLinear", {q, other, z}),  // another scale (and the Q read twice)
+                 b.node("DequantizeLinear", {q, s, z}),
+                 b.node("DequantizeLinear", {b.node("QuantizeLinear", {x, axis_scales, axis_zeros}, axis1), axis_scales,
+                                             axis_zeros}, axis1)};  // per axis
+  check_fusion(b, kFakeQuantize, 0);
+}
+
 // ---- HardSwish (fuse_hard_swish) and conv post-ops (fuse_conv_post_ops) ----
 
 // x * Clip(x + 3, 0, 6) / 6 in the form `form`: 0 (x * clip) / 6, 1 x * (clip / 6), 2 (clip * x) * (1/6),

@@ -1,11 +1,12 @@
 // QuantizeLinear (float32 to uint8 / int8 / int32) and DequantizeLinear (those to float32), per
-// tensor or per axis, over the thread pool: the Q / DQ pairs of a quantised (QDQ) model's
+// tensor or per axis, and vx.FakeQuantize (a per-tensor pair fused, ops/fused_ops.h) over the thread pool: the Q / DQ pairs of a quantised (QDQ) model's
 // activations ran on the reference, which converts every element through double and allocates an
 // index per element. The arithmetic is the reference's (reference/quantize.cpp): quantising divides
 // in float, rounds half to even, adds the zero point and clamps in double; dequantising subtracts
 // the zero point in double, rounds to float and multiplies by the scale in float. Scales must be
 // float32; parameters of another shape than one value or one per element of the axis go to the
-// reference, which reports them.
+// reference, which reports them. vx.FakeQuantize computes both steps in one pass; it is a layout
+// follower (cpu_layout.h): the loop runs over the raw buffer in whatever layout the value has.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
+#include "ops/fused_ops.h"
 #include "ops/shape_rules.h"
 
 namespace vx::cpu::fast {
@@ -95,6 +97,38 @@ void dequantize_range(const Q* x, float* y, int64_t begin, int64_t end, float sc
   for (int64_t i = begin; i < end; ++i) y[i] = float(double(x[i]) - zero) * scale;
 }
 
+// Q then DQ of one element. For uint8 / int8 the float sum of the rounded quotient and the zero
+// point is exact wherever it is not clamped, so float arithmetic gives the reference's double result.
+inline float fake_quantize_value(float x, float scale, float zero, float lo, float hi) {
+  const float v = std::nearbyint(x / scale) + zero;
+  return ((v < lo ? lo : (hi < v ? hi : v)) - zero) * scale;
+}
+
+void fake_quantize_range(const float* x, float* y, int64_t begin, int64_t end, float scale, float zero, float lo, float hi) {
+  for (int64_t i = begin; i < end; ++i) y[i] = fake_quantize_value(x[i], scale, zero, lo, hi);
+}
+
+bool fake_quantize_supports(const Node& node, const Graph& g) {
+  return declines_on_error([&] {
+    if (node.input(0) == kNoValue || g.value(node.input(0)).dtype != DType::f32 || node.outputs.size() != 1) return false;
+    const int64_t lo = node.attrs.get_int("qmin", 0), hi = node.attrs.get_int("qmax", 255);
+    node.attrs.get_float("scale", 1.0f);
+    node.attrs.get_int("zero_point", 0);
+    return lo >= -128 && hi <= 255 && lo <= hi;  // 8-bit ranges: the float sum is exact
+  });
+}
+
+void fake_quantize_fast(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Attributes& a = ctx.node().attrs;
+  const float scale = a.get_float("scale", 1.0f), zero = float(a.get_int("zero_point", 0));
+  const float lo = float(a.get_int("qmin", 0)), hi = float(a.get_int("qmax", 255));
+  const float* in = x.data<float>();
+  float* out = ctx.output(0, DType::f32, x.shape()).data<float>();
+  for_each_run(ctx.pool(), x.numel(), ParamLayout{1, std::max<int64_t>(1, x.numel())},
+               [&](int64_t begin, int64_t end, int64_t) { fake_quantize_range(in, out, begin, end, scale, zero, lo, hi); });
+}
+
 bool quantize_supports(const Node& node, const Graph& g) {
   return declines_on_error([&] {
     if (node.input(0) == kNoValue || node.input(1) == kNoValue || node.outputs.size() != 1) return false;
@@ -162,6 +196,7 @@ KernelFn make_dequantize(const Node& node, const Graph&) {
 }  // namespace
 
 VX_REGISTER_CPU_KERNEL(quantize_linear_fast, {"QuantizeLinear", kFastVariant, 10, quantize_supports, nullptr, make_quantize});
+VX_REGISTER_CPU_KERNEL(fake_quantize_fast, {kFakeQuantize, kFastVariant, 10, fake_quantize_supports, fake_quantize_fast});
 VX_REGISTER_CPU_KERNEL(dequantize_linear_fast,
                        {"DequantizeLinear", kFastVariant, 10, dequantize_supports, nullptr, make_dequantize});
 

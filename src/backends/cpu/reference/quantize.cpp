@@ -1,5 +1,6 @@
 // Reference linear quantisation: QuantizeLinear (to uint8 / int8 / int32, per tensor or per axis,
-// rounding half to even), DequantizeLinear and DynamicQuantizeLinear.
+// rounding half to even), DequantizeLinear, DynamicQuantizeLinear, and vx.FakeQuantize (a per-tensor
+// QuantizeLinear -> DequantizeLinear pair, ops/fused_ops.h).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/broadcast.h"
 #include "backends/cpu/reference/kernel_util.h"
+#include "ops/fused_ops.h"
 
 namespace vx::cpu::ref {
 namespace {
@@ -63,6 +65,22 @@ void dequantize_kernel(KernelContext& ctx) {
     y.set(i, double(float(x.get(i) - zv[zero_at[size_t(i)]]) * float(sv[scale_at[size_t(i)]])));
 }
 
+// The pair's two steps as the kernels above compute them: divide in float, round half to even, add
+// the zero point and clamp (the quantised value), then subtract the zero point and multiply by the
+// scale in float.
+void fake_quantize_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  VX_CHECK(x.dtype() == DType::f32, InvalidArgument, node_label(ctx), ": expects float32, got ", dtype_name(x.dtype()));
+  const Attributes& a = ctx.node().attrs;
+  const float scale = a.get_float("scale", 1.0f);
+  const double zero = double(a.get_int("zero_point", 0)), lo = double(a.get_int("qmin", 0)), hi = double(a.get_int("qmax", 255));
+  Tensor& y = ctx.output(0, DType::f32, x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const double q = std::clamp(std::nearbyint(double(x.data<float>()[i] / scale)) + zero, lo, hi);
+    y.data<float>()[i] = float(q - zero) * scale;
+  }
+}
+
 // u8 quantisation with a scale and zero point chosen from the data's range (which includes 0).
 void dynamic_quantize_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
@@ -85,6 +103,7 @@ void dynamic_quantize_kernel(KernelContext& ctx) {
 
 VX_REGISTER_CPU_KERNEL(quantize_linear, {"QuantizeLinear", "reference", 0, nullptr, quantize_kernel});
 VX_REGISTER_CPU_KERNEL(dequantize_linear, {"DequantizeLinear", "reference", 0, nullptr, dequantize_kernel});
+VX_REGISTER_CPU_KERNEL(fake_quantize, {kFakeQuantize, "reference", 0, nullptr, fake_quantize_kernel});
 VX_REGISTER_CPU_KERNEL(dynamic_quantize_linear,
                        {"DynamicQuantizeLinear", "reference", 0, nullptr, dynamic_quantize_kernel});
 
