@@ -3,20 +3,21 @@
 // timing of any ONNX model on synthetic inputs: the peer of `volvox bench`.
 //
 // Usage: node bench/onnx/ort_bench_model.js --model M.onnx --input NAME:float32:1x3x224x224
-//            [--input ...] [--threads 2] [--warmup 2] [--runs 10]
+//            [--input ...] [--threads 2] [--warmup 2] [--runs 10] [--optimization all|extended|basic|disabled]
 // Float inputs are uniform in [-1, 1); integer inputs are small ids in [0, 10) (as volvox bench).
 // Prints one JSON line: model, median_ms, min_ms, times_ms, threads, load average before the run.
 'use strict';
 const os = require('os');
 
 function parseArgs(argv) {
-  const args = { model: null, inputs: [], threads: 2, warmup: 2, runs: 10 };
+  const args = { model: null, inputs: [], threads: 2, warmup: 2, runs: 10, optimization: 'all' };
   for (let i = 2; i < argv.length; ++i) {
     const key = argv[i].replace(/^--/, '');
     if (i + 1 >= argv.length) throw new Error(`option ${argv[i]} needs a value`);
     const value = argv[++i];
     if (key === 'input') args.inputs.push(value);
     else if (key === 'model') args.model = value;
+    else if (key === 'optimization') args.optimization = value;
     else if (['threads', 'warmup', 'runs'].includes(key)) args[key] = Number(value);
     else throw new Error(`unknown option ${argv[i - 1]}`);
   }
@@ -50,7 +51,7 @@ async function main() {
   const load = os.loadavg()[0];
   const session = await ort.InferenceSession.create(args.model, {
     executionProviders: ['cpu'], intraOpNumThreads: args.threads, interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: args.optimization,
   });
   const feeds = Object.fromEntries(args.inputs.map((spec, i) => makeInput(ort, spec, 1234 + i)));
   for (let i = 0; i < args.warmup; ++i) await session.run(feeds);

@@ -3,6 +3,7 @@
 // output as NAME.npy: the outputs the zoo check (zoo_check.py) compares Volvox's against.
 //
 // Usage: node bench/onnx/ort_run_model.js --model M.onnx --input NAME=FILE.npy [--input ...] --output-dir DIR
+//            [--optimization all|extended|basic|disabled]
 // Inputs and outputs are float32 or int64, C order, little-endian.
 'use strict';
 const fs = require('fs');
@@ -42,18 +43,20 @@ function writeNpy(file, tensor) {
 }
 
 async function main() {
-  const args = { model: null, inputs: [], outputDir: null };
+  const args = { model: null, inputs: [], outputDir: null, optimization: 'all' };
   for (let i = 2; i < process.argv.length; i += 2) {
     const [key, value] = [process.argv[i], process.argv[i + 1]];
     if (value === undefined) throw new Error(`option ${key} needs a value`);
     if (key === '--model') args.model = value;
     else if (key === '--input') args.inputs.push(value);
     else if (key === '--output-dir') args.outputDir = value;
+    else if (key === '--optimization') args.optimization = value;
     else throw new Error(`unknown option ${key}`);
   }
   if (!args.model || !args.inputs.length || !args.outputDir) throw new Error('--model, --input and --output-dir are required');
   const ort = require('onnxruntime-node');
-  const session = await ort.InferenceSession.create(args.model, { executionProviders: ['cpu'] });
+  const session = await ort.InferenceSession.create(args.model,
+                                                    { executionProviders: ['cpu'], graphOptimizationLevel: args.optimization });
   const feeds = {};
   for (const spec of args.inputs) {
     const at = spec.indexOf('=');

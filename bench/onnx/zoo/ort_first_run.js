@@ -1,23 +1,24 @@
 #!/usr/bin/env node
 // ONNX Runtime's cold start on one model, the peer of `volvox bench`'s first_run_ms: session creation
-// (graph optimisation "all", CPU provider) and the first run, timed separately, on inputs from .npy
-// files. With --runs N it also times N more runs after --warmup W (for models whose inputs
+// (CPU provider, graph optimisation "all" unless --optimization says otherwise) and the first run,
+// timed separately, on inputs from .npy files. With --runs N it also times N more runs after --warmup W (for models whose inputs
 // ort_bench_model.js cannot make, such as a scalar sample rate that must be 16000).
 //
 // Usage: node bench/onnx/zoo/ort_first_run.js --model M.onnx --input NAME=FILE.npy [--input ...]
-//            [--threads 2] [--warmup 0] [--runs 0]
+//            [--threads 2] [--warmup 0] [--runs 0] [--optimization all|extended|basic|disabled]
 // Prints one JSON line: session_ms, first_run_ms, and median_ms / min_ms / times_ms when --runs > 0.
 'use strict';
 const path = require('path');
 const { readNpy } = require('../ort_run_model.js');
 
 function parseArgs(argv) {
-  const args = { model: null, inputs: [], threads: 2, warmup: 0, runs: 0 };
+  const args = { model: null, inputs: [], threads: 2, warmup: 0, runs: 0, optimization: 'all' };
   for (let i = 2; i < argv.length; i += 2) {
     const [key, value] = [argv[i].replace(/^--/, ''), argv[i + 1]];
     if (value === undefined) throw new Error(`option ${argv[i]} needs a value`);
     if (key === 'model') args.model = value;
     else if (key === 'input') args.inputs.push(value);
+    else if (key === 'optimization') args.optimization = value;
     else if (['threads', 'warmup', 'runs'].includes(key)) args[key] = Number(value);
     else throw new Error(`unknown option ${argv[i]}`);
   }
@@ -38,7 +39,7 @@ async function main() {
   let t0 = process.hrtime.bigint();
   const session = await ort.InferenceSession.create(args.model, {
     executionProviders: ['cpu'], intraOpNumThreads: args.threads, interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: args.optimization,
   });
   const sessionMs = ms(t0);
   t0 = process.hrtime.bigint();

@@ -191,16 +191,18 @@ def canonical_rows(out_dir, files, names):
         files[n] = path
 
 
-def check(path, inputs, work, volvox, unordered_rows=None):
+def check(path, inputs, work, volvox, unordered_rows=None, ort_level='all'):
     """Runs both engines once on the saved inputs and compares every output (`unordered_rows`: outputs
-    whose rows are compared as a set, canonical_rows)."""
+    whose rows are compared as a set, canonical_rows; `ort_level`: ONNX Runtime's graph
+    optimisation level, the manifest's for models that its fusions reject)."""
     ort_dir, vx_dir = os.path.join(work, 'ort'), os.path.join(work, 'volvox')
     for d in (ort_dir, vx_dir):
         os.makedirs(d, exist_ok=True)
         for f in os.listdir(d):
             os.remove(os.path.join(d, f))
     result = {}
-    cmd = ['node', os.path.join(BENCH, 'onnx', 'ort_run_model.js'), '--model', path, '--output-dir', ort_dir]
+    cmd = ['node', os.path.join(BENCH, 'onnx', 'ort_run_model.js'), '--model', path, '--output-dir', ort_dir,
+           '--optimization', ort_level]
     for name, file in inputs.items():
         cmd += ['--input', f'{name}={file}']
     t0 = time.time()
@@ -247,6 +249,12 @@ def volvox_input_args(model, inputs):
     return [arg for s in model['inputs'] if s['shape'] for arg in ('--shape', f'{s["name"]}={shape_text(s["shape"])}')]
 
 
+def ort_optimization(model):
+    """ONNX Runtime's graph optimisation level for the model: "all", unless the manifest names a lower one
+    (a graph whose fusions ONNX Runtime rejects at "all")."""
+    return model.get('ort_optimization', 'all')
+
+
 def time_model(model, path, inputs, volvox, a):
     """ROUNDS rounds of volvox bench, ORT bench and ORT first run, interleaved, with the load around each."""
     slow = model['name'] in SLOW_MODELS
@@ -264,6 +272,8 @@ def time_model(model, path, inputs, volvox, a):
         ort_cmd += [arg for n, f in inputs.items() for arg in ('--input', f'{n}={f}')]
     first_cmd = ['node', os.path.join(BENCH, 'onnx', 'zoo', 'ort_first_run.js'), '--model', path, '--threads',
                  str(a.threads)] + [arg for n, f in inputs.items() for arg in ('--input', f'{n}={f}')]
+    ort_cmd += ['--optimization', ort_optimization(model)]
+    first_cmd += ['--optimization', ort_optimization(model)]
     rounds = []
     for _ in range(a.rounds):
         entry = {}
@@ -477,7 +487,7 @@ def main():
             x = make_input(model['input_kind'], spec['name'], spec['shape'], spec['dtype'], seed + i)
             inputs[spec['name']] = os.path.join(work, 'inputs', re.sub(r'[^\w.-]', '_', spec['name']) + '.npy')
             np.save(inputs[spec['name']], x)
-        entry['check'] = check(path, inputs, work, volvox, model.get('unordered_rows'))
+        entry['check'] = check(path, inputs, work, volvox, model.get('unordered_rows'), ort_optimization(model))
         if 'volvox_error' in entry['check']:  # no point timing what cannot run; ORT still timed
             model = dict(model, skip_volvox_time='volvox cannot run the model (see the check)')
         if not a.skip_time:
