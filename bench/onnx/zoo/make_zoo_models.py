@@ -185,7 +185,8 @@ def torch_model(name):
     if name == 'resnet50_qdq':
         return quantized_resnet50(), [torch.rand(1, 3, 224, 224)], ['input'], ['logits'], 13, (
             'QDQ: ONNX Runtime 1.22 rejects its QDQ fusions at graph optimisation "all" (QLinearAdd: "Scale and '
-            'Zero-point must be a scalar"), so it runs the model at "basic"')
+            'Zero-point must be a scalar"), so it runs the model at "basic"; checked at 0.1 of the peak (quantisation '
+            'steps flipped at rounding boundaries add up: ONNX Runtime is 4.5e-2 from PyTorch)')
     raise ValueError(name)
 
 
@@ -269,6 +270,10 @@ def export_torch(name, out_dir):
                  outputs=output_names, input_kind=kind, notes=notes)
     if name == 'resnet50_qdq':
         entry['ort_optimization'] = 'basic'
+        # A float difference in the last bit moves a value across a rounding boundary now and then, one
+        # quantisation step, and the steps add up over 50 layers: ONNX Runtime's logits are 4.5e-2 of
+        # the peak from PyTorch's own on the zoo's input (the same top class); so are Volvox's.
+        entry['check_tolerance'] = 0.1
     if name == 'ssdlite320_mobilenet_v3_large':
         # One detection per row: with random weights many scores differ by ~1e-7, so the two engines may
         # list near-equal detections in another order; zoo.py compares them in one canonical order.

@@ -143,8 +143,8 @@ def shape_text(shape):
 
 # ---------------------------------------------------------------- check
 
-def compare(ort_dir, vx_dir, vx_files):
-    """Per ORT output: shapes, max abs diff, peak |ORT| and their ratio; passes at <= TOLERANCE."""
+def compare(ort_dir, vx_dir, vx_files, tolerance=TOLERANCE):
+    """Per ORT output: shapes, max abs diff, peak |ORT| and their ratio; passes at <= tolerance."""
     outputs, ok = [], True
     for file in sorted(os.listdir(ort_dir)):
         name = file[:-4]
@@ -168,7 +168,7 @@ def compare(ort_dir, vx_dir, vx_files):
                 peak = float(np.abs(r[np.isfinite(r)]).max()) if np.isfinite(r).any() else 0.0
                 rel = diff / peak if peak > 0 else diff
                 row.update(max_abs_diff=diff, peak=peak, rel=rel)
-                ok = ok and rel <= TOLERANCE and np.array_equal(np.isfinite(r), np.isfinite(g))
+                ok = ok and rel <= tolerance and np.array_equal(np.isfinite(r), np.isfinite(g))
         outputs.append(row)
     return ok, outputs
 
@@ -191,10 +191,11 @@ def canonical_rows(out_dir, files, names):
         files[n] = path
 
 
-def check(path, inputs, work, volvox, unordered_rows=None, ort_level='all'):
+def check(path, inputs, work, volvox, unordered_rows=None, ort_level='all', tolerance=TOLERANCE):
     """Runs both engines once on the saved inputs and compares every output (`unordered_rows`: outputs
     whose rows are compared as a set, canonical_rows; `ort_level`: ONNX Runtime's graph
-    optimisation level, the manifest's for models that its fusions reject)."""
+    optimisation level, the manifest's for models that its fusions reject; `tolerance`: of the peak,
+    the manifest's `check_tolerance` for quantised models)."""
     ort_dir, vx_dir = os.path.join(work, 'ort'), os.path.join(work, 'volvox')
     for d in (ort_dir, vx_dir):
         os.makedirs(d, exist_ok=True)
@@ -227,7 +228,7 @@ def check(path, inputs, work, volvox, unordered_rows=None, ort_level='all'):
         canonical_rows(vx_dir, vx_files, unordered_rows)
         for n, f in ort_files.items():
             os.replace(f, os.path.join(ort_dir, n + '.npy'))
-    ok, outputs = compare(ort_dir, vx_dir, vx_files)
+    ok, outputs = compare(ort_dir, vx_dir, vx_files, tolerance)
     result.update(status='pass' if ok else 'fail', outputs=outputs,
                   worst_rel=None if any('rel' not in o for o in outputs) else max((o['rel'] for o in outputs), default=None))
     return result
@@ -392,7 +393,7 @@ def markdown(report):
             if c.get(key):
                 problems.append(f'- {m["name"]} ({key.replace("_error", "")} run): `{c[key]}`')
         for o in c.get('outputs', []):
-            if o.get('error') or (o.get('rel') or 0) > TOLERANCE:
+            if o.get('error') or (o.get('rel') or 0) > c.get('tolerance', TOLERANCE):
                 problems.append(f'- {m["name"]} output {o["name"]}: {o.get("error", "")} ORT {o["ort_shape"]} Volvox '
                                 f'{o.get("volvox_shape")} diff {o.get("max_abs_diff")} peak {o.get("peak")}')
         for e in t.get('errors', []):
@@ -487,7 +488,9 @@ def main():
             x = make_input(model['input_kind'], spec['name'], spec['shape'], spec['dtype'], seed + i)
             inputs[spec['name']] = os.path.join(work, 'inputs', re.sub(r'[^\w.-]', '_', spec['name']) + '.npy')
             np.save(inputs[spec['name']], x)
-        entry['check'] = check(path, inputs, work, volvox, model.get('unordered_rows'), ort_optimization(model))
+        entry['check'] = check(path, inputs, work, volvox, model.get('unordered_rows'), ort_optimization(model),
+                               model.get('check_tolerance', TOLERANCE))
+        entry['check']['tolerance'] = model.get('check_tolerance', TOLERANCE)
         if 'volvox_error' in entry['check']:  # no point timing what cannot run; ORT still timed
             model = dict(model, skip_volvox_time='volvox cannot run the model (see the check)')
         if not a.skip_time:
