@@ -1,7 +1,8 @@
 // Shape functions for the common ONNX ops (elementwise with broadcasting, unary, MatMul, Gemm,
 // Conv and pooling, Resize, Concat, Transpose, Reshape / Unsqueeze / Squeeze / Slice /
 // Pad / Expand / Tile with constant operands, Flatten, Softmax, normalisations, Gather, Cast,
-// reductions, quantisation and the quantised products, recurrent layers, TopK with a constant K)
+// reductions, quantisation and the quantised products, recurrent layers, TopK with a constant K,
+// Einsum)
 // and for vx.FusedConv, so that typical
 // CNNs and transformers are planned with every activation in the arena. A shape that depends on
 // data computed at run time returns false: the executor allocates it then.
@@ -10,6 +11,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "ops/einsum_equation.h"
 #include "ops/fused_ops.h"
 #include "ops/matmul_shape.h"
 #include "ops/onnx_dtype.h"
@@ -542,6 +544,15 @@ bool recurrent_shape(const Node& node, Graph& graph) {
   return true;
 }
 
+// Einsum: the equation resolved against the operands' shapes (ops/einsum_equation.h).
+bool einsum_shape(const Node& node, Graph& graph) {
+  std::vector<Shape> operands;
+  for (size_t i = 0; i < node.inputs.size(); ++i) operands.push_back(in(node, graph, i).shape);
+  const EinsumEquation e = parse_einsum_equation(node.attrs.get_string("equation", ""), operands, what(node));
+  set_out(node, graph, 0, e.output_shape(), in(node, graph, 0).dtype);
+  return true;
+}
+
 // TopK with a constant K: values and int64 indices, the axis cut to K (K beyond the extent is left
 // to the kernel to report).
 bool top_k_shape(const Node& node, Graph& graph) {
@@ -690,5 +701,6 @@ VX_REGISTER_SHAPE_FN(lstm, "LSTM", recurrent_shape);
 VX_REGISTER_SHAPE_FN(gru, "GRU", recurrent_shape);
 VX_REGISTER_SHAPE_FN(rnn, "RNN", recurrent_shape);
 VX_REGISTER_SHAPE_FN(top_k, "TopK", top_k_shape);
+VX_REGISTER_SHAPE_FN(einsum, "Einsum", einsum_shape);
 
 }  // namespace vx
