@@ -20,9 +20,10 @@ enum class Role { other, conv, unary, binary, pool, window };
 
 // The ops of the fast kernels in eltwise_unary.cpp (and quantize.cpp's vx.FakeQuantize) and
 // eltwise_binary.cpp (variant "fast").
-constexpr std::string_view kUnaryOps[] = {"Relu",  "LeakyRelu",  "Elu",   "Selu", "Clip",     "Sigmoid",  "HardSigmoid",
-                                          "HardSwish", "Softplus", "Softsign", "Tanh", "Exp", "Log", "Erf", "Sin", "Cos",
-                                          "Neg", "Abs", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", kFakeQuantize};
+constexpr std::string_view kUnaryOps[] = {"Relu",     "LeakyRelu", "Elu",   "Selu",  "Clip",       "Sigmoid",
+                                          "HardSigmoid", "HardSwish", "Softplus", "Softsign", "Tanh", "Exp",
+                                          "Log",      "Erf",       "Sin",   "Cos",   "Neg",        "Abs",
+                                          "Sqrt",     "Reciprocal", "Floor", "Ceil", "Round",      kFakeQuantize};
 constexpr std::string_view kBinaryOps[] = {"Add", "Sub", "Mul", "Div", "Sum", "Mean", "Min", "Max"};
 
 bool one_of(const std::string& op, std::span<const std::string_view> ops) {

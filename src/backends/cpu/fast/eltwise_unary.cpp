@@ -31,8 +31,8 @@ namespace vx::cpu::fast {
 namespace {
 
 enum class UnaryOp {
-  relu, leaky_relu, elu, selu, clip, sigmoid, hard_sigmoid, hard_swish, softplus, softsign, tanh, exp, log, erf, sin, cos,
-  neg, abs, sqrt, reciprocal, floor, ceil, round
+  relu, leaky_relu, elu, selu, clip, sigmoid, hard_sigmoid, hard_swish, softplus, softsign, tanh, exp, log, erf,
+  sin, cos, neg, abs, sqrt, reciprocal, floor, ceil, round
 };
 
 // Selu's defaults (ONNX's, as float).
@@ -93,8 +93,9 @@ inline float unary_value(float x, float p, float q) {
 // Ops that call libm per element cost some 10-20 ns each and are worth splitting at a few
 // thousand elements; the rest are memory-bound and only pay for the pool's wake-up from ~64K.
 constexpr bool unary_is_costly(UnaryOp op) {
-  return op == UnaryOp::sigmoid || op == UnaryOp::tanh || op == UnaryOp::exp || op == UnaryOp::log || op == UnaryOp::erf ||
-         op == UnaryOp::elu || op == UnaryOp::selu || op == UnaryOp::softplus || op == UnaryOp::sin || op == UnaryOp::cos;
+  return op == UnaryOp::sigmoid || op == UnaryOp::tanh || op == UnaryOp::exp || op == UnaryOp::log ||
+         op == UnaryOp::erf || op == UnaryOp::elu || op == UnaryOp::selu || op == UnaryOp::softplus ||
+         op == UnaryOp::sin || op == UnaryOp::cos;
 }
 constexpr int64_t kUnaryBlock = 1024;  // the unit of the split: chunk starts stay vector-aligned
 
@@ -153,7 +154,8 @@ bool unary_supports_unchecked(const Node& node, const Graph& g) {
   if (node.inputs.empty() || node.inputs[0] == kNoValue || g.value(node.inputs[0]).dtype != DType::f32 ||
       !single_f32_output(node, g))
     return false;
-  if (node.op == "LeakyRelu" || node.op == "Elu") node.attrs.get_float("alpha", 0.01f);  // of another type: throws, declines
+  // Parameters of another type throw: the node is declined.
+  if (node.op == "LeakyRelu" || node.op == "Elu") node.attrs.get_float("alpha", 0.01f);
   if (node.op == "Selu") node.attrs.get_float("alpha", 0.0f), node.attrs.get_float("gamma", 0.0f);
   if (node.op == "HardSigmoid") node.attrs.get_float("alpha", 0.2f), node.attrs.get_float("beta", 0.5f);
   if (node.op != "Clip") return true;

@@ -1,12 +1,13 @@
 // QuantizeLinear (float32 to uint8 / int8 / int32) and DequantizeLinear (those to float32), per
-// tensor or per axis, and vx.FakeQuantize (a per-tensor pair fused, ops/fused_ops.h) over the thread pool: the Q / DQ pairs of a quantised (QDQ) model's
-// activations ran on the reference, which converts every element through double and allocates an
-// index per element. The arithmetic is the reference's (reference/quantize.cpp): quantising divides
-// in float, rounds half to even, adds the zero point and clamps in double; dequantising subtracts
-// the zero point in double, rounds to float and multiplies by the scale in float. Scales must be
-// float32; parameters of another shape than one value or one per element of the axis go to the
-// reference, which reports them. vx.FakeQuantize computes both steps in one pass; it is a layout
-// follower (cpu_layout.h): the loop runs over the raw buffer in whatever layout the value has.
+// tensor or per axis, and vx.FakeQuantize (a per-tensor pair fused, ops/fused_ops.h), over the
+// thread pool: the Q / DQ pairs of a quantised (QDQ) model's activations ran on the reference,
+// which converts every element through double and allocates an index per element. The arithmetic
+// is the reference's (reference/quantize.cpp): quantising divides in float, rounds half to even,
+// adds the zero point and clamps in double; dequantising subtracts the zero point in double, rounds
+// to float and multiplies by the scale in float. Scales must be float32; parameters of another
+// shape than one value or one per element of the axis go to the reference, which reports them.
+// vx.FakeQuantize computes both steps in one pass; it is a layout follower (cpu_layout.h): the
+// loop runs over the raw buffer in whatever layout the value has.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -104,13 +105,15 @@ inline float fake_quantize_value(float x, float scale, float zero, float lo, flo
   return ((v < lo ? lo : (hi < v ? hi : v)) - zero) * scale;
 }
 
-void fake_quantize_range(const float* x, float* y, int64_t begin, int64_t end, float scale, float zero, float lo, float hi) {
+void fake_quantize_range(const float* x, float* y, int64_t begin, int64_t end, float scale, float zero, float lo,
+                         float hi) {
   for (int64_t i = begin; i < end; ++i) y[i] = fake_quantize_value(x[i], scale, zero, lo, hi);
 }
 
 bool fake_quantize_supports(const Node& node, const Graph& g) {
   return declines_on_error([&] {
-    if (node.input(0) == kNoValue || g.value(node.input(0)).dtype != DType::f32 || node.outputs.size() != 1) return false;
+    if (node.input(0) == kNoValue || g.value(node.input(0)).dtype != DType::f32 || node.outputs.size() != 1)
+      return false;
     const int64_t lo = node.attrs.get_int("qmin", 0), hi = node.attrs.get_int("qmax", 255);
     node.attrs.get_float("scale", 1.0f);
     node.attrs.get_int("zero_point", 0);
@@ -125,8 +128,10 @@ void fake_quantize_fast(KernelContext& ctx) {
   const float lo = float(a.get_int("qmin", 0)), hi = float(a.get_int("qmax", 255));
   const float* in = x.data<float>();
   float* out = ctx.output(0, DType::f32, x.shape()).data<float>();
-  for_each_run(ctx.pool(), x.numel(), ParamLayout{1, std::max<int64_t>(1, x.numel())},
-               [&](int64_t begin, int64_t end, int64_t) { fake_quantize_range(in, out, begin, end, scale, zero, lo, hi); });
+  const ParamLayout per_tensor{1, std::max<int64_t>(1, x.numel())};
+  for_each_run(ctx.pool(), x.numel(), per_tensor, [&](int64_t begin, int64_t end, int64_t) {
+    fake_quantize_range(in, out, begin, end, scale, zero, lo, hi);
+  });
 }
 
 bool quantize_supports(const Node& node, const Graph& g) {
@@ -145,8 +150,9 @@ KernelFn make_quantize(const Node& node, const Graph&) {
     const DType to = ctx.has_input(2) ? ctx.input(2).dtype() : DType::u8;
     ParamLayout p;
     std::vector<double> zero;
+    const int64_t axis = ctx.node().attrs.get_int("axis", 1);
     if (x.dtype() != DType::f32 || scale.dtype() != DType::f32 || !integer_type(to) ||
-        !param_layout(x.shape(), scale, ctx.node().attrs.get_int("axis", 1), p) || !zero_points(ctx, scale.numel(), zero))
+        !param_layout(x.shape(), scale, axis, p) || !zero_points(ctx, scale.numel(), zero))
       return reference(ctx);
     Tensor& y = ctx.output(0, to, x.shape());
     const float* in = x.data<float>();
@@ -178,8 +184,9 @@ KernelFn make_dequantize(const Node& node, const Graph&) {
     const Tensor& scale = ctx.input(1);
     ParamLayout p;
     std::vector<double> zero;
-    if (!integer_type(x.dtype()) || scale.dtype() != DType::f32 ||
-        !param_layout(x.shape(), scale, ctx.node().attrs.get_int("axis", 1), p) || !zero_points(ctx, scale.numel(), zero))
+    const int64_t axis = ctx.node().attrs.get_int("axis", 1);
+    if (!integer_type(x.dtype()) || scale.dtype() != DType::f32 || !param_layout(x.shape(), scale, axis, p) ||
+        !zero_points(ctx, scale.numel(), zero))
       return reference(ctx);
     float* out = ctx.output(0, DType::f32, x.shape()).data<float>();
     const float* s = scale.data<float>();
@@ -195,8 +202,10 @@ KernelFn make_dequantize(const Node& node, const Graph&) {
 
 }  // namespace
 
-VX_REGISTER_CPU_KERNEL(quantize_linear_fast, {"QuantizeLinear", kFastVariant, 10, quantize_supports, nullptr, make_quantize});
-VX_REGISTER_CPU_KERNEL(fake_quantize_fast, {kFakeQuantize, kFastVariant, 10, fake_quantize_supports, fake_quantize_fast});
+VX_REGISTER_CPU_KERNEL(quantize_linear_fast,
+                       {"QuantizeLinear", kFastVariant, 10, quantize_supports, nullptr, make_quantize});
+VX_REGISTER_CPU_KERNEL(fake_quantize_fast,
+                       {kFakeQuantize, kFastVariant, 10, fake_quantize_supports, fake_quantize_fast});
 VX_REGISTER_CPU_KERNEL(dequantize_linear_fast,
                        {"DequantizeLinear", kFastVariant, 10, dequantize_supports, nullptr, make_dequantize});
 

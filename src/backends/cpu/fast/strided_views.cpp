@@ -19,7 +19,9 @@
 namespace vx::cpu::fast {
 namespace {
 
-bool copyable(const Graph& g, ValueId id) { return id != kNoValue && strided_copy_supports(dtype_size(g.value(id).dtype)); }
+bool copyable(const Graph& g, ValueId id) {
+  return id != kNoValue && strided_copy_supports(dtype_size(g.value(id).dtype));
+}
 
 bool slice_supports(const Node& node, const Graph& g) {
   return declines_on_error([&] { return node.outputs.size() == 1 && copyable(g, node.input(0)); });
@@ -30,7 +32,8 @@ std::vector<int64_t> operand_ints(const Tensor& t, const std::string& what) {
   std::vector<int64_t> v(size_t(t.numel()));
   if (t.dtype() == DType::i64) std::copy_n(t.data<int64_t>(), v.size(), v.begin());
   else if (t.dtype() == DType::i32) std::copy_n(t.data<int32_t>(), v.size(), v.begin());
-  else fail(ErrorCode::InvalidArgument, cat(what, ": slice operands must be int32 or int64, not ", dtype_name(t.dtype())));
+  else
+    fail(ErrorCode::InvalidArgument, cat(what, ": slice operands must be int32 or int64, not ", dtype_name(t.dtype())));
   return v;
 }
 

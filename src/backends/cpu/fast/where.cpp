@@ -1,8 +1,8 @@
 // Where of any element type of 1, 2, 4 or 8 bytes with ONNX broadcasting (attention masks: a
 // [1, 1, 1, L] or [L, L] condition against [B, H, L, L] scores and a scalar), over the thread pool.
 // The three operands' broadcast strides are merged over the axes where all of them stay adjacent;
-// rows of the merged shape are split between the threads, and a row where every operand is
-// contiguous is a loop the compiler vectorises. Exact (a selection of bits).
+// rows of the merged shape are split between the threads, and a row whose operands have strides of
+// 0 or 1 is a branch-free loop the compiler vectorises. Exact (a selection of bits).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -63,8 +63,9 @@ using SelectRow = void (*)(const uint8_t*, const T*, const T*, T*, int64_t);
 
 template <class T>
 SelectRow<T> select_row_for(int64_t sc, int64_t sx, int64_t sy) {
-  const SelectRow<T> rows[8] = {select_row<T, 0, 0, 0>, select_row<T, 0, 0, 1>, select_row<T, 0, 1, 0>, select_row<T, 0, 1, 1>,
-                                select_row<T, 1, 0, 0>, select_row<T, 1, 0, 1>, select_row<T, 1, 1, 0>, select_row<T, 1, 1, 1>};
+  const SelectRow<T> rows[8] = {select_row<T, 0, 0, 0>, select_row<T, 0, 0, 1>, select_row<T, 0, 1, 0>,
+                                select_row<T, 0, 1, 1>, select_row<T, 1, 0, 0>, select_row<T, 1, 0, 1>,
+                                select_row<T, 1, 1, 0>, select_row<T, 1, 1, 1>};
   if ((sc | sx | sy) & ~int64_t(1)) return nullptr;
   return rows[sc * 4 + sx * 2 + sy];
 }
@@ -124,8 +125,9 @@ KernelFn make_where(const Node& node, const Graph&) {
     const Shape shape = broadcast_shapes({cond.shape(), x.shape(), y.shape()}, what);
     Tensor& out = ctx.output(0, x.dtype(), shape);
     if (out.numel() == 0) return;
-    const Selection s = merged_selection(shape, {broadcast_strides(cond.shape(), shape), broadcast_strides(x.shape(), shape),
-                                                 broadcast_strides(y.shape(), shape)});
+    const Selection s = merged_selection(
+        shape, {broadcast_strides(cond.shape(), shape), broadcast_strides(x.shape(), shape),
+                broadcast_strides(y.shape(), shape)});
     const uint8_t* c = static_cast<const uint8_t*>(cond.raw());
     switch (dtype_size(x.dtype())) {
       case 1: return select_rows(s, c, static_cast<const uint8_t*>(x.raw()), static_cast<const uint8_t*>(y.raw()),

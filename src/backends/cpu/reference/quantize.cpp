@@ -73,7 +73,8 @@ void fake_quantize_kernel(KernelContext& ctx) {
   VX_CHECK(x.dtype() == DType::f32, InvalidArgument, node_label(ctx), ": expects float32, got ", dtype_name(x.dtype()));
   const Attributes& a = ctx.node().attrs;
   const float scale = a.get_float("scale", 1.0f);
-  const double zero = double(a.get_int("zero_point", 0)), lo = double(a.get_int("qmin", 0)), hi = double(a.get_int("qmax", 255));
+  const double zero = double(a.get_int("zero_point", 0));
+  const double lo = double(a.get_int("qmin", 0)), hi = double(a.get_int("qmax", 255));
   Tensor& y = ctx.output(0, DType::f32, x.shape());
   for (int64_t i = 0; i < x.numel(); ++i) {
     const double q = std::clamp(std::nearbyint(double(x.data<float>()[i] / scale)) + zero, lo, hi);
