@@ -1,8 +1,8 @@
 // Shape functions for the common ONNX ops (elementwise with broadcasting, unary, MatMul, Gemm,
 // Conv and pooling, Resize, Concat, Transpose, Reshape / Unsqueeze / Squeeze / Slice /
 // Pad / Expand / Tile with constant operands, Flatten, Softmax, normalisations, Gather, Cast,
-// reductions, quantisation and the quantised products, recurrent layers, TopK with a constant K,
-// Einsum)
+// reductions, quantisation and the quantised products, recurrent layers, TopK and OneHot with a
+// constant K / depth, Einsum, GatherND, the Scatters, Size)
 // and for vx.FusedConv, so that typical
 // CNNs and transformers are planned with every activation in the arena. A shape that depends on
 // data computed at run time returns false: the executor allocates it then.
@@ -544,6 +544,39 @@ bool recurrent_shape(const Node& node, Graph& graph) {
   return true;
 }
 
+// GatherND (data rank r, indices rank q, batch_dims b): indices' shape without its last axis, then
+// data's axes after the b batch axes and the indexed ones.
+bool gather_nd_shape(const Node& node, Graph& graph) {
+  const Value& data = in(node, graph, 0);
+  const Shape& indices = in(node, graph, 1).shape;
+  const int64_t b = node.attrs.get_int("batch_dims", 0);
+  if (indices.rank() < 1) return false;
+  const int64_t k = indices[indices.rank() - 1];
+  if (b < 0 || k < 1 || b + k > int64_t(data.shape.rank())) return false;  // the kernel reports it
+  std::vector<int64_t> out(indices.begin(), indices.end() - 1);
+  out.insert(out.end(), data.shape.begin() + b + k, data.shape.end());
+  set_out(node, graph, 0, Shape(out), data.dtype);
+  return true;
+}
+
+// OneHot with a constant depth: the indices' shape with the depth inserted at `axis`, the values' type.
+bool one_hot_shape(const Node& node, Graph& graph) {
+  const Shape& indices = in(node, graph, 0).shape;
+  const std::optional<std::vector<int64_t>> depth = constant_ints(node, graph, 1);
+  if (!depth || depth->size() != 1 || (*depth)[0] < 1) return false;
+  const int64_t axis = normalized_axis(node, node.attrs.get_int("axis", -1), int64_t(indices.rank()) + 1);
+  std::vector<int64_t> out = indices.dims();
+  out.insert(out.begin() + axis, (*depth)[0]);
+  set_out(node, graph, 0, Shape(out), in(node, graph, 2).dtype);
+  return true;
+}
+
+// Size: an int64 scalar.
+bool size_shape(const Node& node, Graph& graph) {
+  set_out(node, graph, 0, Shape(std::vector<int64_t>{}), DType::i64);
+  return true;
+}
+
 // Einsum: the equation resolved against the operands' shapes (ops/einsum_equation.h).
 bool einsum_shape(const Node& node, Graph& graph) {
   std::vector<Shape> operands;
@@ -702,5 +735,11 @@ VX_REGISTER_SHAPE_FN(gru, "GRU", recurrent_shape);
 VX_REGISTER_SHAPE_FN(rnn, "RNN", recurrent_shape);
 VX_REGISTER_SHAPE_FN(top_k, "TopK", top_k_shape);
 VX_REGISTER_SHAPE_FN(einsum, "Einsum", einsum_shape);
+VX_REGISTER_SHAPE_FN(gather_nd, "GatherND", gather_nd_shape);
+VX_REGISTER_SHAPE_FN(one_hot, "OneHot", one_hot_shape);
+VX_REGISTER_SHAPE_FN(size, "Size", size_shape);
+VX_REGISTER_SHAPE_FN(scatter, "Scatter", same_shape_as_first_input);
+VX_REGISTER_SHAPE_FN(scatter_elements, "ScatterElements", same_shape_as_first_input);
+VX_REGISTER_SHAPE_FN(scatter_nd, "ScatterND", same_shape_as_first_input);
 
 }  // namespace vx
