@@ -1,11 +1,12 @@
 // Add, Sub, Mul, Div, Pow, and Min, Max, Sum, Mean of exactly two inputs, on f32 with ONNX (numpy)
 // broadcasting, threaded over the thread pool. The broadcast is decomposed once per pair of input
 // shapes (at plan time when they are known, else per run): extent-1 axes dropped, neighbouring axes
-// that both inputs step through alike merged, leaving a few outer axes and one innermost run along
-// which each input either advances (stride 1) or holds one value (stride 0). So the same shape is
-// one run, a scalar operand is a run against one value, [N,C,H,W] op [1,C,1,1] or [N,C,1,1] is one
-// run of H*W per plane against that plane's value, and everything else walks the outer axes with
-// an odometer around the same inner loops (SSE-vectorised by the compiler).
+// that both inputs step through alike merged (merged_axes.h), leaving a few outer axes and one
+// innermost run along which each input either advances (stride 1) or holds one value (stride 0).
+// So the same shape is one run, a scalar operand is a run against one value, [N,C,H,W] op
+// [1,C,1,1] or [N,C,1,1] is one run of H*W per plane against that plane's value, and everything
+// else walks the outer axes with an odometer around the same inner loops (SSE-vectorised by the
+// compiler).
 //
 // Each element is computed by the reference's own float expression (a + b, a / b, (a + b) / 2 for
 // Mean, NaN-propagating Min and Max written as the reference writes them), in float as the
@@ -31,6 +32,7 @@
 #include <optional>
 
 #include "backends/cpu/fast/cpu_layout.h"
+#include "backends/cpu/fast/merged_axes.h"
 #include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
@@ -74,23 +76,10 @@ BroadcastLoops broadcast_loops(const Shape& a, const Shape& b) {
   l.out = broadcast_shapes(a, b);
   l.total = l.out.numel();
   if (l.total == 0) return l;  // nothing to loop over (and no strides to trust)
-  const std::vector<int64_t> sa = broadcast_strides(a, l.out), sb = broadcast_strides(b, l.out);
-  std::vector<int64_t> dims, xa, xb;
-  for (size_t ax = 0; ax < l.out.rank(); ++ax) {
-    const int64_t n = l.out[ax];
-    if (n == 1) continue;  // no loop; its strides never matter
-    // Merge into the previous axis when both inputs continue it (one stride of the previous axis
-    // equals n of this one's): also when both hold still (both strides 0).
-    if (!dims.empty() && xa.back() == sa[ax] * n && xb.back() == sb[ax] * n) {
-      dims.back() *= n;
-      xa.back() = sa[ax];
-      xb.back() = sb[ax];
-    } else {
-      dims.push_back(n);
-      xa.push_back(sa[ax]);
-      xb.push_back(sb[ax]);
-    }
-  }
+  MergedAxes m = merge_axes(l.out.dims(), {broadcast_strides(a, l.out), broadcast_strides(b, l.out)});
+  std::vector<int64_t>& dims = m.dims;
+  std::vector<int64_t>& xa = m.strides[0];
+  std::vector<int64_t>& xb = m.strides[1];
   if (dims.empty()) return l;  // one element
   // The innermost axis of an input that is not broadcast there has stride 1 (every axis after it
   // has extent 1), so the run steps by 0 or 1.

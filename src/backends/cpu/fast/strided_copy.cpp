@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backends/cpu/fast/merged_axes.h"
 #include "core/error.h"
 
 namespace vx::cpu::fast {
@@ -89,29 +90,16 @@ void copy_rows(const StridedCopy& c, const T* in, T* out, ThreadPool& pool) {
   }, grain);
 }
 
-}  // namespace
-
-StridedCopy merge_axes(const StridedCopy& copy) {
+// The same copy with extent-1 axes dropped and adjacent axes merged; at least one axis is left.
+StridedCopy merged(const StridedCopy& copy) {
   VX_CHECK(copy.dims.size() == copy.strides.size(), Internal, "strided copy: ", copy.dims.size(), " extents, ",
            copy.strides.size(), " strides");
-  StridedCopy c;
-  c.base = copy.base;
-  for (size_t a = 0; a < copy.dims.size(); ++a) {
-    if (copy.dims[a] == 1) continue;  // extent 1: no axis at all
-    if (!c.dims.empty() && c.strides.back() == copy.strides[a] * copy.dims[a]) {
-      c.dims.back() *= copy.dims[a];  // still adjacent in the input (or both broadcast): one axis
-      c.strides.back() = copy.strides[a];
-    } else {
-      c.dims.push_back(copy.dims[a]);
-      c.strides.push_back(copy.strides[a]);
-    }
-  }
-  if (c.dims.empty()) {
-    c.dims = {1};
-    c.strides = {1};
-  }
-  return c;
+  MergedAxes m = merge_axes(copy.dims, {copy.strides});
+  if (m.dims.empty()) return {{1}, {1}, copy.base};  // one element
+  return {std::move(m.dims), std::move(m.strides[0]), copy.base};
 }
+
+}  // namespace
 
 bool strided_copy_supports(size_t element_bytes) {
   return element_bytes == 1 || element_bytes == 2 || element_bytes == 4 || element_bytes == 8;
@@ -120,7 +108,7 @@ bool strided_copy_supports(size_t element_bytes) {
 void run_strided_copy(const StridedCopy& copy, const void* in, void* out, size_t element_bytes, ThreadPool& pool) {
   for (int64_t d : copy.dims)
     if (d == 0) return;
-  const StridedCopy c = merge_axes(copy);
+  const StridedCopy c = merged(copy);
   switch (element_bytes) {
     case 1: return copy_rows(c, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), pool);
     case 2: return copy_rows(c, static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out), pool);

@@ -20,12 +20,9 @@ struct StridedCopy {
   int64_t base = 0;              // input offset of the first output element
 };
 
-// The same copy with extent-1 axes dropped and adjacent axes merged (at least one axis is left).
-StridedCopy merge_axes(const StridedCopy& copy);
-
 bool strided_copy_supports(size_t element_bytes);
 
-// Copies over the pool; `copy` as given (merge_axes is applied here).
+// Copies over the pool, adjacent axes merged first.
 void run_strided_copy(const StridedCopy& copy, const void* in, void* out, size_t element_bytes, ThreadPool& pool);
 
 }  // namespace vx::cpu::fast

@@ -1,13 +1,14 @@
 // Where of any element type of 1, 2, 4 or 8 bytes with ONNX broadcasting (attention masks: a
 // [1, 1, 1, L] or [L, L] condition against [B, H, L, L] scores and a scalar), over the thread pool.
-// The three operands' broadcast strides are merged over the axes where all of them stay adjacent;
-// rows of the merged shape are split between the threads, and a row whose operands have strides of
-// 0 or 1 is a branch-free loop the compiler vectorises. Exact (a selection of bits).
+// The three operands' broadcast strides are merged over the axes where all of them stay adjacent
+// (merged_axes.h); rows of the merged shape are split between the threads, and a row whose operands
+// have strides of 0 or 1 is a branch-free loop the compiler vectorises. Exact (a selection of bits).
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "backends/cpu/fast/merged_axes.h"
 #include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/fast/strided_copy.h"
 #include "backends/cpu/kernel_registry.h"
@@ -19,32 +20,12 @@ namespace {
 
 constexpr int64_t kSelectElementsPerTask = 65536;  // memory-bound: fewer are faster on one thread
 
-// The output's extents and each operand's strides (elements; 0 where broadcast), extent-1 axes
-// dropped and axes merged where every operand stays adjacent.
-struct Selection {
-  std::vector<int64_t> dims;
-  std::array<std::vector<int64_t>, 3> strides;  // condition, x, y
-};
-
-Selection merged_selection(const Shape& shape, const std::array<std::vector<int64_t>, 3>& strides) {
-  Selection s;
-  for (size_t a = 0; a < shape.rank(); ++a) {
-    if (shape[a] == 1) continue;
-    bool adjacent = !s.dims.empty();
-    for (size_t k = 0; k < 3 && adjacent; ++k) adjacent = s.strides[k].back() == strides[k][a] * shape[a];
-    if (adjacent) {
-      s.dims.back() *= shape[a];
-      for (size_t k = 0; k < 3; ++k) s.strides[k].back() = strides[k][a];
-    } else {
-      s.dims.push_back(shape[a]);
-      for (size_t k = 0; k < 3; ++k) s.strides[k].push_back(strides[k][a]);
-    }
-  }
-  if (s.dims.empty()) {
-    s.dims = {1};
-    for (auto& st : s.strides) st = {0};
-  }
-  return s;
+// The output's extents and each operand's strides (condition, x, y; elements, 0 where broadcast),
+// merged (merged_axes.h); one axis of one element when nothing is left.
+MergedAxes selection_axes(const Shape& shape, const std::vector<std::vector<int64_t>>& strides) {
+  MergedAxes m = merge_axes(shape.dims(), strides);
+  if (m.dims.empty()) return {{1}, {{0}, {0}, {0}}};
+  return m;
 }
 
 // One row, selecting bits by a mask (no branch to mispredict on a random condition); strides of 0
@@ -71,7 +52,7 @@ SelectRow<T> select_row_for(int64_t sc, int64_t sx, int64_t sy) {
 }
 
 template <class T>
-void select_rows(const Selection& s, const uint8_t* c, const T* x, const T* y, T* out, ThreadPool& pool) {
+void select_rows(const MergedAxes& s, const uint8_t* c, const T* x, const T* y, T* out, ThreadPool& pool) {
   const size_t rank = s.dims.size();
   const int64_t inner = s.dims[rank - 1];
   const int64_t sc = s.strides[0][rank - 1], sx = s.strides[1][rank - 1], sy = s.strides[2][rank - 1];
@@ -125,9 +106,8 @@ KernelFn make_where(const Node& node, const Graph&) {
     const Shape shape = broadcast_shapes({cond.shape(), x.shape(), y.shape()}, what);
     Tensor& out = ctx.output(0, x.dtype(), shape);
     if (out.numel() == 0) return;
-    const Selection s = merged_selection(
-        shape, {broadcast_strides(cond.shape(), shape), broadcast_strides(x.shape(), shape),
-                broadcast_strides(y.shape(), shape)});
+    const MergedAxes s = selection_axes(shape, {broadcast_strides(cond.shape(), shape),
+                                                broadcast_strides(x.shape(), shape), broadcast_strides(y.shape(), shape)});
     const uint8_t* c = static_cast<const uint8_t*>(cond.raw());
     switch (dtype_size(x.dtype())) {
       case 1: return select_rows(s, c, static_cast<const uint8_t*>(x.raw()), static_cast<const uint8_t*>(y.raw()),
