@@ -1,5 +1,6 @@
 #include "passes/optimize_onnx.h"
 
+#include "passes/crop_dilated_conv_taps.h"
 #include "passes/fold_attention_transposes.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_affine.h"
@@ -32,6 +33,7 @@ void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
   g = transposes_as_reshapes(std::move(g));  // after the folding: the shapes it needs are known
   g = fuse_fake_quantize(std::move(g));      // after the folding, which has turned the weights' pairs into floats
   g = fuse_hard_swish(std::move(g));      // before the conv fusions, which take HardSwish as a post-op
+  g = crop_dilated_conv_taps(std::move(g));  // dilated taps that read only padding
   g = fold_conv_affine(std::move(g));     // BatchNormalization, constant Mul / Add after a Conv
   g = fuse_conv_bias_relu(std::move(g));  // every Conv -> vx.FusedConv: the op the oneDNN kernel runs
   g = fuse_conv_residual(std::move(g));   // + residual Add (+ Relu): ResNet's block ends

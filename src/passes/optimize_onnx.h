@@ -1,5 +1,6 @@
 // The pipeline for imported ONNX models, in order: dead-node removal, constant folding, per-tensor
-// QuantizeLinear -> DequantizeLinear pairs -> vx.FakeQuantize, Conv+BatchNormalization folding,
+// QuantizeLinear -> DequantizeLinear pairs -> vx.FakeQuantize, dilated Conv kernels cropped to the
+// taps that reach the input, Conv+BatchNormalization folding,
 // Conv(+Relu) -> vx.FusedConv (which the oneDNN kernel runs; passes/fuse_conv_bias_relu.h), Conv +
 // residual Add (+ Relu), the transformer fusions (Gelu, LayerNorm, attention, then MatMul + bias +
 // activation; passes/fuse_*.h), DequantizeLinear -> MatMul as int8 weights, optionally weight-only

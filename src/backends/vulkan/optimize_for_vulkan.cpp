@@ -3,6 +3,7 @@
 #include "backends/vulkan/kernels/gemm_plan.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "ops/fused_ops.h"
+#include "passes/crop_dilated_conv_taps.h"
 #include "passes/fold_attention_transposes.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_conv_affine.h"
@@ -36,6 +37,7 @@ void optimize_for_vulkan(Graph& graph) {
   g = fold_constants(std::move(g));
   g = transposes_as_reshapes(std::move(g));  // after the folding: the shapes it needs are known
   g = fuse_hard_swish(std::move(g));  // one dispatch instead of four
+  g = crop_dilated_conv_taps(std::move(g));  // dilated taps that read only padding
   g = fold_conv_affine(std::move(g));
   g = fuse_conv_bias_relu(std::move(g));  // Conv (+ Relu) -> vx.FusedConv: the ReLU in the GEMM epilogue
   g = fuse_conv_residual(std::move(g));   // + residual Add (+ Relu): ResNet's block ends, in the same epilogue
