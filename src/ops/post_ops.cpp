@@ -9,14 +9,15 @@
 namespace vx {
 namespace {
 
-constexpr std::array<std::pair<PostOpKind, const char*>, 8> kNames = {{{PostOpKind::linear, "linear"},
+constexpr std::array<std::pair<PostOpKind, const char*>, 9> kNames = {{{PostOpKind::linear, "linear"},
                                                                       {PostOpKind::clip, "clip"},
                                                                       {PostOpKind::relu, "relu"},
                                                                       {PostOpKind::hard_swish, "hard_swish"},
                                                                       {PostOpKind::logistic, "logistic"},
                                                                       {PostOpKind::tanh, "tanh"},
                                                                       {PostOpKind::log, "log"},
-                                                                      {PostOpKind::exp, "exp"}}};
+                                                                      {PostOpKind::exp, "exp"},
+                                                                      {PostOpKind::round, "round"}}};
 
 }  // namespace
 
@@ -57,6 +58,7 @@ float apply_post_op(const PostOp& op, float x) {
     case PostOpKind::tanh: return std::tanh(x);
     case PostOpKind::log: return std::log(x);
     case PostOpKind::exp: return std::exp(x);
+    case PostOpKind::round: return std::nearbyint(x);  // the default rounding mode: ties to even
   }
   return x;
 }

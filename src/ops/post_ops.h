@@ -11,6 +11,7 @@
 //   tanh        tanh(x)
 //   log         log(x)
 //   exp         exp(x)
+//   round       x rounded to the nearest integer, ties to even (a fake quantisation's step)
 // These are the steps oneDNN 2.6 has as eltwise post-ops with the same meaning; HardSigmoid is
 // linear then clip(0, 1).
 #pragma once
@@ -21,7 +22,7 @@
 
 namespace vx {
 
-enum class PostOpKind { linear, clip, relu, hard_swish, logistic, tanh, log, exp };
+enum class PostOpKind { linear, clip, relu, hard_swish, logistic, tanh, log, exp, round };
 
 struct PostOp {
   PostOpKind kind = PostOpKind::linear;

@@ -1,5 +1,6 @@
 #include "passes/fuse_conv_post_ops.h"
 
+#include "ops/eltwise_post_op_algorithms.h"
 #include "ops/fused_ops.h"
 #include "ops/post_ops.h"
 #include "passes/fuse_pattern_util.h"
@@ -7,7 +8,7 @@
 
 namespace vx {
 
-Graph fuse_conv_post_ops(Graph graph, size_t max_steps) {
+Graph fuse_conv_post_ops(Graph graph, size_t max_steps, bool onednn_eltwise) {
   pattern::Index ix(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& conv = graph.nodes[i];
@@ -27,6 +28,7 @@ Graph fuse_conv_post_ops(Graph graph, size_t max_steps) {
       std::vector<PostOp> longer = ops;
       for (const PostOp& step : *steps) append_post_op(longer, step);
       if (longer.size() > max_steps) break;
+      if (onednn_eltwise && !eltwise_post_op_algorithms(conv.attrs.get_int("relu", 0) != 0, longer)) break;
       ops = std::move(longer);
       ix.taken[size_t(reader)] = true;
       y = graph.nodes[size_t(reader)].outputs[0];

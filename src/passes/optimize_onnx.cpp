@@ -1,5 +1,7 @@
 #include "passes/optimize_onnx.h"
 
+#include <limits>
+
 #include "passes/crop_dilated_conv_taps.h"
 #include "passes/fold_attention_transposes.h"
 #include "passes/fold_constants.h"
@@ -41,7 +43,8 @@ void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
   // skip Concat read inside the next convolution, the 2x2 max pool written by the one before.
   g = fuse_upsample_concat_conv(std::move(g));
   g = fuse_conv_relu_pool(std::move(g));
-  g = fuse_conv_post_ops(std::move(g));   // + the elementwise chain after it, as oneDNN post-ops
+  // + the elementwise chain after it, as oneDNN post-ops (vx.FakeQuantize's steps among them)
+  g = fuse_conv_post_ops(std::move(g), std::numeric_limits<size_t>::max(), true);
   if (options.fuse_transformer) {
     g = fuse_gelu(std::move(g));          // before the MatMul fusion, which takes vx.Gelu as its activation
     g = fuse_layer_norm(std::move(g));

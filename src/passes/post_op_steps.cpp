@@ -1,6 +1,9 @@
 #include "passes/post_op_steps.h"
 
+#include <cmath>
 #include <limits>
+
+#include "ops/fused_ops.h"
 
 namespace vx {
 namespace {
@@ -44,6 +47,18 @@ std::optional<std::vector<PostOp>> post_op_steps(const Graph& g, const Node& n, 
   if (n.op == "Log") return std::vector<PostOp>{{PostOpKind::log, 0.0f, 0.0f}};
   if (n.op == "Exp") return std::vector<PostOp>{{PostOpKind::exp, 0.0f, 0.0f}};
   if (n.op == "Neg") return std::vector<PostOp>{{PostOpKind::linear, -1.0f, 0.0f}};
+  if (n.op == kFakeQuantize) {
+    // (clamp(round(x / s) + z, qmin, qmax) - z) * s = clamp(round(x / s), qmin - z, qmax - z) * s for
+    // an integer z: two scales without shift (oneDNN runs the second as a pow step).
+    const float s = n.attrs.get_float("scale", 0.0f);
+    const int64_t z = n.attrs.get_int("zero_point", 0);
+    if (!(s > 0.0f) || !std::isfinite(1.0f / s)) return std::nullopt;
+    return std::vector<PostOp>{
+        {PostOpKind::linear, 1.0f / s, 0.0f},
+        {PostOpKind::round, 0.0f, 0.0f},
+        {PostOpKind::clip, float(n.attrs.get_int("qmin", 0) - z), float(n.attrs.get_int("qmax", 255) - z)},
+        {PostOpKind::linear, s, 0.0f}};
+  }
   if (n.op == "Cast" && g.value(x).dtype == DType::f32 && n.attrs.get_int("to", 0) == 1)  // to float: no step
     return std::vector<PostOp>{};
   if (n.op == "HardSigmoid")

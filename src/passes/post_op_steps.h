@@ -2,8 +2,9 @@
 // the passes that move chains of them into another node (fuse_conv_post_ops: a convolution's
 // epilogue; fuse_elementwise_chains: one Vulkan dispatch): Relu, LeakyRelu, HardSigmoid, HardSwish,
 // Sigmoid, Tanh, Log, Exp, Neg, Clip with constant bounds, Mul / Div / Add / Sub by a one-element
-// f32 constant, Max / Min with one (a clip: tf2onnx writes Max(x, c)), and a Cast of a float to
-// float (no step).
+// f32 constant, Max / Min with one (a clip: tf2onnx writes Max(x, c)), a Cast of a float to float
+// (no step) and vx.FakeQuantize (a scale-and-shift, a rounding, a clip and the scale back: the
+// quotient x / s becomes x * (1 / s), which may move a value at a rounding tie by one step).
 #pragma once
 #include <cstddef>
 #include <optional>

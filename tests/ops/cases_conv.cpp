@@ -267,6 +267,44 @@ VX_OP_CASES(conv) {
                 .variants(chains)
                 .expect_variant(Backend::cpu, "onednn")
                 .expect_variant(Backend::vulkan_f32, "gemm_"));
+  // Chains that repeat a step with other parameters: oneDNN 2.6 applies the first one's to every
+  // step of the same algorithm (ops/eltwise_post_op_algorithms.h), so a scale runs as pow(a, 1), a
+  // second clip as the older clip, and a second shifted linear cannot run there (the reference does).
+  auto repeated = [](const char* name, std::vector<std::string> ops, std::vector<float> alpha, std::vector<float> beta,
+                     bool on_onednn) {
+    return Variant{name, [=](OpCase& v) {
+                     v.attr("post_ops", ops).attr("post_alpha", alpha).attr("post_beta", beta);
+                     if (on_onednn) v.expect_variant(Backend::cpu, "onednn");
+                     else v.may_fall_back(Backend::cpu);  // oneDNN 2.6 cannot run the chain
+                   }};
+  };
+  cases.add(OpCase(kFusedConv, "post_ops_repeated")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .in(f32({1, 5, 9, 7}).scaled({1, 2, 3}))
+                .in(f32({6, 5, 3, 3}, -0.3f, 0.3f).constant())
+                .in(f32({6}).constant())
+                .attr("kernel_shape", std::vector<int64_t>{3, 3})
+                .attr("pads", pads4(1))
+                .sweep("relu", {int64_t(0), int64_t(1)})
+                .variants({repeated("hard_sigmoid_scale", {"linear", "clip", "linear"}, {0.2f, 0.0f, 6.0f}, {0.5f, 1.0f, 0.0f}, true),
+                           repeated("clip_tanh_clip", {"clip", "tanh", "clip"}, {-1.0f, 0.0f, -0.5f}, {1.0f, 0.0f, 0.5f}, true),
+                           repeated("two_shifts", {"linear", "tanh", "linear"}, {0.5f, 0.0f, 2.0f}, {0.1f, 0.0f, 0.3f}, false)}));
+  // vx.FakeQuantize after a convolution (passes/post_op_steps.h): scale, round (ties to even),
+  // clip to the integer range less the zero point, scale back. A value within rounding error of a
+  // tie may land one step (0.125) away from the reference's.
+  cases.add(OpCase(kFusedConv, "post_ops_fake_quantize")
+                .tol_f32({0, 0.126, 0})
+                .tol_f16({0, 0.126, 0})
+                .in(f32({1, 5, 9, 7}).scaled({1, 2, 3}))
+                .in(f32({6, 5, 3, 3}, -0.3f, 0.3f).constant())
+                .in(f32({6}).constant())
+                .attr("kernel_shape", std::vector<int64_t>{3, 3})
+                .attr("pads", pads4(1))
+                .attr("post_ops", std::vector<std::string>{"linear", "round", "clip", "linear"})
+                .attr("post_alpha", std::vector<float>{8.0f, 0.0f, -3.0f, 0.125f})
+                .attr("post_beta", std::vector<float>{0.0f, 0.0f, 12.0f, 0.0f})
+                .expect_variant(Backend::cpu, "onednn"));
   cases.add(OpCase(kFusedConv, "post_ops_kernels")
                 .tol_f32(kConvF32)
                 .tol_f16(kConvF16)

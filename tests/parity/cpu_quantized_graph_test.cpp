@@ -2,7 +2,8 @@
 // DequantizeLinear as exporters and ONNX Runtime's quantiser write them. Shape inference must see
 // through the pairs, or every convolution after them loses its planned shapes and falls back to the
 // reference kernel (a QDQ ResNet-50 took 9 s a run instead of 64 ms). The activations' pairs become
-// vx.FakeQuantize (passes/fuse_fake_quantize.h). The fast kernels and the oneDNN convolution against
+// vx.FakeQuantize (passes/fuse_fake_quantize.h), and one after a convolution joins its post-ops
+// (passes/post_op_steps.h). The fast kernels and the oneDNN convolution against
 // the reference kernels: the float results may differ in the last bits, so a value may land on the
 // other side of a rounding boundary when it is quantised again: at most one quantisation step (the
 // scale) apart.
@@ -21,7 +22,7 @@ ValueId fake_quantize(GraphBuilder& b, ValueId x, float scale, uint8_t zero) {
   return b.node("DequantizeLinear", {b.node("QuantizeLinear", {x, s, z}), s, z});
 }
 
-TEST(CpuQuantizedGraph, ConvolutionsBetweenQdqPairsRunOnOneDnnAndThePairsFuse) {
+TEST(CpuQuantizedGraph, ConvolutionsBetweenQdqPairsRunOnOneDnnWithTheirOutputPairFused) {
   GraphBuilder b(13);
   const ValueId x = b.input("x", {1, 8, 13, 11});
   // Weights quantised per output channel (axis 0), int8 with zero points of 0.
@@ -52,11 +53,37 @@ TEST(CpuQuantizedGraph, ConvolutionsBetweenQdqPairsRunOnOneDnnAndThePairsFuse) {
     fast_fake_quantize += e.op == kFakeQuantize && e.variant == "cpu:fast";
   }
   EXPECT_EQ(onednn, 1) << profile.str();
-  EXPECT_EQ(fast_fake_quantize, 2) << profile.str();  // the weights' pair is folded into a constant
-  EXPECT_EQ(profile.entries.size(), 3u) << profile.str();
+  // The input's pair on its own; the weights' pair folded into a constant; the output's pair (after
+  // the Relu) in the convolution's post-ops.
+  EXPECT_EQ(fast_fake_quantize, 1) << profile.str();
+  EXPECT_EQ(profile.entries.size(), 2u) << profile.str();
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].shape(), Shape({1, 6, 13, 11}));
   EXPECT_LE(max_abs_diff(got[0], want[0]), 0.02 + 1e-6);
+}
+
+// A HardSigmoid between the convolution and its output's pair: the pair's steps would repeat the
+// chain's scale-and-shift and clip with other parameters, which oneDNN 2.6 cannot run
+// (ops/eltwise_post_op_algorithms.h), so the chain stops before the pair and both stay fast.
+TEST(CpuQuantizedGraph, APairThatOneDnnCannotTakeAfterAChainStaysANode) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1, 4, 9, 8});
+  Attributes conv;
+  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const ValueId y = b.node("Conv", {x, b.constant(random_tensor({5, 4, 3, 3}, 3, -0.3f, 0.3f))}, conv);
+  b.g.outputs = {fake_quantize(b, b.node("HardSigmoid", {y}), 0.01f, 3)};
+
+  ModelRunnerOptions reference_options;
+  reference_options.reference_only = true;
+  ModelRunner fast(b.g, {}), reference(b.g, reference_options);
+  Profile profile;
+  const std::vector<Tensor> got = fast.run(b.feeds, &profile);
+  const std::vector<Tensor> want = reference.run(b.feeds);
+  ASSERT_EQ(profile.entries.size(), 2u) << profile.str();
+  EXPECT_EQ(profile.entries[0].variant, "cpu:onednn") << profile.str();
+  EXPECT_EQ(profile.entries[1].op, kFakeQuantize) << profile.str();
+  EXPECT_EQ(profile.entries[1].variant, "cpu:fast") << profile.str();
+  EXPECT_LE(max_abs_diff(got[0], want[0]), 0.01 + 1e-6);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "backends/cpu/fast/onednn_common.h"
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
+#include "ops/eltwise_post_op_algorithms.h"
 #include "ops/fused_ops.h"
 #include "ops/post_ops.h"
 #include "ops/window_geometry.h"
@@ -58,6 +59,7 @@ struct FusedConvShape {
   bool residual = false;  // vx.FusedConvResidual: R (in layout in[1]) is added before the ReLU
   bool one_d = false;     // a 1-D convolution ([N, C, W]: audio front ends), run as 2-D with H = 1
   std::vector<PostOp> post_ops;  // after the ReLU, as oneDNN eltwise post-ops
+  std::vector<EltwiseAlgorithm> algorithms;  // one per post-op
   Layout in[2] = {Layout::nchw, Layout::nchw};
   Layout out = Layout::nchw;
   Layout work = Layout::nhwc;  // what the convolution writes and, but for a stem, reads
@@ -88,19 +90,22 @@ struct FusedConvShape {
   }
 };
 
-// oneDNN's eltwise algorithm with the meaning ops/post_ops.h gives the step (alpha and beta alike).
-dnnl::algorithm onednn_algorithm(PostOpKind kind) {
-  switch (kind) {
-    case PostOpKind::linear: return dnnl::algorithm::eltwise_linear;
-    case PostOpKind::clip: return dnnl::algorithm::eltwise_clip_v2;
-    case PostOpKind::relu: return dnnl::algorithm::eltwise_relu;
-    case PostOpKind::hard_swish: return dnnl::algorithm::eltwise_hardswish;
-    case PostOpKind::logistic: return dnnl::algorithm::eltwise_logistic;
-    case PostOpKind::tanh: return dnnl::algorithm::eltwise_tanh;
-    case PostOpKind::log: return dnnl::algorithm::eltwise_log;
-    case PostOpKind::exp: return dnnl::algorithm::eltwise_exp;
+// Appends `op` as oneDNN's eltwise algorithm `as` (ops/eltwise_post_op_algorithms.h).
+void append_eltwise(dnnl::post_ops& to, EltwiseAlgorithm as, const PostOp& op) {
+  using dnnl::algorithm;
+  switch (as) {
+    case EltwiseAlgorithm::linear: return to.append_eltwise(1.0f, algorithm::eltwise_linear, op.alpha, op.beta);
+    case EltwiseAlgorithm::pow: return to.append_eltwise(1.0f, algorithm::eltwise_pow, op.alpha, 1.0f);  // alpha * x
+    case EltwiseAlgorithm::clip_v2: return to.append_eltwise(1.0f, algorithm::eltwise_clip_v2, op.alpha, op.beta);
+    case EltwiseAlgorithm::clip: return to.append_eltwise(1.0f, algorithm::eltwise_clip, op.alpha, op.beta);
+    case EltwiseAlgorithm::relu: return to.append_eltwise(1.0f, algorithm::eltwise_relu, op.alpha, 0.0f);
+    case EltwiseAlgorithm::hard_swish: return to.append_eltwise(1.0f, algorithm::eltwise_hardswish, 0.0f, 0.0f);
+    case EltwiseAlgorithm::logistic: return to.append_eltwise(1.0f, algorithm::eltwise_logistic, 0.0f, 0.0f);
+    case EltwiseAlgorithm::tanh: return to.append_eltwise(1.0f, algorithm::eltwise_tanh, 0.0f, 0.0f);
+    case EltwiseAlgorithm::log: return to.append_eltwise(1.0f, algorithm::eltwise_log, 0.0f, 0.0f);
+    case EltwiseAlgorithm::exp: return to.append_eltwise(1.0f, algorithm::eltwise_exp, 0.0f, 0.0f);
+    case EltwiseAlgorithm::round: return to.append_eltwise(1.0f, algorithm::eltwise_round, 0.0f, 0.0f);  // ties to even
   }
-  return dnnl::algorithm::eltwise_linear;
 }
 
 // A 1-D convolution's window attributes for the same convolution in 2-D with a unit height.
@@ -136,6 +141,10 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   s.pool = node.attrs.get_int("pool", 0) != 0;
   s.post_ops = read_post_ops(node.attrs, what);
   VX_CHECK(s.post_ops.empty() || !s.pool, Unsupported, what, ": post-ops with a pool");
+  const auto algorithms = eltwise_post_op_algorithms(s.relu, s.post_ops);
+  VX_CHECK(algorithms.has_value(), Unsupported, what,
+           ": post-ops that repeat an eltwise algorithm with other parameters (oneDNN 2.6 would apply the first's)");
+  s.algorithms = *algorithms;
   const std::vector<int64_t> in_layouts = node.attrs.get_ints(kLayoutInputsAttr);
   for (size_t i = 0; i < in_layouts.size() && i < 2; ++i) s.in[i] = Layout(in_layouts[i]);
   s.out = Layout(node.attrs.get_int(kLayoutOutputAttr, 0));
@@ -247,7 +256,7 @@ class OneDnnFusedConv {
     // The activations after the sum: the ReLU, then the node's chain.
     auto append_activations = [&](dnnl::post_ops& to) {
       if (s_.relu) to.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-      for (const PostOp& op : s_.post_ops) to.append_eltwise(1.0f, onednn_algorithm(op.kind), op.alpha, op.beta);
+      for (size_t i = 0; i < s_.post_ops.size(); ++i) append_eltwise(to, s_.algorithms[i], s_.post_ops[i]);
     };
     append_activations(ops);
     if (s_.residual || s_.relu || !s_.post_ops.empty()) attr.set_post_ops(ops);
