@@ -225,6 +225,31 @@ VX_OP_CASES(conv) {
                 .expect_variant(Backend::vulkan_f32, "gemm")
                 .expect_variant(Backend::vulkan_f16, "gemm"));
 
+  // The im2col matrix materialised (shaders/im2col.comp) and multiplied as a plain matrix: on the
+  // H200 only large convolutions at fp16 take it (kernels/conv.cpp, kIm2colMinMacs); forced here on
+  // every device and precision. Odd sizes, two images, strides, dilations, asymmetric pads, 1-D.
+  cases.add(OpCase("Conv", "im2col_materialised")
+                .tol_f32(kConvF32)
+                .tol_f16(kConvF16)
+                .env("VOLVOX_VK_IM2COL_MIN_MACS", "0")
+                .variants({{"3x3_two_images",
+                            [](OpCase& v) {
+                              v.in(f32({2, 7, 11, 9})).in(f32({5, 7, 3, 3}, -0.3f, 0.3f).constant()).in(f32({5}).constant())
+                                  .attr("pads", pads4(1));
+                            }},
+                           {"strided_dilated",
+                            [](OpCase& v) {
+                              v.in(f32({1, 6, 13, 10})).in(f32({9, 6, 3, 2}, -0.3f, 0.3f).constant())
+                                  .attr("strides", std::vector<int64_t>{2, 1}).attr("dilations", std::vector<int64_t>{3, 2})
+                                  .attr("pads", std::vector<int64_t>{3, 0, 2, 1});
+                            }},
+                           {"one_d",
+                            [](OpCase& v) {
+                              v.in(f32({1, 7, 37})).in(f32({4, 7, 5}, -0.3f, 0.3f).constant()).in(f32({4}).constant())
+                                  .attr("strides", std::vector<int64_t>{2}).attr("pads", std::vector<int64_t>{2, 1});
+                            }}})
+                .expect_variant(Backend::vulkan_f32, "gemm_im2col")
+                .expect_variant(Backend::vulkan_f16, "gemm_im2col"));
   // 1-D convolutions ([N, C, W]: audio front ends such as a spectrogram as a strided conv), which
   // the oneDNN kernel runs as 2-D with a unit height.
   cases.add(OpCase(kFusedConv, "one_d")

@@ -8,7 +8,8 @@
 //   Conv: an implicit GEMM on the shared GEMM kernels (gemm_plan.h): per (image, group) the
 //   weights [M/g, C/g * k] times the im2col matrix of the input [C/g * k, output pixels], which
 //   the kernel reads straight from the NCHW input (1x1 convolutions with stride 1 and no padding
-//   read the input as a plain matrix); bias in the epilogue. Convolutions with few input values
+//   read the input as a plain matrix; large ones at fp16 on tensor cores read it materialised by
+//   shaders/im2col.comp, kIm2colMinMacs); bias in the epilogue. Convolutions with few input values
 //   per output (C/g * k < 32: depthwise, tiny channel counts) use the direct kernel instead, and
 //   other ones with few outputs (at most kDotMaxOutputs: squeeze-and-excitation 1x1 layers on a
 //   1x1 map) the dot kernel, a workgroup per output (shaders/conv_dot.comp).
@@ -29,6 +30,21 @@ namespace {
 // kDotMinReduction products (below, the GEMM's few K steps are as fast) or of a single output pixel
 // (a squeeze-and-excitation layer on a 1x1 map, of 32 products or more: the direct kernel's limit).
 constexpr int64_t kDotMaxOutputs = 4096, kDotMinReduction = 64;
+
+// Convolutions that read an im2col matrix (3x3, strided, dilated) and have at least this many
+// multiply-adds materialise it (shaders/im2col.comp) where the device has tensor cores and the
+// storage is fp16, so that the staged tensor-core GEMM runs them over plain rows: gathering the
+// matrix inside the GEMM bounds them (DeepLabV3's 960 -> 256 ASPP layers, 2.4 G multiply-adds:
+// 0.35 ms on the FMA GEMM, 0.29-0.31 on the 128 x 128 tensor-core GEMM gathering).
+// VOLVOX_VK_IM2COL_MIN_MACS overrides it (0: every such convolution, as the tests force it on any
+// device and precision). The matrix takes at most kIm2colMaxBytes of scratch.
+constexpr double kIm2colMinMacs = 0x1p30;
+constexpr uint64_t kIm2colMaxBytes = uint64_t(64) << 20;
+
+// Matches the push block of shaders/im2col.comp.
+struct Im2colPush {
+  int32_t rows, columns, channels;
+};
 
 int add_constant(OpPlan& plan, const Tensor& t, DeviceType storage) {
   plan.constants.push_back(pack(constant_values(t), storage));
@@ -130,7 +146,28 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   d.sak = 1;
   const bool pointwise = ks == 1 && w.stride == std::array<int32_t, 3>{1, 1, 1} &&
                          w.pad_begin == std::array<int32_t, 3>{0, 0, 0} && w.out == w.in;
-  if (pointwise) {
+  const char* min_env = std::getenv("VOLVOX_VK_IM2COL_MIN_MACS");
+  const double min_macs = min_env ? std::atof(min_env) : kIm2colMinMacs;
+  const bool forced = min_env != nullptr;  // on any device and precision: the tests' way in
+  const uint64_t im2col_bytes = uint64_t(batch) * uint64_t(cg * ks) * uint64_t(out_size) * device_type_bytes(storage);
+  const bool im2col = !pointwise && group == 1 && (forced || (storage == DeviceType::f16 && info.coopmat)) &&
+                      double(mg) * double(out_size) * double(cg * ks) * double(batch) >= min_macs &&
+                      im2col_bytes <= kIm2colMaxBytes && cg * ks <= 65535 && batch <= 65535;
+  Binding matrix;
+  if (im2col) {
+    checked_count32(info, int64_t(im2col_bytes / device_type_bytes(storage)), "the im2col matrix");
+    plan.scratch_bytes.push_back(im2col_bytes);
+    matrix = Binding::scratch_buffer(int(plan.scratch_bytes.size() - 1));
+    Dispatch m;
+    m.shader = shader_variant("im2col", {storage});
+    m.spec_constants = w.spec_constants();
+    m.bindings = {ops.x, matrix};
+    m.set_push(Im2colPush{int32_t(cg * ks), int32_t(out_size), int32_t(channels)});
+    m.groups = {uint32_t((out_size + 255) / 256), uint32_t(cg * ks), uint32_t(batch)};
+    plan.dispatches.push_back(std::move(m));
+    d.sbk = out_size;
+    d.sbn = 1;
+  } else if (pointwise) {
     d.sbk = in_size;
     d.sbn = 1;
   } else {
@@ -140,8 +177,8 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   d.z1_count = batch;
   d.z0_count = group;
   d.a_z0 = mg * cg * ks;
-  d.b_z1 = channels * in_size;
-  d.b_z0 = cg * in_size;
+  d.b_z1 = im2col ? cg * ks * out_size : channels * in_size;
+  d.b_z0 = im2col ? 0 : cg * in_size;  // im2col: group 1
   d.o_z1 = outputs * out_size;
   d.o_z0 = mg * out_size;
   d.beta = 1.0f;
@@ -165,9 +202,9 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   d.act = relu ? GemmActivation::relu : GemmActivation::none;
   d.post_ops = post_ops;
   d.a = wb;
-  d.b = ops.x;
+  d.b = im2col ? matrix : ops.x;
   d.y = y;
-  return std::string(pointwise ? "gemm1x1_" : "gemm_") + add_gemm(plan, info, d, storage);
+  return std::string(pointwise ? "gemm1x1_" : im2col ? "gemm_im2col_" : "gemm_") + add_gemm(plan, info, d, storage);
 }
 
 OpPlan plan_conv(const OpInfo& info) {
