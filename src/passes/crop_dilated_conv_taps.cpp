@@ -87,8 +87,8 @@ Graph crop_dilated_conv_taps(Graph graph) {
     std::vector<TapRange> taps;
     std::vector<int64_t> pads_begin = g.pads_begin, pads_end = g.pads_end, dilations = g.dilations;
     for (size_t i = 0; i < in.size(); ++i) {
-      const TapRange t = g.dilations[i] > 1
-                             ? reaching_taps(in[i], kernel[i], g.strides[i], g.dilations[i], g.pads_begin[i], g.output[i])
+      const TapRange t =
+          g.dilations[i] > 1 ? reaching_taps(in[i], kernel[i], g.strides[i], g.dilations[i], g.pads_begin[i], g.output[i])
                              : TapRange{0, kernel[i] - 1};
       pads_begin[i] -= t.first * g.dilations[i];
       pads_end[i] -= (kernel[i] - 1 - t.last) * g.dilations[i];

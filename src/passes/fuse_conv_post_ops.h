@@ -14,6 +14,7 @@ namespace vx {
 
 // `max_steps`: the most post-ops one node may get (a chain stops growing before it passes them).
 // `onednn_eltwise`: grow only chains whose steps oneDNN can run (ops/eltwise_post_op_algorithms.h).
-Graph fuse_conv_post_ops(Graph graph, size_t max_steps = std::numeric_limits<size_t>::max(), bool onednn_eltwise = false);
+Graph fuse_conv_post_ops(Graph graph, size_t max_steps = std::numeric_limits<size_t>::max(),
+                         bool onednn_eltwise = false);
 
 }  // namespace vx

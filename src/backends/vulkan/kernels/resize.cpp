@@ -1,7 +1,8 @@
 // Resize (opsets 10-19) and Upsample (7-9) as a separable filter (shader resize; resize_2d where
 // only the two innermost axes change): the tap table of each resized axis (input index and weight
 // per output index) comes from passes/resize_geometry, the same tables the CPU reference uses, and
-// is uploaded once; so every mode (nearest with each nearest_mode and the legacy floor/ceil rule, linear, cubic with cubic_coeff_a and exclude_outside) and every
+// is uploaded once; so every mode (nearest with each nearest_mode and the legacy floor/ceil rule,
+// linear, cubic with cubic_coeff_a and exclude_outside) and every
 // coordinate_transformation_mode (half_pixel, half_pixel_symmetric, pytorch_half_pixel,
 // align_corners, asymmetric, tf_half_pixel_for_nn, tf_crop_and_resize with extrapolation_value)
 // runs on the GPU. Scales and roi must be graph constants; sizes may be computed at run time (with
@@ -91,7 +92,8 @@ OpPlan plan_resize(const OpInfo& info) {
     identity[d] = out_dims[d] == x.shape[d];
     for (int64_t o = 0; o < out_dims[d] && identity[d]; ++o) {
       double weight_at_o = 0, other = 0;
-      for (const ResizeTap& t : axis_taps[d].taps[size_t(o)]) (t.index == o ? weight_at_o : other) += std::abs(t.weight);
+      for (const ResizeTap& t : axis_taps[d].taps[size_t(o)])
+        (t.index == o ? weight_at_o : other) += std::abs(t.weight);
       identity[d] = !axis_taps[d].outside[size_t(o)] && weight_at_o == 1.0 && other == 0.0;
     }
   }

@@ -1,9 +1,9 @@
 // vx.FusedConv's post-ops (ops/post_ops.h), applied in order after the convolution's ReLU: up to
 // four steps as specialization constants from id POST_OPS_ID0 on (the count, four kinds, four
 // alphas, four betas; kinds as PostOpKind: 0 linear a x + b, 1 clip to [a, b], 2 x > 0 ? x : a x,
-// 3 hard_swish, 4 logistic, 5 tanh, 6 log, 7 exp, 8 round to nearest even), so that an exporter's activation chain after a
-// convolution runs in its epilogue instead of one dispatch a step (vx.Excite's gate and
-// vx.ElementwiseChain apply them too).
+// 3 hard_swish, 4 logistic, 5 tanh, 6 log, 7 exp, 8 round to nearest even), so that an exporter's
+// activation chain after a convolution runs in its epilogue instead of one dispatch a step
+// (vx.Excite's gate and vx.ElementwiseChain apply them too).
 #include "eltwise_math.glsl"
 
 layout(constant_id = POST_OPS_ID0 + 0) const int POST_COUNT = 0;
