@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "passes/additive_attention_masks.h"
 #include "passes/crop_dilated_conv_taps.h"
 #include "passes/fold_attention_transposes.h"
 #include "passes/fold_constants.h"
@@ -48,6 +49,7 @@ void optimize_onnx(Graph& graph, const OnnxOptimizeOptions& options) {
   if (options.fuse_transformer) {
     g = fuse_gelu(std::move(g));          // before the MatMul fusion, which takes vx.Gelu as its activation
     g = fuse_layer_norm(std::move(g));
+    g = additive_attention_masks(std::move(g));  // a masked_fill before the Softmax, as fuse_attention's Mask
     g = fuse_attention(std::move(g));     // before the MatMul fusion, which would take its MatMuls apart
     g = untranspose_attention_keys(std::move(g));
     g = fold_attention_transposes(std::move(g));  // the head Transposes, read through strides instead

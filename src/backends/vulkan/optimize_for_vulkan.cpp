@@ -3,6 +3,7 @@
 #include "backends/vulkan/kernels/gemm_plan.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "ops/fused_ops.h"
+#include "passes/additive_attention_masks.h"
 #include "passes/crop_dilated_conv_taps.h"
 #include "passes/fold_attention_transposes.h"
 #include "passes/fold_constants.h"
@@ -55,6 +56,7 @@ void optimize_for_vulkan(Graph& graph) {
   // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.
   g = fuse_gelu(std::move(g));       // before the MatMul fusion, which takes vx.Gelu as its activation
   g = fuse_layer_norm(std::move(g));
+  g = additive_attention_masks(std::move(g));  // a masked_fill before the Softmax, as fuse_attention's Mask
   g = fuse_attention(std::move(g));  // before the MatMul fusion, which would take its MatMuls apart
   g = untranspose_attention_keys(std::move(g));
   g = fold_attention_transposes(std::move(g));  // K's Transpose is a head Transpose once untransposed
