@@ -18,7 +18,8 @@ Graph additive_attention_masks(Graph graph) {
       for (size_t fill_at : {size_t(2), size_t(1)}) {
         const ValueId fill = node.input(fill_at), scores = node.input(3 - fill_at);
         const std::optional<double> f = scalar_constant(graph, fill);
-        if (!f || *f > -1e30 || graph.value(fill).dtype != DType::f32 || graph.value(scores).dtype != DType::f32) continue;
+        if (!f || *f > -1e30 || graph.value(fill).dtype != DType::f32 || graph.value(scores).dtype != DType::f32)
+          continue;
         const ValueId zero = graph.add_constant(node.name + "/mask_zero", Tensor::from<float>(Shape{}, {0.0f}));
         const ValueId mask = graph.add_value(node.name + "/additive_mask", DType::f32, {});
         std::vector<ValueId> select = {node.input(0), zero, fill};

@@ -215,16 +215,22 @@ TEST(FusionPasses, AttentionMaskedBySelection) {
   for (int variant = 0; variant < 3; ++variant) {
     Builder b;
     const ValueId q = b.input("q", {1, 2, 5, 4});
-    const ValueId kt = b.node("Transpose", {b.input("k", {1, 2, 6, 4})}, with({{"perm", std::vector<int64_t>{0, 1, 3, 2}}}));
+    const ValueId kt =
+        b.node("Transpose", {b.input("k", {1, 2, 6, 4})}, with({{"perm", std::vector<int64_t>{0, 1, 3, 2}}}));
     const ValueId s = b.node("Div", {b.node("MatMul", {q, kt}), b.constant(scalar(2.0f))});
     const bool keep_form = variant != 1;
     // Keys 2 and 4 masked for every query (no row fully masked).
-    const ValueId cond = b.constant(keep_form ? Tensor::from<bool>(Shape{1, 1, 1, 6}, {true, true, false, true, false, true})
-                                              : Tensor::from<bool>(Shape{1, 1, 1, 6}, {false, false, true, false, true, false}));
-    const ValueId fill = b.constant(scalar(variant == 2 ? -1e4f : variant == 1 ? std::numeric_limits<float>::lowest()
-                                                                                : -std::numeric_limits<float>::infinity()));
-    const ValueId masked = b.node("Where", keep_form ? std::vector<ValueId>{cond, s, fill} : std::vector<ValueId>{cond, fill, s});
-    b.g.outputs = {b.node("MatMul", {b.node("Softmax", {masked}, with({{"axis", int64_t(-1)}})), b.input("v", {1, 2, 6, 3})})};
+    const ValueId cond =
+        b.constant(keep_form ? Tensor::from<bool>(Shape{1, 1, 1, 6}, {true, true, false, true, false, true})
+                             : Tensor::from<bool>(Shape{1, 1, 1, 6}, {false, false, true, false, true, false}));
+    const float fill_value = variant == 2   ? -1e4f
+                             : variant == 1 ? std::numeric_limits<float>::lowest()
+                                            : -std::numeric_limits<float>::infinity();
+    const ValueId fill = b.constant(scalar(fill_value));
+    const ValueId masked =
+        b.node("Where", keep_form ? std::vector<ValueId>{cond, s, fill} : std::vector<ValueId>{cond, fill, s});
+    const ValueId p = b.node("Softmax", {masked}, with({{"axis", int64_t(-1)}}));
+    b.g.outputs = {b.node("MatMul", {p, b.input("v", {1, 2, 6, 3})})};
     check_fusion(b, kAttention, variant == 2 ? 0 : 1);
   }
 }
