@@ -18,6 +18,14 @@ int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 }  // namespace
 
+std::pair<int64_t, int64_t> outputs_inside_input(int64_t in, int64_t out, int64_t stride, int64_t pad_begin,
+                                                 int64_t tap_offset) {
+  const int64_t shift = pad_begin - tap_offset;  // input = o * stride - shift
+  const int64_t first = std::max<int64_t>(0, floor_div(shift + stride - 1, stride));
+  const int64_t last = std::min<int64_t>(out - 1, floor_div(in - 1 + shift, stride));
+  return {first, std::max(first, last + 1)};
+}
+
 WindowGeometry window_geometry(const Attributes& attrs, const std::vector<int64_t>& input,
                                std::vector<int64_t> kernel, bool ceil_mode, const std::string& what) {
   const size_t n = input.size();

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/attribute.h"
@@ -20,5 +21,11 @@ struct WindowGeometry {
 // attributes are inconsistent (wrong lengths, non-positive strides, an empty output).
 WindowGeometry window_geometry(const Attributes& attrs, const std::vector<int64_t>& input,
                                std::vector<int64_t> kernel, bool ceil_mode, const std::string& what);
+
+// Along one spatial axis: the outputs o in [0, out) whose input position o * stride - pad_begin +
+// tap_offset (a kernel tap's offset, tap * dilation) lies inside [0, in), as [first, end); empty
+// (first == end) where the tap reads only padding.
+std::pair<int64_t, int64_t> outputs_inside_input(int64_t in, int64_t out, int64_t stride, int64_t pad_begin,
+                                                 int64_t tap_offset);
 
 }  // namespace vx

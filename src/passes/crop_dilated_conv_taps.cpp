@@ -15,14 +15,12 @@ struct TapRange {
   int64_t count() const { return last - first + 1; }
 };
 
-// The taps along one spatial axis whose sampled input positions (tap * dilation - pad_begin +
-// j * stride for the outputs j) include at least one inside the input.
+// The taps along one spatial axis that read the input for at least one output.
 TapRange reaching_taps(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t out) {
   TapRange r{kernel, -1};
   for (int64_t k = 0; k < kernel; ++k) {
-    const int64_t start = k * dilation - pad_begin;                 // the position output 0 reads
-    const int64_t j = start >= 0 ? 0 : (-start + stride - 1) / stride;  // the first output reading >= 0
-    if (j < out && start + j * stride < in) {
+    const auto [first, end] = outputs_inside_input(in, out, stride, pad_begin, k * dilation);
+    if (first < end) {
       r.first = std::min(r.first, k);
       r.last = k;
     }

@@ -5,29 +5,17 @@
 
 #include "backends/cpu/fast/onednn_common.h"
 #include "core/error.h"
+#include "ops/window_geometry.h"
 
 namespace vx::cpu::fast {
-namespace {
-
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-// The outputs o in [0, out) whose input o * stride - pad + k * dilation lies in [0, in): [first, end).
-std::pair<int64_t, int64_t> valid_outputs(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t offset) {
-  const int64_t shift = pad - offset;  // input = o * stride - shift
-  const int64_t first = std::max<int64_t>(0, floor_div(shift + stride - 1, stride));
-  const int64_t last = std::min<int64_t>(out - 1, floor_div(in - 1 + shift, stride));
-  return {first, std::max(first, last + 1)};
-}
-
-}  // namespace
 
 DilatedConvTaps::DilatedConvTaps(const TapConvGeometry& g, const Tensor& weights, const Tensor& bias,
                                  const dnnl::post_ops& eltwise)
     : g_(g), bias_(bias) {
   for (int64_t ky = 0; ky < g.kh; ++ky)
     for (int64_t kx = 0; kx < g.kw; ++kx) {
-      const auto [oy0, oy1] = valid_outputs(g.h, g.oh, g.stride_y, g.pad_top, ky * g.dilation_y);
-      const auto [ox0, ox1] = valid_outputs(g.w, g.ow, g.stride_x, g.pad_left, kx * g.dilation_x);
+      const auto [oy0, oy1] = outputs_inside_input(g.h, g.oh, g.stride_y, g.pad_top, ky * g.dilation_y);
+      const auto [ox0, ox1] = outputs_inside_input(g.w, g.ow, g.stride_x, g.pad_left, kx * g.dilation_x);
       if (oy0 >= oy1 || ox0 >= ox1) continue;
       Tap& tap = taps_.emplace_back();
       tap.ky = ky;
