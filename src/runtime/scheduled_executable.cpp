@@ -7,7 +7,7 @@
 namespace vx::runtime {
 
 ScheduledExecutable::ScheduledExecutable(BoundGraph bound, std::vector<std::unique_ptr<Backend>> backends)
-    : bound_(std::move(bound)), backends_(std::move(backends)) {
+    : bound_(std::move(bound)), backends_(std::move(backends)), host_(bound_.graph, true) {
   std::vector<Backend*> order;
   for (auto& b : backends_) order.push_back(b.get());
   schedule_ = make_schedule(bound_, order);
@@ -95,9 +95,8 @@ std::vector<Tensor> ScheduledExecutable::run(const std::vector<Tensor>& inputs, 
   const Graph& g = bound_.graph;
   VX_CHECK(inputs.size() == g.inputs.size(), InvalidArgument, "the graph has ", g.inputs.size(), " inputs but ",
            inputs.size(), " were given");
-  HostValues host(g.values.size());
-  for (size_t i = 0; i < g.values.size(); ++i)
-    if (g.values[i].is_constant()) host[i] = g.values[i].constant;
+  ValueTable::RunScope scope(host_);
+  HostValues& host = host_.values();
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = g.value(g.inputs[i]);
     VX_CHECK(inputs[i].defined() && inputs[i].dtype() == v.dtype && inputs[i].shape() == v.shape, InvalidArgument,
@@ -107,7 +106,8 @@ std::vector<Tensor> ScheduledExecutable::run(const std::vector<Tensor>& inputs, 
              "input '", v.name, "' has no data and is not bound to a device buffer");
     host[size_t(g.inputs[i])] = inputs[i];
   }
-  std::vector<double> node_ms(g.nodes.size(), 0.0);
+  std::vector<double>& node_ms = node_ms_;
+  node_ms.assign(g.nodes.size(), 0.0);
   for (size_t s = 0; s < schedule_.segments.size(); ++s) {
     const Segment& seg = schedule_.segments[s];
     compiled_[seg.backend]->run(index_in_backend_[s], host, node_ms);

@@ -9,6 +9,7 @@
 
 #include "runtime/backend.h"
 #include "runtime/profile.h"
+#include "runtime/value_table.h"
 #include "runtime/scheduler.h"
 
 namespace vx::runtime {
@@ -80,6 +81,8 @@ class ScheduledExecutable {
   std::vector<size_t> index_in_backend_;                     // per segment: its index among its backend's
   std::vector<bool> read_off_host_;                          // per value: a non-host backend reads it
   std::vector<std::vector<DeviceValue>> device_values_;      // per backend: the bindings it was given
+  ValueTable host_;              // the runs' host values (value_table.h)
+  std::vector<double> node_ms_;  // per node: its time in the last run
   std::mutex run_mutex_;
   std::atomic<double> last_run_device_ms_{0.0};
 };

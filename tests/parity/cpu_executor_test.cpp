@@ -137,5 +137,54 @@ TEST(CpuExecutor, WritesIntoReusableOutputBuffers) {
   EXPECT_EQ(test::max_abs_diff(wrong[0], expected), 0.0);
 }
 
+// The executable keeps its constants between runs and drops everything else as a run ends, also
+// when the run fails: a failed run leaves nothing behind for the next, and a caller's output
+// buffer of one run is not written by a later run that did not pass it.
+TEST(CpuExecutor, RunsAgainAfterAFailedRun) {
+  Graph g;
+  g.name = "gather_rows";
+  ValueId data = g.add_value("data", DType::f32, {4, 3});
+  ValueId rows = g.add_value("rows", DType::i64, {2});
+  ValueId shift = g.add_constant("shift", Tensor::from<float>({3}, {1.0f, -2.0f, 0.5f}));
+  ValueId shifted = g.add_value("shifted", DType::f32, {});
+  ValueId picked = g.add_value("picked", DType::f32, {});
+  g.add_node("Add", "add0", {data, shift}, {shifted});
+  g.add_node("Gather", "gather0", {shifted, rows}, {picked});
+  g.inputs = {data, rows};
+  g.outputs = {picked};
+  cpu::CpuExecutable exe(cpu::make_cpu_plan(g, {{"data", Shape({4, 3})}, {"rows", Shape({2})}}));
+  const Tensor x = test::random_tensor({4, 3}, 7);
+  auto expected_rows = [&](int64_t r0, int64_t r1) {
+    Tensor y(DType::f32, {2, 3});
+    const float add[3] = {1.0f, -2.0f, 0.5f};
+    for (int64_t c = 0; c < 3; ++c) {
+      y.data<float>()[c] = x.data<float>()[r0 * 3 + c] + add[c];
+      y.data<float>()[3 + c] = x.data<float>()[r1 * 3 + c] + add[c];
+    }
+    return y;
+  };
+  Tensor buffer(DType::f32, {2, 3});
+  std::vector<Tensor> outputs = {buffer};
+  exe.run({x, Tensor::from<int64_t>({2}, {3, 0})}, outputs);
+  EXPECT_EQ(outputs[0].raw(), buffer.raw());
+  EXPECT_EQ(test::max_abs_diff(buffer, expected_rows(3, 0)), 0.0);
+  const Tensor before = buffer.clone();
+  // A row out of range fails inside the Gather, after the Add has run.
+  EXPECT_NE(error_of([&] { exe.run({x, Tensor::from<int64_t>({2}, {1, 9})}); }).find("gather0"), std::string::npos);
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    const std::vector<Tensor> y = exe.run({x, Tensor::from<int64_t>({2}, {-1, 2})});  // -1: the last row
+    EXPECT_EQ(test::max_abs_diff(y[0], expected_rows(3, 2)), 0.0);
+    EXPECT_NE(y[0].raw(), buffer.raw());
+  }
+  EXPECT_EQ(test::max_abs_diff(buffer, before), 0.0);  // the earlier run's buffer was left alone
+
+  // The same through ModelRunner (its planned runs go through a ScheduledExecutable's values).
+  ModelRunner runner(g);
+  EXPECT_EQ(test::max_abs_diff(runner.run({x, Tensor::from<int64_t>({2}, {3, 0})})[0], expected_rows(3, 0)), 0.0);
+  EXPECT_NE(error_of([&] { runner.run({x, Tensor::from<int64_t>({2}, {1, 9})}); }).find("gather0"), std::string::npos);
+  EXPECT_EQ(test::max_abs_diff(runner.run({x, Tensor::from<int64_t>({2}, {-1, 2})})[0], expected_rows(3, 2)), 0.0);
+  EXPECT_EQ(runner.cache().misses(), 1u);  // one plan for all three runs
+}
+
 }  // namespace
 }  // namespace vx

@@ -47,15 +47,15 @@ class WholeGraph final : public runtime::CompiledSegments {
 
   void run(size_t k, runtime::HostValues& host, std::vector<double>& node_ms) override {
     VX_CHECK(k == 0, Internal, "a whole graph is one segment");
-    std::vector<Tensor> inputs;
-    for (ValueId id : graph_.inputs) inputs.push_back(host[size_t(id)]);
-    Profile profile;
-    std::vector<Tensor> outputs = executable_->run(inputs, &profile);
+    inputs_.clear();
+    for (ValueId id : graph_.inputs) inputs_.push_back(host[size_t(id)]);
+    std::vector<Tensor> outputs;
+    executable_->run(inputs_, outputs, step_ms_);
+    inputs_.clear();
     for (size_t i = 0; i < graph_.outputs.size(); ++i) host[size_t(graph_.outputs[i])] = std::move(outputs[i]);
     // Steps are the graph's nodes in order (make_plan).
     const std::vector<PlanStep>& steps = executable_->plan().steps;
-    for (size_t s = 0; s < profile.entries.size() && s < steps.size(); ++s)
-      node_ms[size_t(steps[s].node)] = profile.entries[s].milliseconds;
+    for (size_t s = 0; s < step_ms_.size() && s < steps.size(); ++s) node_ms[size_t(steps[s].node)] = step_ms_[s];
   }
   MemoryNeeds memory_needs() const override {
     const Plan& plan = executable_->plan();
@@ -65,6 +65,8 @@ class WholeGraph final : public runtime::CompiledSegments {
  private:
   const Graph& graph_;
   std::unique_ptr<CpuExecutable> executable_;
+  std::vector<Tensor> inputs_;   // kept across runs: no allocation per call
+  std::vector<double> step_ms_;  // each step's time in the last run
 };
 
 }  // namespace

@@ -114,7 +114,8 @@ Plan make_cpu_plan(const Graph& graph, const std::map<std::string, Shape>& input
       prepare_cpu_plan);
 }
 
-CpuExecutable::CpuExecutable(Plan plan, CpuOptions options) : plan_(std::move(plan)), options_(options) {
+CpuExecutable::CpuExecutable(Plan plan, CpuOptions options)
+    : plan_(std::move(plan)), options_(options), values_(plan_.graph, true), provided_(plan_.graph, false) {
   const Graph& g = plan_.graph;
   kernels_.resize(plan_.steps.size());
   release_.resize(plan_.steps.size());
@@ -181,13 +182,19 @@ std::vector<Tensor> CpuExecutable::run(const std::vector<Tensor>& inputs, Profil
 }
 
 void CpuExecutable::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, Profile* profile) {
+  run_steps(inputs, outputs, profile, nullptr);
+}
+
+void CpuExecutable::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, std::vector<double>& step_ms) {
+  run_steps(inputs, outputs, nullptr, &step_ms);
+}
+
+void CpuExecutable::run_steps(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, Profile* profile,
+                              std::vector<double>* step_ms) {
   std::lock_guard<std::mutex> lock(run_mutex_);
   const Graph& g = plan_.graph;
   VX_CHECK(inputs.size() == g.inputs.size(), InvalidArgument, "graph '", g.name, "' takes ", g.inputs.size(),
            " inputs, got ", inputs.size());
-  std::vector<Tensor> values(g.values.size());
-  for (size_t i = 0; i < g.values.size(); ++i)
-    if (g.values[i].is_constant()) values[i] = g.values[i].constant;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = g.value(g.inputs[i]);
     VX_CHECK(inputs[i].defined(), InvalidArgument, "input ", i, " ('", v.name, "') is empty");
@@ -195,40 +202,42 @@ void CpuExecutable::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
              dtype_name(inputs[i].dtype()), ", expected ", dtype_name(v.dtype));
     VX_CHECK(inputs[i].shape() == v.shape, InvalidArgument, "input ", i, " ('", v.name, "') has shape ",
              inputs[i].shape().str(), " but the plan was made for ", v.shape.str());
-    values[size_t(g.inputs[i])] = inputs[i];
   }
+  runtime::ValueTable::RunScope values_scope(values_), provided_scope(provided_);
+  for (size_t i = 0; i < inputs.size(); ++i) values_[size_t(g.inputs[i])] = inputs[i];
   // Caller-provided output buffers of the right dtype and shape are written in place.
   outputs.resize(g.outputs.size());
-  std::vector<Tensor> provided(g.values.size());
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const ValueId id = g.outputs[i];
     const Value& v = g.value(id);
     const bool aliases_input = std::find(g.inputs.begin(), g.inputs.end(), id) != g.inputs.end();
     if (outputs[i].defined() && plan_.shape_known[size_t(id)] && outputs[i].dtype() == v.dtype &&
         outputs[i].shape() == v.shape && !aliases_input && !v.is_constant())
-      provided[size_t(id)] = outputs[i];
+      provided_[size_t(id)] = outputs[i];
   }
   ThreadPool& pool = options_.pool ? *options_.pool : ThreadPool::global();
-  ExecutionContext ctx(plan_, values, provided, arena_.get(), pool);
+  ExecutionContext ctx(plan_, values_.values(), provided_.values(), arena_.get(), pool);
   if (profile) profile->entries.clear();
+  if (step_ms) step_ms->assign(plan_.steps.size(), 0.0);
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const Node& node = g.nodes[size_t(plan_.steps[s].node)];
     ctx.set_step(node, plan_.steps[s]);
     const auto start = std::chrono::steady_clock::now();
     with_node_context("", node, [&] { kernels_[s](ctx); });
-    if (profile) {
+    if (profile || step_ms) {
       const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
-      profile->entries.push_back({node.name, node.op, plan_.steps[s].variant, ms.count()});
+      if (profile) profile->entries.push_back({node.name, node.op, plan_.steps[s].variant, ms.count()});
+      if (step_ms) (*step_ms)[s] = ms.count();
     }
     for (ValueId id : node.outputs)
-      VX_CHECK(id == kNoValue || values[size_t(id)].defined(), Internal, "node '", node.name, "' (", node.op,
+      VX_CHECK(id == kNoValue || values_[size_t(id)].defined(), Internal, "node '", node.name, "' (", node.op,
                ") did not write its output '", g.value(id).name, "'");
-    for (ValueId id : release_[s]) values[size_t(id)] = Tensor();
+    for (ValueId id : release_[s]) values_[size_t(id)] = Tensor();
     runtime::report_step(int64_t(s + 1), int64_t(plan_.steps.size()));
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const ValueId id = g.outputs[i];
-    Tensor t = values[size_t(id)];
+    Tensor t = values_[size_t(id)];
     // A graph output that is also a graph input or constant must not alias the caller's data.
     if (g.value(id).is_constant() || std::find(g.inputs.begin(), g.inputs.end(), id) != g.inputs.end()) t = t.clone();
     outputs[i] = std::move(t);

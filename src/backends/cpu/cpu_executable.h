@@ -12,6 +12,7 @@
 #include "core/thread_pool.h"
 #include "plan/plan.h"
 #include "runtime/profile.h"
+#include "runtime/value_table.h"
 
 namespace vx::cpu {
 
@@ -38,6 +39,9 @@ class CpuExecutable {
   // buffer the caller reuses across runs: fresh large allocations are slow to fault in); other
   // entries are replaced by new tensors. `outputs` is resized to the number of graph outputs.
   void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, Profile* profile = nullptr);
+  // The same, with each step's milliseconds in step_ms (resized to the steps): a profile's times
+  // without its names, for a caller that runs often and only adds the times up.
+  void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, std::vector<double>& step_ms);
 
   const Plan& plan() const { return plan_; }
   size_t arena_bytes() const { return plan_.arena_bytes; }
@@ -47,8 +51,13 @@ class CpuExecutable {
   CpuOptions options_;
   std::vector<KernelFn> kernels_;             // per step
   std::vector<std::vector<ValueId>> release_;  // per step: values read for the last time
+  runtime::ValueTable values_;    // the runs' values (runtime/value_table.h)
+  runtime::ValueTable provided_;  // per value: a caller's output buffer during a run
   std::unique_ptr<uint8_t, void (*)(void*)> arena_{nullptr, nullptr};
   std::mutex run_mutex_;
+
+  void run_steps(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, Profile* profile,
+                 std::vector<double>* step_ms);
 };
 
 }  // namespace vx::cpu
