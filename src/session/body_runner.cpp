@@ -15,12 +15,19 @@ BodyRunner::BodyRunner(GraphAttribute body, const Node& owner)
 std::vector<Tensor> BodyRunner::run(const std::vector<Tensor>& inputs) {
   VX_CHECK(inputs.size() == body_->inputs.size(), InvalidArgument, owner_, ": its body takes ", body_->inputs.size(),
            " inputs, not ", inputs.size());
+  std::lock_guard<std::mutex> lock(mutex_);
+  // The inputs' types and shapes compared in place (a streaming model calls this per chunk).
+  auto same_as_last = [&] {
+    if (!executable_ || inputs.size() != shapes_.size() || inputs.size() != dtypes_.size()) return false;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i].dtype() != dtypes_[i] || inputs[i].shape() != shapes_[i]) return false;
+    return true;
+  };
+  if (same_as_last()) return executable_->run(inputs);
+  executable_ = nullptr;
   std::vector<DType> dtypes;
   std::vector<Shape> shapes;
   for (const Tensor& t : inputs) dtypes.push_back(t.dtype()), shapes.push_back(t.shape());
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (executable_ && dtypes == dtypes_ && shapes == shapes_) return executable_->run(inputs);
-  executable_ = nullptr;
   if (!runner_ || dtypes != dtypes_) {
     Graph g = *body_;
     for (size_t i = 0; i < inputs.size(); ++i) {

@@ -51,5 +51,31 @@ TEST(CpuFastMovement, IdentityOfAValueOfUnknownRank) {
   expect_values(got[0], {}, {double(b.feeds[0].data<float>()[0])});
 }
 
+// A Slice with constant operands keeps its copy for the input shape it last saw: one whose input
+// shape changes between runs of the same plan (a Reshape to a shape given at run time) must work
+// its copy out again.
+TEST(CpuFastMovement, SliceOfAShapeThatChangesBetweenRuns) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1, 6});
+  const ValueId to = b.g.add_value("to", DType::i64, Shape({2}));
+  b.g.inputs.push_back(to);
+  const ValueId reshaped = b.node("Reshape", {x, to});
+  const ValueId one = b.constant(Tensor::from<int64_t>({1}, {1}));
+  const ValueId big = b.constant(Tensor::from<int64_t>({1}, {100}));
+  const ValueId last = b.constant(Tensor::from<int64_t>({1}, {-1}));
+  b.g.outputs = {b.node("Slice", {reshaped, one, big, last})};
+  const std::map<std::string, Shape> shapes = {{"x", Shape({1, 6})}, {"to", Shape({2})}};
+  cpu::CpuExecutable fast(cpu::make_cpu_plan(b.g, shapes));
+  bool slice_fast = false;
+  for (const PlanStep& step : fast.plan().steps)
+    if (fast.plan().graph.nodes[size_t(step.node)].op == "Slice") slice_fast = step.variant == cpu::kFastVariant;
+  EXPECT_TRUE(slice_fast);
+  const Tensor x6 = Tensor::from<float>({1, 6}, {0, 1, 2, 3, 4, 5});
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    expect_values(fast.run({x6, Tensor::from<int64_t>({2}, {2, 3})})[0], {2, 2}, {1, 2, 4, 5});
+    expect_values(fast.run({x6, Tensor::from<int64_t>({2}, {3, 2})})[0], {3, 1}, {1, 3, 5});
+  }
+}
+
 }  // namespace
 }  // namespace vx::test

@@ -6,6 +6,7 @@
 // the reference; Expand reads its int64 target shape when it runs. Exact (copies).
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -37,29 +38,46 @@ std::vector<int64_t> operand_ints(const Tensor& t, const std::string& what) {
   return v;
 }
 
+// A Slice's copy for one input shape: constant operands give the same copy for every run whose
+// input keeps its shape (a streaming model's every call), kept so that a run does not work it out
+// again (Silero VAD: a call of 0.1 ms, allocations a quarter of it).
+struct SliceCopy {
+  Shape input;
+  StridedCopy copy;
+  Shape output;
+};
+
+SliceCopy slice_copy(const Shape& input, SliceOperands operands, const std::string& what) {
+  const std::vector<SliceAxis> geometry = slice_geometry(input.dims(), std::move(operands), what);
+  const std::vector<int64_t> in_strides = row_major_strides(input.dims());
+  SliceCopy s{input, {}, {}};
+  for (size_t a = 0; a < geometry.size(); ++a) {
+    s.copy.dims.push_back(geometry[a].count);
+    s.copy.strides.push_back(in_strides[a] * geometry[a].step);
+    s.copy.base += geometry[a].start * in_strides[a];
+  }
+  s.output = Shape(s.copy.dims);
+  return s;
+}
+
 KernelFn make_slice(const Node& node, const Graph& g) {
-  return [constant = constant_slice_operands(node, g), what = cat("Slice '", node.name, "'")](KernelContext& ctx) {
+  return [constant = constant_slice_operands(node, g), what = cat("Slice '", node.name, "'"),
+          last = std::make_shared<std::optional<SliceCopy>>()](KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
-    SliceOperands operands;
     if (constant) {
-      operands = *constant;
+      if (!*last || (*last)->input != x.shape()) *last = slice_copy(x.shape(), *constant, what);
     } else {  // opset 10+ operands computed at run time
       VX_CHECK(ctx.has_input(1) && ctx.has_input(2), InvalidArgument, what, ": starts and ends are required");
+      SliceOperands operands;
       operands.starts = operand_ints(ctx.input(1), what);
       operands.ends = operand_ints(ctx.input(2), what);
       if (ctx.has_input(3)) operands.axes = operand_ints(ctx.input(3), what);
       if (ctx.has_input(4)) operands.steps = operand_ints(ctx.input(4), what);
+      *last = slice_copy(x.shape(), std::move(operands), what);
     }
-    const std::vector<SliceAxis> geometry = slice_geometry(x.shape().dims(), std::move(operands), what);
-    const std::vector<int64_t> in_strides = row_major_strides(x.shape().dims());
-    StridedCopy copy;
-    for (size_t a = 0; a < geometry.size(); ++a) {
-      copy.dims.push_back(geometry[a].count);
-      copy.strides.push_back(in_strides[a] * geometry[a].step);
-      copy.base += geometry[a].start * in_strides[a];
-    }
-    Tensor& y = ctx.output(0, x.dtype(), Shape(copy.dims));
-    run_strided_copy(copy, x.raw(), y.raw(), dtype_size(x.dtype()), ctx.pool());
+    const SliceCopy& s = **last;
+    Tensor& y = ctx.output(0, x.dtype(), s.output);
+    run_strided_copy(s.copy, x.raw(), y.raw(), dtype_size(x.dtype()), ctx.pool());
   };
 }
 
