@@ -106,21 +106,20 @@ std::vector<Tensor> ScheduledExecutable::run(const std::vector<Tensor>& inputs, 
              "input '", v.name, "' has no data and is not bound to a device buffer");
     host[size_t(g.inputs[i])] = inputs[i];
   }
-  std::vector<double>& node_ms = node_ms_;
-  node_ms.assign(g.nodes.size(), 0.0);
+  node_ms_.assign(g.nodes.size(), 0.0);
   for (size_t s = 0; s < schedule_.segments.size(); ++s) {
     const Segment& seg = schedule_.segments[s];
-    compiled_[seg.backend]->run(index_in_backend_[s], host, node_ms);
+    compiled_[seg.backend]->run(index_in_backend_[s], host, node_ms_);
     if (backends_[seg.backend]->on_host()) check_shapes_of_sends(seg, host);
   }
   double device_ms = 0.0;
-  for (double ms : node_ms) device_ms += ms;
+  for (double ms : node_ms_) device_ms += ms;
   last_run_device_ms_.store(device_ms);
   if (profile) {
     profile->entries.clear();
     for (size_t n = 0; n < g.nodes.size(); ++n) {
       const NodePlacement& p = schedule_.placements[n];
-      profile->entries.push_back({p.node, p.op, cat(p.backend_name, ":", p.variant), node_ms[n]});
+      profile->entries.push_back({p.node, p.op, cat(p.backend_name, ":", p.variant), node_ms_[n]});
     }
   }
   std::vector<Tensor> outputs;

@@ -9,8 +9,8 @@
 
 #include "runtime/backend.h"
 #include "runtime/profile.h"
-#include "runtime/value_table.h"
 #include "runtime/scheduler.h"
+#include "runtime/value_table.h"
 
 namespace vx::runtime {
 
