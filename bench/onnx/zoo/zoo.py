@@ -14,13 +14,15 @@ For every model of the manifest:
 Writes bench/out/zoo_cpu.json and bench/out/zoo_cpu.md; inputs and outputs under bench/out/zoo_work/.
 
 Usage: /usr/bin/python3 bench/onnx/zoo/zoo.py [--threads 2] [--rounds 3] [--runs 20] [--warmup 2]
-           [--models a,b] [--volvox build/release/volvox] [--skip-time] [--skip-profile]
-Each option also reads the environment: THREADS, ROUNDS, RUNS, WARMUP, MODELS, VOLVOX, SLOW_RUNS,
-SLOW_WARMUP (runs of the slow models: the U-Net at 1920x1088 takes seconds a run), MANIFEST.
+           [--min-round-ms 200] [--models a,b] [--volvox build/release/volvox] [--skip-time] [--skip-profile]
+Each option also reads the environment: THREADS, ROUNDS, RUNS, WARMUP, MIN_ROUND_MS (a fast model gets
+more runs, the same for both engines, so that a round lasts at least this long), MODELS, VOLVOX,
+SLOW_RUNS, SLOW_WARMUP (runs of the slow models: the U-Net at 1920x1088 takes seconds a run), MANIFEST.
 """
 import argparse
 import datetime
 import json
+import math
 import os
 import re
 import statistics
@@ -35,6 +37,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 BENCH = os.path.join(ROOT, 'bench')
 IMAGES = os.path.join(ROOT, '..', 'shared', 'images')
 SLOW_MODELS = {'unet_hdr_alb_nrm'}  # timed with SLOW_RUNS / SLOW_WARMUP
+MAX_RUNS_PER_ROUND = 5000  # the bound on MIN_ROUND_MS's runs (a model of 0.04 ms)
 TOLERANCE = 1e-3  # of the peak |ORT output|
 IMAGENET_MEAN = np.array([0.485, 0.456, 0.406], np.float32)
 IMAGENET_STD = np.array([0.229, 0.224, 0.225], np.float32)
@@ -256,10 +259,27 @@ def ort_optimization(model):
     return model.get('ort_optimization', 'all')
 
 
+def runs_for_round(model, path, inputs, volvox, a, runs, warmup):
+    """(runs, warm-up runs) of a round that lasts at least MIN_ROUND_MS: 20 runs of a 0.1 ms model (Silero
+    VAD) measured its ratio anywhere from 0.5 to 1.3 from one zoo run to the next. Estimated from a short
+    `volvox bench`; both engines then time that many runs."""
+    if a.min_round_ms <= 0 or model.get('skip_volvox_time'):
+        return runs, warmup
+    rc, out, _ = run([volvox, 'bench', path, '--threads', str(a.threads), '--warmup', '2', '--runs', '5', '--json']
+                     + volvox_input_args(model, inputs))
+    res = last_json(out) if rc == 0 else None
+    if not res or not res.get('median_ms'):
+        return runs, warmup
+    wanted = min(MAX_RUNS_PER_ROUND, math.ceil(a.min_round_ms / res['median_ms']))
+    return max(runs, wanted), max(warmup, wanted // 10)
+
+
 def time_model(model, path, inputs, volvox, a):
     """ROUNDS rounds of volvox bench, ORT bench and ORT first run, interleaved, with the load around each."""
     slow = model['name'] in SLOW_MODELS
     runs, warmup = (a.slow_runs, a.slow_warmup) if slow else (a.runs, a.warmup)
+    if not slow:
+        runs, warmup = runs_for_round(model, path, inputs, volvox, a, runs, warmup)
     specs = model['inputs']
     vx_cmd = [volvox, 'bench', path, '--threads', str(a.threads), '--warmup', str(warmup), '--runs', str(runs),
               '--json'] + volvox_input_args(model, inputs)
@@ -346,7 +366,10 @@ def profile(model, path, inputs, volvox, a):
 # ---------------------------------------------------------------- report
 
 def fmt(v, digits=1):
-    return '-' if v is None else f'{v:.{digits}f}'
+    """v with `digits` decimals, or 3 below 1 (a model of 0.1 ms reads 0.112, not 0.1)."""
+    if v is None:
+        return '-'
+    return f'{v:.{3 if digits == 1 and abs(v) < 1 else digits}f}'
 
 
 def markdown(report):
@@ -356,7 +379,8 @@ def markdown(report):
     lines = ['# Model zoo on the CPU: Volvox against ONNX Runtime', '',
              f'{report["date"]}, {report["host"]["cpus"]} CPUs ({report["host"]["cpu_model"]}), '
              f'{report["threads"]} threads, {report["rounds"]} rounds (engines interleaved), runs {report["runs"]} '
-             f'(slow models {report["slow_runs"]}), warm-up {report["warmup"]}; ONNX Runtime {report["ort_version"]} '
+             f'(more where a round would last less than {report.get("min_round_ms", 0):g} ms: per model below; '
+             f'slow models {report["slow_runs"]}), warm-up {report["warmup"]}; ONNX Runtime {report["ort_version"]} '
              f'(onnxruntime-node, CPU provider); volvox {report["volvox"]["path"]} built {built}, tree '
              f'{report["git_head"]} (plus any uncommitted changes); whole run {report["wall_s"]:.0f} s.', '',
              f'Check: max abs diff of every output against ONNX Runtime, over the peak |ORT output| (pass <= '
@@ -382,7 +406,9 @@ def markdown(report):
     lines += ['', '## Models', '']
     for m in report['models']:
         ins = ', '.join(f'{i["name"]} {i["dtype"]} [{shape_text(i["shape"])}]' for i in m.get('inputs', []))
-        lines.append(f'- {m["name"]}: {m.get("source", "?")}; input {ins}' + (f'; {m["notes"]}' if m.get('notes') else ''))
+        t = m.get('timing', {})
+        timed = f'; {t["runs"]} runs a round after {t["warmup"]} warm-up' if 'runs' in t else ''
+        lines.append(f'- {m["name"]}: {m.get("source", "?")}; input {ins}{timed}' + (f'; {m["notes"]}' if m.get('notes') else ''))
     problems = []
     for m in report['models']:
         c, t, p = m.get('check', {}), m.get('timing', {}), m.get('profile', {})
@@ -443,6 +469,8 @@ def main():
     ap.add_argument('--warmup', type=int, default=int(env('WARMUP', 2)))
     ap.add_argument('--slow-runs', type=int, default=int(env('SLOW_RUNS', 3)))
     ap.add_argument('--slow-warmup', type=int, default=int(env('SLOW_WARMUP', 1)))
+    ap.add_argument('--min-round-ms', type=float, default=float(env('MIN_ROUND_MS', 200)),
+                    help='more runs for fast models, so that a round lasts at least this long (0: RUNS only)')
     ap.add_argument('--models', default=env('MODELS', ''), help='comma- or space-separated subset (default: all)')
     ap.add_argument('--out', default=os.path.join(BENCH, 'out'), help='folder for zoo_cpu.json / zoo_cpu.md')
     ap.add_argument('--skip-time', action='store_true')
@@ -464,7 +492,7 @@ def main():
     cpu_model = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '?')
     report = dict(date=datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC'),
                   host=dict(cpus=os.cpu_count(), cpu_model=cpu_model), threads=a.threads, rounds=a.rounds,
-                  runs=a.runs, warmup=a.warmup, slow_runs=a.slow_runs, slow_warmup=a.slow_warmup,
+                  runs=a.runs, warmup=a.warmup, slow_runs=a.slow_runs, slow_warmup=a.slow_warmup, min_round_ms=a.min_round_ms,
                   tolerance=TOLERANCE, git_head=head.strip() if rc == 0 else '?',
                   volvox=dict(path=os.path.relpath(volvox, ROOT), mtime=mtime(volvox)),
                   ort_version=json.load(open(os.path.join(BENCH, 'node_modules', 'onnxruntime-node', 'package.json')))['version'],
