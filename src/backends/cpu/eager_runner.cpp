@@ -5,6 +5,7 @@
 #include "backends/cpu/kernel_registry.h"
 #include "core/error.h"
 #include "backends/cpu/host_kernel_context.h"
+#include "runtime/value_table.h"
 
 namespace vx {
 namespace {
@@ -38,9 +39,8 @@ void check_inputs(const Graph& graph, const std::vector<Tensor>& inputs) {
 
 std::vector<Tensor> run_graph_eager(const Graph& graph, const std::vector<Tensor>& inputs) {
   check_inputs(graph, inputs);
-  std::vector<Tensor> values(graph.values.size());
-  for (size_t i = 0; i < graph.values.size(); ++i)
-    if (graph.values[i].is_constant()) values[i] = graph.values[i].constant;
+  runtime::ValueTable table(graph, true);  // one-off: dropped with the run
+  std::vector<Tensor>& values = table.values();
   for (size_t i = 0; i < inputs.size(); ++i) values[size_t(graph.inputs[i])] = inputs[i];
 
   for (const Node& node : graph.nodes) {
