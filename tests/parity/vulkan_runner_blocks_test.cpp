@@ -304,6 +304,40 @@ TEST_P(VulkanRunnerBlocks, IndependentDispatchesShareABarrier) {
   }
 }
 
+// ResNet's first block of a stage with its products split over K (VOLVOX_VK_SPLITK=2: a GEMM
+// dispatch and a reduce pass each, writing split-K scratch; the last conv's K of 8 stays whole):
+// the block's last conv takes the downsample conv's output as its residual (fuse_conv_residual), so
+// the downsample conv depends on the block's input only, is recorded beside the first conv, and
+// its scratch is placed apart from that conv's: its GEMM follows the first conv's reduce pass
+// without a barrier (6 barriers for 7 dispatches; 7 when the downsample conv took the residual and
+// all four convs were chained). The synchronization checks of the shared context fail the test on
+// any missing barrier.
+TEST_P(VulkanRunnerBlocks, DownsampleConvRunsBesideTheBlocksFirstConv) {
+  test::ScopedEnv split("VOLVOX_VK_SPLITK", "2");
+  test::ScopedEnv gemm("VOLVOX_VK_CONV", "gemm");
+  NetBuilder b;
+  ValueId x = b.g.add_value("x", DType::f32, Shape{1, 64, 9, 11});
+  b.g.inputs = {x};
+  ValueId r = b.conv_bn(x, 64, 8, 1, 1, true);
+  r = b.conv_bn(r, 8, 8, 3, 1, true);
+  r = b.conv_bn(r, 8, 32, 1, 1, false);
+  const ValueId s = b.conv_bn(x, 64, 32, 1, 1, false);
+  b.g.outputs = {b.node("Relu", {b.node("Add", {r, s})})};
+  std::vector<Tensor> feeds = {test::random_tensor(Shape{1, 64, 9, 11}, 43)};
+  if (GetParam() == Precision::fp16) feeds[0] = feeds[0].to(DType::f16).to(DType::f32);
+  const std::vector<Tensor> expected = test::run_cpu_reference(b.g, feeds);
+  DeviceRunnerOptions o;
+  o.precision = GetParam();
+  DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
+  const std::vector<Tensor> got = runner.run(feeds);
+  const auto* segments = dynamic_cast<const SegmentExecutable*>(runner.last_executable()->compiled(0));
+  ASSERT_NE(segments, nullptr);
+  EXPECT_EQ(segments->dispatch_counts().dispatches, 7u);
+  EXPECT_EQ(segments->dispatch_counts().barriers, 6u);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_LE(test::max_diff_over_peak(got[0].to(DType::f32), expected[0]), GetParam() == Precision::fp16 ? 2e-2 : 1e-4);
+}
+
 INSTANTIATE_TEST_SUITE_P(All, VulkanRunnerBlocks, ::testing::Values(Precision::fp32, Precision::fp16),
                          [](const auto& info) { return std::string(precision_name(info.param)); });
 

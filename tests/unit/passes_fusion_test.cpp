@@ -291,6 +291,32 @@ TEST(FusionPasses, ConvResidualBlocks) {
   EXPECT_EQ(count_ops(fused, "Add") + count_ops(fused, "Relu"), 0);
 }
 
+// A block whose Add joins two convolutions (ResNet's first block of a stage: the block's last conv
+// and the downsample conv of its input): the deeper one takes the other's output as its residual,
+// so that the downsample conv depends on the block's input alone. Either operand order.
+TEST(FusionPasses, ConvResidualJoinsTheDeeperOfTwoConvs) {
+  for (bool downsample_first : {false, true}) {
+    SCOPED_TRACE(downsample_first ? "Add(downsample, block)" : "Add(block, downsample)");
+    Builder b;
+    const ValueId x = b.input("x", {1, 8, 9, 7});
+    ValueId y = b.node("Relu", {conv(b, x, 8, 4, 1)});
+    y = b.node("Relu", {conv(b, y, 4, 4, 3)});
+    const ValueId last = conv(b, y, 4, 16, 1), downsample = conv(b, x, 8, 16, 1);
+    b.g.outputs = {b.node("Relu", {b.node("Add", downsample_first ? std::vector<ValueId>{downsample, last}
+                                                                   : std::vector<ValueId>{last, downsample})})};
+    Graph fused = check_fusion(b, kFusedConvResidual, 1);
+    const auto producers = fused.producers();
+    for (const Node& n : fused.nodes) {
+      if (n.op != kFusedConvResidual) continue;
+      // Its conv input is the block's second activation; its residual a conv of x.
+      const int residual_producer = producers[size_t(n.inputs.back())];
+      ASSERT_GE(residual_producer, 0);
+      EXPECT_EQ(fused.value(fused.nodes[size_t(residual_producer)].inputs[0]).name, "x");
+      EXPECT_NE(fused.value(n.inputs[0]).name, "x");
+    }
+  }
+}
+
 TEST(FusionPasses, ConvWithABroadcastAddIsNotFused) {
   Builder b;
   const ValueId x = b.input("x", {1, 4, 6, 5});

@@ -18,6 +18,8 @@ namespace {
 constexpr VkDeviceSize kStatusBytes = 16;  // uint[4]: flag, index, extent, unused
 // The buffers whose bytes dispatches write, as DispatchAccess numbers them (constants are read-only).
 constexpr int kArenaRanges = 0, kStagingRanges = 1;
+// The scratch bytes a group of independent nodes may hold at once (see plan_memory).
+constexpr uint64_t kGroupScratchBytes = uint64_t(16) << 20;
 
 }  // namespace
 
@@ -102,16 +104,20 @@ void SegmentExecutable::plan_memory() {
   // another reading nothing the others make form a group: each gets its outputs as if made at the
   // group's start, so they never reuse the bytes another node of the group reads or frees, and the
   // group's dispatches run without barriers between them (dispatch_hazards.h). A node that reads
-  // what the group makes starts a new one (it needs a barrier anyway). Scratch stays at its node:
-  // split-K partials are large (DeepLabV3's ASPP branches at 520 x 520: an arena of 29.6 instead
-  // of 11.2 MiB), so the split products of a group wait for one another.
-  std::vector<int> placed_from(g.nodes.size(), 0);
+  // what the group makes starts a new one (it needs a barrier anyway). A node's scratch (split-K
+  // partials) is placed from the group's start too while the group's scratch stays within
+  // kGroupScratchBytes, so that such split products run together (ResNet-50's downsample convs
+  // beside the first conv of their block); beyond, it stays at its node, and the split products
+  // wait for one another (DeepLabV3's ASPP branches at 520 x 520 would take an arena of 29.6
+  // instead of 11.2 MiB).
+  std::vector<int> placed_from(g.nodes.size(), 0), scratch_from = position_;
   for (RecordedSegment& seg : segments_) {
     const int seg_first = position_[seg.order.front()], seg_last = position_[seg.order.back()];
     // What the segment receives is uploaded before its first node.
     for (const Transfer& t : seg.uploads) touch(t.value, seg_first);
     int group_start = seg_first;
     std::vector<ValueId> group_made;  // alias roots of what the group's nodes make
+    uint64_t group_scratch = 0;       // bytes of the scratch placed from group_start
     for (size_t n : seg.order) {
       const Node& node = g.nodes[n];
       const int at = position_[n];
@@ -121,8 +127,16 @@ void SegmentExecutable::plan_memory() {
       if (reads_group || group_made.empty()) {
         group_start = at;
         group_made.clear();
+        group_scratch = 0;
       }
       placed_from[n] = group_start;
+      uint64_t scratch = 0;
+      for (uint64_t bytes : plans_[n].scratch_bytes) scratch += bytes;
+      scratch_from[n] = at;
+      if (group_scratch + scratch <= kGroupScratchBytes) {
+        scratch_from[n] = group_start;
+        group_scratch += scratch;
+      }
       if (!plans_[n].dispatches.empty())
         for (ValueId id : node.outputs)
           if (id != kNoValue) group_made.push_back(find_root(id));
@@ -199,7 +213,7 @@ void SegmentExecutable::plan_memory() {
   std::vector<std::pair<size_t, size_t>> scratch_requests;  // (node, scratch index)
   for (size_t n = 0; n < g.nodes.size(); ++n)
     for (size_t k = 0; k < plans_[n].scratch_bytes.size(); ++k) {
-      requests.push_back({size_t(plans_[n].scratch_bytes[k]), position_[n], position_[n]});
+      requests.push_back({size_t(plans_[n].scratch_bytes[k]), scratch_from[n], position_[n]});
       request_value.push_back(kNoValue);
       scratch_requests.push_back({n, k});
     }
