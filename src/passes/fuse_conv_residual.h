@@ -5,6 +5,7 @@
 // epilogue (two dispatches fewer a block). Matched: a vx.FusedConv without relu, pool or
 // upsample_concat whose output is read only by an Add whose other operand has the same known
 // shape (after shape inference) and dtype f32; a Relu reading only the Add's output is taken too.
+// Where both operands are such convs, the deeper one takes the other's output as its residual.
 // Runs after fuse_conv_bias_relu. Also registers the shape function of vx.FusedConvResidual.
 #pragma once
 #include "core/graph.h"
