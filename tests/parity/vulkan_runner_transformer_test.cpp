@@ -1,7 +1,8 @@
 // A small transformer block through DeviceModelRunner on Vulkan, whose fusions must put vx.Attention,
 // vx.LayerNorm and vx.Gelu on the GPU, fold the head Transposes into the attention and the residual
 // Adds into the MatMuls, and give the unfused graph's CPU result (tolerances 1e-4 / 1e-4 in fp32,
-// 3e-2 / 3e-2 in fp16). Likewise PyTorch's out-projection Gemm, Reshapes and residual Add.
+// 3e-2 / 3e-2 in fp16). Likewise PyTorch's out-projection Gemm, Reshapes and residual Add, and
+// PyTorch 2's packed in-projection, whose Q, K and V must be aliases of the product.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -122,7 +123,7 @@ TEST_F(VulkanRunnerTransformer, TransformerBlockRunsFusedOnTheGpu) {
       }
     }
     EXPECT_EQ(attention, 1);
-    int transposes = 0, adds = 0, residual_matmuls = 0;
+    int transposes = 0, adds = 0, splits = 0, residual_matmuls = 0;
     for (const Node& n : runner.graph().nodes) {
       if (n.op == kAttention) {  // K's head Transpose kept D innermost, then folded with Q's and V's
         EXPECT_EQ(n.attrs.get_int("k_transposed", -1), 0);
@@ -131,11 +132,13 @@ TEST_F(VulkanRunnerTransformer, TransformerBlockRunsFusedOnTheGpu) {
       }
       transposes += n.op == "Transpose";
       adds += n.op == "Add";
+      splits += n.op == "Split";
       residual_matmuls += n.op == kFusedMatMul && n.input(3) != kNoValue;
     }
     EXPECT_EQ(transposes, 0);  // the head Transposes live in the attention's layouts
     EXPECT_EQ(adds, 0);        // both residuals in the GEMM epilogues
-    EXPECT_EQ(residual_matmuls, 2);
+    EXPECT_EQ(splits, 0);      // Q, K and V are panels of the QKV product
+    EXPECT_EQ(residual_matmuls, 3);  // the two residuals, and the QKV bias as its panels' residual
     EXPECT_EQ(layer_norm, 2);
     EXPECT_TRUE(vk::vulkan_runs_fused_matmul());
     EXPECT_EQ(gelu, 0);  // fused into the MatMul as its activation
@@ -184,6 +187,48 @@ TEST_F(VulkanRunnerTransformer, OutProjectionGemmTakesTheResidual) {
       on_gpu += !p.on_host;
     }
     EXPECT_EQ(on_gpu, 1) << what;
+  }
+}
+
+// nn.MultiheadAttention's packed in-projection as PyTorch 2 exports it: the product [T, 1, 3E],
+// unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2), a Gather per piece. On Vulkan
+// the product is computed as three panels: no Transpose copy, the Gathers are aliases (a panel of
+// T x E = 16 x 32 values starts on a multiple of the alias offset alignment in fp32 and fp16).
+TEST_F(VulkanRunnerTransformer, PackedInProjectionPiecesAreAliases) {
+  const int64_t t = 16, e = 32;
+  Builder b;
+  const ValueId x = b.input("x", {t, 1, e});
+  const ValueId product =
+      b.op("Add", {b.op("MatMul", {x, b.weight({e, 3 * e}, 1.0f / std::sqrt(float(e)))}), b.weight({3 * e}, 0.1f)});
+  const ValueId unflat = b.op("Reshape", {product, b.ints({t, 1, 3, e})});
+  const ValueId moved = b.op("Transpose", {b.op("Unsqueeze", {unflat, b.ints({0})})}, perm({3, 1, 2, 0, 4}));
+  const ValueId stacked = b.op("Squeeze", {moved, b.ints({-2})});
+  std::vector<ValueId> pieces;
+  for (int64_t i = 0; i < 3; ++i) {
+    Attributes axis;
+    axis.set("axis", int64_t(0));
+    pieces.push_back(b.op("Gather", {stacked, b.constant(Tensor::from<int64_t>(Shape{}, {i}))}, axis));
+  }
+  b.g.outputs = {b.op("Mul", {pieces[0], pieces[1]}), pieces[2]};
+  for (Precision precision : {Precision::fp32, Precision::fp16}) {
+    const char* what = precision == Precision::fp32 ? "fp32" : "fp16";
+    DeviceRunnerOptions o;
+    o.precision = precision;
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
+    const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
+    const std::vector<Tensor> got = runner.run(feeds);
+    const test::Tolerance tol =
+        precision == Precision::fp32 ? test::Tolerance{1e-4, 1e-4} : test::Tolerance{3e-2, 3e-2};
+    EXPECT_TRUE(test::outputs_match(test::run_cpu_reference(b.g, feeds), got, tol)) << what;
+    for (const Node& n : runner.graph().nodes) EXPECT_NE(n.op, "Transpose") << what;
+    int gathers = 0;
+    for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
+      if (p.touches_float) EXPECT_FALSE(p.on_host) << what << ": " << p.node << " " << p.reason;
+      if (p.op != "Gather") continue;
+      ++gathers;
+      EXPECT_EQ(p.variant, "alias") << what << ": " << p.node;
+    }
+    EXPECT_EQ(gathers, 3) << what;
   }
 }
 

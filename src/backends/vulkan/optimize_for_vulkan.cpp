@@ -22,6 +22,7 @@
 #include "passes/fuse_matmul_residual.h"
 #include "passes/fuse_squeeze_excite.h"
 #include "passes/fuse_upsample_concat_conv.h"
+#include "passes/matmul_column_panels.h"
 #include "passes/gemm_as_fused_matmul.h"
 #include "passes/merge_sibling_slices.h"
 #include "passes/remove_dead_nodes.h"
@@ -69,6 +70,9 @@ void optimize_for_vulkan(Graph& graph) {
   }
   g = fuse_elementwise_chains(std::move(g), kMaxPostOps);  // what the fusions above left: one dispatch a chain
   g = merge_sibling_slices(std::move(g));  // a packed QKV cut by three Slices: one Split dispatch
+  // The packed QKV product computed as three panels, so that Q, K and V are aliases of its output:
+  // the Split (or PyTorch 2's Transpose) copy goes.
+  if (vulkan_runs_fused_matmul()) g = matmul_column_panels(std::move(g));
   g = remove_dead_nodes(std::move(g));
   g.validate();
   graph = std::move(g);
