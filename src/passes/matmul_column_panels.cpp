@@ -81,7 +81,7 @@ std::optional<int64_t> transpose_panels(const Node& t, const std::vector<int64_t
 }  // namespace
 
 Graph matmul_column_panels(Graph graph) {
-  Index ix(graph);
+  const Index ix(graph);
   const std::vector<Shape> shapes = inferred_shapes(graph);
   std::vector<std::vector<Node>> replacement(graph.nodes.size());
   std::vector<bool> removed(graph.nodes.size(), false);
@@ -167,7 +167,6 @@ Graph matmul_column_panels(Graph graph) {
     removed[i] = true;
     removed[size_t(cut)] = true;
     for (int c : chain) removed[size_t(c)] = true;
-    ix.taken[i] = true;
   }
   std::vector<Node> nodes;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {

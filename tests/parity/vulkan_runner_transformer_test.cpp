@@ -60,6 +60,21 @@ Attributes perm(std::vector<int64_t> p) {
 
 Tensor scalar(float v) { return Tensor::from<float>(Shape{}, {v}); }
 
+DeviceRunnerOptions runner_options(Precision precision) {
+  DeviceRunnerOptions o;
+  o.precision = precision;
+  return o;
+}
+
+// One run of `runner` on b's feeds (rounded to fp16 for fp16) against the CPU reference of b's graph
+// on the same feeds: 1e-4 / 1e-4 in fp32, 3e-2 / 3e-2 in fp16.
+void expect_matches_cpu_reference(DeviceModelRunner& runner, const Builder& b, Precision precision, const char* what) {
+  const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
+  const std::vector<Tensor> got = runner.run(feeds);
+  const test::Tolerance tol = precision == Precision::fp32 ? test::Tolerance{1e-4, 1e-4} : test::Tolerance{3e-2, 3e-2};
+  EXPECT_TRUE(test::outputs_match(test::run_cpu_reference(b.g, feeds), got, tol)) << what;
+}
+
 // A pre-norm GPT-2 block as PyTorch exports it: LayerNormalization, QKV projection, Split, heads
 // by Reshape + Transpose, scaled masked softmax attention, output projection, residual, a second
 // LayerNormalization, an MLP with erf-GELU written out (Div, Erf, Add, Mul, Mul), residual.
@@ -160,14 +175,8 @@ TEST_F(VulkanRunnerTransformer, OutProjectionGemmTakesTheResidual) {
   b.g.outputs = {b.op("Add", {x, view})};
   for (Precision precision : {Precision::fp32, Precision::fp16}) {
     const char* what = precision == Precision::fp32 ? "fp32" : "fp16";
-    DeviceRunnerOptions o;
-    o.precision = precision;
-    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
-    const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
-    const std::vector<Tensor> got = runner.run(feeds);
-    const test::Tolerance tol =
-        precision == Precision::fp32 ? test::Tolerance{1e-4, 1e-4} : test::Tolerance{3e-2, 3e-2};
-    EXPECT_TRUE(test::outputs_match(test::run_cpu_reference(b.g, feeds), got, tol)) << what;
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, runner_options(precision));
+    expect_matches_cpu_reference(runner, b, precision, what);
 
     int fused = 0;
     for (const Node& n : runner.graph().nodes) {
@@ -212,14 +221,8 @@ TEST_F(VulkanRunnerTransformer, PackedInProjectionPiecesAreAliases) {
   b.g.outputs = {b.op("Mul", {pieces[0], pieces[1]}), pieces[2]};
   for (Precision precision : {Precision::fp32, Precision::fp16}) {
     const char* what = precision == Precision::fp32 ? "fp32" : "fp16";
-    DeviceRunnerOptions o;
-    o.precision = precision;
-    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
-    const std::vector<Tensor> feeds = precision == Precision::fp16 ? test::round_to_fp16(b.feeds) : b.feeds;
-    const std::vector<Tensor> got = runner.run(feeds);
-    const test::Tolerance tol =
-        precision == Precision::fp32 ? test::Tolerance{1e-4, 1e-4} : test::Tolerance{3e-2, 3e-2};
-    EXPECT_TRUE(test::outputs_match(test::run_cpu_reference(b.g, feeds), got, tol)) << what;
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, runner_options(precision));
+    expect_matches_cpu_reference(runner, b, precision, what);
     for (const Node& n : runner.graph().nodes) EXPECT_NE(n.op, "Transpose") << what;
     int gathers = 0;
     for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
