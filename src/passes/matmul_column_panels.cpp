@@ -1,5 +1,6 @@
 #include "passes/matmul_column_panels.h"
 
+#include <functional>
 #include <numeric>
 #include <optional>
 
@@ -148,10 +149,10 @@ Graph matmul_column_panels(Graph graph) {
     const ValueId panel_y = graph.add_value(name + "/panels", DType::f32, Shape{p, rows, e});
     nodes.push_back(Node{kFusedMatMul, name, "", inputs, {panel_y}, mm.attrs});
     if (is_op(cut_node, "Split")) {
+      std::vector<int64_t> out_dims = y_shape.dims();  // each piece: the product's shape, E columns
+      out_dims.back() = e;
       for (int64_t q = 0; q < p; ++q) {
         const ValueId out = cut_node.outputs[size_t(q)];
-        std::vector<int64_t> out_dims = y_shape.dims();
-        out_dims.back() = e;
         const std::string piece = cut_node.name + "/panel" + std::to_string(q);
         Tensor index(DType::i64, Shape{});
         index.data<int64_t>()[0] = q;

@@ -10,7 +10,8 @@
 // the epilogue), and each Split output a Gather of panel p by a constant index plus a Reshape, the
 // Transpose a Reshape. On Vulkan those are aliases: a transformer layer loses the copy that split
 // its Q, K and V (one dependent dispatch and its barrier). B must be a constant f32 matrix, the
-// Bias absent or a constant vector, the product read by the cut alone, every shape known, at most 8 panels of at least 4 columns.
+// Bias absent or a constant vector, the product read by the cut alone, every shape known; at most
+// 8 panels of at least 4 columns.
 // Vulkan path only (optimize_for_vulkan, after fuse_matmul_residual and merge_sibling_slices):
 // the CPU's oneDNN kernel declines a FusedMatMul with a residual.
 #pragma once
