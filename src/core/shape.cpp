@@ -29,6 +29,12 @@ std::string Shape::str() const {
   return s + "]";
 }
 
+int64_t extents_product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end && i < dims.size(); ++i) p *= dims[i];
+  return p;
+}
+
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];

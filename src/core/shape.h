@@ -35,6 +35,9 @@ class Shape {
   std::vector<int64_t> dims_;
 };
 
+// The product of dims[begin, end) (end clamped to the rank; 1 for an empty range).
+int64_t extents_product(const std::vector<int64_t>& dims, size_t begin, size_t end);
+
 // Element strides of a dense row-major tensor of these extents (the last axis 1).
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims);
 inline std::vector<int64_t> row_major_strides(const Shape& shape) { return row_major_strides(shape.dims()); }

@@ -1,11 +1,8 @@
 #include "passes/matmul_column_panels.h"
 
-#include <functional>
-#include <numeric>
 #include <optional>
 
 #include "ops/fused_ops.h"
-#include "ops/shape_rules.h"
 #include "passes/fuse_pattern_util.h"
 
 namespace vx {
@@ -23,32 +20,16 @@ bool keeps_element_order(const Node& n) {
   return is_op(n, "Reshape") || is_op(n, "Squeeze") || is_op(n, "Unsqueeze") || is_op(n, "Flatten");
 }
 
-int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
-  return std::accumulate(dims.begin() + begin, dims.begin() + end, int64_t(1), std::multiplies<>());
-}
-
-// The number of equal panels a Split cuts the last axis (of extent n, rank `rank`) into, when it
-// does; else nullopt.
-std::optional<int64_t> split_panels(const Graph& g, const Node& split, size_t rank, int64_t n) {
-  if (split.outputs.size() < 2 || split.input(0) == kNoValue) return std::nullopt;
-  for (ValueId o : split.outputs)
-    if (o == kNoValue) return std::nullopt;
-  try {
-    if (normalize_axis(split.attrs.get_int("axis", 0), int64_t(rank)) != int64_t(rank) - 1) return std::nullopt;
-  } catch (const Error&) {
-    return std::nullopt;
-  }
+// The number of equal panels a Split of the product (n columns) cuts its last axis into, read from
+// the pieces' inferred shapes (the Split's shape function resolves its sizes); else nullopt.
+std::optional<int64_t> split_panels(const Node& split, const std::vector<Shape>& shapes, int64_t n) {
   const int64_t panels = int64_t(split.outputs.size());
-  if (n % panels != 0) return std::nullopt;
-  std::vector<int64_t> sizes = split.attrs.get_ints("split", {});
-  if (split.input(1) != kNoValue) {
-    if (!g.value(split.input(1)).is_constant()) return std::nullopt;
-    const Tensor t = g.value(split.input(1)).constant.to(DType::i64);
-    sizes.assign(t.data<int64_t>(), t.data<int64_t>() + t.numel());
+  if (panels < 2 || n % panels != 0) return std::nullopt;
+  for (ValueId o : split.outputs) {
+    if (o == kNoValue) return std::nullopt;
+    const Shape& piece = shapes[size_t(o)];
+    if (!piece.is_known() || piece.rank() == 0 || piece[piece.rank() - 1] != n / panels) return std::nullopt;
   }
-  for (int64_t s : sizes)
-    if (s != n / panels) return std::nullopt;
-  if (!sizes.empty() && int64_t(sizes.size()) != panels) return std::nullopt;
   return panels;
 }
 
@@ -63,10 +44,10 @@ std::optional<int64_t> transpose_panels(const Node& t, const std::vector<int64_t
   if (perm.size() != rank) return std::nullopt;
   // The panel axis: the first of extent > 1 after axes whose extents multiply to R.
   size_t panel = 0;
-  while (panel < rank && (x_dims[panel] == 1 || product(x_dims, 0, panel) < rows)) ++panel;
-  if (panel == rank || product(x_dims, 0, panel) != rows || x_dims[panel] < 2) return std::nullopt;
+  while (panel < rank && (x_dims[panel] == 1 || extents_product(x_dims, 0, panel) < rows)) ++panel;
+  if (panel == rank || extents_product(x_dims, 0, panel) != rows || x_dims[panel] < 2) return std::nullopt;
   const int64_t panels = x_dims[panel];
-  if (product(x_dims, panel, rank) != n) return std::nullopt;
+  if (extents_product(x_dims, panel, rank) != n) return std::nullopt;
   // The non-unit axes in output order: the panel axis, then the others ascending.
   std::vector<int64_t> order;
   for (int64_t a : perm) {
@@ -113,7 +94,7 @@ Graph matmul_column_panels(Graph graph) {
       const Node& node = graph.nodes[size_t(c)];
       if (node.input(0) != v || node.outputs.size() < 1) break;
       if (is_op(node, "Split") && v == y) {
-        panels = split_panels(graph, node, y_shape.rank(), n);
+        panels = split_panels(node, shapes, n);
       } else if (is_op(node, "Transpose") && shapes[size_t(v)].is_known() && shapes[size_t(node.outputs[0])].is_known()) {
         panels = transpose_panels(node, shapes[size_t(v)].dims(), rows, n);
       } else if (keeps_element_order(node) && node.outputs.size() == 1) {

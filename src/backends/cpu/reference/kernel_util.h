@@ -90,9 +90,7 @@ inline std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) { retur
 inline std::vector<int64_t> strides_of(const Shape& shape) { return vx::row_major_strides(shape); }
 
 inline int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end && i < dims.size(); ++i) p *= dims[i];
-  return p;
+  return vx::extents_product(dims, begin, end);
 }
 
 // An index in [-extent, extent) mapped onto [0, extent); errors name the op.

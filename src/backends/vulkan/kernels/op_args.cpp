@@ -150,10 +150,6 @@ uint32_t checked_count32(const OpInfo& info, int64_t count, const char* what) {
   return uint32_t(count);
 }
 
-int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end && i < dims.size(); ++i) p *= dims[i];
-  return p;
-}
+int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) { return extents_product(dims, begin, end); }
 
 }  // namespace vx::vk

@@ -84,7 +84,7 @@ std::vector<uint8_t> pack(const std::vector<float>& values, DeviceType storage);
 // Workgroups for one invocation per element (256 per workgroup), declining past the device limits.
 std::array<uint32_t, 3> element_groups(const OpInfo& info, int64_t count);
 
-// The product of dims[begin, end).
+// The product of dims[begin, end) (core/shape.h: extents_product).
 int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end);
 inline int64_t product(const Shape& s, size_t begin, size_t end) { return product(s.dims(), begin, end); }
 
