@@ -2,10 +2,13 @@
 """One-MatMul ONNX models for the GEMM micro-benchmark (bench/onnx/gemm_h200.sh): Y = A B with A an
 input [M, K] and B a constant [K, N] (random, fixed seed), at the shapes of the GPT-2-sized decoder
 of make_models.py at seq 128 (qkv, attention out-projection, MLP up / down, LM head) and one large
-square product for peak throughput.
+square product for peak throughput; and probes named on the command line only: DeepLabV3's ASPP
+layer as a product (960 x 9 taps -> 256 channels over 33 x 33 pixels) with a ragged N and with N
+padded to a multiple of 8, a one-K-step product (what a dispatch costs beside its K loop), and a
+transformer encoder's QKV product at d 512.
 
-  /usr/bin/python3 bench/onnx/make_gemm_models.py OUT_DIR     # writes OUT_DIR/gemm_<name>.onnx
-Prints "name M K N" per model.
+  /usr/bin/python3 bench/onnx/make_gemm_models.py OUT_DIR [NAME ...]  # OUT_DIR/gemm_<name>.onnx
+Prints "name M K N" per model (default: the SHAPES set).
 """
 import os
 import sys
@@ -21,6 +24,12 @@ SHAPES = {  # name: (M, K, N)
     "out": (128, 3072, 768),
     "lm_head": (128, 768, 50257),
     "square2048": (2048, 2048, 2048),
+}
+PROBES = {
+    "aspp": (256, 8640, 1089),
+    "aspp_pad": (256, 8640, 1096),
+    "k32": (128, 32, 2304),
+    "qkv512": (128, 512, 1536),
 }
 
 
@@ -40,7 +49,9 @@ def make(name, m, k, n, out_dir):
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
-    for name, (m, k, n) in SHAPES.items():
+    names = sys.argv[2:] or list(SHAPES)
+    for name in names:
+        m, k, n = SHAPES[name] if name in SHAPES else PROBES[name]
         make(name, m, k, n, out_dir)
         print(name, m, k, n)
 

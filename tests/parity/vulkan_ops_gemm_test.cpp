@@ -243,7 +243,8 @@ TEST_P(VulkanGemm, SimtLargeTiles) {
 }
 
 // The automatic choice without VOLVOX_VK_GEMM: the staged tensor-core kernel, wherever it can run,
-// for products of at least 2^26 multiply-adds; else the 64 x 64 kernel (K split over more
+// for products of at least 2^22 multiply-adds, on 64 x 64 tiles where they are >= 128 or B's rows of
+// >= 1024 are gathered (33x40x4100), else 32 x 64 ones; else the 64 x 64 kernel (K split over more
 // workgroups for few tiles and K >= 256), and the 128 x 128 register-tiled one for large products.
 TEST_P(VulkanGemm, AutomaticChoice) {
   ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
@@ -255,7 +256,7 @@ TEST_P(VulkanGemm, AutomaticChoice) {
   check(matmul(test::random_tensor(Shape{24, 40}, 526), test::random_tensor(Shape{40, 4100}, 527)), "auto 24x40x4100",
         "@m32x128");
   const std::string narrow = check(matmul(test::random_tensor(Shape{33, 40}, 528), test::random_tensor(Shape{40, 4100}, 529)),
-                                   "auto 33x40x4100", "tiled+vecA");
+                                   "auto 33x40x4100", tensor_cores ? "@staged64x64" : "tiled+vecA");
   EXPECT_EQ(narrow.find("@m32x128"), std::string::npos) << narrow;
   check(matmul(test::random_tensor(Shape{96, 64}, 514), test::random_tensor(Shape{64, 48}, 515)), "auto 96x64x48",
         "tiled+vecA+vecB");
@@ -263,46 +264,52 @@ TEST_P(VulkanGemm, AutomaticChoice) {
   check(matmul(test::random_tensor(Shape{40, 640}, 522), test::random_tensor(Shape{640, 24}, 523)), "auto 40x640x24 (split K)",
         "tiled_splitk10+vecA+vecB");
   check(matmul(test::random_tensor(Shape{512, 64}, 520), test::random_tensor(Shape{64, 513}, 521)), "auto 512x64x513 (many outputs)",
-        "tiled+vecA");
+        tensor_cores ? "@staged32x64" : "tiled+vecA");
   check(matmul(test::random_tensor(Shape{1024, 8}, 516), test::random_tensor(Shape{8, 2048}, 517)), "auto 1024x8x2048",
-        big_shared ? "@simt128x128" : "tiled+vecA+vecB");
-  check(matmul(test::random_tensor(Shape{128, 512}, 518), test::random_tensor(Shape{512, 1024}, 519)), "auto 128x512x1024 (2^26)",
-        tensor_cores ? "@staged64x128" : "tiled");
+        tensor_cores ? "@staged64x64" : big_shared ? "@simt128x128" : "tiled+vecA+vecB");
+  check(matmul(test::random_tensor(Shape{128, 512}, 518), test::random_tensor(Shape{512, 1024}, 519)), "auto 128x512x1024",
+        tensor_cores ? "@staged32x64" : "tiled");
 }
 
 // The staged tensor-core kernel (fp16 storage, fp16 cooperative matrices: the H200).
 TEST_P(VulkanGemm, StagedCooperativeMatrix) {
   if (GetParam() != Precision::fp16 || !ctx().coopmat_enabled())
     GTEST_SKIP() << "needs fp16 storage and fp16 cooperative matrices (" << ctx().info().name << ")";
-  ScopedEnv gemm("VOLVOX_VK_GEMM", "staged");
-  ScopedEnv nosplit("VOLVOX_VK_SPLITK", "1");
-  check(matmul(r(Shape{1, 40}), r(Shape{40, 8})), "staged 1x40x8", "@staged64x128");
-  check(matmul(r(Shape{70, 40}), r(Shape{40, 136})), "staged 70x40x136", "@staged64x128");
-  check(matmul(r(Shape{130, 264}), r(Shape{264, 200}), false), "staged 130x264x200 B input",
-        "@staged64x128");
-  check(matmul(r(Shape{3, 1, 65, 48}), r(Shape{4, 48, 24})), "staged broadcast batches",
-        "@staged64x128");
-  check(matmul(r(Shape{32, 260, 64}), r(Shape{32, 64, 264}), false), "staged 32 batches 260x64x264",
-        "@staged128x128");
-  // Layouts without 16-byte rows: gathered staging.
-  check(matmul(r(Shape{70, 33}), r(Shape{33, 65}), false), "staged odd 70x33x65", "coopmat@staged64x128");
-  check(matmul(r(Shape{128, 64}), r(Shape{64, 1001})), "staged ragged N 128x64x1001", "coopmat+vecA@staged64x128");
-  check(matmul(r(Shape{2, 7, 19}), r(Shape{19, 40})), "staged K 19", "@staged64x128");
-  const Attributes t = transposed_gemm();
-  check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})), test::input(r(Shape{133, 1}))}, t, ""},
-        "staged Gemm transposed with C", "@staged64x128");
-  for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"})
-    check(fused(r(Shape{77, 96}), r(Shape{96, 136}), r(Shape{136}), act),
-          std::string("staged FusedMatMul ") + act, "@staged64x128");
-  Attributes g;
-  g.set("beta", 0.5f);
-  check({"Gemm", {test::input(r(Shape{50, 72})), test::constant(r(Shape{72, 88})),
-                  test::input(r(Shape{50, 88}))}, g, ""},
-        "staged Gemm with C", "@staged64x128");
-  ScopedEnv split("VOLVOX_VK_SPLITK", "3");
-  check(matmul(r(Shape{128, 768}), r(Shape{768, 136})), "staged split K 3", "coopmat_splitk3");
-  check(fused(r(Shape{20, 200}), r(Shape{200, 48}), r(Shape{48}), "gelu_erf"),
-        "staged FusedMatMul split K 3", "coopmat_splitk3");
+  // Each tile of the staged kernel (VOLVOX_VK_STAGED_TILE; 128 x 128 is chosen by tile count).
+  for (const std::string tile : {"64x128", "64x64", "32x64"}) {
+    SCOPED_TRACE(tile);
+    ScopedEnv tile_env("VOLVOX_VK_STAGED_TILE", tile.c_str());
+    const std::string at = "@staged" + tile;
+    ScopedEnv gemm("VOLVOX_VK_GEMM", "staged");
+    ScopedEnv nosplit("VOLVOX_VK_SPLITK", "1");
+    check(matmul(r(Shape{1, 40}), r(Shape{40, 8})), "staged 1x40x8", at);
+    check(matmul(r(Shape{70, 40}), r(Shape{40, 136})), "staged 70x40x136", at);
+    check(matmul(r(Shape{130, 264}), r(Shape{264, 200}), false), "staged 130x264x200 B input",
+          at);
+    check(matmul(r(Shape{3, 1, 65, 48}), r(Shape{4, 48, 24})), "staged broadcast batches",
+          at);
+    check(matmul(r(Shape{32, 260, 64}), r(Shape{32, 64, 264}), false), "staged 32 batches 260x64x264",
+          "@staged128x128");
+    // Layouts without 16-byte rows: gathered staging.
+    check(matmul(r(Shape{70, 33}), r(Shape{33, 65}), false), "staged odd 70x33x65", "coopmat" + at);
+    check(matmul(r(Shape{128, 64}), r(Shape{64, 1001})), "staged ragged N 128x64x1001", "coopmat+vecA" + at);
+    check(matmul(r(Shape{2, 7, 19}), r(Shape{19, 40})), "staged K 19", at);
+    const Attributes t = transposed_gemm();
+    check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})), test::input(r(Shape{133, 1}))}, t, ""},
+          "staged Gemm transposed with C", at);
+    for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"})
+      check(fused(r(Shape{77, 96}), r(Shape{96, 136}), r(Shape{136}), act),
+            std::string("staged FusedMatMul ") + act, at);
+    Attributes g;
+    g.set("beta", 0.5f);
+    check({"Gemm", {test::input(r(Shape{50, 72})), test::constant(r(Shape{72, 88})),
+                    test::input(r(Shape{50, 88}))}, g, ""},
+          "staged Gemm with C", at);
+    ScopedEnv split("VOLVOX_VK_SPLITK", "3");
+    check(matmul(r(Shape{128, 768}), r(Shape{768, 136})), "staged split K 3", "coopmat_splitk3");
+    check(fused(r(Shape{20, 200}), r(Shape{200, 48}), r(Shape{48}), "gelu_erf"),
+          "staged FusedMatMul split K 3", "coopmat_splitk3");
+  }
 }
 
 // vx.FusedMatMul's residual (input 4, the GEMM's C with beta 1; ops/fused_ops.h): same shape,

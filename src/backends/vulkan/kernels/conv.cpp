@@ -35,15 +35,17 @@ constexpr int64_t kDotMaxOutputs = 4096, kDotMinReduction = 64;
 // multiply-adds materialise it (shaders/im2col.comp) where the device has tensor cores and the
 // storage is fp16, so that the staged tensor-core GEMM runs them over plain rows: gathering the
 // matrix inside the GEMM bounds them (DeepLabV3's 960 -> 256 ASPP layers, 2.4 G multiply-adds:
-// 0.35 ms on the FMA GEMM, 0.29-0.31 on the 128 x 128 tensor-core GEMM gathering).
+// 0.35 ms on the FMA GEMM, 0.29-0.31 on the 128 x 128 tensor-core GEMM gathering). At 2^26 on the
+// 64 x 128 staged tile ResNet-50's 3x3 layers lost (session 27); on the smaller tiles with padded
+// rows they win (H100, session 31: ResNet-50 1.166 -> 1.003 ms of GPU time).
 // VOLVOX_VK_IM2COL_MIN_MACS overrides it (0: every such convolution, as the tests force it on any
 // device and precision). The matrix takes at most kIm2colMaxBytes of scratch.
-constexpr double kIm2colMinMacs = 0x1p30;
+constexpr double kIm2colMinMacs = 0x1p26;
 constexpr uint64_t kIm2colMaxBytes = uint64_t(64) << 20;
 
 // Matches the push block of shaders/im2col.comp.
 struct Im2colPush {
-  int32_t rows, columns, channels;
+  int32_t rows, columns, channels, stride;
 };
 
 int add_constant(OpPlan& plan, const Tensor& t, DeviceType storage) {
@@ -149,7 +151,11 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   const char* min_env = std::getenv("VOLVOX_VK_IM2COL_MIN_MACS");
   const double min_macs = min_env ? std::atof(min_env) : kIm2colMinMacs;
   const bool forced = min_env != nullptr;  // on any device and precision: the tests' way in
-  const uint64_t im2col_bytes = uint64_t(batch) * uint64_t(cg * ks) * uint64_t(out_size) * device_type_bytes(storage);
+  const int64_t vec = storage == DeviceType::f16 ? 8 : 4;
+  // The matrix's rows padded to whole 16-byte words (zeros): the staged GEMM loads them as vectors
+  // at any pixel count (DeepLabV3's ASPP product at 33 x 33 pixels: 0.27 -> 0.11 ms on the H100).
+  const int64_t im2col_stride = (out_size + vec - 1) / vec * vec;
+  const uint64_t im2col_bytes = uint64_t(batch) * uint64_t(cg * ks) * uint64_t(im2col_stride) * device_type_bytes(storage);
   const bool im2col = !pointwise && group == 1 && (forced || (storage == DeviceType::f16 && info.coopmat)) &&
                       double(mg) * double(out_size) * double(cg * ks) * double(batch) >= min_macs &&
                       im2col_bytes <= kIm2colMaxBytes && cg * ks <= 65535 && batch <= 65535;
@@ -162,11 +168,12 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
     m.shader = shader_variant("im2col", {storage});
     m.spec_constants = w.spec_constants();
     m.bindings = {ops.x, matrix};
-    m.set_push(Im2colPush{int32_t(cg * ks), int32_t(out_size), int32_t(channels)});
-    m.groups = {uint32_t((out_size + 255) / 256), uint32_t(cg * ks), uint32_t(batch)};
+    m.set_push(Im2colPush{int32_t(cg * ks), int32_t(out_size), int32_t(channels), int32_t(im2col_stride)});
+    m.groups = {uint32_t((im2col_stride + 255) / 256), uint32_t(cg * ks), uint32_t(batch)};
     plan.dispatches.push_back(std::move(m));
-    d.sbk = out_size;
+    d.sbk = im2col_stride;
     d.sbn = 1;
+    d.b_rows_padded = im2col_stride != out_size;
   } else if (pointwise) {
     d.sbk = in_size;
     d.sbn = 1;
@@ -177,7 +184,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   d.z1_count = batch;
   d.z0_count = group;
   d.a_z0 = mg * cg * ks;
-  d.b_z1 = im2col ? cg * ks * out_size : channels * in_size;
+  d.b_z1 = im2col ? cg * ks * im2col_stride : channels * in_size;
   d.b_z0 = im2col ? 0 : cg * in_size;  // im2col: group 1
   d.o_z1 = outputs * out_size;
   d.o_z0 = mg * out_size;

@@ -52,12 +52,41 @@ int64_t choose_splits(int64_t tiles, int64_t k) {
 // 20 splits; bench/onnx/results/gemm_h200.md): a run costs about 16 us + 0.6 us per K step of 32
 // of one workgroup + 1.7 us per MB of fp32 partial sums (written and reduced), which is least at
 // splits = sqrt(2824 K / (batches M N)); measured best: 2 for [128x768]x[768x2304] and
-// [128x768]x[768x3072] (-25 to -30% against 8 and 6), ~10-20 for [128x3072]x[3072x768].
+// [128x768]x[768x3072] (-25 to -30% against 8 and 6), ~10-20 for [128x3072]x[3072x768]. Products
+// with kFewTiles tiles or more stay whole only up to kStagedUnsplitMaxK: on 32 x 64 tiles DeepLabV3's
+// ASPP layers (K 8640) took 0.23 ms unsplit against 0.13 split 9 on 64 x 64 tiles, its 1x1 layers of
+// K 960-1280 0.04-0.05 against 0.025-0.029 split 3 (H100, session 31).
+constexpr int64_t kStagedUnsplitMaxK = 512;
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
-  if (tiles >= kFewTiles || k < 2 * kMinChunk) return 1;
+  if ((tiles >= kFewTiles && k <= kStagedUnsplitMaxK) || k < 2 * kMinChunk) return 1;
   const double best = std::sqrt(2824.0 * double(k) / (double(batches) * double(m) * double(n)));
   return std::clamp<int64_t>(int64_t(best), 1, k / kMinChunk);
+}
+
+// The staged kernel's tile, all of four subgroups. At batch 1 the 64 x 128 tile left products with
+// few tiles to split K over (a transformer's 128-row products: 24-32 workgroups for 132 SMs); smaller
+// tiles run more workgroups of fewer MMAs each. Measured on an H100 at fp16 (GPU time,
+// bench/onnx/results/session31_2026-12-05/): the transformer encoder 0.572 ms on 64 x 128 tiles,
+// 0.504 on 64 x 64, 0.479 on 32 x 64; ResNet-50's 1x1 layers 1-8 us faster on 32 x 64 than on
+// 64 x 64. But where B's rows do not load as vectors and are long (DeepLabV3's 1x1 layers over 33 x
+// 33 pixels) each workgroup gathers its B slice element by element, and 32-row tiles gather it twice
+// as often: 5-8 us slower there. So 128 x 128 for products of >= 256 such tiles; 64 x 64 where that
+// makes >= kFewTiles workgroups or B is gathered from rows of >= kGatherWideN; else 32 x 64.
+// VOLVOX_VK_STAGED_TILE = 64x128 | 64x64 | 32x64 forces one (tests, measurements).
+constexpr int64_t kGatherWideN = 1024;
+GemmKernel choose_staged_tile(int64_t m, int64_t n, const GemmLayout& layout, uint32_t shared_bytes) {
+  auto tiles = [&](int64_t bm, int64_t bn) { return (m + bm - 1) / bm * ((n + bn - 1) / bn) * layout.batches; };
+  // gemm_coopmat_staged.f16_large takes 46080 bytes of shared memory.
+  if (tiles(128, 128) >= 256 && shared_bytes >= 46080) return GemmKernel::staged_large;
+  if (const char* env = std::getenv("VOLVOX_VK_STAGED_TILE"); env && *env) {
+    const std::string tile = env;
+    if (tile == "64x128") return GemmKernel::staged;
+    if (tile == "64x64") return GemmKernel::staged_n64;
+    if (tile == "32x64") return GemmKernel::staged_m32n64;
+  }
+  const bool wide_gather = !layout.b_vec && n >= kGatherWideN;
+  return tiles(64, 64) >= kFewTiles || wide_gather ? GemmKernel::staged_n64 : GemmKernel::staged_m32n64;
 }
 
 // How a kernel reads the rows of A and B: element by element (the rows kernel), 16-byte vectors
@@ -87,6 +116,9 @@ KernelShape kernel_shape(GemmKernel kernel) {
     case GemmKernel::staged: return {"gemm_coopmat_staged", "", true, 64, 128, "coopmat", "staged64x128", vectors, true};
     case GemmKernel::staged_large:
       return {"gemm_coopmat_staged", "large", true, 128, 128, "coopmat", "staged128x128", vectors, true};
+    case GemmKernel::staged_n64: return {"gemm_coopmat_staged", "n64", true, 64, 64, "coopmat", "staged64x64", vectors, true};
+    case GemmKernel::staged_m32n64:
+      return {"gemm_coopmat_staged", "m32n64", true, 32, 64, "coopmat", "staged32x64", vectors, true};
     case GemmKernel::rows: return {"gemm_rows", "", false, 1, 16, "rows", "", RowLoads::elements, false};
   }
   return {"gemm", "", false, 64, 64, "tiled", "", RowLoads::vectors_and_half_b, true};
@@ -118,9 +150,9 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   const bool tensor_cores = storage == DeviceType::f16 && info.coopmat;
   const bool staged_fits = tensor_cores && !layout.b_im2col;
   const int64_t tiles128 = (m + 127) / 128 * ((n + 127) / 128) * layout.batches;
-  // Shared memory: gemm_coopmat_staged.f16_large 46080 bytes, gemm_simt (BN 128) 32768.
+  // Shared memory: gemm_simt (BN 128) takes 32768 bytes.
   const uint32_t shared = info.device.max_shared_memory;
-  const GemmKernel staged = tiles128 >= 256 && shared >= 46080 ? GemmKernel::staged_large : GemmKernel::staged;
+  const GemmKernel staged = choose_staged_tile(m, n, layout, shared);
   const GemmKernel simt = tiles128 >= kFewTiles && shared >= 32768 ? GemmKernel::simt : GemmKernel::simt_n64;
   if (mode == "rows") return GemmKernel::rows;
   if (mode == "tiled") return GemmKernel::tiled;
@@ -132,22 +164,25 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   // "auto" (the default). Measured on the H200 (bench/onnx/results/gemm_h200.md,
   // vulkan_gemm_choice_h200_2026-12-03/, vulkan_gemm_h200_2026-12-04/): the staged tensor-core
   // kernel beats the 64 x 64 kernel at fp16 by 1.1-1.4x at a decoder's M = 128 products of 226-302 M
-  // multiply-adds and 4.6x at 2048^3 (a transformer's 128 x 512 x 2048 products: 19-20 against 25
-  // us). On smaller products the 64 x 64 kernel with K split over more workgroups wins, whatever
-  // their outputs: ResNet-50's and MobileNetV3's 1x1 layers (11-20 against 14-30 us), a 128 x 512 x
-  // 512 projection (14 against 16). At fp32 the register-tiled SIMT kernel only wins on large
-  // products (1.04x at 2048^3; 0.85-0.93x at M = 128, where split K dominates), so it is taken for
-  // M >= 1024 with many tiles.
+  // multiply-adds and 4.6x at 2048^3. On its 64 x 128 tile it lost to the 64 x 64 kernel with K split
+  // below 2^26 multiply-adds; on the smaller tiles (choose_staged_tile) it wins down to ResNet-50's
+  // and MobileNetV3's 1x1 layers of 2^23-2^26 (H100, session 31: ResNet-50 1.166 -> 1.139 ms with
+  // every product staged, MobileNetV3 0.570 -> 0.549, the encoder 0.504 -> 0.490), hence 2^22.
+  // At fp32 the register-tiled SIMT kernel only wins on large products (1.04x at 2048^3; 0.85-0.93x
+  // at M = 128, where split K dominates), so it is taken for M >= 1024 with many tiles.
   // A product of at most kRowsMaxM rows and kRowsMaxK terms (a classifier head at batch 1) on the
   // rows kernel: MobileNetV3's two heads (K 960 and 1280) 8-9 us there against 15 on the 64 x 64
   // kernel with K split; ResNet-50's (K 2048) 21 against 16 (bench/onnx/results/gemm_rows_h200_2026-12-04/).
   if (m <= kRowsMaxM && k <= kRowsMaxK && !layout.b_im2col) return GemmKernel::rows;
-  const double macs = double(m) * double(n) * double(layout.batches) * double(k);  // in double: no overflow
-  if (staged_fits && macs >= 0x1p26) return staged;
-  if (m >= 1024 && simt == GemmKernel::simt) return simt;
   // At most 32 rows over many columns (a detection head's 3x3 conv of 24 outputs at 160 x 160
-  // pixels): the 32 x 128 tile, where the 64 x 64 one would compute rows past M for nothing.
-  return m <= kM32MaxM && n * layout.batches >= kM32MinN ? GemmKernel::tiled_m32 : GemmKernel::tiled;
+  // pixels): the 32 x 128 tile, where the 64 x 64 one would compute rows past M for nothing (and the
+  // staged kernel's tiles, 128 x 128 for so many columns, more: DeepLabV3's 24-channel 1x1 layer at
+  // 260 x 260 pixels 58 us there against 18).
+  if (m <= kM32MaxM && n * layout.batches >= kM32MinN) return GemmKernel::tiled_m32;
+  const double macs = double(m) * double(n) * double(layout.batches) * double(k);  // in double: no overflow
+  if (staged_fits && macs >= 0x1p22) return staged;
+  if (m >= 1024 && simt == GemmKernel::simt) return simt;
+  return GemmKernel::tiled;
 }
 
 void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::vector<PostOp>& ops) {
@@ -172,14 +207,20 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   };
   const bool a_vec = d.sak == 1 && aligned(vec, {d.sam, d.a_base, d.a_z1, d.a_z0, d.k});
   const bool b_rows = !d.b_im2col && !d.b_int8 && d.sbn == 1;  // B's rows are N-contiguous elements
-  const bool b_vec = b_rows && aligned(vec, {d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
+  const bool b_vec_exact = b_rows && aligned(vec, {d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
+  // Rows padded to whole words: the staged kernel loads a word at any n < N (gemm.comp's loads clamp
+  // to N - VEC instead, which needs N a multiple of VEC).
+  const bool b_vec_padded = b_rows && d.b_rows_padded && aligned(vec, {d.sbk, d.b_base, d.b_z1, d.b_z0});
   GemmLayout layout;
   layout.a_vec = a_vec;
-  layout.b_vec = b_vec;
+  layout.b_vec = b_vec_exact || b_vec_padded;
   layout.b_im2col = d.b_im2col;
   layout.batches = d.z1_count * d.z0_count;
   const GemmKernel kernel = choose_gemm_kernel(info, storage, d.m, d.n, d.k, layout);
   const KernelShape shape = kernel_shape(kernel);
+  const bool staged = kernel == GemmKernel::staged || kernel == GemmKernel::staged_large || kernel == GemmKernel::staged_n64 ||
+                      kernel == GemmKernel::staged_m32n64;
+  const bool b_vec = b_vec_exact || (staged && b_vec_padded);
   // Failing 16-byte loads, the 64 x 64 kernel loads B 8 bytes at a time where it can: at fp16 a
   // 14 x 14 image's 196 pixels are a multiple of 4, not 8 (MobileNetV3's and ResNet-50's 1x1 layers).
   const bool b_half_vec = !b_vec && b_rows && shape.loads == RowLoads::vectors_and_half_b &&
@@ -212,7 +253,6 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   // Batches per dispatch: whole z0 rows, as many z1 as fit the workgroup-count limit.
   const int64_t z1_per_dispatch = std::max<int64_t>(1, kMaxGroups / d.z0_count);
   const int64_t batches = d.z1_count * d.z0_count;
-  const bool staged = kernel == GemmKernel::staged || kernel == GemmKernel::staged_large;
   const int64_t tiles = groups_x * groups_y * batches;
   int64_t splits = 1;
   if (z1_per_dispatch >= d.z1_count && shape.splits_k)

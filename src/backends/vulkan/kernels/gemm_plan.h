@@ -37,6 +37,9 @@ struct GemmDesc {
   // pixel) with this window; B's strides are then unused.
   bool b_im2col = false;
   Window3 conv;
+  // B's rows (N-contiguous) may be read in whole 16-byte words past N: their stride is a multiple
+  // of them and the words past N are allocated (the staged kernel's 16-byte loads at a ragged N).
+  bool b_rows_padded = false;
   // B holds int8 values (4 per 32-bit word; B's strides and offsets count bytes), each column n
   // scaled by the fp32 `scale` [N] in the epilogue: weight-only int8 (vx.MatMulInt8W).
   bool b_int8 = false;
@@ -60,18 +63,22 @@ void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::
 //   staged     gemm_coopmat_staged.f16: tensor cores, 64 x 128 tiles, double-buffered staging
 //              (16-byte loads where rows allow, else gathered), any layout but im2col;
 //   staged_large gemm_coopmat_staged.f16_large: 128 x 128 tiles (products with >= 256 of them);
+//   staged_n64, staged_m32n64 gemm_coopmat_staged.f16_{n64,m32n64}: 64 x 64 and 32 x 64 tiles
+//              (products with fewer 128 x 128 tiles; gemm_plan.cpp's choose_staged_tile);
 //   rows       gemm_rows.{f32,f16}: 16 outputs of one row per workgroup, K over 16 slices of
 //              threads, never split (products of few rows).
 // VOLVOX_VK_GEMM chooses: "tiled" (the old 64 x 64 kernel everywhere: the baseline of
 // measurements), "simt" (simt / simt_n64 everywhere), "coopmat" | "coopmat128" | "staged" (where
 // the device has fp16 16x16x16 cooperative matrices and the storage is fp16; staged also needs B
 // to be no im2col matrix), "rows", "tiled_m32", or "auto" (the default): rows for M <= 4, K <= 1536
-// without im2col; staged where it can run and the product has at least 2^26 multiply-adds (below,
-// it loses to the 64 x 64 kernel with split K); else simt for M >= 1024 with >= 128 tiles of 128 x
-// 128; else tiled_m32 for M <= 32 over >= 4096 columns; else tiled.
-enum class GemmKernel { tiled, tiled_m32, simt, simt_n64, coopmat, coopmat128, staged, staged_large, rows };
+// without im2col; tiled_m32 for M <= 32 over >= 4096 columns; staged (its tile by tile count and
+// how B loads) where it can run and the product has at least 2^22 multiply-adds (below, it loses to
+// the 64 x 64 kernel with split K); else simt for M >= 1024 with >= 128 tiles of 128 x 128; else tiled.
+enum class GemmKernel {
+  tiled, tiled_m32, simt, simt_n64, coopmat, coopmat128, staged, staged_large, staged_n64, staged_m32n64, rows
+};
 struct GemmLayout {
-  bool a_vec = false, b_vec = false;  // rows of A / B load as 16-byte vectors
+  bool a_vec = false, b_vec = false;  // rows of A / B load as 16-byte vectors (B: on the staged kernel)
   bool b_im2col = false;
   int64_t batches = 1;
 };

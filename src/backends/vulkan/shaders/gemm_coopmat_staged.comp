@@ -2,14 +2,18 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f16 -DTX=1
 // VARIANT f16_large -DTX=1 -DLARGE=1
+// VARIANT f16_n64 -DTX=1 -DWN=2
+// VARIANT f16_m32n64 -DTX=1 -DWM=1 -DWN=2
 // The staged tensor-core GEMM (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments, fp32
 // accumulators) for fp16 storage, any M, N, K and strides (operands and epilogue as in
 // gemm_io.glsl). Rows that load as 16-byte vectors (A_VEC / B_VEC) are staged as loaded; other
 // layouts (ragged N or K, transposes, im2col) gather 8 values per staged word element by element.
 // A workgroup of SGM x SGN subgroups (32 lanes) computes a BM x BN tile of Y, each subgroup a
-// 32 x 64 block as 2 x 4 accumulator fragments:
-//   default: 2 x 2 subgroups: 64 x 128 tiles, 128 threads (products with M ~ 128, e.g. a decoder);
-//   LARGE:   4 x 2 subgroups: 128 x 128 tiles, 256 threads.
+// 16 WM x 16 WN block as WM x WN accumulator fragments (kernels/gemm_plan.cpp picks the tile):
+//   default: 2 x 2 subgroups of 2 x 4 fragments: 64 x 128 tiles, 128 threads;
+//   LARGE:   4 x 2 subgroups of 2 x 4 fragments: 128 x 128 tiles, 256 threads;
+//   WN=2:    2 x 2 subgroups of 2 x 2 fragments: 64 x 64 tiles (more workgroups at batch 1);
+//   WM=1 WN=2: 2 x 2 subgroups of 1 x 2 fragments: 32 x 64 tiles.
 // Per K step of 32 the A slice (BM x 32) and the B slice (32 x BN) live in shared memory as raw
 // 16-byte words (fp16 bits as loaded: no conversion), rows padded by one word against bank
 // conflicts, double-buffered: the next step's global loads are issued into registers before the
@@ -28,8 +32,12 @@
 #define SGM 2
 #endif
 #define SGN 2
+#ifndef WM
 #define WM 2
+#endif
+#ifndef WN
 #define WN 4
+#endif
 #define BM (SGM * 16 * WM)
 #define BN (SGN * 16 * WN)
 #define BK 32
