@@ -73,7 +73,8 @@ int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t 
 // 33 pixels) each workgroup gathers its B slice element by element, and 32-row tiles gather it twice
 // as often: 5-8 us slower there. So 128 x 128 for products of >= 256 such tiles; 64 x 64 where that
 // makes >= kFewTiles workgroups or B is gathered from rows of >= kGatherWideN; else 32 x 64.
-// VOLVOX_VK_STAGED_TILE = 64x128 | 64x64 | 32x64 forces one (tests, measurements).
+// VOLVOX_VK_STAGED_TILE = 64x128 | 64x64 | 32x64 forces one below 128 x 128 (tests, measurements;
+// 64 x 128, main's tile before session 31, is no longer chosen by itself).
 constexpr int64_t kGatherWideN = 1024;
 GemmKernel choose_staged_tile(int64_t m, int64_t n, const GemmLayout& layout, uint32_t shared_bytes) {
   auto tiles = [&](int64_t bm, int64_t bn) { return (m + bm - 1) / bm * ((n + bn - 1) / bn) * layout.batches; };

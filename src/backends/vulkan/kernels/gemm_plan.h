@@ -61,7 +61,8 @@ void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::
 //   coopmat    gemm_coopmat.f16: tensor cores, 64 x 64 tiles, any layout;
 //   coopmat128 gemm_coopmat.f16_large: 128 x 128 tiles;
 //   staged     gemm_coopmat_staged.f16: tensor cores, 64 x 128 tiles, double-buffered staging
-//              (16-byte loads where rows allow, else gathered), any layout but im2col;
+//              (16-byte loads where rows allow, else gathered), any layout but im2col (this tile
+//              only where VOLVOX_VK_STAGED_TILE asks for it);
 //   staged_large gemm_coopmat_staged.f16_large: 128 x 128 tiles (products with >= 256 of them);
 //   staged_n64, staged_m32n64 gemm_coopmat_staged.f16_{n64,m32n64}: 64 x 64 and 32 x 64 tiles
 //              (products with fewer 128 x 128 tiles; gemm_plan.cpp's choose_staged_tile);
@@ -78,7 +79,8 @@ enum class GemmKernel {
   tiled, tiled_m32, simt, simt_n64, coopmat, coopmat128, staged, staged_large, staged_n64, staged_m32n64, rows
 };
 struct GemmLayout {
-  bool a_vec = false, b_vec = false;  // rows of A / B load as 16-byte vectors (B: on the staged kernel)
+  // Rows of A / B load as 16-byte vectors (B: counting rows padded for the staged kernel's loads).
+  bool a_vec = false, b_vec = false;
   bool b_im2col = false;
   int64_t batches = 1;
 };
