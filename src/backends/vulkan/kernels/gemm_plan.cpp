@@ -177,7 +177,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   if (m <= kRowsMaxM && k <= kRowsMaxK && !layout.b_im2col) return GemmKernel::rows;
   // At most 32 rows over many columns (a detection head's 3x3 conv of 24 outputs at 160 x 160
   // pixels): the 32 x 128 tile, where the 64 x 64 one would compute rows past M for nothing (and the
-  // staged kernel's tiles, 128 x 128 for so many columns, more: DeepLabV3's 24-channel 1x1 layer at
+  // staged kernel's tiles, 128 x 128 for so many columns, more: DeepLabV3's 16-channel 1x1 layer at
   // 260 x 260 pixels 58 us there against 18).
   if (m <= kM32MaxM && n * layout.batches >= kM32MinN) return GemmKernel::tiled_m32;
   const double macs = double(m) * double(n) * double(layout.batches) * double(k);  // in double: no overflow
