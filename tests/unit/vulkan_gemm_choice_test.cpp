@@ -1,0 +1,120 @@
+// The Vulkan GEMM's kernel, tile and K-split choice (backends/vulkan/kernels/gemm_plan.h) for a
+// device with fp16 cooperative matrices, checked without one: planning names shaders and dispatch
+// sizes only, so the choice that the H100 / H200 measurements fitted (bench/onnx/results/
+// session31_2026-12-05/) is tested here on every machine, lavapipe and CI included. The kernels
+// themselves are compared to the CPU reference on such a device (test_parity's VulkanGemm suite).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "backends/vulkan/context.h"
+#include "backends/vulkan/kernels/gemm_plan.h"
+#include "common/test_util.h"
+
+namespace vx::vk {
+namespace {
+
+using test::ScopedEnv;
+
+// A node planned at fp16 on a device with cooperative matrices and 48 KiB of shared memory (the
+// H100's and H200's limit under Vulkan), unless told otherwise.
+struct Planning {
+  Graph graph;
+  Node node;
+  DeviceInfo device;
+  OpInfo info;
+  explicit Planning(bool coopmat = true, Precision precision = Precision::fp16)
+      : info{node, graph, 17, precision, device, {}, {}, {}, coopmat} {
+    node.op = "MatMul";
+    node.name = "product";
+    device.max_shared_memory = 48 * 1024;
+  }
+};
+
+GemmLayout rows_layout(bool b_vec) {
+  GemmLayout layout;
+  layout.a_vec = true;
+  layout.b_vec = b_vec;
+  return layout;
+}
+
+// Y [M, N] = A [M, K] B [K, N], both row-major, B's rows `b_stride` apart (N unless padded).
+GemmDesc product(int64_t m, int64_t n, int64_t k, int64_t b_stride = 0) {
+  GemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.sam = k;
+  d.sbk = b_stride ? b_stride : n;
+  d.b_rows_padded = b_stride != 0 && b_stride != n;
+  d.a = Binding::in(0);
+  d.b = Binding::in(1);
+  d.y = Binding::out(0);
+  return d;
+}
+
+std::string plan_variant(const GemmDesc& d, DeviceType storage = DeviceType::f16) {
+  Planning p;
+  OpPlan plan;
+  return add_gemm(plan, p.info, d, storage);
+}
+
+TEST(VulkanGemmChoice, StagedTileByWorkgroupsAndHowBLoads) {
+  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
+  ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);
+  Planning p;
+  auto choose = [&](int64_t m, int64_t n, int64_t k, bool b_vec) {
+    return choose_gemm_kernel(p.info, DeviceType::f16, m, n, k, rows_layout(b_vec));
+  };
+  // A transformer's products at 128 tokens: fewer than 128 tiles of 64 x 64, so 32 x 64.
+  EXPECT_EQ(choose(128, 1536, 512, true), GemmKernel::staged_m32n64);
+  EXPECT_EQ(choose(128, 2048, 512, true), GemmKernel::staged_m32n64);
+  EXPECT_EQ(choose(128, 512, 512, true), GemmKernel::staged_m32n64);  // 2^25: staged since session 31
+  // >= 128 tiles of 64 x 64, and >= 256 of 128 x 128.
+  EXPECT_EQ(choose(1024, 2048, 64, true), GemmKernel::staged_n64);
+  EXPECT_EQ(choose(2048, 2048, 2048, true), GemmKernel::staged_large);
+  // B gathered element by element: over long rows 64 x 64 (DeepLabV3's 1x1 layers at 33 x 33
+  // pixels), over short ones 32 x 64 (ResNet-50's at 14 x 14).
+  EXPECT_EQ(choose(256, 1089, 960, false), GemmKernel::staged_n64);
+  EXPECT_EQ(choose(256, 196, 1024, false), GemmKernel::staged_m32n64);
+  ScopedEnv forced("VOLVOX_VK_STAGED_TILE", "64x128");
+  EXPECT_EQ(choose(128, 1536, 512, true), GemmKernel::staged);
+  EXPECT_EQ(choose(2048, 2048, 2048, true), GemmKernel::staged_large);  // by tile count still
+}
+
+TEST(VulkanGemmChoice, SmallNarrowAndFp32ProductsStayOnTheOtherKernels) {
+  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
+  Planning p;
+  const GemmLayout layout = rows_layout(true);
+  // Below 2^22 multiply-adds: the 64 x 64 FMA kernel.
+  EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 64, 256, 255, layout), GemmKernel::tiled);
+  EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 64, 256, 256, layout), GemmKernel::staged_m32n64);
+  // At most 32 rows over >= 4096 columns: the 32 x 128 FMA tile, not 128 x 128 staged tiles.
+  EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 16, 67600, 16, layout), GemmKernel::tiled_m32);
+  // A classifier head at batch 1: the rows kernel.
+  EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 1, 1000, 1280, layout), GemmKernel::rows);
+  // fp32 storage, or no cooperative matrices: never staged.
+  EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f32, 128, 1536, 512, layout), GemmKernel::tiled);
+  Planning plain(false);
+  EXPECT_EQ(choose_gemm_kernel(plain.info, DeviceType::f16, 128, 1536, 512, layout), GemmKernel::tiled);
+}
+
+TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
+  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
+  ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);
+  ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
+  // 128 tiles of 32 x 64 and K 512: whole.
+  EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat+vecA+vecB@staged32x64");
+  // DeepLabV3's ASPP product over its padded im2col rows (1089 pixels, rows of 1096): 16-byte B
+  // loads on 32 x 64 tiles, and K 8640 split although there are 144 tiles (sqrt(2824 K / (M N))).
+  EXPECT_EQ(plan_variant(product(256, 1089, 8640, 1096)), "coopmat_splitk9+vecA+vecB@staged32x64");
+  // The same rows unpadded: gathered, so 64 x 64 tiles.
+  EXPECT_EQ(plan_variant(product(256, 1089, 8640)), "coopmat_splitk9+vecA@staged64x64");
+  // Padded rows load as vectors only on the staged kernel: the FMA kernel clamps its loads to N - 8.
+  EXPECT_EQ(plan_variant(product(32, 1089, 64, 1096)), "tiled+vecA");
+  // fp32: the FMA kernel with K split over more workgroups, as before.
+  EXPECT_EQ(plan_variant(product(128, 512, 512), DeviceType::f32), "tiled_splitk8+vecA+vecB");
+}
+
+}  // namespace
+}  // namespace vx::vk
