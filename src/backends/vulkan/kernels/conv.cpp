@@ -151,7 +151,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   const char* min_env = std::getenv("VOLVOX_VK_IM2COL_MIN_MACS");
   const double min_macs = min_env ? std::atof(min_env) : kIm2colMinMacs;
   const bool forced = min_env != nullptr;  // on any device and precision: the tests' way in
-  const int64_t vec = storage == DeviceType::f16 ? 8 : 4;
+  const int64_t vec = 16 / int64_t(device_type_bytes(storage));  // elements per 16-byte word
   // The matrix's rows padded to whole 16-byte words (zeros): the staged GEMM loads them as vectors
   // at any pixel count (DeepLabV3's ASPP product at 33 x 33 pixels: 0.27 -> 0.11 ms on the H100).
   const int64_t im2col_stride = (out_size + vec - 1) / vec * vec;

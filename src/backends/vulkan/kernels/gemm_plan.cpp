@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
 
 #include "backends/vulkan/context.h"
 
@@ -208,10 +209,11 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   };
   const bool a_vec = d.sak == 1 && aligned(vec, {d.sam, d.a_base, d.a_z1, d.a_z0, d.k});
   const bool b_rows = !d.b_im2col && !d.b_int8 && d.sbn == 1;  // B's rows are N-contiguous elements
-  const bool b_vec_exact = b_rows && aligned(vec, {d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
+  const bool b_rows_on_words = b_rows && aligned(vec, {d.sbk, d.b_base, d.b_z1, d.b_z0});  // each row starts a word
+  const bool b_vec_exact = b_rows_on_words && d.n % vec == 0;
   // Rows padded to whole words: the staged kernel loads a word at any n < N (gemm.comp's loads clamp
   // to N - VEC instead, which needs N a multiple of VEC).
-  const bool b_vec_padded = b_rows && d.b_rows_padded && aligned(vec, {d.sbk, d.b_base, d.b_z1, d.b_z0});
+  const bool b_vec_padded = b_rows_on_words && d.b_rows_padded;
   GemmLayout layout;
   layout.a_vec = a_vec;
   layout.b_vec = b_vec_exact || b_vec_padded;
@@ -219,8 +221,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   layout.batches = d.z1_count * d.z0_count;
   const GemmKernel kernel = choose_gemm_kernel(info, storage, d.m, d.n, d.k, layout);
   const KernelShape shape = kernel_shape(kernel);
-  const bool staged = kernel == GemmKernel::staged || kernel == GemmKernel::staged_large || kernel == GemmKernel::staged_n64 ||
-                      kernel == GemmKernel::staged_m32n64;
+  const bool staged = std::string_view(shape.shader) == "gemm_coopmat_staged";  // any of its tiles
   const bool b_vec = b_vec_exact || (staged && b_vec_padded);
   // Failing 16-byte loads, the 64 x 64 kernel loads B 8 bytes at a time where it can: at fp16 a
   // 14 x 14 image's 196 pixels are a multiple of 4, not 8 (MobileNetV3's and ResNet-50's 1x1 layers).
