@@ -5,7 +5,7 @@ of make_models.py at seq 128 (qkv, attention out-projection, MLP up / down, LM h
 square product for peak throughput; and probes named on the command line only: DeepLabV3's ASPP
 layer as a product (960 x 9 taps -> 256 channels over 33 x 33 pixels) with a ragged N and with N
 padded to a multiple of 8, a one-K-step product (what a dispatch costs beside its K loop), and a
-transformer encoder's QKV product at d 512.
+transformer encoder's products at d 512 (QKV, out-projection, feed-forward up and down).
 
   /usr/bin/python3 bench/onnx/make_gemm_models.py OUT_DIR [NAME ...]  # OUT_DIR/gemm_<name>.onnx
 Prints "name M K N" per model (default: the SHAPES set).
@@ -30,6 +30,9 @@ PROBES = {
     "aspp_pad": (256, 8640, 1096),
     "k32": (128, 32, 2304),
     "qkv512": (128, 512, 1536),
+    "out512": (128, 512, 512),
+    "ffn1_512": (128, 512, 2048),
+    "ffn2_512": (128, 2048, 512),
 }
 
 

@@ -243,9 +243,10 @@ TEST_P(VulkanGemm, SimtLargeTiles) {
 }
 
 // The automatic choice without VOLVOX_VK_GEMM: the staged tensor-core kernel, wherever it can run,
-// for products of at least 2^22 multiply-adds, on 64 x 64 tiles where they are >= 128 or B's rows of
-// >= 1024 are gathered (33x40x4100), else 32 x 64 ones; else the 64 x 64 kernel (K split over more
-// workgroups for few tiles and K >= 256), and the 128 x 128 register-tiled one for large products.
+// for products of at least 2^22 multiply-adds, on 64 x 64 tiles where they are >= 128, or make
+// >= 256 workgroups with K > 512 split, or B's rows of >= 1024 are gathered (33x40x4100), else on
+// 32 x 64 ones; else the 64 x 64 kernel (K split over more workgroups for few tiles and K >= 256),
+// and the 128 x 128 register-tiled one for large products.
 TEST_P(VulkanGemm, AutomaticChoice) {
   ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
   ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
@@ -269,6 +270,12 @@ TEST_P(VulkanGemm, AutomaticChoice) {
         tensor_cores ? "@staged64x64" : big_shared ? "@simt128x128" : "tiled+vecA+vecB");
   check(matmul(test::random_tensor(Shape{128, 512}, 518), test::random_tensor(Shape{512, 1024}, 519)), "auto 128x512x1024",
         tensor_cores ? "@staged32x64" : "tiled");
+  // K > 512 split over 72 tiles of 64 x 64 (DeepLabV3's 3x3 classifier): 4 splits by the cost
+  // formula would make 288 workgroups, so 64 x 64, and 3 splits (<= 256 workgroups). On the FMA
+  // kernel elsewhere (on lavapipe it would only repeat the cases above, slowly).
+  if (tensor_cores)
+    check(matmul(test::random_tensor(Shape{256, 2304}, 530), test::random_tensor(Shape{2304, 1096}, 531)),
+          "auto 256x2304x1096 (split over 64 x 64 tiles)", "coopmat_splitk3+vecA+vecB@staged64x64");
 }
 
 // The staged tensor-core kernel (fp16 storage, fp16 cooperative matrices: the H200).
@@ -290,9 +297,11 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
           at);
     check(matmul(r(Shape{32, 260, 64}), r(Shape{32, 64, 264}), false), "staged 32 batches 260x64x264",
           "@staged128x128");
-    // Layouts without 16-byte rows: gathered staging.
+    // Layouts without 16-byte rows: gathered staging (ragged N, odd batch offsets).
     check(matmul(r(Shape{70, 33}), r(Shape{33, 65}), false), "staged odd 70x33x65", "coopmat" + at);
     check(matmul(r(Shape{128, 64}), r(Shape{64, 1001})), "staged ragged N 128x64x1001", "coopmat+vecA" + at);
+    check(matmul(r(Shape{2, 3, 40, 33}), r(Shape{2, 3, 33, 45}), false), "staged ragged batches 2x3 of 40x33x45",
+          "coopmat" + at);
     check(matmul(r(Shape{2, 7, 19}), r(Shape{19, 40})), "staged K 19", at);
     const Attributes t = transposed_gemm();
     check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})), test::input(r(Shape{133, 1}))}, t, ""},
@@ -309,6 +318,7 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
     check(matmul(r(Shape{128, 768}), r(Shape{768, 136})), "staged split K 3", "coopmat_splitk3");
     check(fused(r(Shape{20, 200}), r(Shape{200, 48}), r(Shape{48}), "gelu_erf"),
           "staged FusedMatMul split K 3", "coopmat_splitk3");
+    check(matmul(r(Shape{128, 768}), r(Shape{768, 131})), "staged split K 3 ragged N", "coopmat_splitk3+vecA");
   }
 }
 

@@ -77,6 +77,13 @@ TEST(VulkanGemmChoice, StagedTileByWorkgroupsAndHowBLoads) {
   // pixels), over short ones 32 x 64 (ResNet-50's at 14 x 14).
   EXPECT_EQ(choose(256, 1089, 960, false), GemmKernel::staged_n64);
   EXPECT_EQ(choose(256, 196, 1024, false), GemmKernel::staged_m32n64);
+  // K > 512 split so far that 64 x 64 tiles make >= 256 workgroups: 64 x 64 (DeepLabV3's ASPP
+  // product, 72 tiles x 9 splits, and its 3x3 classifier, 72 x 4); short of that 32 x 64 (the
+  // encoder's feed-forward down-projection, 16 x 9; ResNet-50's 3x3 layers at 14 x 14, 16 x 11).
+  EXPECT_EQ(choose(256, 1089, 8640, true), GemmKernel::staged_n64);
+  EXPECT_EQ(choose(256, 1089, 2304, true), GemmKernel::staged_n64);
+  EXPECT_EQ(choose(128, 512, 2048, true), GemmKernel::staged_m32n64);
+  EXPECT_EQ(choose(256, 196, 2304, true), GemmKernel::staged_m32n64);
   ScopedEnv forced("VOLVOX_VK_STAGED_TILE", "64x128");
   EXPECT_EQ(choose(128, 1536, 512, true), GemmKernel::staged);
   EXPECT_EQ(choose(2048, 2048, 2048, true), GemmKernel::staged_large);  // by tile count still
@@ -106,10 +113,14 @@ TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
   // 128 tiles of 32 x 64 and K 512: whole.
   EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat+vecA+vecB@staged32x64");
   // DeepLabV3's ASPP product over its padded im2col rows (1089 pixels, rows of 1096): 16-byte B
-  // loads on 32 x 64 tiles, and K 8640 split although there are 144 tiles (sqrt(2824 K / (M N))).
-  EXPECT_EQ(plan_variant(product(256, 1089, 8640, 1096)), "coopmat_splitk9+vecA+vecB@staged32x64");
-  // The same rows unpadded: gathered, so 64 x 64 tiles.
-  EXPECT_EQ(plan_variant(product(256, 1089, 8640)), "coopmat_splitk9+vecA@staged64x64");
+  // loads, K 8640 on 64 x 64 tiles as 72 tiles x 9 splits (sqrt(2824 K / (M N))) make >= 256
+  // workgroups, and split 3 ways: no more than 256 workgroups.
+  EXPECT_EQ(plan_variant(product(256, 1089, 8640, 1096)), "coopmat_splitk3+vecA+vecB@staged64x64");
+  // The same rows unpadded: gathered, and 64 x 64 tiles.
+  EXPECT_EQ(plan_variant(product(256, 1089, 8640)), "coopmat_splitk3+vecA@staged64x64");
+  // The encoder's feed-forward down-projection: 32 tiles of 32 x 64, 9 splits by the formula, 8 by
+  // the workgroup cap.
+  EXPECT_EQ(plan_variant(product(128, 512, 2048)), "coopmat_splitk8+vecA+vecB@staged32x64");
   // Padded rows load as vectors only on the staged kernel: the FMA kernel clamps its loads to N - 8.
   EXPECT_EQ(plan_variant(product(32, 1089, 64, 1096)), "tiled+vecA");
   // fp32: the FMA kernel with K split over more workgroups, as before.

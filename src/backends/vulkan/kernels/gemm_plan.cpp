@@ -56,13 +56,19 @@ int64_t choose_splits(int64_t tiles, int64_t k) {
 // [128x768]x[768x3072] (-25 to -30% against 8 and 6), ~10-20 for [128x3072]x[3072x768]. Products
 // with kFewTiles tiles or more stay whole only up to kStagedUnsplitMaxK: on 32 x 64 tiles DeepLabV3's
 // ASPP layers (K 8640) took 0.23 ms unsplit against 0.13 split 9 on 64 x 64 tiles, its 1x1 layers of
-// K 960-1280 0.04-0.05 against 0.025-0.029 split 3 (H100, session 31).
-constexpr int64_t kStagedUnsplitMaxK = 512;
+// K 960-1280 0.04-0.05 against 0.025-0.029 split 3 (H100, session 31). Nor more workgroups than
+// fill the GPU twice (kFullGroups, 132 SMs): the formula's 9 splits of DeepLabV3's ASPP product on
+// 72 tiles took 0.089 ms, 3 splits 0.076 (H200); capped, ResNet-50 took 0.922 -> 0.874 ms and
+// DeepLabV3 1.406 -> 1.382 (H100), the encoder and MobileNetV3 unchanged (session 32).
+constexpr int64_t kStagedUnsplitMaxK = 512, kFullGroups = 2 * kFewTiles;
+int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) {
+  const double best = std::sqrt(2824.0 * double(k) / (double(batches) * double(m) * double(n)));
+  return std::clamp<int64_t>(int64_t(best), 1, std::max<int64_t>(1, k / kMinChunk));
+}
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
   if ((tiles >= kFewTiles && k <= kStagedUnsplitMaxK) || k < 2 * kMinChunk) return 1;
-  const double best = std::sqrt(2824.0 * double(k) / (double(batches) * double(m) * double(n)));
-  return std::clamp<int64_t>(int64_t(best), 1, k / kMinChunk);
+  return std::clamp<int64_t>(kFullGroups / tiles, 1, staged_splits_by_cost(batches, m, n, k));
 }
 
 // The staged kernel's tile, all of four subgroups. At batch 1 the 64 x 128 tile left products with
@@ -72,12 +78,17 @@ int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t 
 // 0.504 on 64 x 64, 0.479 on 32 x 64; ResNet-50's 1x1 layers 1-8 us faster on 32 x 64 than on
 // 64 x 64. But where B's rows do not load as vectors and are long (DeepLabV3's 1x1 layers over 33 x
 // 33 pixels) each workgroup gathers its B slice element by element, and 32-row tiles gather it twice
-// as often: 5-8 us slower there. So 128 x 128 for products of >= 256 such tiles; 64 x 64 where that
-// makes >= kFewTiles workgroups or B is gathered from rows of >= kGatherWideN; else 32 x 64.
+// as often: 5-8 us slower there. And where K is split over so many workgroups that 64 x 64 tiles
+// fill the GPU twice over (kFullGroups; DeepLabV3's ASPP layers, K 8640, and its 3x3 classifier),
+// the larger tile's fewer loads per multiply-add win: DeepLabV3 1.476 -> 1.406 ms (H100, session
+// 32). With every split product of K > 512 on 64 x 64 the encoder's feed-forward down-projection
+// (16 tiles x 9 splits) lost (0.461 -> 0.478 ms, H200). So 128 x 128 for products of >= 256 such
+// tiles; 64 x 64 where that makes >= kFewTiles workgroups unsplit, or >= kFullGroups split by the
+// cost formula, or B is gathered from rows of >= kGatherWideN; else 32 x 64.
 // VOLVOX_VK_STAGED_TILE = 64x128 | 64x64 | 32x64 forces one below 128 x 128 (tests, measurements;
 // 64 x 128, main's tile before session 31, is no longer chosen by itself).
 constexpr int64_t kGatherWideN = 1024;
-GemmKernel choose_staged_tile(int64_t m, int64_t n, const GemmLayout& layout, uint32_t shared_bytes) {
+GemmKernel choose_staged_tile(int64_t m, int64_t n, int64_t k, const GemmLayout& layout, uint32_t shared_bytes) {
   auto tiles = [&](int64_t bm, int64_t bn) { return (m + bm - 1) / bm * ((n + bn - 1) / bn) * layout.batches; };
   // gemm_coopmat_staged.f16_large takes 46080 bytes of shared memory.
   if (tiles(128, 128) >= 256 && shared_bytes >= 46080) return GemmKernel::staged_large;
@@ -88,7 +99,8 @@ GemmKernel choose_staged_tile(int64_t m, int64_t n, const GemmLayout& layout, ui
     if (tile == "32x64") return GemmKernel::staged_m32n64;
   }
   const bool wide_gather = !layout.b_vec && n >= kGatherWideN;
-  return tiles(64, 64) >= kFewTiles || wide_gather ? GemmKernel::staged_n64 : GemmKernel::staged_m32n64;
+  const bool split_full = k > kStagedUnsplitMaxK && tiles(64, 64) * staged_splits_by_cost(layout.batches, m, n, k) >= kFullGroups;
+  return tiles(64, 64) >= kFewTiles || split_full || wide_gather ? GemmKernel::staged_n64 : GemmKernel::staged_m32n64;
 }
 
 // How a kernel reads the rows of A and B: element by element (the rows kernel), 16-byte vectors
@@ -154,7 +166,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   const int64_t tiles128 = (m + 127) / 128 * ((n + 127) / 128) * layout.batches;
   // Shared memory: gemm_simt (BN 128) takes 32768 bytes.
   const uint32_t shared = info.device.max_shared_memory;
-  const GemmKernel staged = choose_staged_tile(m, n, layout, shared);
+  const GemmKernel staged = choose_staged_tile(m, n, k, layout, shared);
   const GemmKernel simt = tiles128 >= kFewTiles && shared >= 32768 ? GemmKernel::simt : GemmKernel::simt_n64;
   if (mode == "rows") return GemmKernel::rows;
   if (mode == "tiled") return GemmKernel::tiled;

@@ -89,7 +89,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
 
 // Split K: a product with fewer than 128 output tiles of 64 x 64 (over all batches) and K >= 256
 // is cut into K chunks of >= 64 run as separate workgroups (up to 384 in all; the staged kernel
-// by its own cost model) that write fp32 partial sums to a scratch buffer; a second dispatch
+// by its own cost model, up to 256) that write fp32 partial sums to a scratch buffer; a second dispatch
 // (gemm_reduce) adds them and applies the epilogue. VOLVOX_VK_SPLITK = N forces N splits (tests,
 // measurements; 1 = never).
 //
