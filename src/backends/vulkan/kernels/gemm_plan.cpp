@@ -82,7 +82,7 @@ int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t 
 // fill the GPU twice over (kFullGroups; DeepLabV3's ASPP layers, K 8640, and its 3x3 classifier),
 // the larger tile's fewer loads per multiply-add win: DeepLabV3 1.476 -> 1.406 ms (H100, session
 // 32). With every split product of K > 512 on 64 x 64 the encoder's feed-forward down-projection
-// (16 tiles x 9 splits) lost (0.461 -> 0.478 ms, H200). So 128 x 128 for products of >= 256 such
+// (16 tiles x 9 splits) lost (0.463 -> 0.477 ms, H200). So 128 x 128 for products of >= 256 such
 // tiles; 64 x 64 where that makes >= kFewTiles workgroups unsplit, or >= kFullGroups split by the
 // cost formula, or B is gathered from rows of >= kGatherWideN; else 32 x 64.
 // VOLVOX_VK_STAGED_TILE = 64x128 | 64x64 | 32x64 forces one below 128 x 128 (tests, measurements;
