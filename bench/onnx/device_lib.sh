@@ -1,0 +1,76 @@
+# The steps every device call's script repeats (bench/onnx/results/*/run.sh), sourced by it:
+#   source bench/onnx/device_lib.sh
+#   vx_setup vx_base vx_new test_parity   # .gl/t/NAME.xz -> /tmp/t/NAME; the libraries they link
+#   vx_parity 300                         # the GPU suites of /tmp/t/test_parity into $R/parity.txt
+#   vx_export transformer_encoder,resnet50
+#   vx_bench r1_resnet50_base vx_base resnet50 VOLVOX_X=0
+#   vx_summary; vx_pack s33a.tar.xz
+#   vx_torch transformer_encoder,resnet50 150
+# Results go under $R ($OUT/r); only 8 files come back one by one, so vx_pack tars $R into $OUT.
+# The binaries are packed here by bench/onnx/pack_device_binaries.sh. Device command:
+#   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
+#   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; bash <results>/run.sh
+R=${R:-$OUT/r}
+mkdir -p "$R" /tmp/t /tmp/m
+
+# vx_setup NAME...: unpacks the Debian libraries (.gl/onnx/vxlib.tar.xz) and each .gl/t/NAME.xz into
+# /tmp/t/NAME; records the GPU.
+vx_setup() {
+  tar -C /tmp -xJf .gl/onnx/vxlib.tar.xz
+  export LD_LIBRARY_PATH=/tmp/vxlib
+  local n
+  for n in "$@"; do xz -dc ".gl/t/$n.xz" > "/tmp/t/$n" && chmod +x "/tmp/t/$n"; done
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$R/gpu.txt" 2>&1
+  cat "$R/gpu.txt"
+}
+
+# vx_parity SECONDS [FILTER]: test_parity's GPU suites (by default the cooperative-matrix, GEMM,
+# runner and conv ones). A cold driver cache compiles every pipeline first: the denoiser's coopmat
+# variant suites alone took 105 s on the H200 (session 32), so give it >= 240 s.
+vx_parity() {
+  local seconds=$1 filter=${2:-'*CooperativeMatrix*:*Coopmat*:*VulkanGemm*:*VulkanRunner*:*VulkanConv*'}
+  timeout "$seconds" /tmp/t/test_parity --gtest_filter="$filter" > "$R/parity.txt" 2>&1
+  echo "test_parity rc $?" >> "$R/parity.txt"
+  tail -3 "$R/parity.txt"
+  grep -E "^\[  FAILED" "$R/parity.txt"
+}
+
+# vx_export MODELS: the zoo models PyTorch has (comma-separated) exported as /tmp/m/MODEL.onnx;
+# their input shapes in the associative array S (for `volvox bench --shape`).
+declare -A S
+vx_export() {
+  timeout 120 python3 bench/onnx/zoo/torch_zoo_gpu.py --export-dir /tmp/m --json "$R/torch_eager.json" --runs 3 \
+    --warmup 1 --warmup-seconds 0 --no-compile --models "$1" > "$R/torch_export.log" 2>&1
+  local name shape
+  while read -r name shape; do S[$name]=$shape; done < /tmp/m/shapes.txt
+}
+
+# vx_bench TAG BIN MODEL [ENV=VALUE ...]: `volvox bench` of /tmp/m/MODEL.onnx at fp16 with IO binding,
+# 30 runs after 5 and 1 s, into $R/TAG.txt (an environment is needed: pass VOLVOX_X=0 for none).
+vx_bench() {
+  local tag=$1 bin=$2 model=$3
+  shift 3
+  env "$@" timeout 40 "/tmp/t/$bin" bench "/tmp/m/$model.onnx" --device vulkan --precision fp16 --shape "${S[$model]}" \
+    --runs 30 --warmup 5 --warmup-seconds 1 --io-binding > "$R/$tag.txt" 2>&1
+}
+
+# vx_summary: one line per r*_*.txt of $R: wall median and min, GPU median and min, into
+# $R/summary.txt.
+vx_summary() {
+  (cd "$R" && for f in r*_*.txt; do
+    echo "$f $(head -2 "$f" | sed 's/.*: 30 runs, //;s/ (first.*//;s/device time.*: //' | tr '\n' ' ')"
+  done) > "$R/summary.txt"
+  cat "$R/summary.txt"
+}
+
+# vx_pack ARCHIVE: $R as $OUT/ARCHIVE (call it after each stage: what ran comes back if a later one
+# overruns the call's limit).
+vx_pack() { (cd "$OUT" && tar -cJf "$1" "$(basename "$R")"); }
+
+# vx_torch MODELS SECONDS: PyTorch eager and torch.compile (reduce-overhead), fp32 and fp16, 20 runs
+# after 5 and 1 s, on the models (comma-separated), into $R/torch.json and $R/torch.log.
+vx_torch() {
+  timeout "$2" python3 bench/onnx/zoo/torch_zoo_gpu.py --export-dir /tmp/m2 --json "$R/torch.json" --runs 20 --warmup 5 \
+    --warmup-seconds 1 --models "$1" > "$R/torch.log" 2>&1
+  grep "compile" "$R/torch.log" | grep -v Warning
+}
