@@ -13,8 +13,15 @@ for pair in "$@"; do
   name=${pair%%=*} path=${pair#*=}
   if [[ "$name" == "$pair" || ! -f "$path" ]]; then echo "$0: '$pair' is not NAME=PATH of a file" >&2; exit 1; fi
 done
-for pair in "$@"; do xz -9e -T0 -c "${pair#*=}" > "$ROOT/.gl/t/${pair%%=*}.xz" & done
-wait
+# Each packed beside its place and moved there when whole; a failed xz fails the script and leaves
+# nothing (a bare `wait` would return 0 and leave a truncated archive to be carried).
+pids=()
+for pair in "$@"; do
+  out="$ROOT/.gl/t/${pair%%=*}.xz"
+  (xz -9e -T0 -c "${pair#*=}" > "$out.part" && mv "$out.part" "$out" || { rm -f "$out.part"; exit 1; }) &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
 if [[ ! -f "$ROOT/.gl/onnx/vxlib.tar.xz" ]]; then
   bash "$ROOT/bench/onnx/prepare_device_run.sh" > /dev/null
   rm -f "$ROOT/.gl/onnx/volvox"
