@@ -54,11 +54,11 @@ vx_bench() {
     --runs 30 --warmup 5 --warmup-seconds 1 --io-binding > "$R/$tag.txt" 2>&1
 }
 
-# vx_summary: one line per r*_*.txt of $R: wall median and min, GPU median and min, into
+# vx_summary: one line per r*_*.txt of $R (any run count): wall median and min, GPU median and min, into
 # $R/summary.txt.
 vx_summary() {
   (cd "$R" && for f in r*_*.txt; do
-    echo "$f $(head -2 "$f" | sed 's/.*: 30 runs, //;s/ (first.*//;s/device time.*: //' | tr '\n' ' ')"
+    echo "$f $(head -2 "$f" | sed 's/.*: [0-9]* runs, //;s/ (first.*//;s/device time.*: //' | tr '\n' ' ')"
   done) > "$R/summary.txt"
   cat "$R/summary.txt"
 }
