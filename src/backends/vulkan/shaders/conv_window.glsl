@@ -1,7 +1,8 @@
 // One output element of the direct convolutions (conv_nchw.comp, conv_dot.comp): its position from
-// its linear index, and the products of one input channel's window added to acc in tap order (taps
-// in the padding skipped). Include after window_geometry.glsl, the constants CG and MG (input and
-// output channels per group) and the buffers x_data [N, C, IZ, IY, IX] and w_data [M, CG, KZ, KY, KX].
+// its linear index, and (conv_dot.comp) the products of one input channel's window added to acc in
+// tap order (taps in the padding skipped). Include after window_geometry.glsl, the constants CG and
+// MG (input and output channels per group) and the buffers x_data [N, C, IZ, IY, IX] and
+// w_data [M, CG, KZ, KY, KX].
 struct ConvOutput {
   int n, oc, g;    // image, output channel, its group
   int oz, oy, ox;  // output position
