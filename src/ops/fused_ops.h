@@ -45,8 +45,12 @@
 //   vx.FusedMatMul  (kFusedMatMul)   Y = act(MatMul(A, B) + Bias + Residual)
 //     inputs:  A, B (numpy matmul semantics, as MatMul), Bias (optional, 1-D [N], added to the last axis),
 //              Residual (optional, broadcasts onto MatMul(A, B)'s shape; added before the activation,
-//              as the GEMM epilogue does; created by fuse_matmul_residual, Vulkan path only)
+//              as the GEMM epilogue does; created by fuse_matmul_residual, Vulkan path only),
+//              LnScale (optional, [N]) and LnBias (optional, [N], only with LnScale): with LnScale,
+//              Y = LayerNorm over the last axis of act(...) times LnScale plus LnBias (as vx.LayerNorm;
+//              created by fuse_matmul_layer_norm, Vulkan path only)
 //     attrs:   activation  string "none" | "relu" | "gelu_erf" | "gelu_tanh"
+//              layer_norm_epsilon  float (default 1e-5; with LnScale)
 //   vx.MatMulInt8W  (kMatMulInt8W)   Y = act(MatMul(A, W) + Bias) with W = Wq * Scales (per column)
 //     inputs:  A [..., K] f32, Wq [K, N] int8 constant, Scales [N] f32 constant, Bias (optional, [N])
 //     attrs:   activation  (as vx.FusedMatMul)

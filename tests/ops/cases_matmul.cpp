@@ -1,6 +1,7 @@
 // Matrix products: MatMul (numpy broadcasting, vectors), Gemm (transposes, alpha, beta, C
-// broadcast), the fused vx.FusedMatMul (bias, activation, residual) and vx.MatMulInt8W (int8
-// weights dequantised in the kernel), and the quantised MatMulInteger and QLinearMatMul.
+// broadcast), the fused vx.FusedMatMul (bias, activation, residual, rows normalised) and
+// vx.MatMulInt8W (int8 weights dequantised in the kernel), and the quantised MatMulInteger and
+// QLinearMatMul.
 //
 // Float products accumulate in fp32 on the device and in oneDNN, in double in the reference: the
 // tolerance is 1e-4 of the output's peak (at least 1e-4), 1e-2 at fp16 storage.
@@ -114,6 +115,37 @@ VX_OP_CASES(matmul) {
                             }},
                            {"per_batch", [](OpCase& v) {
                               v.with_inputs({f32({2, 9, 19}), f32({19, 37}).constant(), f32({37}).constant(), f32({2, 1, 1})});
+                            }}}));
+  // vx.FusedMatMul normalising its rows (LnScale, LnBias): in the split-K reduce pass, after an
+  // unsplit product, without LnBias, and rows too long for the reduce pass (the LayerNorm then
+  // follows the split product). K = 300 splits; the 64 x 64 kernel forced so that the variant is
+  // known on every device.
+  auto layer_norm_inputs = [](int64_t n, bool ln_bias) {
+    std::vector<InputSpec> ins = {f32({2, 9, 300}), f32({300, n}, -0.1f, 0.1f).constant(), f32({n}).constant(),
+                                  f32({2, 9, n}), f32({n}, 0.5f, 1.5f).constant()};
+    if (ln_bias) ins.push_back(f32({n}).constant());
+    return ins;
+  };
+  cases.add(product_case(kFusedMatMul, "layer_norm")
+                .with_inputs(layer_norm_inputs(200, true))
+                .attr("layer_norm_epsilon", 1e-3f)
+                .env("VOLVOX_VK_GEMM", "tiled")
+                .may_fall_back(Backend::cpu)
+                .variants({{"split3_in_reduce", [](OpCase& v) {
+                              v.env("VOLVOX_VK_SPLITK", "3").expect_variant(Backend::vulkan_f32, "tiled_splitk3+reduce_layer_norm")
+                                  .expect_variant(Backend::vulkan_f16, "tiled_splitk3+reduce_layer_norm");
+                            }},
+                           {"unsplit", [](OpCase& v) {
+                              v.env("VOLVOX_VK_SPLITK", "1").expect_variant(Backend::vulkan_f32, "tiled+layer_norm_")
+                                  .expect_variant(Backend::vulkan_f16, "tiled+layer_norm_");
+                            }},
+                           {"split2_no_ln_bias", [layer_norm_inputs](OpCase& v) {
+                              v.with_inputs(layer_norm_inputs(200, false)).env("VOLVOX_VK_SPLITK", "2")
+                                  .expect_variant(Backend::vulkan_f32, "tiled_splitk2+reduce_layer_norm");
+                            }},
+                           {"split2_rows_of_1100", [layer_norm_inputs](OpCase& v) {
+                              v.with_inputs(layer_norm_inputs(1100, true)).env("VOLVOX_VK_SPLITK", "2")
+                                  .expect_variant(Backend::vulkan_f32, "tiled_splitk2+layer_norm_");
                             }}}));
   // vx.MatMulInt8W: 300 columns (one block of 256 and a remainder).
   cases.add(product_case(kMatMulInt8W, "bias_relu")

@@ -1,17 +1,20 @@
 // The Vulkan path's folds of a transformer's layout and residual ops into the fused ops
 // (passes/fold_attention_transposes.h, passes/fuse_matmul_residual.h,
-// passes/gemm_as_fused_matmul.h): the graph after the pass
+// passes/gemm_as_fused_matmul.h, passes/fuse_matmul_layer_norm.h): the graph after the pass
 // has the expected nodes, and computes what the graph before it does on the CPU reference kernels
 // (1e-6 of the output's peak: the same double-precision arithmetic in another order), and on the
 // fast kernels, which must decline what they do not implement (1e-4). Patterns
 // that must stay (another reader, K transposed, an activation, a widening broadcast) are left alone.
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
 #include "passes/fold_attention_transposes.h"
 #include "passes/fuse_matmul_bias_act.h"
+#include "passes/fuse_matmul_layer_norm.h"
 #include "passes/fuse_matmul_residual.h"
 #include "passes/gemm_as_fused_matmul.h"
 #include "session/model_runner.h"
@@ -354,6 +357,179 @@ TEST(VulkanFolds, ReshapedResidualLookalikesStay) {
     EXPECT_EQ(count_ops(g, "Reshape"), 2) << what;
     EXPECT_EQ(only(g, kFusedMatMul).inputs.size(), 3u) << what;
     expect_same_results(b.g, g, b.feeds);
+  }
+}
+
+// ---- fuse_matmul_layer_norm ----
+
+// A post-norm block's end: vx.LayerNorm over E = 12 of vx.FusedMatMul(a [5, 8], W [8, 12], Bias,
+// Residual) (as fuse_matmul_residual leaves it), maybe through Reshapes to `views` first.
+struct NormOptions {
+  bool bias = true, residual = true, norm_bias = true;
+  std::optional<float> epsilon = 1e-3f;  // nullopt: no attribute
+  std::string activation = "none";
+  std::vector<std::vector<int64_t>> views = {};  // the Reshapes' targets, in order
+  int64_t scale_length = 12;
+  bool norm_read_by_relu = false;  // the norm's output read by a Relu (the graph output), else the graph output
+};
+
+struct NormedProduct : AttentionGraphBuilder {
+  ValueId product = kNoValue, scale = kNoValue, norm_bias = kNoValue, norm = kNoValue;
+  std::vector<ValueId> views;
+  explicit NormedProduct(const NormOptions& o = {}) {
+    const ValueId a = input("a", {5, 8});
+    std::vector<ValueId> ins = {a, constant(test::random_tensor({8, 12}, 40))};
+    ins.push_back(o.bias ? constant(test::random_tensor({12}, 41)) : kNoValue);
+    if (o.residual) ins.push_back(input("r", {5, 12}));
+    Attributes act;
+    act.set("activation", o.activation);
+    product = node(kFusedMatMul, ins, act);
+    ValueId x = product;
+    for (const std::vector<int64_t>& target : o.views) {
+      Tensor dims(DType::i64, Shape{int64_t(target.size())});
+      std::copy(target.begin(), target.end(), dims.data<int64_t>());
+      x = node("Reshape", {x, constant(dims)});
+      views.push_back(x);
+    }
+    scale = constant(test::random_tensor({o.scale_length}, 42, 0.5f, 1.5f));
+    std::vector<ValueId> norm_ins = {x, scale};
+    if (o.norm_bias) norm_ins.push_back(norm_bias = constant(test::random_tensor({12}, 43)));
+    Attributes eps;
+    if (o.epsilon) eps.set("epsilon", *o.epsilon);
+    norm = node(kLayerNorm, norm_ins, eps);
+    g.outputs = {o.norm_read_by_relu ? node("Relu", {norm}) : norm};
+  }
+};
+
+// The fused node's inputs and attribute, and the norm's output written by the end of the chain.
+void expect_norm_joined(const NormedProduct& b, const Graph& fused, const NormOptions& o, const std::string& what) {
+  fused.validate();
+  EXPECT_EQ(count_ops(fused, kLayerNorm), 0) << what;
+  EXPECT_EQ(count_ops(fused, kFusedMatMul), 1) << what;
+  EXPECT_EQ(count_ops(fused, "Reshape"), int(o.views.size())) << what;
+  ASSERT_EQ(fused.nodes.size(), 1 + o.views.size() + (o.norm_read_by_relu ? 1 : 0)) << what;
+  const Node& mm = fused.nodes[0];
+  ASSERT_EQ(mm.op, kFusedMatMul) << what;
+  ASSERT_EQ(mm.inputs.size(), 6u) << what;
+  EXPECT_EQ(mm.inputs[2] != kNoValue, o.bias) << what;
+  EXPECT_EQ(mm.inputs[3] != kNoValue, o.residual) << what;
+  EXPECT_EQ(mm.inputs[4], b.scale) << what;
+  EXPECT_EQ(mm.inputs[5], b.norm_bias) << what;  // kNoValue without one
+  EXPECT_FLOAT_EQ(mm.attrs.get_float("layer_norm_epsilon", 0.0f), o.epsilon.value_or(1e-5f)) << what;
+  EXPECT_EQ(mm.attrs.get_string("activation", ""), o.activation) << what;
+  // The chain stays in order, each Reshape reading the one before; the last writes the norm's value.
+  ValueId v = mm.outputs[0];
+  for (size_t k = 0; k < o.views.size(); ++k) {
+    const Node& r = fused.nodes[1 + k];
+    ASSERT_EQ(r.op, "Reshape") << what;
+    EXPECT_EQ(r.inputs[0], v) << what;
+    v = r.outputs[0];
+  }
+  EXPECT_EQ(v, b.norm) << what;
+  EXPECT_EQ(fused.value(v).name, b.g.value(b.norm).name) << what;
+  EXPECT_EQ(fused.outputs, b.g.outputs) << what;
+  if (o.norm_read_by_relu) {
+    EXPECT_EQ(fused.nodes.back().op, "Relu") << what;
+    EXPECT_EQ(fused.nodes.back().inputs[0], b.norm) << what;
+  }
+}
+
+TEST(VulkanFolds, LayerNormJoinsTheFusedMatMul) {
+  const NormOptions cases[] = {{},
+                               {.norm_bias = false},
+                               {.epsilon = std::nullopt},
+                               {.bias = false},
+                               {.residual = false, .activation = "relu"},
+                               {.norm_read_by_relu = true}};
+  for (const NormOptions& o : cases) {
+    const NormedProduct b(o);
+    const Graph fused = fuse_matmul_layer_norm(b.g);
+    expect_norm_joined(b, fused, o,
+                       cat(o.bias ? "bias" : "no bias", o.residual ? ", residual" : "", o.norm_bias ? ", norm bias" : "",
+                           o.epsilon ? "" : ", default epsilon", ", ", o.activation, o.norm_read_by_relu ? ", read by a Relu" : ""));
+  }
+}
+
+TEST(VulkanFolds, LayerNormJoinsTheFusedMatMulThroughReshapes) {
+  const NormOptions cases[] = {{.views = {{5, 1, 12}}},  // PyTorch's out-projection, [T, E] -> [T, 1, E]
+                               {.views = {{5, 1, 12}, {1, 5, 12}}},
+                               {.norm_bias = false, .views = {{5, 1, 12}}, .norm_read_by_relu = true}};
+  for (const NormOptions& o : cases) {
+    const NormedProduct b(o);
+    const Graph fused = fuse_matmul_layer_norm(b.g);
+    expect_norm_joined(b, fused, o, cat(o.views.size(), " Reshapes", o.norm_bias ? "" : ", no norm bias"));
+    // The view's shape is recorded for the norm's value, which the last Reshape now writes.
+    EXPECT_EQ(fused.value(b.norm).shape, Shape(o.views.back()));
+    EXPECT_EQ(fused.value(b.norm).dtype, DType::f32);
+  }
+}
+
+// The graph is left as it was: one vx.LayerNorm, the FusedMatMul with its own inputs.
+void expect_norm_stays(const NormedProduct& b, const Graph& g, const std::string& what) {
+  EXPECT_EQ(count_ops(g, kLayerNorm), 1) << what;
+  EXPECT_EQ(g.nodes.size(), b.g.nodes.size()) << what;
+  EXPECT_EQ(only(g, kFusedMatMul).inputs.size(), b.g.nodes[0].inputs.size()) << what;
+  EXPECT_FALSE(only(g, kFusedMatMul).attrs.has("layer_norm_epsilon")) << what;
+}
+
+TEST(VulkanFolds, LayerNormStaysWhenTheProductHasAnotherReader) {
+  std::vector<std::pair<std::string, NormedProduct>> cases;
+  cases.emplace_back("the product is read by a Relu too", NormedProduct());
+  cases.back().second.g.outputs.push_back(cases.back().second.node("Relu", {cases.back().second.product}));
+  cases.emplace_back("the product is a graph output too", NormedProduct());
+  cases.back().second.g.outputs.push_back(cases.back().second.product);
+  cases.emplace_back("a Reshape's output is read by a Relu too", NormedProduct({.views = {{5, 1, 12}}}));
+  cases.back().second.g.outputs.push_back(cases.back().second.node("Relu", {cases.back().second.views[0]}));
+  cases.emplace_back("a Reshape's output is a graph output too", NormedProduct({.views = {{5, 1, 12}}}));
+  cases.back().second.g.outputs.push_back(cases.back().second.views[0]);
+  for (const auto& [what, b] : cases) {
+    const Graph g = fuse_matmul_layer_norm(b.g);
+    expect_norm_stays(b, g, what);
+    expect_same_results(b.g, g, b.feeds);
+  }
+}
+
+TEST(VulkanFolds, LayerNormStaysWhenAReshapeChangesTheRows) {
+  const NormOptions cases[] = {{.views = {{5, 3, 4}}, .scale_length = 4},  // rows of 4: another norm
+                               {.views = {{5, 1, 12}, {60}}, .scale_length = 60}};
+  for (const NormOptions& o : cases) {
+    NormedProduct b(o);
+    if (o.scale_length != 12)  // the norm's bias matches its rows too
+      b.g.nodes.back().inputs[2] = b.norm_bias = b.constant(test::random_tensor({o.scale_length}, 43));
+    const Graph g = fuse_matmul_layer_norm(b.g);
+    const std::string what = cat("rows of ", o.scale_length);
+    expect_norm_stays(b, g, what);
+    EXPECT_EQ(count_ops(g, "Reshape"), int(o.views.size())) << what;
+    expect_same_results(b.g, g, b.feeds);
+  }
+}
+
+TEST(VulkanFolds, LayerNormStaysWhenItsScaleHasAnotherLength) {
+  // Rows of 12, a scale (or a bias) of 6 or [1, 12] values: not the [N] vectors the fused norm takes.
+  NormedProduct short_scale({.scale_length = 6});
+  expect_norm_stays(short_scale, fuse_matmul_layer_norm(short_scale.g), "scale [6]");
+  NormedProduct short_bias;
+  short_bias.g.nodes.back().inputs[2] = short_bias.constant(test::random_tensor({6}, 43));
+  expect_norm_stays(short_bias, fuse_matmul_layer_norm(short_bias.g), "bias [6]");
+  NormedProduct matrix_scale;
+  matrix_scale.g.nodes.back().inputs[1] = matrix_scale.constant(test::random_tensor({1, 12}, 42, 0.5f, 1.5f));
+  const Graph g = fuse_matmul_layer_norm(matrix_scale.g);
+  expect_norm_stays(matrix_scale, g, "scale [1, 12]");
+  expect_same_results(matrix_scale.g, g, matrix_scale.feeds);
+}
+
+// The fused graph computes what the unfused one does: the norm after the bias, the residual and
+// the activation, on the reference kernels and the fast ones (oneDNN's declines the norm).
+TEST(VulkanFolds, LayerNormJoinedComputesWhatTheGraphDid) {
+  const NormOptions cases[] = {{},
+                               {.norm_bias = false, .epsilon = std::nullopt},
+                               {.residual = false, .activation = "relu"},
+                               {.bias = false, .views = {{5, 1, 12}, {1, 5, 12}}, .norm_read_by_relu = true}};
+  for (const NormOptions& o : cases) {
+    const NormedProduct b(o);
+    const Graph fused = fuse_matmul_layer_norm(b.g);
+    ASSERT_EQ(count_ops(fused, kLayerNorm), 0);
+    expect_same_results(b.g, fused, b.feeds);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/fuse_matmul_bias_act.h"
+#include "passes/fuse_matmul_layer_norm.h"
 #include "passes/fuse_matmul_residual.h"
 #include "passes/fuse_squeeze_excite.h"
 #include "passes/fuse_upsample_concat_conv.h"
@@ -72,7 +73,12 @@ void optimize_for_vulkan(Graph& graph) {
   g = merge_sibling_slices(std::move(g));  // a packed QKV cut by three Slices: one Split dispatch
   // The packed QKV product computed as three panels, so that Q, K and V are aliases of its output:
   // the Split (or PyTorch 2's Transpose) copy goes.
-  if (vulkan_runs_fused_matmul()) g = matmul_column_panels(std::move(g));
+  if (vulkan_runs_fused_matmul()) {
+    g = matmul_column_panels(std::move(g));
+    // The LayerNorm after a product (a post-norm encoder's, after the out-projection and the
+    // second FFN product): normalised by the product's reduce pass, one dispatch instead of two.
+    g = fuse_matmul_layer_norm(std::move(g));
+  }
   g = remove_dead_nodes(std::move(g));
   g.validate();
   graph = std::move(g);

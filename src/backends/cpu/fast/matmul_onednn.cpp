@@ -340,8 +340,9 @@ class OneDnnMatMul {
 bool matmul_supports_unchecked(const Node& node, const Graph& g) {
   const bool int8 = node.op == kMatMulInt8W;
   if (node.outputs.size() != 1 || !known_f32(g, node.input(0))) return false;
-  // vx.FusedMatMul's residual (input 3, the Vulkan path's epilogue): the reference kernel runs it.
-  if (node.op == kFusedMatMul && node.input(3) != kNoValue) return false;
+  // vx.FusedMatMul's residual and row normalisation (inputs 3 and 4, the Vulkan path's epilogue):
+  // the reference kernel runs them.
+  if (node.op == kFusedMatMul && (node.input(3) != kNoValue || node.input(4) != kNoValue)) return false;
   if (!int8 && !known_f32(g, node.input(1))) return false;
   if (node.op == "Gemm" && node.input(2) != kNoValue && !constant_of(g, node.input(2), DType::f32)) return false;
   try {

@@ -99,8 +99,27 @@ void apply_activation(std::vector<double>& v, const std::string& act, const Kern
   }
 }
 
+// Each row of c values of v normalised: (x - mean) / sqrt(var + eps) * scale + bias (vx.LayerNorm,
+// and vx.FusedMatMul's LnScale / LnBias); scale and bias must have c values.
+void normalize_rows(std::vector<double>& v, int64_t c, double eps, const std::vector<double>& scale,
+                    const std::vector<double>& bias, const KernelContext& ctx) {
+  VX_CHECK(int64_t(scale.size()) == c && int64_t(bias.size()) == c, InvalidArgument, node_label(ctx),
+           ": scale and bias must have ", c, " values");
+  const int64_t rows = c ? int64_t(v.size()) / c : 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    double* row = v.data() + r * c;
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < c; ++i) mean += row[i];
+    mean /= double(c);
+    for (int64_t i = 0; i < c; ++i) var += (row[i] - mean) * (row[i] - mean);
+    const double inv = 1.0 / std::sqrt(var / double(c) + eps);
+    for (int64_t i = 0; i < c; ++i) row[i] = (row[i] - mean) * inv * scale[size_t(i)] + bias[size_t(i)];
+  }
+}
+
 // act(y + bias + residual) with bias [N] on the last axis and the residual (input bias_input + 1,
-// vx.FusedMatMul only) broadcast onto y, written to output 0.
+// vx.FusedMatMul only) broadcast onto y, then (vx.FusedMatMul's inputs 4 and 5) each row
+// normalised; written to output 0.
 void finish_product(KernelContext& ctx, Matrix& y, size_t bias_input, bool residual = false) {
   if (ctx.has_input(bias_input)) {
     const std::vector<double> bias = read_doubles(ctx.input(bias_input));
@@ -122,6 +141,11 @@ void finish_product(KernelContext& ctx, Matrix& y, size_t bias_input, bool resid
     });
   }
   apply_activation(y.v, ctx.node().attrs.get_string("activation", "none"), ctx);
+  if (residual && ctx.has_input(4)) {
+    const int64_t n = y.shape.rank() ? y.shape[y.shape.rank() - 1] : 1;
+    normalize_rows(y.v, n, ctx.node().attrs.get_float("layer_norm_epsilon", 1e-5f), read_doubles(ctx.input(4)),
+                   ctx.has_input(5) ? read_doubles(ctx.input(5)) : std::vector<double>(size_t(n), 0.0), ctx);
+  }
   write_doubles(ctx.output(0, DType::f32, y.shape), y.v);
 }
 
@@ -181,22 +205,10 @@ void attention_kernel(KernelContext& ctx) {
 void fused_layer_norm_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   VX_CHECK(x.rank() >= 1, InvalidArgument, node_label(ctx), ": scalar input");
-  const int64_t c = x.dim(x.rank() - 1), rows = c ? x.numel() / c : 0;
-  const double eps = ctx.node().attrs.get_float("epsilon", 1e-5f);
-  const std::vector<double> scale = read_doubles(ctx.input(1));
-  const std::vector<double> bias = ctx.has_input(2) ? read_doubles(ctx.input(2)) : std::vector<double>(size_t(c), 0.0);
-  VX_CHECK(int64_t(scale.size()) == c && int64_t(bias.size()) == c, InvalidArgument, node_label(ctx),
-           ": scale and bias must have ", c, " values");
+  const int64_t c = x.dim(x.rank() - 1);
   std::vector<double> v = read_doubles(x);
-  for (int64_t r = 0; r < rows; ++r) {
-    double* row = v.data() + r * c;
-    double mean = 0, var = 0;
-    for (int64_t i = 0; i < c; ++i) mean += row[i];
-    mean /= double(c);
-    for (int64_t i = 0; i < c; ++i) var += (row[i] - mean) * (row[i] - mean);
-    const double inv = 1.0 / std::sqrt(var / double(c) + eps);
-    for (int64_t i = 0; i < c; ++i) row[i] = (row[i] - mean) * inv * scale[size_t(i)] + bias[size_t(i)];
-  }
+  normalize_rows(v, c, ctx.node().attrs.get_float("epsilon", 1e-5f), read_doubles(ctx.input(1)),
+                 ctx.has_input(2) ? read_doubles(ctx.input(2)) : std::vector<double>(size_t(c), 0.0), ctx);
   write_doubles(ctx.output(0, DType::f32, x.shape()), v);
 }
 

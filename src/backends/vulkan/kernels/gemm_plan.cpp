@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "backends/vulkan/context.h"
+#include "backends/vulkan/kernels/layer_norm.h"
 
 namespace vx::vk {
 namespace {
@@ -41,6 +42,10 @@ constexpr int64_t kFewTiles = 128, kTargetGroups = 384, kMinChunk = 64, kMinSpli
 constexpr int64_t kM32MaxM = 32, kM32MinN = 4096;
 // Products of at most this many rows and terms run on the rows kernel (shaders/gemm_rows.comp).
 constexpr int64_t kRowsMaxM = 4, kRowsMaxK = 1536;
+// Rows gemm_reduce_layer_norm normalises: its 128 threads hold 8 values each.
+constexpr int64_t kLayerNormMaxColumns = 1024;
+// gemm_reduce_layer_norm's specialization constants LN_EPSILON and LN_BIAS.
+constexpr size_t kLayerNormConstantsId = 40;
 
 // K splits for the 64 x 64 and SIMT kernels: VOLVOX_VK_SPLITK = N forces N (tests), else by tile count.
 int64_t choose_splits(int64_t tiles, int64_t k) {
@@ -280,9 +285,21 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     if (splits > 1 && (batches * splits > kMaxGroups || partials > INT_MAX)) splits = 1;
     if (splits == 1) k_chunk = d.k;
   }
+  // A product whose rows are normalised: in the reduce pass when split (and the rows fit it), else
+  // written to a scratch buffer that a LayerNorm dispatch then reads.
+  const bool norm_in_reduce = d.layer_norm && splits > 1 && d.n <= kLayerNormMaxColumns &&
+                              info.device.subgroup_ops.find("arithmetic") != std::string::npos;
+  if (d.layer_norm && (z1_per_dispatch < d.z1_count || d.o_base != 0 || (d.z0_count > 1 && d.o_z0 != d.m * d.n) ||
+                       (d.z1_count > 1 && d.o_z1 != d.z0_count * d.m * d.n)))
+    decline(info, "rows normalised after a product that is not one dense block");
+  Binding y = d.y;
+  if (d.layer_norm && !norm_in_reduce) {
+    y = Binding::scratch_buffer(int(plan.scratch_bytes.size()));
+    plan.scratch_bytes.push_back(uint64_t(batches * d.m * d.n) * device_type_bytes(storage));
+  }
   // Unsplit, the partials binding is never accessed; it names Y, which the dispatch writes anyway
   // (not an input: the binding is writable, and validation would count it as a write to it).
-  Binding partials = d.y;
+  Binding partials = y;
   if (splits > 1) {
     partials = Binding::scratch_buffer(int(plan.scratch_bytes.size()));
     plan.scratch_bytes.push_back(uint64_t(batches * splits * d.m * d.n) * 4);
@@ -322,11 +339,20 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     Dispatch dispatch;
     dispatch.shader = shader_name(shape, storage);
     dispatch.spec_constants = spec;
-    dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, d.y, partials, d.has_bias ? d.bias : d.a, d.b_int8 ? d.scale : d.a};
+    dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, y, partials, d.has_bias ? d.bias : d.a, d.b_int8 ? d.scale : d.a};
     dispatch.set_push(push);
     dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
     plan.dispatches.push_back(dispatch);
-    if (splits > 1) {
+    if (norm_in_reduce) {
+      dispatch.shader = shader_variant("gemm_reduce_layer_norm", {storage});
+      dispatch.spec_constants.resize(kLayerNormConstantsId, 0);  // ids past the post-ops unused
+      dispatch.spec_constants.push_back(std::bit_cast<int32_t>(d.ln_epsilon));
+      dispatch.spec_constants.push_back(d.has_ln_bias ? 1 : 0);
+      dispatch.bindings[0] = d.ln_scale;  // in place of A and B, which the reduce pass never reads
+      dispatch.bindings[1] = d.has_ln_bias ? d.ln_bias : d.ln_scale;
+      dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m), 1);  // a workgroup a row
+      plan.dispatches.push_back(std::move(dispatch));
+    } else if (splits > 1) {
       dispatch.shader = shader_variant("gemm_reduce", {storage});
       // The reduce runs the epilogue: it needs the post-ops (and then takes the GEMM's constants).
       if (d.post_ops.empty()) dispatch.spec_constants = {};
@@ -336,6 +362,10 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   }
   std::string variant = shape.family;
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
+  if (norm_in_reduce) variant += "+reduce_layer_norm";
+  else if (d.layer_norm)
+    variant += "+layer_norm_" + add_layer_norm(plan, info, storage, y, d.ln_scale, d.has_ln_bias, d.ln_bias, d.y,
+                                               batches * d.m, d.n, d.ln_epsilon);
   if (a_vec && shape.loads != RowLoads::elements) variant += "+vecA";
   if (b_vec && shape.loads != RowLoads::elements) variant += "+vecB";
   if (b_half_vec) variant += "+halfVecB";

@@ -46,6 +46,12 @@ struct GemmDesc {
   Binding scale;
   // vx.FusedConv's post-ops, after the activation (shaders/post_ops.glsl: at most kMaxPostOps).
   std::vector<PostOp> post_ops;
+  // Each row of Y normalised after the epilogue (vx.FusedMatMul's LnScale / LnBias: a LayerNorm
+  // over N): Y = (Y - mean) / sqrt(var + epsilon) * ln_scale (+ ln_bias). Y must be one dense
+  // block from offset 0 and one dispatch's batches.
+  bool layer_norm = false, has_ln_bias = false;
+  float ln_epsilon = 1e-5f;
+  Binding ln_scale, ln_bias;
 };
 
 constexpr size_t kMaxPostOps = 4;
@@ -91,7 +97,9 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
 // is cut into K chunks of >= 64 run as separate workgroups (up to 384 in all; the staged kernel
 // by its own cost model, up to 256) that write fp32 partial sums to a scratch buffer; a second dispatch
 // (gemm_reduce) adds them and applies the epilogue. VOLVOX_VK_SPLITK = N forces N splits (tests,
-// measurements; 1 = never).
+// measurements; 1 = never). With layer_norm, a split product's second dispatch also normalises
+// the rows (gemm_reduce_layer_norm, rows of at most kLayerNormMaxColumns, subgroup arithmetic);
+// otherwise the product goes to a scratch buffer and a LayerNorm dispatch (layer_norm.h) follows.
 //
 // Appends the dispatches of one GEMM (several when the batch exceeds one dispatch's workgroup
 // count) and returns the variant ("tiled", "coopmat", "coopmat128", "tiled_splitk4", with "+vecA" / "+vecB" when

@@ -3,6 +3,7 @@
 // subgroup reductions) where the device has subgroup arithmetic, else row_stats.comp (MODE 0, the
 // kernel LayerNormalization uses). Both: two-pass mean and variance in fp32.
 #include "backends/vulkan/context.h"
+#include "backends/vulkan/kernels/layer_norm.h"
 #include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "backends/vulkan/kernels/row_stats_push.h"
@@ -17,6 +18,32 @@ struct LayerNormPush {
   float eps;
   int32_t flags;  // 1: scale, 2: bias
 };
+
+}  // namespace
+
+std::string add_layer_norm(OpPlan& plan, const OpInfo& info, DeviceType storage, Binding x, Binding scale, bool has_bias,
+                           Binding bias, Binding y, int64_t rows, int64_t cols, float eps) {
+  const int32_t flags = 1 | (has_bias ? 2 : 0);
+  Dispatch d;
+  d.groups = linear_groups(uint64_t(rows), 1);
+  std::string variant;
+  if (info.device.subgroup_ops.find("arithmetic") != std::string::npos) {
+    d.shader = shader_variant("layer_norm", {storage});
+    d.bindings = {x, scale, bias, y};
+    d.set_push(LayerNormPush{int32_t(rows), int32_t(cols), eps, flags});
+    variant = "subgroup";
+  } else {
+    d.shader = shader_variant("row_stats", {storage});
+    d.spec_constants = {0, 2, 0};
+    d.bindings = {x, scale, bias, y, y, y};
+    d.set_push(RowStatsPush{int32_t(rows), int32_t(cols), 0, eps, flags});
+    variant = "reduce";
+  }
+  plan.dispatches.push_back(std::move(d));
+  return variant;
+}
+
+namespace {
 
 OpPlan plan_vx_layer_norm(const OpInfo& info) {
   if (!info.has_input(0) || !info.has_input(1)) decline(info, "X and Scale are required");
@@ -37,23 +64,9 @@ OpPlan plan_vx_layer_norm(const OpInfo& info) {
     flags |= 1 << (i - 1);
   }
   if (info.outputs[0].device != storage || info.outputs[0].shape != xs) decline(info, "output differs from X");
-  const float eps = info.node.attrs.get_float("epsilon", 1e-5f);
-  Dispatch d;
-  d.groups = linear_groups(uint64_t(rows), 1);
   OpPlan plan;
-  if (info.device.subgroup_ops.find("arithmetic") != std::string::npos) {
-    d.shader = shader_variant("layer_norm", {storage});
-    d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0)};
-    d.set_push(LayerNormPush{int32_t(rows), int32_t(cols), eps, flags});
-    plan.variant = "subgroup";
-  } else {
-    d.shader = shader_variant("row_stats", {storage});
-    d.spec_constants = {0, 2, 0};
-    d.bindings = {Binding::in(0), param[0], param[1], Binding::out(0), Binding::out(0), Binding::out(0)};
-    d.set_push(RowStatsPush{int32_t(rows), int32_t(cols), 0, eps, flags});
-    plan.variant = "reduce";
-  }
-  plan.dispatches.push_back(std::move(d));
+  plan.variant = add_layer_norm(plan, info, storage, Binding::in(0), param[0], (flags & 2) != 0, param[1], Binding::out(0), rows,
+                                cols, info.node.attrs.get_float("epsilon", 1e-5f));
   return plan;
 }
 

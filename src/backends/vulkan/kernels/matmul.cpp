@@ -1,5 +1,6 @@
 // MatMul (NumPy semantics: 1-D operands promoted, batch axes of any rank broadcast), vx.FusedMatMul
-// (MatMul + bias [N] + residual + activation, ops/fused_ops.h, in the GEMM's epilogue), vx.MatMulInt8W
+// (MatMul + bias [N] + residual + activation, ops/fused_ops.h, in the GEMM's epilogue; then the rows
+// normalised, in the split-K reduce pass where there is one), vx.MatMulInt8W
 // (the same with int8 weights read as bytes, per-column scales in the epilogue) and Gemm (transA,
 // transB, alpha, beta, C broadcast to M x N) on the shared GEMM kernels (gemm_plan.h).
 // Constant operands (weights) are uploaded once, converted to the storage type and laid out
@@ -44,7 +45,8 @@ int add_int8_constant(OpPlan& plan, const OpInfo& info, const Tensor& t) {
 }
 
 // MatMul with an epilogue: bias (input `bias_input` when present), residual (vx.FusedMatMul's
-// input 3 when `residual`: the GEMM's C with beta = 1, broadcast onto the product) and activation.
+// input 3 when `residual`: the GEMM's C with beta = 1, broadcast onto the product) and activation;
+// then, with vx.FusedMatMul's LnScale (input 4) and LnBias (5), each row normalised.
 // With `int8_weights` (vx.MatMulInt8W), B is a constant int8 [K, N] and input 2 its fp32 scales [N].
 OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivation act, bool int8_weights = false,
                             bool residual = false) {
@@ -178,6 +180,20 @@ OpPlan plan_matmul_epilogue(const OpInfo& info, size_t bias_input, GemmActivatio
   }
   d.y = Binding::out(0);
   d.act = act;
+  if (residual && info.has_input(4)) {  // vx.FusedMatMul's LnScale (and LnBias): rows normalised
+    d.layer_norm = true;
+    d.ln_epsilon = info.node.attrs.get_float("layer_norm_epsilon", 1e-5f);
+    for (size_t i : {size_t(4), size_t(5)}) {
+      if (!info.has_input(i)) continue;
+      float_storage(info, i);
+      const OpTensor& t = info.inputs[i];
+      if (t.shape.numel() != n || t.shape.rank() != 1) decline(info, "LayerNorm parameter ", t.shape.str(), " is not a vector of ", n, " values");
+      const Binding b = t.constant ? Binding::constant_blob(add_matrix_constant(plan, *t.constant, 0, 0, false, storage))
+                                   : Binding::in(int(i));
+      (i == 4 ? d.ln_scale : d.ln_bias) = b;
+    }
+    d.has_ln_bias = info.has_input(5);
+  }
   if (info.has_input(bias_input)) {
     float_storage(info, bias_input);
     const OpTensor& bias = info.inputs[bias_input];

@@ -10,7 +10,8 @@
 // Split K (splits > 1): workgroup z = batch * splits + split sums k in [split * k_chunk,
 // (split + 1) * k_chunk) and writes its raw fp32 sums to the partials buffer at [z][m][n];
 // gemm_reduce then adds the splits and applies the epilogue (more workgroups for products with
-// few output tiles, e.g. a decoder's M = 1..128 rows).
+// few output tiles, e.g. a decoder's M = 1..128 rows), or gemm_reduce_layer_norm, which then also
+// normalises each row (vx.FusedMatMul's LnScale / LnBias).
 // B_MODE 2: B holds int8 values (weight-only quantization, vx.MatMulInt8W), packed 4 per 32-bit
 // word, read through B's strides in bytes; their per-column scales apply in the epilogue.
 // Epilogue (every kernel, or gemm_reduce after split K):
@@ -190,14 +191,16 @@ float gemm_activation(float v, int act) {
   return v;
 }
 
-void store_y(BatchOffsets off, int m, int n, float acc) {
+// The epilogue of Y(m, n) for the sum acc (in fp32).
+float epilogue(BatchOffsets off, int m, int n, float acc) {
   float v = p.alpha * acc;
   if ((p.flags & 32) != 0) v *= scale_data[n];
   if ((p.flags & 4) != 0) v += float(bias_data[(p.flags & 64) != 0 ? off.z0 * p.M + m : n]);
   if ((p.flags & 1) != 0) v += p.beta * float(c_data[off.c + m * p.scm + n * p.scn]);
-  v = apply_post_ops(gemm_activation(v, (p.flags >> 3) & 3));
-  y_data[off.o + m * p.N + n] = elem_t(v);
+  return apply_post_ops(gemm_activation(v, (p.flags >> 3) & 3));
 }
+
+void store_y(BatchOffsets off, int m, int n, float acc) { y_data[off.o + m * p.N + n] = elem_t(epilogue(off, m, n, acc)); }
 
 // The GEMM kernels' result for (m, n): the epilogue, or the raw partial sum when splitting K.
 void store_result(BatchOffsets off, int m, int n, float acc) {

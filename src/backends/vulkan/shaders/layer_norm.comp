@@ -28,17 +28,7 @@ layout(std430, binding = 1) readonly buffer BufS { elem_t s_data[]; };
 layout(std430, binding = 2) readonly buffer BufB { elem_t b_data[]; };
 layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
 
-shared float s_part[THREADS];
-
-float block_sum(float v) {
-  v = subgroupAdd(v);
-  if (subgroupElect()) s_part[gl_SubgroupID] = v;
-  barrier();
-  float total = 0.0;
-  for (uint i = 0u; i < gl_NumSubgroups; ++i) total += s_part[i];
-  barrier();  // s_part is reused by the next reduction
-  return total;
-}
+#include "workgroup_sum.glsl"
 
 void main() {
   const int row = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
@@ -55,7 +45,7 @@ void main() {
     sum += v[k];
   }
   for (int c = tid + CACHED * THREADS; c < p.cols; c += THREADS) sum += float(x_data[base + c]);
-  const float mean = block_sum(sum) / n;
+  const float mean = workgroup_sum(sum) / n;
 
   float sq = 0.0;
   [[unroll]] for (int k = 0; k < CACHED; ++k) {
@@ -66,7 +56,7 @@ void main() {
     float d = float(x_data[base + c]) - mean;
     sq += d * d;
   }
-  const float inv = inversesqrt(block_sum(sq) / n + p.eps);
+  const float inv = inversesqrt(workgroup_sum(sq) / n + p.eps);
 
   const bool scale = (p.flags & 1) != 0, bias = (p.flags & 2) != 0;
   [[unroll]] for (int k = 0; k < CACHED; ++k) {
