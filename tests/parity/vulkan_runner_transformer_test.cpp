@@ -1,8 +1,9 @@
 // A small transformer block through DeviceModelRunner on Vulkan, whose fusions must put vx.Attention,
 // vx.LayerNorm and vx.Gelu on the GPU, fold the head Transposes into the attention and the residual
 // Adds into the MatMuls, and give the unfused graph's CPU result (tolerances 1e-4 / 1e-4 in fp32,
-// 3e-2 / 3e-2 in fp16). Likewise PyTorch's out-projection Gemm, Reshapes and residual Add, and
-// PyTorch 2's packed in-projection, whose Q, K and V must be aliases of the product.
+// 3e-2 / 3e-2 in fp16). Likewise PyTorch's out-projection Gemm, Reshapes and residual Add (with a
+// post-norm LayerNorm after it), and PyTorch 2's packed in-projection, whose Q, K and V must be
+// aliases of the product.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -196,6 +197,49 @@ TEST_F(VulkanRunnerTransformer, OutProjectionGemmTakesTheResidual) {
       on_gpu += !p.on_host;
     }
     EXPECT_EQ(on_gpu, 1) << what;
+  }
+}
+
+// A post-norm encoder's out-projection and its LayerNorm as PyTorch exports them: Gemm, Reshapes
+// to [T, 1, E], the residual Add, LayerNormalization over E. On the GPU it must run as one
+// vx.FusedMatMul with the residual in its epilogue and the norm's Scale and Bias (inputs 4, 5); with
+// K split 3 (VOLVOX_VK_SPLITK) the norm runs in the reduce pass, unsplit after the product.
+TEST_F(VulkanRunnerTransformer, PostNormLayerNormJoinsTheOutProjection) {
+  const int64_t t = 20, e = 96;  // K = 96: three chunks of 32 when split 3
+  Builder b;
+  const ValueId x = b.input("x", {t, 1, e});
+  const ValueId attn = b.input("attn", {t, e});
+  Attributes trans_b;
+  trans_b.set("transB", int64_t(1));
+  const ValueId proj = b.op("Gemm", {attn, b.weight({e, e}, 1.0f / std::sqrt(float(e))), b.weight({e}, 0.1f)}, trans_b);
+  const ValueId view = b.op("Reshape", {proj, b.ints({t, 1, e})});
+  Attributes axis;
+  axis.set("axis", int64_t(-1));
+  b.g.outputs = {b.op("LayerNormalization", {b.op("Add", {x, view}), b.weight({e}, 1.0f), b.weight({e}, 0.5f)}, axis)};
+  for (const char* splits : {"3", "1"}) {
+    test::ScopedEnv split_env("VOLVOX_VK_SPLITK", splits);
+    for (Precision precision : {Precision::fp32, Precision::fp16}) {
+      const std::string what = cat(precision == Precision::fp32 ? "fp32" : "fp16", ", splits ", splits);
+      DeviceModelRunner runner(vk::compute_device(ctx()), b.g, runner_options(precision));
+      expect_matches_cpu_reference(runner, b, precision, what.c_str());
+      int fused = 0;
+      for (const Node& n : runner.graph().nodes) {
+        EXPECT_NE(n.op, kLayerNorm) << what;
+        EXPECT_NE(n.op, "LayerNormalization") << what;
+        if (n.op != kFusedMatMul) continue;
+        ++fused;
+        EXPECT_NE(n.input(3), kNoValue) << what << ": the residual";
+        EXPECT_NE(n.input(4), kNoValue) << what << ": the norm's scale";
+        EXPECT_NE(n.input(5), kNoValue) << what << ": the norm's bias";
+      }
+      EXPECT_EQ(fused, 1) << what;
+      for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
+        if (p.op != kFusedMatMul) continue;
+        EXPECT_FALSE(p.on_host) << what << ": " << p.reason;
+        const bool in_reduce = p.variant.find("+reduce_layer_norm") != std::string::npos;
+        EXPECT_EQ(in_reduce, std::string(splits) == "3") << what << ": " << p.variant;
+      }
+    }
   }
 }
 
