@@ -32,7 +32,7 @@ int sole_data_reader(const Graph& g, const Index& ix, ValueId v) {
 Graph fuse_matmul_layer_norm(Graph graph) {
   Index ix(graph);
   const std::vector<Shape> shapes = inferred_shapes(graph);
-  std::vector<std::vector<Node>> replacement(graph.nodes.size());  // new nodes, to run just before node i
+  std::vector<std::vector<Node>> run_before(graph.nodes.size());  // new nodes, to run just before node i
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& mm = graph.nodes[i];
     if (ix.taken[i] || mm.op != kFusedMatMul || mm.outputs.size() != 1 || mm.inputs.size() < 2 || mm.inputs.size() > 4)
@@ -71,7 +71,7 @@ Graph fuse_matmul_layer_norm(Graph graph) {
     fused.inputs.push_back(scale);
     fused.inputs.push_back(ln_bias);
     fused.attrs.set("layer_norm_epsilon", ln.attrs.get_float("epsilon", 1e-5f));
-    std::vector<Node>& nodes = replacement[size_t(norm)];
+    std::vector<Node>& nodes = run_before[size_t(norm)];
     nodes.push_back(std::move(fused));
     for (int r : reshapes) nodes.push_back(graph.nodes[size_t(r)]);
     const ValueId end = nodes.back().outputs[0];
@@ -86,12 +86,7 @@ Graph fuse_matmul_layer_norm(Graph graph) {
     ix.taken[size_t(norm)] = true;
     for (int r : reshapes) ix.taken[size_t(r)] = true;
   }
-  std::vector<Node> nodes;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (Node& n : replacement[i]) nodes.push_back(std::move(n));
-    if (!ix.taken[i]) nodes.push_back(std::move(graph.nodes[i]));
-  }
-  graph.nodes = std::move(nodes);
+  splice_nodes(graph, ix, run_before);
   return graph;
 }
 

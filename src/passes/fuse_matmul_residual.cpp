@@ -82,12 +82,7 @@ Graph fuse_matmul_residual(Graph graph) {
       break;
     }
   }
-  std::vector<Node> nodes;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (Node& n : run_before[i]) nodes.push_back(std::move(n));
-    if (!ix.taken[i]) nodes.push_back(std::move(graph.nodes[i]));
-  }
-  graph.nodes = std::move(nodes);
+  splice_nodes(graph, ix, run_before);
   return graph;
 }
 

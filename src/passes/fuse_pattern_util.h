@@ -24,6 +24,16 @@ struct Index {
 
 inline bool is_op(const Node& n, const char* op) { return n.op == op && n.domain.empty(); }
 
+// graph.nodes rebuilt: run_before[i] (new nodes) just before node i, the taken nodes dropped.
+inline void splice_nodes(Graph& graph, const Index& ix, std::vector<std::vector<Node>>& run_before) {
+  std::vector<Node> nodes;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (Node& n : run_before[i]) nodes.push_back(std::move(n));
+    if (!ix.taken[i]) nodes.push_back(std::move(graph.nodes[i]));
+  }
+  graph.nodes = std::move(nodes);
+}
+
 // The node (index) producing `id` when it is the plain ONNX `op` and not yet taken, else -1.
 inline int producer_op(const Graph& g, const Index& ix, ValueId id, const char* op) {
   if (id == kNoValue) return -1;

@@ -161,6 +161,13 @@ TEST_F(VulkanRunnerTransformer, TransformerBlockRunsFusedOnTheGpu) {
   }
 }
 
+// PyTorch's out-projection of attention values [T, E]: Gemm (transB = 1, bias).
+ValueId out_projection(Builder& b, ValueId attn, int64_t e) {
+  Attributes trans_b;
+  trans_b.set("transB", int64_t(1));
+  return b.op("Gemm", {attn, b.weight({e, e}, 1.0f / std::sqrt(float(e))), b.weight({e}, 0.1f)}, trans_b);
+}
+
 // nn.TransformerEncoderLayer's out-projection as PyTorch exports it: Gemm (transB = 1, bias) on
 // [T, E], Reshapes to [T, 1, E], the residual Add. It must run as one vx.FusedMatMul on the GPU
 // with the residual in its epilogue (the Reshapes are aliases).
@@ -169,9 +176,7 @@ TEST_F(VulkanRunnerTransformer, OutProjectionGemmTakesTheResidual) {
   Builder b;
   const ValueId x = b.input("x", {t, 1, e});
   const ValueId attn = b.input("attn", {t, e});
-  Attributes trans_b;
-  trans_b.set("transB", int64_t(1));
-  const ValueId proj = b.op("Gemm", {attn, b.weight({e, e}, 1.0f / std::sqrt(float(e))), b.weight({e}, 0.1f)}, trans_b);
+  const ValueId proj = out_projection(b, attn, e);
   const ValueId view = b.op("Reshape", {b.op("Reshape", {proj, b.ints({1, t, e})}), b.ints({t, 1, e})});
   b.g.outputs = {b.op("Add", {x, view})};
   for (Precision precision : {Precision::fp32, Precision::fp16}) {
@@ -209,9 +214,7 @@ TEST_F(VulkanRunnerTransformer, PostNormLayerNormJoinsTheOutProjection) {
   Builder b;
   const ValueId x = b.input("x", {t, 1, e});
   const ValueId attn = b.input("attn", {t, e});
-  Attributes trans_b;
-  trans_b.set("transB", int64_t(1));
-  const ValueId proj = b.op("Gemm", {attn, b.weight({e, e}, 1.0f / std::sqrt(float(e))), b.weight({e}, 0.1f)}, trans_b);
+  const ValueId proj = out_projection(b, attn, e);
   const ValueId view = b.op("Reshape", {proj, b.ints({t, 1, e})});
   Attributes axis;
   axis.set("axis", int64_t(-1));
