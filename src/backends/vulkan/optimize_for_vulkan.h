@@ -1,8 +1,10 @@
-// The graph passes of the Vulkan backend: dead nodes, constant folding, dilated Conv kernels cropped
-// to the taps that reach the input, Conv+BatchNormalization folding, fuse_conv_bias_relu (Conv +
-// Relu -> vx.FusedConv), fuse_gelu, fuse_layer_norm, fuse_attention, untranspose_attention_keys,
-// fold_attention_transposes, fuse_matmul_bias_act, gemm_as_fused_matmul and fuse_matmul_residual
-// (only when vulkan_runs_fused_matmul()), dead nodes again.
+// The graph passes of the Vulkan backend (optimize_for_vulkan.cpp lists them in order, each with
+// why): constant folding, the convolution fusions (BatchNormalization folding, bias and
+// activation, residual, post-ops, squeeze-and-excitation, the denoiser's upsample-concat and pool),
+// the transformer fusions (Gelu, LayerNorm, attention and its Transposes), elementwise chains, and,
+// only when vulkan_runs_fused_matmul(), the vx.FusedMatMul ones (bias and activation, Gemm,
+// residual, the packed QKV's column panels, a LayerNorm after the product); dead nodes before and
+// after.
 #pragma once
 #include "core/graph.h"
 
