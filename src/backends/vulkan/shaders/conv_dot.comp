@@ -39,9 +39,9 @@ void main() {
   const int lid = int(gl_LocalInvocationID.x);
   if (idx >= p.total) return;  // uniform over the workgroup
   const ConvOutput o = conv_output(idx, p.M);
-  float acc = 0.0;
+  float acc[1] = float[1](0.0);
   for (int ic = lid; ic < CG; ic += THREADS) add_channel_window(acc, o, p.C, ic);
-  s_sum[lid] = acc;
+  s_sum[lid] = acc[0];
   barrier();
   for (int half_count = THREADS / 2; half_count > 0; half_count /= 2) {
     if (lid < half_count) s_sum[lid] += s_sum[lid + half_count];

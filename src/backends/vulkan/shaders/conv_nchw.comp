@@ -8,7 +8,6 @@
 // strides, dilations and pads; 1-D to 3-D. fp32 accumulation.
 //   binding 0: X [N, C, IZ, IY, IX]; 1: W [M, CG, KZ, KY, KX]; 2: bias [M] (when HAS_BIAS);
 //   binding 3: Y [N, M, OZ, OY, OX]. Then ReLU and the post-ops (post_ops.glsl).
-#extension GL_EXT_control_flow_attributes : require
 #include "element_types.glsl"
 #include "linear_index.glsl"
 layout(constant_id = 0) const int CG = 1;  // input channels per group
@@ -29,37 +28,19 @@ layout(std430, binding = 0) readonly buffer BufX { elem_t x_data[]; };
 layout(std430, binding = 1) readonly buffer BufW { elem_t w_data[]; };
 layout(std430, binding = 2) readonly buffer BufB { elem_t b_data[]; };
 layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
-#include "conv_window.glsl"
-
 const int XR = 4;  // outputs along x an invocation (conv.cpp: kDirectOutputsPerInvocation)
+#define WINDOW_OUTPUTS XR
+#include "conv_window.glsl"
 
 void main() {
   const int row_invocations = (OX + XR - 1) / XR;
   const int idx = int(linear_index(256));
   if (idx >= p.total) return;
   const int row_start = idx / row_invocations * OX, ox0 = idx % row_invocations * XR;
-  const ConvOutput o = conv_output(row_start, p.M);
+  const ConvOutput o = conv_output(row_start + ox0, p.M);
   float acc[XR];
   [[unroll]] for (int j = 0; j < XR; ++j) acc[j] = HAS_BIAS != 0 ? float(b_data[o.oc]) : 0.0;
-  for (int ic = 0; ic < CG; ++ic) {
-    const int xbase = (o.n * p.C + o.g * CG + ic) * (IZ * IY * IX), wbase = (o.oc * CG + ic) * (KZ * KY * KX);
-    for (int kz = 0; kz < KZ; ++kz) {
-      const int iz = o.oz * SZ - PZ + kz * DZ;
-      if (iz < 0 || iz >= IZ) continue;
-      for (int ky = 0; ky < KY; ++ky) {
-        const int iy = o.oy * SY - PY + ky * DY;
-        if (iy < 0 || iy >= IY) continue;
-        const int row = xbase + (iz * IY + iy) * IX;
-        for (int kx = 0; kx < KX; ++kx) {
-          const float wv = float(w_data[wbase + (kz * KY + ky) * KX + kx]);
-          [[unroll]] for (int j = 0; j < XR; ++j) {
-            const int ix = (ox0 + j) * SX - PX + kx * DX;
-            if (ix >= 0 && ix < IX) acc[j] += float(x_data[row + ix]) * wv;
-          }
-        }
-      }
-    }
-  }
+  for (int ic = 0; ic < CG; ++ic) add_channel_window(acc, o, p.C, ic);
   [[unroll]] for (int j = 0; j < XR; ++j) {
     if (ox0 + j >= OX) break;
     float v = acc[j];
