@@ -37,6 +37,8 @@ struct DeviceInfo {
   bool storage_16bit = false;     // storageBuffer16BitAccess
   uint32_t subgroup_size = 0;
   std::string subgroup_ops;       // "basic,vote,arithmetic,..."
+  // Subgroup reductions (subgroupAdd, ...): the shaders that include workgroup_sum.glsl need them.
+  bool has_subgroup_arithmetic() const { return subgroup_ops.find("arithmetic") != std::string::npos; }
   bool coopmat_nv = false;        // VK_NV_cooperative_matrix with the cooperativeMatrix feature
   bool coopmat_khr = false;       // VK_KHR_cooperative_matrix advertised (our headers predate its API)
   std::vector<CoopMatShape> coopmat_shapes;

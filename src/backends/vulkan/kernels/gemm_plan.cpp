@@ -287,8 +287,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   }
   // A product whose rows are normalised: in the reduce pass when split (and the rows fit it), else
   // written to a scratch buffer that a LayerNorm dispatch then reads.
-  const bool norm_in_reduce = d.layer_norm && splits > 1 && d.n <= kLayerNormMaxColumns &&
-                              info.device.subgroup_ops.find("arithmetic") != std::string::npos;
+  const bool norm_in_reduce =
+      d.layer_norm && splits > 1 && d.n <= kLayerNormMaxColumns && info.device.has_subgroup_arithmetic();
   if (d.layer_norm && (z1_per_dispatch < d.z1_count || d.o_base != 0 || (d.z0_count > 1 && d.o_z0 != d.m * d.n) ||
                        (d.z1_count > 1 && d.o_z1 != d.z0_count * d.m * d.n)))
     decline(info, "rows normalised after a product that is not one dense block");

@@ -27,7 +27,7 @@ std::string add_layer_norm(OpPlan& plan, const OpInfo& info, DeviceType storage,
   Dispatch d;
   d.groups = linear_groups(uint64_t(rows), 1);
   std::string variant;
-  if (info.device.subgroup_ops.find("arithmetic") != std::string::npos) {
+  if (info.device.has_subgroup_arithmetic()) {
     d.shader = shader_variant("layer_norm", {storage});
     d.bindings = {x, scale, bias, y};
     d.set_push(LayerNormPush{int32_t(rows), int32_t(cols), eps, flags});
