@@ -3,7 +3,7 @@
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
 // Direct convolution, XR neighbouring outputs of a row per invocation (each tap's weight loaded once
-// for them: DeepLabV3 on the H100, 1.39 -> 1.31 ms, session 34): for depthwise and other
+// for them: DeepLabV3 fp16 on the H100, 1.44 -> 1.27 ms, session 34): for depthwise and other
 // convolutions with few input channels per group, where a GEMM's K would be tiny. Any groups,
 // strides, dilations and pads; 1-D to 3-D. fp32 accumulation.
 //   binding 0: X [N, C, IZ, IY, IX]; 1: W [M, CG, KZ, KY, KX]; 2: bias [M] (when HAS_BIAS);
