@@ -122,6 +122,43 @@ TEST_F(VulkanAttention, AttentionHeadsInterleavedLayouts) {
   check_attention({7, 5, 12}, {11, 5, 12}, {11, 5, 4}, nullptr, 0.5f, false, "bshd rank 3", true, both);
 }
 
+TEST_F(VulkanAttention, AttentionOfWholeFragmentsOnTensorCores) {
+  // Shapes of whole 16 x 16 fragments, which fp16 runs on attention_coopmat.comp where the device
+  // has cooperative matrices (elsewhere, and at fp32, on attention.comp): PyTorch's encoder layer
+  // (8 heads, 128 tokens, D 64, heads interleaved); a ragged query block (Sq 40) over 48 keys with a
+  // -inf mask, K plain and transposed; the largest Sk and D (256, 128) with K and V broadcast over
+  // a batch axis; one key fragment for four subgroups and nine Dv fragments.
+  const std::pair<const char*, const char*> bshd{"bshd", "bshd"};
+  struct Case {
+    Shape q, k, v;
+    bool k_transposed, masked;
+    std::pair<const char*, const char*> layouts;
+    const char* what;
+  };
+  const Case cases[] = {
+      {{1, 128, 8, 64}, {1, 128, 8, 64}, {1, 128, 8, 64}, false, false, bshd, "encoder layer"},
+      {{2, 2, 40, 32}, {2, 2, 48, 32}, {2, 2, 48, 48}, false, true, {"bhsd", "bhsd"}, "ragged block, mask"},
+      {{2, 2, 40, 32}, {2, 2, 32, 48}, {2, 2, 48, 48}, true, true, {"bhsd", "bhsd"}, "ragged block, mask, K^T"},
+      {{2, 3, 5, 128}, {1, 3, 256, 128}, {1, 3, 256, 16}, false, false, {"bhsd", "bhsd"}, "Sk 256, D 128"},
+      {{1, 1, 33, 16}, {1, 1, 16, 16}, {1, 1, 16, 144}, false, false, {"bhsd", "bhsd"}, "one key fragment, Dv 144"},
+  };
+  for (const Case& t : cases) {
+    const Tensor mask = mask_tensor({1, 1, t.q[2], t.k_transposed ? t.k[3] : t.k[2]}, 31, true);
+    check_attention(t.q, t.k, t.v, t.masked ? &mask : nullptr, 0.125f, t.k_transposed, t.what, true, t.layouts);
+    if (!ctx().coopmat_enabled()) continue;
+    std::vector<test::NodeInput> ins = {input(test::random_tensor(t.q, 11)), input(test::random_tensor(t.k, 12)),
+                                        input(test::random_tensor(t.v, 13))};
+    if (t.masked) ins.push_back(input(mask));
+    Attributes attrs = attention_attrs(0.125f, t.k_transposed);
+    attrs.set("qkv_layout", std::string(t.layouts.first));
+    attrs.set("out_layout", std::string(t.layouts.second));
+    auto c = single_node(kAttention, ins, 1, attrs);
+    const test::VulkanRun run = test::run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp16);
+    ASSERT_EQ(run.placements.size(), 1u);
+    EXPECT_EQ(run.placements[0].variant, "coopmat") << t.what;
+  }
+}
+
 TEST_F(VulkanAttention, AttentionPastTheKernelFallsBackToTheCpu) {
   // Dv 300 exceeds the kernel's 256: the node runs on the CPU and still gives the right answer.
   auto c = single_node(kAttention,

@@ -1,11 +1,15 @@
 // vx.Attention on Vulkan (ops/fused_ops.h): softmax(Q K^T * scale + Mask) V in one dispatch of
 // shaders/attention.comp (flash-attention style: key tiles with an online softmax, so any Sk; D in
-// chunks of 64; Dv up to kMaxDv in registers). Batch axes broadcast as in MatMul; the mask
-// broadcasts onto [..., Sq, Sk]. Q, K, V and Y may be heads-interleaved ([..., S, H, D]: the
-// qkv_layout / out_layout "bshd"), read and written through row strides. Declines (CPU fallback) past kMaxDv, more than three batch axes
-// that cannot be merged, empty tensors and non-float inputs.
+// chunks of 64; Dv up to kMaxDv in registers), or, at fp16 on devices with cooperative matrices and
+// for shapes of whole fragments (tensor_core_shape), of shaders/attention_coopmat.comp. Batch axes
+// broadcast as in MatMul; the mask broadcasts onto [..., Sq, Sk]. Q, K, V and Y may be
+// heads-interleaved ([..., S, H, D]: the qkv_layout / out_layout "bshd"), read and written through
+// row strides. Declines (CPU fallback) past kMaxDv, more than three batch axes that cannot be
+// merged, empty tensors and non-float inputs.
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/op_kernel.h"
@@ -15,9 +19,11 @@ namespace vx::vk {
 namespace {
 
 constexpr int kBatchAxes = 3;
-constexpr int kQueryBlock = 16;  // attention.comp's BQ
+constexpr int kQueryBlock = 16;  // BQ of attention.comp and attention_coopmat.comp
 constexpr int kChunk = 64;       // attention.comp's DC
 constexpr int64_t kMaxDv = 4 * kChunk;
+// attention_coopmat.comp's SK_MAX and D_MAX: its rows of scores and its Q block in shared memory.
+constexpr int64_t kTensorCoreMaxSk = 256, kTensorCoreMaxD = 128;
 
 // Matches attention.comp's push block.
 struct AttentionPush {
@@ -66,6 +72,19 @@ std::vector<int64_t> broadcast_strides(const OpInfo& info, const Strided& t, siz
 }
 
 bool bshd_layout(const OpInfo& info, const char* attr) { return attention_bshd_layout(info.node, attr); }
+
+// Whether attention_coopmat.comp takes the product: Sk, D and Dv whole 16 x 16 fragments within its
+// shared memory, and every offset it forms a whole 16-byte word of 8 fp16 values (its fragments
+// load from K and V in memory, its stores write 8 values). VOLVOX_VK_ATTENTION=flash keeps
+// attention.comp (measurements).
+bool tensor_core_shape(const AttentionPush& push, bool k_transposed) {
+  if (const char* env = std::getenv("VOLVOX_VK_ATTENTION"); env && std::string(env) == "flash") return false;
+  if (push.sk % 16 != 0 || push.sk > kTensorCoreMaxSk || push.d % 16 != 0 || push.d > kTensorCoreMaxD || push.dv % 16 != 0)
+    return false;
+  std::vector<int32_t> offsets = {push.q_row, push.v_row, push.y_row, k_transposed ? push.sk : push.k_row};
+  for (int a = 0; a < kBatchAxes; ++a) offsets.insert(offsets.end(), {push.qs[a], push.ks[a], push.vs[a], push.ys[a]});
+  return std::all_of(offsets.begin(), offsets.end(), [](int32_t v) { return v % 8 == 0; });
+}
 
 OpPlan plan_attention(const OpInfo& info) {
   for (size_t i = 0; i < 3; ++i)
@@ -166,19 +185,20 @@ OpPlan plan_attention(const OpInfo& info) {
   push.dv = int32_t(dv);
   push.scale = info.node.attrs.get_float("scale", 1.0f);
 
+  const bool tensor_cores = storage == DeviceType::f16 && info.coopmat && tensor_core_shape(push, k_transposed);
   Dispatch dispatch;
-  dispatch.shader = shader_variant("attention", {storage});
+  dispatch.shader = shader_variant(tensor_cores ? "attention_coopmat" : "attention", {storage});
   // Every offset the shader forms is then a multiple of 4 (batch and row strides are multiples of
   // D or Dv, in either layout).
   const bool vec_loads = d % 4 == 0 && dv % 4 == 0;
-  dispatch.spec_constants = {int32_t((dv + kChunk - 1) / kChunk), vec_loads ? 1 : 0};
+  if (!tensor_cores) dispatch.spec_constants = {int32_t((dv + kChunk - 1) / kChunk), vec_loads ? 1 : 0};
   dispatch.bindings = {Binding::in(0), Binding::in(1), Binding::in(2), info.has_input(3) ? Binding::in(3) : Binding::in(0),
                        Binding::out(0)};
   dispatch.set_push(push);
   dispatch.groups = {uint32_t(blocks), uint32_t(batch_count), 1};
   OpPlan plan;
   plan.dispatches.push_back(std::move(dispatch));
-  plan.variant = "flash";
+  plan.variant = tensor_cores ? "coopmat" : "flash";
   return plan;
 }
 
