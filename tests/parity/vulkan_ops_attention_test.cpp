@@ -42,10 +42,10 @@ Tensor mask_tensor(Shape shape, uint64_t seed, bool with_neg_inf) {
 
 class VulkanAttention : public test::VulkanOpTest {
  protected:
-  // `layouts`: vx.Attention's qkv_layout and out_layout ("bhsd" / "bshd").
-  void check_attention(Shape q, Shape k, Shape v, const Tensor* mask, float scale, bool k_transposed,
-                       const std::string& what, bool expect_gpu = true,
-                       std::pair<const char*, const char*> layouts = {"bhsd", "bhsd"}) {
+  // `layouts`: vx.Attention's qkv_layout and out_layout ("bhsd" / "bshd"). Returns the case checked.
+  test::SingleNodeCase check_attention(Shape q, Shape k, Shape v, const Tensor* mask, float scale, bool k_transposed,
+                                       const std::string& what, bool expect_gpu = true,
+                                       std::pair<const char*, const char*> layouts = {"bhsd", "bhsd"}) {
     std::vector<test::NodeInput> ins = {input(test::random_tensor(q, 11)), input(test::random_tensor(k, 12)),
                                         input(test::random_tensor(v, 13))};
     if (mask) ins.push_back(input(*mask));
@@ -55,6 +55,7 @@ class VulkanAttention : public test::VulkanOpTest {
     auto c = single_node(kAttention, ins, 1, attrs);
     expect_matches_cpu(c, Precision::fp32, {1e-4, 1e-5}, !expect_gpu, what + " fp32");
     expect_matches_cpu(c, Precision::fp16, {2e-2, 2e-3}, !expect_gpu, what + " fp16");
+    return c;
   }
 };
 
@@ -144,15 +145,9 @@ TEST_F(VulkanAttention, AttentionOfWholeFragmentsOnTensorCores) {
   };
   for (const Case& t : cases) {
     const Tensor mask = mask_tensor({1, 1, t.q[2], t.k_transposed ? t.k[3] : t.k[2]}, 31, true);
-    check_attention(t.q, t.k, t.v, t.masked ? &mask : nullptr, 0.125f, t.k_transposed, t.what, true, t.layouts);
+    const test::SingleNodeCase c =
+        check_attention(t.q, t.k, t.v, t.masked ? &mask : nullptr, 0.125f, t.k_transposed, t.what, true, t.layouts);
     if (!ctx().coopmat_enabled()) continue;
-    std::vector<test::NodeInput> ins = {input(test::random_tensor(t.q, 11)), input(test::random_tensor(t.k, 12)),
-                                        input(test::random_tensor(t.v, 13))};
-    if (t.masked) ins.push_back(input(mask));
-    Attributes attrs = attention_attrs(0.125f, t.k_transposed);
-    attrs.set("qkv_layout", std::string(t.layouts.first));
-    attrs.set("out_layout", std::string(t.layouts.second));
-    auto c = single_node(kAttention, ins, 1, attrs);
     const test::VulkanRun run = test::run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp16);
     ASSERT_EQ(run.placements.size(), 1u);
     EXPECT_EQ(run.placements[0].variant, "coopmat") << t.what;
