@@ -25,7 +25,7 @@ constexpr int64_t kMaxDv = 4 * kChunk;
 // attention_coopmat.comp's SK_MAX and D_MAX: its rows of scores and its Q block in shared memory.
 constexpr int64_t kTensorCoreMaxSk = 256, kTensorCoreMaxD = 128;
 
-// Matches attention.comp's push block.
+// Matches the push block of shaders/attention_io.glsl (both attention kernels).
 struct AttentionPush {
   int32_t sq = 0, sk = 0, d = 0, dv = 0;
   int32_t bdims[kBatchAxes]{1, 1, 1};

@@ -13,15 +13,10 @@
 // g, g + 16, g + 32, g + 48 of the tile; for the output it owns columns 4g..4g+3 of each Dv chunk.
 // (8 lanes a row gave each thread twice the serial work: on the H200 a PyTorch transformer encoder
 // layer's attention, 64 workgroups, took 21 us that way and 18 this way.) Shared tiles hold vec4s
-// with one vec4 of padding per row (no bank conflicts).
-//   binding 0: Q [batch, Sq, D]; 1: K [batch, Sk, D] (or [batch, D, Sk] with flags & 2);
-//   2: V [batch, Sk, Dv]; 3: Mask (flags & 1; read at batch offset + row * m_row + key * m_col);
-//   4: Y [batch, Sq, Dv]. Batch offsets from up to three batch axes with per-tensor strides
-//   (0 along broadcast axes). Rows (query / key positions) of Q, K (not transposed), V and Y are
-//   q_row / k_row / v_row / y_row elements apart, so the heads-interleaved layout [B, S, H, D]
-//   (vx.Attention's "bshd") reads and writes in place; D and Dv are always contiguous.
+// with one vec4 of padding per row (no bank conflicts). Operands: attention_io.glsl.
 #extension GL_EXT_control_flow_attributes : require
 #include "element_types.glsl"
+#include "attention_io.glsl"
 
 layout(constant_id = 0) const int DV_CHUNKS = 1;
 // 1 when D and Dv are multiples of 4: Q, K (not transposed), V and Y move as vec4s.
@@ -38,17 +33,6 @@ const int DC4 = DC / 4;
 const int PAD4 = DC4 + 1;  // vec4s per shared row
 const int PSTRIDE = TK + 1;
 const float NEG_INF = -1.0 / 0.0;
-
-// Matches AttentionPush in kernels/attention.cpp.
-layout(push_constant) uniform Params {
-  int sq, sk, d, dv;
-  int bdims[3];
-  int qs[3], ks[3], vs[3], ms[3], ys[3];
-  int q_row, k_row, v_row, y_row;
-  int m_row, m_col;
-  int flags;  // 1: mask, 2: K transposed ([D, Sk])
-  float scale;
-} p;
 
 layout(std430, binding = 0) readonly buffer BufQ { elem_t q_data[]; };
 layout(std430, binding = 1) readonly buffer BufK { elem_t k_data[]; };
@@ -159,21 +143,12 @@ void main() {
   const int qrow = q0 + r;
   const bool row_ok = qrow < p.sq;
 
-  int rem = int(gl_WorkGroupID.y);
-  q_off = 0;
-  k_off = 0;
-  v_off = 0;
-  m_off = 0;
-  y_off = 0;
-  for (int a = 2; a >= 0; --a) {
-    int c = rem % p.bdims[a];
-    rem /= p.bdims[a];
-    q_off += c * p.qs[a];
-    k_off += c * p.ks[a];
-    v_off += c * p.vs[a];
-    m_off += c * p.ms[a];
-    y_off += c * p.ys[a];
-  }
+  const AttentionOffsets off = attention_offsets(int(gl_WorkGroupID.y));
+  q_off = off.q;
+  k_off = off.k;
+  v_off = off.v;
+  m_off = off.m;
+  y_off = off.y;
 
   const int d_chunks = (p.d + DC - 1) / DC;
   const bool q_resident = d_chunks == 1;

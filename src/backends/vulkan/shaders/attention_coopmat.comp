@@ -10,15 +10,15 @@
 //   3. Y = P V: subgroup s computes the Dv fragments s, s + 4, ... with V's fragments loaded from
 //      memory; each passes through its own 16 x 16 patch of shared memory to be stored.
 // A layer of PyTorch's transformer encoder (8 heads, 128 tokens, D 64) takes 11-12 us here against
-// attention.comp's 14 on the H200 (bench/onnx/results/session35_2026-12-06/). kernels/attention.cpp takes
-// this kernel for fp16 storage where Sk (<= SK_MAX), D (<= D_MAX) and Dv are multiples of 16 and
-// every offset is one of whole 16-byte words; the operands, layouts and push block are
-// attention.comp's.
+// attention.comp's 14 on the H200 (bench/onnx/results/session35_2026-12-06/). kernels/attention.cpp
+// takes this kernel for fp16 storage where Sk (<= SK_MAX), D (<= D_MAX) and Dv are multiples of 16
+// and every offset is one of whole 16-byte words. Operands: attention_io.glsl.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require
 #include "element_types.glsl"
+#include "attention_io.glsl"
 
 #define BQ 16                          // query rows per workgroup
 #define SUBGROUPS 4
@@ -28,17 +28,6 @@
 #define D_MAX 128
 layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 const float NEG_INF = -1.0 / 0.0;
-
-// Matches AttentionPush in kernels/attention.cpp.
-layout(push_constant) uniform Params {
-  int sq, sk, d, dv;
-  int bdims[3];
-  int qs[3], ks[3], vs[3], ms[3], ys[3];
-  int q_row, k_row, v_row, y_row;
-  int m_row, m_col;
-  int flags;  // 1: mask, 2: K transposed ([D, Sk])
-  float scale;
-} p;
 
 // 16-byte words of 8 fp16 values.
 layout(std430, binding = 0) readonly buffer BufQ { uvec4 q_words[]; };
@@ -57,17 +46,8 @@ shared float s_red[THREADS];
 void main() {
   const int tid = int(gl_LocalInvocationID.x), sg = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
   const int q0 = int(gl_WorkGroupID.x) * BQ;
-  int rem = int(gl_WorkGroupID.y);
-  int q_off = 0, k_off = 0, v_off = 0, m_off = 0, y_off = 0;
-  for (int a = 2; a >= 0; --a) {
-    int c = rem % p.bdims[a];
-    rem /= p.bdims[a];
-    q_off += c * p.qs[a];
-    k_off += c * p.ks[a];
-    v_off += c * p.vs[a];
-    m_off += c * p.ms[a];
-    y_off += c * p.ys[a];
-  }
+  const AttentionOffsets off = attention_offsets(int(gl_WorkGroupID.y));
+  const int q_off = off.q, k_off = off.k, v_off = off.v, m_off = off.m, y_off = off.y;
 
   const int q_words_per_row = p.d / 8, qstr = q_words_per_row + 1;
   for (int i = tid; i < BQ * q_words_per_row; i += THREADS) {
