@@ -5,7 +5,8 @@ of make_models.py at seq 128 (qkv, attention out-projection, MLP up / down, LM h
 square product for peak throughput; and probes named on the command line only: DeepLabV3's ASPP
 layer as a product (960 x 9 taps -> 256 channels over 33 x 33 pixels) with a ragged N and with N
 padded to a multiple of 8, a one-K-step product (what a dispatch costs beside its K loop), and a
-transformer encoder's products at d 512 (QKV, out-projection, feed-forward up and down).
+transformer encoder's products at d 512 (QKV, out-projection, feed-forward up and down), and
+classifier heads at batch 1 (ResNet-50's, K 2048, and MobileNetV3's two).
 
   /usr/bin/python3 bench/onnx/make_gemm_models.py OUT_DIR [NAME ...]  # OUT_DIR/gemm_<name>.onnx
 Prints "name M K N" per model (default: the SHAPES set).
@@ -33,6 +34,9 @@ PROBES = {
     "out512": (128, 512, 512),
     "ffn1_512": (128, 512, 2048),
     "ffn2_512": (128, 2048, 512),
+    "head2048": (1, 2048, 1000),
+    "head1280": (1, 1280, 1000),
+    "head960": (1, 960, 1280),
 }
 
 

@@ -177,7 +177,7 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
 
 // The rows kernel (products of few rows; never split): forced on row counts up to and past its
 // automatic range, strided and broadcast operands, every epilogue; chosen by itself for M <= 4 and
-// K <= 1536.
+// K <= 1536 where B's rows do not load as 16-byte words (else the gemv kernel).
 TEST_P(VulkanGemm, RowsShapesAndEpilogues) {
   {
     ScopedEnv gemm("VOLVOX_VK_GEMM", "rows");
@@ -196,9 +196,35 @@ TEST_P(VulkanGemm, RowsShapesAndEpilogues) {
     }
   }
   ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
-  check(matmul(r(Shape{1, 960}), r(Shape{960, 1280})), "auto MatMul 1x960x1280", "rows");
+  check(matmul(r(Shape{1, 960}), r(Shape{960, 1277})), "auto MatMul 1x960x1277", "rows");
   check(matmul(r(Shape{5, 96}), r(Shape{96, 40})), "auto MatMul 5x96x40", "tiled");
-  check(matmul(r(Shape{1, 2048}), r(Shape{2048, 40})), "auto MatMul 1x2048x40", "tiled");
+  check(matmul(r(Shape{1, 2048}), r(Shape{2048, 41})), "auto MatMul 1x2048x41", "tiled");
+}
+
+// The gemv kernel (few rows, B's rows in 16-byte words; never split): forced where B's rows allow
+// it (N a multiple of 8 at fp16, 4 at fp32, or a runtime B's), K shorter than one slice per thread
+// and longer than four, batches, every epilogue; chosen by itself for ResNet-50's head (K 2048).
+TEST_P(VulkanGemm, GemvShapesAndEpilogues) {
+  const int64_t word = GetParam() == Precision::fp16 ? 8 : 4;
+  {
+    ScopedEnv gemm("VOLVOX_VK_GEMM", "gemv");
+    check(matmul(r(Shape{1, 17}), r(Shape{17, 8})), "gemv MatMul 1x17x8", "gemv");
+    check(matmul(r(Shape{3, 1100}), r(Shape{1100, 40})), "gemv MatMul 3x1100x40", "gemv");
+    check(matmul(r(Shape{2, 300}), r(Shape{300, 3 * word}), false), "gemv MatMul runtime B", "gemv");
+    check(matmul(r(Shape{3, 1, 2, 20}), r(Shape{4, 20, 72})), "gemv MatMul broadcast batches", "gemv");
+    // fp32: 12 columns end half-way through a workgroup's 8.
+    check(matmul(r(Shape{1, 77}), r(Shape{77, 12})), "gemv MatMul 1x77x12", GetParam() == Precision::fp16 ? "rows" : "gemv");
+    for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"}) {
+      check(fused(r(Shape{1, 300}), r(Shape{300, 48}), r(Shape{48}, -2.0f, 2.0f), act),
+            std::string("gemv FusedMatMul bias ") + act, "gemv");
+      check(fused(r(Shape{2, 3, 33}, -2.0f, 2.0f), r(Shape{33, 24}), std::nullopt, act),
+            std::string("gemv FusedMatMul batched, no bias, ") + act, "gemv");
+    }
+    // B's rows not on words (N 37): the kernel cannot run, the rows kernel does.
+    check(matmul(r(Shape{1, 40}), r(Shape{40, 37})), "gemv MatMul N 37", "rows");
+  }
+  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
+  check(matmul(r(Shape{1, 2048}), r(Shape{2048, 1000})), "auto MatMul 1x2048x1000", "gemv");
 }
 
 TEST_P(VulkanGemm, Tiled64Shapes) { check_shapes("tiled", "tiled"); }

@@ -98,8 +98,16 @@ TEST(VulkanGemmChoice, SmallNarrowAndFp32ProductsStayOnTheOtherKernels) {
   EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 64, 256, 256, layout), GemmKernel::staged_m32n64);
   // At most 32 rows over >= 4096 columns: the 32 x 128 FMA tile, not 128 x 128 staged tiles.
   EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 16, 67600, 16, layout), GemmKernel::tiled_m32);
-  // A classifier head at batch 1: the rows kernel.
-  EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 1, 1000, 1280, layout), GemmKernel::rows);
+  // A classifier head at batch 1: the gemv kernel where B's rows load as words (any K), else the
+  // rows kernel up to K 1536; VOLVOX_VK_GEMV=0 leaves it to the rows kernel.
+  EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 1, 1000, 1280, layout), GemmKernel::gemv);
+  EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 4, 1000, 2048, layout), GemmKernel::gemv);
+  EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 1, 1001, 1280, rows_layout(false)), GemmKernel::rows);
+  EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 5, 1000, 64, layout), GemmKernel::tiled);  // 5 rows: no longer few
+  {
+    ScopedEnv off("VOLVOX_VK_GEMV", "0");
+    EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f16, 1, 1000, 1280, layout), GemmKernel::rows);
+  }
   // fp32 storage, or no cooperative matrices: never staged.
   EXPECT_EQ(choose_gemm_kernel(p.info, DeviceType::f32, 128, 1536, 512, layout), GemmKernel::tiled);
   Planning plain(false);

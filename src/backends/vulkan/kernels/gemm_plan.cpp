@@ -40,7 +40,8 @@ constexpr int64_t kFewTiles = 128, kTargetGroups = 384, kMinChunk = 64, kMinSpli
 // Products of at most kM32MaxM rows and at least kM32MinN columns (batches included) take the 32 x 128
 // tile of the 64 x 64 kernel's shader.
 constexpr int64_t kM32MaxM = 32, kM32MinN = 4096;
-// Products of at most this many rows and terms run on the rows kernel (shaders/gemm_rows.comp).
+// Products of at most this many rows run on the gemv kernel (shaders/gemm_gemv.comp) where B's rows
+// load as 16-byte words, else, up to this many terms, on the rows kernel (shaders/gemm_rows.comp).
 constexpr int64_t kRowsMaxM = 4, kRowsMaxK = 1536;
 // Rows gemm_reduce_layer_norm normalises: its 128 threads hold 8 values each.
 constexpr int64_t kLayerNormMaxColumns = 1024;
@@ -139,6 +140,7 @@ KernelShape kernel_shape(GemmKernel kernel) {
     case GemmKernel::staged_m32n64:
       return {"gemm_coopmat_staged", "m32n64", true, 32, 64, "coopmat", "staged32x64", vectors, true};
     case GemmKernel::rows: return {"gemm_rows", "", false, 1, 16, "rows", "", RowLoads::elements, false};
+    case GemmKernel::gemv: return {"gemm_gemv", "", false, 1, 8, "gemv", "", vectors, false};
   }
   return {"gemm", "", false, 64, 64, "tiled", "", RowLoads::vectors_and_half_b, true};
 }
@@ -174,6 +176,10 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   const GemmKernel staged = choose_staged_tile(m, n, k, layout, shared);
   const GemmKernel simt = tiles128 >= kFewTiles && shared >= 32768 ? GemmKernel::simt : GemmKernel::simt_n64;
   if (mode == "rows") return GemmKernel::rows;
+  const bool gemv_fits = layout.b_vec && !layout.b_im2col;
+  if (mode == "gemv" && gemv_fits) return GemmKernel::gemv;
+  const char* gemv_env = std::getenv("VOLVOX_VK_GEMV");  // "0": not chosen by itself (measurements)
+  const bool gemv_auto = gemv_fits && !(gemv_env && std::string_view(gemv_env) == "0");
   if (mode == "tiled") return GemmKernel::tiled;
   if (mode == "tiled_m32") return GemmKernel::tiled_m32;
   if (mode == "simt") return simt;
@@ -189,9 +195,13 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   // every product staged, MobileNetV3 0.570 -> 0.549, the encoder 0.504 -> 0.490), hence 2^22.
   // At fp32 the register-tiled SIMT kernel only wins on large products (1.04x at 2048^3; 0.85-0.93x
   // at M = 128, where split K dominates), so it is taken for M >= 1024 with many tiles.
-  // A product of at most kRowsMaxM rows and kRowsMaxK terms (a classifier head at batch 1) on the
-  // rows kernel: MobileNetV3's two heads (K 960 and 1280) 8-9 us there against 15 on the 64 x 64
-  // kernel with K split; ResNet-50's (K 2048) 21 against 16 (bench/onnx/results/gemm_rows_h200_2026-12-04/).
+  // A product of at most kRowsMaxM rows (a classifier head at batch 1) on the gemv kernel where B's
+  // rows load as 16-byte words: ResNet-50's head (K 2048) 9 us there against 19 on the 64 x 64
+  // kernel with K split 22, MobileNetV3's (K 1280 and 960) 8 against 9 and 8 on the rows kernel
+  // (H100, bench/onnx/results/session36_2026-12-06/, call 4). Else on the rows kernel up to
+  // kRowsMaxK terms: MobileNetV3's heads 8-9 us there against 15 on the 64 x 64 kernel with K
+  // split; ResNet-50's 21 against 16 (bench/onnx/results/gemm_rows_h200_2026-12-04/).
+  if (m <= kRowsMaxM && gemv_auto) return GemmKernel::gemv;
   if (m <= kRowsMaxM && k <= kRowsMaxK && !layout.b_im2col) return GemmKernel::rows;
   // At most 32 rows over many columns (a detection head's 3x3 conv of 24 outputs at 160 x 160
   // pixels): the 32 x 128 tile, where the 64 x 64 one would compute rows past M for nothing (and the
@@ -239,7 +249,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const GemmKernel kernel = choose_gemm_kernel(info, storage, d.m, d.n, d.k, layout);
   const KernelShape shape = kernel_shape(kernel);
   const bool staged = std::string_view(shape.shader) == "gemm_coopmat_staged";  // any of its tiles
-  const bool b_vec = b_vec_exact || (staged && b_vec_padded);
+  const bool gemv = kernel == GemmKernel::gemv;
+  const bool b_vec = b_vec_exact || ((staged || gemv) && b_vec_padded);
   // Failing 16-byte loads, the 64 x 64 kernel loads B 8 bytes at a time where it can: at fp16 a
   // 14 x 14 image's 196 pixels are a multiple of 4, not 8 (MobileNetV3's and ResNet-50's 1x1 layers).
   const bool b_half_vec = !b_vec && b_rows && shape.loads == RowLoads::vectors_and_half_b &&

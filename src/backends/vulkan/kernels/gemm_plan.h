@@ -73,16 +73,19 @@ void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::
 //   staged_n64, staged_m32n64 gemm_coopmat_staged.f16_{n64,m32n64}: 64 x 64 and 32 x 64 tiles
 //              (products with fewer 128 x 128 tiles; gemm_plan.cpp's choose_staged_tile);
 //   rows       gemm_rows.{f32,f16}: 16 outputs of one row per workgroup, K over 16 slices of
-//              threads, never split (products of few rows).
+//              threads, never split (products of few rows);
+//   gemv       gemm_gemv.{f32,f16}: 8 outputs of one row per workgroup, K over 256 slices of
+//              threads, B read in 16-byte words (products of few rows whose B rows allow them).
 // VOLVOX_VK_GEMM chooses: "tiled" (the old 64 x 64 kernel everywhere: the baseline of
 // measurements), "simt" (simt / simt_n64 everywhere), "coopmat" | "coopmat128" | "staged" (where
 // the device has fp16 16x16x16 cooperative matrices and the storage is fp16; staged also needs B
-// to be no im2col matrix), "rows", "tiled_m32", or "auto" (the default): rows for M <= 4, K <= 1536
-// without im2col; tiled_m32 for M <= 32 over >= 4096 columns; staged (its tile by tile count and
+// to be no im2col matrix), "rows", "gemv" (where B's rows load as words), "tiled_m32", or "auto"
+// (the default): gemv for M <= 4 where B's rows load as words, else rows for M <= 4, K <= 1536,
+// both without im2col; tiled_m32 for M <= 32 over >= 4096 columns; staged (its tile by tile count and
 // how B loads) where it can run and the product has at least 2^22 multiply-adds (below, it loses to
 // the 64 x 64 kernel with split K); else simt for M >= 1024 with >= 128 tiles of 128 x 128; else tiled.
 enum class GemmKernel {
-  tiled, tiled_m32, simt, simt_n64, coopmat, coopmat128, staged, staged_large, staged_n64, staged_m32n64, rows
+  tiled, tiled_m32, simt, simt_n64, coopmat, coopmat128, staged, staged_large, staged_n64, staged_m32n64, rows, gemv
 };
 struct GemmLayout {
   // Rows of A / B load as 16-byte vectors (B: counting rows padded for the staged kernel's loads).
