@@ -202,8 +202,9 @@ TEST_P(VulkanGemm, RowsShapesAndEpilogues) {
 }
 
 // The gemv kernel (few rows, B's rows in 16-byte words; never split): forced where B's rows allow
-// it (N a multiple of 8 at fp16, 4 at fp32, or a runtime B's), K shorter than one slice per thread
-// and longer than four, batches, every epilogue; chosen by itself for ResNet-50's head (K 2048).
+// it (N a multiple of 8 at fp16, 4 at fp32; constant or runtime B), K of less than one row a thread
+// (17) and of more than four (1100: a second pass of the loop), batches, every epilogue; chosen by
+// itself for ResNet-50's head (K 2048).
 TEST_P(VulkanGemm, GemvShapesAndEpilogues) {
   const int64_t word = GetParam() == Precision::fp16 ? 8 : 4;
   {
