@@ -110,8 +110,9 @@ GemmKernel choose_staged_tile(int64_t m, int64_t n, int64_t k, const GemmLayout&
 }
 
 // How a kernel reads the rows of A and B: element by element (the rows kernel), 16-byte vectors
-// where the layout allows (A_VEC / B_VEC), and also 8-byte ones of B (B_VEC 2: gemm.comp).
-enum class RowLoads { elements, vectors, vectors_and_half_b };
+// where the layout allows (A_VEC / B_VEC), and also 8-byte ones of B (B_VEC 2: gemm.comp), or A
+// element by element and B in 16-byte vectors (the gemv kernel).
+enum class RowLoads { elements, vectors, vectors_and_half_b, b_vectors };
 
 struct KernelShape {
   const char* shader;   // the stem
@@ -140,7 +141,7 @@ KernelShape kernel_shape(GemmKernel kernel) {
     case GemmKernel::staged_m32n64:
       return {"gemm_coopmat_staged", "m32n64", true, 32, 64, "coopmat", "staged32x64", vectors, true};
     case GemmKernel::rows: return {"gemm_rows", "", false, 1, 16, "rows", "", RowLoads::elements, false};
-    case GemmKernel::gemv: return {"gemm_gemv", "", false, 1, 8, "gemv", "", vectors, false};
+    case GemmKernel::gemv: return {"gemm_gemv", "", false, 1, 8, "gemv", "", RowLoads::b_vectors, false};
   }
   return {"gemm", "", false, 64, 64, "tiled", "", RowLoads::vectors_and_half_b, true};
 }
@@ -377,7 +378,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   else if (d.layer_norm)
     variant += "+layer_norm_" + add_layer_norm(plan, info, storage, y, d.ln_scale, d.has_ln_bias, d.ln_bias, d.y,
                                                batches * d.m, d.n, d.ln_epsilon);
-  if (a_vec && shape.loads != RowLoads::elements) variant += "+vecA";
+  if (a_vec && shape.loads != RowLoads::elements && shape.loads != RowLoads::b_vectors) variant += "+vecA";
   if (b_vec && shape.loads != RowLoads::elements) variant += "+vecB";
   if (b_half_vec) variant += "+halfVecB";
   if (d.b_int8) variant += "+int8B";
