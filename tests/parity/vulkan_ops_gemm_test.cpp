@@ -330,6 +330,16 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
     check(matmul(r(Shape{2, 3, 40, 33}), r(Shape{2, 3, 33, 45}), false), "staged ragged batches 2x3 of 40x33x45",
           "coopmat" + at);
     check(matmul(r(Shape{2, 7, 19}), r(Shape{19, 40})), "staged K 19", at);
+    // B's rows in 8-byte words only (N 196: a multiple of 4 values, not 8): two words a staged word,
+    // the last tile's second word past N.
+    check(matmul(r(Shape{70, 40}), r(Shape{40, 196}), false), "staged half-width B 70x40x196", "+halfVecB" + at);
+    check(matmul(r(Shape{2, 33, 24}), r(Shape{2, 24, 196}), false), "staged half-width B batched", "+halfVecB" + at);
+    {
+      ScopedEnv conv("VOLVOX_VK_CONV", "gemm");
+      check({"Conv", {test::input(r(Shape{1, 48, 14, 14})), test::constant(r(Shape{40, 48, 1, 1})),
+                      test::constant(r(Shape{40}))}, {}, ""},
+            "staged Conv 1x1 at 14 x 14", "+halfVecB" + at);
+    }
     const Attributes t = transposed_gemm();
     check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})), test::input(r(Shape{133, 1}))}, t, ""},
           "staged Gemm transposed with C", at);
@@ -346,6 +356,8 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
     check(fused(r(Shape{20, 200}), r(Shape{200, 48}), r(Shape{48}), "gelu_erf"),
           "staged FusedMatMul split K 3", "coopmat_splitk3");
     check(matmul(r(Shape{128, 768}), r(Shape{768, 131})), "staged split K 3 ragged N", "coopmat_splitk3+vecA");
+    check(matmul(r(Shape{128, 768}), r(Shape{768, 196}), false), "staged split K 3 half-width B",
+          "coopmat_splitk3+vecA+halfVecB");
   }
 }
 

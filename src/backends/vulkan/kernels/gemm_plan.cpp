@@ -110,8 +110,8 @@ GemmKernel choose_staged_tile(int64_t m, int64_t n, int64_t k, const GemmLayout&
 }
 
 // How a kernel reads the rows of A and B: element by element (the rows kernel), 16-byte vectors
-// where the layout allows (A_VEC / B_VEC), and also 8-byte ones of B (B_VEC 2: gemm.comp), or A
-// element by element and B in 16-byte vectors (the gemv kernel).
+// where the layout allows (A_VEC / B_VEC), and also 8-byte ones of B (B_VEC 2: gemm.comp and the
+// staged tensor-core kernel), or A element by element and B in 16-byte vectors (the gemv kernel).
 enum class RowLoads { elements, vectors, vectors_and_half_b, b_vectors };
 
 struct KernelShape {
@@ -126,20 +126,20 @@ struct KernelShape {
 };
 
 KernelShape kernel_shape(GemmKernel kernel) {
-  constexpr RowLoads vectors = RowLoads::vectors;
+  constexpr RowLoads vectors = RowLoads::vectors, half_b = RowLoads::vectors_and_half_b;
   switch (kernel) {
-    case GemmKernel::tiled: return {"gemm", "", false, 64, 64, "tiled", "", RowLoads::vectors_and_half_b, true};
-    case GemmKernel::tiled_m32: return {"gemm", "m32", false, 32, 128, "tiled", "m32x128", RowLoads::vectors_and_half_b, true};
+    case GemmKernel::tiled: return {"gemm", "", false, 64, 64, "tiled", "", half_b, true};
+    case GemmKernel::tiled_m32: return {"gemm", "m32", false, 32, 128, "tiled", "m32x128", half_b, true};
     case GemmKernel::simt: return {"gemm_simt", "", false, 128, 128, "tiled", "simt128x128", vectors, true};
     case GemmKernel::simt_n64: return {"gemm_simt", "n64", false, 128, 64, "tiled", "simt128x64", vectors, true};
     case GemmKernel::coopmat: return {"gemm_coopmat", "", true, 64, 64, "coopmat", "", vectors, true};
     case GemmKernel::coopmat128: return {"gemm_coopmat", "large", true, 128, 128, "coopmat128", "", vectors, true};
-    case GemmKernel::staged: return {"gemm_coopmat_staged", "", true, 64, 128, "coopmat", "staged64x128", vectors, true};
+    case GemmKernel::staged: return {"gemm_coopmat_staged", "", true, 64, 128, "coopmat", "staged64x128", half_b, true};
     case GemmKernel::staged_large:
-      return {"gemm_coopmat_staged", "large", true, 128, 128, "coopmat", "staged128x128", vectors, true};
-    case GemmKernel::staged_n64: return {"gemm_coopmat_staged", "n64", true, 64, 64, "coopmat", "staged64x64", vectors, true};
+      return {"gemm_coopmat_staged", "large", true, 128, 128, "coopmat", "staged128x128", half_b, true};
+    case GemmKernel::staged_n64: return {"gemm_coopmat_staged", "n64", true, 64, 64, "coopmat", "staged64x64", half_b, true};
     case GemmKernel::staged_m32n64:
-      return {"gemm_coopmat_staged", "m32n64", true, 32, 64, "coopmat", "staged32x64", vectors, true};
+      return {"gemm_coopmat_staged", "m32n64", true, 32, 64, "coopmat", "staged32x64", half_b, true};
     case GemmKernel::rows: return {"gemm_rows", "", false, 1, 16, "rows", "", RowLoads::elements, false};
     case GemmKernel::gemv: return {"gemm_gemv", "", false, 1, 8, "gemv", "", RowLoads::b_vectors, false};
   }
@@ -252,8 +252,10 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const bool staged = std::string_view(shape.shader) == "gemm_coopmat_staged";  // any of its tiles
   const bool gemv = kernel == GemmKernel::gemv;
   const bool b_vec = b_vec_exact || ((staged || gemv) && b_vec_padded);
-  // Failing 16-byte loads, the 64 x 64 kernel loads B 8 bytes at a time where it can: at fp16 a
-  // 14 x 14 image's 196 pixels are a multiple of 4, not 8 (MobileNetV3's and ResNet-50's 1x1 layers).
+  // Failing 16-byte loads, the 64 x 64 and staged kernels load B 8 bytes at a time where they can: at
+  // fp16 a 14 x 14 image's 196 pixels are a multiple of 4, not 8 (MobileNetV3's and ResNet-50's 1x1
+  // layers; on the staged kernel ResNet-50's third-stage ones took 13-14 us instead of 15-18, the
+  // model 0.865 -> 0.834 ms: H100, bench/onnx/results/session37_2026-12-06/).
   const bool b_half_vec = !b_vec && b_rows && shape.loads == RowLoads::vectors_and_half_b &&
                           aligned(vec / 2, {d.sbk, d.b_base, d.b_z1, d.b_z0, d.n});
   const int64_t groups_x = (d.n + shape.tile_n - 1) / shape.tile_n, groups_y = (d.m + shape.tile_m - 1) / shape.tile_m;

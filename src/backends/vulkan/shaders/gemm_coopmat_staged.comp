@@ -6,8 +6,9 @@
 // VARIANT f16_m32n64 -DTX=1 -DWM=1 -DWN=2
 // The staged tensor-core GEMM (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments, fp32
 // accumulators) for fp16 storage, any M, N, K and strides (operands and epilogue as in
-// gemm_io.glsl). Rows that load as 16-byte vectors (A_VEC / B_VEC) are staged as loaded; other
-// layouts (ragged N or K, transposes, im2col) gather 8 values per staged word element by element.
+// gemm_io.glsl). Rows that load as 16-byte vectors (A_VEC / B_VEC) are staged as loaded, B's rows
+// that only load as 8-byte ones (B_VEC 2: fp16 rows of 14 x 14 pixels) two words a staged word;
+// other layouts (ragged N or K, transposes, im2col) gather 8 values per staged word element by element.
 // A workgroup of SGM x SGN subgroups (32 lanes) computes a BM x BN tile of Y, each subgroup a
 // 16 WM x 16 WN block as WM x WN accumulator fragments (kernels/gemm_plan.cpp picks the tile):
 //   default: 2 x 2 subgroups of 2 x 4 fragments: 64 x 128 tiles, 128 threads;
@@ -78,8 +79,11 @@ void load_tiles(int lid, BatchOffsets off, int m0, int n0, int k0, int k_end) {
   [[unroll]] for (int e = 0; e < B_PER; ++e) {
     int idx = lid + THREADS * e, kk = idx / (BN / 8), nn = (idx % (BN / 8)) * 8;
     int gk = k0 + kk, gn = n0 + nn;
-    if (B_VEC != 0) {
+    if (B_VEC == 1) {
       rb[e] = (gk < k_end && gn < p.N) ? b_vec[(off.b + gk * p.sbk + gn) / 8] : uvec4(0);
+    } else if (B_VEC == 2) {  // two 8-byte words: N and the row starts are multiples of 4 only
+      const int w = (off.b + gk * p.sbk + gn) / 4;
+      rb[e] = uvec4(gk < k_end && gn < p.N ? b_half_vec[w] : uvec2(0), gk < k_end && gn + 4 < p.N ? b_half_vec[w + 1] : uvec2(0));
     } else {
       float v[8];
       [[unroll]] for (int i = 0; i < 8; ++i) v[i] = (gk < k_end && gn + i < p.N) ? load_b(off.b, gk, gn + i) : 0.0;

@@ -49,8 +49,8 @@ layout(constant_id = 19) const int OX = 1;
 // 16-byte loads (VEC elements): A_VEC when A's rows are K-contiguous (sak 1) and every row start
 // and K are multiples of VEC; B_VEC when B's rows are N-contiguous (sbn 1, B_MODE 0) and every
 // row start and N are multiples of VEC. Tiles then stage whole vectors (never straddling K / N).
-// B_VEC 2 (gemm.comp only): 8-byte loads of VEC / 2 values where B's row starts and N are
-// multiples of VEC / 2 only (fp16 at 14 x 14 pixels: N 196).
+// B_VEC 2 (gemm.comp and gemm_coopmat_staged.comp): 8-byte loads of VEC / 2 values where B's row
+// starts and N are multiples of VEC / 2 only (fp16 at 14 x 14 pixels: N 196).
 layout(constant_id = 20) const int A_VEC = 0;
 layout(constant_id = 21) const int B_VEC = 0;
 #define POST_OPS_ID0 22  // ids 22 .. 34: vx.FusedConv's post-ops, after the activation
