@@ -339,6 +339,16 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
       check({"Conv", {test::input(r(Shape{1, 48, 14, 14})), test::constant(r(Shape{40, 48, 1, 1})),
                       test::constant(r(Shape{40}))}, {}, ""},
             "staged Conv 1x1 at 14 x 14", "+halfVecB" + at);
+      // The im2col matrix materialised, K = 5 x 3 x 3 = 45: the constant weights padded to rows of
+      // 48 with zeros and loaded in whole words past K; then the same weights as an input (gathered).
+      ScopedEnv im2col("VOLVOX_VK_IM2COL_MIN_MACS", "0");
+      Attributes ca;
+      ca.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+      const Tensor x = r(Shape{2, 5, 11, 9}), w = r(Shape{20, 5, 3, 3}), b = r(Shape{20});
+      check({"Conv", {test::input(x), test::constant(w), test::constant(b)}, ca, ""}, "staged Conv 3x3 K 45",
+            "gemm_im2col_coopmat+vecA+vecB" + at);
+      check({"Conv", {test::input(x), test::input(w), test::constant(b)}, ca, ""}, "staged Conv 3x3 K 45 runtime weights",
+            "gemm_im2col_coopmat+vecB" + at);
     }
     const Attributes t = transposed_gemm();
     check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})), test::input(r(Shape{133, 1}))}, t, ""},

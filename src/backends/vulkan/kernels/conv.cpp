@@ -15,6 +15,7 @@
 //   1x1 map) the dot kernel, a workgroup per output (shaders/conv_dot.comp).
 //   VOLVOX_VK_CONV = "direct" | "dot" | "gemm" forces one (tests, measurements).
 //   ConvTranspose: a direct gather kernel (shaders/conv_transpose.comp).
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -177,11 +178,25 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
     m.spec_constants = w.spec_constants();
     m.bindings = {ops.x, matrix};
     m.set_push(Im2colPush{int32_t(cg * ks), int32_t(out_size), int32_t(channels), int32_t(im2col_stride)});
-    m.groups = {uint32_t((im2col_stride + 255) / 256), uint32_t(cg * ks), uint32_t(batch)};
+    // A 16-byte word an invocation: at most kIm2colMaxBytes / 16 / 256 = 16384 workgroups an image.
+    const uint64_t words = uint64_t(cg * ks) * uint64_t(im2col_stride / vec);
+    m.groups = {uint32_t((words + 255) / 256), 1, uint32_t(batch)};
     plan.dispatches.push_back(std::move(m));
     d.sbk = im2col_stride;
     d.sbn = 1;
     d.b_rows_padded = im2col_stride != out_size;
+    // Constant weights in rows of whole 16-byte words too (zeros past K), so that the staged GEMM
+    // loads them as vectors at any K (ResNet-50's stem: 3 x 7 x 7 = 147).
+    if (wb.kind == Binding::Kind::constant && (cg * ks) % vec != 0) {
+      const int64_t row = (cg * ks + vec - 1) / vec * vec;
+      const std::vector<float> values = constant_values(*info.inputs[ops.w].constant);
+      std::vector<float> rows(size_t(outputs * row), 0.0f);
+      for (int64_t m = 0; m < outputs; ++m)
+        std::copy_n(values.begin() + m * cg * ks, cg * ks, rows.begin() + m * row);
+      plan.constants[size_t(wb.index)] = pack(rows, storage);
+      d.sam = row;
+      d.a_rows_padded = true;
+    }
   } else if (pointwise) {
     d.sbk = in_size;
     d.sbn = 1;
@@ -191,7 +206,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   }
   d.z1_count = batch;
   d.z0_count = group;
-  d.a_z0 = mg * cg * ks;
+  d.a_z0 = mg * d.sam;
   d.b_z1 = im2col ? cg * ks * im2col_stride : channels * in_size;
   d.b_z0 = im2col ? 0 : cg * in_size;  // im2col: group 1
   d.o_z1 = outputs * out_size;

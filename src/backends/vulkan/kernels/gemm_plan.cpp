@@ -235,7 +235,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
       if (v % width != 0) return false;
     return true;
   };
-  const bool a_vec = d.sak == 1 && aligned(vec, {d.sam, d.a_base, d.a_z1, d.a_z0, d.k});
+  const bool a_rows_on_words = d.sak == 1 && aligned(vec, {d.sam, d.a_base, d.a_z1, d.a_z0});
+  const bool a_vec_exact = a_rows_on_words && d.k % vec == 0;
   const bool b_rows = !d.b_im2col && !d.b_int8 && d.sbn == 1;  // B's rows are N-contiguous elements
   const bool b_rows_on_words = b_rows && aligned(vec, {d.sbk, d.b_base, d.b_z1, d.b_z0});  // each row starts a word
   const bool b_vec_exact = b_rows_on_words && d.n % vec == 0;
@@ -243,7 +244,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   // to N - VEC instead, which needs N a multiple of VEC).
   const bool b_vec_padded = b_rows_on_words && d.b_rows_padded;
   GemmLayout layout;
-  layout.a_vec = a_vec;
+  layout.a_vec = a_vec_exact || (a_rows_on_words && d.a_rows_padded);
   layout.b_vec = b_vec_exact || b_vec_padded;
   layout.b_im2col = d.b_im2col;
   layout.batches = d.z1_count * d.z0_count;
@@ -251,6 +252,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const KernelShape shape = kernel_shape(kernel);
   const bool staged = std::string_view(shape.shader) == "gemm_coopmat_staged";  // any of its tiles
   const bool gemv = kernel == GemmKernel::gemv;
+  const bool a_vec = a_vec_exact || (staged && a_rows_on_words && d.a_rows_padded);
   const bool b_vec = b_vec_exact || ((staged || gemv) && b_vec_padded);
   // Failing 16-byte loads, the 64 x 64 and staged kernels load B 8 bytes at a time where they can: at
   // fp16 a 14 x 14 image's 196 pixels are a multiple of 4, not 8 (MobileNetV3's and ResNet-50's 1x1

@@ -40,6 +40,9 @@ struct GemmDesc {
   // B's rows (N-contiguous) may be read in whole 16-byte words past N: their stride is a multiple
   // of them and the words past N are allocated (the staged kernel's 16-byte loads at a ragged N).
   bool b_rows_padded = false;
+  // A's rows (K-contiguous) likewise, with zeros past K: the staged kernel loads the word that
+  // straddles K whole (B's rows past K read as zeros there; a convolution's weights at K 147).
+  bool a_rows_padded = false;
   // B holds int8 values (4 per 32-bit word; B's strides and offsets count bytes), each column n
   // scaled by the fp32 `scale` [N] in the epilogue: weight-only int8 (vx.MatMulInt8W).
   bool b_int8 = false;

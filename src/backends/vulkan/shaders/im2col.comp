@@ -5,11 +5,19 @@
 // A convolution input's im2col matrix, materialised: B[image][k][n] with k = (c, kz, ky, kx) and
 // n = output pixel (oz, oy, ox), 0 where the window reads padding (gemm_io.glsl's B_MODE 1 order).
 // Large convolutions then run on the staged tensor-core GEMM over plain rows of B, where gathering
-// the matrix inside the GEMM's K loop bounds them (kernels/conv.cpp). A workgroup writes 256
-// pixels of one row k (coalesced); rows along y, images along z.
+// the matrix inside the GEMM's K loop bounds them (kernels/conv.cpp). An invocation writes one
+// 16-byte word of a row (VEC pixels; the rows are whole words, zeros past N), the words of all rows
+// numbered along x (a workgroup a row left most lanes idle on rows of 49-200 pixels: ResNet-50's
+// last two stages), images along z.
+#extension GL_EXT_control_flow_attributes : require
 #define WINDOW_ID0 0
 #include "element_types.glsl"
 #include "window_geometry.glsl"
+#if TX == 1
+#define VEC 8
+#else
+#define VEC 4
+#endif
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {
@@ -17,20 +25,28 @@ layout(push_constant) uniform Params {
   int stride;                   // of a row: N rounded up to whole 16-byte words (zeros past N)
 } p;
 layout(std430, binding = 0) readonly buffer Src { elem_t src[]; };
-layout(std430, binding = 1) writeonly buffer Dst { elem_t dst[]; };
+layout(std430, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
 
 void main() {
-  const int n = int(gl_GlobalInvocationID.x), k = int(gl_WorkGroupID.y), image = int(gl_WorkGroupID.z);
-  if (n >= p.stride) return;
-  if (n >= p.columns) {
-    dst[(image * p.rows + k) * p.stride + n] = elem_t(0.0);
-    return;
-  }
+  const int words = p.stride / VEC, word = int(gl_GlobalInvocationID.x), image = int(gl_WorkGroupID.z);
+  if (word >= p.rows * words) return;
+  const int k = word / words, n0 = (word - k * words) * VEC;
   const int c = k / (KZ * KY * KX), r = k - c * (KZ * KY * KX);
   const int kz = r / (KY * KX), kyx = r - kz * (KY * KX), ky = kyx / KX, kx = kyx - ky * KX;
-  const int oz = n / (OY * OX), oyx = n - oz * (OY * OX), oy = oyx / OX, ox = oyx - oy * OX;
-  const int iz = oz * SZ - PZ + kz * DZ, iy = oy * SY - PY + ky * DY, ix = ox * SX - PX + kx * DX;
-  const bool inside = iz >= 0 && iy >= 0 && ix >= 0 && iz < IZ && iy < IY && ix < IX;
-  const int from = (((image * p.channels + c) * IZ + iz) * IY + iy) * IX + ix;
-  dst[(image * p.rows + k) * p.stride + n] = inside ? src[from] : elem_t(0.0);
+  const int base = (image * p.channels + c) * IZ;
+  float v[VEC];
+  [[unroll]] for (int i = 0; i < VEC; ++i) {
+    const int n = n0 + i;
+    const int oz = n / (OY * OX), oyx = n - oz * (OY * OX), oy = oyx / OX, ox = oyx - oy * OX;
+    const int iz = oz * SZ - PZ + kz * DZ, iy = oy * SY - PY + ky * DY, ix = ox * SX - PX + kx * DX;
+    const bool inside = n < p.columns && iz >= 0 && iy >= 0 && ix >= 0 && iz < IZ && iy < IY && ix < IX;
+    v[i] = inside ? float(src[((base + iz) * IY + iy) * IX + ix]) : 0.0;
+  }
+#if TX == 1
+  const uvec4 w = uvec4(packHalf2x16(vec2(v[0], v[1])), packHalf2x16(vec2(v[2], v[3])), packHalf2x16(vec2(v[4], v[5])),
+                        packHalf2x16(vec2(v[6], v[7])));
+#else
+  const uvec4 w = floatBitsToUint(vec4(v[0], v[1], v[2], v[3]));
+#endif
+  dst[(image * p.rows * p.stride) / VEC + word] = w;
 }
