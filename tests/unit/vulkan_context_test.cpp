@@ -32,6 +32,25 @@ TEST(VulkanDeviceSpec, Parses) {
   }
 }
 
+// NVIDIA's families: universal, transfer, compute-only (the one taken), then a family-less device.
+TEST(VulkanQueueFamily, PrefersComputeWithoutGraphics) {
+  auto family = [](VkQueueFlags flags) {
+    VkQueueFamilyProperties f{};
+    f.queueFlags = flags;
+    f.queueCount = 1;
+    return f;
+  };
+  const VkQueueFlags universal = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT;
+  const std::vector<VkQueueFamilyProperties> nvidia = {family(universal), family(VK_QUEUE_TRANSFER_BIT),
+                                                       family(VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT)};
+  EXPECT_EQ(choose_queue_family(nvidia, true), 2);
+  EXPECT_EQ(choose_queue_family(nvidia, false), 0);
+  EXPECT_EQ(choose_queue_family({family(universal)}, true), 0);  // lavapipe: one family
+  EXPECT_EQ(choose_queue_family({family(VK_QUEUE_TRANSFER_BIT), family(universal)}, true), 1);
+  EXPECT_EQ(choose_queue_family({family(VK_QUEUE_TRANSFER_BIT)}, true), -1);
+  EXPECT_EQ(choose_queue_family({}, false), -1);
+}
+
 TEST(VulkanContext, ListsDevicesWithFeatures) {
   std::vector<DeviceInfo> list;
   try {

@@ -105,12 +105,22 @@ int compute_queue_family(VkPhysicalDevice device) {
   vkGetPhysicalDeviceQueueFamilyProperties(device, &n, nullptr);
   std::vector<VkQueueFamilyProperties> families(n);
   vkGetPhysicalDeviceQueueFamilyProperties(device, &n, families.data());
-  for (uint32_t i = 0; i < n; ++i)
-    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) return int(i);
-  return -1;
+  const char* queue = std::getenv("VOLVOX_VK_QUEUE");
+  return choose_queue_family(families, !(queue && std::string(queue) == "universal"));
 }
 
 }  // namespace
+
+int choose_queue_family(const std::vector<VkQueueFamilyProperties>& families, bool prefer_compute_only) {
+  int first = -1;
+  for (size_t i = 0; i < families.size(); ++i) {
+    const VkQueueFlags flags = families[i].queueFlags;
+    if (!(flags & VK_QUEUE_COMPUTE_BIT)) continue;
+    if (prefer_compute_only && !(flags & VK_QUEUE_GRAPHICS_BIT)) return int(i);
+    if (first < 0) first = int(i);
+  }
+  return first;
+}
 
 std::string CoopMatShape::str() const { return cat(m, "x", n, "x", k, " ", a_type, "*", a_type, "+", c_type); }
 

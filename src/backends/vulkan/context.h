@@ -88,6 +88,13 @@ struct ExternalDevice {
 // "vulkan" -> -1 (automatic), "vulkan:N" -> N; throws InvalidArgument for anything else.
 int parse_vulkan_device(const std::string& spec);
 
+// The queue family the executor submits to, of a device's families: one with compute and without
+// graphics where `prefer_compute_only` and the device has one (NVIDIA's: the H100 ran DeepLabV3 in
+// 2.4% less GPU time, ResNet-50 0.6%, the others the same; bench/onnx/results/session37_2026-12-06/),
+// else the first with compute; -1 for none. The context prefers it unless VOLVOX_VK_QUEUE=universal
+// (measurements).
+int choose_queue_family(const std::vector<VkQueueFamilyProperties>& families, bool prefer_compute_only);
+
 class VulkanContext {
  public:
   explicit VulkanContext(const ContextOptions& options = {});
