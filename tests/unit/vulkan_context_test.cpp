@@ -32,7 +32,8 @@ TEST(VulkanDeviceSpec, Parses) {
   }
 }
 
-// NVIDIA's families: universal, transfer, compute-only (the one taken), then a family-less device.
+// NVIDIA's families (universal, transfer, compute-only: the last taken unless the universal one is
+// asked for), lavapipe's single family, and lists without a compute family.
 TEST(VulkanQueueFamily, PrefersComputeWithoutGraphics) {
   auto family = [](VkQueueFlags flags) {
     VkQueueFamilyProperties f{};

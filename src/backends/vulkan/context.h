@@ -89,10 +89,10 @@ struct ExternalDevice {
 int parse_vulkan_device(const std::string& spec);
 
 // The queue family the executor submits to, of a device's families: one with compute and without
-// graphics where `prefer_compute_only` and the device has one (NVIDIA's: the H100 ran DeepLabV3 in
-// 2.4% less GPU time, ResNet-50 0.6%, the others the same; bench/onnx/results/session37_2026-12-06/),
-// else the first with compute; -1 for none. The context prefers it unless VOLVOX_VK_QUEUE=universal
-// (measurements).
+// graphics where `prefer_compute_only` and the device has one (NVIDIA's: on an H100 DeepLabV3 took
+// 2-2.4% less GPU time there, ResNet-50 up to 1%, the native fp16 U-Net 0.7%, the others the same;
+// bench/onnx/results/session37_2026-12-06/), else the first with compute; -1 for none. The context
+// prefers it unless VOLVOX_VK_QUEUE=universal (measurements).
 int choose_queue_family(const std::vector<VkQueueFamilyProperties>& families, bool prefer_compute_only);
 
 class VulkanContext {
