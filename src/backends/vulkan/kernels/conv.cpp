@@ -60,6 +60,16 @@ int add_constant(OpPlan& plan, const Tensor& t, DeviceType storage) {
   return int(plan.constants.size() - 1);
 }
 
+// Constant weights [M, K] as rows of `row` >= K values, zeros past K.
+int add_padded_rows(OpPlan& plan, const Tensor& t, int64_t k, int64_t row, DeviceType storage) {
+  const std::vector<float> values = constant_values(t);
+  const int64_t rows = int64_t(values.size()) / k;
+  std::vector<float> padded(size_t(rows * row), 0.0f);
+  for (int64_t m = 0; m < rows; ++m) std::copy_n(values.begin() + m * k, k, padded.begin() + m * row);
+  plan.constants.push_back(pack(padded, storage));
+  return int(plan.constants.size() - 1);
+}
+
 Binding operand(OpPlan& plan, const OpInfo& info, int i, DeviceType storage) {
   if (info.inputs[size_t(i)].constant) return Binding::constant_blob(add_constant(plan, *info.inputs[size_t(i)].constant, storage));
   return Binding::in(i);
@@ -127,9 +137,9 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   const bool dot = !ops.residual && !direct &&
                    (mode == "dot" || (mode == "auto" && total <= kDotMaxOutputs &&
                                       (cg * ks >= kDotMinReduction || out_size == 1)));
-  const Binding wb = operand(plan, info, int(ops.w), storage);
   const Binding bb = has_bias ? operand(plan, info, int(bias), storage) : ops.x;  // unread without a bias
   if (direct || dot) {
+    const Binding wb = operand(plan, info, int(ops.w), storage);
     Dispatch d;
     d.shader = shader_variant(dot ? "conv_dot" : "conv_nchw", {storage});
     d.spec_constants = {int32_t(cg), int32_t(mg)};
@@ -187,15 +197,10 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
     d.b_rows_padded = im2col_stride != out_size;
     // Constant weights in rows of whole 16-byte words too (zeros past K), so that the staged GEMM
     // loads them as vectors at any K (ResNet-50's stem: 3 x 7 x 7 = 147).
-    if (wb.kind == Binding::Kind::constant && (cg * ks) % vec != 0) {
-      const int64_t row = (cg * ks + vec - 1) / vec * vec;
-      const std::vector<float> values = constant_values(*info.inputs[ops.w].constant);
-      std::vector<float> rows(size_t(outputs * row), 0.0f);
-      for (int64_t m = 0; m < outputs; ++m)
-        std::copy_n(values.begin() + m * cg * ks, cg * ks, rows.begin() + m * row);
-      plan.constants[size_t(wb.index)] = pack(rows, storage);
-      d.sam = row;
+    if (info.inputs[ops.w].constant && (cg * ks) % vec != 0) {
+      d.sam = (cg * ks + vec - 1) / vec * vec;
       d.a_rows_padded = true;
+      d.a = Binding::constant_blob(add_padded_rows(plan, *info.inputs[ops.w].constant, cg * ks, d.sam, storage));
     }
   } else if (pointwise) {
     d.sbk = in_size;
@@ -231,7 +236,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   }
   d.act = relu ? GemmActivation::relu : GemmActivation::none;
   d.post_ops = post_ops;
-  d.a = wb;
+  if (!d.a_rows_padded) d.a = operand(plan, info, int(ops.w), storage);
   d.b = im2col ? matrix : ops.x;
   d.y = y;
   return std::string(pointwise ? "gemm1x1_" : im2col ? "gemm_im2col_" : "gemm_") + add_gemm(plan, info, d, storage);

@@ -143,7 +143,7 @@ KernelShape kernel_shape(GemmKernel kernel) {
     case GemmKernel::rows: return {"gemm_rows", "", false, 1, 16, "rows", "", RowLoads::elements, false};
     case GemmKernel::gemv: return {"gemm_gemv", "", false, 1, 8, "gemv", "", RowLoads::b_vectors, false};
   }
-  return {"gemm", "", false, 64, 64, "tiled", "", RowLoads::vectors_and_half_b, true};
+  return {"gemm", "", false, 64, 64, "tiled", "", half_b, true};
 }
 
 std::string shader_name(const KernelShape& ks, DeviceType storage) {
@@ -243,8 +243,9 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   // Rows padded to whole words: the staged kernel loads a word at any n < N (gemm.comp's loads clamp
   // to N - VEC instead, which needs N a multiple of VEC).
   const bool b_vec_padded = b_rows_on_words && d.b_rows_padded;
+  const bool a_vec_padded = a_rows_on_words && d.a_rows_padded;  // likewise for A, zeros past K
   GemmLayout layout;
-  layout.a_vec = a_vec_exact || (a_rows_on_words && d.a_rows_padded);
+  layout.a_vec = a_vec_exact || a_vec_padded;
   layout.b_vec = b_vec_exact || b_vec_padded;
   layout.b_im2col = d.b_im2col;
   layout.batches = d.z1_count * d.z0_count;
@@ -252,7 +253,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const KernelShape shape = kernel_shape(kernel);
   const bool staged = std::string_view(shape.shader) == "gemm_coopmat_staged";  // any of its tiles
   const bool gemv = kernel == GemmKernel::gemv;
-  const bool a_vec = a_vec_exact || (staged && a_rows_on_words && d.a_rows_padded);
+  const bool a_vec = a_vec_exact || (staged && a_vec_padded);
   const bool b_vec = b_vec_exact || ((staged || gemv) && b_vec_padded);
   // Failing 16-byte loads, the 64 x 64 and staged kernels load B 8 bytes at a time where they can: at
   // fp16 a 14 x 14 image's 196 pixels are a multiple of 4, not 8 (MobileNetV3's and ResNet-50's 1x1
