@@ -77,10 +77,16 @@ TEST(VulkanGemmChoice, StagedTileByWorkgroupsAndHowBLoads) {
   // pixels), over short ones 32 x 64 (ResNet-50's at 14 x 14).
   EXPECT_EQ(choose(256, 1089, 960, false), GemmKernel::staged_n64);
   EXPECT_EQ(choose(256, 196, 1024, false), GemmKernel::staged_m32n64);
-  // K > 512 split so far that 64 x 64 tiles make >= 256 workgroups: 64 x 64 (DeepLabV3's ASPP
-  // product, 72 tiles x 9 splits, and its 3x3 classifier, 72 x 4); short of that 32 x 64 (the
-  // encoder's feed-forward down-projection, 16 x 9; ResNet-50's 3x3 layers at 14 x 14, 16 x 11).
-  EXPECT_EQ(choose(256, 1089, 8640, true), GemmKernel::staged_n64);
+  // >= 2^30 multiply-adds over K >= 2048, B's rows on words: 128 x 128 (DeepLabV3's ASPP product);
+  // gathered rows, or fewer multiply-adds, or a shorter K: not.
+  EXPECT_EQ(choose(256, 1089, 8640, true), GemmKernel::staged_large);
+  EXPECT_EQ(choose(256, 1089, 8640, false), GemmKernel::staged_n64);
+  EXPECT_EQ(choose(256, 1024, 4095, true), GemmKernel::staged_n64);  // 2^30 - 2^18
+  EXPECT_EQ(choose(256, 1024, 4096, true), GemmKernel::staged_large);
+  EXPECT_EQ(choose(2048, 512, 1024, true), GemmKernel::staged_n64);  // 2^30 at K 1024
+  // K > 512 split so far that 64 x 64 tiles make >= 256 workgroups: 64 x 64 (DeepLabV3's 3x3
+  // classifier, 72 tiles x 4); short of that 32 x 64 (the encoder's feed-forward down-projection,
+  // 16 x 9; ResNet-50's 3x3 layers at 14 x 14, 16 x 11).
   EXPECT_EQ(choose(256, 1089, 2304, true), GemmKernel::staged_n64);
   EXPECT_EQ(choose(128, 512, 2048, true), GemmKernel::staged_m32n64);
   EXPECT_EQ(choose(256, 196, 2304, true), GemmKernel::staged_m32n64);
@@ -121,10 +127,10 @@ TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
   // 128 tiles of 32 x 64 and K 512: whole.
   EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat+vecA+vecB@staged32x64");
   // DeepLabV3's ASPP product over its padded im2col rows (1089 pixels, rows of 1096): 16-byte B
-  // loads, K 8640 on 64 x 64 tiles as 72 tiles x 9 splits (sqrt(2824 K / (M N))) make >= 256
-  // workgroups, and split 3 ways: no more than 256 workgroups.
-  EXPECT_EQ(plan_variant(product(256, 1089, 8640, 1096)), "coopmat_splitk3+vecA+vecB@staged64x64");
-  // The same rows unpadded: gathered, and 64 x 64 tiles.
+  // loads, 18 tiles of 128 x 128, K split 7 ways: 126 workgroups, one wave (9 by the formula).
+  EXPECT_EQ(plan_variant(product(256, 1089, 8640, 1096)), "coopmat_splitk7+vecA+vecB@staged128x128");
+  // The same rows unpadded: gathered, on 64 x 64 tiles, whose 72 tiles x 9 splits
+  // (sqrt(2824 K / (M N))) make >= 256 workgroups, split 3 ways: no more than 256 workgroups.
   EXPECT_EQ(plan_variant(product(256, 1089, 8640)), "coopmat_splitk3+vecA@staged64x64");
   // The encoder's feed-forward down-projection: 32 tiles of 32 x 64, 9 splits by the formula, 8 by
   // the workgroup cap.

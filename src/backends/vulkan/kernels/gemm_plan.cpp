@@ -71,10 +71,11 @@ int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) 
   const double best = std::sqrt(2824.0 * double(k) / (double(batches) * double(m) * double(n)));
   return std::clamp<int64_t>(int64_t(best), 1, std::max<int64_t>(1, k / kMinChunk));
 }
-int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k) {
+// `max_groups`: kFullGroups, or kFewTiles for the 128 x 128 tile (below).
+int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k, int64_t max_groups) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
   if ((tiles >= kFewTiles && k <= kStagedUnsplitMaxK) || k < 2 * kMinChunk) return 1;
-  return std::clamp<int64_t>(kFullGroups / tiles, 1, staged_splits_by_cost(batches, m, n, k));
+  return std::clamp<int64_t>(max_groups / tiles, 1, staged_splits_by_cost(batches, m, n, k));
 }
 
 // The staged kernel's tile, all of four subgroups. At batch 1 the 64 x 128 tile left products with
@@ -91,19 +92,33 @@ int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t 
 // (16 tiles x 9 splits) lost (0.463 -> 0.477 ms, H200). So 128 x 128 for products of >= 256 such
 // tiles; 64 x 64 where that makes >= kFewTiles workgroups unsplit, or >= kFullGroups split by the
 // cost formula, or B is gathered from rows of >= kGatherWideN; else 32 x 64.
-// VOLVOX_VK_STAGED_TILE = 64x128 | 64x64 | 32x64 forces one below 128 x 128 (tests, measurements;
-// 64 x 128, main's tile before session 31, is no longer chosen by itself).
-constexpr int64_t kGatherWideN = 1024;
+// Products of >= kLargeTileMinMacs multiply-adds over K >= kLargeTileMinK whose B rows load as
+// words take the 128 x 128 tile too, K split so that the tiles fill the GPU once (kFewTiles
+// workgroups, not kFullGroups): DeepLabV3's ASPP product (256 x 8640 x 1089, 18 tiles) took 0.062 ms
+// split 6 there (108 workgroups) against 0.080 on 64 x 64 split 3 and 0.082 split 9 (162: a second
+// wave; H100, bench/onnx/results/session38_2026-12-06/). VOLVOX_VK_LARGE_MIN_MACS overrides the
+// bound (measurements).
+// VOLVOX_VK_STAGED_TILE = 128x128 | 64x128 | 64x64 | 32x64 forces one (tests, measurements; 64 x 128,
+// main's tile before session 31, is no longer chosen by itself; >= 256 tiles of 128 x 128 keep it).
+constexpr int64_t kGatherWideN = 1024, kLargeTileMinK = 2048;
+constexpr double kLargeTileMinMacs = 0x1p30;
 GemmKernel choose_staged_tile(int64_t m, int64_t n, int64_t k, const GemmLayout& layout, uint32_t shared_bytes) {
   auto tiles = [&](int64_t bm, int64_t bn) { return (m + bm - 1) / bm * ((n + bn - 1) / bn) * layout.batches; };
   // gemm_coopmat_staged.f16_large takes 46080 bytes of shared memory.
-  if (tiles(128, 128) >= 256 && shared_bytes >= 46080) return GemmKernel::staged_large;
+  const bool large_fits = shared_bytes >= 46080;
+  if (tiles(128, 128) >= 256 && large_fits) return GemmKernel::staged_large;
   if (const char* env = std::getenv("VOLVOX_VK_STAGED_TILE"); env && *env) {
     const std::string tile = env;
+    if (tile == "128x128" && large_fits) return GemmKernel::staged_large;
     if (tile == "64x128") return GemmKernel::staged;
     if (tile == "64x64") return GemmKernel::staged_n64;
     if (tile == "32x64") return GemmKernel::staged_m32n64;
   }
+  const char* large_env = std::getenv("VOLVOX_VK_LARGE_MIN_MACS");
+  const double large_min_macs = large_env ? std::atof(large_env) : kLargeTileMinMacs;
+  if (large_fits && layout.b_vec && k >= kLargeTileMinK &&
+      double(m) * double(n) * double(k) * double(layout.batches) >= large_min_macs)
+    return GemmKernel::staged_large;
   const bool wide_gather = !layout.b_vec && n >= kGatherWideN;
   const bool split_full = k > kStagedUnsplitMaxK && tiles(64, 64) * staged_splits_by_cost(layout.batches, m, n, k) >= kFullGroups;
   return tiles(64, 64) >= kFewTiles || split_full || wide_gather ? GemmKernel::staged_n64 : GemmKernel::staged_m32n64;
@@ -292,7 +307,9 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const int64_t tiles = groups_x * groups_y * batches;
   int64_t splits = 1;
   if (z1_per_dispatch >= d.z1_count && shape.splits_k)
-    splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k) : choose_splits(tiles, d.k);
+    splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k,
+                                           kernel == GemmKernel::staged_large ? kFewTiles : kFullGroups)
+                    : choose_splits(tiles, d.k);
   int64_t k_chunk = d.k;
   if (splits > 1) {
     k_chunk = (d.k + splits - 1) / splits;
