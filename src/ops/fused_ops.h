@@ -27,6 +27,16 @@
 //     attrs:   as vx.FusedConv with pool = 0 and upsample_concat = 0; relu (then the post-ops) apply
 //              after adding R
 //
+//   vx.ConvPair  (kConvPair; passes/fuse_conv_pairs.h)   Y = conv2(conv1(X)): a 1x1 convolution
+//   and the convolution that alone reads it (a ResNet bottleneck's 1x1 reduction and its 3x3 layer)
+//     conv1 = first_relu?(Conv1x1(X, W1) + B1): stride 1, no padding, group 1, no post-ops
+//     conv2 = vx.FusedConv of conv1's output with W2, B2 (no pool, no upsample_concat)
+//     inputs:  X, W1, B1 (may be omitted), W2, B2 (may be omitted)
+//     attrs:   conv2's, as vx.FusedConv's (kernel_shape, pads, strides, dilations, group, relu,
+//              post_ops, ...); first_relu int 0/1
+//     output:  conv2's Y. On Vulkan conv1's split-K reduce pass writes conv2's im2col matrix
+//              directly (one dispatch instead of two: shaders/gemm_reduce_im2col.comp)
+//
 //   vx.Excite  (kExcite; passes/fuse_squeeze_excite.h)   Y = X * E (+ R): the excitation half of a
 //   squeeze-and-excitation block (its squeeze, the GlobalAveragePool giving P, stays a node)
 //     E = post_ops(relu?(Conv1x1(H, W2) + B2)),  H = squeeze_relu?(Conv1x1(P, W1) + B1)
@@ -85,6 +95,7 @@ namespace vx {
 
 inline constexpr const char* kFusedConv = "vx.FusedConv";
 inline constexpr const char* kFusedConvResidual = "vx.FusedConvResidual";
+inline constexpr const char* kConvPair = "vx.ConvPair";
 inline constexpr const char* kFusedMatMul = "vx.FusedMatMul";
 inline constexpr const char* kMatMulInt8W = "vx.MatMulInt8W";
 inline constexpr const char* kAttention = "vx.Attention";

@@ -6,6 +6,7 @@
 #include "ops/fused_ops.h"
 #include "ops/shape_fn.h"
 #include "ops/shape_rules.h"
+#include "ops/window_geometry.h"
 
 namespace vx {
 
@@ -63,6 +64,30 @@ bool residual_shape(const Node& node, Graph& graph) {
   return (*conv)(plain, graph);
 }
 
+// vx.ConvPair: conv2's output over conv1's [N, M1, spatial...] (conv1 a 1x1 convolution, stride 1).
+bool conv_pair_shape(const Node& node, Graph& graph) {
+  const std::string what = std::string(kConvPair) + " '" + node.name + "'";
+  VX_CHECK(node.inputs.size() >= 4 && node.input(0) != kNoValue && node.input(1) != kNoValue && node.input(3) != kNoValue,
+           InvalidArgument, what, ": needs X, W1, (B1,) W2");
+  const Shape& x = graph.value(node.input(0)).shape;
+  const Shape& w1 = graph.value(node.input(1)).shape;
+  const Shape& w2 = graph.value(node.input(3)).shape;
+  VX_CHECK(x.rank() >= 3 && w1.rank() == x.rank() && w2.rank() == x.rank() && w1[1] == x[1], InvalidArgument, what,
+           ": X ", x.str(), ", W1 ", w1.str(), " and W2 ", w2.str(), " are no two convolutions in a row");
+  for (size_t i = 2; i < w1.rank(); ++i) VX_CHECK(w1[i] == 1, InvalidArgument, what, ": W1 ", w1.str(), " is not 1x1");
+  const int64_t group = node.attrs.get_int("group", 1);
+  VX_CHECK(group >= 1 && w2[1] * group == w1[0], InvalidArgument, what, ": W2 ", w2.str(), " does not read the ",
+           w1[0], " channels of conv1 in group ", group);
+  const WindowGeometry g = window_geometry(node.attrs, std::vector<int64_t>(x.begin() + 2, x.end()),
+                                           std::vector<int64_t>(w2.begin() + 2, w2.end()), false, what);
+  std::vector<int64_t> y = {x[0], w2[0]};
+  y.insert(y.end(), g.output.begin(), g.output.end());
+  Value& out = graph.value(node.outputs[0]);
+  out.shape = Shape(y);
+  out.dtype = graph.value(node.input(0)).dtype;
+  return true;
+}
+
 // vx.FusedMatMul / vx.MatMulInt8W: the MatMul's shape of inputs 0 and 1, A's dtype.
 bool matmul_like_shape(const Node& node, Graph& graph) {
   const ShapeFn* matmul = find_shape_fn("MatMul");
@@ -76,6 +101,7 @@ bool matmul_like_shape(const Node& node, Graph& graph) {
 
 VX_REGISTER_SHAPE_FN(vx_attention, kAttention, attention_shape);
 VX_REGISTER_SHAPE_FN(fused_conv_residual, kFusedConvResidual, residual_shape);
+VX_REGISTER_SHAPE_FN(conv_pair, kConvPair, conv_pair_shape);
 VX_REGISTER_SHAPE_FN(fused_matmul, kFusedMatMul, matmul_like_shape);
 VX_REGISTER_SHAPE_FN(matmul_int8w, kMatMulInt8W, matmul_like_shape);
 VX_REGISTER_SHAPE_FN(vx_gelu, kGelu, same_shape_as_first_input);

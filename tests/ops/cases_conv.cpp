@@ -375,6 +375,50 @@ VX_OP_CASES(conv) {
                 .expect_variant(Backend::cpu, "onednn")
                 .expect_variant(Backend::vulkan_f32, "gemm"));
 
+  // vx.ConvPair: a 1x1 convolution and the one that alone reads it (fuse_conv_pairs). Forced onto
+  // the materialised im2col matrix with K split 3 ways, the first one's reduce pass writes the
+  // second one's matrix (shaders/gemm_reduce_im2col.comp: odd sizes, two images, a stride, a
+  // dilation, padding read as zeros); as chosen on lavapipe, two convolutions in a row.
+  std::vector<Variant> pairs;
+  for (const char* name : {"3x3_two_images", "strided", "dilated_post_ops"})
+    pairs.push_back({name, [name](OpCase& v) {
+                       const std::string n = name;
+                       const int64_t images = n == "3x3_two_images" ? 2 : 1;
+                       v.with_inputs({f32({images, 70, 9, 11}), f32({13, 70, 1, 1}, -0.12f, 0.12f).constant(),
+                                      f32({13}).constant(), f32({6, 13, 3, 3}, -0.3f, 0.3f).constant(),
+                                      f32({6}).constant()})
+                           .attr("kernel_shape", std::vector<int64_t>{3, 3})
+                           .attr("pads", pads4(n == "dilated_post_ops" ? 2 : 1));
+                       if (n == "strided") v.attr("strides", std::vector<int64_t>{2, 2});
+                       if (n == "dilated_post_ops")
+                         v.attr("dilations", std::vector<int64_t>{2, 2})
+                             .attr("post_ops", std::vector<std::string>{"hard_swish"})
+                             .attr("post_alpha", std::vector<float>{0.0f})
+                             .attr("post_beta", std::vector<float>{0.0f});
+                     }});
+  auto conv_pair_case = [&](const char* name) {
+    return OpCase(kConvPair, name)
+        .env("VOLVOX_VK_CONV", "gemm")  // else the dot kernel's (few outputs)
+        .tol_f32(kConvF32)
+        .tol_f16(kConvF16)
+        .attr("relu", int64_t(1))
+        .variants(pairs);
+  };
+  cases.add(conv_pair_case("reduce_into_im2col")
+                .sweep("first_relu", {int64_t(0), int64_t(1)})
+                .variants({{"biases", [](OpCase&) {}}, {"no_first_bias", [](OpCase& v) {
+                             std::vector<InputSpec> ins = v.inputs();
+                             ins[2] = omitted();
+                             v.with_inputs(ins);
+                           }}})
+                .env("VOLVOX_VK_IM2COL_MIN_MACS", "0")
+                .env("VOLVOX_VK_SPLITK", "3")
+                .expect_variant(Backend::vulkan_f32, "gemm1x1_tiled_splitk3|gemm_reduce_im2col_tiled_splitk")
+                .expect_variant(Backend::vulkan_f16, "gemm1x1_tiled_splitk3|gemm_reduce_im2col_tiled_splitk"));
+  cases.add(conv_pair_case("in_a_row")
+                .expect_variant(Backend::vulkan_f32, "gemm1x1_tiled|gemm_tiled")
+                .expect_variant(Backend::vulkan_f16, "gemm1x1_tiled|gemm_tiled"));
+
   // ConvInteger and QLinearConv over the geometries the quantised kernels special-case.
   struct QGeometry {
     Shape x, w;

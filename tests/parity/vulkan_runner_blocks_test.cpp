@@ -60,9 +60,10 @@ struct DispatchCountsAndResults {
 
 // Runs `g` on the CPU reference and through the Vulkan runner (its optimisation passes, then
 // optionally Conv(+Relu) -> vx.FusedConv as the CPU path fuses); every MatMul / Gemm / Conv /
-// vx.FusedConv / pooling / normalisation node must run on the GPU.
+// vx.FusedConv / pooling / normalisation node must run on the GPU. With `pair_variant`, some
+// vx.ConvPair's kernel variant must contain it.
 void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tensor>& inputs, Precision precision,
-                   bool fuse_conv_relu, const std::string& what) {
+                   bool fuse_conv_relu, const std::string& what, const std::string& pair_variant = "") {
   std::vector<Tensor> feeds = inputs;
   if (precision == Precision::fp16) {
     for (Tensor& t : feeds) t = t.to(DType::f16).to(DType::f32);
@@ -75,14 +76,18 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
   o.optimize = false;
   DeviceModelRunner runner(vk::compute_device(ctx), g, o);
   const std::vector<Tensor> got = runner.run(feeds);
-  const std::set<std::string> mine = {"MatMul", "Gemm", kFusedMatMul, "Conv", kFusedConv, kFusedConvResidual,
+  const std::set<std::string> mine = {"MatMul", "Gemm", kFusedMatMul, "Conv", kFusedConv, kFusedConvResidual, kConvPair,
                                       "MaxPool", "GlobalAveragePool", "BatchNormalization", "LayerNormalization",
                                       "Split", "Slice", kExcite, kElementwiseChain};
+  bool pair_variant_seen = pair_variant.empty();
   for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
     if (mine.count(p.op)) {
       EXPECT_FALSE(p.on_host) << what << ": " << p.node << " (" << p.op << ") on the CPU: " << p.reason;
     }
+    if (p.op == kConvPair && p.variant.find(pair_variant) != std::string::npos) pair_variant_seen = true;
   }
+  EXPECT_TRUE(pair_variant_seen) << what << ": no vx.ConvPair ran " << pair_variant << "\n"
+                                 << runner.last_executable()->placement_report();
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) {
     double peak = 1.0;
@@ -93,8 +98,9 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
   }
 }
 
-// Stem (7x7 stride 2 conv, BN, ReLU, 3x3 stride 2 max pool), one bottleneck with a projection
-// shortcut (1x1, 3x3 stride 2, 1x1; BN after each), global average pool, flatten, Gemm.
+// Stem (7x7 stride 2 conv, BN, ReLU, 3x3 stride 2 max pool), a bottleneck with a projection
+// shortcut (1x1, 3x3 stride 2, 1x1; BN after each), one with the identity, global average pool,
+// flatten, Gemm.
 TEST_P(VulkanRunnerBlocks, ResNetBlock) {
   NetBuilder b;
   ValueId x = b.g.add_value("image", DType::f32, Shape{1, 3, 32, 32});
@@ -109,24 +115,36 @@ TEST_P(VulkanRunnerBlocks, ResNetBlock) {
   r = b.conv_bn(r, 8, 8, 3, 2, true);
   r = b.conv_bn(r, 8, 64, 1, 1, false);
   ValueId s = b.conv_bn(y, 16, 64, 1, 2, false);
+  // A second bottleneck whose 1x1 reduction has K 64: enough to split in two.
   y = b.node("Relu", {b.node("Add", {r, s})});
+  r = b.conv_bn(y, 64, 16, 1, 1, true);
+  r = b.conv_bn(r, 16, 16, 3, 1, true);
+  r = b.conv_bn(r, 16, 64, 1, 1, false);
+  y = b.node("Relu", {b.node("Add", {r, y})});
   y = b.node("GlobalAveragePool", {y});
   y = b.node("Flatten", {y});
   Attributes gm;
   gm.set("transB", int64_t(1));
   y = b.node("Gemm", {y, b.constant(Shape{10, 64}), b.constant(Shape{10})}, gm);
   b.g.outputs = {y};
-  // The block's Add and Relu join the epilogue of one of the two convolutions they add.
+  // Each block's Add and Relu join the epilogue of a convolution they add; each 1x1 reduction and
+  // the 3x3 layer reading it become one vx.ConvPair.
   Graph optimized = b.g;
   vk::optimize_for_vulkan(optimized);
-  int residual_convs = 0;
+  int residual_convs = 0, pairs = 0;
   for (const Node& n : optimized.nodes) {
     EXPECT_NE(n.op, "Add") << n.name;
     residual_convs += n.op == kFusedConvResidual && n.attrs.get_int("relu", 0) == 1;
+    pairs += n.op == kConvPair && n.attrs.get_int("first_relu", 0) == 1 && n.attrs.get_int("relu", 0) == 1;
   }
-  EXPECT_EQ(residual_convs, 1);
+  EXPECT_EQ(residual_convs, 2);
+  EXPECT_EQ(pairs, 2);
   const Tensor image = test::random_tensor(Shape{1, 3, 32, 32}, 42);
   for (bool fuse : {false, true}) check_network(ctx(), b.g, {image}, GetParam(), fuse, fuse ? "ResNet block, fused" : "ResNet block");
+  // The im2col matrices materialised and K split: the pair's first reduce pass writes the second
+  // convolution's matrix (kernels/conv.cpp), as ResNet-50's bottlenecks run on tensor cores.
+  test::ScopedEnv im2col("VOLVOX_VK_IM2COL_MIN_MACS", "0"), split("VOLVOX_VK_SPLITK", "2"), gemm("VOLVOX_VK_CONV", "gemm");
+  check_network(ctx(), b.g, {image}, GetParam(), false, "ResNet block, split K into im2col", "|gemm_reduce_im2col_");
 }
 
 // Pre-LayerNorm transformer pieces at GPT-2's layout: LayerNorm, the QKV projection (MatMul by a

@@ -10,6 +10,8 @@
 #include "common/graph_builder.h"
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
+#include "passes/fuse_conv_bias_relu.h"
+#include "passes/fuse_conv_pairs.h"
 #include "passes/fuse_matmul_int8_weights.h"
 #include "passes/optimize_onnx.h"
 #include "session/model_runner.h"
@@ -315,6 +317,26 @@ TEST(FusionPasses, ConvResidualJoinsTheDeeperOfTwoConvs) {
       EXPECT_NE(fused.value(n.inputs[0]).name, "x");
     }
   }
+}
+
+// fuse_conv_pairs (the Vulkan path's): a 1x1 convolution read only by a 3x3 one becomes a
+// vx.ConvPair; a 1x1 read twice, a 1x1 read by another 1x1, a 3x3 or a strided first one do not,
+// and the pair computes what the two convolutions do (reference kernels, 1e-5 of the peak).
+TEST(FusionPasses, ConvPairsOfAPrivate1x1AndAWindowedConv) {
+  Builder b;
+  const ValueId x = b.input("x", {1, 8, 9, 7});
+  const ValueId shared = conv(b, x, 8, 4, 1);
+  b.g.outputs = {conv(b, b.node("Relu", {conv(b, x, 8, 4, 1)}), 4, 6, 3),  // the pair
+                 conv(b, conv(b, x, 8, 4, 1), 4, 6, 1),                     // 1x1 after 1x1
+                 conv(b, shared, 4, 6, 3), b.node("Relu", {shared}),       // read twice
+                 conv(b, conv(b, x, 8, 4, 3), 4, 6, 3),                     // 3x3 first
+                 conv(b, conv(b, x, 8, 4, 1, 2), 4, 6, 3)};                 // strided first
+  const Graph fused = fuse_conv_pairs(fuse_conv_bias_relu(b.g));
+  ASSERT_EQ(count_ops(fused, kConvPair), 1);
+  for (const Node& n : fused.nodes)
+    if (n.op == kConvPair) EXPECT_EQ(n.attrs.get_int("first_relu", 0), 1);
+  const std::vector<Tensor> want = run(b.g, b.feeds, true), got = run(fused, b.feeds, true);
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_LE(test::max_diff_over_peak(got[i], want[i]), 1e-5) << "output " << i;
 }
 
 TEST(FusionPasses, ConvWithABroadcastAddIsNotFused) {

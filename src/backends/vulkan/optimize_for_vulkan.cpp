@@ -11,6 +11,7 @@
 #include "passes/fold_shape_queries.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
+#include "passes/fuse_conv_pairs.h"
 #include "passes/fuse_conv_post_ops.h"
 #include "passes/fuse_conv_relu_pool.h"
 #include "passes/fuse_conv_residual.h"
@@ -54,6 +55,9 @@ void optimize_for_vulkan(Graph& graph) {
   // layer instead of two to four.
   g = fuse_conv_post_ops(std::move(g), kMaxPostOps);
   g = fuse_squeeze_excite(std::move(g));  // after the two above: its 1x1 convs are vx.FusedConv by then
+  // A 1x1 convolution and the 3x3 / strided one that alone reads it (ResNet's bottlenecks): the
+  // first one's split-K reduce pass writes the second one's im2col matrix (kernels/conv.cpp).
+  g = fuse_conv_pairs(std::move(g));
   // The transformer fusions, in the CPU path's order (optimize_onnx.cpp): each fused op has a
   // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.
   g = fuse_gelu(std::move(g));       // before the MatMul fusion, which takes vx.Gelu as its activation

@@ -1,5 +1,6 @@
-// Reference vx.FusedConv (ops/fused_ops.h): literally the composition of the reference
-// upsample, concat, conv, relu, post-ops (ops/post_ops.h) and 2x2 max pool, through temporaries.
+// Reference vx.FusedConv and vx.ConvPair (ops/fused_ops.h): literally the composition of the
+// reference upsample, concat, conv, relu, post-ops (ops/post_ops.h) and 2x2 max pool, through
+// temporaries.
 // Exact, not fast.
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/reference_ops.h"
@@ -74,8 +75,37 @@ void fused_conv_kernel(KernelContext& ctx) {
   max_pool(full, pg, y);
 }
 
+// vx.ConvPair: conv1 (1x1, + B1, first_relu?) into a temporary, then conv2 as vx.FusedConv.
+void conv_pair_kernel(KernelContext& ctx) {
+  const Node& node = ctx.node();
+  const std::string what = node.op + " '" + node.name + "'";
+  VX_CHECK(ctx.has_input(0) && ctx.has_input(1) && ctx.has_input(3), InvalidArgument, what, ": missing inputs");
+  for (size_t i = 0; i < ctx.num_inputs(); ++i)
+    VX_CHECK(!ctx.has_input(i) || ctx.input(i).dtype() == DType::f32, Unsupported, what, ": only float32 is supported");
+  const std::vector<PostOp> post_ops = read_post_ops(node.attrs, what);
+  const Tensor& x = ctx.input(0);
+  const Tensor& w1 = ctx.input(1);
+  const Tensor& w2 = ctx.input(3);
+  const WindowGeometry g1 = conv_geometry(Attributes{}, x.shape(), w1.shape(), what);
+  std::vector<int64_t> mid_shape = {x.dim(0), w1.dim(0)};
+  mid_shape.insert(mid_shape.end(), g1.output.begin(), g1.output.end());
+  Tensor mid(DType::f32, Shape(mid_shape));
+  conv(x, w1, ctx.has_input(2) ? &ctx.input(2) : nullptr, g1, 1, mid, ctx.pool());
+  if (node.attrs.get_int("first_relu", 0) != 0) relu(mid, mid);
+  const WindowGeometry g2 = conv_geometry(node.attrs, mid.shape(), w2.shape(), what);
+  std::vector<int64_t> y_shape = {x.dim(0), w2.dim(0)};
+  y_shape.insert(y_shape.end(), g2.output.begin(), g2.output.end());
+  Tensor& y = ctx.output(0, DType::f32, Shape(y_shape));
+  conv(mid, w2, ctx.has_input(4) ? &ctx.input(4) : nullptr, g2, node.attrs.get_int("group", 1), y, ctx.pool());
+  if (node.attrs.get_int("relu", 0) != 0) relu(y, y);
+  float* out = y.data<float>();
+  for (const PostOp& op : post_ops)
+    for (int64_t i = 0; i < y.numel(); ++i) out[i] = apply_post_op(op, out[i]);
+}
+
 }  // namespace
 
+VX_REGISTER_CPU_KERNEL(conv_pair_reference, {kConvPair, "reference", 0, nullptr, conv_pair_kernel});
 VX_REGISTER_CPU_KERNEL(fused_conv_reference, {kFusedConv, "reference", 0, nullptr, fused_conv_kernel});
 VX_REGISTER_CPU_KERNEL(fused_conv_residual_reference, {kFusedConvResidual, "reference", 0, nullptr, fused_conv_kernel});
 

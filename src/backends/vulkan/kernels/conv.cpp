@@ -81,16 +81,49 @@ void check_output(const OpInfo& info, const std::vector<int64_t>& expected, cons
 
 // Where a convolution's operands are: X (its shape and binding), the node input holding W (the
 // bias, when present, is the next one) and the one holding the residual R (vx.FusedConvResidual).
+// x_reduce (vx.ConvPair's second convolution): X is the output of the first one's split-K reduce
+// pass, not yet recorded; it is recorded before this convolution's dispatches or, where this one
+// materialises its im2col matrix, becomes the pass that writes the matrix (gemm_reduce_im2col).
 struct ConvOperands {
   Shape x_shape;
   Binding x = Binding::in(0);
   size_t w = 1;
   std::optional<size_t> residual;
+  const Dispatch* x_reduce = nullptr;
 };
 
-// Y = post_ops(relu?(conv(X, W) + B (+ R))) into `y`.
+// Matches GemmPush (gemm_plan.cpp, 112 bytes) followed by gemm_io.glsl's GEMM_IM2COL_PUSH fields.
+struct ReduceIm2colPush {
+  int32_t rows, columns, stride;
+};
+
+// shaders/gemm_reduce_im2col.comp holds a channel's pixels of the first output in shared memory.
+constexpr int64_t kReduceIm2colMaxPixels = 4096;
+
+// The first convolution's deferred reduce pass turned into shaders/gemm_reduce_im2col.comp: the
+// GEMM's push block and constants, its window constants (ids 3..19) replaced by `w`'s, Y (binding
+// 3) by the matrix; a workgroup per channel of the first output and image.
+Dispatch reduce_into_im2col(const Dispatch& reduce, const Window3& w, Binding matrix, int64_t rows, int64_t columns,
+                            int64_t stride, int64_t channels, int64_t batch, DeviceType storage) {
+  Dispatch d = reduce;
+  d.shader = shader_variant("gemm_reduce_im2col", {storage});
+  const std::vector<int32_t> ws = w.spec_constants();  // in, kernel, stride, dilation, pad_begin, out
+  std::copy(ws.begin(), ws.begin() + 15, d.spec_constants.begin() + 3);
+  d.spec_constants[18] = ws[16];
+  d.spec_constants[19] = ws[17];
+  d.bindings[3] = matrix;
+  const ReduceIm2colPush push{int32_t(rows), int32_t(columns), int32_t(stride)};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&push);
+  d.push.insert(d.push.end(), bytes, bytes + sizeof(push));
+  d.groups = {uint32_t(channels), 1, uint32_t(batch)};
+  return d;
+}
+
+// Y = post_ops(relu?(conv(X, W) + B (+ R))) into `y`. With `deferred_reduce`, a split-K GEMM's
+// reduce pass is returned there instead of recorded (add_gemm).
 std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, Binding y, bool relu, DeviceType storage,
-                     WindowGeometry* geometry, const std::vector<PostOp>& post_ops = {}) {
+                     WindowGeometry* geometry, const std::vector<PostOp>& post_ops = {},
+                     Dispatch* deferred_reduce = nullptr) {
   float_storage(info, ops.w);
   const Shape& xs = ops.x_shape;
   const Shape& ws = info.inputs[ops.w].shape;
@@ -138,7 +171,9 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
                    (mode == "dot" || (mode == "auto" && total <= kDotMaxOutputs &&
                                       (cg * ks >= kDotMinReduction || out_size == 1)));
   const Binding bb = has_bias ? operand(plan, info, int(bias), storage) : ops.x;  // unread without a bias
+  const bool x_pending = ops.x_reduce && !ops.x_reduce->shader.empty();
   if (direct || dot) {
+    if (x_pending) plan.dispatches.push_back(*ops.x_reduce);
     const Binding wb = operand(plan, info, int(ops.w), storage);
     Dispatch d;
     d.shader = shader_variant(dot ? "conv_dot" : "conv_nchw", {storage});
@@ -178,11 +213,18 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   const bool im2col = !pointwise && group == 1 && (forced || (storage == DeviceType::f16 && info.coopmat)) &&
                       double(mg) * double(out_size) * double(cg * ks) * double(batch) >= min_macs &&
                       im2col_bytes <= kIm2colMaxBytes && cg * ks <= 65535 && batch <= 65535;
+  const bool reduce_into_matrix = im2col && x_pending && in_size <= kReduceIm2colMaxPixels && channels <= 65535;
   Binding matrix;
+  if (x_pending && !reduce_into_matrix) plan.dispatches.push_back(*ops.x_reduce);
   if (im2col) {
     checked_count32(info, int64_t(im2col_bytes / device_type_bytes(storage)), "the im2col matrix");
     plan.scratch_bytes.push_back(im2col_bytes);
     matrix = Binding::scratch_buffer(int(plan.scratch_bytes.size() - 1));
+  }
+  if (reduce_into_matrix) {
+    plan.dispatches.push_back(
+        reduce_into_im2col(*ops.x_reduce, w, matrix, cg * ks, out_size, im2col_stride, channels, batch, storage));
+  } else if (im2col) {
     Dispatch m;
     m.shader = shader_variant("im2col", {storage});
     m.spec_constants = w.spec_constants();
@@ -192,6 +234,8 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
     const uint64_t words = uint64_t(cg * ks) * uint64_t(im2col_stride / vec);
     m.groups = {uint32_t((words + 255) / 256), 1, uint32_t(batch)};
     plan.dispatches.push_back(std::move(m));
+  }
+  if (im2col) {
     d.sbk = im2col_stride;
     d.sbn = 1;
     d.b_rows_padded = im2col_stride != out_size;
@@ -239,7 +283,11 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   if (!d.a_rows_padded) d.a = operand(plan, info, int(ops.w), storage);
   d.b = im2col ? matrix : ops.x;
   d.y = y;
-  return std::string(pointwise ? "gemm1x1_" : im2col ? "gemm_im2col_" : "gemm_") + add_gemm(plan, info, d, storage);
+  const std::string kind = pointwise            ? "gemm1x1_"
+                           : reduce_into_matrix ? "gemm_reduce_im2col_"
+                           : im2col             ? "gemm_im2col_"
+                                                : "gemm_";
+  return kind + add_gemm(plan, info, d, storage, deferred_reduce);
 }
 
 OpPlan plan_conv(const OpInfo& info) {
@@ -323,6 +371,50 @@ OpPlan plan_fused_conv(const OpInfo& info) {
   return plan;
 }
 
+// vx.ConvPair: the 1x1 convolution into a scratch buffer (its reduce pass deferred), then the second
+// convolution reading it, whose im2col pass the deferred reduce becomes where it has one.
+OpPlan plan_conv_pair(const OpInfo& info) {
+  const DeviceType storage = float_storage(info, 0);
+  const Attributes& attrs = info.node.attrs;
+  std::vector<PostOp> post_ops;
+  try {
+    post_ops = read_post_ops(attrs, label(info));
+  } catch (const Error& e) {
+    decline(info, e.what());
+  }
+  if (post_ops.size() > kMaxPostOps) decline(info, post_ops.size(), " post-ops (the kernels take ", kMaxPostOps, ")");
+  if (!info.has_input(0) || !info.has_input(1) || !info.has_input(3)) decline(info, "needs X, W1, (B1,) W2");
+  const Shape& xs = info.inputs[0].shape;
+  const Shape& w1 = info.inputs[1].shape;
+  if (xs.rank() < 3 || w1.rank() != xs.rank()) decline(info, "input ", xs.str(), " and W1 ", w1.str());
+  for (size_t i = 2; i < w1.rank(); ++i)
+    if (w1[i] != 1) decline(info, "W1 ", w1.str(), " is not 1x1");
+  std::vector<int64_t> mid_dims = {xs[0], w1[0]};
+  mid_dims.insert(mid_dims.end(), xs.begin() + 2, xs.end());
+  const Shape mid_shape(mid_dims);
+  OpPlan plan;
+  plan.scratch_bytes.push_back(uint64_t(checked_count32(info, mid_shape.numel(), "the first output")) *
+                               device_type_bytes(storage));
+  const Binding mid = Binding::scratch_buffer(int(plan.scratch_bytes.size() - 1));
+  Node first_node = info.node;  // the 1x1 convolution: stride 1, no padding, group 1
+  first_node.attrs = Attributes{};
+  const OpInfo first{first_node, info.graph, info.opset, info.precision, info.device,
+                     info.inputs, info.present, info.outputs, info.coopmat};
+  Dispatch reduce;
+  const std::string first_variant = add_conv(plan, first, ConvOperands{xs, Binding::in(0), 1}, mid,
+                                             attrs.get_int("first_relu", 0) != 0, storage, nullptr, {}, &reduce);
+  ConvOperands second{mid_shape, mid, 3};
+  second.x_reduce = &reduce;
+  WindowGeometry g;
+  plan.variant = first_variant + "|" +
+                 add_conv(plan, info, second, Binding::out(0), attrs.get_int("relu", 0) != 0, storage, &g, post_ops);
+  if (!post_ops.empty()) plan.variant += cat("+post", post_ops.size());
+  std::vector<int64_t> expected = {xs[0], info.inputs[3].shape[0]};
+  expected.insert(expected.end(), g.output.begin(), g.output.end());
+  check_output(info, expected, info.outputs[0].shape);
+  return plan;
+}
+
 OpPlan plan_conv_transpose(const OpInfo& info) {
   const DeviceType storage = float_storage(info, 0);
   float_storage(info, 1);
@@ -377,6 +469,7 @@ OpPlan plan_conv_transpose(const OpInfo& info) {
 VX_REGISTER_VK_OP(conv, {"Conv", "", 0, plan_conv});
 VX_REGISTER_VK_OP(fused_conv, {kFusedConv, "", 0, plan_fused_conv});
 VX_REGISTER_VK_OP(fused_conv_residual, {kFusedConvResidual, "", 0, plan_fused_conv});
+VX_REGISTER_VK_OP(conv_pair, {kConvPair, "", 0, plan_conv_pair});
 VX_REGISTER_VK_OP(conv_transpose, {"ConvTranspose", "", 0, plan_conv_transpose});
 
 }  // namespace vx::vk

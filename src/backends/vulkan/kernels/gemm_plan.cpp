@@ -241,7 +241,7 @@ void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::
   for (size_t i = 0; i < kMaxPostOps; ++i) spec.push_back(i < ops.size() ? std::bit_cast<int32_t>(ops[i].beta) : 0);
 }
 
-std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage) {
+std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage, Dispatch* deferred_reduce) {
   if (d.m <= 0 || d.n <= 0) decline(info, "empty product");
   if (d.post_ops.size() > kMaxPostOps) decline(info, d.post_ops.size(), " post-ops (the GEMM takes ", kMaxPostOps, ")");
   const int64_t vec = storage == DeviceType::f16 ? 8 : 4;  // elements per 16 bytes
@@ -388,10 +388,14 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
       plan.dispatches.push_back(std::move(dispatch));
     } else if (splits > 1) {
       dispatch.shader = shader_variant("gemm_reduce", {storage});
-      // The reduce runs the epilogue: it needs the post-ops (and then takes the GEMM's constants).
-      if (d.post_ops.empty()) dispatch.spec_constants = {};
       dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n), 256);
-      plan.dispatches.push_back(std::move(dispatch));
+      if (deferred_reduce && count == d.z1_count) {
+        *deferred_reduce = std::move(dispatch);
+      } else {
+        // The reduce runs the epilogue: it needs the post-ops (and then takes the GEMM's constants).
+        if (d.post_ops.empty()) dispatch.spec_constants = {};
+        plan.dispatches.push_back(std::move(dispatch));
+      }
     }
   }
   std::string variant = shape.family;

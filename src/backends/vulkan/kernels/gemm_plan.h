@@ -110,6 +110,11 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
 // Appends the dispatches of one GEMM (several when the batch exceeds one dispatch's workgroup
 // count) and returns the variant ("tiled", "coopmat", "coopmat128", "tiled_splitk4", with "+vecA" / "+vecB" when
 // A's rows (K-contiguous) / B's rows (N-contiguous) are staged with 16-byte loads).
-std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage);
+// With `deferred_reduce`, a split product's gemm_reduce dispatch (one dispatch's batches, no layer
+// norm) is not appended but returned there, with the GEMM's whole list of specialization
+// constants, for the caller to record later or to turn into a gemm_reduce_im2col pass
+// (kernels/conv.cpp, vx.ConvPair); its shader stays empty where nothing was deferred.
+std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage,
+                     Dispatch* deferred_reduce = nullptr);
 
 }  // namespace vx::vk

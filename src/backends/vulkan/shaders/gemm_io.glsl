@@ -72,6 +72,9 @@ layout(push_constant) uniform Params {
   int flags;  // 1: add beta * C; 4: add bias (64: per row); (flags >> 3) & 3: activation (see above)
   int splits, k_chunk;
   int batches;  // batches in this dispatch (gemm_reduce)
+#ifdef GEMM_IM2COL_PUSH
+  int im_rows, im_columns, im_stride;  // gemm_reduce_im2col.comp: the matrix's K, N and row stride
+#endif
 } p;
 
 layout(std430, binding = 0) readonly buffer BufA { elem_t a_data[]; };
