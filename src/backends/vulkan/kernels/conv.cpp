@@ -325,16 +325,22 @@ ConvOperands add_upsample_concat(OpPlan& plan, const OpInfo& info, DeviceType st
   return {x, concat, 2};
 }
 
-OpPlan plan_fused_conv(const OpInfo& info) {
-  const DeviceType storage = float_storage(info, 0);
-  const Attributes& attrs = info.node.attrs;
+// The node's post-ops (vx.FusedConv's attributes), declined past what the kernels take.
+std::vector<PostOp> conv_post_ops(const OpInfo& info) {
   std::vector<PostOp> post_ops;
   try {
-    post_ops = read_post_ops(attrs, label(info));
+    post_ops = read_post_ops(info.node.attrs, label(info));
   } catch (const Error& e) {
     decline(info, e.what());
   }
   if (post_ops.size() > kMaxPostOps) decline(info, post_ops.size(), " post-ops (the kernels take ", kMaxPostOps, ")");
+  return post_ops;
+}
+
+OpPlan plan_fused_conv(const OpInfo& info) {
+  const DeviceType storage = float_storage(info, 0);
+  const Attributes& attrs = info.node.attrs;
+  const std::vector<PostOp> post_ops = conv_post_ops(info);
   const bool relu = attrs.get_int("relu", 0) != 0, pool = attrs.get_int("pool", 0) != 0;
   if (pool && !post_ops.empty()) decline(info, "post-ops with a fused pool");
   const bool upsample_concat = attrs.get_int("upsample_concat", 0) != 0;
@@ -376,13 +382,7 @@ OpPlan plan_fused_conv(const OpInfo& info) {
 OpPlan plan_conv_pair(const OpInfo& info) {
   const DeviceType storage = float_storage(info, 0);
   const Attributes& attrs = info.node.attrs;
-  std::vector<PostOp> post_ops;
-  try {
-    post_ops = read_post_ops(attrs, label(info));
-  } catch (const Error& e) {
-    decline(info, e.what());
-  }
-  if (post_ops.size() > kMaxPostOps) decline(info, post_ops.size(), " post-ops (the kernels take ", kMaxPostOps, ")");
+  const std::vector<PostOp> post_ops = conv_post_ops(info);
   if (!info.has_input(0) || !info.has_input(1) || !info.has_input(3)) decline(info, "needs X, W1, (B1,) W2");
   const Shape& xs = info.inputs[0].shape;
   const Shape& w1 = info.inputs[1].shape;
