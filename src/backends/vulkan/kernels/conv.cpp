@@ -107,10 +107,8 @@ Dispatch reduce_into_im2col(const Dispatch& reduce, const Window3& w, Binding ma
                             int64_t stride, int64_t channels, int64_t batch, DeviceType storage) {
   Dispatch d = reduce;
   d.shader = shader_variant("gemm_reduce_im2col", {storage});
-  const std::vector<int32_t> ws = w.spec_constants();  // in, kernel, stride, dilation, pad_begin, out
-  std::copy(ws.begin(), ws.begin() + 15, d.spec_constants.begin() + 3);
-  d.spec_constants[18] = ws[16];
-  d.spec_constants[19] = ws[17];
+  const std::vector<int32_t> ws = gemm_window_constants(w);
+  std::copy(ws.begin(), ws.end(), d.spec_constants.begin() + kGemmWindowConstantsId);
   d.bindings[3] = matrix;
   const ReduceIm2colPush push{int32_t(rows), int32_t(columns), int32_t(stride)};
   const auto* bytes = reinterpret_cast<const uint8_t*>(&push);

@@ -230,6 +230,12 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   return GemmKernel::tiled;
 }
 
+std::vector<int32_t> gemm_window_constants(const Window3& w) {
+  std::vector<int32_t> spec = w.spec_constants();  // in, kernel, stride, dilation, pad_begin, out (z, y, x)
+  spec.erase(spec.begin() + 15);                   // OZ
+  return spec;
+}
+
 void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::vector<PostOp>& ops) {
   if (ops.empty()) return;
   if (ops.size() > kMaxPostOps) fail(ErrorCode::Internal, cat(ops.size(), " post-ops for a shader that takes ", kMaxPostOps));
@@ -293,11 +299,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   if (d.b_im2col && d.b_int8) decline(info, "int8 weights as an im2col matrix");
   std::vector<int32_t> spec = {d.b_im2col ? 1 : d.b_int8 ? 2 : 0, d.sam == 1 && d.sak != 1 ? 1 : 0,
                                !d.b_im2col && d.sbk == 1 && d.sbn != 1 ? 1 : 0};
-  const Window3 window = d.b_im2col ? d.conv : Window3{};
-  const std::vector<int32_t> w = window.spec_constants();  // in, kernel, stride, dilation, pad_begin, out
-  spec.insert(spec.end(), w.begin(), w.begin() + 15);
-  spec.push_back(window.out[1]);
-  spec.push_back(window.out[2]);
+  const std::vector<int32_t> w = gemm_window_constants(d.b_im2col ? d.conv : Window3{});
+  spec.insert(spec.end(), w.begin(), w.end());
   spec.push_back(a_vec ? 1 : 0);
   spec.push_back(b_vec ? 1 : b_half_vec ? 2 : 0);
   add_post_op_constants(spec, 22, d.post_ops);  // shaders/gemm_io.glsl: POST_OPS_ID0

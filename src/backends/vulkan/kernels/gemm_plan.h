@@ -57,6 +57,12 @@ struct GemmDesc {
   Binding ln_scale, ln_bias;
 };
 
+// shaders/gemm_io.glsl's window constants (ids kGemmWindowConstantsId ..): in, kernel, stride,
+// dilation and pad_begin of three axes, then the output's y and x extents (17 values; OZ follows
+// from N).
+constexpr size_t kGemmWindowConstantsId = 3;
+std::vector<int32_t> gemm_window_constants(const Window3& w);
+
 constexpr size_t kMaxPostOps = 4;
 // The specialization constants of shaders/post_ops.glsl (count, kinds, alphas, betas as bits),
 // appended to a shader's `first` constants (ids 0 .. first - 1); nothing without post-ops.

@@ -16,6 +16,7 @@
 #define GEMM_IM2COL_PUSH
 #include "element_types.glsl"
 #include "gemm_io.glsl"
+#include "im2col_word.glsl"
 #define MAX_PIXELS 4096  // kernels/conv.cpp: kReduceIm2colMaxPixels
 layout(local_size_x = 256) in;
 layout(std430, binding = 3) writeonly buffer BufMatrix { uvec4 matrix[]; };
@@ -34,21 +35,12 @@ void main() {
   const int row0 = image * p.im_rows + c * taps;  // the channel's first row
   for (int word = lane; word < taps * words; word += 256) {
     const int t = word / words, n0 = (word - t * words) * VEC;
-    const int kz = t / (KY * KX), kyx = t - kz * (KY * KX), ky = kyx / KX, kx = kyx - ky * KX;
+    const ivec3 tap = im2col_tap(t);
     float v[VEC];
     [[unroll]] for (int i = 0; i < VEC; ++i) {
-      const int n = n0 + i;
-      const int oz = n / (OY * OX), oyx = n - oz * (OY * OX), oy = oyx / OX, ox = oyx - oy * OX;
-      const int iz = oz * SZ - PZ + kz * DZ, iy = oy * SY - PY + ky * DY, ix = ox * SX - PX + kx * DX;
-      const bool inside = n < p.im_columns && iz >= 0 && iy >= 0 && ix >= 0 && iz < IZ && iy < IY && ix < IX;
-      v[i] = inside ? first_output[(iz * IY + iy) * IX + ix] : 0.0;
+      const int from = im2col_source(tap, n0 + i, p.im_columns);
+      v[i] = from >= 0 ? first_output[from] : 0.0;
     }
-#if TX == 1
-    const uvec4 w = uvec4(packHalf2x16(vec2(v[0], v[1])), packHalf2x16(vec2(v[2], v[3])), packHalf2x16(vec2(v[4], v[5])),
-                          packHalf2x16(vec2(v[6], v[7])));
-#else
-    const uvec4 w = floatBitsToUint(vec4(v[0], v[1], v[2], v[3]));
-#endif
-    matrix[(row0 * p.im_stride) / VEC + word] = w;
+    matrix[(row0 * p.im_stride) / VEC + word] = im2col_pack(v);
   }
 }

@@ -18,6 +18,7 @@
 #else
 #define VEC 4
 #endif
+#include "im2col_word.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {
@@ -31,22 +32,13 @@ void main() {
   const int words = p.stride / VEC, word = int(gl_GlobalInvocationID.x), image = int(gl_WorkGroupID.z);
   if (word >= p.rows * words) return;
   const int k = word / words, n0 = (word - k * words) * VEC;
-  const int c = k / (KZ * KY * KX), r = k - c * (KZ * KY * KX);
-  const int kz = r / (KY * KX), kyx = r - kz * (KY * KX), ky = kyx / KX, kx = kyx - ky * KX;
-  const int base = (image * p.channels + c) * IZ;
+  const int c = k / (KZ * KY * KX);
+  const ivec3 tap = im2col_tap(k - c * (KZ * KY * KX));
+  const int base = (image * p.channels + c) * (IZ * IY * IX);
   float v[VEC];
   [[unroll]] for (int i = 0; i < VEC; ++i) {
-    const int n = n0 + i;
-    const int oz = n / (OY * OX), oyx = n - oz * (OY * OX), oy = oyx / OX, ox = oyx - oy * OX;
-    const int iz = oz * SZ - PZ + kz * DZ, iy = oy * SY - PY + ky * DY, ix = ox * SX - PX + kx * DX;
-    const bool inside = n < p.columns && iz >= 0 && iy >= 0 && ix >= 0 && iz < IZ && iy < IY && ix < IX;
-    v[i] = inside ? float(src[((base + iz) * IY + iy) * IX + ix]) : 0.0;
+    const int from = im2col_source(tap, n0 + i, p.columns);
+    v[i] = from >= 0 ? float(src[base + from]) : 0.0;
   }
-#if TX == 1
-  const uvec4 w = uvec4(packHalf2x16(vec2(v[0], v[1])), packHalf2x16(vec2(v[2], v[3])), packHalf2x16(vec2(v[4], v[5])),
-                        packHalf2x16(vec2(v[6], v[7])));
-#else
-  const uvec4 w = floatBitsToUint(vec4(v[0], v[1], v[2], v[3]));
-#endif
-  dst[(image * p.rows * p.stride) / VEC + word] = w;
+  dst[(image * p.rows * p.stride) / VEC + word] = im2col_pack(v);
 }
