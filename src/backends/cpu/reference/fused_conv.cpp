@@ -12,6 +12,14 @@ namespace vx::cpu::ref {
 
 namespace {
 
+// y = post_ops(relu?(y)), in place.
+void relu_and_post_ops(Tensor& y, bool relu_after, const std::vector<PostOp>& post_ops) {
+  if (relu_after) relu(y, y);
+  float* out = y.data<float>();
+  for (const PostOp& op : post_ops)
+    for (int64_t i = 0; i < y.numel(); ++i) out[i] = apply_post_op(op, out[i]);
+}
+
 void fused_conv_kernel(KernelContext& ctx) {
   const Node& node = ctx.node();
   const std::string what = node.op + " '" + node.name + "'";
@@ -55,10 +63,7 @@ void fused_conv_kernel(KernelContext& ctx) {
       float* out = y.data<float>();
       for (int64_t i = 0; i < y.numel(); ++i) out[i] = float(double(out[i]) + double(r[i]));
     }
-    if (relu_after) relu(y, y);
-    float* out = y.data<float>();
-    for (const PostOp& op : post_ops)
-      for (int64_t i = 0; i < y.numel(); ++i) out[i] = apply_post_op(op, out[i]);
+    relu_and_post_ops(y, relu_after, post_ops);
     return;
   }
   VX_CHECK(!residual, InvalidArgument, what, ": pool with a residual");
@@ -97,10 +102,7 @@ void conv_pair_kernel(KernelContext& ctx) {
   y_shape.insert(y_shape.end(), g2.output.begin(), g2.output.end());
   Tensor& y = ctx.output(0, DType::f32, Shape(y_shape));
   conv(mid, w2, ctx.has_input(4) ? &ctx.input(4) : nullptr, g2, node.attrs.get_int("group", 1), y, ctx.pool());
-  if (node.attrs.get_int("relu", 0) != 0) relu(y, y);
-  float* out = y.data<float>();
-  for (const PostOp& op : post_ops)
-    for (int64_t i = 0; i < y.numel(); ++i) out[i] = apply_post_op(op, out[i]);
+  relu_and_post_ops(y, node.attrs.get_int("relu", 0) != 0, post_ops);
 }
 
 }  // namespace
