@@ -334,7 +334,9 @@ TEST(FusionPasses, ConvPairsOfAPrivate1x1AndAWindowedConv) {
   const Graph fused = fuse_conv_pairs(fuse_conv_bias_relu(b.g));
   ASSERT_EQ(count_ops(fused, kConvPair), 1);
   for (const Node& n : fused.nodes) {
-    if (n.op == kConvPair) EXPECT_EQ(n.attrs.get_int("first_relu", 0), 1);
+    if (n.op == kConvPair) {
+      EXPECT_EQ(n.attrs.get_int("first_relu", 0), 1);
+    }
   }
   const std::vector<Tensor> want = run(b.g, b.feeds, true), got = run(fused, b.feeds, true);
   for (size_t i = 0; i < want.size(); ++i) EXPECT_LE(test::max_diff_over_peak(got[i], want[i]), 1e-5) << "output " << i;
