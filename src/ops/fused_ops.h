@@ -76,16 +76,6 @@
 //                         Created by fold_attention_transposes, Vulkan path only.
 //              out_layout string "bhsd" (default) | "bshd": Y is written as [..., Sq, H, Dv] (rank >= 3)
 //     output:  [..., Sq, Dv] (logical; stored per out_layout)
-//   vx.AttentionProjection  (kAttentionProjection; passes/fuse_attention_projection.h)
-//   Y = FusedMatMul(Reshape(Attention(Q, K, V, Mask), a_shape), W, Bias, Residual, LnScale, LnBias):
-//   an attention's output, as stored (out_layout), read as A of its output projection
-//     inputs:  Q, K, V, Mask (optional) as vx.Attention's; W [K, N] with K = a_shape's last extent;
-//              Bias, Residual, LnScale, LnBias (each optional) as vx.FusedMatMul's inputs 2-5
-//     attrs:   vx.Attention's (scale, k_transposed, qkv_layout, out_layout); a_shape ints (the
-//              Reshape's shape); layer_norm_epsilon (as vx.FusedMatMul's; no activation)
-//     output:  [a_shape[:-1]..., N]. On Vulkan's tensor cores each attention workgroup multiplies
-//              its block of Y by its head's rows of W into split-K partial sums, one split a head,
-//              which the product's reduce pass adds (kernels/attention_projection.cpp)
 //   vx.LayerNorm  (kLayerNorm)   Y = (X - mean) / sqrt(var + epsilon) * Scale + Bias over the last axis
 //     inputs:  X, Scale [C], Bias (optional, [C])
 //     attrs:   epsilon float
@@ -109,7 +99,6 @@ inline constexpr const char* kConvPair = "vx.ConvPair";
 inline constexpr const char* kFusedMatMul = "vx.FusedMatMul";
 inline constexpr const char* kMatMulInt8W = "vx.MatMulInt8W";
 inline constexpr const char* kAttention = "vx.Attention";
-inline constexpr const char* kAttentionProjection = "vx.AttentionProjection";
 inline constexpr const char* kLayerNorm = "vx.LayerNorm";
 inline constexpr const char* kGelu = "vx.Gelu";
 inline constexpr const char* kExcite = "vx.Excite";
@@ -120,9 +109,5 @@ inline constexpr const char* kFakeQuantize = "vx.FakeQuantize";
 // false for "bhsd" (the default); InvalidArgument naming the node for anything else
 // (fused_shape_fns.cpp).
 bool attention_bshd_layout(const Node& node, const char* attr);
-
-// vx.Attention's output shape as stored (its out_layout) for operands of these shapes (Q, K, V as
-// stored); InvalidArgument naming the node when they do not fit together (fused_shape_fns.cpp).
-Shape attention_output_shape(const Node& node, const Shape& q, const Shape& k, const Shape& v);
 
 }  // namespace vx

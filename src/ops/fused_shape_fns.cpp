@@ -31,52 +31,27 @@ Shape swap_middle(const Shape& s, const Node& node, const char* what) {
 // The batch axes of a [..., S, D] operand.
 Shape batch_of(const Shape& s) { return Shape(std::vector<int64_t>(s.dims().begin(), s.dims().end() - 2)); }
 
-}  // namespace
-
-// [batch..., Sq, Dv], the batch extents of Q, K and V broadcast (each read as [..., H, S, D] when
-// qkv_layout is "bshd"; the output stored as [..., Sq, H, Dv] when out_layout is "bshd").
-Shape attention_output_shape(const Node& node, const Shape& q_stored, const Shape& k_stored, const Shape& v_stored) {
+// vx.Attention: [batch..., Sq, Dv], the batch extents of Q, K and V broadcast (each read as
+// [..., H, S, D] when qkv_layout is "bshd"; the output stored as [..., Sq, H, Dv] when out_layout is
+// "bshd").
+bool attention_shape(const Node& node, Graph& graph) {
   const bool bshd_in = attention_bshd_layout(node, "qkv_layout"), bshd_out = attention_bshd_layout(node, "out_layout");
   VX_CHECK(!bshd_in || node.attrs.get_int("k_transposed", 0) == 0, InvalidArgument, kAttention, " '", node.name,
            "': qkv_layout \"bshd\" needs k_transposed = 0");
-  auto logical = [&](const Shape& s, const char* what) { return bshd_in ? swap_middle(s, node, what) : s; };
-  const Shape q = logical(q_stored, "Q"), k = logical(k_stored, "K"), v = logical(v_stored, "V");
+  auto logical = [&](size_t i, const char* what) {
+    const Shape& s = graph.value(node.input(i)).shape;
+    return bshd_in ? swap_middle(s, node, what) : s;
+  };
+  const Shape q = logical(0, "Q"), k = logical(1, "K"), v = logical(2, "V");
   VX_CHECK(q.rank() >= 2 && k.rank() >= 2 && v.rank() >= 2, InvalidArgument, kAttention, " '", node.name,
            "': operands need rank >= 2");
   std::vector<int64_t> out =
       broadcast_shapes({batch_of(q), batch_of(k), batch_of(v)}, cat(kAttention, " '", node.name, "' batch axes")).dims();
   out.push_back(q[q.rank() - 2]);
   out.push_back(v[v.rank() - 1]);
-  return bshd_out ? swap_middle(Shape(out), node, "the output") : Shape(out);
-}
-
-namespace {
-
-// vx.Attention: [batch..., Sq, Dv] (attention_output_shape), Q's dtype.
-bool attention_shape(const Node& node, Graph& graph) {
   Value& y = graph.value(node.outputs[0]);
-  y.shape = attention_output_shape(node, graph.value(node.input(0)).shape, graph.value(node.input(1)).shape,
-                                   graph.value(node.input(2)).shape);
+  y.shape = bshd_out ? swap_middle(Shape(out), node, "the output") : Shape(out);
   y.dtype = graph.value(node.input(0)).dtype;
-  return true;
-}
-
-// vx.AttentionProjection: [a_shape[:-1]..., N] for W [K, N], K = a_shape's last extent, where
-// a_shape holds as many values as the attention's output.
-bool attention_projection_shape(const Node& node, Graph& graph) {
-  const std::string what = std::string(kAttentionProjection) + " '" + node.name + "'";
-  VX_CHECK(node.inputs.size() >= 5 && node.input(4) != kNoValue, InvalidArgument, what, ": needs Q, K, V, (Mask,) W");
-  const Shape attended = attention_output_shape(node, graph.value(node.input(0)).shape, graph.value(node.input(1)).shape,
-                                                graph.value(node.input(2)).shape);
-  const Shape a(node.attrs.get_ints("a_shape"));
-  const Shape& w = graph.value(node.input(4)).shape;
-  VX_CHECK(a.rank() >= 1 && a.numel() == attended.numel() && w.rank() == 2 && w[0] == a[a.rank() - 1], InvalidArgument,
-           what, ": the attention's output ", attended.str(), " as a_shape ", a.str(), " times W ", w.str());
-  std::vector<int64_t> y(a.begin(), a.end() - 1);
-  y.push_back(w[1]);
-  Value& out = graph.value(node.outputs[0]);
-  out.shape = Shape(y);
-  out.dtype = graph.value(node.input(0)).dtype;
   return true;
 }
 
@@ -125,7 +100,6 @@ bool matmul_like_shape(const Node& node, Graph& graph) {
 }  // namespace
 
 VX_REGISTER_SHAPE_FN(vx_attention, kAttention, attention_shape);
-VX_REGISTER_SHAPE_FN(vx_attention_projection, kAttentionProjection, attention_projection_shape);
 VX_REGISTER_SHAPE_FN(fused_conv_residual, kFusedConvResidual, residual_shape);
 VX_REGISTER_SHAPE_FN(conv_pair, kConvPair, conv_pair_shape);
 VX_REGISTER_SHAPE_FN(fused_matmul, kFusedMatMul, matmul_like_shape);

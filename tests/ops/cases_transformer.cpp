@@ -1,6 +1,6 @@
 // The fused transformer ops: vx.Attention (Sq != Sk, key tiles with tails, masks of every
 // broadcast shape with -inf, K transposed, broadcast batches, large depths, the heads-interleaved
-// layouts), vx.AttentionProjection and vx.Gelu (both forms).
+// layouts) and vx.Gelu (both forms).
 #include <limits>
 
 #include "common/test_util.h"
@@ -100,37 +100,6 @@ VX_OP_CASES(transformer) {
                 .in(f32({1, 4, 32, 16}).scaled({1, 2, 3}))
                 .attr("scale", 0.25f)
                 .attr("k_transposed", int64_t(0)));
-
-  // vx.AttentionProjection: the attention's output, as stored, reshaped to a_shape and multiplied by
-  // W (+ bias, residual, LayerNorm). Every case runs the two kernels in a row on lavapipe; at fp16 on
-  // a device with cooperative matrices and VOLVOX_VK_ATTENTION_PROJECTION=tensor_cores all but
-  // "heads_first_output" (whose rows of A take several heads) run the tensor-core projection (its
-  // variant asserted by VulkanAttention.ProjectionOnTensorCores).
-  auto projection = [](std::string label, Shape qkv, Shape kv, const char* layout, std::optional<InputSpec> mask,
-                       std::vector<int64_t> a_shape, int64_t n, bool bias, std::optional<Shape> residual, int ln) {
-    return Variant{std::move(label), [=](OpCase& c) {
-                     const int64_t k = a_shape.back();
-                     c.with_inputs({f32(qkv), f32(kv), f32(kv), mask ? *mask : omitted(), f32({k, n}, -0.2f, 0.2f).constant(),
-                                    bias ? f32({n}).constant() : omitted(), residual ? f32(*residual) : omitted(),
-                                    ln > 0 ? f32({n}, 0.5f, 1.5f).constant() : omitted(), ln > 1 ? f32({n}).constant() : omitted()});
-                     c.attr("scale", 0.25f).attr("k_transposed", int64_t(0)).attr("a_shape", a_shape);
-                     c.attr("qkv_layout", std::string(layout)).attr("out_layout", std::string(layout));
-                   }};
-  };
-  cases.add(OpCase(kAttentionProjection, "attention_then_its_projection")
-                .tol_f32({1e-4, 1e-4, 1e-4})
-                .tol_f16({2e-2, 1e-2, 1e-2})
-                .attr("layer_norm_epsilon", 1e-5f)
-                .may_fall_back(Backend::cpu)  // the reference kernel alone
-                .variants({projection("encoder_layer", {1, 32, 2, 16}, {1, 32, 2, 16}, "bshd", std::nullopt, {32, 32}, 48,
-                                      true, Shape{32, 48}, 2),
-                           projection("two_batches_ragged_queries_key_padding", {2, 20, 2, 16}, {2, 48, 2, 16}, "bshd",
-                                      attention_mask({2, 1, 1, 48}, true), {2, 20, 32}, 32, true, Shape{2, 20, 32}, 0),
-                           // PyTorch's sequence-first layout: [S, B * H, D], A's rows (s, b) two heads each.
-                           projection("sequence_first_two_batches", {24, 4, 16}, {24, 4, 16}, "bshd", std::nullopt, {48, 32},
-                                      16, false, std::nullopt, 1),
-                           projection("heads_first_output", {1, 2, 32, 16}, {1, 2, 32, 16}, "bhsd", std::nullopt, {32, 32},
-                                      16, true, std::nullopt, 0)}));
 
   cases.add(OpCase(kGelu, "both_forms")
                 .sweep("approximate", {std::string("none"), std::string("tanh")})

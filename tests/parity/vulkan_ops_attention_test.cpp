@@ -1,7 +1,6 @@
 // The Vulkan vx.Attention kernel (src/backends/vulkan/kernels/attention.cpp) against the CPU
 // reference kernel at odd shapes, masks, broadcast batches, large depths and heads-interleaved
-// layouts, fp32 and fp16 storage; past the kernel's limits the node falls back to the CPU. And
-// vx.AttentionProjection (kernels/attention_projection.cpp) on the same terms.
+// layouts, fp32 and fp16 storage; past the kernel's limits the node falls back to the CPU.
 //
 // Tolerances (|got - want| <= atol + rtol |want|): fp32 rtol 1e-4, atol 1e-5 (GPU exp and a
 // different summation order over up to 300 keys), fp16 rtol 2e-2, atol 2e-3.
@@ -152,56 +151,6 @@ TEST_F(VulkanAttention, AttentionOfWholeFragmentsOnTensorCores) {
     const test::VulkanRun run = test::run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp16);
     ASSERT_EQ(run.placements.size(), 1u);
     EXPECT_EQ(run.placements[0].variant, "coopmat") << t.what;
-  }
-}
-
-TEST_F(VulkanAttention, ProjectionOnTensorCores) {
-  // vx.AttentionProjection (the attention's output as A of its out-projection, then bias, residual
-  // and LayerNorm) against the CPU reference; at fp16 on a device with cooperative matrices the
-  // attention's workgroups write the projection's partial sums, one split a head, and the reduce
-  // pass adds them (elsewhere the two kernels run in a row). PyTorch's encoder layer (8 heads, 128
-  // tokens, D 64); two batches of 20 queries (a ragged block) with key padding and no LayerNorm;
-  // the sequence-first layout [S, B * H, D], whose rows of A are two heads each.
-  struct Case {
-    Shape q, kv;
-    std::vector<int64_t> a_shape;
-    int64_t n;
-    bool mask, layer_norm;
-    const char* variant;
-  };
-  const Case cases[] = {
-      {{1, 128, 8, 64}, {1, 128, 8, 64}, {128, 512}, 512, false, true, "coopmat_projection_split8|reduce_layer_norm"},
-      {{2, 20, 2, 16}, {2, 48, 2, 16}, {2, 20, 32}, 48, true, false, "coopmat_projection_split2|reduce"},
-      {{24, 4, 16}, {24, 4, 16}, {48, 32}, 16, false, true, "coopmat_projection_split2|reduce_layer_norm"},
-  };
-  const test::ScopedEnv tensor_cores("VOLVOX_VK_ATTENTION_PROJECTION", "tensor_cores");
-  for (const Case& t : cases) {
-    const int64_t k = t.a_shape.back();
-    std::vector<int64_t> y = t.a_shape;
-    y.back() = t.n;
-    const Tensor mask = mask_tensor({t.q[0], 1, 1, t.kv[1]}, 41, true);
-    Tensor ln_scale = test::random_tensor({t.n}, 46, 0.5f, 1.5f);
-    std::vector<test::NodeInput> ins = {input(test::random_tensor(t.q, 41)),
-                                        input(test::random_tensor(t.kv, 42)),
-                                        input(test::random_tensor(t.kv, 43)),
-                                        t.mask ? input(mask) : test::omitted(),
-                                        constant(test::random_tensor({k, t.n}, 44, -0.1f, 0.1f)),
-                                        constant(test::random_tensor({t.n}, 45)),
-                                        input(test::random_tensor(Shape(y), 47)),
-                                        t.layer_norm ? constant(ln_scale) : test::omitted(),
-                                        t.layer_norm ? constant(test::random_tensor({t.n}, 48)) : test::omitted()};
-    Attributes attrs = attention_attrs(0.125f, false);
-    attrs.set("qkv_layout", std::string("bshd"));
-    attrs.set("out_layout", std::string("bshd"));
-    attrs.set("a_shape", t.a_shape);
-    const test::SingleNodeCase c = single_node(kAttentionProjection, ins, 1, attrs);
-    const std::string what = "projection " + Shape(t.a_shape).str();
-    expect_matches_cpu(c, Precision::fp32, {1e-4, 1e-4}, false, what + " fp32");
-    expect_matches_cpu(c, Precision::fp16, {2e-2, 1e-2}, false, what + " fp16");
-    if (!ctx().coopmat_enabled()) continue;
-    const test::VulkanRun run = test::run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp16);
-    ASSERT_EQ(run.placements.size(), 1u);
-    EXPECT_EQ(run.placements[0].variant, t.variant) << what;
   }
 }
 

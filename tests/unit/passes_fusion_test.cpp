@@ -11,7 +11,6 @@
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
 #include "passes/fuse_conv_bias_relu.h"
-#include "passes/fuse_attention_projection.h"
 #include "passes/fuse_conv_pairs.h"
 #include "passes/fuse_matmul_int8_weights.h"
 #include "passes/optimize_onnx.h"
@@ -341,39 +340,6 @@ TEST(FusionPasses, ConvPairsOfAPrivate1x1AndAWindowedConv) {
   }
   const std::vector<Tensor> want = run(b.g, b.feeds, true), got = run(fused, b.feeds, true);
   for (size_t i = 0; i < want.size(); ++i) EXPECT_LE(test::max_diff_over_peak(got[i], want[i]), 1e-5) << "output " << i;
-}
-
-// ---- vx.Attention -> Reshape -> vx.FusedMatMul (fuse_attention_projection, Vulkan path) ----
-
-TEST(FusionPasses, AttentionAndItsProjection) {
-  struct Pattern {
-    const char* what;
-    int64_t dv = 16;
-    bool attention_is_an_output = false, relu = false, w_constant = true;
-    int fused = 0;
-  };
-  const Pattern patterns[] = {{"encoder layer", 16, false, false, true, 1},
-                              {"Dv 12: no tensor-core shape", 12},
-                              {"attention output read twice", 16, true},
-                              {"activation", 16, false, true},
-                              {"W computed at run time", 16, false, false, false}};
-  for (const Pattern& t : patterns) {
-    Builder b;
-    const ValueId q = b.input("q", {1, 32, 2, 16}), k = b.input("k", {1, 32, 2, 16}), v = b.input("v", {1, 32, 2, t.dv});
-    Attributes layouts = with({{"scale", 0.25f}, {"qkv_layout", std::string("bshd")}, {"out_layout", std::string("bshd")}});
-    const ValueId attended = b.node(kAttention, {q, k, v}, layouts);
-    const ValueId rows = b.node("Reshape", {attended, b.constant(Tensor::from<int64_t>(Shape{2}, {32, 2 * t.dv}))});
-    const ValueId w = t.w_constant ? b.constant(test::random_tensor({2 * t.dv, 48}, 71, -0.2f, 0.2f)) : b.input("w", {2 * t.dv, 48});
-    b.g.outputs = {b.node(kFusedMatMul, {rows, w, b.constant(test::random_tensor({48}, 72))},
-                          with({{"activation", std::string(t.relu ? "relu" : "none")}}))};
-    if (t.attention_is_an_output) b.g.outputs.push_back(attended);
-    const Graph fused = fuse_attention_projection(b.g);
-    EXPECT_EQ(count_ops(fused, kAttentionProjection), t.fused) << t.what;
-    EXPECT_EQ(count_ops(fused, kAttention) + count_ops(fused, "Reshape"), t.fused ? 0 : 2) << t.what;
-    const std::vector<Tensor> want = run(b.g, b.feeds, true), got = run(fused, b.feeds, true);
-    for (size_t i = 0; i < want.size(); ++i)
-      EXPECT_LE(test::max_diff_over_peak(got[i], want[i]), 1e-5) << t.what << ", output " << i;
-  }
 }
 
 TEST(FusionPasses, ConvWithABroadcastAddIsNotFused) {

@@ -10,7 +10,6 @@
 #include "passes/fold_conv_affine.h"
 #include "passes/fold_shape_queries.h"
 #include "passes/fuse_attention.h"
-#include "passes/fuse_attention_projection.h"
 #include "passes/fuse_conv_bias_relu.h"
 #include "passes/fuse_conv_pairs.h"
 #include "passes/fuse_conv_post_ops.h"
@@ -83,9 +82,6 @@ void optimize_for_vulkan(Graph& graph) {
     // The LayerNorm after a product (a post-norm encoder's, after the out-projection and the
     // second FFN product): normalised by the product's reduce pass, one dispatch instead of two.
     g = fuse_matmul_layer_norm(std::move(g));
-    // The attention and its out-projection: the attention's workgroups write the product's partial
-    // sums, a head a split (kernels/attention_projection.cpp).
-    g = fuse_attention_projection(std::move(g));
   }
   g = remove_dead_nodes(std::move(g));
   g.validate();

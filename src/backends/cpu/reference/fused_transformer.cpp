@@ -118,10 +118,9 @@ void normalize_rows(std::vector<double>& v, int64_t c, double eps, const std::ve
 }
 
 // act(y + bias + residual) with bias [N] on the last axis and the residual (input bias_input + 1,
-// vx.FusedMatMul and vx.AttentionProjection only) broadcast onto y, then (their LnScale and LnBias,
-// inputs bias_input + 2 and + 3) each row normalised; written to output 0.
+// vx.FusedMatMul only) broadcast onto y, then (vx.FusedMatMul's inputs 4 and 5) each row
+// normalised; written to output 0.
 void finish_product(KernelContext& ctx, Matrix& y, size_t bias_input, bool residual = false) {
-  const size_t ln_scale = bias_input + 2, ln_bias = bias_input + 3;
   if (ctx.has_input(bias_input)) {
     const std::vector<double> bias = read_doubles(ctx.input(bias_input));
     const int64_t n = y.shape.rank() ? y.shape[y.shape.rank() - 1] : 1;
@@ -142,10 +141,10 @@ void finish_product(KernelContext& ctx, Matrix& y, size_t bias_input, bool resid
     });
   }
   apply_activation(y.v, ctx.node().attrs.get_string("activation", "none"), ctx);
-  if (residual && ctx.has_input(ln_scale)) {
+  if (residual && ctx.has_input(4)) {
     const int64_t n = y.shape.rank() ? y.shape[y.shape.rank() - 1] : 1;
-    normalize_rows(y.v, n, ctx.node().attrs.get_float("layer_norm_epsilon", 1e-5f), read_doubles(ctx.input(ln_scale)),
-                   ctx.has_input(ln_bias) ? read_doubles(ctx.input(ln_bias)) : std::vector<double>(size_t(n), 0.0), ctx);
+    normalize_rows(y.v, n, ctx.node().attrs.get_float("layer_norm_epsilon", 1e-5f), read_doubles(ctx.input(4)),
+                   ctx.has_input(5) ? read_doubles(ctx.input(5)) : std::vector<double>(size_t(n), 0.0), ctx);
   }
   write_doubles(ctx.output(0, DType::f32, y.shape), y.v);
 }
@@ -169,8 +168,7 @@ void matmul_int8w_kernel(KernelContext& ctx) {
   finish_product(ctx, y, 3);
 }
 
-// vx.Attention's output as stored (out_layout) from inputs 0-3.
-Matrix attend(KernelContext& ctx) {
+void attention_kernel(KernelContext& ctx) {
   const Attributes& attrs = ctx.node().attrs;
   const double scale = attrs.get_float("scale", 1.0f);
   const bool bshd_in = bshd_layout(ctx, "qkv_layout"), bshd_out = bshd_layout(ctx, "out_layout");
@@ -201,22 +199,7 @@ Matrix attend(KernelContext& ctx) {
   }
   Matrix y = matmul(s, operand(2), ctx);
   if (bshd_out) y = swap_middle(y, ctx);
-  return y;
-}
-
-void attention_kernel(KernelContext& ctx) {
-  const Matrix y = attend(ctx);
   write_doubles(ctx.output(0, DType::f32, y.shape), y.v);
-}
-
-void attention_projection_kernel(KernelContext& ctx) {
-  Matrix a = attend(ctx);
-  const Shape a_shape(ctx.node().attrs.get_ints("a_shape"));
-  VX_CHECK(a_shape.numel() == a.shape.numel(), InvalidArgument, node_label(ctx), ": the attention's output ",
-           a.shape.str(), " is no a_shape ", a_shape.str());
-  a.shape = a_shape;
-  Matrix y = matmul(a, read(ctx.input(4)), ctx);
-  finish_product(ctx, y, 5, true);
 }
 
 void fused_layer_norm_kernel(KernelContext& ctx) {
@@ -243,7 +226,6 @@ void gelu_kernel(KernelContext& ctx) {
 VX_REGISTER_CPU_KERNEL(vx_fused_matmul, {kFusedMatMul, "reference", 0, nullptr, fused_matmul_kernel});
 VX_REGISTER_CPU_KERNEL(vx_matmul_int8w, {kMatMulInt8W, "reference", 0, nullptr, matmul_int8w_kernel});
 VX_REGISTER_CPU_KERNEL(vx_attention, {kAttention, "reference", 0, nullptr, attention_kernel});
-VX_REGISTER_CPU_KERNEL(vx_attention_projection, {kAttentionProjection, "reference", 0, nullptr, attention_projection_kernel});
 VX_REGISTER_CPU_KERNEL(vx_layer_norm, {kLayerNorm, "reference", 0, nullptr, fused_layer_norm_kernel});
 VX_REGISTER_CPU_KERNEL(vx_gelu, {kGelu, "reference", 0, nullptr, gelu_kernel});
 

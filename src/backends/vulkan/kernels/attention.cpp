@@ -11,7 +11,6 @@
 #include <limits>
 #include <string>
 
-#include "backends/vulkan/kernels/attention_plan.h"
 #include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "ops/fused_ops.h"
@@ -19,10 +18,24 @@
 namespace vx::vk {
 namespace {
 
+constexpr int kBatchAxes = 3;
 constexpr int kQueryBlock = 16;  // BQ of attention.comp and attention_coopmat.comp
 constexpr int kChunk = 64;       // attention.comp's DC
 constexpr int64_t kMaxDv = 4 * kChunk;
-constexpr int64_t kTensorCoreMaxSk = 256;  // attention_coopmat.comp's SK_MAX: its rows of scores in shared memory
+// attention_coopmat.comp's SK_MAX and D_MAX: its rows of scores and its Q block in shared memory.
+constexpr int64_t kTensorCoreMaxSk = 256, kTensorCoreMaxD = 128;
+
+// Matches the push block of shaders/attention_io.glsl (both attention kernels).
+struct AttentionPush {
+  int32_t sq = 0, sk = 0, d = 0, dv = 0;
+  int32_t bdims[kBatchAxes]{1, 1, 1};
+  int32_t qs[kBatchAxes]{}, ks[kBatchAxes]{}, vs[kBatchAxes]{}, ms[kBatchAxes]{}, ys[kBatchAxes]{};
+  int32_t q_row = 0, k_row = 0, v_row = 0, y_row = 0;
+  int32_t m_row = 0, m_col = 0;
+  int32_t flags = 0;
+  float scale = 1;
+};
+static_assert(sizeof(AttentionPush) <= kOpPushConstantBytes);
 
 // A tensor as the op reads it: logical extents and the element stride of each logical axis.
 struct Strided {
@@ -69,26 +82,25 @@ bool tensor_core_shape(const AttentionPush& push, bool k_transposed) {
   if (push.sk % 16 != 0 || push.sk > kTensorCoreMaxSk || push.d % 16 != 0 || push.d > kTensorCoreMaxD || push.dv % 16 != 0)
     return false;
   std::vector<int32_t> offsets = {push.q_row, push.v_row, push.y_row, k_transposed ? push.sk : push.k_row};
-  for (int a = 0; a < kAttentionBatchAxes; ++a) offsets.insert(offsets.end(), {push.qs[a], push.ks[a], push.vs[a], push.ys[a]});
+  for (int a = 0; a < kBatchAxes; ++a) offsets.insert(offsets.end(), {push.qs[a], push.ks[a], push.vs[a], push.ys[a]});
   return std::all_of(offsets.begin(), offsets.end(), [](int32_t v) { return v % 8 == 0; });
 }
 
-}  // namespace
-
-AttentionLaunch attention_launch(const OpInfo& info, const Shape& y_shape) {
+OpPlan plan_attention(const OpInfo& info) {
   for (size_t i = 0; i < 3; ++i)
     if (!info.has_input(i)) decline(info, "input ", i, " is missing");
   const DeviceType storage = float_storage(info, 0);
-  for (size_t i = 1; i < 4 && i < info.inputs.size(); ++i)
+  for (size_t i = 1; i < info.inputs.size(); ++i)
     if (info.has_input(i) && float_storage(info, i) != storage) decline(info, "inputs of different types");
-  const OpTensor &qt = info.inputs[0], &kt = info.inputs[1], &vt = info.inputs[2];
+  const OpTensor &qt = info.inputs[0], &kt = info.inputs[1], &vt = info.inputs[2], &yt = info.outputs[0];
+  if (yt.device != storage) decline(info, "output of another storage type");
   if (qt.shape.rank() < 2 || kt.shape.rank() < 2 || vt.shape.rank() < 2)
     decline(info, "Q, K and V need at least two axes");
   const bool k_transposed = info.node.attrs.get_int("k_transposed", 0) != 0;
   const bool bshd_in = bshd_layout(info, "qkv_layout"), bshd_out = bshd_layout(info, "out_layout");
   if (bshd_in && k_transposed) decline(info, "qkv_layout \"bshd\" with k_transposed = 1");
   const Strided q = strided(info, qt.shape, bshd_in, "Q"), k = strided(info, kt.shape, bshd_in, "K"),
-                v = strided(info, vt.shape, bshd_in, "V"), y = strided(info, y_shape, bshd_out, "Y");
+                v = strided(info, vt.shape, bshd_in, "V"), y = strided(info, yt.shape, bshd_out, "Y");
   const size_t qr = q.dims.size(), kr = k.dims.size(), vr = v.dims.size(), yr = y.dims.size();
   const int64_t sq = q.dims[qr - 2], d = q.dims[qr - 1];
   const int64_t sk = k_transposed ? k.dims[kr - 1] : k.dims[kr - 2];
@@ -96,11 +108,11 @@ AttentionLaunch attention_launch(const OpInfo& info, const Shape& y_shape) {
   const int64_t dv = v.dims[vr - 1];
   if (kd != d) decline(info, "Q's depth ", d, " differs from K's ", kd);
   if (v.dims[vr - 2] != sk) decline(info, "V has ", v.dims[vr - 2], " keys, K has ", sk);
-  if (sq <= 0 || sk <= 0 || d <= 0 || dv <= 0 || y_shape.numel() == 0) decline(info, "empty Q, K, V or output");
+  if (sq <= 0 || sk <= 0 || d <= 0 || dv <= 0 || yt.shape.numel() == 0) decline(info, "empty Q, K, V or output");
   if (dv > kMaxDv) decline(info, "Dv ", dv, " exceeds the kernel's ", kMaxDv);
 
   // The output's batch axes: Q's, K's and V's broadcast (shape inference planned y).
-  if (yr < 2 || y.dims[yr - 2] != sq || y.dims[yr - 1] != dv) decline(info, "output planned as ", y_shape.str());
+  if (yr < 2 || y.dims[yr - 2] != sq || y.dims[yr - 1] != dv) decline(info, "output planned as ", yt.shape.str());
   const std::vector<int64_t> batch(y.dims.begin(), y.dims.end() - 2);
   std::vector<std::vector<int64_t>> strides = {broadcast_strides(info, q, 2, batch, "Q"),
                                                broadcast_strides(info, k, 2, batch, "K"),
@@ -148,10 +160,10 @@ AttentionLaunch attention_launch(const OpInfo& info, const Shape& y_shape) {
     dims.push_back(batch[a]);
     st.push_back(s);
   }
-  if (dims.size() > size_t(kAttentionBatchAxes)) decline(info, "more than ", kAttentionBatchAxes, " independent batch axes");
+  if (dims.size() > size_t(kBatchAxes)) decline(info, "more than ", kBatchAxes, " independent batch axes");
   int64_t batch_count = 1;
   for (int64_t e : batch) batch_count *= e;
-  const size_t pad = kAttentionBatchAxes - dims.size();
+  const size_t pad = kBatchAxes - dims.size();
   for (size_t a = 0; a < dims.size(); ++a) {
     push.bdims[pad + a] = int32_t(dims[a]);
     push.qs[pad + a] = int32_t(st[a][0]);
@@ -163,7 +175,7 @@ AttentionLaunch attention_launch(const OpInfo& info, const Shape& y_shape) {
   checked_count32(info, qt.shape.numel(), "Q");
   checked_count32(info, kt.shape.numel(), "K");
   checked_count32(info, vt.shape.numel(), "V");
-  checked_count32(info, y_shape.numel(), "Y");
+  checked_count32(info, yt.shape.numel(), "Y");
   const int64_t blocks = (sq + kQueryBlock - 1) / kQueryBlock;
   if (batch_count > 65535 || blocks > 65535) decline(info, "more than 65535 batches or query blocks");
 
@@ -173,34 +185,20 @@ AttentionLaunch attention_launch(const OpInfo& info, const Shape& y_shape) {
   push.dv = int32_t(dv);
   push.scale = info.node.attrs.get_float("scale", 1.0f);
 
-  AttentionLaunch launch;
-  launch.push = push;
-  launch.storage = storage;
-  launch.batches = batch_count;
-  launch.groups = {uint32_t(blocks), uint32_t(batch_count), 1};
-  launch.tensor_cores = storage == DeviceType::f16 && info.coopmat && tensor_core_shape(push, k_transposed);
-  return launch;
-}
-
-namespace {
-
-OpPlan plan_attention(const OpInfo& info) {
-  const AttentionLaunch launch = attention_launch(info, info.outputs[0].shape);
-  if (info.outputs[0].device != launch.storage) decline(info, "output of another storage type");
-  const AttentionPush& push = launch.push;
+  const bool tensor_cores = storage == DeviceType::f16 && info.coopmat && tensor_core_shape(push, k_transposed);
   Dispatch dispatch;
-  dispatch.shader = shader_variant(launch.tensor_cores ? "attention_coopmat" : "attention", {launch.storage});
+  dispatch.shader = shader_variant(tensor_cores ? "attention_coopmat" : "attention", {storage});
   // Every offset the shader forms is then a multiple of 4 (batch and row strides are multiples of
   // D or Dv, in either layout).
-  const bool vec_loads = push.d % 4 == 0 && push.dv % 4 == 0;
-  if (!launch.tensor_cores) dispatch.spec_constants = {int32_t((push.dv + kChunk - 1) / kChunk), vec_loads ? 1 : 0};
+  const bool vec_loads = d % 4 == 0 && dv % 4 == 0;
+  if (!tensor_cores) dispatch.spec_constants = {int32_t((dv + kChunk - 1) / kChunk), vec_loads ? 1 : 0};
   dispatch.bindings = {Binding::in(0), Binding::in(1), Binding::in(2), info.has_input(3) ? Binding::in(3) : Binding::in(0),
                        Binding::out(0)};
   dispatch.set_push(push);
-  dispatch.groups = launch.groups;
+  dispatch.groups = {uint32_t(blocks), uint32_t(batch_count), 1};
   OpPlan plan;
   plan.dispatches.push_back(std::move(dispatch));
-  plan.variant = launch.tensor_cores ? "coopmat" : "flash";
+  plan.variant = tensor_cores ? "coopmat" : "flash";
   return plan;
 }
 

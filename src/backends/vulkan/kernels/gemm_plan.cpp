@@ -247,87 +247,6 @@ void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::
   for (size_t i = 0; i < kMaxPostOps; ++i) spec.push_back(i < ops.size() ? std::bit_cast<int32_t>(ops[i].beta) : 0);
 }
 
-namespace {
-
-// The push block of the dispatch that computes batches [z1, z1 + count) x z0 of `d`.
-GemmPush gemm_push(const OpInfo& info, const GemmDesc& d, int64_t z1, int64_t count, int64_t splits, int64_t k_chunk) {
-  GemmPush push{};
-  push.m = int32_t(d.m);
-  push.n = int32_t(d.n);
-  push.k = i32(info, d.k, "K");
-  push.sam = i32(info, d.sam, "stride");
-  push.sak = i32(info, d.sak, "stride");
-  push.sbk = i32(info, d.sbk, "stride");
-  push.sbn = i32(info, d.sbn, "stride");
-  push.scm = i32(info, d.scm, "stride");
-  push.scn = i32(info, d.scn, "stride");
-  push.z0_count = int32_t(d.z0_count);
-  push.a_z1 = i32(info, d.a_z1, "stride");
-  push.a_z0 = i32(info, d.a_z0, "stride");
-  push.b_z1 = i32(info, d.b_z1, "stride");
-  push.b_z0 = i32(info, d.b_z0, "stride");
-  push.c_z1 = i32(info, d.c_z1, "stride");
-  push.c_z0 = i32(info, d.c_z0, "stride");
-  push.o_z1 = i32(info, d.o_z1, "stride");
-  push.o_z0 = i32(info, d.o_z0, "stride");
-  push.a_base = i32(info, d.a_base + z1 * d.a_z1, "offset");
-  push.b_base = i32(info, d.b_base + z1 * d.b_z1, "offset");
-  push.c_base = i32(info, d.c_base + z1 * d.c_z1, "offset");
-  push.o_base = i32(info, d.o_base + z1 * d.o_z1, "offset");
-  push.alpha = d.alpha;
-  push.beta = d.beta;
-  push.flags = (d.has_c ? 1 : 0) | (d.has_bias ? 4 : 0) | (int32_t(d.act) << 3) | (d.b_int8 ? 32 : 0) |
-               (d.bias_per_row ? 64 : 0);
-  push.splits = int32_t(splits);
-  push.k_chunk = int32_t(k_chunk);
-  push.batches = int32_t(count * d.z0_count);
-  return push;
-}
-
-// The second pass of a split product, made from its GEMM dispatch (push, bindings, constants) over
-// `batches` batches: gemm_reduce_layer_norm where the rows are normalised there, else gemm_reduce
-// (returned through `deferred` instead of appended where the caller asks for it).
-void append_reduce(OpPlan& plan, const GemmDesc& d, DeviceType storage, Dispatch dispatch, int64_t batches,
-                   bool norm_in_reduce, Dispatch* deferred) {
-  if (norm_in_reduce) {
-    dispatch.shader = shader_variant("gemm_reduce_layer_norm", {storage});
-    dispatch.spec_constants.resize(kLayerNormConstantsId, 0);  // ids past the post-ops unused
-    dispatch.spec_constants.push_back(std::bit_cast<int32_t>(d.ln_epsilon));
-    dispatch.spec_constants.push_back(d.has_ln_bias ? 1 : 0);
-    dispatch.bindings[0] = d.ln_scale;  // in place of A and B, which the reduce pass never reads
-    dispatch.bindings[1] = d.has_ln_bias ? d.ln_bias : d.ln_scale;
-    dispatch.groups = linear_groups(uint64_t(batches * d.m), 1);  // a workgroup a row
-    plan.dispatches.push_back(std::move(dispatch));
-    return;
-  }
-  dispatch.shader = shader_variant("gemm_reduce", {storage});
-  dispatch.groups = linear_groups(uint64_t(batches * d.m * d.n), 256);
-  if (deferred) {
-    *deferred = std::move(dispatch);
-    return;
-  }
-  // The reduce runs the epilogue: it needs the post-ops (and then takes the GEMM's constants).
-  if (d.post_ops.empty()) dispatch.spec_constants = {};
-  plan.dispatches.push_back(std::move(dispatch));
-}
-
-// Whether a split product's reduce pass normalises its rows (else a LayerNorm dispatch follows).
-bool layer_norm_in_reduce(const OpInfo& info, const GemmDesc& d, int64_t splits) {
-  return d.layer_norm && splits > 1 && d.n <= kLayerNormMaxColumns && info.device.has_subgroup_arithmetic();
-}
-
-// The variant's suffix for the rows' LayerNorm: "+reduce_layer_norm", or the LayerNorm dispatch's
-// (appended here, reading `y` and writing Y), or nothing without one.
-std::string layer_norm_suffix(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage, bool norm_in_reduce,
-                              Binding y) {
-  if (norm_in_reduce) return "+reduce_layer_norm";
-  if (!d.layer_norm) return "";
-  return "+layer_norm_" + add_layer_norm(plan, info, storage, y, d.ln_scale, d.has_ln_bias, d.ln_bias, d.y,
-                                         d.z1_count * d.z0_count * d.m, d.n, d.ln_epsilon);
-}
-
-}  // namespace
-
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage, Dispatch* deferred_reduce) {
   if (d.m <= 0 || d.n <= 0) decline(info, "empty product");
   if (d.post_ops.size() > kMaxPostOps) decline(info, d.post_ops.size(), " post-ops (the GEMM takes ", kMaxPostOps, ")");
@@ -405,7 +324,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   }
   // A product whose rows are normalised: in the reduce pass when split (and the rows fit it), else
   // written to a scratch buffer that a LayerNorm dispatch then reads.
-  const bool norm_in_reduce = layer_norm_in_reduce(info, d, splits);
+  const bool norm_in_reduce =
+      d.layer_norm && splits > 1 && d.n <= kLayerNormMaxColumns && info.device.has_subgroup_arithmetic();
   if (d.layer_norm && (z1_per_dispatch < d.z1_count || d.o_base != 0 || (d.z0_count > 1 && d.o_z0 != d.m * d.n) ||
                        (d.z1_count > 1 && d.o_z1 != d.z0_count * d.m * d.n)))
     decline(info, "rows normalised after a product that is not one dense block");
@@ -423,51 +343,76 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   }
   for (int64_t z1 = 0; z1 < d.z1_count; z1 += z1_per_dispatch) {
     const int64_t count = std::min(z1_per_dispatch, d.z1_count - z1);
+    GemmPush push{};
+    push.m = int32_t(d.m);
+    push.n = int32_t(d.n);
+    push.k = i32(info, d.k, "K");
+    push.sam = i32(info, d.sam, "stride");
+    push.sak = i32(info, d.sak, "stride");
+    push.sbk = i32(info, d.sbk, "stride");
+    push.sbn = i32(info, d.sbn, "stride");
+    push.scm = i32(info, d.scm, "stride");
+    push.scn = i32(info, d.scn, "stride");
+    push.z0_count = int32_t(d.z0_count);
+    push.a_z1 = i32(info, d.a_z1, "stride");
+    push.a_z0 = i32(info, d.a_z0, "stride");
+    push.b_z1 = i32(info, d.b_z1, "stride");
+    push.b_z0 = i32(info, d.b_z0, "stride");
+    push.c_z1 = i32(info, d.c_z1, "stride");
+    push.c_z0 = i32(info, d.c_z0, "stride");
+    push.o_z1 = i32(info, d.o_z1, "stride");
+    push.o_z0 = i32(info, d.o_z0, "stride");
+    push.a_base = i32(info, d.a_base + z1 * d.a_z1, "offset");
+    push.b_base = i32(info, d.b_base + z1 * d.b_z1, "offset");
+    push.c_base = i32(info, d.c_base + z1 * d.c_z1, "offset");
+    push.o_base = i32(info, d.o_base + z1 * d.o_z1, "offset");
+    push.alpha = d.alpha;
+    push.beta = d.beta;
+    push.flags = (d.has_c ? 1 : 0) | (d.has_bias ? 4 : 0) | (int32_t(d.act) << 3) | (d.b_int8 ? 32 : 0) |
+                 (d.bias_per_row ? 64 : 0);
+    push.splits = int32_t(splits);
+    push.k_chunk = int32_t(k_chunk);
+    push.batches = int32_t(count * d.z0_count);
     Dispatch dispatch;
     dispatch.shader = shader_name(shape, storage);
     dispatch.spec_constants = spec;
     dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, y, partials, d.has_bias ? d.bias : d.a, d.b_int8 ? d.scale : d.a};
-    dispatch.set_push(gemm_push(info, d, z1, count, splits, k_chunk));
+    dispatch.set_push(push);
     dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
     plan.dispatches.push_back(dispatch);
-    if (splits > 1) append_reduce(plan, d, storage, std::move(dispatch), count * d.z0_count, norm_in_reduce,
-                                  deferred_reduce && count == d.z1_count ? deferred_reduce : nullptr);
+    if (norm_in_reduce) {
+      dispatch.shader = shader_variant("gemm_reduce_layer_norm", {storage});
+      dispatch.spec_constants.resize(kLayerNormConstantsId, 0);  // ids past the post-ops unused
+      dispatch.spec_constants.push_back(std::bit_cast<int32_t>(d.ln_epsilon));
+      dispatch.spec_constants.push_back(d.has_ln_bias ? 1 : 0);
+      dispatch.bindings[0] = d.ln_scale;  // in place of A and B, which the reduce pass never reads
+      dispatch.bindings[1] = d.has_ln_bias ? d.ln_bias : d.ln_scale;
+      dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m), 1);  // a workgroup a row
+      plan.dispatches.push_back(std::move(dispatch));
+    } else if (splits > 1) {
+      dispatch.shader = shader_variant("gemm_reduce", {storage});
+      dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n), 256);
+      if (deferred_reduce && count == d.z1_count) {
+        *deferred_reduce = std::move(dispatch);
+      } else {
+        // The reduce runs the epilogue: it needs the post-ops (and then takes the GEMM's constants).
+        if (d.post_ops.empty()) dispatch.spec_constants = {};
+        plan.dispatches.push_back(std::move(dispatch));
+      }
+    }
   }
   std::string variant = shape.family;
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
-  variant += layer_norm_suffix(plan, info, d, storage, norm_in_reduce, y);
+  if (norm_in_reduce) variant += "+reduce_layer_norm";
+  else if (d.layer_norm)
+    variant += "+layer_norm_" + add_layer_norm(plan, info, storage, y, d.ln_scale, d.has_ln_bias, d.ln_bias, d.y,
+                                               batches * d.m, d.n, d.ln_epsilon);
   if (a_vec && shape.loads != RowLoads::elements && shape.loads != RowLoads::b_vectors) variant += "+vecA";
   if (b_vec && shape.loads != RowLoads::elements) variant += "+vecB";
   if (b_half_vec) variant += "+halfVecB";
   if (d.b_int8) variant += "+int8B";
   if (*shape.suffix) variant += std::string("@") + shape.suffix;
   return variant;
-}
-
-std::string add_gemm_reduce(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage, int64_t splits,
-                            Binding partials) {
-  if (d.z1_count * d.z0_count != 1 || splits < 2 || !d.post_ops.empty() || d.b_im2col || d.b_int8)
-    fail(ErrorCode::Internal, cat("add_gemm_reduce: ", splits, " splits of ", d.z1_count * d.z0_count,
-                                  " batches with post-ops, im2col or int8 weights"));
-  if (int64_t(splits) * d.m * d.n > INT_MAX) decline(info, splits, " partial products of ", d.m, " x ", d.n);
-  const bool norm_in_reduce = layer_norm_in_reduce(info, d, splits);
-  Binding y = d.y;
-  if (d.layer_norm && !norm_in_reduce) {
-    y = Binding::scratch_buffer(int(plan.scratch_bytes.size()));
-    plan.scratch_bytes.push_back(uint64_t(d.m * d.n) * device_type_bytes(storage));
-  }
-  Dispatch dispatch;
-  // A plain product's constants (no im2col, no vector loads): the reduce pass reads none of them.
-  dispatch.spec_constants = {0, 0, 0};
-  const std::vector<int32_t> w = gemm_window_constants(Window3{});
-  dispatch.spec_constants.insert(dispatch.spec_constants.end(), w.begin(), w.end());
-  dispatch.spec_constants.insert(dispatch.spec_constants.end(), {0, 0});
-  // A and B (never read) name the partials, as the GEMM's unused operands do.
-  dispatch.bindings = {partials, partials, d.has_c ? d.c : partials, y, partials, d.has_bias ? d.bias : partials, partials};
-  dispatch.set_push(gemm_push(info, d, 0, 1, splits, d.k));
-  append_reduce(plan, d, storage, std::move(dispatch), 1, norm_in_reduce, nullptr);
-  const std::string norm = layer_norm_suffix(plan, info, d, storage, norm_in_reduce, y);
-  return norm_in_reduce ? std::string("reduce_layer_norm") : "reduce" + norm;
 }
 
 }  // namespace vx::vk

@@ -123,11 +123,4 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
 std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage,
                      Dispatch* deferred_reduce = nullptr);
 
-// The second pass alone of a product of one batch whose `splits` fp32 partial sums [split][M][N]
-// another kernel wrote to `partials` (vx.AttentionProjection: one split a head): their sum through
-// d's epilogue (bias, C, no post-ops) and LayerNorm into d.y. Returns the variant ("reduce",
-// "reduce_layer_norm" or "reduce+layer_norm_...").
-std::string add_gemm_reduce(OpPlan& plan, const OpInfo& info, const GemmDesc& d, DeviceType storage, int64_t splits,
-                            Binding partials);
-
 }  // namespace vx::vk

@@ -60,28 +60,6 @@ std::vector<std::string> registered_vulkan_ops() {
   return out;
 }
 
-void append_plan(OpPlan& into, OpPlan part, const std::vector<Binding>& inputs, const std::vector<Binding>& outputs) {
-  VX_CHECK(!part.output0_aliases_input0, Internal, "a plan whose output aliases its input is appended to another");
-  const int constants = int(into.constants.size()), scratch = int(into.scratch_bytes.size());
-  for (Dispatch& d : part.dispatches) {
-    for (Binding& b : d.bindings) {
-      const std::vector<Binding>* map = b.kind == Binding::Kind::input ? &inputs : b.kind == Binding::Kind::output ? &outputs : nullptr;
-      if (map) {
-        VX_CHECK(b.index >= 0 && size_t(b.index) < map->size(), Internal, "appended plan binds tensor ", b.index,
-                 " of ", map->size());
-        b = (*map)[size_t(b.index)];
-      } else if (b.kind == Binding::Kind::constant) {
-        b.index += constants;
-      } else if (b.kind == Binding::Kind::scratch) {
-        b.index += scratch;
-      }
-    }
-    into.dispatches.push_back(std::move(d));
-  }
-  for (std::vector<uint8_t>& c : part.constants) into.constants.push_back(std::move(c));
-  into.scratch_bytes.insert(into.scratch_bytes.end(), part.scratch_bytes.begin(), part.scratch_bytes.end());
-}
-
 std::array<uint32_t, 3> linear_groups(uint64_t count, uint32_t local) {
   const uint64_t groups = std::max<uint64_t>(1, (count + local - 1) / local);
   constexpr uint64_t kMaxX = 65535;  // the minimum maxComputeWorkGroupCount every device has

@@ -128,12 +128,6 @@ std::vector<std::string> registered_vulkan_ops();
 #define VX_REGISTER_VK_OP(tag, ...) \
   static const bool vx_vk_op_registered_##tag = (::vx::vk::register_op(::vx::vk::OpEntry __VA_ARGS__), true)
 
-// Appends `part`, the plan of another node (a fused node's constituent, planned through its own
-// factory), to `into`: part's input i is read from inputs[i] and its output i written to outputs[i]
-// (bindings of `into`); its constants and scratch buffers join into's. The dispatches run after
-// into's. A part whose output aliases its input cannot be appended (Internal).
-void append_plan(OpPlan& into, OpPlan part, const std::vector<Binding>& inputs, const std::vector<Binding>& outputs);
-
 // Dispatch size for `count` invocations in workgroups of `local` along x, spilling into y when
 // x exceeds the device limit (shaders index as gl_GlobalInvocationID.y * (groups.x * local) + x).
 std::array<uint32_t, 3> linear_groups(uint64_t count, uint32_t local = 256);

@@ -1,7 +1,6 @@
 #version 450
 // NO_DEFAULT_VARIANT
 // VARIANT f16 -DTX=1
-// VARIANT f16_projection -DTX=1 -DPROJECTION=1
 // vx.Attention on tensor cores (GL_NV_cooperative_matrix: 16x16x16 fp16 fragments, fp32 sums) for
 // key sequences short enough that a block's whole rows of scores fit in shared memory, so there
 // is no online softmax. One workgroup of four subgroups per (batch, block of 16 query rows):
@@ -14,12 +13,6 @@
 // attention.comp's 14 on the H200 (bench/onnx/results/session35_2026-12-06/). kernels/attention.cpp
 // takes this kernel for fp16 storage where Sk (<= SK_MAX), D (<= D_MAX) and Dv are multiples of 16
 // and every offset is one of whole 16-byte words. Operands: attention_io.glsl.
-// PROJECTION (vx.AttentionProjection, kernels/attention_projection.cpp): Y, read as A [rows, K] of
-// the output projection by W [K, N] (binding 5), is not stored; step 3 keeps the block's Y rows as
-// fp16 in shared memory and
-//   4. multiplies them by the head's Dv rows of W (the rows its Y columns take in A: one split of
-//      K a head), each subgroup the N fragments s, s + 4, ..., into fp32 partial sums
-//      [split][rows][N] (binding 4, gemm_io.glsl's layout), which gemm_reduce adds.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -27,9 +20,6 @@
 #include "element_types.glsl"
 #include "attention_io.glsl"
 
-#ifndef PROJECTION
-#define PROJECTION 0
-#endif
 #define BQ 16                          // query rows per workgroup
 #define SUBGROUPS 4
 #define THREADS (32 * SUBGROUPS)
@@ -44,12 +34,7 @@ layout(std430, binding = 0) readonly buffer BufQ { uvec4 q_words[]; };
 layout(std430, binding = 1) readonly buffer BufK { uvec4 k_words[]; };
 layout(std430, binding = 2) readonly buffer BufV { uvec4 v_words[]; };
 layout(std430, binding = 3) readonly buffer BufM { elem_t m_data[]; };
-#if PROJECTION
-layout(std430, binding = 4) writeonly buffer BufPartials { vec4 part_vec4s[]; };
-layout(std430, binding = 5) readonly buffer BufW { uvec4 w_words[]; };
-#else
 layout(std430, binding = 4) writeonly buffer BufY { uvec4 y_words[]; };
-#endif
 
 // Rows padded by one word (or four floats) against bank conflicts.
 shared uvec4 s_q[BQ * (D_MAX / 8 + 1)];
@@ -121,12 +106,8 @@ void main() {
   }
   barrier();
 
-  // 3. Y's Dv fragment j: P times V's rows of the block's keys, written 8 values a lane (with
-  // PROJECTION into s_q, whose Q block is no longer read, as rows of ostr words).
+  // 3. Y's Dv fragment j: P times V's rows of the block's keys, written 8 values a lane.
   const int slot = sg * 256, yr = lane / 2, yc = 8 * (lane % 2), yrow = q0 + yr;
-#if PROJECTION
-  const int ostr = p.dv / 8 + 1;
-#endif
   for (int j = sg; j < p.dv / 16; j += SUBGROUPS) {
     fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
     for (int kf = 0; kf < key_frags; ++kf) {
@@ -138,45 +119,12 @@ void main() {
     coopMatStoreNV(acc, s_y, uint(slot), 16u, false);
     subgroupMemoryBarrierShared();
     subgroupBarrier();
-    if (PROJECTION != 0 || yrow < p.sq) {  // the projection keeps every row (those past Sq unread)
+    if (yrow < p.sq) {
       const int e = slot + yr * 16 + yc;
-      const uvec4 word = uvec4(packHalf2x16(vec2(s_y[e], s_y[e + 1])), packHalf2x16(vec2(s_y[e + 2], s_y[e + 3])),
-                               packHalf2x16(vec2(s_y[e + 4], s_y[e + 5])), packHalf2x16(vec2(s_y[e + 6], s_y[e + 7])));
-#if PROJECTION
-      s_q[yr * ostr + (16 * j + yc) / 8] = word;
-#else
-      y_words[(y_off + yrow * p.y_row + 16 * j + yc) / 8] = word;
-#endif
+      y_words[(y_off + yrow * p.y_row + 16 * j + yc) / 8] =
+          uvec4(packHalf2x16(vec2(s_y[e], s_y[e + 1])), packHalf2x16(vec2(s_y[e + 2], s_y[e + 3])),
+                packHalf2x16(vec2(s_y[e + 4], s_y[e + 5])), packHalf2x16(vec2(s_y[e + 6], s_y[e + 7])));
     }
     subgroupBarrier();  // the patch is rewritten by the next fragment
   }
-#if PROJECTION
-  barrier();  // the block's Y rows, from every subgroup
-
-  // 4. Partial sums of the projection's N fragment c over this head's split of K. Row yrow of the
-  // block is A's row r = e / K, its Dv values A's columns from e % K (the same for every row of a
-  // block: kernels/attention_projection.cpp takes Y's row stride a multiple of K), which are the
-  // split h's rows of W.
-  const int first = y_off + q0 * p.y_row, h = (first % p.proj_k) / p.dv;
-  const int rows = p.sq * p.dv * p.bdims[0] * p.bdims[1] * p.bdims[2] / p.proj_k;
-  for (int c = sg; c < p.proj_n / 16; c += SUBGROUPS) {
-    fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
-    for (int kf = 0; kf < p.dv / 16; ++kf) {
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a, b;
-      coopMatLoadNV(a, s_q, uint(2 * kf), uint(ostr), false);
-      coopMatLoadNV(b, w_words, uint(((h * p.dv + 16 * kf) * p.proj_n + 16 * c) / 8), uint(p.proj_n / 8), false);
-      acc = coopMatMulAddNV(a, b, acc);
-    }
-    coopMatStoreNV(acc, s_y, uint(slot), 16u, false);
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    if (yrow < p.sq) {
-      const int r = (y_off + yrow * p.y_row) / p.proj_k, e = slot + yr * 16 + yc;
-      const int at = ((h * rows + r) * p.proj_n + 16 * c + yc) / 4;
-      part_vec4s[at] = vec4(s_y[e], s_y[e + 1], s_y[e + 2], s_y[e + 3]);
-      part_vec4s[at + 1] = vec4(s_y[e + 4], s_y[e + 5], s_y[e + 6], s_y[e + 7]);
-    }
-    subgroupBarrier();
-  }
-#endif
 }

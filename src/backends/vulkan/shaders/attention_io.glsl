@@ -15,7 +15,6 @@ layout(push_constant) uniform Params {
   int m_row, m_col;
   int flags;  // 1: mask, 2: K transposed ([D, Sk])
   float scale;
-  int proj_n, proj_k;  // attention_coopmat.comp's PROJECTION variant only
 } p;
 
 // Element offsets of one batch in Q, K, V, the mask and Y.
