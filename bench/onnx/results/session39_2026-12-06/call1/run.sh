@@ -9,7 +9,7 @@
 #   interleaved rounds, profiles of both; torch.compile on the encoder in the same call. The
 #   tensor-core projection is opted into (VOLVOX_VK_ATTENTION_PROJECTION=tensor_cores) wherever it
 #   is meant to run: it is off by default until a GPU has run it.
-# Packed by
+# Built from commit ba3940b (reverted on main by b68a121); packed by
 #   bash bench/onnx/pack_device_binaries.sh vx_new=build/release/volvox test_parity=build/release/tests/test_parity test_ops=build/release/tests/ops/test_ops
 set -uo pipefail
 source bench/onnx/device_lib.sh

@@ -5,7 +5,7 @@
 # their sums straight from the accumulators (Dv <= 64). Checks: the attention parity suite and the
 # op table's attention cases with the projection opted in; the encoder "new" (tensor cores) against
 # "row" (VOLVOX_VK_ATTENTION_PROJECTION=in_a_row), three interleaved rounds, profiles of both.
-# Packed by
+# Built from branch s39-attention-projection (8e3e781 without its probe flags); packed by
 #   bash bench/onnx/pack_device_binaries.sh vx_new=build/release/volvox test_parity=build/release/tests/test_parity test_ops=build/release/tests/ops/test_ops
 set -uo pipefail
 source bench/onnx/device_lib.sh

@@ -4,7 +4,7 @@
 # script): "no_product" returns after the attention (the node is then the attention writing Y to
 # shared memory plus the reduce pass of 8 splits), "one_store" computes every product but stores one
 # N fragment a subgroup. Against "new" (the whole projection) and "row" (the two kernels in a row).
-# Packed by
+# Built from branch s39-attention-projection (8e3e781); packed by
 #   bash bench/onnx/pack_device_binaries.sh vx_new=build/release/volvox
 set -uo pipefail
 source bench/onnx/device_lib.sh
