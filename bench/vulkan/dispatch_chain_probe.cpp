@@ -1,0 +1,213 @@
+// What a dependent dispatch costs when the dependency is a pipeline barrier, and when it is a
+// counter in memory instead (dispatch_chain_probe.comp: the previous step's workgroups increment
+// it, the next step's spin on it; no barrier, so the dispatches may overlap). A chain of `steps`
+// dispatches each adds 1 to every element of the previous one's output, so the result says whether
+// the ordering held; GPU time by timestamps around the chain, after a warm-up by time; wall clock
+// per submit. A probe for the executor's recording, not used by it.
+//
+//   dispatch_chain_probe [--steps 200] [--runs 15] [--warmup-ms 300] [--spin-limit 65536]
+//                        [--spv-dir DIR (default: the executable's folder)]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/command_context.h"
+#include "backends/vulkan/context.h"
+#include "backends/vulkan/memory.h"
+#include "backends/vulkan/pipeline.h"
+#include "backends/vulkan/vk_common.h"
+
+using namespace vx::vk;
+
+namespace {
+
+struct Push {
+  uint32_t n, step, producer_workgroups, work, spin_limit, fail_index;
+};
+
+std::vector<uint32_t> read_spirv(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::streamsize bytes = f.tellg();
+  if (bytes <= 0 || bytes % 4 != 0 || bytes > (16 << 20)) throw std::runtime_error("not SPIR-V: " + path);
+  std::vector<uint32_t> words(size_t(bytes) / 4);
+  f.seekg(0);
+  f.read(reinterpret_cast<char*>(words.data()), bytes);
+  return words;
+}
+
+VkPipeline make_pipeline(VkDevice device, VkPipelineLayout layout, const std::vector<uint32_t>& spirv,
+                         uint32_t counter_wait, uint32_t shared_floats) {
+  VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  mi.codeSize = spirv.size() * 4;
+  mi.pCode = spirv.data();
+  VkShaderModule module;
+  VX_VK_CHECK(vkCreateShaderModule(device, &mi, nullptr, &module));
+  uint32_t constants[2] = {counter_wait, shared_floats};
+  VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {1, 4, 4}};
+  VkSpecializationInfo spec{2, entries, sizeof constants, constants};
+  VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  ci.stage.module = module;
+  ci.stage.pName = "main";
+  ci.stage.pSpecializationInfo = &spec;
+  ci.layout = layout;
+  VkPipeline pipeline;
+  VX_VK_CHECK(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline));
+  vkDestroyShaderModule(device, module, nullptr);
+  return pipeline;
+}
+
+// How the steps are ordered.
+enum class Order { Barrier, Counter, CounterCoherent, None };
+const char* order_name(Order o) {
+  switch (o) {
+    case Order::Barrier: return "barrier";
+    case Order::Counter: return "counter";
+    case Order::CounterCoherent: return "counter, coherent buffers";
+    case Order::None: return "none (undefined)";
+  }
+  return "?";
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint32_t steps = 200, runs = 15, warmup_ms = 300, spin_limit = 1u << 16;
+  std::string spv_dir;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    unsigned long v = a == "--spv-dir" ? 0 : std::stoul(argv[i + 1]);
+    if (a == "--steps") steps = uint32_t(std::clamp(v, 2ul, 10000ul));
+    else if (a == "--runs") runs = uint32_t(std::clamp(v, 1ul, 1000ul));
+    else if (a == "--warmup-ms") warmup_ms = uint32_t(std::min(v, 60000ul));
+    else if (a == "--spin-limit") spin_limit = uint32_t(std::clamp(v, 1ul, 1ul << 30));
+    else if (a == "--spv-dir") spv_dir = argv[i + 1];
+    else {
+      std::fprintf(stderr, "error: unknown flag %s\n", a.c_str());
+      return 1;
+    }
+  }
+  if (spv_dir.empty()) {
+    std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    spv_dir = self.substr(0, self.rfind('/'));
+  }
+  try {
+    VulkanContext ctx;
+    const DeviceInfo& info = ctx.info();
+    std::printf("device: %s (%s), vulkanMemoryModel %d, steps %u, runs %u after %u ms, spin limit %u\n",
+                info.name.c_str(), info.driver_version.c_str(), int(info.vulkan_memory_model), steps, runs,
+                warmup_ms, spin_limit);
+    if (!info.vulkan_memory_model || !info.timestamps) {
+      std::fprintf(stderr, "error: the device lacks vulkanMemoryModel or timestamps\n");
+      return 1;
+    }
+    VkDevice device = ctx.device();
+    KernelLayout layout(ctx, 3, sizeof(Push));
+    std::vector<uint32_t> plain = read_spirv(spv_dir + "/dispatch_chain_probe.spv");
+    std::vector<uint32_t> coherent = read_spirv(spv_dir + "/dispatch_chain_probe.coherent.spv");
+
+    const uint32_t max_workgroups = 4224;
+    const VkDeviceSize bytes = VkDeviceSize(max_workgroups) * 256 * 4;
+    DeviceBuffer a(ctx, bytes, MemoryUse::DeviceLocal, "probe a");
+    DeviceBuffer b(ctx, bytes, MemoryUse::DeviceLocal, "probe b");
+    DeviceBuffer counters(ctx, VkDeviceSize(steps + 1) * 4, MemoryUse::DeviceLocal, "probe counters");
+    DeviceBuffer readback(ctx, bytes + VkDeviceSize(steps + 1) * 4, MemoryUse::Staging, "probe readback");
+    VkDescriptorPool pool = KernelLayout::create_pool(ctx, 2, 3);
+    VkDescriptorSet sets[2] = {layout.allocate_set(pool), layout.allocate_set(pool)};
+    VkDescriptorBufferInfo ab[3] = {{a.buffer(), 0, bytes}, {b.buffer(), 0, bytes}, {counters.buffer(), 0, VK_WHOLE_SIZE}};
+    VkDescriptorBufferInfo ba[3] = {{b.buffer(), 0, bytes}, {a.buffer(), 0, bytes}, {counters.buffer(), 0, VK_WHOLE_SIZE}};
+    KernelLayout::write_set(device, sets[0], ab);
+    KernelLayout::write_set(device, sets[1], ba);
+    VkQueryPool queries = create_timestamp_pool(ctx, 2);
+    CommandContext commands(ctx);
+    VkCommandBuffer cmd = commands.allocate();
+    const double tick_us = double(ctx.properties().limits.timestampPeriod) * 1e-3;
+
+    std::printf("\n| workgroups | extra work | shared KB | order | GPU us a step, median / min | wall us a step, median | "
+                "wrong elements | spins run out |\n| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n");
+    for (uint32_t workgroups : {1u, 132u, 1056u, 4224u}) {
+      for (uint32_t work : {0u, 256u}) {
+       for (uint32_t shared_floats : {1u, 10240u}) {
+        for (Order order : {Order::Barrier, Order::Counter, Order::CounterCoherent, Order::None}) {
+          const uint32_t n = workgroups * 256;
+          VkPipeline pipeline = make_pipeline(device, layout.pipeline_layout(),
+                                              order == Order::CounterCoherent ? coherent : plain,
+                                              order == Order::Counter || order == Order::CounterCoherent,
+                                              shared_floats);
+          begin_recording(cmd);
+          vkCmdResetQueryPool(cmd, queries, 0, 2);
+          vkCmdFillBuffer(cmd, a.buffer(), 0, bytes, 0);
+          vkCmdFillBuffer(cmd, counters.buffer(), 0, VK_WHOLE_SIZE, 0);
+          barrier(cmd, kTransferWrite, kComputeReadWrite);
+          vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
+          vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+          for (uint32_t s = 0; s < steps; ++s) {
+            if (s > 0 && order == Order::Barrier) barrier(cmd, kComputeWrite, kComputeRead);
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout.pipeline_layout(), 0, 1,
+                                    &sets[s % 2], 0, nullptr);
+            Push push{n, s, workgroups, work, spin_limit, steps};
+            vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+            vkCmdDispatch(cmd, workgroups, 1, 1);
+          }
+          vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 1);
+          barrier(cmd, kComputeWrite, kTransferRead);
+          VkBufferCopy out{0, 0, VkDeviceSize(n) * 4};
+          vkCmdCopyBuffer(cmd, steps % 2 == 0 ? a.buffer() : b.buffer(), readback.buffer(), 1, &out);
+          VkBufferCopy fails{0, bytes, VkDeviceSize(steps + 1) * 4};
+          vkCmdCopyBuffer(cmd, counters.buffer(), readback.buffer(), 1, &fails);
+          barrier(cmd, kTransferWrite, kHostRead);
+          end_recording(cmd);
+
+          std::vector<double> gpu, wall;
+          auto start = std::chrono::steady_clock::now();
+          uint64_t wrong = 0, ran_out = 0;
+          for (uint32_t r = 0;; ++r) {
+            auto t0 = std::chrono::steady_clock::now();
+            commands.submit_and_wait(cmd);
+            auto t1 = std::chrono::steady_clock::now();
+            uint64_t ts[2];
+            VX_VK_CHECK(vkGetQueryPoolResults(device, queries, 0, 2, sizeof ts, ts, 8,
+                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+            readback.invalidate();
+            const float* values = reinterpret_cast<const float*>(readback.mapped());
+            for (uint32_t i = 0; i < n; ++i) wrong += values[i] != float(steps);
+            uint32_t fail_count;
+            std::memcpy(&fail_count, readback.mapped() + bytes + VkDeviceSize(steps) * 4, 4);
+            ran_out += fail_count;
+            bool warm = std::chrono::duration<double, std::milli>(t0 - start).count() >= warmup_ms;
+            if (warm || ran_out > 0) {  // a wait that ran out: one row, no more runs of it
+              gpu.push_back(double(ts[1] - ts[0]) * tick_us / steps);
+              wall.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / steps);
+              if (gpu.size() == runs || ran_out > 0) break;
+            }
+          }
+          vkDestroyPipeline(device, pipeline, nullptr);
+          std::printf("| %u | %u | %u | %s | %.2f / %.2f | %.2f | %llu | %llu |\n", workgroups, work,
+                      shared_floats * 4 / 1024, order_name(order), median(gpu), *std::min_element(gpu.begin(), gpu.end()), median(wall),
+                      (unsigned long long)wrong, (unsigned long long)ran_out);
+          std::fflush(stdout);
+        }
+       }
+      }
+    }
+    vkDeviceWaitIdle(device);
+    destroy_tracked(device, queries, vkDestroyQueryPool, ObjectKind::QueryPool);
+    destroy_tracked(device, pool, vkDestroyDescriptorPool, ObjectKind::DescriptorPool);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
