@@ -273,7 +273,9 @@ TEST_F(VulkanRunnerTransformer, PackedInProjectionPiecesAreAliases) {
     for (const Node& n : runner.graph().nodes) EXPECT_NE(n.op, "Transpose") << what;
     int gathers = 0;
     for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
-      if (p.touches_float) EXPECT_FALSE(p.on_host) << what << ": " << p.node << " " << p.reason;
+      if (p.touches_float) {
+        EXPECT_FALSE(p.on_host) << what << ": " << p.node << " " << p.reason;
+      }
       if (p.op != "Gather") continue;
       ++gathers;
       EXPECT_EQ(p.variant, "alias") << what << ": " << p.node;
