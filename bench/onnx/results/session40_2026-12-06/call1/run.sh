@@ -7,16 +7,20 @@
 #     each model's fp16 outputs on the GPU with and without it against the CPU at fp32; the runner
 #     parity suites with it; ResNet-50, MobileNetV3, DeepLabV3 and the transformer encoder both ways,
 #     three interleaved rounds; torch.compile on ResNet-50 and the encoder in the same call.
+#  3. VulkanExternalDevice.* of test_denoise: an opaque fd of host-visible memory imported by trying
+#     the buffer's memory types in turn (it failed on NVIDIA, which refuses a device-local import).
 # Packed with
 #   cp build/release/bench/vulkan/dispatch_chain_probe*.spv .gl/t/
-#   bash bench/onnx/pack_device_binaries.sh probe=build/release/bench/vulkan/dispatch_chain_probe vx_new=build/release/volvox test_parity=build/release/tests/test_parity
+#   bash bench/onnx/pack_device_binaries.sh probe=build/release/bench/vulkan/dispatch_chain_probe vx_new=build/release/volvox test_parity=build/release/tests/test_parity test_denoise=build/release/tests/test_denoise
 set -uo pipefail
 source bench/onnx/device_lib.sh
-vx_setup probe vx_new test_parity
+vx_setup probe vx_new test_parity test_denoise
 cp .gl/t/dispatch_chain_probe*.spv /tmp/t/
 timeout 150 /tmp/t/probe --steps 200 --runs 15 --warmup-ms 300 > "$R/probe.txt" 2>&1
 echo "probe rc $?" >> "$R/probe.txt"
 cat "$R/probe.txt"
+timeout 60 /tmp/t/test_denoise --gtest_filter='VulkanExternalDevice.*' > "$R/external.txt" 2>&1
+echo "test_denoise rc $?" >> "$R/external.txt"; tail -3 "$R/external.txt"; grep -E "^\[  FAILED" "$R/external.txt"
 vx_pack s40c1.tar.xz
 MODELS="resnet50 mobilenet_v3_large deeplabv3_mobilenet_v3_large transformer_encoder"
 vx_export resnet50,mobilenet_v3_large,deeplabv3_mobilenet_v3_large,transformer_encoder
