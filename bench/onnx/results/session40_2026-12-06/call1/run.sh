@@ -65,7 +65,7 @@ for round in 1 2 3; do
 done
 vx_summary
 vx_pack s40c1.tar.xz
-VOLVOX_VK_DISPATCH_CHAIN=counters vx_parity 150 '*VulkanRunner*:*VulkanGemm*:*VulkanDispatchChain*'
-vx_pack s40c1.tar.xz
 vx_torch resnet50,transformer_encoder 120
+vx_pack s40c1.tar.xz
+VOLVOX_VK_DISPATCH_CHAIN=counters vx_parity 120 '*VulkanRunner*:*VulkanGemm*:*VulkanDispatchChain*'
 vx_pack s40c1.tar.xz
