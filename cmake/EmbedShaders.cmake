@@ -4,8 +4,7 @@
 # A shader may declare variants on its first lines as
 #   // VARIANT name -DDEFINE=1 -DOTHER
 # each compiled separately and embedded as "stem.name"; the plain stem is always compiled too unless
-# the file says "// NO_DEFAULT_VARIANT". A shader that says "// CHAINABLE" is also compiled as
-# "NAME.chain" for each of those names, with -DDISPATCH_CHAIN=1 (shaders/dispatch_chain.glsl).
+# the file says "// NO_DEFAULT_VARIANT".
 function(volvox_embed_shaders target dir)
   file(GLOB shader_sources CONFIGURE_DEPENDS ${dir}/*.comp)
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/shaders)
@@ -18,7 +17,6 @@ function(volvox_embed_shaders target dir)
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})
     file(STRINGS ${src} variant_lines REGEX "^// VARIANT ")
     file(STRINGS ${src} no_default REGEX "^// NO_DEFAULT_VARIANT")
-    file(STRINGS ${src} chainable REGEX "^// CHAINABLE")
     set(variants "")
     if(NOT no_default)
       list(APPEND variants "${stem}|")
@@ -28,14 +26,6 @@ function(volvox_embed_shaders target dir)
       string(REGEX REPLACE "^// VARIANT ([A-Za-z0-9_]+) ?(.*)$" "\\2" vdefs "${line}")
       list(APPEND variants "${stem}.${vname}|${vdefs}")
     endforeach()
-    if(chainable)
-      set(chained "")
-      foreach(v ${variants})
-        string(REPLACE "|" ".chain|-DDISPATCH_CHAIN=1 " chained_variant "${v}")
-        list(APPEND chained "${chained_variant}")
-      endforeach()
-      list(APPEND variants ${chained})
-    endif()
     foreach(v ${variants})
       string(REPLACE "|" ";" parts "${v}")
       list(GET parts 0 name)

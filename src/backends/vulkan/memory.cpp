@@ -1,7 +1,6 @@
 #include "backends/vulkan/memory.h"
 
 #include <utility>
-#include <vector>
 
 namespace vx::vk {
 namespace {
@@ -78,19 +77,8 @@ DeviceBuffer DeviceBuffer::import_opaque_fd(const VulkanContext& ctx, int fd, Vk
     vkGetBufferMemoryRequirements(b.device_, b.buffer_, &req);
     VX_CHECK(req.size <= size, InvalidArgument, "imported memory of ", size, " bytes is smaller than a buffer over it needs (",
              req.size, ")");
-    // An opaque fd must be imported with the memory type it was allocated from, which the fd does
-    // not tell (and oidnNewSharedBufferFromFD does not pass): the buffer's device-local types are
-    // tried first (a renderer's own buffers), then its others (host-visible memory an application
-    // maps); a driver refuses a type that does not match (NVIDIA: VK_ERROR_OUT_OF_DEVICE_MEMORY)
-    // and the fd stays the caller's until an import succeeds.
-    std::vector<uint32_t> types;
-    const VkPhysicalDeviceMemoryProperties& props = ctx.memory_properties();
-    for (bool device_local : {true, false})
-      for (uint32_t i = 0; i < props.memoryTypeCount; ++i)
-        if ((req.memoryTypeBits & (1u << i)) &&
-            bool(props.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) == device_local)
-          types.push_back(i);
-    VX_CHECK(!types.empty(), Unsupported, "no memory type can hold the imported memory");
+    const int memory_type = find_memory_type(ctx.memory_properties(), req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    VX_CHECK(memory_type >= 0, Unsupported, "no memory type can hold the imported memory");
     // Some drivers export only dedicated allocations; importing one as dedicated is always valid.
     VkPhysicalDeviceExternalBufferInfo ebi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
     ebi.usage = bci.usage;
@@ -107,18 +95,9 @@ DeviceBuffer DeviceBuffer::import_opaque_fd(const VulkanContext& ctx, int fd, Vk
     VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     mai.pNext = &import;
     mai.allocationSize = size;
-    VkResult first_refusal = VK_SUCCESS;
-    for (uint32_t t : types) {
-      mai.memoryTypeIndex = t;
-      const VkResult r = vkAllocateMemory(b.device_, &mai, nullptr, &b.memory_);
-      if (r == VK_SUCCESS) break;
-      b.memory_ = VK_NULL_HANDLE;
-      if (first_refusal == VK_SUCCESS) first_refusal = r;
-    }
-    if (b.memory_ == VK_NULL_HANDLE)
-      VX_WITH_CONTEXT(cat("importing ", size, " bytes of external memory (fd ", fd, ", ", types.size(),
-                          " memory types tried)"),
-                      VX_VK_CHECK(first_refusal));
+    mai.memoryTypeIndex = uint32_t(memory_type);
+    VX_WITH_CONTEXT(cat("importing ", size, " bytes of external memory (fd ", fd, ")"),
+                    VX_VK_CHECK(vkAllocateMemory(b.device_, &mai, nullptr, &b.memory_)));
     track_created(ObjectKind::Memory);
     VX_VK_CHECK(vkBindBufferMemory(b.device_, b.buffer_, b.memory_, 0));
   } catch (...) {

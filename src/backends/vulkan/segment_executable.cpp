@@ -50,8 +50,6 @@ SegmentExecutable::SegmentExecutable(const VulkanContext& ctx, const SegmentOpti
   timestamps_ = ctx_.info().timestamps ? options_.timestamps : runtime::Timestamps::none;
   const char* barriers = std::getenv("VOLVOX_VK_BARRIERS");
   barrier_every_dispatch_ = barriers && std::string(barriers) == "every";
-  const char* chain = std::getenv("VOLVOX_VK_DISPATCH_CHAIN");
-  chain_dispatches_ = chain && std::string(chain) == "counters" && ctx_.info().vulkan_memory_model;
   try {
     plan_memory();
     create_gpu_objects();
@@ -310,7 +308,7 @@ VkDescriptorBufferInfo SegmentExecutable::buffer_info(const DeviceSlot& slot) co
 
 void SegmentExecutable::create_gpu_objects() {
   const Graph& g = graph_;
-  layout_ = std::make_unique<KernelLayout>(ctx_, kOpLayoutBindings, kOpPushConstantBytes);
+  layout_ = std::make_unique<KernelLayout>(ctx_, kMaxOpBindings, kOpPushConstantBytes);
   uint32_t n_dispatches = 0;
   for (size_t n = 0; n < g.nodes.size(); ++n)
     if (here_[n]) n_dispatches += uint32_t(plans_[n].dispatches.size());
@@ -318,8 +316,7 @@ void SegmentExecutable::create_gpu_objects() {
     for (const Transfer& t : seg.uploads) n_dispatches += t.converted ? 1 : 0;
     for (const Transfer& t : seg.downloads) n_dispatches += t.converted ? 1 : 0;
   }
-  if (n_dispatches > 0) descriptor_pool_ = KernelLayout::create_pool(ctx_, n_dispatches, kOpLayoutBindings);
-  chain_regions_ = 1;
+  if (n_dispatches > 0) descriptor_pool_ = KernelLayout::create_pool(ctx_, n_dispatches, kMaxOpBindings);
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     if (!here_[n]) continue;
     const Node& node = g.nodes[n];
@@ -333,29 +330,26 @@ void SegmentExecutable::create_gpu_objects() {
       if (in.pool != out.pool || in.offset != out.offset) step.copies.push_back({in, out});
     }
     for (const Dispatch& d : plan.dispatches) {
-      const bool chained = chain_dispatches_ && !embedded_shader(d.shader + ".chain").empty();
-      const std::string shader = chained ? d.shader + ".chain" : d.shader;
-      std::string key = shader;
+      std::string key = d.shader;
       for (int32_t c : d.spec_constants) key += cat(":", c);
       auto& pipeline = pipelines_[key];
       if (!pipeline)
         VX_WITH_CONTEXT(cat("node '", node.name, "' (", node.op, ")"),
-                        pipeline = std::make_unique<ComputePipeline>(ctx_, *layout_, shader, d.spec_constants));
+                        pipeline = std::make_unique<ComputePipeline>(ctx_, *layout_, d.shader, d.spec_constants));
       GpuDispatch gd;
-      if (chained) gd.chain_region = chain_regions_++;
       gd.pipeline = pipeline.get();
       gd.push.assign(kOpPushConstantBytes, 0);
       std::memcpy(gd.push.data(), d.push.data(), d.push.size());
       gd.groups = d.groups;
       gd.set = layout_->allocate_set(descriptor_pool_);
-      VkDescriptorBufferInfo infos[kOpLayoutBindings];
+      VkDescriptorBufferInfo infos[kMaxOpBindings];
       // Inputs are read (values are never written after the node that makes them), outputs and
       // scratch written, constants only read.
       auto add_access = [&](std::vector<ByteRange>& to, const DeviceSlot& slot) {
         if (slot.pool == DeviceSlot::Pool::arena && slot.bytes > 0)
           to.push_back({kArenaRanges, slot.offset, slot.offset + slot.bytes});
       };
-      for (uint32_t k = 0; k < kOpLayoutBindings; ++k) {
+      for (uint32_t k = 0; k < kMaxOpBindings; ++k) {
         infos[k] = {dummy_.buffer(), 0, 256};
         if (k < d.bindings.size()) {
           const Binding& b = d.bindings[k];
@@ -387,10 +381,6 @@ void SegmentExecutable::create_gpu_objects() {
       KernelLayout::write_set(ctx_.device(), gd.set, infos);
       step.dispatches.push_back(std::move(gd));
     }
-  }
-  if (chain_regions_ > 1) {
-    chain_region_bytes_ = std::max<VkDeviceSize>(256, ctx_.properties().limits.minStorageBufferOffsetAlignment);
-    chain_ = DeviceBuffer(ctx_, chain_region_bytes_ * chain_regions_, MemoryUse::DeviceLocal, "dispatch chain");
   }
   for (RecordedSegment& seg : segments_) {
     for (Transfer& t : seg.uploads)
@@ -443,8 +433,8 @@ void SegmentExecutable::write_conversion_set(const Transfer& t, bool upload) {
   const VkDescriptorBufferInfo f32_side = t.device_buffer ? VkDescriptorBufferInfo{t.device_buffer, t.device_offset, f32_bytes}
                                                           : VkDescriptorBufferInfo{staging_.buffer(), t.staging_offset, f32_bytes};
   const VkDescriptorBufferInfo stored = buffer_info(slot);
-  VkDescriptorBufferInfo infos[kOpLayoutBindings];
-  for (uint32_t k = 0; k < kOpLayoutBindings; ++k)
+  VkDescriptorBufferInfo infos[kMaxOpBindings];
+  for (uint32_t k = 0; k < kMaxOpBindings; ++k)
     infos[k] = k == 0   ? (upload ? f32_side : stored)
                : k == 1 ? (upload ? stored : f32_side)
                         : VkDescriptorBufferInfo{dummy_.buffer(), 0, 256};
@@ -459,18 +449,6 @@ void SegmentExecutable::record_dispatch(VkCommandBuffer cmd, const GpuDispatch& 
   vkCmdDispatch(cmd, d.groups[0], d.groups[1], d.groups[2]);
 }
 
-void SegmentExecutable::write_chain_bindings(VkDescriptorSet set, uint32_t predecessor, uint32_t own) const {
-  VkDescriptorBufferInfo regions[2] = {{chain_.buffer(), predecessor * chain_region_bytes_, chain_region_bytes_},
-                                       {chain_.buffer(), own * chain_region_bytes_, chain_region_bytes_}};
-  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  w.dstSet = set;
-  w.dstBinding = kMaxOpBindings;
-  w.descriptorCount = 2;
-  w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  w.pBufferInfo = regions;
-  vkUpdateDescriptorSets(ctx_.device(), 1, &w, 0, nullptr);
-}
-
 void SegmentExecutable::record_segment(RecordedSegment& seg) {
   VkCommandBuffer cmd = seg.cmd;
   begin_recording(cmd);
@@ -480,10 +458,6 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
   const bool bound_downloads =
       std::any_of(seg.downloads.begin(), seg.downloads.end(), [](const Transfer& t) { return t.device_buffer; });
   barrier(cmd, bound_uploads ? kAnyWrite : kDeviceWrite, kDeviceReadWrite);
-  if (chain_regions_ > 1) {  // every count 0, region 0's done flag set (the first dispatch of a chain waits on it)
-    vkCmdFillBuffer(cmd, chain_.buffer(), chain_region_bytes_, VK_WHOLE_SIZE, 0);
-    vkCmdFillBuffer(cmd, chain_.buffer(), 0, chain_region_bytes_, 1);
-  }
   if (query_pool_) vkCmdResetQueryPool(cmd, query_pool_, seg.first_query, seg.queries());
   for (const Transfer& t : seg.uploads) {
     const DeviceSlot& s = slots_[size_t(t.value)];
@@ -497,11 +471,8 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
   }
   if (query_pool_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query);
   // The uploads and copies are ordered by a barrier before the next dispatch; dispatches by their
-  // hazards only (dispatch_hazards.h), or, in a run of chained ones, each after the one before it:
-  // the run starts after a barrier, and a barrier ends it.
+  // hazards only (dispatch_hazards.h).
   DispatchHazards hazards;
-  bool in_chain = false;
-  uint32_t predecessor = 0;
   seg.counts = {};
   const std::vector<size_t>& nodes = seg.order;
   for (size_t k = 0; k < nodes.size(); ++k) {
@@ -510,29 +481,15 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
       if (c.from.bytes == 0) continue;
       barrier(cmd, kDeviceWrite, kDeviceReadWrite);
       hazards.reset();
-      in_chain = false;
       const DeviceBuffer& from = c.from.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
       VkBufferCopy region{c.from.offset, c.to.offset, c.from.bytes};
       vkCmdCopyBuffer(cmd, from.buffer(), arena_.buffer(), 1, &region);
     }
     for (const GpuDispatch& d : step.dispatches) {
       if (d.groups[0] == 0 || d.groups[1] == 0 || d.groups[2] == 0) continue;
-      if (d.chain_region != 0) {
-        if (!in_chain) {
-          barrier(cmd, kDeviceWrite, kDeviceReadWrite);
-          ++seg.counts.barriers;
-          in_chain = true;
-          predecessor = 0;
-        }
-        write_chain_bindings(d.set, predecessor, d.chain_region);
-        predecessor = d.chain_region;
-      } else {
-        if (in_chain) hazards.reset();
-        in_chain = false;
-        if (hazards.needs_barrier(d.access) || barrier_every_dispatch_) {
-          barrier(cmd, kDeviceWrite, kDeviceReadWrite);
-          ++seg.counts.barriers;
-        }
+      if (hazards.needs_barrier(d.access) || barrier_every_dispatch_) {
+        barrier(cmd, kDeviceWrite, kDeviceReadWrite);
+        ++seg.counts.barriers;
       }
       record_dispatch(cmd, d);
       ++seg.counts.dispatches;
@@ -683,7 +640,6 @@ void SegmentExecutable::release() {
   arena_ = DeviceBuffer();
   staging_ = DeviceBuffer();
   dummy_ = DeviceBuffer();
-  chain_ = DeviceBuffer();
 }
 
 }  // namespace vx::vk

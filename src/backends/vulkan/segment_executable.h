@@ -65,9 +65,6 @@ class SegmentExecutable final : public runtime::CompiledSegments {
     std::vector<uint8_t> push;
     std::array<uint32_t, 3> groups{};
     DispatchAccess access;  // the arena and staging bytes it reads and writes (dispatch_hazards.h)
-    // With chained dispatches: its region of chain_ (shaders/dispatch_chain.glsl), 0 when its
-    // shader has no .chain build and it is ordered by barriers.
-    uint32_t chain_region = 0;
   };
   struct Transfer {  // host <-> staging <-> device copy of one value
     ValueId value = kNoValue;
@@ -132,16 +129,10 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   // VOLVOX_VK_BARRIERS=every: a barrier before every dispatch, as before hazards were tracked (the
   // baseline of measurements).
   bool barrier_every_dispatch_ = false;
-  // VOLVOX_VK_DISPATCH_CHAIN=counters: consecutive dispatches whose shaders have a .chain build are
-  // ordered by counters in chain_ instead of barriers (shaders/dispatch_chain.glsl); an experiment.
-  bool chain_dispatches_ = false;
-  VkDeviceSize chain_region_bytes_ = 256;
-  uint32_t chain_regions_ = 0;  // region 0 (its done flag always set) and one per chained dispatch
-  void write_chain_bindings(VkDescriptorSet set, uint32_t predecessor, uint32_t own) const;
 
   std::unique_ptr<KernelLayout> layout_;
   std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;
-  DeviceBuffer constants_, arena_, staging_, dummy_, chain_;
+  DeviceBuffer constants_, arena_, staging_, dummy_;
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   CommandContext commands_;
   VkQueryPool query_pool_ = VK_NULL_HANDLE;

@@ -75,8 +75,6 @@ struct Binding {
 
 inline constexpr uint32_t kMaxOpBindings = 8;
 inline constexpr uint32_t kOpPushConstantBytes = 128;
-// The executor's layout: the kernels' bindings, then two for chained dispatches (shaders/dispatch_chain.glsl).
-inline constexpr uint32_t kOpLayoutBindings = kMaxOpBindings + 2;
 
 struct Dispatch {
   std::string shader;                   // embedded SPIR-V, e.g. "eltwise_binary.f16_f16_f16"

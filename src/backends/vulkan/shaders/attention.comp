@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // vx.Attention (ops/fused_ops.h): Y = softmax(Q K^T * scale + Mask) V over the last axis, in one
 // dispatch, flash-attention style. One workgroup of 256 threads per (batch, block of 16 query rows)
 // walks the keys in tiles of 64 with an online softmax (running row max m and sum l, earlier
@@ -18,7 +17,6 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "element_types.glsl"
 #include "attention_io.glsl"
-#include "dispatch_chain.glsl"
 
 layout(constant_id = 0) const int DV_CHUNKS = 1;
 // 1 when D and Dv are multiples of 4: Q, K (not transposed), V and Y move as vec4s.
@@ -138,7 +136,7 @@ void store_tile(bool transposed_k) {
   }
 }
 
-void KERNEL_MAIN() {
+void main() {
   tid = int(gl_LocalInvocationID.x);
   const int r = tid / LANES, g = tid % LANES;
   const int q0 = int(gl_WorkGroupID.x) * BQ;

@@ -1,7 +1,6 @@
 #version 450
 // NO_DEFAULT_VARIANT
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // vx.Attention on tensor cores (GL_NV_cooperative_matrix: 16x16x16 fp16 fragments, fp32 sums) for
 // key sequences short enough that a block's whole rows of scores fit in shared memory, so there
 // is no online softmax. One workgroup of four subgroups per (batch, block of 16 query rows):
@@ -20,7 +19,6 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "element_types.glsl"
 #include "attention_io.glsl"
-#include "dispatch_chain.glsl"
 
 #define BQ 16                          // query rows per workgroup
 #define SUBGROUPS 4
@@ -45,7 +43,7 @@ shared uvec4 s_p[BQ * (SK_MAX / 8 + 1)];
 shared float s_y[SUBGROUPS * 256];
 shared float s_red[THREADS];
 
-void KERNEL_MAIN() {
+void main() {
   const int tid = int(gl_LocalInvocationID.x), sg = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
   const int q0 = int(gl_WorkGroupID.x) * BQ;
   const AttentionOffsets off = attention_offsets(int(gl_WorkGroupID.y));

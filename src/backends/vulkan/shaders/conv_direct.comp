@@ -2,13 +2,11 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // Direct 3x3 conv + bias (+ReLU) (+2x2 max pool) (+nearest-upsample/concat input), one output
 // vec4 (4 channels of one pixel) per invocation. Simple and exact: the reference GPU kernel.
 // Weights: vec4 w[((o * 9 + tap) * cin4 + i) * 4 + k] = the 4 outputs of block o for input channel 4i+k.
 #include "element_types.glsl"
 #include "conv3x3_io.glsl"
-#include "dispatch_chain.glsl"
 
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
 layout(std430, binding = 2) readonly buffer Weights { elem4_t wts[]; };
@@ -29,7 +27,7 @@ vec4 conv_at(int y, int x, int o) {
   return activate(acc);
 }
 
-void KERNEL_MAIN() {
+void main() {
   int ox = int(gl_GlobalInvocationID.x), oy = int(gl_GlobalInvocationID.y), o = int(gl_GlobalInvocationID.z);
   if (ox >= p.out_w || oy >= p.out_h || o >= p.cout4) return;
   vec4 v;

@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // Direct convolution, one output element per workgroup: for convolutions with few outputs and a
 // long reduction each (squeeze-and-excitation 1x1 layers on a 1x1 map, a window covering the whole
 // input), where a GEMM has a single column of tiles and conv_nchw.comp one long serial loop per
@@ -32,11 +31,10 @@ layout(std430, binding = 1) readonly buffer BufW { elem_t w_data[]; };
 layout(std430, binding = 2) readonly buffer BufB { elem_t b_data[]; };
 layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
 #include "conv_window.glsl"
-#include "dispatch_chain.glsl"
 
 shared float s_sum[THREADS];
 
-void KERNEL_MAIN() {
+void main() {
   const int idx = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
   const int lid = int(gl_LocalInvocationID.x);
   if (idx >= p.total) return;  // uniform over the workgroup

@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // Direct convolution, XR neighbouring outputs of a row per invocation (each tap's weight loaded once
 // for them: DeepLabV3 fp16 on the H100, 1.44 -> 1.27 ms, session 34): for depthwise and other
 // convolutions with few input channels per group, where a GEMM's K would be tiny. Any groups,
@@ -32,9 +31,8 @@ layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
 const int XR = 4;  // outputs along x an invocation (conv.cpp: kDirectOutputsPerInvocation)
 #define WINDOW_OUTPUTS XR
 #include "conv_window.glsl"
-#include "dispatch_chain.glsl"
 
-void KERNEL_MAIN() {
+void main() {
   const int row_invocations = (OX + XR - 1) / XR;
   const int idx = int(linear_index(256));
   if (idx >= p.total) return;

@@ -12,7 +12,6 @@
 // VARIANT i32_f32_f32_where -DWHERE=1 -DTA=2 -DTB=0 -DTO=0
 // VARIANT i32_f16_f16_where -DWHERE=1 -DTA=2 -DTB=1 -DTO=1
 // VARIANT i32_i32_i32_where -DWHERE=1 -DTA=2 -DTB=2 -DTO=2
-// CHAINABLE
 // Broadcasting binary element-wise ops (ONNX multidirectional broadcasting, rank <= 6): out[i] =
 // op(a[ia], b[ib]), the op chosen by a push constant. Variants name the storage of a, b and out
 // (TA, TB, TO): float math in fp32 unless both inputs are integers. The where variants compute
@@ -22,7 +21,6 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 #include "linear_index.glsl"
 #include "eltwise_math.glsl"
 #include "float_division.glsl"
-#include "dispatch_chain.glsl"
 
 layout(std430, binding = 0) readonly buffer A { STORAGE(TA) a[]; };
 layout(std430, binding = 1) readonly buffer B { STORAGE(TB) b[]; };
@@ -127,7 +125,7 @@ float apply(float x, float y) {
 }
 #endif
 
-void KERNEL_MAIN() {
+void main() {
   uint i = linear_index();
   if (i >= p.count) return;
   int ia = int(i), ib = int(i), ic = int(i);

@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // Fast paths of the float binary element-wise ops (eltwise.cpp picks them; everything else takes
 // eltwise_binary.comp): a, b and out of one storage type, the op and each input's indexing fixed by
 // specialization constants (no per-element switch, no rank-6 coordinate loop). Each invocation
@@ -13,7 +12,6 @@
 // fp32 arithmetic; f16 storage with TX=1.
 #include "element_types.glsl"
 #include "float_division.glsl"
-#include "dispatch_chain.glsl"
 
 layout(constant_id = 0) const int OP = 0;  // eltwise_binary.comp's numbering (ADD .. MAX, PRELU)
 layout(constant_id = 1) const int A_MODE = 0;
@@ -78,7 +76,7 @@ vec4 load_b(uint i) {
 
 uint index_of(int mode, uint i, uint div, uint mod_) { return mode == 0 ? i : (mode == 1 ? 0u : (i / div) % mod_); }
 
-void KERNEL_MAIN() {
+void main() {
   uint i = 4u * (gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * 256u) + gl_GlobalInvocationID.x);
   if (i >= p.count) return;
   if (i + 4u <= p.count) {

@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // vx.Excite (ops/fused_ops.h): Y = X * E (+ R), E = post_ops(relu?(W2 H + B2)) per (n, channel),
 // H = squeeze_relu?(W1 P + B1), from the pooled X (P). fp32 arithmetic throughout.
 // MODE 0: H only, into the fp32 scratch [N, Rd]: a workgroup per `block` rows of H
@@ -27,7 +26,6 @@ layout(constant_id = 4) const int HAS_B2 = 0;
 layout(constant_id = 5) const int HAS_RESIDUAL = 0;
 #define POST_OPS_ID0 6
 #include "post_ops.glsl"
-#include "dispatch_chain.glsl"
 
 #define THREADS 256
 #define MAX_SQUEEZED 1024  // Rd, checked by the plan (kernels/excite.cpp)
@@ -96,7 +94,7 @@ void squeeze_store(int lid, int n, int r, bool mine, int lanes, float share) {
   barrier();  // s_part is rewritten next
 }
 
-void KERNEL_MAIN() {
+void main() {
   const int lid = int(gl_LocalInvocationID.x), n = int(gl_WorkGroupID.y);
   // H: row r of `slots` rows a workgroup (MODE 0) or all Rd <= slots rows (MODE 1), one round.
   const int sq_lanes = p.squeeze_lanes, h_row = (MODE == 0 ? int(gl_WorkGroupID.x) * p.block : 0) + lid / sq_lanes;

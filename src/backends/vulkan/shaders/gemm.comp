@@ -4,7 +4,6 @@
 // VARIANT f16 -DTX=1
 // VARIANT f32_m32 -DTX=0 -DBM=32 -DBN=128
 // VARIANT f16_m32 -DTX=1 -DBM=32 -DBN=128
-// CHAINABLE
 // General tiled GEMM (see gemm_io.glsl for the operands): a workgroup of 256 threads computes a
 // BM x BN tile of Y, 64 x 64 (or 32 x 128 for products of at most 32 rows: a detection head's few
 // output channels over many pixels would leave most of a 64-row tile idle); each thread
@@ -18,7 +17,6 @@
 // (A_VEC / B_VEC), else 8-byte loads of B where it allows those (B_VEC 2).
 #include "element_types.glsl"
 #include "gemm_io.glsl"
-#include "dispatch_chain.glsl"
 
 #ifndef BM
 #define BM 64
@@ -140,7 +138,7 @@ void store_tiles(int lid) {
   }
 }
 
-void KERNEL_MAIN() {
+void main() {
   const int lid = int(gl_LocalInvocationID.x), tx = lid % (BN / 4), ty = lid / (BN / 4);
   const int m0 = int(gl_WorkGroupID.y) * BM, n0 = int(gl_WorkGroupID.x) * BN;
   const BatchOffsets off = batch_offsets(int(gl_WorkGroupID.z) / p.splits);

@@ -4,7 +4,6 @@
 // VARIANT f16_large -DTX=1 -DLARGE=1
 // VARIANT f16_n64 -DTX=1 -DWN=2
 // VARIANT f16_m32n64 -DTX=1 -DWM=1 -DWN=2
-// CHAINABLE
 // The staged tensor-core GEMM (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments, fp32
 // accumulators) for fp16 storage, any M, N, K and strides (operands and epilogue as in
 // gemm_io.glsl). Rows that load as 16-byte vectors (A_VEC / B_VEC) are staged as loaded, B's rows
@@ -27,7 +26,6 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #include "element_types.glsl"
 #include "gemm_io.glsl"
-#include "dispatch_chain.glsl"
 
 #if LARGE
 #define SGM 4
@@ -105,7 +103,7 @@ void store_tiles(int lid, int buf) {
   }
 }
 
-void KERNEL_MAIN() {
+void main() {
   const int lid = int(gl_LocalInvocationID.x), sg = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
   const int sm = sg / SGN, sn = sg % SGN;
   const int m0 = int(gl_WorkGroupID.y) * BM, n0 = int(gl_WorkGroupID.x) * BN;

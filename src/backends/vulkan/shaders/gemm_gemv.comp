@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // GEMM for products of few rows whose B rows load as 16-byte words (B_VEC, gemm_io.glsl), such as
 // a classifier head at batch 1 (M = 1, K in the thousands, N ~1000 weights N-contiguous). A
 // workgroup computes 8 consecutive outputs of one row of Y (workgroup x: the column block, y: the
@@ -13,7 +12,6 @@
 // GPU: ~N / 8 workgroups. Never split. fp32 accumulation.
 #include "element_types.glsl"
 #include "gemm_io.glsl"
-#include "dispatch_chain.glsl"
 
 #define COLS 8
 #define SLICES 256
@@ -23,7 +21,7 @@ layout(local_size_x = SLICES, local_size_y = 1, local_size_z = 1) in;
 
 shared float s_sum[SLICES / 2][COLS];
 
-void KERNEL_MAIN() {
+void main() {
   const int slice = int(gl_LocalInvocationID.x);
   const int n0 = int(gl_WorkGroupID.x) * COLS, m = int(gl_WorkGroupID.y);
   const BatchOffsets off = batch_offsets(int(gl_WorkGroupID.z));

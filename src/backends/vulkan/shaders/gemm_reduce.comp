@@ -2,16 +2,14 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // The second pass of a split-K GEMM (gemm_io.glsl): one invocation per output element of the
 // dispatch's batches adds the `splits` fp32 partial sums and applies the epilogue (alpha,
 // beta * C, ReLU) as the one-pass kernels do.
 #include "element_types.glsl"
 #include "gemm_io.glsl"
-#include "dispatch_chain.glsl"
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
-void KERNEL_MAIN() {
+void main() {
   int idx = int(linear_index(256));
   int mn = p.M * p.N, z = idx / mn;
   if (z >= p.batches) return;

@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // A split-K GEMM's second pass (gemm_reduce.comp) for a 1x1 convolution whose output only the next
 // convolution reads (vx.ConvPair): instead of writing that output, it writes the next
 // convolution's im2col matrix (im2col.comp's layout: row k = (channel, kz, ky, kx), rows of
@@ -18,13 +17,12 @@
 #include "element_types.glsl"
 #include "gemm_io.glsl"
 #include "im2col_word.glsl"
-#include "dispatch_chain.glsl"
 #define MAX_PIXELS 4096  // kernels/conv.cpp: kReduceIm2colMaxPixels
 layout(local_size_x = 256) in;
 layout(std430, binding = 3) writeonly buffer BufMatrix { uvec4 matrix[]; };
 shared float first_output[MAX_PIXELS];
 
-void KERNEL_MAIN() {
+void main() {
   const int c = int(gl_WorkGroupID.x), image = int(gl_WorkGroupID.z), lane = int(gl_LocalInvocationID.x);
   const BatchOffsets off = batch_offsets(image);
   for (int n = lane; n < p.N; n += 256) {

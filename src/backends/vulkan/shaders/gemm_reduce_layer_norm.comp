@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // The second pass of a split-K GEMM (gemm_io.glsl) whose rows vx.FusedMatMul then normalises (its
 // LnScale / LnBias inputs): one workgroup of 128 per output row adds the `splits` fp32 partial
 // sums, applies the GEMM's epilogue, and normalises the row as layer_norm.comp does (the row in
@@ -24,9 +23,8 @@ const int CACHED = 8;  // row values per invocation (gemm_plan.cpp: kLayerNormMa
 layout(std430, binding = 0) readonly buffer BufLnScale { elem_t ln_scale_data[]; };
 layout(std430, binding = 1) readonly buffer BufLnBias { elem_t ln_bias_data[]; };
 #include "workgroup_sum.glsl"
-#include "dispatch_chain.glsl"
 
-void KERNEL_MAIN() {
+void main() {
   const int row = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);  // z * M + m
   if (row >= p.batches * p.M) return;  // uniform per workgroup
   const int z = row / p.M, m = row - z * p.M, tid = int(gl_LocalInvocationID.x);

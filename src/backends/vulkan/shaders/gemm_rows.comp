@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // GEMM for products of few rows (see gemm_io.glsl for the operands), such as a classifier head at
 // batch 1 (M = 1, K and N in the thousands), where a 64 x 64 tile holds one row and K has to be
 // split over many workgroups to keep the GPU busy. Here a workgroup computes 16 consecutive
@@ -12,7 +11,6 @@
 // shared memory and the epilogue (store_result) writes. Never split. fp32 accumulation.
 #include "element_types.glsl"
 #include "gemm_io.glsl"
-#include "dispatch_chain.glsl"
 
 #define COLS 16
 #define SLICES 16
@@ -20,7 +18,7 @@ layout(local_size_x = COLS * SLICES, local_size_y = 1, local_size_z = 1) in;
 
 shared float s_sum[SLICES][COLS];
 
-void KERNEL_MAIN() {
+void main() {
   const int col = int(gl_LocalInvocationID.x) % COLS, slice = int(gl_LocalInvocationID.x) / COLS;
   const int n = int(gl_WorkGroupID.x) * COLS + col, m = int(gl_WorkGroupID.y);
   const BatchOffsets off = batch_offsets(int(gl_WorkGroupID.z));

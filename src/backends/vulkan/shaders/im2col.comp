@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // A convolution input's im2col matrix, materialised: B[image][k][n] with k = (c, kz, ky, kx) and
 // n = output pixel (oz, oy, ox), 0 where the window reads padding (gemm_io.glsl's B_MODE 1 order).
 // Large convolutions then run on the staged tensor-core GEMM over plain rows of B, where gathering
@@ -20,7 +19,6 @@
 #define VEC 4
 #endif
 #include "im2col_word.glsl"
-#include "dispatch_chain.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params {
@@ -30,7 +28,7 @@ layout(push_constant) uniform Params {
 layout(std430, binding = 0) readonly buffer Src { elem_t src[]; };
 layout(std430, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
 
-void KERNEL_MAIN() {
+void main() {
   const int words = p.stride / VEC, word = int(gl_GlobalInvocationID.x), image = int(gl_WorkGroupID.z);
   if (word >= p.rows * words) return;
   const int k = word / words, n0 = (word - k * words) * VEC;

@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // vx.LayerNorm: y = (x - mean) / sqrt(var + eps) * scale + bias over each contiguous row of `cols`.
 // One workgroup of 128 per row; the row stays in registers (8 values per thread, rows up to 1024;
 // longer rows re-read the rest), mean and variance in two passes over the registers (exact for rows
@@ -30,9 +29,8 @@ layout(std430, binding = 2) readonly buffer BufB { elem_t b_data[]; };
 layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
 
 #include "workgroup_sum.glsl"
-#include "dispatch_chain.glsl"
 
-void KERNEL_MAIN() {
+void main() {
   const int row = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
   if (row >= p.rows) return;  // uniform per workgroup
   const int tid = int(gl_LocalInvocationID.x);

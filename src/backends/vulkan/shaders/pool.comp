@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // MaxPool / AveragePool / LpPool with ONNX semantics, one output element per invocation, 1-D to
 // 3-D: padding never wins a max; the average divides by the window positions inside the input, or
 // with count_include_pad by those inside the padded extent [-pad_begin, in + pad_end) (ceil_mode
@@ -17,7 +16,6 @@ layout(constant_id = 1) const int INCLUDE_PAD = 0;
 layout(constant_id = 2) const int P = 2;
 #define WINDOW_ID0 3
 #include "window_geometry.glsl"
-#include "dispatch_chain.glsl"
 layout(constant_id = 21) const int EZ = 0;  // end pads
 layout(constant_id = 22) const int EY = 0;
 layout(constant_id = 23) const int EX = 0;
@@ -42,7 +40,7 @@ int covered(int start, int k, int d, int pb, int in_extent, int pe) {
   return n;
 }
 
-void KERNEL_MAIN() {
+void main() {
   int idx = int(linear_index(256));
   if (idx >= p.total) return;
   int ox = idx % OX, t = idx / OX;

@@ -3,14 +3,12 @@
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
 // VARIANT i32 -DTX=2
-// CHAINABLE
 // ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare over any set of axes: `threads`
 // invocations per output stride through its group, then combine in shared memory (a tree).
 // op: 0 sum, 1 mean, 2 max, 3 min, 4 prod, 5 l1, 6 l2, 7 log_sum, 8 log_sum_exp, 9 sum_square.
 // LogSumExp first reduces the max (for stability), then sums exp(v - max).
 #include "element_types.glsl"
 #include "reduce_groups.glsl"
-#include "dispatch_chain.glsl"
 
 layout(std430, binding = 0) readonly buffer Src { elem_t src[]; };
 layout(std430, binding = 1) writeonly buffer Dst { elem_t dst[]; };
@@ -39,7 +37,7 @@ acc_t reduce_group(int kind, acc_t a, int lane) {
   return r;
 }
 
-void KERNEL_MAIN() {
+void main() {
   int gid = global_index();
   int o = gid / p.threads, lane = gid % p.threads;
   bool valid = o < p.outputs;  // the others still take part in the barriers

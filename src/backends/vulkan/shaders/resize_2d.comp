@@ -3,14 +3,12 @@
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
 // VARIANT i32 -DTX=2
-// CHAINABLE
 // Resize of the two innermost axes only (an image's height and width, the common case; resize.comp
 // takes any others): a thread per output pixel on a 3-D grid (x: output column, y: output row,
 // z: image plane), so no index is divided, reading resize.comp's tap tables of the two axes.
 // DeepLabV3's final upsampling to 21 x 520 x 520 took 0.197 ms on the H200 with resize.comp,
 // whose per-element rank loop divides by run-time extents and keeps its taps in local arrays.
 #include "element_types.glsl"
-#include "dispatch_chain.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(push_constant) uniform Params {
@@ -22,7 +20,7 @@ layout(std430, binding = 0) readonly buffer Src { elem_t src[]; };
 layout(std430, binding = 1) readonly buffer Table { ivec2 table[]; };  // (index, float bits of weight)
 layout(std430, binding = 2) writeonly buffer Dst { elem_t dst[]; };
 
-void KERNEL_MAIN() {
+void main() {
   const int ox = int(gl_GlobalInvocationID.x), oy = int(gl_GlobalInvocationID.y), plane = int(gl_GlobalInvocationID.z);
   if (ox >= p.out_w || oy >= p.out_h) return;
   const int ye = p.y_table + oy * p.taps, xe = p.x_table + ox * p.taps;

@@ -2,7 +2,6 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // Row statistics, one workgroup of 256 threads per contiguous row of `cols` elements, fp32
 // workgroup reductions (per-thread partial sums, then a tree in shared memory):
 //   MODE 0 normalise: y = (x - mean) / sqrt(var + eps) * scale + bias, with the mean and variance
@@ -13,7 +12,6 @@
 //   binding 0: X [rows, cols]; 1: scale; 2: bias; 3: Y; 4: mean [rows]; 5: inv std dev [rows].
 #extension GL_EXT_control_flow_attributes : require
 #include "element_types.glsl"
-#include "dispatch_chain.glsl"
 layout(constant_id = 0) const int MODE = 0;
 layout(constant_id = 1) const int P = 2;
 layout(constant_id = 2) const int AFFINE_BY_CHANNEL = 0;  // scale/bias index: 0 column, 1 row % channels
@@ -59,7 +57,7 @@ float reduce_max(float v) {
   return r;
 }
 
-void KERNEL_MAIN() {
+void main() {
   int row = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
   if (row >= p.rows) return;  // uniform per workgroup
   int lid = int(gl_LocalInvocationID.x);

@@ -2,13 +2,11 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
-// CHAINABLE
 // Softmax (kind 0), LogSoftmax (1) and Hardmax (2) along rows: row r = (outer, inner position)
 // holds n elements `inner` apart. `threads` invocations per row find the max (NaN ignored, as the
 // CPU reference does), then the sum of exp(v - max), in shared memory; fp32 arithmetic.
 #include "element_types.glsl"
 #include "tensor_index.glsl"
-#include "dispatch_chain.glsl"
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Params { int rows, n, inner, threads, kind; } p;
@@ -18,7 +16,7 @@ layout(std430, binding = 1) writeonly buffer Dst { elem_t dst[]; };
 shared float part_value[256];
 shared int part_index[256];
 
-void KERNEL_MAIN() {
+void main() {
   int gid = global_index();
   int row = gid / p.threads, lane = gid % p.threads, l = int(gl_LocalInvocationID.x);
   bool valid = row < p.rows;
