@@ -3,7 +3,9 @@
 // it, the next step's spin on it; no barrier, so the dispatches may overlap). A chain of `steps`
 // dispatches each adds 1 to every element of the previous one's output, so the result says whether
 // the ordering held; GPU time by timestamps around the chain, after a warm-up by time; wall clock
-// per submit. A probe for the executor's recording, not used by it.
+// per submit. "wrong elements" and "spins run out" are summed over every run of a row, the
+// warm-up's included. A probe for the executor's recording, not used by it; measured on an H100 in
+// bench/onnx/results/session40_2026-12-06/ (counters: slower, and the chain's result did not hold).
 //
 //   dispatch_chain_probe [--steps 200] [--runs 15] [--warmup-ms 300] [--spin-limit 65536]
 //                        [--spv-dir DIR (default: the executable's folder)]
