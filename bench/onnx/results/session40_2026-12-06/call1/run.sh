@@ -10,7 +10,7 @@
 #  3. VulkanExternalDevice.* of test_denoise: an opaque fd of host-visible memory imported by trying
 #     the buffer's memory types in turn (it failed on NVIDIA, which refuses a device-local import).
 # Built from commit 7de35e9 (branch s40-dispatch-chain: the chain and the import loop were reverted
-# on main by a78f881; the probe stays). Packed with
+# on main by 49b1874; the probe stays). Packed with
 #   cp build/release/bench/vulkan/dispatch_chain_probe*.spv .gl/t/
 #   bash bench/onnx/pack_device_binaries.sh probe=build/release/bench/vulkan/dispatch_chain_probe vx_new=build/release/volvox test_parity=build/release/tests/test_parity test_denoise=build/release/tests/test_denoise
 set -uo pipefail
