@@ -7,7 +7,6 @@
 // oidnNewSharedBufferFromFD does): both see each other's writes. And an ONNX model reading its
 // input from and writing its output to the application's buffers (IO binding, model.h).
 #include <cmath>
-#include <cstdint>
 #include <cstring>
 #include <mutex>
 
@@ -160,18 +159,12 @@ class App {
     VkPhysicalDeviceMemoryProperties mp;
     vkGetPhysicalDeviceMemoryProperties(physical, &mp);
     const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    // Memory to export is device-local as well where the device has such a mappable type (its BAR
-    // heap): NVIDIA refuses to import an opaque fd of system memory (VK_ERROR_OUT_OF_DEVICE_MEMORY
-    // for every memory type, session 40), and a renderer shares its own device memory anyway.
-    const VkMemoryPropertyFlags rather = exportable ? want | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT : want;
-    uint32_t type = UINT32_MAX;
-    for (VkMemoryPropertyFlags flags : {rather, want})
-      for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; ++i)
-        if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & flags) == flags) type = i;
-    if (type == UINT32_MAX) {
-      ADD_FAILURE() << "no host-visible, coherent memory type";
-      type = 0;
-    }
+    uint32_t type = 0;
+    for (uint32_t i = 0; i < mp.memoryTypeCount; ++i)
+      if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want) {
+        type = i;
+        break;
+      }
     VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
     export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
