@@ -1,6 +1,9 @@
 #include "backends/vulkan/memory.h"
 
+#include <unistd.h>
+
 #include <utility>
+#include <vector>
 
 namespace vx::vk {
 namespace {
@@ -77,29 +80,58 @@ DeviceBuffer DeviceBuffer::import_opaque_fd(const VulkanContext& ctx, int fd, Vk
     vkGetBufferMemoryRequirements(b.device_, b.buffer_, &req);
     VX_CHECK(req.size <= size, InvalidArgument, "imported memory of ", size, " bytes is smaller than a buffer over it needs (",
              req.size, ")");
-    const int memory_type = find_memory_type(ctx.memory_properties(), req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    VX_CHECK(memory_type >= 0, Unsupported, "no memory type can hold the imported memory");
-    // Some drivers export only dedicated allocations; importing one as dedicated is always valid.
+    // An opaque fd must be imported with the memory type and the dedicated-ness it was allocated
+    // with, which neither the fd nor oidnNewSharedBufferFromFD tells. So each way is tried in turn:
+    // the buffer's memory types, device-local first (a renderer's own memory), then dedicated
+    // first where the driver requires it, each attempt on a duplicate of fd (NVIDIA refuses a
+    // mismatch with VK_ERROR_OUT_OF_DEVICE_MEMORY and then fails every later attempt on the same
+    // fd: bench/onnx/results/session40_2026-12-06/, calls 1 and 3); fd itself is closed only once
+    // an import succeeded.
+    std::vector<uint32_t> types;
+    const VkPhysicalDeviceMemoryProperties& props = ctx.memory_properties();
+    for (bool device_local : {true, false})
+      for (uint32_t i = 0; i < props.memoryTypeCount; ++i)
+        if ((req.memoryTypeBits & (1u << i)) &&
+            bool(props.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) == device_local)
+          types.push_back(i);
+    VX_CHECK(!types.empty(), Unsupported, "no memory type can hold the imported memory");
     VkPhysicalDeviceExternalBufferInfo ebi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
     ebi.usage = bci.usage;
     ebi.handleType = type;
     VkExternalBufferProperties ebp{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
     vkGetPhysicalDeviceExternalBufferProperties(ctx.physical_device(), &ebi, &ebp);
+    const bool dedicated_only =
+        ebp.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT;
     VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
     dedicated.buffer = b.buffer_;
-    VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR};
-    import.handleType = type;
-    import.fd = fd;
-    if (ebp.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT)
-      import.pNext = &dedicated;
-    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    mai.pNext = &import;
-    mai.allocationSize = size;
-    mai.memoryTypeIndex = uint32_t(memory_type);
-    VX_WITH_CONTEXT(cat("importing ", size, " bytes of external memory (fd ", fd, ")"),
-                    VX_VK_CHECK(vkAllocateMemory(b.device_, &mai, nullptr, &b.memory_)));
+    VkResult first_refusal = VK_SUCCESS;
+    for (bool as_dedicated : {dedicated_only, !dedicated_only}) {
+      for (uint32_t t : types) {
+        const int copy = dup(fd);
+        VX_CHECK(copy >= 0, OutOfMemory, "duplicating the file descriptor ", fd, " to import it failed");
+        VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR};
+        import.pNext = as_dedicated ? &dedicated : nullptr;
+        import.handleType = type;
+        import.fd = copy;
+        VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+        mai.pNext = &import;
+        mai.allocationSize = size;
+        mai.memoryTypeIndex = t;
+        const VkResult r = vkAllocateMemory(b.device_, &mai, nullptr, &b.memory_);
+        if (r == VK_SUCCESS) break;
+        close(copy);  // a refused import leaves the descriptor with us
+        b.memory_ = VK_NULL_HANDLE;
+        if (first_refusal == VK_SUCCESS) first_refusal = r;
+      }
+      if (b.memory_ != VK_NULL_HANDLE) break;
+    }
+    if (b.memory_ == VK_NULL_HANDLE)
+      VX_WITH_CONTEXT(cat("importing ", size, " bytes of external memory (fd ", fd, "; ", types.size(),
+                          " memory types, dedicated and not)"),
+                      VX_VK_CHECK(first_refusal));
     track_created(ObjectKind::Memory);
     VX_VK_CHECK(vkBindBufferMemory(b.device_, b.buffer_, b.memory_, 0));
+    close(fd);  // the memory owns its duplicate; until here a failure left fd with the caller
   } catch (...) {
     b.release();
     throw;

@@ -22,8 +22,8 @@ class DeviceBuffer {
   // Throws OutOfMemory (naming `what` and the size) when the device cannot hold it.
   DeviceBuffer(const VulkanContext& ctx, VkDeviceSize size, MemoryUse use, const char* what);
   // A buffer over memory another API exported as an opaque file descriptor (needs
-  // ctx.external_memory_fd_enabled()); `size` is the exported allocation's size. On success the
-  // memory owns fd; on failure the caller still does.
+  // ctx.external_memory_fd_enabled()); `size` is the exported allocation's size. On success fd is
+  // consumed (the memory holds a duplicate of it); on failure the caller still owns it.
   static DeviceBuffer import_opaque_fd(const VulkanContext& ctx, int fd, VkDeviceSize size);
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer&& other) noexcept;
