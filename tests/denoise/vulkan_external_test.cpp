@@ -361,6 +361,28 @@ TEST(VulkanExternalDevice, ImportsMemoryTheApplicationExportsAsAnOpaqueFd) {
   for (const auto& m : app.messages()) ADD_FAILURE() << "validation: " << m;
 }
 
+// A descriptor that is not open, or not memory: one error, no crash (the import duplicates the
+// descriptor before each attempt, so a closed one fails there).
+TEST(VulkanExternalDevice, ImportOfABadFileDescriptorIsAnError) {
+  std::shared_ptr<const vk::VulkanContext> context;
+  try {
+    context = std::make_shared<const vk::VulkanContext>(vk::ContextOptions{});
+  } catch (const Error& e) {
+    GTEST_SKIP() << "no Vulkan device: " << e.what();
+  }
+  const std::shared_ptr<const runtime::ComputeDevice> device = vk::compute_device(context);
+  if (!(device->external_memory_types() & runtime::kExternalMemoryOpaqueFd))
+    GTEST_SKIP() << "Volvox's device cannot import opaque fds";
+  for (int fd : {-1, 1000000}) {
+    try {
+      device->import_buffer(runtime::kExternalMemoryOpaqueFd, fd, 4096);
+      ADD_FAILURE() << "fd " << fd << " was imported";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("cannot be imported"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(VulkanExternalDevice, ModelReadsAndWritesTheApplicationsBuffers) {
   App app;
   if (!app.skip.empty()) GTEST_SKIP() << app.skip;

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <utility>
 #include <vector>
 
@@ -108,7 +111,7 @@ DeviceBuffer DeviceBuffer::import_opaque_fd(const VulkanContext& ctx, int fd, Vk
     for (bool as_dedicated : {dedicated_only, !dedicated_only}) {
       for (uint32_t t : types) {
         const int copy = dup(fd);
-        VX_CHECK(copy >= 0, OutOfMemory, "duplicating the file descriptor ", fd, " to import it failed");
+        VX_CHECK(copy >= 0, InvalidArgument, "file descriptor ", fd, " cannot be imported: ", std::strerror(errno));
         VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR};
         import.pNext = as_dedicated ? &dedicated : nullptr;
         import.handleType = type;
