@@ -361,8 +361,8 @@ TEST(VulkanExternalDevice, ImportsMemoryTheApplicationExportsAsAnOpaqueFd) {
   for (const auto& m : app.messages()) ADD_FAILURE() << "validation: " << m;
 }
 
-// A descriptor that is not open, or not memory: one error, no crash (the import duplicates the
-// descriptor before each attempt, so a closed one fails there).
+// A descriptor that is not open: one error naming it, no crash (the import duplicates the
+// descriptor before each attempt, which fails for it).
 TEST(VulkanExternalDevice, ImportOfABadFileDescriptorIsAnError) {
   std::shared_ptr<const vk::VulkanContext> context;
   try {

@@ -85,11 +85,11 @@ DeviceBuffer DeviceBuffer::import_opaque_fd(const VulkanContext& ctx, int fd, Vk
              req.size, ")");
     // An opaque fd must be imported with the memory type and the dedicated-ness it was allocated
     // with, which neither the fd nor oidnNewSharedBufferFromFD tells. So each way is tried in turn:
-    // the buffer's memory types, device-local first (a renderer's own memory), then dedicated
-    // first where the driver requires it, each attempt on a duplicate of fd (NVIDIA refuses a
-    // mismatch with VK_ERROR_OUT_OF_DEVICE_MEMORY and then fails every later attempt on the same
-    // fd: bench/onnx/results/session40_2026-12-06/, calls 1 and 3); fd itself is closed only once
-    // an import succeeded.
+    // the buffer's memory types (device-local first: a renderer's own memory) as a plain and as a
+    // dedicated allocation (dedicated first where the driver says the handle type needs it), each
+    // attempt on a duplicate of fd. NVIDIA refuses a mismatch with VK_ERROR_OUT_OF_DEVICE_MEMORY,
+    // and refused every later attempt on the same fd too (bench/onnx/results/session40_2026-12-06/,
+    // calls 1 and 3); fd itself is closed only once an import succeeded.
     std::vector<uint32_t> types;
     const VkPhysicalDeviceMemoryProperties& props = ctx.memory_properties();
     for (bool device_local : {true, false})
