@@ -22,6 +22,7 @@
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/memory.h"
 #include "backends/vulkan/pipeline.h"
+#include "backends/vulkan/shader_registry.h"
 #include "backends/vulkan/vk_common.h"
 
 using namespace vx::vk;
@@ -41,29 +42,6 @@ std::vector<uint32_t> read_spirv(const std::string& path) {
   f.seekg(0);
   f.read(reinterpret_cast<char*>(words.data()), bytes);
   return words;
-}
-
-VkPipeline make_pipeline(VkDevice device, VkPipelineLayout layout, const std::vector<uint32_t>& spirv,
-                         uint32_t counter_wait, uint32_t shared_floats) {
-  VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  mi.codeSize = spirv.size() * 4;
-  mi.pCode = spirv.data();
-  VkShaderModule module;
-  VX_VK_CHECK(vkCreateShaderModule(device, &mi, nullptr, &module));
-  uint32_t constants[2] = {counter_wait, shared_floats};
-  VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {1, 4, 4}};
-  VkSpecializationInfo spec{2, entries, sizeof constants, constants};
-  VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  ci.stage.module = module;
-  ci.stage.pName = "main";
-  ci.stage.pSpecializationInfo = &spec;
-  ci.layout = layout;
-  VkPipeline pipeline;
-  VX_VK_CHECK(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline));
-  vkDestroyShaderModule(device, module, nullptr);
-  return pipeline;
 }
 
 // How the steps are ordered.
@@ -117,8 +95,8 @@ int main(int argc, char** argv) {
     }
     VkDevice device = ctx.device();
     KernelLayout layout(ctx, 3, sizeof(Push));
-    std::vector<uint32_t> plain = read_spirv(spv_dir + "/dispatch_chain_probe.spv");
-    std::vector<uint32_t> coherent = read_spirv(spv_dir + "/dispatch_chain_probe.coherent.spv");
+    register_shader("dispatch_chain_probe", read_spirv(spv_dir + "/dispatch_chain_probe.spv"));
+    register_shader("dispatch_chain_probe.coherent", read_spirv(spv_dir + "/dispatch_chain_probe.coherent.spv"));
 
     const uint32_t max_workgroups = 4224;
     const VkDeviceSize bytes = VkDeviceSize(max_workgroups) * 256 * 4;
@@ -141,27 +119,28 @@ int main(int argc, char** argv) {
                 "wrong elements | spins run out |\n| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n");
     for (uint32_t workgroups : {1u, 132u, 1056u, 4224u}) {
       for (uint32_t work : {0u, 256u}) {
-       for (uint32_t shared_floats : {1u, 10240u}) {
-        for (Order order : {Order::Barrier, Order::Counter, Order::CounterCoherent, Order::None}) {
-          const uint32_t n = workgroups * 256;
-          VkPipeline pipeline = make_pipeline(device, layout.pipeline_layout(),
-                                              order == Order::CounterCoherent ? coherent : plain,
-                                              order == Order::Counter || order == Order::CounterCoherent,
-                                              shared_floats);
-          begin_recording(cmd);
-          vkCmdResetQueryPool(cmd, queries, 0, 2);
-          vkCmdFillBuffer(cmd, a.buffer(), 0, bytes, 0);
-          vkCmdFillBuffer(cmd, counters.buffer(), 0, VK_WHOLE_SIZE, 0);
-          barrier(cmd, kTransferWrite, kComputeReadWrite);
-          vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
-          vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-          for (uint32_t s = 0; s < steps; ++s) {
-            if (s > 0 && order == Order::Barrier) barrier(cmd, kComputeWrite, kComputeRead);
-            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout.pipeline_layout(), 0, 1,
-                                    &sets[s % 2], 0, nullptr);
-            Push push{n, s, workgroups, work, spin_limit, steps};
-            vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-            vkCmdDispatch(cmd, workgroups, 1, 1);
+        for (uint32_t shared_floats : {1u, 10240u}) {
+          for (Order order : {Order::Barrier, Order::Counter, Order::CounterCoherent, Order::None}) {
+            const uint32_t n = workgroups * 256;
+            const int32_t counter_wait = order == Order::Counter || order == Order::CounterCoherent;
+            const ComputePipeline pipeline(ctx, layout,
+                                           order == Order::CounterCoherent ? "dispatch_chain_probe.coherent"
+                                                                           : "dispatch_chain_probe",
+                                           {counter_wait, int32_t(shared_floats)});
+            begin_recording(cmd);
+            vkCmdResetQueryPool(cmd, queries, 0, 2);
+            vkCmdFillBuffer(cmd, a.buffer(), 0, bytes, 0);
+            vkCmdFillBuffer(cmd, counters.buffer(), 0, VK_WHOLE_SIZE, 0);
+            barrier(cmd, kTransferWrite, kComputeReadWrite);
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline());
+            for (uint32_t s = 0; s < steps; ++s) {
+              if (s > 0 && order == Order::Barrier) barrier(cmd, kComputeWrite, kComputeRead);
+              vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout.pipeline_layout(), 0, 1,
+                                      &sets[s % 2], 0, nullptr);
+              Push push{n, s, workgroups, work, spin_limit, steps};
+              vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+              vkCmdDispatch(cmd, workgroups, 1, 1);
           }
           vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 1);
           barrier(cmd, kComputeWrite, kTransferRead);
@@ -195,13 +174,12 @@ int main(int argc, char** argv) {
               if (gpu.size() == runs || ran_out > 0) break;
             }
           }
-          vkDestroyPipeline(device, pipeline, nullptr);
           std::printf("| %u | %u | %u | %s | %.2f / %.2f | %.2f | %llu | %llu |\n", workgroups, work,
                       shared_floats * 4 / 1024, order_name(order), median(gpu), *std::min_element(gpu.begin(), gpu.end()), median(wall),
                       (unsigned long long)wrong, (unsigned long long)ran_out);
           std::fflush(stdout);
+          }
         }
-       }
       }
     }
     vkDeviceWaitIdle(device);
