@@ -1,0 +1,130 @@
+#version 450
+// One workgroup's K loop of the staged tensor-core GEMM (src/backends/vulkan/shaders/
+// gemm_coopmat_staged.comp, its 32 x 64 tile: 2 x 2 subgroups of 1 x 2 fragments, K steps of 32),
+// with each part of a step switched on or off by kParts, to find what a step costs:
+//   1 global: the next step's A and B slices loaded into registers before the MMAs
+//   2 store: the registers stored to the other shared buffer after the MMAs
+//   4 barrier: one barrier a step, as kBarrier says (0: barrier(), which glslc writes with
+//     workgroup-memory acquire-release semantics; 1: an execution barrier with no memory semantics)
+//   8 fragments: the MMAs' fragments loaded from shared memory each step (else loaded once)
+//  16 mma: the MMAs
+// Workgroup w computes the tile (w % 8, (w / 8) % 8) of Y = A (256 x K) * B (K x 512), fp16 in,
+// fp32 out, and writes it to its own 32 x 64 block of Y (so every mode's work stays live).
+// gemm_step_probe.cpp times it and checks the full mode against a CPU product.
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+
+#define SGM 2
+#define SGN 2
+#define WM 1
+#define WN 2
+#define BM (SGM * 16 * WM)
+#define BN (SGN * 16 * WN)
+#define BK 32
+#define THREADS (32 * SGM * SGN)
+#define ASTR (BK / 8 + 1)
+#define BSTR (BN / 8 + 1)
+#define A_PER (BM * BK / 8 / THREADS)
+#define B_PER (BK * BN / 8 / THREADS)
+layout(local_size_x = THREADS) in;
+layout(constant_id = 0) const int kParts = 31;
+layout(constant_id = 1) const int kBarrier = 0;
+
+layout(set = 0, binding = 0) readonly buffer A { uvec4 a_vec[]; };
+layout(set = 0, binding = 1) readonly buffer B { uvec4 b_vec[]; };
+layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
+layout(push_constant) uniform Push {
+  int k;  // a multiple of BK
+} p;
+const int kRowsA = 256, kColsB = 512;
+
+shared uvec4 s_a[2 * BM * ASTR];
+shared uvec4 s_b[2 * BK * BSTR];
+
+uvec4 ra[A_PER], rb[B_PER];
+
+void load_tiles(int lid, int m0, int n0, int k0) {
+  [[unroll]] for (int e = 0; e < A_PER; ++e) {
+    int idx = lid + THREADS * e, mm = idx / (BK / 8), kk = (idx % (BK / 8)) * 8;
+    ra[e] = a_vec[((m0 + mm) * p.k + k0 + kk) / 8];
+  }
+  [[unroll]] for (int e = 0; e < B_PER; ++e) {
+    int idx = lid + THREADS * e, kk = idx / (BN / 8), nn = (idx % (BN / 8)) * 8;
+    rb[e] = b_vec[((k0 + kk) * kColsB + n0 + nn) / 8];
+  }
+}
+
+void store_tiles(int lid, int buf) {
+  [[unroll]] for (int e = 0; e < A_PER; ++e) {
+    int idx = lid + THREADS * e, mm = idx / (BK / 8), kw = idx % (BK / 8);
+    s_a[(buf * BM + mm) * ASTR + kw] = ra[e];
+  }
+  [[unroll]] for (int e = 0; e < B_PER; ++e) {
+    int idx = lid + THREADS * e, kk = idx / (BN / 8), nw = idx % (BN / 8);
+    s_b[(buf * BK + kk) * BSTR + nw] = rb[e];
+  }
+}
+
+void step_barrier() {
+  if (kBarrier == 0) barrier();
+  else controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, 0, 0);
+}
+
+void main() {
+  const bool global_loads = (kParts & 1) != 0, stores = (kParts & 2) != 0, barriers = (kParts & 4) != 0;
+  const bool fragment_loads = (kParts & 8) != 0, mmas = (kParts & 16) != 0;
+  const int lid = int(gl_LocalInvocationID.x), sg = int(gl_SubgroupID);
+  const int sm = sg / SGN, sn = sg % SGN;
+  const int w = int(gl_WorkGroupID.x);
+  const int m0 = (w % (kRowsA / BM)) * BM, n0 = ((w / (kRowsA / BM)) % (kColsB / BN)) * BN;
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[WM][WN];
+  [[unroll]] for (int i = 0; i < WM; ++i)
+    [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+
+  load_tiles(lid, m0, n0, 0);
+  store_tiles(lid, 0);
+  barrier();
+  fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[2][WM], b[2][WN];  // per ks: the fragments
+  [[unroll]] for (int ks = 0; ks < 2; ++ks) {
+    [[unroll]] for (int i = 0; i < WM; ++i)
+      coopMatLoadNV(a[ks][i], s_a, uint((sm * 16 * WM + 16 * i) * ASTR + ks * 2), uint(ASTR), false);
+    [[unroll]] for (int j = 0; j < WN; ++j)
+      coopMatLoadNV(b[ks][j], s_b, uint((ks * 16) * BSTR + (sn * 16 * WN + 16 * j) / 8), uint(BSTR), false);
+  }
+  uvec4 sink = uvec4(0);
+  int buf = 0;
+  for (int k0 = 0; k0 < p.k; k0 += BK) {
+    const bool more = k0 + BK < p.k;
+    if (global_loads && more) load_tiles(lid, m0, n0, k0 + BK);
+    [[unroll]] for (int ks = 0; ks < 2; ++ks) {
+      if (fragment_loads) {
+        [[unroll]] for (int i = 0; i < WM; ++i)
+          coopMatLoadNV(a[ks][i], s_a, uint((buf * BM + sm * 16 * WM + 16 * i) * ASTR + ks * 2), uint(ASTR), false);
+        [[unroll]] for (int j = 0; j < WN; ++j)
+          coopMatLoadNV(b[ks][j], s_b, uint((buf * BK + ks * 16) * BSTR + (sn * 16 * WN + 16 * j) / 8), uint(BSTR), false);
+      }
+      if (mmas) {
+        [[unroll]] for (int i = 0; i < WM; ++i)
+          [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(a[ks][i], b[ks][j], acc[i][j]);
+      }
+    }
+    if (more) {
+      if (stores) store_tiles(lid, buf ^ 1);
+      else if (global_loads) {  // keep the loads live without shared memory
+        [[unroll]] for (int e = 0; e < A_PER; ++e) sink ^= ra[e];
+        [[unroll]] for (int e = 0; e < B_PER; ++e) sink ^= rb[e];
+      }
+    }
+    if (barriers) step_barrier();
+    buf ^= 1;
+  }
+  // Each workgroup's own block of Y: its accumulators, plus what the loads-only mode sank.
+  const uint block = uint(w) * BM * BN;
+  [[unroll]] for (int i = 0; i < WM; ++i)
+    [[unroll]] for (int j = 0; j < WN; ++j)
+      coopMatStoreNV(acc[i][j], y, block + uint((sm * 16 * WM + 16 * i) * BN + sn * 16 * WN + 16 * j), uint(BN), false);
+  if (!mmas && (sink.x | sink.y | sink.z | sink.w) == 0x12345678u) y[block + lid] = 1.0;
+}

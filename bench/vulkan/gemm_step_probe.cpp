@@ -1,0 +1,206 @@
+// What one K step of the staged tensor-core GEMM costs, part by part (gemm_step_probe.comp: its
+// 32 x 64 tile's K loop with the global loads, the shared-memory stores, the barrier, the
+// fragments' loads and the MMAs each switched on or off, and two kinds of barrier). A step's
+// cost is the difference of one dispatch's GPU time at K = 4096 and K = 128 over the 124 steps
+// between, median of the runs after a warm-up by time, at 1, 132 and 528 workgroups. The full
+// modes' products are checked against the CPU's (exact: the operands are multiples of 1/8).
+// A probe for the GEMM kernel, not used by the executor.
+//
+//   gemm_step_probe [--runs 15] [--warmup-ms 200] [--spv-dir DIR (default: the executable's folder)]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/command_context.h"
+#include "backends/vulkan/context.h"
+#include "backends/vulkan/memory.h"
+#include "backends/vulkan/pipeline.h"
+#include "backends/vulkan/shader_registry.h"
+#include "backends/vulkan/vk_common.h"
+#include "core/half.h"
+
+using namespace vx::vk;
+
+namespace {
+
+constexpr int kRowsA = 256, kColsB = 512, kTileM = 32, kTileN = 64, kMaxK = 4096, kMinK = 128;
+constexpr uint32_t kMaxWorkgroups = 528;
+
+std::vector<uint32_t> read_spirv(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::streamsize bytes = f.tellg();
+  if (bytes <= 0 || bytes % 4 != 0 || bytes > (16 << 20)) throw std::runtime_error("not SPIR-V: " + path);
+  std::vector<uint32_t> words(size_t(bytes) / 4);
+  f.seekg(0);
+  f.read(reinterpret_cast<char*>(words.data()), bytes);
+  return words;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Small multiples of 1/8, so that every fp32 sum of their products is exact.
+float operand(size_t i, int salt) { return float(int((i * 7 + size_t(salt)) % 9) - 4) / 8.0f; }
+
+struct Mode {
+  const char* name;
+  int parts, barrier_kind;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint32_t runs = 15, warmup_ms = 200;
+  std::string spv_dir;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    unsigned long v = a == "--spv-dir" ? 0 : std::stoul(argv[i + 1]);
+    if (a == "--runs") runs = uint32_t(std::clamp(v, 1ul, 1000ul));
+    else if (a == "--warmup-ms") warmup_ms = uint32_t(std::min(v, 60000ul));
+    else if (a == "--spv-dir") spv_dir = argv[i + 1];
+    else {
+      std::fprintf(stderr, "error: unknown flag %s\n", a.c_str());
+      return 1;
+    }
+  }
+  if (spv_dir.empty()) {
+    std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    spv_dir = self.substr(0, self.rfind('/'));
+  }
+  try {
+    VulkanContext ctx;
+    const DeviceInfo& info = ctx.info();
+    std::printf("device: %s (%s), runs %u after %u ms\n", info.name.c_str(), info.driver_version.c_str(), runs, warmup_ms);
+    if (!info.coopmat_nv || !info.timestamps) {
+      std::fprintf(stderr, "error: the device lacks VK_NV_cooperative_matrix or timestamps\n");
+      return 1;
+    }
+    VkDevice device = ctx.device();
+    KernelLayout layout(ctx, 3, sizeof(int32_t));
+    register_shader("gemm_step_probe", read_spirv(spv_dir + "/gemm_step_probe.spv"));
+
+    // A (256 x 4096) and B (4096 x 512) hold the operands for K = 4096; at a smaller K the shader
+    // reads A's rows with stride K, so A is refilled per K.
+    const VkDeviceSize a_bytes = VkDeviceSize(kRowsA) * kMaxK * 2, b_bytes = VkDeviceSize(kMaxK) * kColsB * 2;
+    const VkDeviceSize y_bytes = VkDeviceSize(kMaxWorkgroups) * kTileM * kTileN * 4;
+    DeviceBuffer a(ctx, a_bytes, MemoryUse::DeviceLocal, "probe a");
+    DeviceBuffer b(ctx, b_bytes, MemoryUse::DeviceLocal, "probe b");
+    DeviceBuffer y(ctx, y_bytes, MemoryUse::DeviceLocal, "probe y");
+    DeviceBuffer staging(ctx, std::max(a_bytes + b_bytes, y_bytes), MemoryUse::Staging, "probe staging");
+    VkDescriptorPool pool = KernelLayout::create_pool(ctx, 1, 3);
+    VkDescriptorSet set = layout.allocate_set(pool);
+    VkDescriptorBufferInfo bound[3] = {{a.buffer(), 0, a_bytes}, {b.buffer(), 0, b_bytes}, {y.buffer(), 0, y_bytes}};
+    KernelLayout::write_set(device, set, bound);
+    VkQueryPool queries = create_timestamp_pool(ctx, 2);
+    CommandContext commands(ctx);
+    VkCommandBuffer cmd = commands.allocate();
+    const double tick_us = double(ctx.properties().limits.timestampPeriod) * 1e-3;
+
+    auto upload = [&](int k) {
+      uint16_t* words = reinterpret_cast<uint16_t*>(staging.mapped());
+      for (size_t i = 0; i < size_t(kRowsA) * k; ++i) words[i] = vx::float_to_half(operand(i, 0));
+      for (size_t i = 0; i < size_t(k) * kColsB; ++i) words[a_bytes / 2 + i] = vx::float_to_half(operand(i, 3));
+      staging.flush();
+      begin_recording(cmd);
+      VkBufferCopy ca{0, 0, a_bytes}, cb{a_bytes, 0, b_bytes};
+      vkCmdCopyBuffer(cmd, staging.buffer(), a.buffer(), 1, &ca);
+      vkCmdCopyBuffer(cmd, staging.buffer(), b.buffer(), 1, &cb);
+      barrier(cmd, kTransferWrite, kComputeRead);
+      end_recording(cmd);
+      commands.submit_and_wait(cmd);
+    };
+    // Elements of Y that differ from the CPU's product, over the first `workgroups` blocks.
+    auto wrong_elements = [&](int k, uint32_t workgroups) {
+      begin_recording(cmd);
+      VkBufferCopy cy{0, 0, y_bytes};
+      vkCmdCopyBuffer(cmd, y.buffer(), staging.buffer(), 1, &cy);
+      barrier(cmd, kTransferWrite, kHostRead);
+      end_recording(cmd);
+      commands.submit_and_wait(cmd);
+      staging.invalidate();
+      const float* values = reinterpret_cast<const float*>(staging.mapped());
+      uint64_t wrong = 0;
+      for (uint32_t w = 0; w < workgroups; ++w) {
+        const int m0 = int(w % (kRowsA / kTileM)) * kTileM, n0 = int((w / (kRowsA / kTileM)) % (kColsB / kTileN)) * kTileN;
+        for (int m = 0; m < kTileM; ++m)
+          for (int n = 0; n < kTileN; ++n) {
+            float sum = 0;
+            for (int kk = 0; kk < k; ++kk)
+              sum += operand(size_t(m0 + m) * k + kk, 0) * operand(size_t(kk) * kColsB + n0 + n, 3);
+            wrong += values[(size_t(w) * kTileM + m) * kTileN + n] != sum;
+          }
+      }
+      return wrong;
+    };
+
+    const Mode modes[] = {
+        {"full (barrier())", 31, 0},
+        {"full (execution barrier only)", 31, 1},
+        {"no global loads", 30, 0},
+        {"no shared stores (loads kept)", 29, 0},
+        {"no barrier", 27, 0},
+        {"no fragment loads", 23, 0},
+        {"global loads + stores + barrier", 7, 0},
+        {"fragment loads + MMAs", 24, 0},
+        {"MMAs only", 16, 0},
+        {"global loads only", 1, 0},
+    };
+    std::printf("\n| mode | workgroups | us a step, median / min | dispatch at K 4096, us | wrong elements |\n"
+                "| --- | ---: | ---: | ---: | ---: |\n");
+    for (const Mode& mode : modes) {
+      const ComputePipeline pipeline(ctx, layout, "gemm_step_probe", {mode.parts, mode.barrier_kind});
+      for (uint32_t workgroups : {1u, 132u, kMaxWorkgroups}) {
+        double at_k[2][2];  // [K 128, K 4096][median, min] us
+        uint64_t wrong = 0;
+        for (int ki = 0; ki < 2; ++ki) {
+          const int k = ki == 0 ? kMinK : kMaxK;
+          upload(k);
+          begin_recording(cmd);
+          vkCmdResetQueryPool(cmd, queries, 0, 2);
+          vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
+          vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline());
+          vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout.pipeline_layout(), 0, 1, &set, 0, nullptr);
+          int32_t push = k;
+          vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+          vkCmdDispatch(cmd, workgroups, 1, 1);
+          vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 1);
+          end_recording(cmd);
+          std::vector<double> gpu;
+          const auto start = std::chrono::steady_clock::now();
+          while (gpu.size() < runs) {
+            const auto t0 = std::chrono::steady_clock::now();
+            commands.submit_and_wait(cmd);
+            uint64_t ts[2];
+            VX_VK_CHECK(vkGetQueryPoolResults(device, queries, 0, 2, sizeof ts, ts, 8,
+                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+            if (std::chrono::duration<double, std::milli>(t0 - start).count() >= warmup_ms)
+              gpu.push_back(double(ts[1] - ts[0]) * tick_us);
+          }
+          at_k[ki][0] = median(gpu);
+          at_k[ki][1] = *std::min_element(gpu.begin(), gpu.end());
+          if (mode.parts == 31 && workgroups != kMaxWorkgroups) wrong += wrong_elements(k, workgroups);
+        }
+        const double steps = double(kMaxK - kMinK) / 32;
+        std::printf("| %s | %u | %.3f / %.3f | %.1f | %s |\n", mode.name, workgroups, (at_k[1][0] - at_k[0][0]) / steps,
+                    (at_k[1][1] - at_k[0][1]) / steps, at_k[1][0],
+                    mode.parts == 31 && workgroups != kMaxWorkgroups ? std::to_string(wrong).c_str() : "-");
+        std::fflush(stdout);
+      }
+    }
+    vkDeviceWaitIdle(device);
+    destroy_tracked(device, queries, vkDestroyQueryPool, ObjectKind::QueryPool);
+    destroy_tracked(device, pool, vkDestroyDescriptorPool, ObjectKind::DescriptorPool);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
