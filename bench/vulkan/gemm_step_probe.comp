@@ -8,9 +8,12 @@
 //     workgroup-memory acquire-release semantics; 1: an execution barrier with no memory semantics)
 //   8 fragments: the MMAs' fragments loaded from shared memory each step (else loaded once)
 //  16 mma: the MMAs
+// kPrefetch 2 (every part on) issues the global loads two steps ahead, in two register sets.
 // Workgroup w computes the tile (w % 8, (w / 8) % 8) of Y = A (256 x K) * B (K x 512), fp16 in,
-// fp32 out, and writes it to its own 32 x 64 block of Y (so every mode's work stays live).
-// gemm_step_probe.cpp times it and checks the full mode against a CPU product.
+// fp32 out, and writes it to its own 32 x 64 block of Y (so every mode's work stays live). With
+// kPrivateB each workgroup reads B from a K x 64 slab of its own (w * K * 64 halves on), so that
+// with many workgroups B streams from memory rather than from the L2 cache.
+// gemm_step_probe.cpp times it and checks the full modes against a CPU product.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -32,6 +35,8 @@
 layout(local_size_x = THREADS) in;
 layout(constant_id = 0) const int kParts = 31;
 layout(constant_id = 1) const int kBarrier = 0;
+layout(constant_id = 2) const int kPrefetch = 1;
+layout(constant_id = 3) const int kPrivateB = 0;
 
 layout(set = 0, binding = 0) readonly buffer A { uvec4 a_vec[]; };
 layout(set = 0, binding = 1) readonly buffer B { uvec4 b_vec[]; };
@@ -44,20 +49,21 @@ const int kRowsA = 256, kColsB = 512;
 shared uvec4 s_a[2 * BM * ASTR];
 shared uvec4 s_b[2 * BK * BSTR];
 
-uvec4 ra[A_PER], rb[B_PER];
+// B's element (k, n0 + nn) of workgroup w: the shared B, or w's slab.
+int b_index(int w, int n0, int k, int nn) { return kPrivateB != 0 ? (w * p.k + k) * BN + nn : k * kColsB + n0 + nn; }
 
-void load_tiles(int lid, int m0, int n0, int k0) {
+void load_tiles(int lid, int w, int m0, int n0, int k0, out uvec4 ra[A_PER], out uvec4 rb[B_PER]) {
   [[unroll]] for (int e = 0; e < A_PER; ++e) {
     int idx = lid + THREADS * e, mm = idx / (BK / 8), kk = (idx % (BK / 8)) * 8;
     ra[e] = a_vec[((m0 + mm) * p.k + k0 + kk) / 8];
   }
   [[unroll]] for (int e = 0; e < B_PER; ++e) {
     int idx = lid + THREADS * e, kk = idx / (BN / 8), nn = (idx % (BN / 8)) * 8;
-    rb[e] = b_vec[((k0 + kk) * kColsB + n0 + nn) / 8];
+    rb[e] = b_vec[b_index(w, n0, k0 + kk, nn) / 8];
   }
 }
 
-void store_tiles(int lid, int buf) {
+void store_tiles(int lid, int buf, uvec4 ra[A_PER], uvec4 rb[B_PER]) {
   [[unroll]] for (int e = 0; e < A_PER; ++e) {
     int idx = lid + THREADS * e, mm = idx / (BK / 8), kw = idx % (BK / 8);
     s_a[(buf * BM + mm) * ASTR + kw] = ra[e];
@@ -73,6 +79,23 @@ void step_barrier() {
   else controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, 0, 0);
 }
 
+// One step's fragment loads (from shared buffer buf) and MMAs.
+void mma_step(int buf, int sm, int sn, bool fragment_loads, bool mmas, inout fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[2][WM],
+              inout fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b[2][WN], inout fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[WM][WN]) {
+  [[unroll]] for (int ks = 0; ks < 2; ++ks) {
+    if (fragment_loads) {
+      [[unroll]] for (int i = 0; i < WM; ++i)
+        coopMatLoadNV(a[ks][i], s_a, uint((buf * BM + sm * 16 * WM + 16 * i) * ASTR + ks * 2), uint(ASTR), false);
+      [[unroll]] for (int j = 0; j < WN; ++j)
+        coopMatLoadNV(b[ks][j], s_b, uint((buf * BK + ks * 16) * BSTR + (sn * 16 * WN + 16 * j) / 8), uint(BSTR), false);
+    }
+    if (mmas) {
+      [[unroll]] for (int i = 0; i < WM; ++i)
+        [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(a[ks][i], b[ks][j], acc[i][j]);
+    }
+  }
+}
+
 void main() {
   const bool global_loads = (kParts & 1) != 0, stores = (kParts & 2) != 0, barriers = (kParts & 4) != 0;
   const bool fragment_loads = (kParts & 8) != 0, mmas = (kParts & 16) != 0;
@@ -84,8 +107,9 @@ void main() {
   [[unroll]] for (int i = 0; i < WM; ++i)
     [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 
-  load_tiles(lid, m0, n0, 0);
-  store_tiles(lid, 0);
+  uvec4 ra0[A_PER], rb0[B_PER], ra1[A_PER], rb1[B_PER];
+  load_tiles(lid, w, m0, n0, 0, ra0, rb0);
+  store_tiles(lid, 0, ra0, rb0);
   barrier();
   fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[2][WM], b[2][WN];  // per ks: the fragments
   [[unroll]] for (int ks = 0; ks < 2; ++ks) {
@@ -95,31 +119,36 @@ void main() {
       coopMatLoadNV(b[ks][j], s_b, uint((ks * 16) * BSTR + (sn * 16 * WN + 16 * j) / 8), uint(BSTR), false);
   }
   uvec4 sink = uvec4(0);
-  int buf = 0;
-  for (int k0 = 0; k0 < p.k; k0 += BK) {
-    const bool more = k0 + BK < p.k;
-    if (global_loads && more) load_tiles(lid, m0, n0, k0 + BK);
-    [[unroll]] for (int ks = 0; ks < 2; ++ks) {
-      if (fragment_loads) {
-        [[unroll]] for (int i = 0; i < WM; ++i)
-          coopMatLoadNV(a[ks][i], s_a, uint((buf * BM + sm * 16 * WM + 16 * i) * ASTR + ks * 2), uint(ASTR), false);
-        [[unroll]] for (int j = 0; j < WN; ++j)
-          coopMatLoadNV(b[ks][j], s_b, uint((buf * BK + ks * 16) * BSTR + (sn * 16 * WN + 16 * j) / 8), uint(BSTR), false);
-      }
-      if (mmas) {
-        [[unroll]] for (int i = 0; i < WM; ++i)
-          [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(a[ks][i], b[ks][j], acc[i][j]);
-      }
+  if (kPrefetch == 2) {
+    // Steps in pairs (K a multiple of 2 BK): buffer 0 holds step k0 while set 1 holds k0 + BK and
+    // set 0 is loading k0 + 2 BK, and then the other way round.
+    if (BK < p.k) load_tiles(lid, w, m0, n0, BK, ra1, rb1);
+    for (int k0 = 0; k0 < p.k; k0 += 2 * BK) {
+      if (k0 + 2 * BK < p.k) load_tiles(lid, w, m0, n0, k0 + 2 * BK, ra0, rb0);
+      mma_step(0, sm, sn, true, true, a, b, acc);
+      store_tiles(lid, 1, ra1, rb1);
+      barrier();
+      if (k0 + 3 * BK < p.k) load_tiles(lid, w, m0, n0, k0 + 3 * BK, ra1, rb1);
+      mma_step(1, sm, sn, true, true, a, b, acc);
+      if (k0 + 2 * BK < p.k) store_tiles(lid, 0, ra0, rb0);
+      barrier();
     }
-    if (more) {
-      if (stores) store_tiles(lid, buf ^ 1);
-      else if (global_loads) {  // keep the loads live without shared memory
-        [[unroll]] for (int e = 0; e < A_PER; ++e) sink ^= ra[e];
-        [[unroll]] for (int e = 0; e < B_PER; ++e) sink ^= rb[e];
+  } else {
+    int buf = 0;
+    for (int k0 = 0; k0 < p.k; k0 += BK) {
+      const bool more = k0 + BK < p.k;
+      if (global_loads && more) load_tiles(lid, w, m0, n0, k0 + BK, ra0, rb0);
+      mma_step(buf, sm, sn, fragment_loads, mmas, a, b, acc);
+      if (more) {
+        if (stores) store_tiles(lid, buf ^ 1, ra0, rb0);
+        else if (global_loads) {  // keep the loads live without shared memory
+          [[unroll]] for (int e = 0; e < A_PER; ++e) sink ^= ra0[e];
+          [[unroll]] for (int e = 0; e < B_PER; ++e) sink ^= rb0[e];
+        }
       }
+      if (barriers) step_barrier();
+      buf ^= 1;
     }
-    if (barriers) step_barrier();
-    buf ^= 1;
   }
   // Each workgroup's own block of Y: its accumulators, plus what the loads-only mode sank.
   const uint block = uint(w) * BM * BN;

@@ -1,9 +1,11 @@
 // What one K step of the staged tensor-core GEMM costs, part by part (gemm_step_probe.comp: its
 // 32 x 64 tile's K loop with the global loads, the shared-memory stores, the barrier, the
-// fragments' loads and the MMAs each switched on or off, and two kinds of barrier). A step's
-// cost is the difference of one dispatch's GPU time at K = 4096 and K = 128 over the 124 steps
-// between, median of the runs after a warm-up by time, at 1, 132 and 528 workgroups. The full
-// modes' products are checked against the CPU's (exact: the operands are multiples of 1/8).
+// fragments' loads and the MMAs each switched on or off, two kinds of barrier, global loads one or
+// two steps ahead, and B read from the L2 cache or streamed from memory). A step's cost is the
+// difference of one dispatch's GPU time at K = 4096 and K = 128 over the 124 steps between, median
+// of the runs after a warm-up by time, at 1, 132 and 528 workgroups. The full modes' products are
+// checked against the CPU's (exact: the operands are multiples of 1/8). Then a dispatch's fixed
+// cost: chains of 32 dependent dispatches of two steps each.
 // A probe for the GEMM kernel, not used by the executor.
 //
 //   gemm_step_probe [--runs 15] [--warmup-ms 200] [--spv-dir DIR (default: the executable's folder)]
@@ -30,6 +32,7 @@ namespace {
 
 constexpr int kRowsA = 256, kColsB = 512, kTileM = 32, kTileN = 64, kMaxK = 4096, kMinK = 128;
 constexpr uint32_t kMaxWorkgroups = 528;
+constexpr uint32_t kWorkgroups[] = {1, 132, kMaxWorkgroups};
 
 std::vector<uint32_t> read_spirv(const std::string& path) {
   std::ifstream f(path, std::ios::binary | std::ios::ate);
@@ -52,8 +55,14 @@ float operand(size_t i, int salt) { return float(int((i * 7 + size_t(salt)) % 9)
 
 struct Mode {
   const char* name;
-  int parts, barrier_kind;
+  int parts, barrier_kind, prefetch, private_b;
 };
+
+// B's element (k, n0 + n) for workgroup w (gemm_step_probe.comp's b_index): one K x 512 matrix, or
+// with private_b the workgroup's own K x 64 slab.
+size_t b_index(bool private_b, uint32_t w, int k_total, int n0, int k, int n) {
+  return private_b ? (size_t(w) * k_total + k) * kTileN + n : size_t(k) * kColsB + n0 + n;
+}
 
 }  // namespace
 
@@ -87,9 +96,9 @@ int main(int argc, char** argv) {
     KernelLayout layout(ctx, 3, sizeof(int32_t));
     register_shader("gemm_step_probe", read_spirv(spv_dir + "/gemm_step_probe.spv"));
 
-    // A (256 x 4096) and B (4096 x 512) hold the operands for K = 4096; at a smaller K the shader
-    // reads A's rows with stride K, so A is refilled per K.
-    const VkDeviceSize a_bytes = VkDeviceSize(kRowsA) * kMaxK * 2, b_bytes = VkDeviceSize(kMaxK) * kColsB * 2;
+    // A (256 x K) and B (K x 512, or a K x 64 slab a workgroup) are refilled per K; B's element i
+    // is operand(i, 3) in both layouts.
+    const VkDeviceSize a_bytes = VkDeviceSize(kRowsA) * kMaxK * 2, b_bytes = VkDeviceSize(kMaxK) * kTileN * kMaxWorkgroups * 2;
     const VkDeviceSize y_bytes = VkDeviceSize(kMaxWorkgroups) * kTileM * kTileN * 4;
     DeviceBuffer a(ctx, a_bytes, MemoryUse::DeviceLocal, "probe a");
     DeviceBuffer b(ctx, b_bytes, MemoryUse::DeviceLocal, "probe b");
@@ -107,7 +116,7 @@ int main(int argc, char** argv) {
     auto upload = [&](int k) {
       uint16_t* words = reinterpret_cast<uint16_t*>(staging.mapped());
       for (size_t i = 0; i < size_t(kRowsA) * k; ++i) words[i] = vx::float_to_half(operand(i, 0));
-      for (size_t i = 0; i < size_t(k) * kColsB; ++i) words[a_bytes / 2 + i] = vx::float_to_half(operand(i, 3));
+      for (size_t i = 0; i < size_t(k) * kTileN * kMaxWorkgroups; ++i) words[a_bytes / 2 + i] = vx::float_to_half(operand(i, 3));
       staging.flush();
       begin_recording(cmd);
       VkBufferCopy ca{0, 0, a_bytes}, cb{a_bytes, 0, b_bytes};
@@ -118,7 +127,7 @@ int main(int argc, char** argv) {
       commands.submit_and_wait(cmd);
     };
     // Elements of Y that differ from the CPU's product, over the first `workgroups` blocks.
-    auto wrong_elements = [&](int k, uint32_t workgroups) {
+    auto wrong_elements = [&](int k, uint32_t workgroups, bool private_b) {
       begin_recording(cmd);
       VkBufferCopy cy{0, 0, y_bytes};
       vkCmdCopyBuffer(cmd, y.buffer(), staging.buffer(), 1, &cy);
@@ -134,66 +143,110 @@ int main(int argc, char** argv) {
           for (int n = 0; n < kTileN; ++n) {
             float sum = 0;
             for (int kk = 0; kk < k; ++kk)
-              sum += operand(size_t(m0 + m) * k + kk, 0) * operand(size_t(kk) * kColsB + n0 + n, 3);
+              sum += operand(size_t(m0 + m) * k + kk, 0) * operand(b_index(private_b, w, k, n0, kk, n), 3);
             wrong += values[(size_t(w) * kTileM + m) * kTileN + n] != sum;
           }
       }
       return wrong;
     };
 
-    const Mode modes[] = {
-        {"full (barrier())", 31, 0},
-        {"full (execution barrier only)", 31, 1},
-        {"no global loads", 30, 0},
-        {"no shared stores (loads kept)", 29, 0},
-        {"no barrier", 27, 0},
-        {"no fragment loads", 23, 0},
-        {"global loads + stores + barrier", 7, 0},
-        {"fragment loads + MMAs", 24, 0},
-        {"MMAs only", 16, 0},
-        {"global loads only", 1, 0},
+    // GPU us between timestamps around what `record` records: median and minimum of `runs` runs
+    // after the warm-up.
+    auto time_gpu = [&](auto&& record) {
+      begin_recording(cmd);
+      vkCmdResetQueryPool(cmd, queries, 0, 2);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
+      record();
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 1);
+      end_recording(cmd);
+      std::vector<double> gpu;
+      const auto start = std::chrono::steady_clock::now();
+      while (gpu.size() < runs) {
+        const auto t0 = std::chrono::steady_clock::now();
+        commands.submit_and_wait(cmd);
+        uint64_t ts[2];
+        VX_VK_CHECK(vkGetQueryPoolResults(device, queries, 0, 2, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        if (std::chrono::duration<double, std::milli>(t0 - start).count() >= warmup_ms)
+          gpu.push_back(double(ts[1] - ts[0]) * tick_us);
+      }
+      return std::pair{median(gpu), *std::min_element(gpu.begin(), gpu.end())};
     };
-    std::printf("\n| mode | workgroups | us a step, median / min | dispatch at K 4096, us | wrong elements |\n"
+
+    const Mode modes[] = {
+        {"full (barrier())", 31, 0, 1, 0},
+        {"full (execution barrier only)", 31, 1, 1, 0},
+        {"full, loads two steps ahead", 31, 0, 2, 0},
+        {"full, B streamed", 31, 0, 1, 1},
+        {"full, B streamed, loads two steps ahead", 31, 0, 2, 1},
+        {"no global loads", 30, 0, 1, 0},
+        {"no shared stores (loads kept)", 29, 0, 1, 0},
+        {"no barrier", 27, 0, 1, 0},
+        {"no fragment loads", 23, 0, 1, 0},
+        {"global loads + stores + barrier", 7, 0, 1, 0},
+        {"fragment loads + MMAs", 24, 0, 1, 0},
+        {"MMAs only", 16, 0, 1, 0},
+        {"global loads only", 1, 0, 1, 0},
+        {"global loads only, B streamed", 1, 0, 1, 1},
+    };
+    constexpr size_t kModes = sizeof modes / sizeof modes[0], kCounts = sizeof kWorkgroups / sizeof kWorkgroups[0];
+    double at_k[2][kModes][kCounts][2];  // [K 128, K 4096][mode][workgroups][median, min] us
+    uint64_t wrong[kModes][kCounts] = {};
+    for (int ki = 0; ki < 2; ++ki) {
+      const int k = ki == 0 ? kMinK : kMaxK;
+      upload(k);
+      for (size_t mi = 0; mi < kModes; ++mi) {
+        const Mode& mode = modes[mi];
+        const ComputePipeline pipeline(ctx, layout, "gemm_step_probe", {mode.parts, mode.barrier_kind, mode.prefetch, mode.private_b});
+        for (size_t wi = 0; wi < kCounts; ++wi) {
+          const uint32_t workgroups = kWorkgroups[wi];
+          const auto [med, min] = time_gpu([&] {
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline());
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout.pipeline_layout(), 0, 1, &set, 0, nullptr);
+            vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof k, &k);
+            vkCmdDispatch(cmd, workgroups, 1, 1);
+          });
+          at_k[ki][mi][wi][0] = med;
+          at_k[ki][mi][wi][1] = min;
+          if (mode.parts == 31 && workgroups != kMaxWorkgroups) wrong[mi][wi] += wrong_elements(k, workgroups, mode.private_b);
+        }
+      }
+    }
+    std::printf("\n| mode | workgroups | us a step, median / min | dispatch at K 128 / 4096, us | wrong elements |\n"
                 "| --- | ---: | ---: | ---: | ---: |\n");
-    for (const Mode& mode : modes) {
-      const ComputePipeline pipeline(ctx, layout, "gemm_step_probe", {mode.parts, mode.barrier_kind});
-      for (uint32_t workgroups : {1u, 132u, kMaxWorkgroups}) {
-        double at_k[2][2];  // [K 128, K 4096][median, min] us
-        uint64_t wrong = 0;
-        for (int ki = 0; ki < 2; ++ki) {
-          const int k = ki == 0 ? kMinK : kMaxK;
-          upload(k);
-          begin_recording(cmd);
-          vkCmdResetQueryPool(cmd, queries, 0, 2);
-          vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
+    const double steps = double(kMaxK - kMinK) / 32;
+    for (size_t mi = 0; mi < kModes; ++mi)
+      for (size_t wi = 0; wi < kCounts; ++wi) {
+        const bool checked = modes[mi].parts == 31 && kWorkgroups[wi] != kMaxWorkgroups;
+        std::printf("| %s | %u | %.3f / %.3f | %.1f / %.1f | %s |\n", modes[mi].name, kWorkgroups[wi],
+                    (at_k[1][mi][wi][0] - at_k[0][mi][wi][0]) / steps, (at_k[1][mi][wi][1] - at_k[0][mi][wi][1]) / steps,
+                    at_k[0][mi][wi][0], at_k[1][mi][wi][0], checked ? std::to_string(wrong[mi][wi]).c_str() : "-");
+      }
+
+    // A dispatch's own fixed cost: chains of 32 dependent dispatches at K 64 (two steps), 132
+    // workgroups, with a barrier between them or none (the floor; the result is then undefined).
+    const Mode chain_modes[] = {{"full", 31, 0, 1, 0}, {"MMAs only", 16, 0, 1, 0}, {"prologue only (first tile staged, zeros stored)", 0, 0, 1, 0}};
+    constexpr int kChain = 32;
+    const int32_t chain_k = 64;
+    upload(chain_k);
+    std::printf("\n| chain of %d dispatches, K %d, 132 workgroups | us a dispatch with barriers, median / min | without |\n"
+                "| --- | ---: | ---: |\n", kChain, chain_k);
+    for (const Mode& mode : chain_modes) {
+      const ComputePipeline pipeline(ctx, layout, "gemm_step_probe", {mode.parts, mode.barrier_kind, mode.prefetch, mode.private_b});
+      double per[2][2];
+      for (int with_barriers = 1; with_barriers >= 0; --with_barriers) {
+        const auto [med, min] = time_gpu([&] {
           vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline());
           vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout.pipeline_layout(), 0, 1, &set, 0, nullptr);
-          int32_t push = k;
-          vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-          vkCmdDispatch(cmd, workgroups, 1, 1);
-          vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 1);
-          end_recording(cmd);
-          std::vector<double> gpu;
-          const auto start = std::chrono::steady_clock::now();
-          while (gpu.size() < runs) {
-            const auto t0 = std::chrono::steady_clock::now();
-            commands.submit_and_wait(cmd);
-            uint64_t ts[2];
-            VX_VK_CHECK(vkGetQueryPoolResults(device, queries, 0, 2, sizeof ts, ts, 8,
-                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-            if (std::chrono::duration<double, std::milli>(t0 - start).count() >= warmup_ms)
-              gpu.push_back(double(ts[1] - ts[0]) * tick_us);
+          vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof chain_k, &chain_k);
+          for (int i = 0; i < kChain; ++i) {
+            if (i > 0 && with_barriers) barrier(cmd, kComputeWrite, kComputeReadWrite);
+            vkCmdDispatch(cmd, 132, 1, 1);
           }
-          at_k[ki][0] = median(gpu);
-          at_k[ki][1] = *std::min_element(gpu.begin(), gpu.end());
-          if (mode.parts == 31 && workgroups != kMaxWorkgroups) wrong += wrong_elements(k, workgroups);
-        }
-        const double steps = double(kMaxK - kMinK) / 32;
-        std::printf("| %s | %u | %.3f / %.3f | %.1f | %s |\n", mode.name, workgroups, (at_k[1][0] - at_k[0][0]) / steps,
-                    (at_k[1][1] - at_k[0][1]) / steps, at_k[1][0],
-                    mode.parts == 31 && workgroups != kMaxWorkgroups ? std::to_string(wrong).c_str() : "-");
-        std::fflush(stdout);
+        });
+        per[with_barriers][0] = med / kChain;
+        per[with_barriers][1] = min / kChain;
       }
+      std::printf("| %s | %.2f / %.2f | %.2f / %.2f |\n", mode.name, per[1][0], per[1][1], per[0][0], per[0][1]);
     }
     vkDeviceWaitIdle(device);
     destroy_tracked(device, queries, vkDestroyQueryPool, ObjectKind::QueryPool);

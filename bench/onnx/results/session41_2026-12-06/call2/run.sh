@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 41, call 2: global loads two K steps ahead, in the probe and in the executor.
-#  1. bench/vulkan/gemm_step_probe (e2e5cbe's plus loads two steps ahead and B streamed from memory:
-#     a K x 64 slab a workgroup).
+#  1. bench/vulkan/gemm_step_probe (e2e5cbe's plus loads two steps ahead, B streamed from memory:
+#     a K x 64 slab a workgroup, and chains of dependent two-step dispatches).
 #  2. The staged GEMM with session 36's switches (bench/onnx/results/session36_2026-12-06/call1/
 #     staged_prefetch2_epilogue.diff applied to main, binary vx_pf): VOLVOX_VK_STAGED_PREFETCH=1
 #     against 2, both with VOLVOX_VK_STAGED_EPILOGUE=0 (main's epilogue); ResNet-50 and the
