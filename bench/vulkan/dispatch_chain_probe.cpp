@@ -13,8 +13,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -24,25 +22,17 @@
 #include "backends/vulkan/pipeline.h"
 #include "backends/vulkan/shader_registry.h"
 #include "backends/vulkan/vk_common.h"
+#include "probe_util.h"
 
 using namespace vx::vk;
+using vx::probe::median;
+using vx::probe::read_spirv;
 
 namespace {
 
 struct Push {
   uint32_t n, step, producer_workgroups, work, spin_limit, fail_index;
 };
-
-std::vector<uint32_t> read_spirv(const std::string& path) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) throw std::runtime_error("cannot read " + path);
-  std::streamsize bytes = f.tellg();
-  if (bytes <= 0 || bytes % 4 != 0 || bytes > (16 << 20)) throw std::runtime_error("not SPIR-V: " + path);
-  std::vector<uint32_t> words(size_t(bytes) / 4);
-  f.seekg(0);
-  f.read(reinterpret_cast<char*>(words.data()), bytes);
-  return words;
-}
 
 // How the steps are ordered.
 enum class Order { Barrier, Counter, CounterCoherent, None };
@@ -56,33 +46,16 @@ const char* order_name(Order o) {
   return "?";
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   uint32_t steps = 200, runs = 15, warmup_ms = 300, spin_limit = 1u << 16;
   std::string spv_dir;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    unsigned long v = a == "--spv-dir" ? 0 : std::stoul(argv[i + 1]);
-    if (a == "--steps") steps = uint32_t(std::clamp(v, 2ul, 10000ul));
-    else if (a == "--runs") runs = uint32_t(std::clamp(v, 1ul, 1000ul));
-    else if (a == "--warmup-ms") warmup_ms = uint32_t(std::min(v, 60000ul));
-    else if (a == "--spin-limit") spin_limit = uint32_t(std::clamp(v, 1ul, 1ul << 30));
-    else if (a == "--spv-dir") spv_dir = argv[i + 1];
-    else {
-      std::fprintf(stderr, "error: unknown flag %s\n", a.c_str());
-      return 1;
-    }
-  }
-  if (spv_dir.empty()) {
-    std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    spv_dir = self.substr(0, self.rfind('/'));
-  }
+  if (!vx::probe::parse_flags(argc, argv,
+                              {{"steps", &steps, 2, 10000}, {"runs", &runs, 1, 1000}, {"warmup-ms", &warmup_ms, 0, 60000},
+                               {"spin-limit", &spin_limit, 1, 1ul << 30}},
+                              spv_dir))
+    return 1;
   try {
     VulkanContext ctx;
     const DeviceInfo& info = ctx.info();

@@ -13,8 +13,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -25,30 +23,17 @@
 #include "backends/vulkan/shader_registry.h"
 #include "backends/vulkan/vk_common.h"
 #include "core/half.h"
+#include "probe_util.h"
 
 using namespace vx::vk;
+using vx::probe::median;
+using vx::probe::read_spirv;
 
 namespace {
 
 constexpr int kRowsA = 256, kColsB = 512, kTileM = 32, kTileN = 64, kMaxK = 4096, kMinK = 128;
 constexpr uint32_t kMaxWorkgroups = 528;
 constexpr uint32_t kWorkgroups[] = {1, 132, kMaxWorkgroups};
-
-std::vector<uint32_t> read_spirv(const std::string& path) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) throw std::runtime_error("cannot read " + path);
-  std::streamsize bytes = f.tellg();
-  if (bytes <= 0 || bytes % 4 != 0 || bytes > (16 << 20)) throw std::runtime_error("not SPIR-V: " + path);
-  std::vector<uint32_t> words(size_t(bytes) / 4);
-  f.seekg(0);
-  f.read(reinterpret_cast<char*>(words.data()), bytes);
-  return words;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // Small multiples of 1/8, so that every fp32 sum of their products is exact.
 float operand(size_t i, int salt) { return float(int((i * 7 + size_t(salt)) % 9) - 4) / 8.0f; }
@@ -69,21 +54,8 @@ size_t b_index(bool private_b, uint32_t w, int k_total, int n0, int k, int n) {
 int main(int argc, char** argv) {
   uint32_t runs = 15, warmup_ms = 200;
   std::string spv_dir;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    unsigned long v = a == "--spv-dir" ? 0 : std::stoul(argv[i + 1]);
-    if (a == "--runs") runs = uint32_t(std::clamp(v, 1ul, 1000ul));
-    else if (a == "--warmup-ms") warmup_ms = uint32_t(std::min(v, 60000ul));
-    else if (a == "--spv-dir") spv_dir = argv[i + 1];
-    else {
-      std::fprintf(stderr, "error: unknown flag %s\n", a.c_str());
-      return 1;
-    }
-  }
-  if (spv_dir.empty()) {
-    std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    spv_dir = self.substr(0, self.rfind('/'));
-  }
+  if (!vx::probe::parse_flags(argc, argv, {{"runs", &runs, 1, 1000}, {"warmup-ms", &warmup_ms, 0, 60000}}, spv_dir))
+    return 1;
   try {
     VulkanContext ctx;
     const DeviceInfo& info = ctx.info();
