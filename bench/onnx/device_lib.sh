@@ -3,6 +3,7 @@
 #   vx_setup vx_base vx_new test_parity   # .gl/t/NAME.xz -> /tmp/t/NAME; the libraries they link
 #   vx_parity 300                         # the GPU suites of /tmp/t/test_parity into $R/parity.txt
 #   vx_export transformer_encoder,resnet50
+#   vx_outputs "resnet50 transformer_encoder" base:vx_base new:vx_new:VOLVOX_X=1
 #   vx_bench r1_resnet50_base vx_base resnet50 VOLVOX_X=0
 #   vx_summary; vx_pack s33a.tar.xz
 #   vx_torch transformer_encoder,resnet50 150
@@ -43,6 +44,44 @@ vx_export() {
     --warmup 1 --warmup-seconds 0 --no-compile --models "$1" > "$R/torch_export.log" 2>&1
   local name shape
   while read -r name shape; do S[$name]=$shape; done < /tmp/m/shapes.txt
+}
+
+# vx_outputs "MODEL ..." TAG:BIN[:ENV=VALUE] ...: each model (exported by vx_export) run on a seeded
+# random input by the CPU at fp32 (the first arm's binary) and by each arm on the GPU at fp16; the
+# max |diff| over the peak of each output, an arm against the CPU, into $R/outputs.txt.
+vx_outputs() {
+  local models=$1 m spec name dims arm tag bin envs cpu_bin=""
+  shift
+  mkdir -p /tmp/o
+  for m in $models; do
+    spec=${S[$m]}; name=${spec%%=*}; dims=${spec#*=}
+    python3 -c "import numpy as n; n.random.seed(0); n.save('/tmp/o/x_$m.npy', n.random.rand(*[int(d) for d in '$dims'.split('x')]).astype(n.float32))"
+    for arm in "$@"; do
+      IFS=: read -r tag bin envs <<< "$arm"
+      if [[ -z "$cpu_bin" ]]; then
+        cpu_bin=$bin
+        timeout 120 "/tmp/t/$cpu_bin" run "/tmp/m/$m.onnx" -i "$name=/tmp/o/x_$m.npy" -o "/tmp/o/${m}_cpu" > /dev/null 2>&1
+      fi
+      env $envs timeout 60 "/tmp/t/$bin" run "/tmp/m/$m.onnx" -i "$name=/tmp/o/x_$m.npy" -o "/tmp/o/${m}_$tag" \
+        --device vulkan --precision fp16 > /dev/null 2>&1
+    done
+    cpu_bin=""
+  done
+  python3 - "$models" "$@" > "$R/outputs.txt" 2>&1 <<'PY'
+import glob, os, sys
+import numpy as n
+tags = [a.split(":")[0] for a in sys.argv[2:]]
+for m in sys.argv[1].split():
+    for f in sorted(glob.glob(f"/tmp/o/{m}_cpu/*.npy")):
+        ref = n.load(f).astype(n.float64)
+        for tag in tags:
+            g = f.replace("_cpu/", f"_{tag}/")
+            if not os.path.exists(g):
+                print(m, tag, "no output"); continue
+            got = n.load(g).astype(n.float64)
+            print(m, tag, os.path.basename(f), "max|diff|/peak", float(n.abs(got - ref).max() / max(1.0, n.abs(ref).max())))
+PY
+  cat "$R/outputs.txt"
 }
 
 # vx_bench TAG BIN MODEL [ENV=VALUE ...]: `volvox bench` of /tmp/m/MODEL.onnx at fp16 with IO binding,

@@ -15,29 +15,7 @@ vx_parity 150 '*VulkanGemm*:*VulkanRunnerBlocks*'
 vx_pack s41c3.tar.xz
 MODELS="resnet50 mobilenet_v3_large deeplabv3_mobilenet_v3_large"
 vx_export resnet50,mobilenet_v3_large,deeplabv3_mobilenet_v3_large
-mkdir -p /tmp/o
-for m in $MODELS; do
-  spec=${S[$m]}; name=${spec%%=*}; dims=${spec#*=}
-  python3 -c "import numpy as n; n.random.seed(0); n.save('/tmp/o/x_$m.npy', n.random.rand(*[int(d) for d in '$dims'.split('x')]).astype(n.float32))"
-  timeout 120 /tmp/t/vx_new run /tmp/m/$m.onnx -i $name=/tmp/o/x_$m.npy -o /tmp/o/${m}_cpu > /dev/null 2>&1
-  for arm in base new; do
-    timeout 60 /tmp/t/vx_$arm run /tmp/m/$m.onnx -i $name=/tmp/o/x_$m.npy -o /tmp/o/${m}_$arm --device vulkan --precision fp16 > /dev/null 2>&1
-  done
-done
-python3 - > "$R/outputs.txt" 2>&1 <<'PY'
-import glob, os
-import numpy as n
-for m in ("resnet50", "mobilenet_v3_large", "deeplabv3_mobilenet_v3_large"):
-    for f in sorted(glob.glob(f"/tmp/o/{m}_cpu/*.npy")):
-        ref = n.load(f).astype(n.float64)
-        for arm in ("base", "new"):
-            g = f.replace("_cpu/", f"_{arm}/")
-            if not os.path.exists(g):
-                print(m, arm, "no output"); continue
-            got = n.load(g).astype(n.float64)
-            print(m, arm, os.path.basename(f), "max|diff|/peak", float(n.abs(got - ref).max() / max(1.0, n.abs(ref).max())))
-PY
-cat "$R/outputs.txt"
+vx_outputs "$MODELS" base:vx_base new:vx_new
 for round in 1; do
   for m in $MODELS; do
     vx_bench r${round}_${m}_base vx_base $m VOLVOX_X=0
