@@ -13,12 +13,18 @@
 // fp32 out, and writes it to its own 32 x 64 block of Y (so every mode's work stays live). With
 // kPrivateB each workgroup reads B from a K x 64 slab of its own (w * K * 64 halves on), so that
 // with many workgroups B streams from memory rather than from the L2 cache.
+// kEpilogue sets how the tile leaves: 0 its accumulators stored to Y as fp32 fragments; 1 as the
+// GEMM kernels do with a residual: each fragment through the subgroup's patch of shared memory,
+// each lane's 8 values in turn loading bias[m] (A's first 256 halves) and C(m, n) (B's first
+// 256 x 512 halves), adding them, ReLU, and storing fp16; 2 the same with a lane's 16 loads
+// issued before any arithmetic or store.
 // gemm_step_probe.cpp times it and checks the full modes against a CPU product.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
 
 #define SGM 2
 #define SGN 2
@@ -37,10 +43,14 @@ layout(constant_id = 0) const int kParts = 31;
 layout(constant_id = 1) const int kBarrier = 0;
 layout(constant_id = 2) const int kPrefetch = 1;
 layout(constant_id = 3) const int kPrivateB = 0;
+layout(constant_id = 4) const int kEpilogue = 0;
 
 layout(set = 0, binding = 0) readonly buffer A { uvec4 a_vec[]; };
 layout(set = 0, binding = 1) readonly buffer B { uvec4 b_vec[]; };
+layout(set = 0, binding = 0) readonly buffer A16 { float16_t a16[]; };  // bias (kEpilogue 1, 2)
+layout(set = 0, binding = 1) readonly buffer B16 { float16_t b16[]; };  // C (kEpilogue 1, 2)
 layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
+layout(set = 0, binding = 2) writeonly buffer Y16 { float16_t y16[]; };
 layout(push_constant) uniform Push {
   int k;  // a multiple of BK
 } p;
@@ -48,6 +58,7 @@ const int kRowsA = 256, kColsB = 512;
 
 shared uvec4 s_a[2 * BM * ASTR];
 shared uvec4 s_b[2 * BK * BSTR];
+shared float s_c[SGM * SGN * 16 * 16];  // kEpilogue 1, 2: per subgroup one fragment's patch
 
 // B's element (k, n0 + nn) of workgroup w: the shared B, or w's slab.
 int b_index(int w, int n0, int k, int nn) { return kPrivateB != 0 ? (w * p.k + k) * BN + nn : k * kColsB + n0 + nn; }
@@ -152,8 +163,38 @@ void main() {
   }
   // Each workgroup's own block of Y: its accumulators, plus what the loads-only mode sank.
   const uint block = uint(w) * BM * BN;
-  [[unroll]] for (int i = 0; i < WM; ++i)
-    [[unroll]] for (int j = 0; j < WN; ++j)
-      coopMatStoreNV(acc[i][j], y, block + uint((sm * 16 * WM + 16 * i) * BN + sn * 16 * WN + 16 * j), uint(BN), false);
+  if (kEpilogue == 0) {
+    [[unroll]] for (int i = 0; i < WM; ++i)
+      [[unroll]] for (int j = 0; j < WN; ++j)
+        coopMatStoreNV(acc[i][j], y, block + uint((sm * 16 * WM + 16 * i) * BN + sn * 16 * WN + 16 * j), uint(BN), false);
+  } else {
+    const int slot = sg * 256, lane = int(gl_SubgroupInvocationID);
+    [[unroll]] for (int i = 0; i < WM; ++i)
+      [[unroll]] for (int j = 0; j < WN; ++j) {
+        coopMatStoreNV(acc[i][j], s_c, uint(slot), 16u, false);
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        const int mb = sm * 16 * WM + 16 * i, nb = sn * 16 * WN + 16 * j;  // within the tile
+        if (kEpilogue == 1) {
+          for (int e = lane; e < 256; e += 32) {
+            const int m = mb + e / 16, n = nb + e % 16;
+            float v = s_c[slot + e] + float(a16[m0 + m]) + float(b16[(m0 + m) * kColsB + n0 + n]);
+            y16[block + m * BN + n] = float16_t(max(v, 0.0));
+          }
+        } else {
+          float bias[8], c[8];
+          [[unroll]] for (int r = 0; r < 8; ++r) {
+            const int e = lane + 32 * r, m = mb + e / 16, n = nb + e % 16;
+            bias[r] = float(a16[m0 + m]);
+            c[r] = float(b16[(m0 + m) * kColsB + n0 + n]);
+          }
+          [[unroll]] for (int r = 0; r < 8; ++r) {
+            const int e = lane + 32 * r, m = mb + e / 16, n = nb + e % 16;
+            y16[block + m * BN + n] = float16_t(max(s_c[slot + e] + bias[r] + c[r], 0.0));
+          }
+        }
+        subgroupBarrier();  // the patch is rewritten by the next fragment
+      }
+  }
   if (!mmas && (sink.x | sink.y | sink.z | sink.w) == 0x12345678u) y[block + lid] = 1.0;
 }

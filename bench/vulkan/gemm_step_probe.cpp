@@ -5,12 +5,15 @@
 // difference of one dispatch's GPU time at K = 4096 and K = 128 over the 124 steps between, median
 // of the runs after a warm-up by time, at 1, 132 and 528 workgroups. The full modes' products are
 // checked against the CPU's (exact: the operands are multiples of 1/8). Then a dispatch's fixed
-// cost: chains of 32 dependent dispatches of two steps each.
+// cost: chains of 32 dependent dispatches of two steps each, the tile stored as fp32 fragments or
+// through the GEMM kernels' epilogue (bias, residual, ReLU, fp16; the shader's kEpilogue), whose
+// values are checked too.
 // A probe for the GEMM kernel, not used by the executor.
 //
 //   gemm_step_probe [--runs 15] [--warmup-ms 200] [--spv-dir DIR (default: the executable's folder)]
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -40,7 +43,7 @@ float operand(size_t i, int salt) { return float(int((i * 7 + size_t(salt)) % 9)
 
 struct Mode {
   const char* name;
-  int parts, barrier_kind, prefetch, private_b;
+  int parts, barrier_kind, prefetch, private_b, epilogue = 0;
 };
 
 // B's element (k, n0 + n) for workgroup w (gemm_step_probe.comp's b_index): one K x 512 matrix, or
@@ -168,7 +171,8 @@ int main(int argc, char** argv) {
       upload(k);
       for (size_t mi = 0; mi < kModes; ++mi) {
         const Mode& mode = modes[mi];
-        const ComputePipeline pipeline(ctx, layout, "gemm_step_probe", {mode.parts, mode.barrier_kind, mode.prefetch, mode.private_b});
+        const ComputePipeline pipeline(ctx, layout, "gemm_step_probe",
+                                       {mode.parts, mode.barrier_kind, mode.prefetch, mode.private_b, mode.epilogue});
         for (size_t wi = 0; wi < kCounts; ++wi) {
           const uint32_t workgroups = kWorkgroups[wi];
           const auto [med, min] = time_gpu([&] {
@@ -196,14 +200,44 @@ int main(int argc, char** argv) {
 
     // A dispatch's own fixed cost: chains of 32 dependent dispatches at K 64 (two steps), 132
     // workgroups, with a barrier between them or none (the floor; the result is then undefined).
-    const Mode chain_modes[] = {{"full", 31, 0, 1, 0}, {"MMAs only", 16, 0, 1, 0}, {"prologue only (first tile staged, zeros stored)", 0, 0, 1, 0}};
+    const Mode chain_modes[] = {{"full", 31, 0, 1, 0},
+                                {"full, the kernels' epilogue (bias, residual, ReLU, fp16)", 31, 0, 1, 0, 1},
+                                {"full, that epilogue with a lane's loads first", 31, 0, 1, 0, 2},
+                                {"MMAs only", 16, 0, 1, 0},
+                                {"prologue only (first tile staged, zeros stored)", 0, 0, 1, 0}};
+    // Elements of the epilogue's fp16 Y off relu(A B + bias + C) by more than fp16 rounding.
+    auto wrong_epilogue = [&](int k) {
+      begin_recording(cmd);
+      VkBufferCopy cy{0, 0, y_bytes};
+      vkCmdCopyBuffer(cmd, y.buffer(), staging.buffer(), 1, &cy);
+      barrier(cmd, kTransferWrite, kHostRead);
+      end_recording(cmd);
+      commands.submit_and_wait(cmd);
+      staging.invalidate();
+      const uint16_t* halves = reinterpret_cast<const uint16_t*>(staging.mapped());
+      uint64_t wrong = 0;
+      for (uint32_t w = 0; w < 132; ++w) {
+        const int m0 = int(w % (kRowsA / kTileM)) * kTileM, n0 = int((w / (kRowsA / kTileM)) % (kColsB / kTileN)) * kTileN;
+        for (int m = 0; m < kTileM; ++m)
+          for (int n = 0; n < kTileN; ++n) {
+            float sum = 0;
+            for (int kk = 0; kk < k; ++kk)
+              sum += operand(size_t(m0 + m) * k + kk, 0) * operand(b_index(false, w, k, n0, kk, n), 3);
+            const float want = std::max(sum + operand(size_t(m0 + m), 0) + operand(size_t(m0 + m) * kColsB + n0 + n, 3), 0.0f);
+            const float got = vx::half_to_float(halves[(size_t(w) * kTileM + m) * kTileN + n]);
+            wrong += std::fabs(got - want) > 1e-3f * std::max(1.0f, std::fabs(want));
+          }
+      }
+      return wrong;
+    };
     constexpr int kChain = 32;
     const int32_t chain_k = 64;
     upload(chain_k);
-    std::printf("\n| chain of %d dispatches, K %d, 132 workgroups | us a dispatch with barriers, median / min | without |\n"
-                "| --- | ---: | ---: |\n", kChain, chain_k);
+    std::printf("\n| chain of %d dispatches, K %d, 132 workgroups | us a dispatch with barriers, median / min | without | wrong elements |\n"
+                "| --- | ---: | ---: | ---: |\n", kChain, chain_k);
     for (const Mode& mode : chain_modes) {
-      const ComputePipeline pipeline(ctx, layout, "gemm_step_probe", {mode.parts, mode.barrier_kind, mode.prefetch, mode.private_b});
+      const ComputePipeline pipeline(ctx, layout, "gemm_step_probe",
+                                       {mode.parts, mode.barrier_kind, mode.prefetch, mode.private_b, mode.epilogue});
       double per[2][2];
       for (int with_barriers = 1; with_barriers >= 0; --with_barriers) {
         const auto [med, min] = time_gpu([&] {
@@ -218,7 +252,10 @@ int main(int argc, char** argv) {
         per[with_barriers][0] = med / kChain;
         per[with_barriers][1] = min / kChain;
       }
-      std::printf("| %s | %.2f / %.2f | %.2f / %.2f |\n", mode.name, per[1][0], per[1][1], per[0][0], per[0][1]);
+      // The runs without barriers came last: their result is undefined only in order, each
+      // dispatch writing the same values.
+      const std::string wrong = mode.epilogue != 0 ? std::to_string(wrong_epilogue(chain_k)) : "-";
+      std::printf("| %s | %.2f / %.2f | %.2f / %.2f | %s |\n", mode.name, per[1][0], per[1][1], per[0][0], per[0][1], wrong.c_str());
     }
     vkDeviceWaitIdle(device);
     destroy_tracked(device, queries, vkDestroyQueryPool, ObjectKind::QueryPool);

@@ -3,15 +3,23 @@
 # with global loads two K steps ahead as its only path (branch s41-loads-two-steps-ahead: vx_new,
 # test_parity) against main's kernel (vx_base, one step ahead):
 #  1. test_parity's GEMM suite (the staged kernel's odd shapes, epilogues, splits) and runner blocks.
-#  2. ResNet-50, MobileNetV3 and DeepLabV3 (the encoder was call 2's), both binaries' outputs against
-#     the CPU at fp32; both binaries interleaved, one round (the device budget's remainder).
+#  2. bench/vulkan/gemm_step_probe with the GEMM kernels' epilogue (bias, residual, ReLU, fp16:
+#     each lane's 8 values in turn, as the kernels do, or with its loads first) in the chain table:
+#     what the epilogue costs a short dispatch.
+#  3. ResNet-50, MobileNetV3 and DeepLabV3 (the encoder was call 2's), both binaries' outputs against
+#     the CPU at fp32; both binaries interleaved, one round (more if the budget allows).
 # Packed with
-#   rm -f .gl/t/*
-#   bash bench/onnx/pack_device_binaries.sh vx_base=<main's>/volvox vx_new=<the branch's>/volvox test_parity=<the branch's>/tests/test_parity
+#   rm -f .gl/t/*; cp build/release/bench/vulkan/gemm_step_probe.spv .gl/t/
+#   bash bench/onnx/pack_device_binaries.sh probe=build/release/bench/vulkan/gemm_step_probe vx_base=<main's>/volvox vx_new=<the branch's>/volvox test_parity=<the branch's>/tests/test_parity
 set -uo pipefail
 source bench/onnx/device_lib.sh
-vx_setup vx_base vx_new test_parity
+vx_setup probe vx_base vx_new test_parity
 vx_parity 150 '*VulkanGemm*:*VulkanRunnerBlocks*'
+vx_pack s41c3.tar.xz
+cp .gl/t/gemm_step_probe.spv /tmp/t/
+timeout 200 /tmp/t/probe --runs 15 --warmup-ms 200 > "$R/probe.txt" 2>&1
+echo "probe rc $?" >> "$R/probe.txt"
+tail -9 "$R/probe.txt"
 vx_pack s41c3.tar.xz
 MODELS="resnet50 mobilenet_v3_large deeplabv3_mobilenet_v3_large"
 vx_export resnet50,mobilenet_v3_large,deeplabv3_mobilenet_v3_large
