@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/vulkan/command_context.h"
@@ -45,6 +46,11 @@ struct Mode {
   const char* name;
   int parts, barrier_kind, prefetch, private_b, epilogue = 0;
 };
+
+// The first row and column of workgroup w's tile of Y (gemm_step_probe.comp's m0, n0).
+std::pair<int, int> tile_origin(uint32_t w) {
+  return {int(w % (kRowsA / kTileM)) * kTileM, int((w / (kRowsA / kTileM)) % (kColsB / kTileN)) * kTileN};
+}
 
 // B's element (k, n0 + n) for workgroup w (gemm_step_probe.comp's b_index): one K x 512 matrix, or
 // with private_b the workgroup's own K x 64 slab.
@@ -101,8 +107,8 @@ int main(int argc, char** argv) {
       end_recording(cmd);
       commands.submit_and_wait(cmd);
     };
-    // Elements of Y that differ from the CPU's product, over the first `workgroups` blocks.
-    auto wrong_elements = [&](int k, uint32_t workgroups, bool private_b) {
+    // Y copied to the staging buffer, and mapped.
+    auto read_y = [&] {
       begin_recording(cmd);
       VkBufferCopy cy{0, 0, y_bytes};
       vkCmdCopyBuffer(cmd, y.buffer(), staging.buffer(), 1, &cy);
@@ -110,17 +116,23 @@ int main(int argc, char** argv) {
       end_recording(cmd);
       commands.submit_and_wait(cmd);
       staging.invalidate();
-      const float* values = reinterpret_cast<const float*>(staging.mapped());
+      return staging.mapped();
+    };
+    // The CPU's A B at (m0 + m, n0 + n) for workgroup w's tile.
+    auto product = [](int k, uint32_t w, bool private_b, int m0, int n0, int m, int n) {
+      float sum = 0;
+      for (int kk = 0; kk < k; ++kk) sum += operand(size_t(m0 + m) * k + kk, 0) * operand(b_index(private_b, w, k, n0, kk, n), 3);
+      return sum;
+    };
+    // Elements of Y that differ from the CPU's product, over the first `workgroups` blocks.
+    auto wrong_elements = [&](int k, uint32_t workgroups, bool private_b) {
+      const float* values = reinterpret_cast<const float*>(read_y());
       uint64_t wrong = 0;
       for (uint32_t w = 0; w < workgroups; ++w) {
-        const int m0 = int(w % (kRowsA / kTileM)) * kTileM, n0 = int((w / (kRowsA / kTileM)) % (kColsB / kTileN)) * kTileN;
+        const auto [m0, n0] = tile_origin(w);
         for (int m = 0; m < kTileM; ++m)
-          for (int n = 0; n < kTileN; ++n) {
-            float sum = 0;
-            for (int kk = 0; kk < k; ++kk)
-              sum += operand(size_t(m0 + m) * k + kk, 0) * operand(b_index(private_b, w, k, n0, kk, n), 3);
-            wrong += values[(size_t(w) * kTileM + m) * kTileN + n] != sum;
-          }
+          for (int n = 0; n < kTileN; ++n)
+            wrong += values[(size_t(w) * kTileM + m) * kTileN + n] != product(k, w, private_b, m0, n0, m, n);
       }
       return wrong;
     };
@@ -207,23 +219,14 @@ int main(int argc, char** argv) {
                                 {"prologue only (first tile staged, zeros stored)", 0, 0, 1, 0}};
     // Elements of the epilogue's fp16 Y off relu(A B + bias + C) by more than fp16 rounding.
     auto wrong_epilogue = [&](int k) {
-      begin_recording(cmd);
-      VkBufferCopy cy{0, 0, y_bytes};
-      vkCmdCopyBuffer(cmd, y.buffer(), staging.buffer(), 1, &cy);
-      barrier(cmd, kTransferWrite, kHostRead);
-      end_recording(cmd);
-      commands.submit_and_wait(cmd);
-      staging.invalidate();
-      const uint16_t* halves = reinterpret_cast<const uint16_t*>(staging.mapped());
+      const uint16_t* halves = reinterpret_cast<const uint16_t*>(read_y());
       uint64_t wrong = 0;
       for (uint32_t w = 0; w < 132; ++w) {
-        const int m0 = int(w % (kRowsA / kTileM)) * kTileM, n0 = int((w / (kRowsA / kTileM)) % (kColsB / kTileN)) * kTileN;
+        const auto [m0, n0] = tile_origin(w);
         for (int m = 0; m < kTileM; ++m)
           for (int n = 0; n < kTileN; ++n) {
-            float sum = 0;
-            for (int kk = 0; kk < k; ++kk)
-              sum += operand(size_t(m0 + m) * k + kk, 0) * operand(b_index(false, w, k, n0, kk, n), 3);
-            const float want = std::max(sum + operand(size_t(m0 + m), 0) + operand(size_t(m0 + m) * kColsB + n0 + n, 3), 0.0f);
+            const float bias = operand(size_t(m0 + m), 0), c = operand(size_t(m0 + m) * kColsB + n0 + n, 3);
+            const float want = std::max(product(k, w, false, m0, n0, m, n) + bias + c, 0.0f);
             const float got = vx::half_to_float(halves[(size_t(w) * kTileM + m) * kTileN + n]);
             wrong += std::fabs(got - want) > 1e-3f * std::max(1.0f, std::fabs(want));
           }
