@@ -38,6 +38,8 @@ namespace {
 constexpr int kRowsA = 256, kColsB = 512, kTileM = 32, kTileN = 64, kMaxK = 4096, kMinK = 128;
 constexpr uint32_t kMaxWorkgroups = 528;
 constexpr uint32_t kWorkgroups[] = {1, 132, kMaxWorkgroups};
+constexpr int kChain = 32;  // dependent dispatches a chain
+constexpr uint32_t kChainWorkgroups = 132;
 
 // Small multiples of 1/8, so that every fp32 sum of their products is exact.
 float operand(size_t i, int salt) { return float(int((i * 7 + size_t(salt)) % 9) - 4) / 8.0f; }
@@ -137,13 +139,22 @@ int main(int argc, char** argv) {
       return wrong;
     };
 
-    // GPU us between timestamps around what `record` records: median and minimum of `runs` runs
-    // after the warm-up.
-    auto time_gpu = [&](auto&& record) {
+    auto pipeline_for = [&](const Mode& m) {
+      return ComputePipeline(ctx, layout, "gemm_step_probe", {m.parts, m.barrier_kind, m.prefetch, m.private_b, m.epilogue});
+    };
+    // GPU us between timestamps around `dispatches` dispatches of `workgroups` at K k (a barrier
+    // between each two where asked): median and minimum of `runs` runs after the warm-up.
+    auto time_gpu = [&](const ComputePipeline& pipeline, int32_t k, uint32_t workgroups, int dispatches, bool barriers) {
       begin_recording(cmd);
       vkCmdResetQueryPool(cmd, queries, 0, 2);
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
-      record();
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline());
+      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout.pipeline_layout(), 0, 1, &set, 0, nullptr);
+      vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof k, &k);
+      for (int i = 0; i < dispatches; ++i) {
+        if (i > 0 && barriers) barrier(cmd, kComputeWrite, kComputeReadWrite);
+        vkCmdDispatch(cmd, workgroups, 1, 1);
+      }
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 1);
       end_recording(cmd);
       std::vector<double> gpu;
@@ -179,20 +190,14 @@ int main(int argc, char** argv) {
     double at_k[2][kModes][kCounts][2];  // [K 128, K 4096][mode][workgroups][median, min] us
     uint64_t wrong[kModes][kCounts] = {};
     for (int ki = 0; ki < 2; ++ki) {
-      const int k = ki == 0 ? kMinK : kMaxK;
+      const int32_t k = ki == 0 ? kMinK : kMaxK;
       upload(k);
       for (size_t mi = 0; mi < kModes; ++mi) {
         const Mode& mode = modes[mi];
-        const ComputePipeline pipeline(ctx, layout, "gemm_step_probe",
-                                       {mode.parts, mode.barrier_kind, mode.prefetch, mode.private_b, mode.epilogue});
+        const ComputePipeline pipeline = pipeline_for(mode);
         for (size_t wi = 0; wi < kCounts; ++wi) {
           const uint32_t workgroups = kWorkgroups[wi];
-          const auto [med, min] = time_gpu([&] {
-            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline());
-            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout.pipeline_layout(), 0, 1, &set, 0, nullptr);
-            vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof k, &k);
-            vkCmdDispatch(cmd, workgroups, 1, 1);
-          });
+          const auto [med, min] = time_gpu(pipeline, k, workgroups, 1, false);
           at_k[ki][mi][wi][0] = med;
           at_k[ki][mi][wi][1] = min;
           if (mode.parts == 31 && workgroups != kMaxWorkgroups) wrong[mi][wi] += wrong_elements(k, workgroups, mode.private_b);
@@ -221,7 +226,7 @@ int main(int argc, char** argv) {
     auto wrong_epilogue = [&](int k) {
       const uint16_t* halves = reinterpret_cast<const uint16_t*>(read_y());
       uint64_t wrong = 0;
-      for (uint32_t w = 0; w < 132; ++w) {
+      for (uint32_t w = 0; w < kChainWorkgroups; ++w) {
         const auto [m0, n0] = tile_origin(w);
         for (int m = 0; m < kTileM; ++m)
           for (int n = 0; n < kTileN; ++n) {
@@ -233,25 +238,15 @@ int main(int argc, char** argv) {
       }
       return wrong;
     };
-    constexpr int kChain = 32;
     const int32_t chain_k = 64;
     upload(chain_k);
-    std::printf("\n| chain of %d dispatches, K %d, 132 workgroups | us a dispatch with barriers, median / min | without | wrong elements |\n"
-                "| --- | ---: | ---: | ---: |\n", kChain, chain_k);
+    std::printf("\n| chain of %d dispatches, K %d, %u workgroups | us a dispatch with barriers, median / min | without | wrong elements |\n"
+                "| --- | ---: | ---: | ---: |\n", kChain, chain_k, kChainWorkgroups);
     for (const Mode& mode : chain_modes) {
-      const ComputePipeline pipeline(ctx, layout, "gemm_step_probe",
-                                       {mode.parts, mode.barrier_kind, mode.prefetch, mode.private_b, mode.epilogue});
+      const ComputePipeline pipeline = pipeline_for(mode);
       double per[2][2];
       for (int with_barriers = 1; with_barriers >= 0; --with_barriers) {
-        const auto [med, min] = time_gpu([&] {
-          vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline());
-          vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout.pipeline_layout(), 0, 1, &set, 0, nullptr);
-          vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof chain_k, &chain_k);
-          for (int i = 0; i < kChain; ++i) {
-            if (i > 0 && with_barriers) barrier(cmd, kComputeWrite, kComputeReadWrite);
-            vkCmdDispatch(cmd, 132, 1, 1);
-          }
-        });
+        const auto [med, min] = time_gpu(pipeline, chain_k, kChainWorkgroups, kChain, with_barriers != 0);
         per[with_barriers][0] = med / kChain;
         per[with_barriers][1] = min / kChain;
       }
