@@ -1,6 +1,6 @@
 # The steps every device call's script repeats (bench/onnx/results/*/run.sh), sourced by it:
 #   source bench/onnx/device_lib.sh
-#   vx_setup vx_base vx_new test_parity   # .gl/t/NAME.xz -> /tmp/t/NAME; the libraries they link
+#   vx_setup vx_base vx_new test_parity   # .gl/t/binaries.tar.xz -> /tmp/t/NAME; the libraries they link
 #   vx_parity 300                         # the GPU suites of /tmp/t/test_parity into $R/parity.txt
 #   vx_export transformer_encoder,resnet50
 #   vx_outputs "resnet50 transformer_encoder" base:vx_base new:vx_new:VOLVOX_X=1
@@ -14,13 +14,14 @@
 R=${R:-$OUT/r}
 mkdir -p "$R" /tmp/t /tmp/m
 
-# vx_setup NAME...: unpacks the Debian libraries (.gl/onnx/vxlib.tar.xz) and each .gl/t/NAME.xz into
-# /tmp/t/NAME; records the GPU.
+# vx_setup NAME...: unpacks the Debian libraries (.gl/onnx/vxlib.tar.xz) and the binaries
+# (.gl/t/binaries.tar.xz) into /tmp/t, fails the call where a NAME is missing; records the GPU.
 vx_setup() {
   tar -C /tmp -xJf .gl/onnx/vxlib.tar.xz
   export LD_LIBRARY_PATH=/tmp/vxlib
+  tar -C /tmp/t -xJf .gl/t/binaries.tar.xz
   local n
-  for n in "$@"; do xz -dc ".gl/t/$n.xz" > "/tmp/t/$n" && chmod +x "/tmp/t/$n"; done
+  for n in "$@"; do [[ -x "/tmp/t/$n" ]] || { echo "vx_setup: /tmp/t/$n was not packed" >&2; exit 1; }; done
   nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$R/gpu.txt" 2>&1
   cat "$R/gpu.txt"
 }
