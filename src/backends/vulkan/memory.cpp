@@ -86,10 +86,11 @@ DeviceBuffer DeviceBuffer::import_opaque_fd(const VulkanContext& ctx, int fd, Vk
     // An opaque fd must be imported with the memory type and the dedicated-ness it was allocated
     // with, which neither the fd nor oidnNewSharedBufferFromFD tells. So each way is tried in turn:
     // the buffer's memory types (device-local first: a renderer's own memory) as a plain and as a
-    // dedicated allocation (dedicated first where the driver says the handle type needs it), each
-    // attempt on a duplicate of fd. NVIDIA refuses a mismatch with VK_ERROR_OUT_OF_DEVICE_MEMORY,
-    // and refused every later attempt on the same fd too (bench/onnx/results/session40_2026-12-06/,
-    // calls 1 and 3); fd itself is closed only once an import succeeded.
+    // dedicated allocation (only dedicated where the driver says the handle type needs it: a plain
+    // import is then invalid usage), each attempt on a duplicate of fd. NVIDIA refuses a mismatch
+    // with VK_ERROR_OUT_OF_DEVICE_MEMORY, and refused every later attempt on the same fd too
+    // (bench/onnx/results/session40_2026-12-06/, calls 1 and 3); fd itself is closed only once an
+    // import succeeded.
     std::vector<uint32_t> types;
     const VkPhysicalDeviceMemoryProperties& props = ctx.memory_properties();
     for (bool device_local : {true, false})
@@ -108,7 +109,8 @@ DeviceBuffer DeviceBuffer::import_opaque_fd(const VulkanContext& ctx, int fd, Vk
     VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
     dedicated.buffer = b.buffer_;
     VkResult first_refusal = VK_SUCCESS;
-    for (bool as_dedicated : {dedicated_only, !dedicated_only}) {
+    const std::vector<bool> dedicated_ways = dedicated_only ? std::vector<bool>{true} : std::vector<bool>{false, true};
+    for (bool as_dedicated : dedicated_ways) {
       for (uint32_t t : types) {
         const int copy = dup(fd);
         VX_CHECK(copy >= 0, InvalidArgument, "file descriptor ", fd, " cannot be imported: ", std::strerror(errno));
@@ -130,7 +132,7 @@ DeviceBuffer DeviceBuffer::import_opaque_fd(const VulkanContext& ctx, int fd, Vk
     }
     if (b.memory_ == VK_NULL_HANDLE)
       VX_WITH_CONTEXT(cat("importing ", size, " bytes of external memory (fd ", fd, "; ", types.size(),
-                          " memory types, dedicated and not)"),
+                          " memory types, ", dedicated_only ? "dedicated" : "dedicated and not", ")"),
                       VX_VK_CHECK(first_refusal));
     track_created(ObjectKind::Memory);
     VX_VK_CHECK(vkBindBufferMemory(b.device_, b.buffer_, b.memory_, 0));
