@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 41, call 3 (prepared, not run: the device budget ran out): two changes to the staged
+# Session 41, call 3 (prepared in session 41, run in session 42 on an H100): two changes to the staged
 # tensor-core GEMM, on branch s41-staged-gemm (vx_new, test_parity), against main's kernel (vx_base):
 # global loads two K steps ahead as its only path (branch s41-loads-two-steps-ahead), and a lane's
 # epilogue loads before its stores (s41-epilogue-loads-first, on top of it); vx_new with
