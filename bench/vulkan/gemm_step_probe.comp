@@ -17,7 +17,10 @@
 // GEMM kernels do with a residual: each fragment through the subgroup's patch of shared memory,
 // each lane's 8 values in turn loading bias[m] (A's first 256 halves) and C(m, n) (B's first
 // 256 x 512 halves), adding them, ReLU, and storing fp16; 2 the same with a lane's 16 loads
-// issued before any arithmetic or store.
+// issued before any arithmetic or store. 3 and 4 are 1 and 2 as the kernels write them
+// (gemm_io.glsl's store_result, and branch s41-epilogue-loads-first's form): bias per column
+// (bias[n], A's first 512 halves), each value tested against the push constants' rows and
+// columns, the bias and C loads each behind a bit of the push constants' flags.
 // gemm_step_probe.cpp times it and checks the full modes against a CPU product.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -53,6 +56,7 @@ layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
 layout(set = 0, binding = 2) writeonly buffer Y16 { float16_t y16[]; };
 layout(push_constant) uniform Push {
   int k;  // a multiple of BK
+  int rows, cols, flags;  // kEpilogue 3, 4: 256, 512 and 5 (bias 4, C 1), unknown to the compiler
 } p;
 const int kRowsA = 256, kColsB = 512;
 
@@ -180,6 +184,31 @@ void main() {
             const int m = mb + e / 16, n = nb + e % 16;
             float v = s_c[slot + e] + float(a16[m0 + m]) + float(b16[(m0 + m) * kColsB + n0 + n]);
             y16[block + m * BN + n] = float16_t(max(v, 0.0));
+          }
+        } else if (kEpilogue == 3) {
+          for (int e = lane; e < 256; e += 32) {
+            const int m = mb + e / 16, n = nb + e % 16;
+            if (m0 + m < p.rows && n0 + n < p.cols) {
+              float v = s_c[slot + e];
+              if ((p.flags & 4) != 0) v += float(a16[n0 + n]);
+              if ((p.flags & 1) != 0) v += float(b16[(m0 + m) * kColsB + n0 + n]);
+              y16[block + m * BN + n] = float16_t(max(v, 0.0));
+            }
+          }
+        } else if (kEpilogue == 4) {
+          vec2 bias_c[8];
+          [[unroll]] for (int r = 0; r < 8; ++r) {
+            const int e = lane + 32 * r, m = mb + e / 16, n = nb + e % 16;
+            bias_c[r] = vec2(0.0);
+            if (m0 + m < p.rows && n0 + n < p.cols) {
+              if ((p.flags & 4) != 0) bias_c[r].x = float(a16[n0 + n]);
+              if ((p.flags & 1) != 0) bias_c[r].y = float(b16[(m0 + m) * kColsB + n0 + n]);
+            }
+          }
+          [[unroll]] for (int r = 0; r < 8; ++r) {
+            const int e = lane + 32 * r, m = mb + e / 16, n = nb + e % 16;
+            if (m0 + m < p.rows && n0 + n < p.cols)
+              y16[block + m * BN + n] = float16_t(max(s_c[slot + e] + bias_c[r].x + bias_c[r].y, 0.0));
           }
         } else {
           float bias[8], c[8];

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     VkDevice device = ctx.device();
-    KernelLayout layout(ctx, 3, sizeof(int32_t));
+    KernelLayout layout(ctx, 3, 4 * sizeof(int32_t));
     register_shader("gemm_step_probe", read_spirv(spv_dir + "/gemm_step_probe.spv"));
 
     // A (256 x K) and B (K x 512, or a K x 64 slab a workgroup) are refilled per K; B's element i
@@ -150,7 +150,8 @@ int main(int argc, char** argv) {
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
       vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline());
       vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout.pipeline_layout(), 0, 1, &set, 0, nullptr);
-      vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof k, &k);
+      const int32_t push[4] = {k, kRowsA, kColsB, 5};  // gemm_step_probe.comp's Push
+      vkCmdPushConstants(cmd, layout.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
       for (int i = 0; i < dispatches; ++i) {
         if (i > 0 && barriers) barrier(cmd, kComputeWrite, kComputeReadWrite);
         vkCmdDispatch(cmd, workgroups, 1, 1);
@@ -220,17 +221,20 @@ int main(int argc, char** argv) {
     const Mode chain_modes[] = {{"full", 31, 0, 1, 0},
                                 {"full, the kernels' epilogue (bias, residual, ReLU, fp16)", 31, 0, 1, 0, 1},
                                 {"full, that epilogue with a lane's loads first", 31, 0, 1, 0, 2},
+                                {"full, the kernels' epilogue as they write it (bias per column, bounds, flags)", 31, 0, 1, 0, 3},
+                                {"full, that with a lane's loads first (branch s41-epilogue-loads-first)", 31, 0, 1, 0, 4},
                                 {"MMAs only", 16, 0, 1, 0},
                                 {"prologue only (first tile staged, zeros stored)", 0, 0, 1, 0}};
     // Elements of the epilogue's fp16 Y off relu(A B + bias + C) by more than fp16 rounding.
-    auto wrong_epilogue = [&](int k) {
+    auto wrong_epilogue = [&](int k, int epilogue) {
       const uint16_t* halves = reinterpret_cast<const uint16_t*>(read_y());
       uint64_t wrong = 0;
       for (uint32_t w = 0; w < kChainWorkgroups; ++w) {
         const auto [m0, n0] = tile_origin(w);
         for (int m = 0; m < kTileM; ++m)
           for (int n = 0; n < kTileN; ++n) {
-            const float bias = operand(size_t(m0 + m), 0), c = operand(size_t(m0 + m) * kColsB + n0 + n, 3);
+            const float bias = operand(size_t(epilogue >= 3 ? n0 + n : m0 + m), 0);  // per column / row
+            const float c = operand(size_t(m0 + m) * kColsB + n0 + n, 3);
             const float want = std::max(product(k, w, false, m0, n0, m, n) + bias + c, 0.0f);
             const float got = vx::half_to_float(halves[(size_t(w) * kTileM + m) * kTileN + n]);
             wrong += std::fabs(got - want) > 1e-3f * std::max(1.0f, std::fabs(want));
@@ -252,7 +256,7 @@ int main(int argc, char** argv) {
       }
       // The runs without barriers came last: their result is undefined only in order, each
       // dispatch writing the same values.
-      const std::string wrong = mode.epilogue != 0 ? std::to_string(wrong_epilogue(chain_k)) : "-";
+      const std::string wrong = mode.epilogue != 0 ? std::to_string(wrong_epilogue(chain_k, mode.epilogue)) : "-";
       std::printf("| %s | %.2f / %.2f | %.2f / %.2f | %s |\n", mode.name, per[1][0], per[1][1], per[0][0], per[0][1], wrong.c_str());
     }
     vkDeviceWaitIdle(device);
