@@ -141,5 +141,29 @@ TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
   EXPECT_EQ(plan_variant(product(128, 512, 512), DeviceType::f32), "tiled_splitk8+vecA+vecB");
 }
 
+TEST(VulkanGemmChoice, StagedSplitCostSetsHowFarKSplits) {
+  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
+  ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);
+  ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
+  // The encoder's QKV product: 96 tiles of 32 x 64, sqrt(2824 * 512 / (128 * 1536)) = 2.7 splits.
+  {
+    ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", nullptr);
+    EXPECT_EQ(plan_variant(product(128, 1536, 512)), "coopmat_splitk2+vecA+vecB@staged32x64");
+  }
+  {
+    ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", "0");  // not positive: the default
+    EXPECT_EQ(plan_variant(product(128, 1536, 512)), "coopmat_splitk2+vecA+vecB@staged32x64");
+  }
+  {
+    ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", "700");  // sqrt(1.8): whole
+    EXPECT_EQ(plan_variant(product(128, 1536, 512)), "coopmat+vecA+vecB@staged32x64");
+  }
+  {
+    // The feed-forward down-projection: 9 splits by the default, sqrt(700 * 2048 / (128 * 512)) = 4.6.
+    ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", "700");
+    EXPECT_EQ(plan_variant(product(128, 512, 2048)), "coopmat_splitk4+vecA+vecB@staged32x64");
+  }
+}
+
 }  // namespace
 }  // namespace vx::vk
