@@ -66,10 +66,10 @@ int64_t choose_splits(int64_t tiles, int64_t k) {
 // fill the GPU twice (kFullGroups, 132 SMs): the formula's 9 splits of DeepLabV3's ASPP product on
 // 72 tiles took 0.089 ms, 3 splits 0.076 (H200); capped, ResNet-50 took 0.922 -> 0.874 ms and
 // DeepLabV3 1.406 -> 1.382 (H100), the encoder and MobileNetV3 unchanged (session 32).
+constexpr int64_t kStagedUnsplitMaxK = 512, kFullGroups = 2 * kFewTiles;
 // The formula's constant, the ratio of a K step's cost to the partials' (2824: the H200 fit), is
 // set by VOLVOX_VK_STAGED_SPLIT_COST where positive (measurements: on the H100 a K step took 0.27 us
 // in session 41's probe, less than the fit's 0.6, which would favour fewer splits).
-constexpr int64_t kStagedUnsplitMaxK = 512, kFullGroups = 2 * kFewTiles;
 double staged_split_cost() {
   const char* env = std::getenv("VOLVOX_VK_STAGED_SPLIT_COST");
   const double cost = env && *env ? std::atof(env) : 0.0;
