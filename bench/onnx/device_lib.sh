@@ -5,6 +5,7 @@
 #   vx_export transformer_encoder,resnet50
 #   vx_outputs "resnet50 transformer_encoder" base:vx_base new:vx_new:VOLVOX_X=1
 #   vx_bench r1_resnet50_base vx_base resnet50 VOLVOX_X=0
+#   vx_step_probe                         # bench/vulkan/gemm_step_probe into $R/probe.txt
 #   vx_summary; vx_pack s33a.tar.xz
 #   vx_torch transformer_encoder,resnet50 150
 # Results go under $R ($OUT/r); only 8 files come back one by one, so vx_pack tars $R into $OUT.
@@ -83,6 +84,15 @@ for m in sys.argv[1].split():
             print(m, tag, os.path.basename(f), "max|diff|/peak", float(n.abs(got - ref).max() / max(1.0, n.abs(ref).max())))
 PY
   cat "$R/outputs.txt"
+}
+
+# vx_step_probe: bench/vulkan/gemm_step_probe (packed as "probe", its SPIR-V beside the binaries
+# in .gl/t) into $R/probe.txt; prints the chain table.
+vx_step_probe() {
+  cp .gl/t/gemm_step_probe.spv /tmp/t/
+  timeout 200 /tmp/t/probe --runs 15 --warmup-ms 200 > "$R/probe.txt" 2>&1
+  echo "probe rc $?" >> "$R/probe.txt"
+  tail -12 "$R/probe.txt"
 }
 
 # vx_bench TAG BIN MODEL [ENV=VALUE ...]: `volvox bench` of /tmp/m/MODEL.onnx at fp16 with IO binding,

@@ -14,10 +14,7 @@
 set -uo pipefail
 source bench/onnx/device_lib.sh
 vx_setup probe vx
-cp .gl/t/gemm_step_probe.spv /tmp/t/
-timeout 200 /tmp/t/probe --runs 15 --warmup-ms 200 > "$R/probe.txt" 2>&1
-echo "probe rc $?" >> "$R/probe.txt"
-tail -10 "$R/probe.txt"
+vx_step_probe
 vx_pack s42c1.tar.xz
 MODELS="resnet50 mobilenet_v3_large deeplabv3_mobilenet_v3_large transformer_encoder"
 vx_export resnet50,mobilenet_v3_large,deeplabv3_mobilenet_v3_large,transformer_encoder
