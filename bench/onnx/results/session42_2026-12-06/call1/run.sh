@@ -25,4 +25,11 @@ for round in 1 2; do
   done
 done
 vx_summary
+# Per-node profiles (timestamps around every node: slower than the bench) at the default and at 700.
+for m in resnet50 transformer_encoder; do
+  for c in 2824 700; do
+    VOLVOX_VK_STAGED_SPLIT_COST=$c timeout 40 /tmp/t/vx bench "/tmp/m/$m.onnx" --device vulkan --precision fp16 \
+      --shape "${S[$m]}" --runs 20 --warmup 5 --warmup-seconds 1 --io-binding --profile > "$R/prof_${m}_c$c.txt" 2>&1
+  done
+done
 vx_pack s42c1.tar.xz
