@@ -27,15 +27,18 @@ vx_setup() {
   cat "$R/gpu.txt"
 }
 
-# vx_parity SECONDS [FILTER]: test_parity's GPU suites (by default the cooperative-matrix, GEMM,
-# runner and conv ones). A cold driver cache compiles every pipeline first: the denoiser's coopmat
-# variant suites alone took 105 s on the H200 (session 32), so give it >= 240 s.
+# vx_parity SECONDS [FILTER] [BIN]: test_parity's GPU suites (by default the cooperative-matrix,
+# GEMM, runner and conv ones) of the packed binary BIN (test_parity), into $R/parity.txt (another
+# BIN: $R/parity_BIN.txt). A cold driver cache compiles every pipeline first: the denoiser's
+# coopmat variant suites alone took 105 s on the H200 (session 32), so give it >= 240 s.
 vx_parity() {
   local seconds=$1 filter=${2:-'*CooperativeMatrix*:*Coopmat*:*VulkanGemm*:*VulkanRunner*:*VulkanConv*'}
-  timeout "$seconds" /tmp/t/test_parity --gtest_filter="$filter" > "$R/parity.txt" 2>&1
-  echo "test_parity rc $?" >> "$R/parity.txt"
-  tail -3 "$R/parity.txt"
-  grep -E "^\[  FAILED" "$R/parity.txt" || true
+  local bin=${3:-test_parity} out="$R/parity.txt"
+  [[ "$bin" != test_parity ]] && out="$R/parity_$bin.txt"
+  timeout "$seconds" "/tmp/t/$bin" --gtest_filter="$filter" > "$out" 2>&1
+  echo "$bin rc $?" >> "$out"
+  tail -3 "$out"
+  grep -E "^\[  FAILED" "$out" || true
 }
 
 # vx_export MODELS: the zoo models PyTorch has (comma-separated) exported as /tmp/m/MODEL.onnx;
@@ -86,11 +89,11 @@ PY
   cat "$R/outputs.txt"
 }
 
-# vx_step_probe: bench/vulkan/gemm_step_probe (packed as "probe", its SPIR-V beside the binaries
-# in .gl/t) into $R/probe.txt; prints the chain table.
+# vx_step_probe [FLAG ...]: bench/vulkan/gemm_step_probe (packed as "probe", its SPIR-V beside the
+# binaries in .gl/t) with the flags given (e.g. --chain-only 1) into $R/probe.txt; prints the chain table.
 vx_step_probe() {
   cp .gl/t/gemm_step_probe.spv /tmp/t/
-  timeout 200 /tmp/t/probe --runs 15 --warmup-ms 200 > "$R/probe.txt" 2>&1
+  timeout 200 /tmp/t/probe --runs 15 --warmup-ms 200 "$@" > "$R/probe.txt" 2>&1
   echo "probe rc $?" >> "$R/probe.txt"
   tail -12 "$R/probe.txt"
 }

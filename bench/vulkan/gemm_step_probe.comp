@@ -20,7 +20,10 @@
 // issued before any arithmetic or store. 3 and 4 are 1 and 2 as the kernels write them
 // (gemm_io.glsl's store_result, and branch s41-epilogue-loads-first's form): bias per column
 // (bias[n], A's first 512 halves), each value tested against the push constants' rows and
-// columns, the bias and C loads each behind a bit of the push constants' flags.
+// columns, the bias and C loads each behind a bit of the push constants' flags. 5 is 3 with every
+// load issued whatever the bounds and flags say (indices clamped, or 0 where a flag is off; the
+// flags then select the values), a lane's loads of a fragment before its stores; 6 is 5 with both
+// fragments' loads issued before the K loop.
 // gemm_step_probe.cpp times it and checks the full modes against a CPU product.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -65,6 +68,16 @@ shared uvec4 s_b[2 * BK * BSTR];
 shared float s_c[SGM * SGN * 16 * 16];  // kEpilogue 1, 2: per subgroup one fragment's patch
 
 // B's element (k, n0 + nn) of workgroup w: the shared B, or w's slab.
+// kEpilogue 5, 6: bias and C of a lane's value r of the fragment at (mb, nb) in the tile, loaded
+// with no branch around the loads.
+vec2 epilogue_operands(int m0, int n0, int mb, int nb, int lane, int r) {
+  const int e = lane + 32 * r;
+  const int m = min(m0 + mb + e / 16, p.rows - 1), n = min(n0 + nb + e % 16, p.cols - 1);
+  const float bias = float(a16[(p.flags & 4) != 0 ? n : 0]);
+  const float c = float(b16[(p.flags & 1) != 0 ? m * kColsB + n : 0]);
+  return vec2((p.flags & 4) != 0 ? bias : 0.0, (p.flags & 1) != 0 ? c : 0.0);
+}
+
 int b_index(int w, int n0, int k, int nn) { return kPrivateB != 0 ? (w * p.k + k) * BN + nn : k * kColsB + n0 + nn; }
 
 void load_tiles(int lid, int w, int m0, int n0, int k0, out uvec4 ra[A_PER], out uvec4 rb[B_PER]) {
@@ -122,6 +135,15 @@ void main() {
   [[unroll]] for (int i = 0; i < WM; ++i)
     [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 
+  const int lane = int(gl_SubgroupInvocationID);
+  vec2 early[WM * WN][8];  // kEpilogue 6
+  if (kEpilogue == 6) {
+    [[unroll]] for (int i = 0; i < WM; ++i)
+      [[unroll]] for (int j = 0; j < WN; ++j)
+        [[unroll]] for (int r = 0; r < 8; ++r)
+          early[i * WN + j][r] = epilogue_operands(m0, n0, sm * 16 * WM + 16 * i, sn * 16 * WN + 16 * j, lane, r);
+  }
+
   uvec4 ra0[A_PER], rb0[B_PER], ra1[A_PER], rb1[B_PER];
   load_tiles(lid, w, m0, n0, 0, ra0, rb0);
   store_tiles(lid, 0, ra0, rb0);
@@ -172,7 +194,7 @@ void main() {
       [[unroll]] for (int j = 0; j < WN; ++j)
         coopMatStoreNV(acc[i][j], y, block + uint((sm * 16 * WM + 16 * i) * BN + sn * 16 * WN + 16 * j), uint(BN), false);
   } else {
-    const int slot = sg * 256, lane = int(gl_SubgroupInvocationID);
+    const int slot = sg * 256;
     [[unroll]] for (int i = 0; i < WM; ++i)
       [[unroll]] for (int j = 0; j < WN; ++j) {
         coopMatStoreNV(acc[i][j], s_c, uint(slot), 16u, false);
@@ -194,6 +216,15 @@ void main() {
               if ((p.flags & 1) != 0) v += float(b16[(m0 + m) * kColsB + n0 + n]);
               y16[block + m * BN + n] = float16_t(max(v, 0.0));
             }
+          }
+        } else if (kEpilogue >= 5) {
+          vec2 operands[8];
+          [[unroll]] for (int r = 0; r < 8; ++r)
+            operands[r] = kEpilogue == 6 ? early[i * WN + j][r] : epilogue_operands(m0, n0, mb, nb, lane, r);
+          [[unroll]] for (int r = 0; r < 8; ++r) {
+            const int e = lane + 32 * r, m = mb + e / 16, n = nb + e % 16;
+            if (m0 + m < p.rows && n0 + n < p.cols)
+              y16[block + m * BN + n] = float16_t(max(s_c[slot + e] + operands[r].x + operands[r].y, 0.0));
           }
         } else if (kEpilogue == 4) {
           vec2 bias_c[8];

@@ -10,7 +10,7 @@
 // values are checked too.
 // A probe for the GEMM kernel, not used by the executor.
 //
-//   gemm_step_probe [--runs 15] [--warmup-ms 200] [--spv-dir DIR (default: the executable's folder)]
+//   gemm_step_probe [--runs 15] [--warmup-ms 200] [--chain-only 1] [--spv-dir DIR (default: the executable's folder)]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -63,9 +63,9 @@ size_t b_index(bool private_b, uint32_t w, int k_total, int n0, int k, int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  uint32_t runs = 15, warmup_ms = 200;
+  uint32_t runs = 15, warmup_ms = 200, chain_only = 0;
   std::string spv_dir;
-  if (!vx::probe::parse_flags(argc, argv, {{"runs", &runs, 1, 1000}, {"warmup-ms", &warmup_ms, 0, 60000}}, spv_dir))
+  if (!vx::probe::parse_flags(argc, argv, {{"runs", &runs, 1, 1000}, {"warmup-ms", &warmup_ms, 0, 60000}, {"chain-only", &chain_only, 0, 1}}, spv_dir))
     return 1;
   try {
     VulkanContext ctx;
@@ -171,50 +171,52 @@ int main(int argc, char** argv) {
       return std::pair{median(gpu), *std::min_element(gpu.begin(), gpu.end())};
     };
 
-    const Mode modes[] = {
-        {"full (barrier())", 31, 0, 1, 0},
-        {"full (execution barrier only)", 31, 1, 1, 0},
-        {"full, loads two steps ahead", 31, 0, 2, 0},
-        {"full, B streamed", 31, 0, 1, 1},
-        {"full, B streamed, loads two steps ahead", 31, 0, 2, 1},
-        {"no global loads", 30, 0, 1, 0},
-        {"no shared stores (loads kept)", 29, 0, 1, 0},
-        {"no barrier", 27, 0, 1, 0},
-        {"no fragment loads", 23, 0, 1, 0},
-        {"global loads + stores + barrier", 7, 0, 1, 0},
-        {"fragment loads + MMAs", 24, 0, 1, 0},
-        {"MMAs only", 16, 0, 1, 0},
-        {"global loads only", 1, 0, 1, 0},
-        {"global loads only, B streamed", 1, 0, 1, 1},
-    };
-    constexpr size_t kModes = sizeof modes / sizeof modes[0], kCounts = sizeof kWorkgroups / sizeof kWorkgroups[0];
-    double at_k[2][kModes][kCounts][2];  // [K 128, K 4096][mode][workgroups][median, min] us
-    uint64_t wrong[kModes][kCounts] = {};
-    for (int ki = 0; ki < 2; ++ki) {
-      const int32_t k = ki == 0 ? kMinK : kMaxK;
-      upload(k);
-      for (size_t mi = 0; mi < kModes; ++mi) {
-        const Mode& mode = modes[mi];
-        const ComputePipeline pipeline = pipeline_for(mode);
-        for (size_t wi = 0; wi < kCounts; ++wi) {
-          const uint32_t workgroups = kWorkgroups[wi];
-          const auto [med, min] = time_gpu(pipeline, k, workgroups, 1, false);
-          at_k[ki][mi][wi][0] = med;
-          at_k[ki][mi][wi][1] = min;
-          if (mode.parts == 31 && workgroups != kMaxWorkgroups) wrong[mi][wi] += wrong_elements(k, workgroups, mode.private_b);
+    if (chain_only == 0) {  // the step table
+      const Mode modes[] = {
+          {"full (barrier())", 31, 0, 1, 0},
+          {"full (execution barrier only)", 31, 1, 1, 0},
+          {"full, loads two steps ahead", 31, 0, 2, 0},
+          {"full, B streamed", 31, 0, 1, 1},
+          {"full, B streamed, loads two steps ahead", 31, 0, 2, 1},
+          {"no global loads", 30, 0, 1, 0},
+          {"no shared stores (loads kept)", 29, 0, 1, 0},
+          {"no barrier", 27, 0, 1, 0},
+          {"no fragment loads", 23, 0, 1, 0},
+          {"global loads + stores + barrier", 7, 0, 1, 0},
+          {"fragment loads + MMAs", 24, 0, 1, 0},
+          {"MMAs only", 16, 0, 1, 0},
+          {"global loads only", 1, 0, 1, 0},
+          {"global loads only, B streamed", 1, 0, 1, 1},
+      };
+      constexpr size_t kModes = sizeof modes / sizeof modes[0], kCounts = sizeof kWorkgroups / sizeof kWorkgroups[0];
+      double at_k[2][kModes][kCounts][2];  // [K 128, K 4096][mode][workgroups][median, min] us
+      uint64_t wrong[kModes][kCounts] = {};
+      for (int ki = 0; ki < 2; ++ki) {
+        const int32_t k = ki == 0 ? kMinK : kMaxK;
+        upload(k);
+        for (size_t mi = 0; mi < kModes; ++mi) {
+          const Mode& mode = modes[mi];
+          const ComputePipeline pipeline = pipeline_for(mode);
+          for (size_t wi = 0; wi < kCounts; ++wi) {
+            const uint32_t workgroups = kWorkgroups[wi];
+            const auto [med, min] = time_gpu(pipeline, k, workgroups, 1, false);
+            at_k[ki][mi][wi][0] = med;
+            at_k[ki][mi][wi][1] = min;
+            if (mode.parts == 31 && workgroups != kMaxWorkgroups) wrong[mi][wi] += wrong_elements(k, workgroups, mode.private_b);
+          }
         }
       }
+      std::printf("\n| mode | workgroups | us a step, median / min | dispatch at K 128 / 4096, us | wrong elements |\n"
+                  "| --- | ---: | ---: | ---: | ---: |\n");
+      const double steps = double(kMaxK - kMinK) / 32;
+      for (size_t mi = 0; mi < kModes; ++mi)
+        for (size_t wi = 0; wi < kCounts; ++wi) {
+          const bool checked = modes[mi].parts == 31 && kWorkgroups[wi] != kMaxWorkgroups;
+          std::printf("| %s | %u | %.3f / %.3f | %.1f / %.1f | %s |\n", modes[mi].name, kWorkgroups[wi],
+                      (at_k[1][mi][wi][0] - at_k[0][mi][wi][0]) / steps, (at_k[1][mi][wi][1] - at_k[0][mi][wi][1]) / steps,
+                      at_k[0][mi][wi][0], at_k[1][mi][wi][0], checked ? std::to_string(wrong[mi][wi]).c_str() : "-");
+        }
     }
-    std::printf("\n| mode | workgroups | us a step, median / min | dispatch at K 128 / 4096, us | wrong elements |\n"
-                "| --- | ---: | ---: | ---: | ---: |\n");
-    const double steps = double(kMaxK - kMinK) / 32;
-    for (size_t mi = 0; mi < kModes; ++mi)
-      for (size_t wi = 0; wi < kCounts; ++wi) {
-        const bool checked = modes[mi].parts == 31 && kWorkgroups[wi] != kMaxWorkgroups;
-        std::printf("| %s | %u | %.3f / %.3f | %.1f / %.1f | %s |\n", modes[mi].name, kWorkgroups[wi],
-                    (at_k[1][mi][wi][0] - at_k[0][mi][wi][0]) / steps, (at_k[1][mi][wi][1] - at_k[0][mi][wi][1]) / steps,
-                    at_k[0][mi][wi][0], at_k[1][mi][wi][0], checked ? std::to_string(wrong[mi][wi]).c_str() : "-");
-      }
 
     // A dispatch's own fixed cost: chains of 32 dependent dispatches at K 64 (two steps), 132
     // workgroups, with a barrier between them or none (the floor; the result is then undefined).
@@ -223,6 +225,8 @@ int main(int argc, char** argv) {
                                 {"full, that epilogue with a lane's loads first", 31, 0, 1, 0, 2},
                                 {"full, the kernels' epilogue as they write it (bias per column, bounds, flags)", 31, 0, 1, 0, 3},
                                 {"full, that with a lane's loads first (branch s41-epilogue-loads-first)", 31, 0, 1, 0, 4},
+                                {"full, the kernels' form with no branch around its loads, a lane's loads first", 31, 0, 1, 0, 5},
+                                {"full, that with both fragments' loads before the K loop", 31, 0, 1, 0, 6},
                                 {"MMAs only", 16, 0, 1, 0},
                                 {"prologue only (first tile staged, zeros stored)", 0, 0, 1, 0}};
     // Elements of the epilogue's fp16 Y off relu(A B + bias + C) by more than fp16 rounding.
