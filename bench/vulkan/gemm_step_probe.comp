@@ -67,7 +67,6 @@ shared uvec4 s_a[2 * BM * ASTR];
 shared uvec4 s_b[2 * BK * BSTR];
 shared float s_c[SGM * SGN * 16 * 16];  // kEpilogue 1, 2: per subgroup one fragment's patch
 
-// B's element (k, n0 + nn) of workgroup w: the shared B, or w's slab.
 // kEpilogue 5, 6: bias and C of a lane's value r of the fragment at (mb, nb) in the tile, loaded
 // with no branch around the loads.
 vec2 epilogue_operands(int m0, int n0, int mb, int nb, int lane, int r) {
@@ -78,6 +77,7 @@ vec2 epilogue_operands(int m0, int n0, int mb, int nb, int lane, int r) {
   return vec2((p.flags & 4) != 0 ? bias : 0.0, (p.flags & 1) != 0 ? c : 0.0);
 }
 
+// B's element (k, n0 + nn) of workgroup w: the shared B, or w's slab.
 int b_index(int w, int n0, int k, int nn) { return kPrivateB != 0 ? (w * p.k + k) * BN + nn : k * kColsB + n0 + nn; }
 
 void load_tiles(int lid, int w, int m0, int n0, int k0, out uvec4 ra[A_PER], out uvec4 rb[B_PER]) {
