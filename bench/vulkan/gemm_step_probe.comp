@@ -53,19 +53,19 @@ layout(constant_id = 4) const int kEpilogue = 0;
 
 layout(set = 0, binding = 0) readonly buffer A { uvec4 a_vec[]; };
 layout(set = 0, binding = 1) readonly buffer B { uvec4 b_vec[]; };
-layout(set = 0, binding = 0) readonly buffer A16 { float16_t a16[]; };  // bias (kEpilogue 1, 2)
-layout(set = 0, binding = 1) readonly buffer B16 { float16_t b16[]; };  // C (kEpilogue 1, 2)
+layout(set = 0, binding = 0) readonly buffer A16 { float16_t a16[]; };  // bias (kEpilogue 1 to 6)
+layout(set = 0, binding = 1) readonly buffer B16 { float16_t b16[]; };  // C (kEpilogue 1 to 6)
 layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
 layout(set = 0, binding = 2) writeonly buffer Y16 { float16_t y16[]; };
 layout(push_constant) uniform Push {
   int k;  // a multiple of BK
-  int rows, cols, flags;  // kEpilogue 3, 4: 256, 512 and 5 (bias 4, C 1), unknown to the compiler
+  int rows, cols, flags;  // kEpilogue 3 to 6: 256, 512 and 5 (bias 4, C 1), unknown to the compiler
 } p;
 const int kRowsA = 256, kColsB = 512;
 
 shared uvec4 s_a[2 * BM * ASTR];
 shared uvec4 s_b[2 * BK * BSTR];
-shared float s_c[SGM * SGN * 16 * 16];  // kEpilogue 1, 2: per subgroup one fragment's patch
+shared float s_c[SGM * SGN * 16 * 16];  // kEpilogue 1 to 6: per subgroup one fragment's patch
 
 // kEpilogue 5, 6: bias and C of a lane's value r of the fragment at (mb, nb) in the tile, loaded
 // with no branch around the loads.
