@@ -6,6 +6,7 @@
 #   vx_outputs "resnet50 transformer_encoder" base:vx_base new:vx_new:VOLVOX_X=1
 #   vx_bench r1_resnet50_base vx_base resnet50 VOLVOX_X=0
 #   vx_step_probe                         # bench/vulkan/gemm_step_probe into $R/probe.txt
+#   vx_profile vx_new resnet50            # per-node GPU times into $R/prof_resnet50_vx_new.txt
 #   vx_summary; vx_pack s33a.tar.xz
 #   vx_torch transformer_encoder,resnet50 150
 # Results go under $R ($OUT/r); only 8 files come back one by one, so vx_pack tars $R into $OUT.
@@ -105,6 +106,13 @@ vx_bench() {
   shift 3
   env "$@" timeout 40 "/tmp/t/$bin" bench "/tmp/m/$model.onnx" --device vulkan --precision fp16 --shape "${S[$model]}" \
     --runs 30 --warmup 5 --warmup-seconds 1 --io-binding > "$R/$tag.txt" 2>&1
+}
+
+# vx_profile BIN MODEL: `volvox bench --profile` of /tmp/m/MODEL.onnx at fp16 with IO binding, 20 runs
+# after 5 and 1 s, into $R/prof_MODEL_BIN.txt (per-node GPU times).
+vx_profile() {
+  timeout 40 "/tmp/t/$1" bench "/tmp/m/$2.onnx" --device vulkan --precision fp16 --shape "${S[$2]}" --runs 20 \
+    --warmup 5 --warmup-seconds 1 --io-binding --profile > "$R/prof_$2_$1.txt" 2>&1
 }
 
 # vx_summary: one line per r*_*.txt of $R (any run count): wall median and min, GPU median and min, into

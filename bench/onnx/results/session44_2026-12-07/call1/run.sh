@@ -27,9 +27,6 @@ vx_pack s44c1.tar.xz
 bench_round 2
 vx_summary; vx_pack s44c1.tar.xz
 for m in resnet50 deeplabv3_mobilenet_v3_large; do
-  for arm in vx vx_uni; do
-    timeout 40 /tmp/t/$arm bench "/tmp/m/$m.onnx" --device vulkan --precision fp16 --shape "${S[$m]}" --runs 20 \
-      --warmup 5 --warmup-seconds 1 --io-binding --profile > "$R/prof_${m}_$arm.txt" 2>&1
-  done
+  for arm in vx vx_uni; do vx_profile $arm $m; done
 done
 vx_pack s44c1.tar.xz
