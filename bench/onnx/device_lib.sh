@@ -108,6 +108,15 @@ vx_bench() {
     --runs 30 --warmup 5 --warmup-seconds 1 --io-binding > "$R/$tag.txt" 2>&1
 }
 
+# vx_bench_round N "MODEL ..." "BIN ...": round N of vx_bench, each model by each binary in turn
+# (interleaved), into $R/rN_MODEL_BIN.txt.
+vx_bench_round() {
+  local m arm
+  for m in $2; do
+    for arm in $3; do vx_bench "r$1_${m}_$arm" "$arm" "$m" VOLVOX_X=0; done
+  done
+}
+
 # vx_profile BIN MODEL: `volvox bench --profile` of /tmp/m/MODEL.onnx at fp16 with IO binding, 20 runs
 # after 5 and 1 s, into $R/prof_MODEL_BIN.txt (per-node GPU times).
 vx_profile() {

@@ -15,16 +15,11 @@ vx_setup vx vx_uni tp_uni
 MODELS="resnet50 mobilenet_v3_large deeplabv3_mobilenet_v3_large transformer_encoder"
 vx_export resnet50,mobilenet_v3_large,deeplabv3_mobilenet_v3_large,transformer_encoder
 vx_outputs "$MODELS" base:vx uni:vx_uni
-bench_round() {
-  for m in $MODELS; do
-    for arm in vx vx_uni; do vx_bench r${1}_${m}_$arm $arm $m VOLVOX_X=0; done
-  done
-}
-bench_round 1
+vx_bench_round 1 "$MODELS" "vx vx_uni"
 vx_summary; vx_pack s44c1.tar.xz
 vx_parity 100 '*VulkanGemm*:*VulkanRunnerBlocks*' tp_uni
 vx_pack s44c1.tar.xz
-bench_round 2
+vx_bench_round 2 "$MODELS" "vx vx_uni"
 vx_summary; vx_pack s44c1.tar.xz
 for m in resnet50 deeplabv3_mobilenet_v3_large; do
   for arm in vx vx_uni; do vx_profile $arm $m; done
