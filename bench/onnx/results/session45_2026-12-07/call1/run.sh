@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 45, call 1: three epilogues of the staged GEMM against main (vx), in one call.
+# Session 45, call 1: four epilogues of the staged GEMM against main (vx), in one call.
 #   vx_uni:   session 44's prepared form (../session44_2026-12-07/call1/epilogue_uniform.diff): 32 x 64
 #             tiles issue a lane's 8 bias and 8 C loads first, behind one uniform test per flag.
 #   vx_words: epilogue_words.diff (branch s45-epilogue-words): where N is a multiple of 8, each lane
@@ -7,28 +7,32 @@
 #             of 8 each), in every tile shape and for split-K partials.
 #   vx_quads: epilogue_quads.diff (branch s45-epilogue-quads): the same 4 values a store wherever N is
 #             a multiple of 4 (8-byte stores of fp16, 16-byte of partials; also ResNet-50's N = 196).
+#   vx_qr:    epilogue_quads_reduce.diff (branch s45-quads-reduce): vx_quads, and the split-K reduce
+#             pass (gemm_reduce) four results an invocation where N is a multiple of 4.
 # Outputs against the CPU, the GEMM suite and runner blocks of each arm's test_parity, four models in
-# two interleaved rounds, then per-node profiles of ResNet-50 and DeepLabV3 (main, words, quads).
+# two interleaved rounds, then per-node profiles of ResNet-50 and DeepLabV3 (main, words, qr).
 # Packed with (vx from main, the others from main with the diff applied):
 #   rm -f .gl/t/*
 #   bash bench/onnx/pack_device_binaries.sh vx=/tmp/vx vx_uni=/tmp/vx_uni tp_uni=/tmp/tp_uni \
-#     vx_words=/tmp/vx_words tp_words=/tmp/tp_words vx_quads=/tmp/vx_quads tp_quads=/tmp/tp_quads
-# Device command as in session 41, carry .gl; it needs ~400 s of the call.
+#     vx_words=/tmp/vx_words tp_words=/tmp/tp_words vx_quads=/tmp/vx_quads tp_quads=/tmp/tp_quads \
+#     vx_qr=/tmp/vx_qr tp_qr=/tmp/tp_qr
+# Device command as in session 41, carry .gl; it needs ~450 s of the call.
 set -uo pipefail
 source bench/onnx/device_lib.sh
-vx_setup vx vx_uni tp_uni vx_words tp_words vx_quads tp_quads
+vx_setup vx vx_uni tp_uni vx_words tp_words vx_quads tp_quads vx_qr tp_qr
 MODELS="resnet50 mobilenet_v3_large deeplabv3_mobilenet_v3_large transformer_encoder"
 vx_export resnet50,mobilenet_v3_large,deeplabv3_mobilenet_v3_large,transformer_encoder
-vx_outputs "$MODELS" base:vx uni:vx_uni words:vx_words quads:vx_quads
-vx_bench_round 1 "$MODELS" "vx vx_uni vx_words vx_quads"
+vx_outputs "$MODELS" base:vx uni:vx_uni words:vx_words quads:vx_quads qr:vx_qr
+vx_bench_round 1 "$MODELS" "vx vx_uni vx_words vx_quads vx_qr"
 vx_summary; vx_pack s45c1.tar.xz
 vx_parity 100 '*VulkanGemm*:*VulkanRunnerBlocks*' tp_words
 vx_parity 100 '*VulkanGemm*:*VulkanRunnerBlocks*' tp_quads
+vx_parity 100 '*VulkanGemm*:*VulkanRunnerBlocks*' tp_qr
 vx_parity 100 '*VulkanGemm*:*VulkanRunnerBlocks*' tp_uni
 vx_pack s45c1.tar.xz
-vx_bench_round 2 "$MODELS" "vx vx_uni vx_words vx_quads"
+vx_bench_round 2 "$MODELS" "vx vx_uni vx_words vx_quads vx_qr"
 vx_summary; vx_pack s45c1.tar.xz
 for m in resnet50 deeplabv3_mobilenet_v3_large; do
-  for arm in vx vx_words vx_quads; do vx_profile $arm $m; done
+  for arm in vx vx_words vx_qr; do vx_profile $arm $m; done
 done
 vx_pack s45c1.tar.xz
