@@ -1,7 +1,5 @@
 #!/usr/bin/env bash
-# Session 45, call 1: four epilogues of the staged GEMM against main (vx), in one call.
-#   vx_uni:   session 44's prepared form (../session44_2026-12-07/call1/epilogue_uniform.diff): 32 x 64
-#             tiles issue a lane's 8 bias and 8 C loads first, behind one uniform test per flag.
+# Session 45, call 1: three epilogues of the staged GEMM against main (vx), in one call.
 #   vx_words: epilogue_words.diff (branch s45-epilogue-words): where N is a multiple of 8, each lane
 #             stores one 16-byte word of a fragment's row (one load of C and one of the bias instead
 #             of 8 each), in every tile shape and for split-K partials.
@@ -13,24 +11,23 @@
 # two interleaved rounds, then per-node profiles of ResNet-50 and DeepLabV3 (main, words, qr).
 # Packed with (vx from main, the others from main with the diff applied):
 #   rm -f .gl/t/*
-#   bash bench/onnx/pack_device_binaries.sh vx=/tmp/vx vx_uni=/tmp/vx_uni tp_uni=/tmp/tp_uni \
+#   bash bench/onnx/pack_device_binaries.sh vx=/tmp/vx \
 #     vx_words=/tmp/vx_words tp_words=/tmp/tp_words vx_quads=/tmp/vx_quads tp_quads=/tmp/tp_quads \
 #     vx_qr=/tmp/vx_qr tp_qr=/tmp/tp_qr
-# Device command as in session 41, carry .gl; it needs ~450 s of the call.
+# Device command as in session 41, carry .gl; it needs ~380 s of the call.
 set -uo pipefail
 source bench/onnx/device_lib.sh
-vx_setup vx vx_uni tp_uni vx_words tp_words vx_quads tp_quads vx_qr tp_qr
+vx_setup vx vx_words tp_words vx_quads tp_quads vx_qr tp_qr
 MODELS="resnet50 mobilenet_v3_large deeplabv3_mobilenet_v3_large transformer_encoder"
 vx_export resnet50,mobilenet_v3_large,deeplabv3_mobilenet_v3_large,transformer_encoder
-vx_outputs "$MODELS" base:vx uni:vx_uni words:vx_words quads:vx_quads qr:vx_qr
-vx_bench_round 1 "$MODELS" "vx vx_uni vx_words vx_quads vx_qr"
+vx_outputs "$MODELS" base:vx words:vx_words quads:vx_quads qr:vx_qr
+vx_bench_round 1 "$MODELS" "vx vx_words vx_quads vx_qr"
 vx_summary; vx_pack s45c1.tar.xz
 vx_parity 100 '*VulkanGemm*:*VulkanRunnerBlocks*' tp_words
 vx_parity 100 '*VulkanGemm*:*VulkanRunnerBlocks*' tp_quads
 vx_parity 100 '*VulkanGemm*:*VulkanRunnerBlocks*' tp_qr
-vx_parity 100 '*VulkanGemm*:*VulkanRunnerBlocks*' tp_uni
 vx_pack s45c1.tar.xz
-vx_bench_round 2 "$MODELS" "vx vx_uni vx_words vx_quads vx_qr"
+vx_bench_round 2 "$MODELS" "vx vx_words vx_quads vx_qr"
 vx_summary; vx_pack s45c1.tar.xz
 for m in resnet50 deeplabv3_mobilenet_v3_large; do
   for arm in vx vx_words vx_qr; do vx_profile $arm $m; done
