@@ -230,9 +230,9 @@ void store_result(BatchOffsets off, int m, int n, float acc) {
 bool result_words_aligned(BatchOffsets off) { return p.N % VEC == 0 && off.o % VEC == 0; }
 
 // store_result for the VEC results (m, n .. n + VEC - 1), n a multiple of VEC, under
-// result_words_aligned: one 16-byte store, one load of C where its row is a contiguous aligned word
-// or one value, and one of the bias (per column: a word, per row: a value), instead of VEC of each. Latency-bound
-// small GEMMs spend much of their time in the epilogue's loads and stores.
+// result_words_aligned: one 16-byte store, one load of C where its row is a contiguous aligned
+// word or one value, and one of the bias (per column: a word, per row: a value), instead of VEC of
+// each. Latency-bound small GEMMs spend much of their time in the epilogue's loads and stores.
 void store_result_word(BatchOffsets off, int m, int n, float acc[VEC]) {
   if (p.splits > 1) {
     const int i = (int(gl_WorkGroupID.z) * p.M + m) * p.N + n;
