@@ -21,7 +21,7 @@
 // current step's MMAs and stored to the other buffer after them (one barrier per step).
 // The epilogue passes each accumulator fragment through the subgroup's own 16 x 16 fp32 patch of
 // shared memory (ragged edges, bias, activation, beta * C, or split-K partials), where N is a
-// multiple of 8 as a 16-byte word a lane (store_result_word), else value by value.
+// multiple of 4 as 4 values a store (store_result_quad), else value by value.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -59,6 +59,12 @@ shared float s_c[SGM * SGN * 16 * 16];  // per subgroup: one accumulator fragmen
 
 uvec4 ra[A_PER], rb[B_PER];
 
+// 8 values as one staged word of fp16 bits (each value is already an fp16 number).
+uvec4 pack8(float v[8]) {
+  return uvec4(packHalf2x16(vec2(v[0], v[1])), packHalf2x16(vec2(v[2], v[3])), packHalf2x16(vec2(v[4], v[5])),
+               packHalf2x16(vec2(v[6], v[7])));
+}
+
 void load_tiles(int lid, BatchOffsets off, int m0, int n0, int k0, int k_end) {
   [[unroll]] for (int e = 0; e < A_PER; ++e) {
     int idx = lid + THREADS * e, mm = idx / (BK / 8), kk = (idx % (BK / 8)) * 8;
@@ -68,7 +74,7 @@ void load_tiles(int lid, BatchOffsets off, int m0, int n0, int k0, int k_end) {
     } else {
       float v[8];
       [[unroll]] for (int i = 0; i < 8; ++i) v[i] = (gm < p.M && gk + i < k_end) ? load_a(off.a, gm, gk + i) : 0.0;
-      ra[e] = pack_vec(v);
+      ra[e] = pack8(v);
     }
   }
   [[unroll]] for (int e = 0; e < B_PER; ++e) {
@@ -82,7 +88,7 @@ void load_tiles(int lid, BatchOffsets off, int m0, int n0, int k0, int k_end) {
     } else {
       float v[8];
       [[unroll]] for (int i = 0; i < 8; ++i) v[i] = (gk < k_end && gn + i < p.N) ? load_b(off.b, gk, gn + i) : 0.0;
-      rb[e] = pack_vec(v);
+      rb[e] = pack8(v);
     }
   }
 }
@@ -138,14 +144,16 @@ void main() {
       subgroupMemoryBarrierShared();
       subgroupBarrier();
       const int mb = m0 + sm * 16 * WM + 16 * i, nb = n0 + sn * 16 * WN + 16 * j;
-      if (result_words_aligned(off)) {
-        // A lane's word: row lane / 2 of the fragment, columns (lane % 2) * 8 .. + 7 (n < N then
-        // holds for the whole word, N being a multiple of 8).
-        const int r = lane >> 1, c = (lane & 1) * 8, m = mb + r, n = nb + c;
-        if (m < p.M && n < p.N) {
-          float v[8];
-          [[unroll]] for (int i = 0; i < 8; ++i) v[i] = s_c[slot + r * 16 + c + i];
-          store_result_word(off, m, n, v);
+      if (result_quads_aligned(off)) {
+        // A lane's quads: row q / 4 of the fragment, columns (q % 4) * 4 .. + 3 (n < N then holds
+        // for the whole quad, N being a multiple of 4).
+        [[unroll]] for (int q = lane; q < 64; q += 32) {
+          const int r = q >> 2, c = (q & 3) * 4, m = mb + r, n = nb + c;
+          if (m < p.M && n < p.N) {
+            float v[4];
+            [[unroll]] for (int i = 0; i < 4; ++i) v[i] = s_c[slot + r * 16 + c + i];
+            store_result_quad(off, m, n, v);
+          }
         }
       } else {
         for (int e = lane; e < 256; e += 32) {

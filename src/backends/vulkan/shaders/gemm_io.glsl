@@ -88,11 +88,11 @@ layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
 layout(std430, binding = 4) buffer BufPart { float part_data[]; };
 layout(std430, binding = 5) readonly buffer BufBias { elem_t bias_data[]; };
 layout(std430, binding = 6) readonly buffer BufScale { float scale_data[]; };
-// 16-byte views of C, Y, the partials and the bias (store_result_word).
-layout(std430, binding = 2) readonly buffer BufCVec { uvec4 c_vec[]; };
-layout(std430, binding = 3) writeonly buffer BufYVec { uvec4 y_vec[]; };
-layout(std430, binding = 4) writeonly buffer BufPartVec { vec4 part_vec[]; };
-layout(std430, binding = 5) readonly buffer BufBiasVec { uvec4 bias_vec[]; };
+// 8-byte views of C, Y and the bias, and 16-byte views of the partials (store_result_quad: fp16).
+layout(std430, binding = 2) readonly buffer BufCQuad { uvec2 c_quad[]; };
+layout(std430, binding = 3) writeonly buffer BufYQuad { uvec2 y_quad[]; };
+layout(std430, binding = 4) writeonly buffer BufPartQuad { vec4 part_quad[]; };
+layout(std430, binding = 5) readonly buffer BufBiasQuad { uvec2 bias_quad[]; };
 
 struct BatchOffsets {
   int a, b, c, o;
@@ -164,15 +164,6 @@ void unpack_vec(uvec4 u, out float v[VEC]) {
   v[0] = uintBitsToFloat(u.x); v[1] = uintBitsToFloat(u.y); v[2] = uintBitsToFloat(u.z); v[3] = uintBitsToFloat(u.w);
 #endif
 }
-// VEC values as 16 bytes (unpack_vec's inverse).
-uvec4 pack_vec(float v[VEC]) {
-#if TX == 1
-  return uvec4(packHalf2x16(vec2(v[0], v[1])), packHalf2x16(vec2(v[2], v[3])), packHalf2x16(vec2(v[4], v[5])),
-               packHalf2x16(vec2(v[6], v[7])));
-#else
-  return floatBitsToUint(vec4(v[0], v[1], v[2], v[3]));
-#endif
-}
 // VEC / 2 consecutive values from 8 bytes.
 void unpack_half_vec(uvec2 u, out float v[VEC / 2]) {
 #if TX == 1
@@ -225,46 +216,48 @@ void store_result(BatchOffsets off, int m, int n, float acc) {
   else store_y(off, m, n, acc);
 }
 
-// Whether batch `off` may store its results a word at a time (store_result_word): every row of Y
-// (and of the partials) starts at a multiple of VEC values.
-bool result_words_aligned(BatchOffsets off) { return p.N % VEC == 0 && off.o % VEC == 0; }
+#if TX == 1
+// Whether batch `off` may store its results 4 at a time (store_result_quad): every row of Y and of
+// the partials starts at a multiple of 4 values (8 bytes of fp16, 16 of fp32).
+bool result_quads_aligned(BatchOffsets off) { return p.N % 4 == 0 && off.o % 4 == 0; }
 
-// store_result for the VEC results (m, n .. n + VEC - 1), n a multiple of VEC, under
-// result_words_aligned: one 16-byte store, one load of C where its row is a contiguous aligned
-// word or one value, and one of the bias (per column: a word, per row: a value), instead of VEC of
-// each. Latency-bound small GEMMs spend much of their time in the epilogue's loads and stores.
-void store_result_word(BatchOffsets off, int m, int n, float acc[VEC]) {
+// store_result for the 4 results (m, n .. n + 3), n a multiple of 4, under result_quads_aligned:
+// one 8-byte store (16 bytes of partials when K is split), one load of C where its row is a
+// contiguous aligned quad or one value, and one of the bias (per column: a quad, per row: a value),
+// instead of 4 of each. Latency-bound small GEMMs spend much of their time in the epilogue's loads
+// and stores.
+void store_result_quad(BatchOffsets off, int m, int n, float acc[4]) {
   if (p.splits > 1) {
-    const int i = (int(gl_WorkGroupID.z) * p.M + m) * p.N + n;
-    [[unroll]] for (int w = 0; w < VEC / 4; ++w) part_vec[i / 4 + w] = vec4(acc[4 * w], acc[4 * w + 1], acc[4 * w + 2], acc[4 * w + 3]);
+    part_quad[((int(gl_WorkGroupID.z) * p.M + m) * p.N + n) / 4] = vec4(acc[0], acc[1], acc[2], acc[3]);
     return;
   }
-  float v[VEC];
-  [[unroll]] for (int i = 0; i < VEC; ++i) v[i] = p.alpha * acc[i];
-  if ((p.flags & 32) != 0) [[unroll]] for (int i = 0; i < VEC; ++i) v[i] *= scale_data[n + i];
+  float v[4];
+  [[unroll]] for (int i = 0; i < 4; ++i) v[i] = p.alpha * acc[i];
+  if ((p.flags & 32) != 0) [[unroll]] for (int i = 0; i < 4; ++i) v[i] *= scale_data[n + i];
   if ((p.flags & 4) != 0) {
-    float b[VEC];
+    float b[4];
     if ((p.flags & 64) != 0) {
       const float row_bias = float(bias_data[off.z0 * p.M + m]);
-      [[unroll]] for (int i = 0; i < VEC; ++i) b[i] = row_bias;
+      [[unroll]] for (int i = 0; i < 4; ++i) b[i] = row_bias;
     } else {
-      unpack_vec(bias_vec[n / VEC], b);
+      unpack_half_vec(bias_quad[n / 4], b);
     }
-    [[unroll]] for (int i = 0; i < VEC; ++i) v[i] += b[i];
+    [[unroll]] for (int i = 0; i < 4; ++i) v[i] += b[i];
   }
   if ((p.flags & 1) != 0) {
-    float c[VEC];
+    float c[4];
     const int ci = off.c + m * p.scm + n * p.scn;
-    if (p.scn == 1 && ci % VEC == 0) {
-      unpack_vec(c_vec[ci / VEC], c);
+    if (p.scn == 1 && ci % 4 == 0) {
+      unpack_half_vec(c_quad[ci / 4], c);
     } else if (p.scn == 0) {  // one value along the row: a convolution's bias as C
       const float row_c = float(c_data[ci]);
-      [[unroll]] for (int i = 0; i < VEC; ++i) c[i] = row_c;
+      [[unroll]] for (int i = 0; i < 4; ++i) c[i] = row_c;
     } else {
-      [[unroll]] for (int i = 0; i < VEC; ++i) c[i] = float(c_data[ci + i * p.scn]);
+      [[unroll]] for (int i = 0; i < 4; ++i) c[i] = float(c_data[ci + i * p.scn]);
     }
-    [[unroll]] for (int i = 0; i < VEC; ++i) v[i] += p.beta * c[i];
+    [[unroll]] for (int i = 0; i < 4; ++i) v[i] += p.beta * c[i];
   }
-  [[unroll]] for (int i = 0; i < VEC; ++i) v[i] = apply_post_ops(gemm_activation(v[i], (p.flags >> 3) & 3));
-  y_vec[(off.o + m * p.N + n) / VEC] = pack_vec(v);
+  [[unroll]] for (int i = 0; i < 4; ++i) v[i] = apply_post_ops(gemm_activation(v[i], (p.flags >> 3) & 3));
+  y_quad[(off.o + m * p.N + n) / 4] = uvec2(packHalf2x16(vec2(v[0], v[1])), packHalf2x16(vec2(v[2], v[3])));
 }
+#endif
