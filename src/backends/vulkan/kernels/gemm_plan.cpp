@@ -398,8 +398,11 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
       dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m), 1);  // a workgroup a row
       plan.dispatches.push_back(std::move(dispatch));
     } else if (splits > 1) {
-      dispatch.shader = shader_variant("gemm_reduce", {storage});
-      dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n), 256);
+      // Four results an invocation where every row of Y starts on a multiple of 4 values.
+      const bool quads = storage == DeviceType::f16 && d.n % 4 == 0 && push.o_base % 4 == 0 && d.o_z1 % 4 == 0 &&
+                         d.o_z0 % 4 == 0;
+      dispatch.shader = shader_variant("gemm_reduce", {storage}, quads ? "quads" : "");
+      dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n) / (quads ? 4 : 1), 256);
       if (deferred_reduce && count == d.z1_count) {
         *deferred_reduce = std::move(dispatch);
       } else {

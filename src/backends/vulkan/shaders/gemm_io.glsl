@@ -91,7 +91,7 @@ layout(std430, binding = 6) readonly buffer BufScale { float scale_data[]; };
 // 8-byte views of C, Y and the bias, and 16-byte views of the partials (store_result_quad: fp16).
 layout(std430, binding = 2) readonly buffer BufCQuad { uvec2 c_quad[]; };
 layout(std430, binding = 3) writeonly buffer BufYQuad { uvec2 y_quad[]; };
-layout(std430, binding = 4) writeonly buffer BufPartQuad { vec4 part_quad[]; };
+layout(std430, binding = 4) buffer BufPartQuad { vec4 part_quad[]; };
 layout(std430, binding = 5) readonly buffer BufBiasQuad { uvec2 bias_quad[]; };
 
 struct BatchOffsets {
@@ -221,16 +221,11 @@ void store_result(BatchOffsets off, int m, int n, float acc) {
 // the partials starts at a multiple of 4 values (8 bytes of fp16, 16 of fp32).
 bool result_quads_aligned(BatchOffsets off) { return p.N % 4 == 0 && off.o % 4 == 0; }
 
-// store_result for the 4 results (m, n .. n + 3), n a multiple of 4, under result_quads_aligned:
-// one 8-byte store (16 bytes of partials when K is split), one load of C where its row is a
-// contiguous aligned quad or one value, and one of the bias (per column: a quad, per row: a value),
-// instead of 4 of each. Latency-bound small GEMMs spend much of their time in the epilogue's loads
-// and stores.
-void store_result_quad(BatchOffsets off, int m, int n, float acc[4]) {
-  if (p.splits > 1) {
-    part_quad[((int(gl_WorkGroupID.z) * p.M + m) * p.N + n) / 4] = vec4(acc[0], acc[1], acc[2], acc[3]);
-    return;
-  }
+// store_y for the 4 results (m, n .. n + 3), n a multiple of 4, under result_quads_aligned: one
+// 8-byte store, one load of C where its row is a contiguous aligned quad or one value, and one of
+// the bias (per column: a quad, per row: a value), instead of 4 of each. Latency-bound small GEMMs
+// spend much of their time in the epilogue's loads and stores.
+void store_y_quad(BatchOffsets off, int m, int n, float acc[4]) {
   float v[4];
   [[unroll]] for (int i = 0; i < 4; ++i) v[i] = p.alpha * acc[i];
   if ((p.flags & 32) != 0) [[unroll]] for (int i = 0; i < 4; ++i) v[i] *= scale_data[n + i];
@@ -259,5 +254,11 @@ void store_result_quad(BatchOffsets off, int m, int n, float acc[4]) {
   }
   [[unroll]] for (int i = 0; i < 4; ++i) v[i] = apply_post_ops(gemm_activation(v[i], (p.flags >> 3) & 3));
   y_quad[(off.o + m * p.N + n) / 4] = uvec2(packHalf2x16(vec2(v[0], v[1])), packHalf2x16(vec2(v[2], v[3])));
+}
+
+// store_result for 4 results as store_y_quad, or as one 16-byte store of partials when K is split.
+void store_result_quad(BatchOffsets off, int m, int n, float acc[4]) {
+  if (p.splits > 1) part_quad[((int(gl_WorkGroupID.z) * p.M + m) * p.N + n) / 4] = vec4(acc[0], acc[1], acc[2], acc[3]);
+  else store_y_quad(off, m, n, acc);
 }
 #endif
