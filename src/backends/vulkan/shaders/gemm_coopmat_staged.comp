@@ -21,7 +21,7 @@
 // current step's MMAs and stored to the other buffer after them (one barrier per step).
 // The epilogue passes each accumulator fragment through the subgroup's own 16 x 16 fp32 patch of
 // shared memory (ragged edges, bias, activation, beta * C, or split-K partials), where N is a
-// multiple of 4 as 4 values a store (store_result_quad), else value by value.
+// multiple of 4 (Y_QUADS) as 4 values a store (store_result_quad), else value by value.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -144,7 +144,7 @@ void main() {
       subgroupMemoryBarrierShared();
       subgroupBarrier();
       const int mb = m0 + sm * 16 * WM + 16 * i, nb = n0 + sn * 16 * WN + 16 * j;
-      if (result_quads_aligned(off)) {
+      if (Y_QUADS != 0) {
         // A lane's quads: row q / 4 of the fragment, columns (q % 4) * 4 .. + 3 (n < N then holds
         // for the whole quad, N being a multiple of 4).
         [[unroll]] for (int q = lane; q < 64; q += 32) {

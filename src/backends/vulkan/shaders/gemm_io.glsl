@@ -55,6 +55,11 @@ layout(constant_id = 20) const int A_VEC = 0;
 layout(constant_id = 21) const int B_VEC = 0;
 #define POST_OPS_ID0 22  // ids 22 .. 34: vx.FusedConv's post-ops, after the activation
 #include "post_ops.glsl"
+// Y_QUADS (fp16): N and every batch's output offset are multiples of 4, so results may be stored 4
+// at a time (store_result_quad). A constant, not a test of the push block: the kernels where it is
+// 0 then compile as without the quad path (an H100 ran DeepLabV3's unaligned GEMMs 1 us slower
+// each with the path present).
+layout(constant_id = 35) const int Y_QUADS = 0;
 #if TX == 1
 #define VEC 8
 #else
@@ -217,11 +222,7 @@ void store_result(BatchOffsets off, int m, int n, float acc) {
 }
 
 #if TX == 1
-// Whether batch `off` may store its results 4 at a time (store_result_quad): every row of Y and of
-// the partials starts at a multiple of 4 values (8 bytes of fp16, 16 of fp32).
-bool result_quads_aligned(BatchOffsets off) { return p.N % 4 == 0 && off.o % 4 == 0; }
-
-// store_y for the 4 results (m, n .. n + 3), n a multiple of 4, under result_quads_aligned: one
+// store_y for the 4 results (m, n .. n + 3), n a multiple of 4, under Y_QUADS: one
 // 8-byte store, one load of C where its row is a contiguous aligned quad or one value, and one of
 // the bias (per column: a quad, per row: a value), instead of 4 of each. Latency-bound small GEMMs
 // spend much of their time in the epilogue's loads and stores.

@@ -5,9 +5,8 @@
 // VARIANT f16_quads -DTX=1 -DQUADS=1
 // The second pass of a split-K GEMM (gemm_io.glsl): one invocation per output element of the
 // dispatch's batches adds the `splits` fp32 partial sums and applies the epilogue (alpha,
-// beta * C, ReLU) as the one-pass kernels do. QUADS (fp16, where N and every batch's output offset
-// are multiples of 4: kernels/gemm_plan.cpp): four consecutive elements an invocation, loaded and
-// stored as words (store_y_quad).
+// beta * C, ReLU) as the one-pass kernels do. QUADS (fp16, where gemm_io.glsl's Y_QUADS holds):
+// four consecutive elements an invocation, loaded and stored as words (store_y_quad).
 #include "element_types.glsl"
 #include "gemm_io.glsl"
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
