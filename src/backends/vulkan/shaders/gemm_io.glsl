@@ -59,7 +59,7 @@ layout(constant_id = 21) const int B_VEC = 0;
 // at a time (store_result_quad). A constant, not a test of the push block: the kernels where it is
 // 0 then compile as without the quad path (an H100 ran DeepLabV3's unaligned GEMMs 1 us slower
 // each with the path present).
-layout(constant_id = 35) const int Y_QUADS = 0;
+layout(constant_id = 39) const int Y_QUADS = 0;
 #if TX == 1
 #define VEC 8
 #else
