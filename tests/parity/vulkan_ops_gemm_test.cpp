@@ -339,6 +339,10 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
       check({"Conv", {test::input(r(Shape{1, 48, 14, 14})), test::constant(r(Shape{40, 48, 1, 1})),
                       test::constant(r(Shape{40}))}, {}, ""},
             "staged Conv 1x1 at 14 x 14", "+halfVecB" + at);
+      // 96 pixels: the epilogue stores 4 values at a time, the bias arriving as C broadcast along rows.
+      check({"Conv", {test::input(r(Shape{1, 40, 8, 12})), test::constant(r(Shape{24, 40, 1, 1})),
+                      test::constant(r(Shape{24}))}, {}, ""},
+            "staged Conv 1x1 at 8 x 12", "+vecB" + at);
       // The im2col matrix materialised, K = 5 x 3 x 3 = 45: the constant weights padded to rows of
       // 48 with zeros and loaded in whole words past K; then the same weights as an input (gathered).
       ScopedEnv im2col("VOLVOX_VK_IM2COL_MIN_MACS", "0");

@@ -45,6 +45,7 @@ constexpr int64_t kM32MaxM = 32, kM32MinN = 4096;
 constexpr int64_t kRowsMaxM = 4, kRowsMaxK = 1536;
 // Rows gemm_reduce_layer_norm normalises: its 128 threads hold 8 values each.
 constexpr int64_t kLayerNormMaxColumns = 1024;
+constexpr size_t kYQuadsConstantId = 39;  // shaders/gemm_io.glsl: Y_QUADS
 // gemm_reduce_layer_norm's specialization constants LN_EPSILON and LN_BIAS.
 constexpr size_t kLayerNormConstantsId = 40;
 
@@ -312,6 +313,13 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   spec.push_back(a_vec ? 1 : 0);
   spec.push_back(b_vec ? 1 : b_half_vec ? 2 : 0);
   add_post_op_constants(spec, 22, d.post_ops);  // shaders/gemm_io.glsl: POST_OPS_ID0
+  // Y_QUADS (id 39; ids 35-38 unused): every row of Y starts on a multiple of 4 values, in every
+  // batch. At id 35, lavapipe gave the FMA kernels (which do not declare it) wrong sums for a
+  // residual broadcast along rows (test_parity's FusedMatMulResidual, fp16); cause not found.
+  const bool y_quads =
+      storage == DeviceType::f16 && d.n % 4 == 0 && d.o_base % 4 == 0 && d.o_z1 % 4 == 0 && d.o_z0 % 4 == 0;
+  spec.resize(kYQuadsConstantId, 0);
+  spec.push_back(y_quads ? 1 : 0);
   // Batches per dispatch: whole z0 rows, as many z1 as fit the workgroup-count limit.
   const int64_t z1_per_dispatch = std::max<int64_t>(1, kMaxGroups / d.z0_count);
   const int64_t batches = d.z1_count * d.z0_count;
@@ -398,8 +406,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
       dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m), 1);  // a workgroup a row
       plan.dispatches.push_back(std::move(dispatch));
     } else if (splits > 1) {
-      dispatch.shader = shader_variant("gemm_reduce", {storage});
-      dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n), 256);
+      dispatch.shader = shader_variant("gemm_reduce", {storage}, y_quads ? "quads" : "");
+      dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n) / (y_quads ? 4 : 1), 256);
       if (deferred_reduce && count == d.z1_count) {
         *deferred_reduce = std::move(dispatch);
       } else {

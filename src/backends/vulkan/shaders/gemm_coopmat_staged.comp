@@ -20,7 +20,8 @@
 // conflicts, double-buffered: the next step's global loads are issued into registers before the
 // current step's MMAs and stored to the other buffer after them (one barrier per step).
 // The epilogue passes each accumulator fragment through the subgroup's own 16 x 16 fp32 patch of
-// shared memory (ragged edges, bias, activation, beta * C, or split-K partials).
+// shared memory (ragged edges, bias, activation, beta * C, or split-K partials), where N is a
+// multiple of 4 (Y_QUADS) as 4 values a store (store_result_quad), else value by value.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -143,9 +144,22 @@ void main() {
       subgroupMemoryBarrierShared();
       subgroupBarrier();
       const int mb = m0 + sm * 16 * WM + 16 * i, nb = n0 + sn * 16 * WN + 16 * j;
-      for (int e = lane; e < 256; e += 32) {
-        int m = mb + e / 16, n = nb + e % 16;
-        if (m < p.M && n < p.N) store_result(off, m, n, s_c[slot + e]);
+      if (Y_QUADS != 0) {
+        // A lane's quads: row q / 4 of the fragment, columns (q % 4) * 4 .. + 3 (n < N then holds
+        // for the whole quad, N being a multiple of 4).
+        [[unroll]] for (int q = lane; q < 64; q += 32) {
+          const int r = q >> 2, c = (q & 3) * 4, m = mb + r, n = nb + c;
+          if (m < p.M && n < p.N) {
+            float v[4];
+            [[unroll]] for (int i = 0; i < 4; ++i) v[i] = s_c[slot + r * 16 + c + i];
+            store_result_quad(off, m, n, v);
+          }
+        }
+      } else {
+        for (int e = lane; e < 256; e += 32) {
+          int m = mb + e / 16, n = nb + e % 16;
+          if (m < p.M && n < p.N) store_result(off, m, n, s_c[slot + e]);
+        }
       }
       subgroupBarrier();  // the patch is rewritten by the next fragment
     }

@@ -55,6 +55,11 @@ layout(constant_id = 20) const int A_VEC = 0;
 layout(constant_id = 21) const int B_VEC = 0;
 #define POST_OPS_ID0 22  // ids 22 .. 34: vx.FusedConv's post-ops, after the activation
 #include "post_ops.glsl"
+// Y_QUADS (fp16): N and every batch's output offset are multiples of 4, so results may be stored 4
+// at a time (store_result_quad). A constant, not a test of the push block: the kernels where it is
+// 0 then compile as without the quad path (an H100 ran DeepLabV3's unaligned GEMMs 1 us slower
+// each with the path present).
+layout(constant_id = 39) const int Y_QUADS = 0;
 #if TX == 1
 #define VEC 8
 #else
@@ -88,6 +93,11 @@ layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
 layout(std430, binding = 4) buffer BufPart { float part_data[]; };
 layout(std430, binding = 5) readonly buffer BufBias { elem_t bias_data[]; };
 layout(std430, binding = 6) readonly buffer BufScale { float scale_data[]; };
+// 8-byte views of C, Y and the bias, and 16-byte views of the partials (store_result_quad: fp16).
+layout(std430, binding = 2) readonly buffer BufCQuad { uvec2 c_quad[]; };
+layout(std430, binding = 3) writeonly buffer BufYQuad { uvec2 y_quad[]; };
+layout(std430, binding = 4) buffer BufPartQuad { vec4 part_quad[]; };
+layout(std430, binding = 5) readonly buffer BufBiasQuad { uvec2 bias_quad[]; };
 
 struct BatchOffsets {
   int a, b, c, o;
@@ -210,3 +220,46 @@ void store_result(BatchOffsets off, int m, int n, float acc) {
   if (p.splits > 1) part_data[(int(gl_WorkGroupID.z) * p.M + m) * p.N + n] = acc;
   else store_y(off, m, n, acc);
 }
+
+#if TX == 1
+// store_y for the 4 results (m, n .. n + 3), n a multiple of 4, under Y_QUADS: one
+// 8-byte store, one load of C where its row is a contiguous aligned quad or one value, and one of
+// the bias (per column: a quad, per row: a value), instead of 4 of each. Latency-bound small GEMMs
+// spend much of their time in the epilogue's loads and stores.
+void store_y_quad(BatchOffsets off, int m, int n, float acc[4]) {
+  float v[4];
+  [[unroll]] for (int i = 0; i < 4; ++i) v[i] = p.alpha * acc[i];
+  if ((p.flags & 32) != 0) [[unroll]] for (int i = 0; i < 4; ++i) v[i] *= scale_data[n + i];
+  if ((p.flags & 4) != 0) {
+    float b[4];
+    if ((p.flags & 64) != 0) {
+      const float row_bias = float(bias_data[off.z0 * p.M + m]);
+      [[unroll]] for (int i = 0; i < 4; ++i) b[i] = row_bias;
+    } else {
+      unpack_half_vec(bias_quad[n / 4], b);
+    }
+    [[unroll]] for (int i = 0; i < 4; ++i) v[i] += b[i];
+  }
+  if ((p.flags & 1) != 0) {
+    float c[4];
+    const int ci = off.c + m * p.scm + n * p.scn;
+    if (p.scn == 1 && ci % 4 == 0) {
+      unpack_half_vec(c_quad[ci / 4], c);
+    } else if (p.scn == 0) {  // one value along the row: a convolution's bias as C
+      const float row_c = float(c_data[ci]);
+      [[unroll]] for (int i = 0; i < 4; ++i) c[i] = row_c;
+    } else {
+      [[unroll]] for (int i = 0; i < 4; ++i) c[i] = float(c_data[ci + i * p.scn]);
+    }
+    [[unroll]] for (int i = 0; i < 4; ++i) v[i] += p.beta * c[i];
+  }
+  [[unroll]] for (int i = 0; i < 4; ++i) v[i] = apply_post_ops(gemm_activation(v[i], (p.flags >> 3) & 3));
+  y_quad[(off.o + m * p.N + n) / 4] = uvec2(packHalf2x16(vec2(v[0], v[1])), packHalf2x16(vec2(v[2], v[3])));
+}
+
+// store_result for 4 results as store_y_quad, or as one 16-byte store of partials when K is split.
+void store_result_quad(BatchOffsets off, int m, int n, float acc[4]) {
+  if (p.splits > 1) part_quad[((int(gl_WorkGroupID.z) * p.M + m) * p.N + n) / 4] = vec4(acc[0], acc[1], acc[2], acc[3]);
+  else store_y_quad(off, m, n, acc);
+}
+#endif

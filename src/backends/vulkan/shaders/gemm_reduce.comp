@@ -2,19 +2,31 @@
 // NO_DEFAULT_VARIANT
 // VARIANT f32 -DTX=0
 // VARIANT f16 -DTX=1
+// VARIANT f16_quads -DTX=1 -DQUADS=1
 // The second pass of a split-K GEMM (gemm_io.glsl): one invocation per output element of the
 // dispatch's batches adds the `splits` fp32 partial sums and applies the epilogue (alpha,
-// beta * C, ReLU) as the one-pass kernels do.
+// beta * C, ReLU) as the one-pass kernels do. QUADS (fp16, where gemm_io.glsl's Y_QUADS holds):
+// four consecutive elements an invocation, loaded and stored as words (store_y_quad).
 #include "element_types.glsl"
 #include "gemm_io.glsl"
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 void main() {
+#if QUADS
+  int idx = int(linear_index(256)) * 4;
+#else
   int idx = int(linear_index(256));
+#endif
   int mn = p.M * p.N, z = idx / mn;
   if (z >= p.batches) return;
   int r = idx - z * mn, m = r / p.N, n = r - m * p.N;
+#if QUADS
+  vec4 acc = vec4(0.0);
+  for (int s = 0; s < p.splits; ++s) acc += part_quad[(((z * p.splits + s) * p.M + m) * p.N + n) / 4];
+  store_y_quad(batch_offsets(z), m, n, float[4](acc.x, acc.y, acc.z, acc.w));
+#else
   float acc = 0.0;
   for (int s = 0; s < p.splits; ++s) acc += part_data[((z * p.splits + s) * p.M + m) * p.N + n];
   store_y(batch_offsets(z), m, n, acc);
+#endif
 }
