@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Session 45, call 2 (prepared, NOT run; the branch fails a lavapipe test first: see ../README.md):
-# the quad epilogue and reduce under a specialisation constant (Y_QUADS,
+# Session 45, call 2: the quad epilogue and reduce under a specialisation constant (Y_QUADS, id 39,
 # epilogue_quads_spec.diff, branch s45-quads-spec) against main (vx). In call 1 the quad path as a
 # runtime test made ResNet-50 6% and the encoder 4% faster but DeepLabV3 0.5-0.8% slower, on
 # GEMMs that never take it. Outputs, the GEMM suite and runner blocks, two interleaved rounds.
