@@ -328,10 +328,11 @@ TEST_P(VulkanRunnerBlocks, IndependentDispatchesShareABarrier) {
 // dispatch and a reduce pass each, writing split-K scratch; the last conv's K of 8 stays whole):
 // the block's last conv takes the downsample conv's output as its residual (fuse_conv_residual), so
 // the downsample conv depends on the block's input only, is recorded beside the first conv, and
-// its scratch is placed apart from that conv's: its GEMM follows the first conv's reduce pass
-// without a barrier (6 barriers for 7 dispatches; 7 when the downsample conv took the residual and
-// all four convs were chained). The synchronization checks of the shared context fail the test on
-// any missing barrier.
+// its scratch is placed apart from that conv's. Its dispatches are interleaved with the first
+// conv's (recording_order.h): the two GEMMs run together, then the two reduce passes (5 barriers
+// for 7 dispatches). Without the interleaving (VOLVOX_VK_INTERLEAVE=0) its GEMM follows the first
+// conv's reduce pass without a barrier (6); with all four convs chained it would be 7. The
+// synchronization checks of the shared context fail the test on any missing barrier.
 TEST_P(VulkanRunnerBlocks, DownsampleConvRunsBesideTheBlocksFirstConv) {
   test::ScopedEnv split("VOLVOX_VK_SPLITK", "2");
   test::ScopedEnv gemm("VOLVOX_VK_CONV", "gemm");
@@ -346,16 +347,20 @@ TEST_P(VulkanRunnerBlocks, DownsampleConvRunsBesideTheBlocksFirstConv) {
   std::vector<Tensor> feeds = {test::random_tensor(Shape{1, 64, 9, 11}, 43)};
   if (GetParam() == Precision::fp16) feeds[0] = feeds[0].to(DType::f16).to(DType::f32);
   const std::vector<Tensor> expected = test::run_cpu_reference(b.g, feeds);
-  DeviceRunnerOptions o;
-  o.precision = GetParam();
-  DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
-  const std::vector<Tensor> got = runner.run(feeds);
-  const auto* segments = dynamic_cast<const SegmentExecutable*>(runner.last_executable()->compiled(0));
-  ASSERT_NE(segments, nullptr);
-  EXPECT_EQ(segments->dispatch_counts().dispatches, 7u);
-  EXPECT_EQ(segments->dispatch_counts().barriers, 6u);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_LE(test::max_diff_over_peak(got[0].to(DType::f32), expected[0]), GetParam() == Precision::fp16 ? 2e-2 : 1e-4);
+  for (const char* interleave : {"1", "0"}) {
+    SCOPED_TRACE(std::string("VOLVOX_VK_INTERLEAVE=") + interleave);
+    test::ScopedEnv env("VOLVOX_VK_INTERLEAVE", interleave);
+    DeviceRunnerOptions o;
+    o.precision = GetParam();
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
+    const std::vector<Tensor> got = runner.run(feeds);
+    const auto* segments = dynamic_cast<const SegmentExecutable*>(runner.last_executable()->compiled(0));
+    ASSERT_NE(segments, nullptr);
+    EXPECT_EQ(segments->dispatch_counts().dispatches, 7u);
+    EXPECT_EQ(segments->dispatch_counts().barriers, interleave[0] == '1' ? 5u : 6u);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_LE(test::max_diff_over_peak(got[0].to(DType::f32), expected[0]), GetParam() == Precision::fp16 ? 2e-2 : 1e-4);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, VulkanRunnerBlocks, ::testing::Values(Precision::fp32, Precision::fp16),

@@ -1,5 +1,6 @@
 // recording_order (backends/vulkan/recording_order.h): independent nodes within the window are
-// recorded together, every node after the nodes whose outputs it reads, a chain in graph order.
+// recorded together, every node after the nodes whose outputs it reads, a chain in graph order;
+// interleaved_dispatches: the dispatches of a group's nodes round by round.
 #include <gtest/gtest.h>
 
 #include "backends/vulkan/recording_order.h"
@@ -59,6 +60,14 @@ TEST(RecordingOrder, ASubsetOfTheGraphsNodes) {
   // segment, and joins 1.
   const Graph g = graph_of({{}, {0}, {1}, {}, {3}});
   EXPECT_EQ(recording_order(g, {1, 2, 4}), (std::vector<size_t>{1, 4, 2}));
+}
+
+TEST(InterleavedDispatches, RoundByRoundEachNodesDispatchesInTheirOrder) {
+  // A ConvPair's four dispatches beside a downsample convolution's two, and a node with none.
+  EXPECT_EQ(interleaved_dispatches({4, 0, 2}),
+            (std::vector<DispatchRef>{{0, 0}, {2, 0}, {0, 1}, {2, 1}, {0, 2}, {0, 3}}));
+  EXPECT_EQ(interleaved_dispatches({1}), (std::vector<DispatchRef>{{0, 0}}));
+  EXPECT_TRUE(interleaved_dispatches({0, 0}).empty());
 }
 
 }  // namespace

@@ -35,4 +35,14 @@ std::vector<size_t> recording_order(const Graph& g, const std::vector<size_t>& n
   return order;
 }
 
+std::vector<DispatchRef> interleaved_dispatches(const std::vector<size_t>& dispatch_counts) {
+  std::vector<DispatchRef> order;
+  size_t rounds = 0;
+  for (size_t count : dispatch_counts) rounds = std::max(rounds, count);
+  for (size_t round = 0; round < rounds; ++round)
+    for (size_t node = 0; node < dispatch_counts.size(); ++node)
+      if (round < dispatch_counts[node]) order.push_back({node, round});
+  return order;
+}
+
 }  // namespace vx::vk

@@ -50,6 +50,8 @@ SegmentExecutable::SegmentExecutable(const VulkanContext& ctx, const SegmentOpti
   timestamps_ = ctx_.info().timestamps ? options_.timestamps : runtime::Timestamps::none;
   const char* barriers = std::getenv("VOLVOX_VK_BARRIERS");
   barrier_every_dispatch_ = barriers && std::string(barriers) == "every";
+  const char* interleave = std::getenv("VOLVOX_VK_INTERLEAVE");
+  interleave_ = timestamps_ != runtime::Timestamps::per_node && !(interleave && std::string(interleave) == "0");
   try {
     plan_memory();
     create_gpu_objects();
@@ -111,6 +113,7 @@ void SegmentExecutable::plan_memory() {
   // wait for one another (DeepLabV3's ASPP branches at 520 x 520 would take an arena of 29.6
   // instead of 11.2 MiB).
   std::vector<int> placed_from(g.nodes.size(), 0), scratch_from = position_;
+  interleave_group_.assign(g.nodes.size(), -1);
   for (RecordedSegment& seg : segments_) {
     const int seg_first = position_[seg.order.front()], seg_last = position_[seg.order.back()];
     // What the segment receives is uploaded before its first node.
@@ -136,6 +139,7 @@ void SegmentExecutable::plan_memory() {
       if (group_scratch + scratch <= kGroupScratchBytes) {
         scratch_from[n] = group_start;
         group_scratch += scratch;
+        interleave_group_[n] = group_start;
       }
       if (!plans_[n].dispatches.empty())
         for (ValueId id : node.outputs)
@@ -449,6 +453,16 @@ void SegmentExecutable::record_dispatch(VkCommandBuffer cmd, const GpuDispatch& 
   vkCmdDispatch(cmd, d.groups[0], d.groups[1], d.groups[2]);
 }
 
+size_t SegmentExecutable::interleavable_run(const RecordedSegment& seg, size_t k) const {
+  if (!interleave_) return 1;
+  const int group = interleave_group_[seg.order[k]];
+  auto joins = [&](size_t n) { return interleave_group_[n] == group && steps_[n].copies.empty(); };
+  if (group < 0 || !joins(seg.order[k])) return 1;
+  size_t end = k + 1;
+  while (end < seg.order.size() && joins(seg.order[end])) ++end;
+  return end - k;
+}
+
 void SegmentExecutable::record_segment(RecordedSegment& seg) {
   VkCommandBuffer cmd = seg.cmd;
   begin_recording(cmd);
@@ -474,28 +488,40 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
   // hazards only (dispatch_hazards.h).
   DispatchHazards hazards;
   seg.counts = {};
-  const std::vector<size_t>& nodes = seg.order;
-  for (size_t k = 0; k < nodes.size(); ++k) {
-    const Step& step = steps_[nodes[k]];
-    for (const GpuCopy& c : step.copies) {
-      if (c.from.bytes == 0) continue;
+  auto record = [&](const GpuDispatch& d) {
+    if (d.groups[0] == 0 || d.groups[1] == 0 || d.groups[2] == 0) return;
+    if (hazards.needs_barrier(d.access) || barrier_every_dispatch_) {
       barrier(cmd, kDeviceWrite, kDeviceReadWrite);
-      hazards.reset();
-      const DeviceBuffer& from = c.from.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
-      VkBufferCopy region{c.from.offset, c.to.offset, c.from.bytes};
-      vkCmdCopyBuffer(cmd, from.buffer(), arena_.buffer(), 1, &region);
+      ++seg.counts.barriers;
     }
-    for (const GpuDispatch& d : step.dispatches) {
-      if (d.groups[0] == 0 || d.groups[1] == 0 || d.groups[2] == 0) continue;
-      if (hazards.needs_barrier(d.access) || barrier_every_dispatch_) {
+    record_dispatch(cmd, d);
+    ++seg.counts.dispatches;
+  };
+  const std::vector<size_t>& nodes = seg.order;
+  for (size_t k = 0; k < nodes.size();) {
+    const size_t run = interleavable_run(seg, k);
+    if (run > 1) {
+      std::vector<size_t> counts;
+      for (size_t i = k; i < k + run; ++i) counts.push_back(steps_[nodes[i]].dispatches.size());
+      for (const DispatchRef& r : interleaved_dispatches(counts)) record(steps_[nodes[k + r.node]].dispatches[r.dispatch]);
+    } else {
+      const Step& step = steps_[nodes[k]];
+      for (const GpuCopy& c : step.copies) {
+        if (c.from.bytes == 0) continue;
         barrier(cmd, kDeviceWrite, kDeviceReadWrite);
-        ++seg.counts.barriers;
+        hazards.reset();
+        const DeviceBuffer& from = c.from.pool == DeviceSlot::Pool::arena ? arena_ : constants_;
+        VkBufferCopy region{c.from.offset, c.to.offset, c.from.bytes};
+        vkCmdCopyBuffer(cmd, from.buffer(), arena_.buffer(), 1, &region);
       }
-      record_dispatch(cmd, d);
-      ++seg.counts.dispatches;
+      for (const GpuDispatch& d : step.dispatches) record(d);
     }
-    if (query_pool_ && seg.query_after_step[k] != (k == 0 ? 0 : seg.query_after_step[k - 1]))
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query + seg.query_after_step[k]);
+    // The timestamp after the last of these steps where one is due (interleaved only without
+    // per-node timestamps, so at most one is).
+    const size_t last = k + run - 1;
+    if (query_pool_ && seg.query_after_step[last] != (k == 0 ? 0 : seg.query_after_step[k - 1]))
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query + seg.query_after_step[last]);
+    k += run;
   }
   barrier(cmd, kDeviceWrite, kDeviceReadWrite);
   for (const Transfer& t : seg.downloads) {

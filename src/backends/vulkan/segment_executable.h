@@ -106,6 +106,9 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   void create_conversion(Transfer& t, bool upload);
   void write_conversion_set(const Transfer& t, bool upload);
   void record_dispatch(VkCommandBuffer cmd, const GpuDispatch& d) const;
+  // Nodes seg.order[k], seg.order[k + 1], ... that may be recorded interleaved with seg.order[k]:
+  // how many (1: it alone).
+  size_t interleavable_run(const RecordedSegment& seg, size_t k) const;
   VkDescriptorBufferInfo buffer_info(const DeviceSlot& slot) const;
   void check_index_status(const RecordedSegment& seg) const;
   void release();
@@ -129,6 +132,14 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   // VOLVOX_VK_BARRIERS=every: a barrier before every dispatch, as before hazards were tracked (the
   // baseline of measurements).
   bool barrier_every_dispatch_ = false;
+  // Per node: the recording position where its memory group starts (plan_memory), or -1 where its
+  // dispatches must not be interleaved with another node's (its scratch was placed at its own
+  // position, so it may reuse bytes that an earlier node of the group still reads).
+  std::vector<int> interleave_group_;
+  // Whether the dispatches of a group's nodes are recorded interleaved (recording_order.h): not with
+  // per-node timestamps, which need each node's work in one piece, nor with VOLVOX_VK_INTERLEAVE=0
+  // (the baseline of measurements).
+  bool interleave_ = true;
 
   std::unique_ptr<KernelLayout> layout_;
   std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;
