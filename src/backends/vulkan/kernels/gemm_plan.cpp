@@ -76,6 +76,13 @@ double staged_split_cost() {
   const double cost = env && *env ? std::atof(env) : 0.0;
   return cost > 0.0 ? cost : 2824.0;
 }
+// Measurement knobs (session 46): VOLVOX_VK_STAGED_MAX_GROUPS replaces kFullGroups as the cap on a
+// split product's workgroups, VOLVOX_VK_STAGED_UNSPLIT_MAX_K kStagedUnsplitMaxK.
+int64_t env_or(const char* name, int64_t fallback) {
+  const char* env = std::getenv(name);
+  const int64_t v = env && *env ? std::atoll(env) : 0;
+  return v > 0 ? v : fallback;
+}
 int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) {
   const double best = std::sqrt(staged_split_cost() * double(k) / (double(batches) * double(m) * double(n)));
   return std::clamp<int64_t>(int64_t(best), 1, std::max<int64_t>(1, k / kMinChunk));
@@ -83,7 +90,7 @@ int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) 
 // `max_groups`: kFullGroups, or kFewTiles for the 128 x 128 tile (below).
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k, int64_t max_groups) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
-  if ((tiles >= kFewTiles && k <= kStagedUnsplitMaxK) || k < 2 * kMinChunk) return 1;
+  if ((tiles >= kFewTiles && k <= env_or("VOLVOX_VK_STAGED_UNSPLIT_MAX_K", kStagedUnsplitMaxK)) || k < 2 * kMinChunk) return 1;
   return std::clamp<int64_t>(max_groups / tiles, 1, staged_splits_by_cost(batches, m, n, k));
 }
 
@@ -327,7 +334,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   int64_t splits = 1;
   if (z1_per_dispatch >= d.z1_count && shape.splits_k)
     splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k,
-                                           kernel == GemmKernel::staged_large ? kFewTiles : kFullGroups)
+                                           kernel == GemmKernel::staged_large ? kFewTiles : env_or("VOLVOX_VK_STAGED_MAX_GROUPS", kFullGroups))
                     : choose_splits(tiles, d.k);
   int64_t k_chunk = d.k;
   if (splits > 1) {
