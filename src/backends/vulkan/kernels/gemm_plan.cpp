@@ -73,7 +73,9 @@ int64_t choose_splits(int64_t tiles, int64_t k) {
 // up-projection, K 512, in 2) took the encoder 0.411-0.413 -> 0.390-0.391 ms of GPU time, ResNet-50
 // 0.719-0.720 -> 0.706-0.707 and DeepLabV3 1.109-1.110 -> 1.077-1.079, MobileNetV3 unchanged (0.489);
 // the cap alone or the constant alone moved the encoder by 0.001-0.002, 1024 and 11296 were slower
-// on ResNet-50 (0.712).
+// on ResNet-50 (0.712). The constant trades ResNet-50 against the others (call 7): at 4000 / 5648 /
+// 8000 ResNet-50 0.696 / 0.705 / 0.710 ms, the encoder 0.395 / 0.390 / 0.387, DeepLabV3 1.092 /
+// 1.076 / 1.067; caps of 384 and 768, and a K bound of 128, were level with 512 and 256.
 constexpr int64_t kStagedUnsplitMaxK = 256, kMaxSplitGroups = 4 * kFewTiles;
 // Products of K >= kFullSplitMinK split over this many workgroups or more (by the formula, on 64 x 64
 // tiles) take 64 x 64 tiles rather than 32 x 64 (choose_staged_tile; the K bound was
