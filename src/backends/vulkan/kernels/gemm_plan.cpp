@@ -64,26 +64,45 @@ int64_t choose_splits(int64_t tiles, int64_t k) {
 // with kFewTiles tiles or more stay whole only up to kStagedUnsplitMaxK: on 32 x 64 tiles DeepLabV3's
 // ASPP layers (K 8640) took 0.23 ms unsplit against 0.13 split 9 on 64 x 64 tiles, its 1x1 layers of
 // K 960-1280 0.04-0.05 against 0.025-0.029 split 3 (H100, session 31). Nor more workgroups than
-// fill the GPU twice (kFullGroups, 132 SMs): the formula's 9 splits of DeepLabV3's ASPP product on
-// 72 tiles took 0.089 ms, 3 splits 0.076 (H200); capped, ResNet-50 took 0.922 -> 0.874 ms and
-// DeepLabV3 1.406 -> 1.382 (H100), the encoder and MobileNetV3 unchanged (session 32).
-constexpr int64_t kStagedUnsplitMaxK = 512, kFullGroups = 2 * kFewTiles;
-// The formula's constant, the ratio of a K step's cost to the partials' (2824: the H200 fit), is
-// set by VOLVOX_VK_STAGED_SPLIT_COST where positive (measurements: on the H100 a K step took 0.27 us
-// in session 41's probe, less than the fit's 0.6, which would favour fewer splits).
+// kMaxSplitGroups: in session 32 a cap of 256 (twice the GPU's 132 SMs) took ResNet-50 0.922 ->
+// 0.874 ms and DeepLabV3 1.406 -> 1.382 (H100), the formula's 9 splits of DeepLabV3's ASPP product
+// on 72 tiles having taken 0.089 ms against 0.076 for 3 (H200).
+// Since then the models run fewer, shorter dispatches, and in session 46 (H100, two interleaved
+// rounds, bench/onnx/results/session46_2026-12-07/call6/) twice the formula's constant (5648), a cap
+// of 512 workgroups and products of >= kFewTiles tiles split from K 257 on (the encoder's FFN
+// up-projection, K 512, in 2) took the encoder 0.411-0.413 -> 0.390-0.391 ms of GPU time, ResNet-50
+// 0.719-0.720 -> 0.706-0.707 and DeepLabV3 1.109-1.110 -> 1.077-1.079, MobileNetV3 unchanged (0.489);
+// the cap alone or the constant alone moved the encoder by 0.001-0.002, 1024 and 11296 were slower
+// on ResNet-50 (0.712). The constant trades ResNet-50 against the others (call 7): at 4000 / 5648 /
+// 8000 ResNet-50 0.696 / 0.705 / 0.710 ms, the encoder 0.395 / 0.390 / 0.387, DeepLabV3 1.092 /
+// 1.076 / 1.067; caps of 384 and 768, and a K bound of 128, were level with 512 and 256.
+constexpr int64_t kStagedUnsplitMaxK = 256, kMaxSplitGroups = 4 * kFewTiles;
+// Products of K >= kFullSplitMinK split over this many workgroups or more (by the formula, on 64 x 64
+// tiles) take 64 x 64 tiles rather than 32 x 64 (choose_staged_tile; the K bound was
+// kStagedUnsplitMaxK's before session 46 and stays as measured).
+constexpr int64_t kFullGroups = 2 * kFewTiles, kFullSplitMinK = 513;
+// The formula's constant, set by VOLVOX_VK_STAGED_SPLIT_COST where positive; VOLVOX_VK_STAGED_MAX_GROUPS
+// and VOLVOX_VK_STAGED_UNSPLIT_MAX_K replace kMaxSplitGroups and kStagedUnsplitMaxK (measurements).
 double staged_split_cost() {
   const char* env = std::getenv("VOLVOX_VK_STAGED_SPLIT_COST");
   const double cost = env && *env ? std::atof(env) : 0.0;
-  return cost > 0.0 ? cost : 2824.0;
+  return cost > 0.0 ? cost : 5648.0;
+}
+int64_t positive_env_or(const char* name, int64_t fallback) {
+  const char* env = std::getenv(name);
+  const int64_t v = env && *env ? std::atoll(env) : 0;
+  return v > 0 ? v : fallback;
 }
 int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) {
   const double best = std::sqrt(staged_split_cost() * double(k) / (double(batches) * double(m) * double(n)));
   return std::clamp<int64_t>(int64_t(best), 1, std::max<int64_t>(1, k / kMinChunk));
 }
-// `max_groups`: kFullGroups, or kFewTiles for the 128 x 128 tile (below).
+// `max_groups`: kMaxSplitGroups, or kFewTiles for the 128 x 128 tile (below).
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k, int64_t max_groups) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
-  if ((tiles >= kFewTiles && k <= kStagedUnsplitMaxK) || k < 2 * kMinChunk) return 1;
+  if ((tiles >= kFewTiles && k <= positive_env_or("VOLVOX_VK_STAGED_UNSPLIT_MAX_K", kStagedUnsplitMaxK)) ||
+      k < 2 * kMinChunk)
+    return 1;
   return std::clamp<int64_t>(max_groups / tiles, 1, staged_splits_by_cost(batches, m, n, k));
 }
 
@@ -103,7 +122,7 @@ int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t 
 // cost formula, or B is gathered from rows of >= kGatherWideN; else 32 x 64.
 // Products of >= kLargeTileMinMacs multiply-adds over K >= kLargeTileMinK whose B rows load as
 // words take the 128 x 128 tile too, K split so that the tiles fill the GPU once (kFewTiles
-// workgroups, not kFullGroups): DeepLabV3's ASPP product (256 x 8640 x 1089, 18 tiles) took 0.062 ms
+// workgroups, not kMaxSplitGroups): DeepLabV3's ASPP product (256 x 8640 x 1089, 18 tiles) took 0.062 ms
 // split 6 there (108 workgroups) against 0.080 on 64 x 64 split 3 and 0.082 split 9 (162: a second
 // wave; H100, bench/onnx/results/session38_2026-12-06/). VOLVOX_VK_LARGE_MIN_MACS overrides the
 // bound (measurements).
@@ -129,7 +148,7 @@ GemmKernel choose_staged_tile(int64_t m, int64_t n, int64_t k, const GemmLayout&
       double(m) * double(n) * double(k) * double(layout.batches) >= large_min_macs)
     return GemmKernel::staged_large;
   const bool wide_gather = !layout.b_vec && n >= kGatherWideN;
-  const bool split_full = k > kStagedUnsplitMaxK && tiles(64, 64) * staged_splits_by_cost(layout.batches, m, n, k) >= kFullGroups;
+  const bool split_full = k >= kFullSplitMinK && tiles(64, 64) * staged_splits_by_cost(layout.batches, m, n, k) >= kFullGroups;
   return tiles(64, 64) >= kFewTiles || split_full || wide_gather ? GemmKernel::staged_n64 : GemmKernel::staged_m32n64;
 }
 
@@ -327,7 +346,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   int64_t splits = 1;
   if (z1_per_dispatch >= d.z1_count && shape.splits_k)
     splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k,
-                                           kernel == GemmKernel::staged_large ? kFewTiles : kFullGroups)
+                                           kernel == GemmKernel::staged_large ? kFewTiles
+                                                                           : positive_env_or("VOLVOX_VK_STAGED_MAX_GROUPS", kMaxSplitGroups))
                     : choose_splits(tiles, d.k);
   int64_t k_chunk = d.k;
   if (splits > 1) {
