@@ -6,7 +6,6 @@
 // window bounds how far a node moves ahead, and so how much longer its outputs live (PaddleOCR's
 // detector: 66 barriers for its 89 dispatches, 77 in graph order; an arena of 17.4 MiB, 15.6 before).
 //
-//
 // The dispatches of such independent nodes are interleaved as well (interleaved_dispatches, where
 // segment_executable.cpp placed their memory as one group): each node's first dispatch, then each
 // one's second, and so on, so that chains of dependent dispatches (ResNet's first convolutions of a

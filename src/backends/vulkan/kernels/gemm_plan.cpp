@@ -69,8 +69,9 @@ int64_t choose_splits(int64_t tiles, int64_t k) {
 // on 72 tiles having taken 0.089 ms against 0.076 for 3 (H200).
 // Since then the models run fewer, shorter dispatches, and in session 46 (H100, two interleaved
 // rounds, bench/onnx/results/session46_2026-12-07/call6/) twice the formula's constant (5648), a cap
-// of 512 workgroups and products of >= kFewTiles tiles split from K 257 on (the encoder's FFN
-// up-projection, K 512, in 2) took the encoder 0.411-0.413 -> 0.390-0.391 ms of GPU time, ResNet-50
+// of 512 workgroups and products of >= kFewTiles tiles split from K 257 on (the encoder's products
+// at 128 tokens: QKV and the FFN up-projection, K 512, in 3, the out-projection in 6, the
+// down-projection in 13) took the encoder 0.411-0.413 -> 0.390-0.391 ms of GPU time, ResNet-50
 // 0.719-0.720 -> 0.706-0.707 and DeepLabV3 1.109-1.110 -> 1.077-1.079, MobileNetV3 unchanged (0.489);
 // the cap alone or the constant alone moved the encoder by 0.001-0.002, 1024 and 11296 were slower
 // on ResNet-50 (0.712). The constant trades ResNet-50 against the others (call 7): at 4000 / 5648 /
