@@ -84,12 +84,12 @@ TEST(VulkanGemmChoice, StagedTileByWorkgroupsAndHowBLoads) {
   EXPECT_EQ(choose(256, 1024, 4095, true), GemmKernel::staged_n64);  // 2^30 - 2^18
   EXPECT_EQ(choose(256, 1024, 4096, true), GemmKernel::staged_large);
   EXPECT_EQ(choose(2048, 512, 1024, true), GemmKernel::staged_n64);  // 2^30 at K 1024
-  // K > 512 split so far that 64 x 64 tiles make >= 256 workgroups: 64 x 64 (DeepLabV3's 3x3
-  // classifier, 72 tiles x 4); short of that 32 x 64 (the encoder's feed-forward down-projection,
-  // 16 x 9; ResNet-50's 3x3 layers at 14 x 14, 16 x 11).
+  // K > 512 split so far that 64 x 64 tiles make >= 256 workgroups (sqrt(5648 K / (M N)) splits):
+  // 64 x 64 (DeepLabV3's 3x3 classifier, 72 tiles x 6; ResNet-50's 3x3 layers at 14 x 14, 16 x 16);
+  // short of that 32 x 64 (the encoder's feed-forward down-projection, 16 x 13).
   EXPECT_EQ(choose(256, 1089, 2304, true), GemmKernel::staged_n64);
+  EXPECT_EQ(choose(256, 196, 2304, true), GemmKernel::staged_n64);
   EXPECT_EQ(choose(128, 512, 2048, true), GemmKernel::staged_m32n64);
-  EXPECT_EQ(choose(256, 196, 2304, true), GemmKernel::staged_m32n64);
   ScopedEnv forced("VOLVOX_VK_STAGED_TILE", "64x128");
   EXPECT_EQ(choose(128, 1536, 512, true), GemmKernel::staged);
   EXPECT_EQ(choose(2048, 2048, 2048, true), GemmKernel::staged_large);  // by tile count still
@@ -124,17 +124,30 @@ TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
   ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
   ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);
   ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
-  // 128 tiles of 32 x 64 and K 512: whole.
-  EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat+vecA+vecB@staged32x64");
+  ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", nullptr);
+  ScopedEnv cap("VOLVOX_VK_STAGED_MAX_GROUPS", nullptr);
+  ScopedEnv bound("VOLVOX_VK_STAGED_UNSPLIT_MAX_K", nullptr);
+  // 128 tiles of 32 x 64 and K 512 (> 256): split, sqrt(5648 * 512 / (128 * 2048)) = 3.3 ways; at
+  // K 256 whole.
+  EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat_splitk3+vecA+vecB@staged32x64");
+  EXPECT_EQ(plan_variant(product(128, 2048, 256)), "coopmat+vecA+vecB@staged32x64");
   // DeepLabV3's ASPP product over its padded im2col rows (1089 pixels, rows of 1096): 16-byte B
   // loads, 18 tiles of 128 x 128, K split 7 ways: 126 workgroups, one wave (9 by the formula).
   EXPECT_EQ(plan_variant(product(256, 1089, 8640, 1096)), "coopmat_splitk7+vecA+vecB@staged128x128");
-  // The same rows unpadded: gathered, on 64 x 64 tiles, whose 72 tiles x 9 splits
-  // (sqrt(2824 K / (M N))) make >= 256 workgroups, split 3 ways: no more than 256 workgroups.
-  EXPECT_EQ(plan_variant(product(256, 1089, 8640)), "coopmat_splitk3+vecA@staged64x64");
-  // The encoder's feed-forward down-projection: 32 tiles of 32 x 64, 9 splits by the formula, 8 by
-  // the workgroup cap.
-  EXPECT_EQ(plan_variant(product(128, 512, 2048)), "coopmat_splitk8+vecA+vecB@staged32x64");
+  // The same rows unpadded: gathered, on 64 x 64 tiles, whose 72 tiles x 13 splits
+  // (sqrt(5648 K / (M N))) make >= 256 workgroups, split 7 ways: no more than 512 workgroups.
+  EXPECT_EQ(plan_variant(product(256, 1089, 8640)), "coopmat_splitk7+vecA@staged64x64");
+  // The encoder's feed-forward down-projection: 32 tiles of 32 x 64, 13 splits by the formula
+  // (within the cap of 16).
+  EXPECT_EQ(plan_variant(product(128, 512, 2048)), "coopmat_splitk13+vecA+vecB@staged32x64");
+  {
+    ScopedEnv cap_256("VOLVOX_VK_STAGED_MAX_GROUPS", "256");  // session 45's cap: 8
+    EXPECT_EQ(plan_variant(product(128, 512, 2048)), "coopmat_splitk8+vecA+vecB@staged32x64");
+  }
+  {
+    ScopedEnv bound_512("VOLVOX_VK_STAGED_UNSPLIT_MAX_K", "512");  // session 45's bound: whole
+    EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat+vecA+vecB@staged32x64");
+  }
   // Padded rows load as vectors only on the staged kernel: the FMA kernel clamps its loads to N - 8.
   EXPECT_EQ(plan_variant(product(32, 1089, 64, 1096)), "tiled+vecA");
   // fp32: the FMA kernel with K split over more workgroups, as before.
@@ -145,13 +158,19 @@ TEST(VulkanGemmChoice, StagedSplitCostSetsHowFarKSplits) {
   ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
   ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);
   ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
-  // The encoder's QKV product: 96 tiles of 32 x 64, sqrt(2824 * 512 / (128 * 1536)) = 2.7 splits.
+  ScopedEnv cap("VOLVOX_VK_STAGED_MAX_GROUPS", nullptr);
+  ScopedEnv bound("VOLVOX_VK_STAGED_UNSPLIT_MAX_K", nullptr);
+  // The encoder's QKV product: 96 tiles of 32 x 64, sqrt(5648 * 512 / (128 * 1536)) = 3.8 splits.
   {
     ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", nullptr);
-    EXPECT_EQ(plan_variant(product(128, 1536, 512)), "coopmat_splitk2+vecA+vecB@staged32x64");
+    EXPECT_EQ(plan_variant(product(128, 1536, 512)), "coopmat_splitk3+vecA+vecB@staged32x64");
   }
   {
     ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", "0");  // not positive: the default
+    EXPECT_EQ(plan_variant(product(128, 1536, 512)), "coopmat_splitk3+vecA+vecB@staged32x64");
+  }
+  {
+    ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", "2824");  // before session 46: sqrt(7.4)
     EXPECT_EQ(plan_variant(product(128, 1536, 512)), "coopmat_splitk2+vecA+vecB@staged32x64");
   }
   {
@@ -159,7 +178,7 @@ TEST(VulkanGemmChoice, StagedSplitCostSetsHowFarKSplits) {
     EXPECT_EQ(plan_variant(product(128, 1536, 512)), "coopmat+vecA+vecB@staged32x64");
   }
   {
-    // The feed-forward down-projection: 9 splits by the default, sqrt(700 * 2048 / (128 * 512)) = 4.6.
+    // The feed-forward down-projection: 13 splits by the default, sqrt(700 * 2048 / (128 * 512)) = 4.6.
     ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", "700");
     EXPECT_EQ(plan_variant(product(128, 512, 2048)), "coopmat_splitk4+vecA+vecB@staged32x64");
   }
