@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
+#include <type_traits>
 
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/layer_norm.h"
@@ -82,26 +83,26 @@ constexpr int64_t kStagedUnsplitMaxK = 256, kMaxSplitGroups = 4 * kFewTiles;
 // tiles) take 64 x 64 tiles rather than 32 x 64 (choose_staged_tile; the K bound was
 // kStagedUnsplitMaxK's before session 46 and stays as measured).
 constexpr int64_t kFullGroups = 2 * kFewTiles, kFullSplitMinK = 513;
-// The formula's constant, set by VOLVOX_VK_STAGED_SPLIT_COST where positive; VOLVOX_VK_STAGED_MAX_GROUPS
-// and VOLVOX_VK_STAGED_UNSPLIT_MAX_K replace kMaxSplitGroups and kStagedUnsplitMaxK (measurements).
-double staged_split_cost() {
-  const char* env = std::getenv("VOLVOX_VK_STAGED_SPLIT_COST");
-  const double cost = env && *env ? std::atof(env) : 0.0;
-  return cost > 0.0 ? cost : 5648.0;
-}
-int64_t positive_env_or(const char* name, int64_t fallback) {
+// The measurement knobs: environment variable `name` where it holds a positive number, else
+// `fallback`. VOLVOX_VK_STAGED_SPLIT_COST sets the formula's constant, VOLVOX_VK_STAGED_MAX_GROUPS
+// and VOLVOX_VK_STAGED_UNSPLIT_MAX_K replace kMaxSplitGroups and kStagedUnsplitMaxK.
+template <typename T>
+T positive_env_or(const char* name, T fallback) {
   const char* env = std::getenv(name);
-  const int64_t v = env && *env ? std::atoll(env) : 0;
+  T v = 0;
+  if (env && *env) v = std::is_integral_v<T> ? T(std::atoll(env)) : T(std::atof(env));
   return v > 0 ? v : fallback;
 }
+constexpr double kStagedSplitCost = 5648.0;
 int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) {
-  const double best = std::sqrt(staged_split_cost() * double(k) / (double(batches) * double(m) * double(n)));
+  const double cost = positive_env_or("VOLVOX_VK_STAGED_SPLIT_COST", kStagedSplitCost);
+  const double best = std::sqrt(cost * double(k) / (double(batches) * double(m) * double(n)));
   return std::clamp<int64_t>(int64_t(best), 1, std::max<int64_t>(1, k / kMinChunk));
 }
 // `max_groups`: kMaxSplitGroups, or kFewTiles for the 128 x 128 tile (below).
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k, int64_t max_groups) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
-  if ((tiles >= kFewTiles && k <= positive_env_or("VOLVOX_VK_STAGED_UNSPLIT_MAX_K", kStagedUnsplitMaxK)) ||
+  if ((tiles >= kFewTiles && k <= positive_env_or<int64_t>("VOLVOX_VK_STAGED_UNSPLIT_MAX_K", kStagedUnsplitMaxK)) ||
       k < 2 * kMinChunk)
     return 1;
   return std::clamp<int64_t>(max_groups / tiles, 1, staged_splits_by_cost(batches, m, n, k));
@@ -348,7 +349,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   if (z1_per_dispatch >= d.z1_count && shape.splits_k)
     splits = staged ? choose_splits_staged(tiles, batches, d.m, d.n, d.k,
                                            kernel == GemmKernel::staged_large ? kFewTiles
-                                                                           : positive_env_or("VOLVOX_VK_STAGED_MAX_GROUPS", kMaxSplitGroups))
+                                                                           : positive_env_or<int64_t>("VOLVOX_VK_STAGED_MAX_GROUPS", kMaxSplitGroups))
                     : choose_splits(tiles, d.k);
   int64_t k_chunk = d.k;
   if (splits > 1) {
