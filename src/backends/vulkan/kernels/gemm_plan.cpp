@@ -99,6 +99,13 @@ int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) 
   const double best = std::sqrt(cost * double(k) / (double(batches) * double(m) * double(n)));
   return std::clamp<int64_t>(int64_t(best), 1, std::max<int64_t>(1, k / kMinChunk));
 }
+// A vx.ConvPair's first convolution (add_gemm's `deferred_reduce`) over fewer output channels than
+// this (batches included) stays whole on the staged kernel: its split-K reduce pass would become the
+// second convolution's im2col pass, a workgroup per channel (gemm_reduce_im2col). With the splits of
+// session 46 ResNet-50's layer1.1 and 1.2 pairs (64 channels of 3136 pixels) split their first conv
+// in 2 and lost 5-6 us each (call 6's profiles); layers 2-4 (>= 128 channels) gained.
+// VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS replaces it (1: as before; measurements).
+constexpr int64_t kPairSplitMinChannels = 128;
 // `max_groups`: kMaxSplitGroups, or kFewTiles for the 128 x 128 tile (below).
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k, int64_t max_groups) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
@@ -351,6 +358,10 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
                                            kernel == GemmKernel::staged_large ? kFewTiles
                                                                            : positive_env_or<int64_t>("VOLVOX_VK_STAGED_MAX_GROUPS", kMaxSplitGroups))
                     : choose_splits(tiles, d.k);
+  const char* forced = std::getenv("VOLVOX_VK_SPLITK");
+  if (staged && deferred_reduce && !(forced && *forced) &&
+      d.m * batches < positive_env_or("VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS", kPairSplitMinChannels))
+    splits = 1;
   int64_t k_chunk = d.k;
   if (splits > 1) {
     k_chunk = (d.k + splits - 1) / splits;
