@@ -202,6 +202,13 @@ std::string shader_name(const KernelShape& ks, DeviceType storage) {
   return shader_variant(ks.shader, {ks.f16_only ? DeviceType::f16 : storage}, ks.feature);
 }
 
+// The gemv kernel adds its threads' sums with subgroup reductions where the device has them
+// (VOLVOX_VK_GEMV_SUBGROUP=0: the shared-memory tree, for measurements).
+bool gemv_subgroup_sum(const OpInfo& info) {
+  const char* env = std::getenv("VOLVOX_VK_GEMV_SUBGROUP");
+  return info.device.has_subgroup_arithmetic() && !(env && std::string_view(env) == "0");
+}
+
 int32_t i32(const OpInfo& info, int64_t v, const char* what) {
   if (v < INT_MIN || v > INT_MAX) decline(info, what, " ", v, " does not fit 32-bit indexing");
   return int32_t(v);
@@ -424,6 +431,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     push.batches = int32_t(count * d.z0_count);
     Dispatch dispatch;
     dispatch.shader = shader_name(shape, storage);
+    if (kernel == GemmKernel::gemv && gemv_subgroup_sum(info)) dispatch.shader += "_subgroup";
     dispatch.spec_constants = spec;
     dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, y, partials, d.has_bias ? d.bias : d.a, d.b_int8 ? d.scale : d.a};
     dispatch.set_push(push);
@@ -459,6 +467,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   if (a_vec && shape.loads != RowLoads::elements && shape.loads != RowLoads::b_vectors) variant += "+vecA";
   if (b_vec && shape.loads != RowLoads::elements) variant += "+vecB";
   if (b_half_vec) variant += "+halfVecB";
+  if (kernel == GemmKernel::gemv && gemv_subgroup_sum(info)) variant += "+subgroupSum";
   if (d.b_int8) variant += "+int8B";
   if (*shape.suffix) variant += std::string("@") + shape.suffix;
   return variant;

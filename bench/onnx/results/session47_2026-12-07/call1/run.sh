@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Session 47, call 1 (H100): one binary of branch s47-work (vx), arms by environment:
+#   base  = main's choices (VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS=1 VOLVOX_VK_GEMV_SUBGROUP=0)
+#   pair  = a ConvPair's first conv over < 128 channels stays whole (VOLVOX_VK_GEMV_SUBGROUP=0)
+#   new   = pair + the gemv kernel's subgroup sums (the branch's defaults)
+# then VOLVOX_VK_CALL_TRACE=1 on `new` (where the wall clock goes beyond the timed GPU span),
+# the GEMM/runner suites and a ResNet-50 profile.
+# Packed with: rm -f .gl/t/*; bash bench/onnx/pack_device_binaries.sh vx=build/release/volvox tp=build/release/tests/test_parity
+set -uo pipefail
+source bench/onnx/device_lib.sh
+vx_setup vx tp
+printf '#!/bin/sh\nVOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS=1 VOLVOX_VK_GEMV_SUBGROUP=0 exec /tmp/t/vx "$@"\n' > /tmp/t/base
+printf '#!/bin/sh\nVOLVOX_VK_GEMV_SUBGROUP=0 exec /tmp/t/vx "$@"\n' > /tmp/t/pair
+printf '#!/bin/sh\nexec /tmp/t/vx "$@"\n' > /tmp/t/new
+printf '#!/bin/sh\nVOLVOX_VK_CALL_TRACE=1 exec /tmp/t/vx "$@"\n' > /tmp/t/trace
+chmod +x /tmp/t/base /tmp/t/pair /tmp/t/new /tmp/t/trace
+MODELS="resnet50 transformer_encoder deeplabv3_mobilenet_v3_large mobilenet_v3_large"
+vx_export resnet50,mobilenet_v3_large,deeplabv3_mobilenet_v3_large,transformer_encoder
+vx_outputs "$MODELS" base:base new:new
+vx_bench_round 1 "$MODELS" "base pair new"
+vx_summary; vx_pack s47c1.tar.xz
+vx_bench_round 1 "$MODELS" "trace"
+grep -h "call trace" $R/r1_*_trace.txt
+vx_pack s47c1.tar.xz
+vx_bench_round 2 "$MODELS" "new pair base"
+vx_summary; vx_pack s47c1.tar.xz
+vx_parity 150 '*VulkanGemm*:*VulkanRunnerBlocks*' tp
+vx_profile new resnet50
+vx_pack s47c1.tar.xz
