@@ -28,7 +28,9 @@ grep -h "call trace" $R/r1_*_trace.txt
 vx_pack s47c1.tar.xz
 vx_bench_round 2 "$MODELS" "new pair base c4000 c8000"
 vx_summary; vx_pack s47c1.tar.xz
-vx_parity 150 '*VulkanGemm*:*VulkanRunnerBlocks*' tp
+# On an H200 the cooperative-matrix suites too (owed since session 45's epilogue change).
+if grep -q H200 "$R/gpu.txt"; then vx_parity 300 '*CooperativeMatrix*:*VulkanGemm*:*VulkanRunnerBlocks*' tp
+else vx_parity 150 '*VulkanGemm*:*VulkanRunnerBlocks*' tp; fi
 vx_profile new resnet50
 vx_pack s47c1.tar.xz
 vx_torch resnet50,transformer_encoder 150
