@@ -19,6 +19,7 @@ printf '#!/bin/sh\nVOLVOX_VK_STAGED_SPLIT_COST=4000 exec /tmp/t/vx "$@"\n' > /tm
 printf '#!/bin/sh\nVOLVOX_VK_STAGED_SPLIT_COST=8000 exec /tmp/t/vx "$@"\n' > /tmp/t/c8000
 chmod +x /tmp/t/base /tmp/t/pair /tmp/t/new /tmp/t/trace /tmp/t/c4000 /tmp/t/c8000
 MODELS="resnet50 transformer_encoder deeplabv3_mobilenet_v3_large mobilenet_v3_large"
+# Stages by priority, each packed as it ends (the call may be cut short).
 vx_export resnet50,mobilenet_v3_large,deeplabv3_mobilenet_v3_large,transformer_encoder
 vx_outputs "$MODELS" base:base new:new
 vx_bench_round 1 "$MODELS" "base pair new"
@@ -26,12 +27,14 @@ vx_summary; vx_pack s47c1.tar.xz
 vx_bench_round 1 "$MODELS" "trace"
 grep -h "call trace" $R/r1_*_trace.txt
 vx_pack s47c1.tar.xz
-vx_bench_round 2 "$MODELS" "new pair base c4000 c8000"
+vx_torch resnet50,transformer_encoder 120
+vx_pack s47c1.tar.xz
+vx_bench_round 2 "$MODELS" "new pair base"
 vx_summary; vx_pack s47c1.tar.xz
 # On an H200 the cooperative-matrix suites too (owed since session 45's epilogue change).
-if grep -q H200 "$R/gpu.txt"; then vx_parity 300 '*CooperativeMatrix*:*VulkanGemm*:*VulkanRunnerBlocks*' tp
-else vx_parity 150 '*VulkanGemm*:*VulkanRunnerBlocks*' tp; fi
-vx_profile new resnet50
+if grep -q H200 "$R/gpu.txt"; then vx_parity 240 '*CooperativeMatrix*:*VulkanGemm*:*VulkanRunnerBlocks*' tp
+else vx_parity 120 '*VulkanGemm*:*VulkanRunnerBlocks*' tp; fi
 vx_pack s47c1.tar.xz
-vx_torch resnet50,transformer_encoder 150
+vx_bench_round 2 "$MODELS" "c4000 c8000"
+vx_summary; vx_profile new resnet50
 vx_pack s47c1.tar.xz
