@@ -217,6 +217,8 @@ bool fused_conv_shape(const Node& node, Graph& graph) {
     y[3] /= 2;
     VX_CHECK(y[2] > 0 && y[3] > 0, InvalidArgument, what(node), ": the convolution output is too small to pool");
   }
+  if (node.attrs.get_int("global_mean", 0) != 0)  // the mean over the spatial positions
+    for (size_t i = 2; i < y.rank(); ++i) y[i] = 1;
   set_out(node, graph, 0, y, in(node, graph, 0).dtype);
   return true;
 }

@@ -204,28 +204,37 @@ TEST_P(VulkanGemm, RowsShapesAndEpilogues) {
 // The gemv kernel (few rows, B's rows in 16-byte words; never split): forced where B's rows allow
 // it (N a multiple of 8 at fp16, 4 at fp32; constant or runtime B), K of less than one row a thread
 // (17) and of more than four (1100: a second pass of the loop), batches, every epilogue; chosen by
-// itself for ResNet-50's head (K 2048).
+// itself for ResNet-50's head (K 2048). Both ways of adding the threads' sums: subgroup reductions
+// (the default where the device has them) and the shared-memory tree.
 TEST_P(VulkanGemm, GemvShapesAndEpilogues) {
   const int64_t word = GetParam() == Precision::fp16 ? 8 : 4;
-  {
-    ScopedEnv gemm("VOLVOX_VK_GEMM", "gemv");
-    check(matmul(r(Shape{1, 17}), r(Shape{17, 8})), "gemv MatMul 1x17x8", "gemv");
-    check(matmul(r(Shape{3, 1100}), r(Shape{1100, 40})), "gemv MatMul 3x1100x40", "gemv");
-    check(matmul(r(Shape{2, 300}), r(Shape{300, 3 * word}), false), "gemv MatMul runtime B", "gemv");
-    check(matmul(r(Shape{3, 1, 2, 20}), r(Shape{4, 20, 72})), "gemv MatMul broadcast batches", "gemv");
-    // fp32: 12 columns end half-way through a workgroup's 8.
-    check(matmul(r(Shape{1, 77}), r(Shape{77, 12})), "gemv MatMul 1x77x12", GetParam() == Precision::fp16 ? "rows" : "gemv");
-    for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"}) {
-      check(fused(r(Shape{1, 300}), r(Shape{300, 48}), r(Shape{48}, -2.0f, 2.0f), act),
-            std::string("gemv FusedMatMul bias ") + act, "gemv");
-      check(fused(r(Shape{2, 3, 33}, -2.0f, 2.0f), r(Shape{33, 24}), std::nullopt, act),
-            std::string("gemv FusedMatMul batched, no bias, ") + act, "gemv");
+  for (const char* subgroup : {"1", "0"}) {
+    ScopedEnv sum("VOLVOX_VK_GEMV_SUBGROUP", subgroup);
+    const std::string gemv = std::string(subgroup) == "1" ? "gemv+vecB+subgroupSum" : "gemv+vecB";
+    {
+      ScopedEnv gemm("VOLVOX_VK_GEMM", "gemv");
+      check(matmul(r(Shape{1, 17}), r(Shape{17, 8})), "gemv MatMul 1x17x8", gemv);
+      check(matmul(r(Shape{3, 1100}), r(Shape{1100, 40})), "gemv MatMul 3x1100x40", gemv);
+      check(matmul(r(Shape{2, 300}), r(Shape{300, 3 * word}), false), "gemv MatMul runtime B", gemv);
+      check(matmul(r(Shape{3, 1, 2, 20}), r(Shape{4, 20, 72})), "gemv MatMul broadcast batches", gemv);
+      // fp32: 12 columns end half-way through a workgroup's 8.
+      check(matmul(r(Shape{1, 77}), r(Shape{77, 12})), "gemv MatMul 1x77x12",
+            GetParam() == Precision::fp16 ? "rows" : gemv);
+      for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"}) {
+        check(fused(r(Shape{1, 300}), r(Shape{300, 48}), r(Shape{48}, -2.0f, 2.0f), act),
+              std::string("gemv FusedMatMul bias ") + act, gemv);
+        check(fused(r(Shape{2, 3, 33}, -2.0f, 2.0f), r(Shape{33, 24}), std::nullopt, act),
+              std::string("gemv FusedMatMul batched, no bias, ") + act, gemv);
+      }
+      // B's rows not on words (N 37): the kernel cannot run, the rows kernel does.
+      check(matmul(r(Shape{1, 40}), r(Shape{40, 37})), "gemv MatMul N 37", "rows");
     }
-    // B's rows not on words (N 37): the kernel cannot run, the rows kernel does.
-    check(matmul(r(Shape{1, 40}), r(Shape{40, 37})), "gemv MatMul N 37", "rows");
+    ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
+    const std::string placed = check(matmul(r(Shape{1, 2048}), r(Shape{2048, 1000})), "auto MatMul 1x2048x1000", gemv);
+    if (std::string(subgroup) == "0") {
+      EXPECT_EQ(placed.find("subgroupSum"), std::string::npos) << placed;
+    }
   }
-  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
-  check(matmul(r(Shape{1, 2048}), r(Shape{2048, 1000})), "auto MatMul 1x2048x1000", "gemv");
 }
 
 TEST_P(VulkanGemm, Tiled64Shapes) { check_shapes("tiled", "tiled"); }

@@ -60,10 +60,13 @@ struct DispatchCountsAndResults {
 
 // Runs `g` on the CPU reference and through the Vulkan runner (its optimisation passes, then
 // optionally Conv(+Relu) -> vx.FusedConv as the CPU path fuses); every MatMul / Gemm / Conv /
-// vx.FusedConv / pooling / normalisation node must run on the GPU. With `pair_variant`, some
-// vx.ConvPair's kernel variant must contain it.
+// vx.FusedConv / pooling / normalisation node must run on the GPU. For each of `required`, some
+// node of its op must run a kernel variant that contains its part.
+struct RequiredVariant {
+  std::string op, part;
+};
 void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tensor>& inputs, Precision precision,
-                   bool fuse_conv_relu, const std::string& what, const std::string& pair_variant = "") {
+                   bool fuse_conv_relu, const std::string& what, const std::vector<RequiredVariant>& required = {}) {
   std::vector<Tensor> feeds = inputs;
   if (precision == Precision::fp16) {
     for (Tensor& t : feeds) t = t.to(DType::f16).to(DType::f32);
@@ -79,15 +82,17 @@ void check_network(const vk::VulkanContext& ctx, Graph g, const std::vector<Tens
   const std::set<std::string> mine = {"MatMul", "Gemm", kFusedMatMul, "Conv", kFusedConv, kFusedConvResidual, kConvPair,
                                       "MaxPool", "GlobalAveragePool", "BatchNormalization", "LayerNormalization",
                                       "Split", "Slice", kExcite, kElementwiseChain};
-  bool pair_variant_seen = pair_variant.empty();
   for (const runtime::NodePlacement& p : runner.last_executable()->placements()) {
     if (mine.count(p.op)) {
       EXPECT_FALSE(p.on_host) << what << ": " << p.node << " (" << p.op << ") on the CPU: " << p.reason;
     }
-    if (p.op == kConvPair && p.variant.find(pair_variant) != std::string::npos) pair_variant_seen = true;
   }
-  EXPECT_TRUE(pair_variant_seen) << what << ": no vx.ConvPair ran " << pair_variant << "\n"
-                                 << runner.last_executable()->placement_report();
+  for (const RequiredVariant& r : required) {
+    bool seen = false;
+    for (const runtime::NodePlacement& p : runner.last_executable()->placements())
+      seen = seen || (p.op == r.op && p.variant.find(r.part) != std::string::npos);
+    EXPECT_TRUE(seen) << what << ": no " << r.op << " ran " << r.part << "\n" << runner.last_executable()->placement_report();
+  }
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) {
     double peak = 1.0;
@@ -140,11 +145,53 @@ TEST_P(VulkanRunnerBlocks, ResNetBlock) {
   EXPECT_EQ(residual_convs, 2);
   EXPECT_EQ(pairs, 2);
   const Tensor image = test::random_tensor(Shape{1, 3, 32, 32}, 42);
-  for (bool fuse : {false, true}) check_network(ctx(), b.g, {image}, GetParam(), fuse, fuse ? "ResNet block, fused" : "ResNet block");
+  // The global average pool joins the last convolution (fuse_conv_global_mean); its K of 16 is
+  // not split, so a pool dispatch reads the convolution's output.
+  for (bool fuse : {false, true})
+    check_network(ctx(), b.g, {image}, GetParam(), fuse, fuse ? "ResNet block, fused" : "ResNet block",
+                  {{kFusedConvResidual, "+global_pool"}});
   // The im2col matrices materialised and K split: the pair's first reduce pass writes the second
   // convolution's matrix (kernels/conv.cpp), as ResNet-50's bottlenecks run on tensor cores.
   test::ScopedEnv im2col("VOLVOX_VK_IM2COL_MIN_MACS", "0"), split("VOLVOX_VK_SPLITK", "2"), gemm("VOLVOX_VK_CONV", "gemm");
-  check_network(ctx(), b.g, {image}, GetParam(), false, "ResNet block, split K into im2col", "|gemm_reduce_im2col_");
+  check_network(ctx(), b.g, {image}, GetParam(), false, "ResNet block, split K into im2col",
+                {{kConvPair, "|gemm_reduce_im2col_"}});
+}
+
+// A GlobalAveragePool after a residual block's end and after a plain strided 3x3 convolution, two
+// images: both fold into their convolution (fuse_conv_global_mean). With K split (2, or 3 in uneven
+// chunks) the reduce pass adds the partial sums, applies the epilogue (bias, residual, ReLU) and
+// averages each plane (shaders/gemm_reduce_mean.comp; 99 pixels: more than its 64 invocations);
+// unsplit, a pool dispatch reads the convolution's output.
+TEST_P(VulkanRunnerBlocks, GlobalMeanInTheLastConvolution) {
+  NetBuilder b;
+  ValueId x = b.g.add_value("image", DType::f32, Shape{2, 72, 9, 11});
+  b.g.inputs = {x};
+  ValueId y = b.node("Relu", {b.node("Add", {b.conv_bn(x, 72, 72, 1, 1, false), x})});
+  y = b.node("Flatten", {b.node("GlobalAveragePool", {y})});
+  Attributes gm;
+  gm.set("transB", int64_t(1));
+  const ValueId classes = b.node("Gemm", {y, b.constant(Shape{10, 72}), b.constant(Shape{10})}, gm);
+  const ValueId plain = b.node("GlobalAveragePool", {b.conv_bn(x, 72, 20, 3, 2, true)});
+  b.g.outputs = {classes, plain};
+  Graph optimized = b.g;
+  vk::optimize_for_vulkan(optimized);
+  int means = 0;
+  for (const Node& n : optimized.nodes) {
+    EXPECT_NE(n.op, "GlobalAveragePool") << n.name;
+    means += n.attrs.get_int("global_mean", 0);
+  }
+  EXPECT_EQ(means, 2);
+  const Tensor image = test::random_tensor(Shape{2, 72, 9, 11}, 50);
+  check_network(ctx(), b.g, {image}, GetParam(), false, "global mean");
+  test::ScopedEnv gemm("VOLVOX_VK_CONV", "gemm");
+  for (const char* splits : {"2", "3"}) {
+    test::ScopedEnv split("VOLVOX_VK_SPLITK", splits);
+    check_network(ctx(), b.g, {image}, GetParam(), false, cat("global mean, K in ", splits),
+                  {{kFusedConvResidual, "+reduce_mean"}, {kFusedConv, "+reduce_mean"}});
+  }
+  test::ScopedEnv split("VOLVOX_VK_SPLITK", "1");
+  check_network(ctx(), b.g, {image}, GetParam(), false, "global mean, K whole",
+                {{kFusedConvResidual, "+global_pool"}, {kFusedConv, "+global_pool"}});
 }
 
 // Pre-LayerNorm transformer pieces at GPT-2's layout: LayerNorm, the QKV projection (MatMul by a

@@ -11,7 +11,9 @@
 #include "common/test_util.h"
 #include "ops/fused_ops.h"
 #include "passes/fuse_conv_bias_relu.h"
+#include "passes/fuse_conv_global_mean.h"
 #include "passes/fuse_conv_pairs.h"
+#include "passes/fuse_conv_residual.h"
 #include "passes/fuse_matmul_int8_weights.h"
 #include "passes/optimize_onnx.h"
 #include "session/model_runner.h"
@@ -340,6 +342,41 @@ TEST(FusionPasses, ConvPairsOfAPrivate1x1AndAWindowedConv) {
   }
   const std::vector<Tensor> want = run(b.g, b.feeds, true), got = run(fused, b.feeds, true);
   for (size_t i = 0; i < want.size(); ++i) EXPECT_LE(test::max_diff_over_peak(got[i], want[i]), 1e-5) << "output " << i;
+}
+
+// fuse_conv_global_mean (the Vulkan path's): a GlobalAveragePool that alone reads a convolution
+// (a residual block's end, with its ReLU; a plain one) folds into it; one whose convolution is also
+// read elsewhere, is a graph output, or is grouped does not. The fused graph computes what the
+// unfused one does (reference kernels 1e-5 of the peak; the CPU's fast path declines the attribute).
+TEST(FusionPasses, ConvGlobalMeanOfAPrivateConvOutput) {
+  Builder b;
+  const ValueId x = b.input("x", {2, 8, 9, 7});
+  const ValueId block = b.node("Relu", {b.node("Add", {conv(b, x, 8, 8, 1), x})});
+  const ValueId shared = conv(b, x, 8, 6, 3), exported = conv(b, x, 8, 5, 1);
+  const float bound = 1.0f / std::sqrt(4.0f * 9.0f);
+  const ValueId grouped = b.node("Conv", {x, b.constant(test::random_tensor({6, 4, 3, 3}, b.seed++, -bound, bound))},
+                                 with({{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                       {"pads", std::vector<int64_t>(4, 1)},
+                                       {"group", int64_t(2)}}));
+  b.g.outputs = {b.node("GlobalAveragePool", {block}),                          // the block's end
+                 b.node("GlobalAveragePool", {conv(b, x, 8, 6, 3, 2)}),         // a plain strided conv
+                 b.node("GlobalAveragePool", {shared}), b.node("Relu", {shared}),  // read twice
+                 b.node("GlobalAveragePool", {exported}), exported,              // a graph output
+                 b.node("GlobalAveragePool", {grouped})};                        // grouped
+  const Graph fused = fuse_conv_global_mean(fuse_conv_residual(fuse_conv_bias_relu(b.g)));
+  EXPECT_EQ(count_ops(fused, "GlobalAveragePool"), 3);
+  int means = 0;
+  for (const Node& n : fused.nodes) means += n.attrs.get_int("global_mean", 0) != 0;
+  EXPECT_EQ(means, 2);
+  const std::vector<Tensor> want = run(b.g, b.feeds, true);
+  for (bool reference_only : {true, false}) {
+    const std::vector<Tensor> got = run(fused, b.feeds, reference_only);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
+      EXPECT_LE(test::max_diff_over_peak(got[i], want[i]), 1e-5) << "output " << i << (reference_only ? "" : " (fast)");
+    }
+  }
 }
 
 TEST(FusionPasses, ConvWithABroadcastAddIsNotFused) {

@@ -154,6 +154,28 @@ TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
   EXPECT_EQ(plan_variant(product(128, 512, 512), DeviceType::f32), "tiled_splitk8+vecA+vecB");
 }
 
+TEST(VulkanGemmChoice, AConvPairsFirstConvOverFewChannelsStaysWhole) {
+  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
+  ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);
+  ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
+  ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", nullptr);
+  ScopedEnv min_channels("VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS", nullptr);
+  // The first 1x1 conv of a pair (its reduce pass deferred into the second conv's im2col pass):
+  // ResNet-50's layer-1 (64 channels of 3136 pixels, K 256) whole, its layer-2 (128 of 784, K 512)
+  // split; the same layer-1 product outside a pair split as any product.
+  auto pair_first = [](int64_t m, int64_t n, int64_t k) {
+    Planning p;
+    OpPlan plan;
+    Dispatch deferred;
+    return add_gemm(plan, p.info, product(m, n, k), DeviceType::f16, &deferred);
+  };
+  EXPECT_EQ(pair_first(64, 3136, 256), "coopmat+vecA+vecB@staged32x64");
+  EXPECT_EQ(pair_first(128, 784, 512), "coopmat_splitk4+vecA+vecB@staged32x64");  // 5 by the formula, K chunks of 128
+  EXPECT_EQ(plan_variant(product(64, 3136, 256)), "coopmat_splitk2+vecA+vecB@staged32x64");
+  ScopedEnv off("VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS", "1");
+  EXPECT_EQ(pair_first(64, 3136, 256), "coopmat_splitk2+vecA+vecB@staged32x64");
+}
+
 TEST(VulkanGemmChoice, StagedSplitCostSetsHowFarKSplits) {
   ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
   ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);

@@ -79,7 +79,8 @@ bool is_fused_conv_network(const Graph& graph) {
         at.get_ints("pads", {1, 1, 1, 1}) != std::vector<int64_t>{1, 1, 1, 1} ||
         at.get_ints("strides", {1, 1}) != std::vector<int64_t>{1, 1} ||
         at.get_ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1} || at.get_int("group", 1) != 1 ||
-        !at.get_strings("post_ops", {}).empty())  // its layers have ReLU only
+        !at.get_strings("post_ops", {}).empty() ||  // its layers have ReLU only
+        at.get_int("global_mean", 0) != 0)
       return false;
     const size_t n_act = at.get_int("upsample_concat", 0) != 0 ? 2 : 1;
     if (node.inputs.size() != n_act + 2) return false;

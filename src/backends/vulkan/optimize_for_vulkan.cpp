@@ -1,5 +1,8 @@
 #include "backends/vulkan/optimize_for_vulkan.h"
 
+#include <cstdlib>
+#include <string_view>
+
 #include "backends/vulkan/kernels/gemm_plan.h"
 #include "backends/vulkan/kernels/op_kernel.h"
 #include "ops/fused_ops.h"
@@ -11,6 +14,7 @@
 #include "passes/fold_shape_queries.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_conv_bias_relu.h"
+#include "passes/fuse_conv_global_mean.h"
 #include "passes/fuse_conv_pairs.h"
 #include "passes/fuse_conv_post_ops.h"
 #include "passes/fuse_conv_relu_pool.h"
@@ -58,6 +62,12 @@ void optimize_for_vulkan(Graph& graph) {
   // A 1x1 convolution and the 3x3 / strided one that alone reads it (ResNet's bottlenecks): the
   // first one's split-K reduce pass writes the second one's im2col matrix (kernels/conv.cpp).
   g = fuse_conv_pairs(std::move(g));
+  // A GlobalAveragePool after a convolution (ResNet's last block): the convolution's split-K reduce
+  // pass writes the means (kernels/conv.cpp). Last of the conv fusions: the residual and post-ops
+  // are in the epilogue by then.
+  // (VOLVOX_VK_GLOBAL_MEAN=0: not folded, for measurements.)
+  if (const char* env = std::getenv("VOLVOX_VK_GLOBAL_MEAN"); !(env && std::string_view(env) == "0"))
+    g = fuse_conv_global_mean(std::move(g));
   // The transformer fusions, in the CPU path's order (optimize_onnx.cpp): each fused op has a
   // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.
   g = fuse_gelu(std::move(g));       // before the MatMul fusion, which takes vx.Gelu as its activation

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "backends/vulkan/call_trace.h"
 #include "backends/vulkan/host_conversion.h"
 #include "backends/vulkan/recording_order.h"
 #include "core/error.h"
@@ -409,6 +410,7 @@ void SegmentExecutable::create_gpu_objects() {
     query_count_ += seg.queries();
   }
   if (timestamps_ != runtime::Timestamps::none && query_count_ > 0) query_pool_ = create_timestamp_pool(ctx_, query_count_);
+  if (query_pool_) call_trace_ = CallTrace::from_env(ctx_, segments_.size());
   for (RecordedSegment& seg : segments_) {
     seg.cmd = commands_.allocate();
     record_segment(seg);
@@ -466,6 +468,8 @@ size_t SegmentExecutable::interleavable_run(const RecordedSegment& seg, size_t k
 void SegmentExecutable::record_segment(RecordedSegment& seg) {
   VkCommandBuffer cmd = seg.cmd;
   begin_recording(cmd);
+  const size_t segment_index = size_t(&seg - segments_.data());
+  if (call_trace_) call_trace_->record_start(cmd, segment_index);
   // Earlier submissions wrote the arena (and, for bound inputs, the caller's buffers, from any
   // stage): order this one's work after theirs.
   const bool bound_uploads = std::any_of(seg.uploads.begin(), seg.uploads.end(), [](const Transfer& t) { return t.device_buffer; });
@@ -539,6 +543,7 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
   // whatever the caller submits next on the queue.
   barrier(cmd, kDeviceWrite, kHostRead);
   if (bound_downloads) barrier(cmd, kDeviceWrite, kAnyReadWrite);
+  if (call_trace_) call_trace_->record_end(cmd, segment_index);
   end_recording(cmd);
 }
 
@@ -554,6 +559,8 @@ SegmentExecutable::DispatchCounts SegmentExecutable::dispatch_counts() const {
 void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<double>& node_ms) {
   VX_CHECK(k < segments_.size(), Internal, "segment ", k, " of ", segments_.size());
   RecordedSegment& seg = segments_[k];
+  using Clock = std::chrono::steady_clock;
+  const auto entry = Clock::now();
   for (const Transfer& t : seg.uploads) {
     if (t.device_buffer) continue;  // on the device already
     const Tensor& value = host[size_t(t.value)];
@@ -565,10 +572,10 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
   for (size_t n : seg.nodes->nodes)  // the status words of an earlier run
     if (status_offsets_[n] != kNoStatus) std::memset(staging_.mapped() + status_offsets_[n], 0, kStatusBytes);
   staging_.flush();
-  using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   commands_.submit_and_wait(seg.cmd);  // takes the queue's lock
-  const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  const auto waited = Clock::now();
+  const double wall = std::chrono::duration<double, std::milli>(waited - start).count();
   staging_.invalidate();
   check_index_status(seg);
   for (const Transfer& t : seg.downloads) {
@@ -586,6 +593,11 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
                                     ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
   const double ms_per_tick = ctx_.info().timestamp_period_ns * 1e-6;
+  if (call_trace_) {
+    auto us = [](auto from, auto to) { return std::chrono::duration<double, std::micro>(to - from).count(); };
+    call_trace_->add_run(k, us(entry, start), us(start, waited), us(waited, Clock::now()),
+                         double(ticks.back() - ticks.front()) * ms_per_tick);
+  }
   if (timestamps_ == runtime::Timestamps::per_segment) {
     const double ms = double(ticks.back() - ticks.front()) * ms_per_tick;
     for (size_t n : nodes) node_ms[n] = ms / double(nodes.size());
@@ -656,6 +668,7 @@ void SegmentExecutable::check_index_status(const RecordedSegment& seg) const {
 
 void SegmentExecutable::release() {
   VkDevice device = ctx_.device();
+  call_trace_.reset();  // prints its medians
   destroy_tracked(device, query_pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
   commands_ = CommandContext();  // frees the segments' command buffers
   destroy_tracked(device, descriptor_pool_, vkDestroyDescriptorPool, ObjectKind::DescriptorPool);

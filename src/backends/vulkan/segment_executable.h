@@ -24,6 +24,8 @@
 
 namespace vx::vk {
 
+class CallTrace;
+
 struct SegmentOptions {
   Precision precision = Precision::fp32;
   runtime::Timestamps timestamps = runtime::Timestamps::none;
@@ -147,6 +149,10 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   CommandContext commands_;
   VkQueryPool query_pool_ = VK_NULL_HANDLE;
+  // VOLVOX_VK_CALL_TRACE=1 (measurements): where a run's wall clock goes. Two more timestamps per
+  // segment (the very start and end of its command buffer) and host times per run, whose medians
+  // are printed to stderr when the executable goes (call_trace.h).
+  std::unique_ptr<CallTrace> call_trace_;
 };
 
 }  // namespace vx::vk

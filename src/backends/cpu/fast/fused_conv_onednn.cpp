@@ -137,6 +137,7 @@ FusedConvShape fused_conv_shape(const Node& node, const Graph& graph) {
   s.upsample_concat = node.attrs.get_int("upsample_concat", 0) != 0;
   VX_CHECK(!s.residual || (!s.upsample_concat && node.attrs.get_int("pool", 0) == 0 && node.input(3) != kNoValue),
            Unsupported, what, ": a residual without pool or upsample_concat");
+  VX_CHECK(node.attrs.get_int("global_mean", 0) == 0, Unsupported, what, ": global_mean (a Vulkan fusion)");
   s.relu = node.attrs.get_int("relu", 0) != 0;
   s.pool = node.attrs.get_int("pool", 0) != 0;
   s.post_ops = read_post_ops(node.attrs, what);

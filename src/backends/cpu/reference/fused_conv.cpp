@@ -1,7 +1,10 @@
 // Reference vx.FusedConv and vx.ConvPair (ops/fused_ops.h): literally the composition of the
 // reference upsample, concat, conv, relu, post-ops (ops/post_ops.h) and 2x2 max pool, through
-// temporaries.
+// temporaries, and the mean over the spatial positions (global_mean).
 // Exact, not fast.
+#include <algorithm>
+#include <vector>
+
 #include "backends/cpu/kernel_registry.h"
 #include "backends/cpu/reference/reference_ops.h"
 #include "core/error.h"
@@ -53,8 +56,13 @@ void fused_conv_kernel(KernelContext& ctx) {
   WindowGeometry g = conv_geometry(node.attrs, x.shape(), w.shape(), what);
   std::vector<int64_t> conv_out = {x.dim(0), w.dim(0)};
   conv_out.insert(conv_out.end(), g.output.begin(), g.output.end());
+  const bool global_mean = node.attrs.get_int("global_mean", 0) != 0;
+  VX_CHECK(!global_mean || (!pool_after && !upsample_concat), InvalidArgument, what,
+           ": global_mean with pool or upsample_concat");
   if (!pool_after) {
-    Tensor& y = ctx.output(0, DType::f32, Shape(conv_out));
+    Tensor full;  // the convolution's result where the output is its mean
+    if (global_mean) full = Tensor(DType::f32, Shape(conv_out));
+    Tensor& y = global_mean ? full : ctx.output(0, DType::f32, Shape(conv_out));
     conv(x, w, b, g, node.attrs.get_int("group", 1), y, ctx.pool());
     if (residual) {  // Y += R before the ReLU
       VX_CHECK(!upsample_concat && ctx.has_input(3) && ctx.input(3).shape() == y.shape(), InvalidArgument, what,
@@ -64,6 +72,19 @@ void fused_conv_kernel(KernelContext& ctx) {
       for (int64_t i = 0; i < y.numel(); ++i) out[i] = float(double(out[i]) + double(r[i]));
     }
     relu_and_post_ops(y, relu_after, post_ops);
+    if (global_mean) {
+      std::vector<int64_t> means_shape(conv_out.size(), 1);
+      means_shape[0] = conv_out[0];
+      means_shape[1] = conv_out[1];
+      Tensor& means = ctx.output(0, DType::f32, Shape(means_shape));
+      const int64_t planes = conv_out[0] * conv_out[1], pixels = y.numel() / std::max<int64_t>(1, planes);
+      const float* from = y.data<float>();
+      for (int64_t c = 0; c < planes; ++c) {
+        double sum = 0.0;
+        for (int64_t i = 0; i < pixels; ++i) sum += from[c * pixels + i];
+        means.data<float>()[c] = float(sum / double(pixels));
+      }
+    }
     return;
   }
   VX_CHECK(!residual, InvalidArgument, what, ": pool with a residual");

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/gemm_plan.h"
 #include "backends/vulkan/kernels/pool.h"
 #include "ops/conv_transpose_geometry.h"
@@ -335,6 +336,39 @@ std::vector<PostOp> conv_post_ops(const OpInfo& info) {
   return post_ops;
 }
 
+// vx.FusedConv's global_mean: the convolution into a scratch buffer, then the mean of each output
+// plane. Where the GEMM splits K (and the device has subgroup reductions) its reduce pass averages
+// as it adds the partial sums (shaders/gemm_reduce_mean.comp) and the convolution's output is never
+// written; else a global pool dispatch reads it.
+OpPlan add_conv_global_mean(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, bool relu, DeviceType storage,
+                            const std::vector<PostOp>& post_ops) {
+  const int64_t planes = ops.x_shape[0] * info.inputs[ops.w].shape[0];
+  plan.scratch_bytes.push_back(0);  // the convolution's output, sized below
+  const int conv_scratch = int(plan.scratch_bytes.size() - 1);
+  const Binding conv_y = Binding::scratch_buffer(conv_scratch);
+  Dispatch reduce;
+  const bool mean_in_reduce = info.device.has_subgroup_arithmetic();
+  WindowGeometry g;
+  plan.variant = add_conv(plan, info, ops, conv_y, relu, storage, &g, post_ops, mean_in_reduce ? &reduce : nullptr);
+  if (!post_ops.empty()) plan.variant += cat("+post", post_ops.size());
+  const int64_t pixels = product(g.output, 0, g.output.size());
+  plan.scratch_bytes[size_t(conv_scratch)] = uint64_t(planes * pixels) * device_type_bytes(storage);
+  std::vector<int64_t> means = {ops.x_shape[0], info.inputs[ops.w].shape[0]};
+  means.resize(2 + g.output.size(), 1);
+  check_output(info, means, info.outputs[0].shape);
+  if (!reduce.shader.empty()) {
+    reduce.shader = shader_variant("gemm_reduce_mean", {storage});
+    reduce.bindings[3] = Binding::out(0);
+    reduce.groups = linear_groups(uint64_t(planes), 1);  // a workgroup per plane
+    plan.dispatches.push_back(std::move(reduce));
+    plan.variant += "+reduce_mean";
+    return plan;
+  }
+  add_global_pool_dispatch(plan, conv_y, Binding::out(0), planes, pixels, 1, 2, storage);
+  plan.variant += "+global_pool";
+  return plan;
+}
+
 OpPlan plan_fused_conv(const OpInfo& info) {
   const DeviceType storage = float_storage(info, 0);
   const Attributes& attrs = info.node.attrs;
@@ -342,6 +376,8 @@ OpPlan plan_fused_conv(const OpInfo& info) {
   const bool relu = attrs.get_int("relu", 0) != 0, pool = attrs.get_int("pool", 0) != 0;
   if (pool && !post_ops.empty()) decline(info, "post-ops with a fused pool");
   const bool upsample_concat = attrs.get_int("upsample_concat", 0) != 0;
+  const bool global_mean = attrs.get_int("global_mean", 0) != 0;
+  if (global_mean && (pool || upsample_concat)) decline(info, "global_mean with pool or upsample_concat");
   OpPlan plan;
   ConvOperands ops = upsample_concat ? add_upsample_concat(plan, info, storage) : ConvOperands{info.inputs[0].shape};
   if (info.node.op == kFusedConvResidual) {  // inputs X, W, B (may be omitted), R
@@ -351,6 +387,7 @@ OpPlan plan_fused_conv(const OpInfo& info) {
   const std::string prefix = plan.dispatches.empty() ? "" : "upcat+";
   WindowGeometry g;
   std::vector<int64_t> conv_out;
+  if (global_mean) return add_conv_global_mean(plan, info, ops, relu, storage, post_ops);
   if (!pool) {
     plan.variant = prefix + add_conv(plan, info, ops, Binding::out(0), relu, storage, &g, post_ops);
     if (!post_ops.empty()) plan.variant += cat("+post", post_ops.size());

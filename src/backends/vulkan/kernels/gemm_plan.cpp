@@ -99,6 +99,13 @@ int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) 
   const double best = std::sqrt(cost * double(k) / (double(batches) * double(m) * double(n)));
   return std::clamp<int64_t>(int64_t(best), 1, std::max<int64_t>(1, k / kMinChunk));
 }
+// A vx.ConvPair's first convolution (add_gemm's `deferred_reduce`) over fewer output channels than
+// this (batches included) stays whole on the staged kernel: its split-K reduce pass would become the
+// second convolution's im2col pass, a workgroup per channel (gemm_reduce_im2col). With the splits of
+// session 46 ResNet-50's layer1.1 and 1.2 pairs (64 channels of 3136 pixels) split their first conv
+// in 2 and lost 5-6 us each (call 6's profiles); layers 2-4 (>= 128 channels) gained.
+// VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS replaces it (1: as before; measurements).
+constexpr int64_t kPairSplitMinChannels = 128;
 // `max_groups`: kMaxSplitGroups, or kFewTiles for the 128 x 128 tile (below).
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k, int64_t max_groups) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
@@ -193,6 +200,13 @@ KernelShape kernel_shape(GemmKernel kernel) {
 
 std::string shader_name(const KernelShape& ks, DeviceType storage) {
   return shader_variant(ks.shader, {ks.f16_only ? DeviceType::f16 : storage}, ks.feature);
+}
+
+// The gemv kernel adds its threads' sums with subgroup reductions where the device has them
+// (VOLVOX_VK_GEMV_SUBGROUP=0: the shared-memory tree, for measurements).
+bool gemv_subgroup_sum(const OpInfo& info) {
+  const char* env = std::getenv("VOLVOX_VK_GEMV_SUBGROUP");
+  return info.device.has_subgroup_arithmetic() && !(env && std::string_view(env) == "0");
 }
 
 int32_t i32(const OpInfo& info, int64_t v, const char* what) {
@@ -351,6 +365,10 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
                                            kernel == GemmKernel::staged_large ? kFewTiles
                                                                            : positive_env_or<int64_t>("VOLVOX_VK_STAGED_MAX_GROUPS", kMaxSplitGroups))
                     : choose_splits(tiles, d.k);
+  const char* forced = std::getenv("VOLVOX_VK_SPLITK");
+  if (staged && deferred_reduce && !(forced && *forced) &&
+      d.m * batches < positive_env_or("VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS", kPairSplitMinChannels))
+    splits = 1;
   int64_t k_chunk = d.k;
   if (splits > 1) {
     k_chunk = (d.k + splits - 1) / splits;
@@ -413,6 +431,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     push.batches = int32_t(count * d.z0_count);
     Dispatch dispatch;
     dispatch.shader = shader_name(shape, storage);
+    if (kernel == GemmKernel::gemv && gemv_subgroup_sum(info)) dispatch.shader += "_subgroup";
     dispatch.spec_constants = spec;
     dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, y, partials, d.has_bias ? d.bias : d.a, d.b_int8 ? d.scale : d.a};
     dispatch.set_push(push);
@@ -448,6 +467,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   if (a_vec && shape.loads != RowLoads::elements && shape.loads != RowLoads::b_vectors) variant += "+vecA";
   if (b_vec && shape.loads != RowLoads::elements) variant += "+vecB";
   if (b_half_vec) variant += "+halfVecB";
+  if (kernel == GemmKernel::gemv && gemv_subgroup_sum(info)) variant += "+subgroupSum";
   if (d.b_int8) variant += "+int8B";
   if (*shape.suffix) variant += std::string("@") + shape.suffix;
   return variant;

@@ -30,6 +30,17 @@ void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, c
   plan.dispatches.push_back(std::move(d));
 }
 
+void add_global_pool_dispatch(OpPlan& plan, Binding x, Binding y, int64_t rows, int64_t cols, int mode, int p,
+                              DeviceType storage) {
+  Dispatch d;
+  d.shader = shader_variant("row_stats", {storage});
+  d.spec_constants = {mode, p, 0};
+  d.bindings = {x, x, x, y, y, y};
+  d.set_push(RowStatsPush{int32_t(rows), int32_t(cols), 0, 0.0f, 0});
+  d.groups = linear_groups(uint64_t(rows), 1);
+  plan.dispatches.push_back(std::move(d));
+}
+
 namespace {
 
 OpPlan plan_pool(const OpInfo& info, PoolMode mode) {
@@ -87,13 +98,7 @@ OpPlan plan_global_pool(const OpInfo& info, int mode) {
     p = int(power);
   }
   OpPlan plan;
-  Dispatch d;
-  d.shader = shader_variant("row_stats", {storage});
-  d.spec_constants = {mode, p, 0};
-  d.bindings = {Binding::in(0), Binding::in(0), Binding::in(0), Binding::out(0), Binding::out(0), Binding::out(0)};
-  d.set_push(RowStatsPush{int32_t(rows), int32_t(cols), 0, 0.0f, 0});
-  d.groups = linear_groups(uint64_t(rows), 1);
-  plan.dispatches.push_back(std::move(d));
+  add_global_pool_dispatch(plan, Binding::in(0), Binding::out(0), rows, cols, mode, p, storage);
   plan.variant = "reduce";
   return plan;
 }

@@ -1,4 +1,5 @@
-// The pooling dispatch of pool.cpp, which the fused conv's 2x2 max pool (conv.cpp) appends too.
+// The pooling dispatches of pool.cpp, which the fused conv's 2x2 max pool and global mean (conv.cpp)
+// append too.
 #pragma once
 #include <cstdint>
 
@@ -13,5 +14,9 @@ enum class PoolMode { max = 0, average = 1, lp = 2 };
 void add_pool_dispatch(OpPlan& plan, const OpInfo& info, Binding x, Binding y, const Window3& w, int64_t planes,
                        PoolMode mode, bool count_include_pad, int p, DeviceType storage,
                        const Binding* indices = nullptr, int storage_order = 0);
+// Appends one global pool dispatch (shaders/row_stats.comp): per row of `cols` values of `x`, its
+// mean (mode 1), max (2) or Lp norm (3, power p) into `y`.
+void add_global_pool_dispatch(OpPlan& plan, Binding x, Binding y, int64_t rows, int64_t cols, int mode, int p,
+                              DeviceType storage);
 
 }  // namespace vx::vk

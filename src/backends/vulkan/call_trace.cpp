@@ -1,0 +1,63 @@
+#include "backends/vulkan/call_trace.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "backends/vulkan/command_context.h"
+
+namespace vx::vk {
+
+namespace {
+constexpr size_t kMaxRuns = size_t(1) << 16;  // a bench's warm-up may run for seconds
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+}  // namespace
+
+std::unique_ptr<CallTrace> CallTrace::from_env(const VulkanContext& ctx, size_t segments) {
+  const char* env = std::getenv("VOLVOX_VK_CALL_TRACE");
+  if (!env || std::string_view(env) != "1" || !ctx.info().timestamps || segments == 0) return nullptr;
+  return std::make_unique<CallTrace>(ctx, segments);
+}
+
+CallTrace::CallTrace(const VulkanContext& ctx, size_t segments)
+    : ctx_(ctx), pool_(create_timestamp_pool(ctx, uint32_t(2 * segments))) {}
+
+CallTrace::~CallTrace() {
+  if (!runs_.empty()) {
+    std::array<std::vector<double>, 5> columns;
+    for (const auto& r : runs_)
+      for (size_t i = 0; i < r.size(); ++i) columns[i].push_back(r[i]);
+    const double before = median(columns[0]), wait = median(columns[1]), after = median(columns[2]);
+    const double span = median(columns[3]), timed = median(columns[4]);
+    std::fprintf(stderr,
+                 "call trace, medians of %zu segment runs (us): host before submit %.1f, submit + wait %.1f, host "
+                 "after %.1f; command buffer %.1f, of it timed %.1f; submit + wait beyond the command buffer %.1f\n",
+                 runs_.size(), before, wait, after, span, timed, wait - span);
+  }
+  destroy_tracked(ctx_.device(), pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
+}
+
+void CallTrace::record_start(VkCommandBuffer cmd, size_t segment) const {
+  vkCmdResetQueryPool(cmd, pool_, uint32_t(2 * segment), 2);
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool_, uint32_t(2 * segment));
+}
+
+void CallTrace::record_end(VkCommandBuffer cmd, size_t segment) const {
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_, uint32_t(2 * segment + 1));
+}
+
+void CallTrace::add_run(size_t segment, double before_submit_us, double submit_wait_us, double after_us,
+                        double timed_ms) {
+  uint64_t ticks[2] = {0, 0};
+  VX_VK_CHECK(vkGetQueryPoolResults(ctx_.device(), pool_, uint32_t(2 * segment), 2, sizeof ticks, ticks,
+                                    sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  const double span_us = double(ticks[1] - ticks[0]) * ctx_.info().timestamp_period_ns * 1e-3;
+  if (runs_.size() < kMaxRuns) runs_.push_back({before_submit_us, submit_wait_us, after_us, span_us, timed_ms * 1e3});
+}
+
+}  // namespace vx::vk

@@ -1,0 +1,63 @@
+// VOLVOX_VK_CALL_TRACE=1 (a measurement aid, call_trace.h): an executable with device timestamps
+// prints, when it goes, one line of medians over its segment runs (host before the submit, submit
+// and wait, host after; the command buffer's span and the part of it reported as device time), and
+// its results stay those of a run without the trace. Under the validation layer.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "backends/vulkan/vulkan_compute_device.h"
+#include "common/graph_builder.h"
+#include "common/test_util.h"
+#include "common/vulkan_op_test_util.h"
+#include "session/device_model_runner.h"
+
+namespace vx {
+namespace {
+
+class VulkanCallTrace : public test::VulkanOpTest {};
+
+TEST_F(VulkanCallTrace, PrintsWhereTheWallClockWentAndChangesNoResult) {
+  if (!ctx().info().timestamps) GTEST_SKIP() << "the device has no timestamps, which the trace needs";
+  // Conv + Sigmoid + Relu: two dispatches with a barrier between them, odd sizes.
+  test::GraphBuilder b;
+  const ValueId x = b.input("x", Shape{1, 3, 9, 7});
+  Attributes a;
+  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const ValueId c = b.node("Conv", {x, b.constant(test::random_tensor({5, 3, 3, 3}, 3, -0.5f, 0.5f))}, a);
+  b.g.outputs = {b.node("Relu", {b.node("Conv", {b.node("Sigmoid", {c}), b.constant(test::random_tensor({4, 5, 3, 3}, 4))}, a)})};
+  const std::vector<Tensor> feeds = {test::random_tensor({1, 3, 9, 7}, 5)};
+  DeviceRunnerOptions o;
+  o.timestamps = runtime::Timestamps::per_segment;
+  std::vector<Tensor> plain;
+  {
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
+    plain = runner.run(feeds);
+  }
+  ASSERT_TRUE(test::outputs_match(test::run_cpu_reference(b.g, feeds), plain, {1e-4, 1e-4}));
+  test::ScopedEnv trace("VOLVOX_VK_CALL_TRACE", "1");
+  testing::internal::CaptureStderr();
+  {
+    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(test::outputs_match(plain, runner.run(feeds), {0.0, 0.0})) << "run " << i;
+  }
+  const std::string printed = testing::internal::GetCapturedStderr();
+  const size_t at = printed.find("call trace, medians of 3 segment runs (us): host before submit ");
+  ASSERT_NE(at, std::string::npos) << printed;
+  double before = -1, wait = -1, after = -1, span = -1, timed = -1;
+  ASSERT_EQ(std::sscanf(printed.c_str() + at,
+                        "call trace, medians of 3 segment runs (us): host before submit %lf, submit + wait %lf, host "
+                        "after %lf; command buffer %lf, of it timed %lf;",
+                        &before, &wait, &after, &span, &timed),
+            5)
+      << printed;
+  EXPECT_GE(before, 0.0);
+  EXPECT_GE(after, 0.0);
+  EXPECT_GT(timed, 0.0);
+  EXPECT_GE(span, timed) << "the command buffer holds the timed part";
+  EXPECT_GE(wait, span) << "the host waited at least the command buffer's span";
+}
+
+}  // namespace
+}  // namespace vx
