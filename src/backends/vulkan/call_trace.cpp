@@ -43,8 +43,12 @@ CallTrace::~CallTrace() {
 }
 
 void CallTrace::record_start(VkCommandBuffer cmd, size_t segment) const {
-  vkCmdResetQueryPool(cmd, pool_, uint32_t(2 * segment), 2);
+  if (!ctx_.host_query_reset()) vkCmdResetQueryPool(cmd, pool_, uint32_t(2 * segment), 2);
   vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool_, uint32_t(2 * segment));
+}
+
+void CallTrace::before_submit(size_t segment) const {
+  if (ctx_.host_query_reset()) vkResetQueryPool(ctx_.device(), pool_, uint32_t(2 * segment), 2);
 }
 
 void CallTrace::record_end(VkCommandBuffer cmd, size_t segment) const {

@@ -24,6 +24,9 @@ class CallTrace {
 
   void record_start(VkCommandBuffer cmd, size_t segment) const;  // first in the command buffer
   void record_end(VkCommandBuffer cmd, size_t segment) const;    // last in it
+  // Before each submit: the segment's two queries reset by the host where it may (as the
+  // executable's own; a reset command would add to the span it measures).
+  void before_submit(size_t segment) const;
   // After the segment's fence: host microseconds, and its timed device span in ms.
   void add_run(size_t segment, double before_submit_us, double submit_wait_us, double after_us, double timed_ms);
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -282,6 +283,7 @@ DeviceInfo VulkanContext::query_device(VkInstance instance, VkPhysicalDevice dev
   }
   vkGetPhysicalDeviceFeatures2(device, &features);
   info.fp16_arithmetic = v12 && f12.shaderFloat16;
+  info.host_query_reset = v12 && f12.hostQueryReset;
   info.storage_16bit = v12 && f11.storageBuffer16BitAccess;
   info.vulkan_memory_model = v12 && f12.vulkanMemoryModel;
   info.coopmat_nv = v12 && nv_coop && fcoop.cooperativeMatrix;
@@ -415,9 +417,14 @@ VulkanContext::VulkanContext(const ContextOptions& options) {
     VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceCooperativeMatrixFeaturesNV fcoop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    if (fp16_enabled_) {
+    const char* reset_env = std::getenv("VOLVOX_VK_HOST_QUERY_RESET");
+    host_query_reset_enabled_ = info_.host_query_reset && !(reset_env && std::string_view(reset_env) == "0");
+    if (fp16_enabled_ || host_query_reset_enabled_) {
       features.pNext = &f11;
       f11.pNext = &f12;
+      f12.hostQueryReset = host_query_reset_enabled_ ? VK_TRUE : VK_FALSE;
+    }
+    if (fp16_enabled_) {
       f11.storageBuffer16BitAccess = VK_TRUE;
       f12.shaderFloat16 = VK_TRUE;
       if (coopmat_enabled_) {

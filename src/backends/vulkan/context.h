@@ -44,6 +44,7 @@ struct DeviceInfo {
   std::vector<CoopMatShape> coopmat_shapes;
   bool vulkan_memory_model = false;
   bool timestamps = false;        // compute queue has timestamp bits
+  bool host_query_reset = false;  // Vulkan 1.2's hostQueryReset: the host may reset query pools
   float timestamp_period_ns = 0;
   uint32_t max_shared_memory = 0;
   uint64_t max_storage_buffer_range = 0;
@@ -121,6 +122,9 @@ class VulkanContext {
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_properties_; }
   bool fp16_enabled() const { return fp16_enabled_; }
   bool coopmat_enabled() const { return coopmat_enabled_; }
+  // Timestamp queries are reset by the host (vkResetQueryPool) rather than by a command: the device
+  // has hostQueryReset and VOLVOX_VK_HOST_QUERY_RESET is not "0" (measurements).
+  bool host_query_reset() const { return host_query_reset_enabled_; }
   // VK_KHR_external_memory_fd enabled (our own devices, where info().import_opaque_fd).
   bool external_memory_fd_enabled() const { return external_memory_fd_enabled_; }
   bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
@@ -172,7 +176,7 @@ class VulkanContext {
   VkPhysicalDeviceProperties properties_{};
   VkPhysicalDeviceMemoryProperties memory_properties_{};
   DeviceInfo info_;
-  bool fp16_enabled_ = false, coopmat_enabled_ = false;
+  bool fp16_enabled_ = false, coopmat_enabled_ = false, host_query_reset_enabled_ = false;
   bool external_memory_fd_enabled_ = false;
   bool external_ = false;
   std::shared_ptr<std::mutex> queue_mutex_;  // see lock_queue()

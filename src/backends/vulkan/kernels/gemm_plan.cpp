@@ -136,7 +136,8 @@ int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t 
 // wave; H100, bench/onnx/results/session38_2026-12-06/). VOLVOX_VK_LARGE_MIN_MACS overrides the
 // bound (measurements).
 // VOLVOX_VK_STAGED_TILE = 128x128 | 64x128 | 64x64 | 32x64 forces one (tests, measurements; 64 x 128,
-// main's tile before session 31, is no longer chosen by itself; >= 256 tiles of 128 x 128 keep it).
+// main's tile before session 31, is no longer chosen by itself; >= 256 tiles of 128 x 128 keep it);
+// VOLVOX_VK_STAGED_FULL_GROUPS replaces kFullGroups (measurements).
 constexpr int64_t kGatherWideN = 1024, kLargeTileMinK = 2048;
 constexpr double kLargeTileMinMacs = 0x1p30;
 GemmKernel choose_staged_tile(int64_t m, int64_t n, int64_t k, const GemmLayout& layout, uint32_t shared_bytes) {
@@ -157,7 +158,8 @@ GemmKernel choose_staged_tile(int64_t m, int64_t n, int64_t k, const GemmLayout&
       double(m) * double(n) * double(k) * double(layout.batches) >= large_min_macs)
     return GemmKernel::staged_large;
   const bool wide_gather = !layout.b_vec && n >= kGatherWideN;
-  const bool split_full = k >= kFullSplitMinK && tiles(64, 64) * staged_splits_by_cost(layout.batches, m, n, k) >= kFullGroups;
+  const bool split_full = k >= kFullSplitMinK && tiles(64, 64) * staged_splits_by_cost(layout.batches, m, n, k) >=
+                                                     positive_env_or("VOLVOX_VK_STAGED_FULL_GROUPS", kFullGroups);
   return tiles(64, 64) >= kFewTiles || split_full || wide_gather ? GemmKernel::staged_n64 : GemmKernel::staged_m32n64;
 }
 
