@@ -16,6 +16,15 @@ namespace {
 
 using test::ScopedEnv;
 
+// Every knob of the GEMM choice unset (measurements set them; the cases set their own on top).
+struct DefaultChoiceKnobs {
+  ScopedEnv gemm{"VOLVOX_VK_GEMM", nullptr}, tile{"VOLVOX_VK_STAGED_TILE", nullptr}, split{"VOLVOX_VK_SPLITK", nullptr},
+      cost{"VOLVOX_VK_STAGED_SPLIT_COST", nullptr}, cap{"VOLVOX_VK_STAGED_MAX_GROUPS", nullptr},
+      bound{"VOLVOX_VK_STAGED_UNSPLIT_MAX_K", nullptr}, full{"VOLVOX_VK_STAGED_FULL_GROUPS", nullptr},
+      pair{"VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS", nullptr}, gemv{"VOLVOX_VK_GEMV", nullptr},
+      large{"VOLVOX_VK_LARGE_MIN_MACS", nullptr};
+};
+
 // A node planned at fp16 on a device with cooperative matrices and 48 KiB of shared memory (the
 // H100's and H200's limit under Vulkan), unless told otherwise.
 struct Planning {
@@ -60,8 +69,7 @@ std::string plan_variant(const GemmDesc& d, DeviceType storage = DeviceType::f16
 }
 
 TEST(VulkanGemmChoice, StagedTileByWorkgroupsAndHowBLoads) {
-  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
-  ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);
+  const DefaultChoiceKnobs knobs;
   Planning p;
   auto choose = [&](int64_t m, int64_t n, int64_t k, bool b_vec) {
     return choose_gemm_kernel(p.info, DeviceType::f16, m, n, k, rows_layout(b_vec));
@@ -90,13 +98,20 @@ TEST(VulkanGemmChoice, StagedTileByWorkgroupsAndHowBLoads) {
   EXPECT_EQ(choose(256, 1089, 2304, true), GemmKernel::staged_n64);
   EXPECT_EQ(choose(256, 196, 2304, true), GemmKernel::staged_n64);
   EXPECT_EQ(choose(128, 512, 2048, true), GemmKernel::staged_m32n64);
+  {
+    // The bound raised to 384 (a measurement knob): ResNet-50's 3x3 layers at 14 x 14 (256 groups)
+    // fall to 32 x 64, DeepLabV3's classifier (432) stays.
+    ScopedEnv full("VOLVOX_VK_STAGED_FULL_GROUPS", "384");
+    EXPECT_EQ(choose(256, 196, 2304, true), GemmKernel::staged_m32n64);
+    EXPECT_EQ(choose(256, 1089, 2304, true), GemmKernel::staged_n64);
+  }
   ScopedEnv forced("VOLVOX_VK_STAGED_TILE", "64x128");
   EXPECT_EQ(choose(128, 1536, 512, true), GemmKernel::staged);
   EXPECT_EQ(choose(2048, 2048, 2048, true), GemmKernel::staged_large);  // by tile count still
 }
 
 TEST(VulkanGemmChoice, SmallNarrowAndFp32ProductsStayOnTheOtherKernels) {
-  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
+  const DefaultChoiceKnobs knobs;
   Planning p;
   const GemmLayout layout = rows_layout(true);
   // Below 2^22 multiply-adds: the 64 x 64 FMA kernel.
@@ -121,12 +136,7 @@ TEST(VulkanGemmChoice, SmallNarrowAndFp32ProductsStayOnTheOtherKernels) {
 }
 
 TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
-  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
-  ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);
-  ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
-  ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", nullptr);
-  ScopedEnv cap("VOLVOX_VK_STAGED_MAX_GROUPS", nullptr);
-  ScopedEnv bound("VOLVOX_VK_STAGED_UNSPLIT_MAX_K", nullptr);
+  const DefaultChoiceKnobs knobs;
   // 128 tiles of 32 x 64 and K 512 (> 256): split, sqrt(5648 * 512 / (128 * 2048)) = 3.3 ways; at
   // K 256 whole.
   EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat_splitk3+vecA+vecB@staged32x64");
@@ -155,11 +165,7 @@ TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
 }
 
 TEST(VulkanGemmChoice, AConvPairsFirstConvOverFewChannelsStaysWhole) {
-  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
-  ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);
-  ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
-  ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", nullptr);
-  ScopedEnv min_channels("VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS", nullptr);
+  const DefaultChoiceKnobs knobs;
   // The first 1x1 conv of a pair (its reduce pass deferred into the second conv's im2col pass):
   // ResNet-50's layer-1 (64 channels of 3136 pixels, K 256) whole, its layer-2 (128 of 784, K 512)
   // split; the same layer-1 product outside a pair split as any product.
@@ -177,11 +183,7 @@ TEST(VulkanGemmChoice, AConvPairsFirstConvOverFewChannelsStaysWhole) {
 }
 
 TEST(VulkanGemmChoice, StagedSplitCostSetsHowFarKSplits) {
-  ScopedEnv gemm("VOLVOX_VK_GEMM", nullptr);
-  ScopedEnv tile("VOLVOX_VK_STAGED_TILE", nullptr);
-  ScopedEnv split("VOLVOX_VK_SPLITK", nullptr);
-  ScopedEnv cap("VOLVOX_VK_STAGED_MAX_GROUPS", nullptr);
-  ScopedEnv bound("VOLVOX_VK_STAGED_UNSPLIT_MAX_K", nullptr);
+  const DefaultChoiceKnobs knobs;
   // The encoder's QKV product: 96 tiles of 32 x 64, sqrt(5648 * 512 / (128 * 1536)) = 3.8 splits.
   {
     ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", nullptr);
