@@ -21,9 +21,9 @@
 //              post_ops, post_alpha, post_beta   elementwise steps after the ReLU (ops/post_ops.h;
 //                               absent = none; never with pool; created by fuse_conv_post_ops)
 //              global_mean      int 0/1   Y is the mean over the spatial positions of the result
-//                               (after the residual, ReLU and post-ops): a GlobalAveragePool
-//                               folded in (passes/fuse_conv_global_mean.h); never with pool or
-//                               upsample_concat
+//                               (after the residual, ReLU and post-ops): a GlobalAveragePool or
+//                               spatial ReduceMean folded in (passes/fuse_conv_global_mean.h);
+//                               never with pool or upsample_concat
 //     output:  Y (NCHW; H/2 x W/2 when pool = 1; N x C x 1 x ... when global_mean = 1)
 //
 //   vx.FusedConvResidual  (kFusedConvResidual; passes/fuse_conv_residual.h)   Y = relu?(Conv(X) + B + R)

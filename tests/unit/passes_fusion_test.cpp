@@ -345,8 +345,10 @@ TEST(FusionPasses, ConvPairsOfAPrivate1x1AndAWindowedConv) {
 }
 
 // fuse_conv_global_mean (the Vulkan path's): a GlobalAveragePool that alone reads a convolution
-// (a residual block's end, with its ReLU; a plain one) folds into it; one whose convolution is also
-// read elsewhere, is a graph output, or is grouped does not. The fused graph computes what the
+// (a residual block's end, with its ReLU; a plain one), or a ReduceMean over both spatial axes
+// keeping them (axes as an attribute, or as a constant input counted from the end), folds into it;
+// one whose convolution is also read elsewhere, is a graph output, or is grouped does not, nor a
+// ReduceMean over the channels or one that drops the axes. The fused graph computes what the
 // unfused one does (reference kernels 1e-5 of the peak; the CPU's fast path declines the attribute).
 TEST(FusionPasses, ConvGlobalMeanOfAPrivateConvOutput) {
   Builder b;
@@ -362,12 +364,19 @@ TEST(FusionPasses, ConvGlobalMeanOfAPrivateConvOutput) {
                  b.node("GlobalAveragePool", {conv(b, x, 8, 6, 3, 2)}),         // a plain strided conv
                  b.node("GlobalAveragePool", {shared}), b.node("Relu", {shared}),  // read twice
                  b.node("GlobalAveragePool", {exported}), exported,              // a graph output
-                 b.node("GlobalAveragePool", {grouped})};                        // grouped
+                 b.node("GlobalAveragePool", {grouped}),                         // grouped
+                 b.node("ReduceMean", {conv(b, x, 8, 3, 1)}, with({{"axes", std::vector<int64_t>{3, 2}}})),
+                 b.node("ReduceMean", {conv(b, x, 8, 3, 1),
+                                       b.constant(Tensor::from<int64_t>(Shape{2}, {-1, -2}))}),
+                 b.node("ReduceMean", {conv(b, x, 8, 3, 1)}, with({{"axes", std::vector<int64_t>{1}}})),
+                 b.node("ReduceMean", {conv(b, x, 8, 3, 1)},
+                        with({{"axes", std::vector<int64_t>{2, 3}}, {"keepdims", int64_t(0)}}))};
   const Graph fused = fuse_conv_global_mean(fuse_conv_residual(fuse_conv_bias_relu(b.g)));
   EXPECT_EQ(count_ops(fused, "GlobalAveragePool"), 3);
+  EXPECT_EQ(count_ops(fused, "ReduceMean"), 2);
   int means = 0;
   for (const Node& n : fused.nodes) means += n.attrs.get_int("global_mean", 0) != 0;
-  EXPECT_EQ(means, 2);
+  EXPECT_EQ(means, 4);
   const std::vector<Tensor> want = run(b.g, b.feeds, true);
   for (bool reference_only : {true, false}) {
     const std::vector<Tensor> got = run(fused, b.feeds, reference_only);
