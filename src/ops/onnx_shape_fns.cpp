@@ -130,13 +130,6 @@ bool flatten_shape(const Node& node, Graph& graph) {
   return true;
 }
 
-// Axes from the attribute (older opsets) or the constant second input (opset 13+).
-std::optional<std::vector<int64_t>> axes_of(const Node& node, const Graph& graph, size_t input) {
-  if (node.attrs.has("axes")) return node.attrs.get_ints("axes");
-  if (node.input(input) == kNoValue) return std::vector<int64_t>{};
-  return constant_ints(node, graph, input);
-}
-
 bool unsqueeze_shape(const Node& node, Graph& graph) {
   const Value& x = in(node, graph, 0);
   std::optional<std::vector<int64_t>> axes = axes_of(node, graph, 1);
@@ -431,6 +424,12 @@ bool tile_shape(const Node& node, Graph& graph) {
 }
 
 }  // namespace
+
+std::optional<std::vector<int64_t>> axes_of(const Node& node, const Graph& graph, size_t input) {
+  if (node.attrs.has("axes")) return node.attrs.get_ints("axes");
+  if (node.input(input) == kNoValue) return std::vector<int64_t>{};
+  return constant_ints(node, graph, input);
+}
 
 std::optional<std::vector<int64_t>> constant_ints(const Node& node, const Graph& graph, size_t i) {
   if (node.input(i) == kNoValue || !graph.value(node.input(i)).is_constant()) return std::nullopt;

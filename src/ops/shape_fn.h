@@ -34,4 +34,8 @@ bool same_shape_as_first_input(const Node& node, Graph& graph);
 // defined with the ONNX shape functions).
 std::optional<std::vector<int64_t>> constant_ints(const Node& node, const Graph& graph, size_t i);
 
+// A node's axes: the attribute (older opsets) or the constant input `input` (opset 13+; 18 for the
+// reductions); empty when neither is given, nullopt when the input is computed at run time.
+std::optional<std::vector<int64_t>> axes_of(const Node& node, const Graph& graph, size_t input);
+
 }  // namespace vx

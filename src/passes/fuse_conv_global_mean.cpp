@@ -1,8 +1,11 @@
 #include "passes/fuse_conv_global_mean.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "ops/fused_ops.h"
+#include "ops/shape_fn.h"
 #include "passes/graph_queries.h"
 
 namespace vx {
@@ -16,13 +19,9 @@ bool is_spatial_mean(const Graph& graph, const Node& reader, int64_t rank) {
   if (!reader.domain.empty() || reader.outputs.size() != 1) return false;
   if (reader.op == "GlobalAveragePool") return true;
   if (reader.op != "ReduceMean" || rank < 3 || reader.attrs.get_int("keepdims", 1) != 1) return false;
-  std::vector<int64_t> axes = reader.attrs.get_ints("axes");
-  if (reader.inputs.size() > 1 && reader.input(1) != kNoValue) {
-    const Value& a = graph.value(reader.input(1));
-    if (!a.is_constant()) return false;
-    axes.clear();
-    for (int64_t i = 0; i < a.constant.numel(); ++i) axes.push_back(int64_t(a.constant.get(i)));
-  }
+  std::optional<std::vector<int64_t>> given = axes_of(reader, graph, 1);
+  if (!given) return false;
+  std::vector<int64_t> axes = *given;
   for (int64_t& axis : axes) axis = axis < 0 ? axis + rank : axis;
   std::sort(axes.begin(), axes.end());
   if (int64_t(axes.size()) != rank - 2) return false;

@@ -15,15 +15,9 @@ using namespace pattern;
 // Whether the ReduceMean reduces exactly the last axis of `x` and keeps it.
 bool reduces_last_axis(const Graph& g, const Node& r, int64_t rank) {
   if (r.attrs.get_int("keepdims", 1) != 1) return false;
-  std::vector<int64_t> axes = r.attrs.get_ints("axes");
-  if (r.input(1) != kNoValue) {
-    const Value& a = g.value(r.input(1));
-    if (!a.is_constant()) return false;
-    axes.clear();
-    for (int64_t i = 0; i < a.constant.numel(); ++i) axes.push_back(int64_t(a.constant.get(i)));
-  }
-  if (axes.size() != 1) return false;
-  return axes[0] == -1 || (rank > 0 && axes[0] == rank - 1);
+  const std::optional<std::vector<int64_t>> axes = axes_of(r, g, 1);
+  if (!axes || axes->size() != 1) return false;
+  return (*axes)[0] == -1 || (rank > 0 && (*axes)[0] == rank - 1);
 }
 
 // A constant float vector of `c` values (c < 0: any length), or kNoValue.
