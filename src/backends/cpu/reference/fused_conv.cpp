@@ -1,8 +1,7 @@
 // Reference vx.FusedConv and vx.ConvPair (ops/fused_ops.h): literally the composition of the
-// reference upsample, concat, conv, relu, post-ops (ops/post_ops.h) and 2x2 max pool, through
-// temporaries, and the mean over the spatial positions (global_mean).
+// reference upsample, concat, conv, relu, post-ops (ops/post_ops.h), 2x2 max pool and global
+// average pool (global_mean), through temporaries.
 // Exact, not fast.
-#include <algorithm>
 #include <vector>
 
 #include "backends/cpu/kernel_registry.h"
@@ -73,17 +72,10 @@ void fused_conv_kernel(KernelContext& ctx) {
     }
     relu_and_post_ops(y, relu_after, post_ops);
     if (global_mean) {
-      std::vector<int64_t> means_shape(conv_out.size(), 1);
-      means_shape[0] = conv_out[0];
-      means_shape[1] = conv_out[1];
-      Tensor& means = ctx.output(0, DType::f32, Shape(means_shape));
-      const int64_t planes = conv_out[0] * conv_out[1], pixels = y.numel() / std::max<int64_t>(1, planes);
-      const float* from = y.data<float>();
-      for (int64_t c = 0; c < planes; ++c) {
-        double sum = 0.0;
-        for (int64_t i = 0; i < pixels; ++i) sum += from[c * pixels + i];
-        means.data<float>()[c] = float(sum / double(pixels));
-      }
+      std::vector<int64_t> means(conv_out.size(), 1);
+      means[0] = conv_out[0];
+      means[1] = conv_out[1];
+      global_average_pool(y, ctx.output(0, DType::f32, Shape(means)));
     }
     return;
   }

@@ -239,30 +239,35 @@ void lp_pool_kernel(KernelContext& ctx) {
   write_doubles(ctx.output(0, x.dtype(), Shape(pooled_dims(x, g.out))), dst);
 }
 
-// Global pooling: one value per (n, c) plane, spatial extents become 1.
+// Global pooling: one value per (n, c) plane of x into y (N x C x 1 x ...).
 template <class Reduce>
-void global_pool(KernelContext& ctx, Reduce&& reduce) {
-  const Tensor& x = ctx.input(0);
-  VX_CHECK(x.rank() >= 3, InvalidArgument, node_label(ctx), ": expects N x C x D1..., got ", x.shape().str());
+void global_pool(const Tensor& x, Tensor& y, Reduce&& reduce) {
   int64_t planes = x.dim(0) * x.dim(1), size = product(x.shape().dims(), 2, x.rank());
   std::vector<double> src = read_doubles(x), dst(static_cast<size_t>(planes));
   for (int64_t p = 0; p < planes; ++p) dst[size_t(p)] = reduce(src.data() + p * size, size);
+  write_doubles(y, dst);
+}
+
+// The global pool node's output, spatial extents 1, with x's dtype.
+Tensor& global_pool_output(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  VX_CHECK(x.rank() >= 3, InvalidArgument, node_label(ctx), ": expects N x C x D1..., got ", x.shape().str());
   std::vector<int64_t> dims(x.rank(), 1);
   dims[0] = x.dim(0);
   dims[1] = x.dim(1);
-  write_doubles(ctx.output(0, x.dtype(), Shape(dims)), dst);
+  return ctx.output(0, x.dtype(), Shape(dims));
 }
 
-void global_average_pool_kernel(KernelContext& ctx) {
-  global_pool(ctx, [](const double* p, int64_t n) {
-    double sum = 0;
-    for (int64_t i = 0; i < n; ++i) sum += p[i];
-    return n > 0 ? sum / double(n) : 0.0;
-  });
+double mean_of(const double* p, int64_t n) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += p[i];
+  return n > 0 ? sum / double(n) : 0.0;
 }
+
+void global_average_pool_kernel(KernelContext& ctx) { global_average_pool(ctx.input(0), global_pool_output(ctx)); }
 
 void global_max_pool_kernel(KernelContext& ctx) {
-  global_pool(ctx, [](const double* p, int64_t n) {
+  global_pool(ctx.input(0), global_pool_output(ctx), [](const double* p, int64_t n) {
     double best = -std::numeric_limits<double>::infinity();
     for (int64_t i = 0; i < n; ++i) best = std::max(best, p[i]);
     return best;
@@ -271,7 +276,7 @@ void global_max_pool_kernel(KernelContext& ctx) {
 
 void global_lp_pool_kernel(KernelContext& ctx) {
   double power = double(ctx.node().attrs.get_int("p", 2));
-  global_pool(ctx, [power](const double* p, int64_t n) {
+  global_pool(ctx.input(0), global_pool_output(ctx), [power](const double* p, int64_t n) {
     double sum = 0;
     for (int64_t i = 0; i < n; ++i) sum += std::pow(std::abs(p[i]), power);
     return std::pow(sum, 1.0 / power);
@@ -279,6 +284,8 @@ void global_lp_pool_kernel(KernelContext& ctx) {
 }
 
 }  // namespace
+
+void global_average_pool(const Tensor& x, Tensor& y) { global_pool(x, y, mean_of); }
 
 VX_REGISTER_CPU_KERNEL(max_pool_onnx, {"MaxPool", "reference", 0, nullptr, max_pool_kernel});
 VX_REGISTER_CPU_KERNEL(average_pool_onnx, {"AveragePool", "reference", 0, nullptr, average_pool_kernel});

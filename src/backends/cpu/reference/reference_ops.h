@@ -26,6 +26,9 @@ void relu(const Tensor& x, Tensor& y);
 // flat NCHW index of each maximum (ONNX MaxPool's second output, storage_order 0).
 void max_pool(const Tensor& x, const WindowGeometry& g, Tensor& y, Tensor* indices = nullptr);
 
+// GlobalAveragePool: the mean of each (n, c) plane of x (rank >= 3) into y, shaped N x C x 1 x ...
+void global_average_pool(const Tensor& x, Tensor& y);
+
 // Nearest-neighbour resize of any rank to y's shape; `scales` per axis (as ONNX defines them for
 // the coordinate transformation).
 void resize_nearest(const Tensor& x, const std::vector<double>& scales, const std::string& coordinate_mode,
