@@ -320,6 +320,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const KernelShape shape = kernel_shape(kernel);
   const bool staged = std::string_view(shape.shader) == "gemm_coopmat_staged";  // any of its tiles
   const bool gemv = kernel == GemmKernel::gemv;
+  const bool gemv_subgroup = gemv && gemv_subgroup_sum(info);  // its sums by subgroup reductions
   const bool a_vec = a_vec_exact || (staged && a_vec_padded);
   const bool b_vec = b_vec_exact || ((staged || gemv) && b_vec_padded);
   // Failing 16-byte loads, the 64 x 64 and staged kernels load B 8 bytes at a time where they can: at
@@ -433,7 +434,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     push.batches = int32_t(count * d.z0_count);
     Dispatch dispatch;
     dispatch.shader = shader_name(shape, storage);
-    if (kernel == GemmKernel::gemv && gemv_subgroup_sum(info)) dispatch.shader += "_subgroup";
+    if (gemv_subgroup) dispatch.shader += "_subgroup";
     dispatch.spec_constants = spec;
     dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, y, partials, d.has_bias ? d.bias : d.a, d.b_int8 ? d.scale : d.a};
     dispatch.set_push(push);
@@ -469,7 +470,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   if (a_vec && shape.loads != RowLoads::elements && shape.loads != RowLoads::b_vectors) variant += "+vecA";
   if (b_vec && shape.loads != RowLoads::elements) variant += "+vecB";
   if (b_half_vec) variant += "+halfVecB";
-  if (kernel == GemmKernel::gemv && gemv_subgroup_sum(info)) variant += "+subgroupSum";
+  if (gemv_subgroup) variant += "+subgroupSum";
   if (d.b_int8) variant += "+int8B";
   if (*shape.suffix) variant += std::string("@") + shape.suffix;
   return variant;
