@@ -125,32 +125,39 @@ TEST_F(VulkanAttention, AttentionHeadsInterleavedLayouts) {
 
 TEST_F(VulkanAttention, AttentionOfWholeFragmentsOnTensorCores) {
   // Shapes of whole 16 x 16 fragments, which fp16 runs on attention_coopmat.comp where the device
-  // has cooperative matrices (elsewhere, and at fp32, on attention.comp): PyTorch's encoder layer
-  // (8 heads, 128 tokens, D 64, heads interleaved); a ragged query block (Sq 40) over 48 keys with a
-  // -inf mask, K plain and transposed; the largest Sk and D (256, 128) with K and V broadcast over
-  // a batch axis; one key fragment for four subgroups and nine Dv fragments.
+  // has cooperative matrices (elsewhere, and at fp32, on attention.comp), K's and V's rows staged in
+  // shared memory where Sk <= 128, D and Dv <= 64 and K is not transposed ("coopmat+stagedKV"):
+  // PyTorch's encoder layer (8 heads, 128 tokens, D 64, heads interleaved); a ragged query block (Sq
+  // 40) over 48 keys with a -inf mask, K plain and transposed; 7 key fragments for four subgroups
+  // (D 48, Dv 64, 112 keys, heads interleaved); the largest Sk and D (256, 128) with K and V broadcast
+  // over a batch axis; one key fragment for four subgroups and nine Dv fragments.
   const std::pair<const char*, const char*> bshd{"bshd", "bshd"};
   struct Case {
     Shape q, k, v;
     bool k_transposed, masked;
     std::pair<const char*, const char*> layouts;
     const char* what;
+    const char* variant;
   };
+  const char *staged = "coopmat+stagedKV", *unstaged = "coopmat";
   const Case cases[] = {
-      {{1, 128, 8, 64}, {1, 128, 8, 64}, {1, 128, 8, 64}, false, false, bshd, "encoder layer"},
-      {{2, 2, 40, 32}, {2, 2, 48, 32}, {2, 2, 48, 48}, false, true, {"bhsd", "bhsd"}, "ragged block, mask"},
-      {{2, 2, 40, 32}, {2, 2, 32, 48}, {2, 2, 48, 48}, true, true, {"bhsd", "bhsd"}, "ragged block, mask, K^T"},
-      {{2, 3, 5, 128}, {1, 3, 256, 128}, {1, 3, 256, 16}, false, false, {"bhsd", "bhsd"}, "Sk 256, D 128"},
-      {{1, 1, 33, 16}, {1, 1, 16, 16}, {1, 1, 16, 144}, false, false, {"bhsd", "bhsd"}, "one key fragment, Dv 144"},
+      {{1, 128, 8, 64}, {1, 128, 8, 64}, {1, 128, 8, 64}, false, false, bshd, "encoder layer", staged},
+      {{2, 2, 40, 32}, {2, 2, 48, 32}, {2, 2, 48, 48}, false, true, {"bhsd", "bhsd"}, "ragged block, mask", staged},
+      {{2, 2, 40, 32}, {2, 2, 32, 48}, {2, 2, 48, 48}, true, true, {"bhsd", "bhsd"}, "ragged block, mask, K^T", unstaged},
+      {{1, 50, 3, 48}, {1, 112, 3, 48}, {1, 112, 3, 64}, false, true, bshd, "7 key fragments, D 48", staged},
+      {{2, 3, 5, 128}, {1, 3, 256, 128}, {1, 3, 256, 16}, false, false, {"bhsd", "bhsd"}, "Sk 256, D 128", unstaged},
+      {{1, 1, 33, 16}, {1, 1, 16, 16}, {1, 1, 16, 144}, false, false, {"bhsd", "bhsd"}, "one key fragment, Dv 144", unstaged},
   };
   for (const Case& t : cases) {
-    const Tensor mask = mask_tensor({1, 1, t.q[2], t.k_transposed ? t.k[3] : t.k[2]}, 31, true);
+    const bool bshd_in = std::string(t.layouts.first) == "bshd";
+    const int64_t sq = bshd_in ? t.q[1] : t.q[2], sk = t.k_transposed ? t.k[3] : bshd_in ? t.k[1] : t.k[2];
+    const Tensor mask = mask_tensor({1, 1, sq, sk}, 31, true);
     const test::SingleNodeCase c =
         check_attention(t.q, t.k, t.v, t.masked ? &mask : nullptr, 0.125f, t.k_transposed, t.what, true, t.layouts);
     if (!ctx().coopmat_enabled()) continue;
     const test::VulkanRun run = test::run_on_vulkan(ctx(), c.graph, c.inputs, Precision::fp16);
     ASSERT_EQ(run.placements.size(), 1u);
-    EXPECT_EQ(run.placements[0].variant, "coopmat") << t.what;
+    EXPECT_EQ(run.placements[0].variant, t.variant) << t.what;
   }
 }
 

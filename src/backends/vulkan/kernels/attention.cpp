@@ -24,6 +24,8 @@ constexpr int kChunk = 64;       // attention.comp's DC
 constexpr int64_t kMaxDv = 4 * kChunk;
 // attention_coopmat.comp's SK_MAX and D_MAX: its rows of scores and its Q block in shared memory.
 constexpr int64_t kTensorCoreMaxSk = 256, kTensorCoreMaxD = 128;
+// Its staged variant's (f16_staged: K's and V's rows staged in shared memory): Sk, and D and Dv.
+constexpr int64_t kStagedMaxSk = 128, kStagedMaxD = 64;
 
 // Matches the push block of shaders/attention_io.glsl (both attention kernels).
 struct AttentionPush {
@@ -84,6 +86,14 @@ bool tensor_core_shape(const AttentionPush& push, bool k_transposed) {
   std::vector<int32_t> offsets = {push.q_row, push.v_row, push.y_row, k_transposed ? push.sk : push.k_row};
   for (int a = 0; a < kBatchAxes; ++a) offsets.insert(offsets.end(), {push.qs[a], push.ks[a], push.vs[a], push.ys[a]});
   return std::all_of(offsets.begin(), offsets.end(), [](int32_t v) { return v % 8 == 0; });
+}
+
+// Whether attention_coopmat.comp stages K's and V's rows in shared memory (its f16_staged variant):
+// K not transposed (rows of keys as stored) and the rows within the variant's shared memory.
+// VOLVOX_VK_ATTENTION_STAGED=0 loads the fragments from memory as before (measurements).
+bool staged_shape(const AttentionPush& push, bool k_transposed) {
+  if (const char* env = std::getenv("VOLVOX_VK_ATTENTION_STAGED"); env && std::string(env) == "0") return false;
+  return !k_transposed && push.sk <= kStagedMaxSk && push.d <= kStagedMaxD && push.dv <= kStagedMaxD;
 }
 
 OpPlan plan_attention(const OpInfo& info) {
@@ -186,8 +196,9 @@ OpPlan plan_attention(const OpInfo& info) {
   push.scale = info.node.attrs.get_float("scale", 1.0f);
 
   const bool tensor_cores = storage == DeviceType::f16 && info.coopmat && tensor_core_shape(push, k_transposed);
+  const bool staged = tensor_cores && staged_shape(push, k_transposed);
   Dispatch dispatch;
-  dispatch.shader = shader_variant(tensor_cores ? "attention_coopmat" : "attention", {storage});
+  dispatch.shader = shader_variant(tensor_cores ? "attention_coopmat" : "attention", {storage}, staged ? "staged" : "");
   // Every offset the shader forms is then a multiple of 4 (batch and row strides are multiples of
   // D or Dv, in either layout).
   const bool vec_loads = d % 4 == 0 && dv % 4 == 0;
@@ -198,7 +209,7 @@ OpPlan plan_attention(const OpInfo& info) {
   dispatch.groups = {uint32_t(blocks), uint32_t(batch_count), 1};
   OpPlan plan;
   plan.dispatches.push_back(std::move(dispatch));
-  plan.variant = tensor_cores ? "coopmat" : "flash";
+  plan.variant = staged ? "coopmat+stagedKV" : tensor_cores ? "coopmat" : "flash";
   return plan;
 }
 

@@ -1,6 +1,7 @@
 #version 450
 // NO_DEFAULT_VARIANT
 // VARIANT f16 -DTX=1
+// VARIANT f16_staged -DTX=1 -DSTAGED_KV=1 -DSK_MAX=128 -DD_MAX=64
 // vx.Attention on tensor cores (GL_NV_cooperative_matrix: 16x16x16 fp16 fragments, fp32 sums) for
 // key sequences short enough that a block's whole rows of scores fit in shared memory, so there
 // is no online softmax. One workgroup of four subgroups per (batch, block of 16 query rows):
@@ -13,6 +14,10 @@
 // attention.comp's 14 on the H200 (bench/onnx/results/session35_2026-12-06/). kernels/attention.cpp
 // takes this kernel for fp16 storage where Sk (<= SK_MAX), D (<= D_MAX) and Dv are multiples of 16
 // and every offset is one of whole 16-byte words. Operands: attention_io.glsl.
+// STAGED_KV (Sk <= 128, D and Dv <= 64, K not transposed): each fragment loaded from memory is a
+// latency the subgroup waits for in turn (8 of K and 8 of V a subgroup at 128 keys, D 64), so
+// instead the whole workgroup requests K's rows at once as 16-byte words and stages them in shared
+// memory, then requests V's the same way before step 1 and stores them over K's after it.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -24,8 +29,10 @@
 #define SUBGROUPS 4
 #define THREADS (32 * SUBGROUPS)
 #define ROW_THREADS (THREADS / BQ)     // softmax threads per row
+#ifndef SK_MAX
 #define SK_MAX 256
 #define D_MAX 128
+#endif
 layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 const float NEG_INF = -1.0 / 0.0;
 
@@ -42,6 +49,28 @@ shared float s_s[BQ * (SK_MAX + 4)];
 shared uvec4 s_p[BQ * (SK_MAX / 8 + 1)];
 shared float s_y[SUBGROUPS * 256];
 shared float s_red[THREADS];
+#if STAGED_KV
+// K's rows, then V's, as loaded: [key][word], rows padded by one word.
+#define KV_STR (D_MAX / 8 + 1)
+#define KV_PER (SK_MAX * (D_MAX / 8) / THREADS)
+shared uvec4 s_kv[SK_MAX * KV_STR];
+uvec4 kv[KV_PER];
+
+// Requests the rows of K or V (`words` 16-byte words each, `row` elements apart) into kv.
+void load_kv_rows(bool values, int base, int row, int words, int tid) {
+  [[unroll]] for (int e = 0; e < KV_PER; ++e) {
+    const int i = tid + THREADS * e, r = i / words, w = i - r * words;
+    if (r < p.sk) kv[e] = values ? v_words[(base + r * row) / 8 + w] : k_words[(base + r * row) / 8 + w];
+  }
+}
+
+void store_kv_rows(int words, int tid) {
+  [[unroll]] for (int e = 0; e < KV_PER; ++e) {
+    const int i = tid + THREADS * e, r = i / words, w = i - r * words;
+    if (r < p.sk) s_kv[r * (words + 1) + w] = kv[e];
+  }
+}
+#endif
 
 void main() {
   const int tid = int(gl_LocalInvocationID.x), sg = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
@@ -50,11 +79,21 @@ void main() {
   const int q_off = off.q, k_off = off.k, v_off = off.v, m_off = off.m, y_off = off.y;
 
   const int q_words_per_row = p.d / 8, qstr = q_words_per_row + 1;
+#if STAGED_KV
+  load_kv_rows(false, k_off, p.k_row, q_words_per_row, tid);
+#endif
   for (int i = tid; i < BQ * q_words_per_row; i += THREADS) {
     int r = i / q_words_per_row, w = i - r * q_words_per_row, row = q0 + r;
     s_q[r * qstr + w] = row < p.sq ? q_words[(q_off + row * p.q_row) / 8 + w] : uvec4(0);
   }
+#if STAGED_KV
+  store_kv_rows(q_words_per_row, tid);
+#endif
   barrier();
+#if STAGED_KV
+  const int dv_words = p.dv / 8;
+  load_kv_rows(true, v_off, p.v_row, dv_words, tid);  // waited for only after step 1
+#endif
 
   // 1. Scores of key fragment f: sum over D of Q's fragment times K^T's (key j is column j).
   const int key_frags = p.sk / 16, sstr = p.sk + 4;
@@ -63,15 +102,22 @@ void main() {
     for (int ds = 0; ds < p.d / 16; ++ds) {
       fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a, b;
       coopMatLoadNV(a, s_q, uint(2 * ds), uint(qstr), false);
+#if STAGED_KV
+      coopMatLoadNV(b, s_kv, uint(16 * f * qstr + 2 * ds), uint(qstr), true);
+#else
       if ((p.flags & 2) != 0)  // K as [D, Sk]: row d of K^T as stored
         coopMatLoadNV(b, k_words, uint((k_off + 16 * ds * p.sk + 16 * f) / 8), uint(p.sk / 8), false);
       else  // K as [Sk, D]: column j of K^T is key j's row
         coopMatLoadNV(b, k_words, uint((k_off + 16 * f * p.k_row + 16 * ds) / 8), uint(p.k_row / 8), true);
+#endif
       acc = coopMatMulAddNV(a, b, acc);
     }
     coopMatStoreNV(acc, s_s, uint(16 * f), uint(sstr), false);
   }
   barrier();
+#if STAGED_KV
+  store_kv_rows(dv_words, tid);  // over K's rows, read by step 1 only; the softmax's barriers follow
+#endif
 
   // 2. Softmax of row r over its Sk scores: thread g of the row owns `per` consecutive keys.
   const int r = tid / ROW_THREADS, g = tid % ROW_THREADS, qrow = q0 + r;
@@ -113,7 +159,11 @@ void main() {
     for (int kf = 0; kf < key_frags; ++kf) {
       fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a, b;
       coopMatLoadNV(a, s_p, uint(2 * kf), uint(pstr), false);
+#if STAGED_KV
+      coopMatLoadNV(b, s_kv, uint(16 * kf * (dv_words + 1) + 2 * j), uint(dv_words + 1), false);
+#else
       coopMatLoadNV(b, v_words, uint((v_off + 16 * kf * p.v_row + 16 * j) / 8), uint(p.v_row / 8), false);
+#endif
       acc = coopMatMulAddNV(a, b, acc);
     }
     coopMatStoreNV(acc, s_y, uint(slot), 16u, false);
