@@ -45,18 +45,26 @@ TEST_F(VulkanCallTrace, PrintsWhereTheWallClockWentAndChangesNoResult) {
   const std::string printed = testing::internal::GetCapturedStderr();
   const size_t at = printed.find("call trace, medians of 3 segment runs (us): host before submit ");
   ASSERT_NE(at, std::string::npos) << printed;
-  double before = -1, wait = -1, after = -1, span = -1, timed = -1;
+  double before = -1, wait = -1, after = -1, span = -1, timed = -1, beyond = -1, submitted = -1, word = -1, fence = -1;
   ASSERT_EQ(std::sscanf(printed.c_str() + at,
                         "call trace, medians of 3 segment runs (us): host before submit %lf, submit + wait %lf, host "
-                        "after %lf; command buffer %lf, of it timed %lf;",
-                        &before, &wait, &after, &span, &timed),
-            5)
+                        "after %lf; command buffer %lf, of it timed %lf; submit + wait beyond the command buffer %lf; "
+                        "from the submit: its return %lf, the last command's word seen %lf, the fence seen %lf",
+                        &before, &wait, &after, &span, &timed, &beyond, &submitted, &word, &fence),
+            9)
       << printed;
   EXPECT_GE(before, 0.0);
   EXPECT_GE(after, 0.0);
   EXPECT_GT(timed, 0.0);
   EXPECT_GE(span, timed) << "the command buffer holds the timed part";
   EXPECT_GE(wait, span) << "the host waited at least the command buffer's span";
+  EXPECT_GT(submitted, 0.0);
+  // The word is set by the last command: seen after the submit returned and the command buffer ran
+  // (a median of each, so compared with a margin for the clocks' granularity), not after the fence.
+  EXPECT_GE(word, submitted);
+  EXPECT_GE(word, span - 1.0);
+  EXPECT_LE(word, fence);
+  EXPECT_LE(fence, wait);
 }
 
 }  // namespace

@@ -25,19 +25,23 @@ std::unique_ptr<CallTrace> CallTrace::from_env(const VulkanContext& ctx, size_t 
 }
 
 CallTrace::CallTrace(const VulkanContext& ctx, size_t segments)
-    : ctx_(ctx), pool_(create_timestamp_pool(ctx, uint32_t(2 * segments))) {}
+    : ctx_(ctx),
+      pool_(create_timestamp_pool(ctx, uint32_t(2 * segments))),
+      words_(ctx, VkDeviceSize(4 * segments), MemoryUse::Staging, "the call trace's words") {}
 
 CallTrace::~CallTrace() {
   if (!runs_.empty()) {
-    std::array<std::vector<double>, 5> columns;
+    std::array<std::vector<double>, 8> columns;
     for (const auto& r : runs_)
       for (size_t i = 0; i < r.size(); ++i) columns[i].push_back(r[i]);
     const double before = median(columns[0]), wait = median(columns[1]), after = median(columns[2]);
     const double span = median(columns[3]), timed = median(columns[4]);
     std::fprintf(stderr,
                  "call trace, medians of %zu segment runs (us): host before submit %.1f, submit + wait %.1f, host "
-                 "after %.1f; command buffer %.1f, of it timed %.1f; submit + wait beyond the command buffer %.1f\n",
-                 runs_.size(), before, wait, after, span, timed, wait - span);
+                 "after %.1f; command buffer %.1f, of it timed %.1f; submit + wait beyond the command buffer %.1f; "
+                 "from the submit: its return %.1f, the last command's word seen %.1f, the fence seen %.1f\n",
+                 runs_.size(), before, wait, after, span, timed, wait - span, median(columns[5]), median(columns[6]),
+                 median(columns[7]));
   }
   destroy_tracked(ctx_.device(), pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
 }
@@ -47,21 +51,32 @@ void CallTrace::record_start(VkCommandBuffer cmd, size_t segment) const {
   vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool_, uint32_t(2 * segment));
 }
 
-void CallTrace::before_submit(size_t segment) const {
+SubmitTiming CallTrace::before_submit(size_t segment) const {
   if (ctx_.host_query_reset()) vkResetQueryPool(ctx_.device(), pool_, uint32_t(2 * segment), 2);
+  auto* word = reinterpret_cast<volatile uint32_t*>(words_.mapped()) + segment;
+  *word = 0;
+  words_.flush();
+  SubmitTiming timing;
+  timing.flag = word;
+  return timing;
 }
 
 void CallTrace::record_end(VkCommandBuffer cmd, size_t segment) const {
   vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_, uint32_t(2 * segment + 1));
+  barrier(cmd, kAnyWrite, kTransferWrite);  // the word is set after everything else
+  vkCmdFillBuffer(cmd, words_.buffer(), VkDeviceSize(4 * segment), 4, 1u);
+  barrier(cmd, kTransferWrite, kHostRead);
 }
 
 void CallTrace::add_run(size_t segment, double before_submit_us, double submit_wait_us, double after_us,
-                        double timed_ms) {
+                        const SubmitTiming& submit, double timed_ms) {
   uint64_t ticks[2] = {0, 0};
   VX_VK_CHECK(vkGetQueryPoolResults(ctx_.device(), pool_, uint32_t(2 * segment), 2, sizeof ticks, ticks,
                                     sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
   const double span_us = double(ticks[1] - ticks[0]) * ctx_.info().timestamp_period_ns * 1e-3;
-  if (runs_.size() < kMaxRuns) runs_.push_back({before_submit_us, submit_wait_us, after_us, span_us, timed_ms * 1e3});
+  if (runs_.size() < kMaxRuns)
+    runs_.push_back({before_submit_us, submit_wait_us, after_us, span_us, timed_ms * 1e3, submit.submitted_us,
+                     submit.flag_us, submit.fence_us});
 }
 
 }  // namespace vx::vk

@@ -2,7 +2,10 @@
 // timestamps): per segment run the host's time before the submit (uploads to staging), in submit and
 // wait, and after it (downloads, timestamp reads); on the GPU the command buffer's whole span (two
 // timestamps of its own, at its very start and end) beside the span the executable reports as its
-// device time. The medians go to stderr when the trace is destroyed.
+// device time. Within submit and wait: the submit call itself, and when the host saw a word that
+// the command buffer's last command sets in host-visible memory against when it saw the fence
+// signalled (what a run that returned on that word would save). The medians go to stderr when the
+// trace is destroyed.
 #pragma once
 
 #include <array>
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "backends/vulkan/context.h"
+#include "backends/vulkan/memory.h"
 
 namespace vx::vk {
 
@@ -25,16 +29,20 @@ class CallTrace {
   void record_start(VkCommandBuffer cmd, size_t segment) const;  // first in the command buffer
   void record_end(VkCommandBuffer cmd, size_t segment) const;    // last in it
   // Before each submit: the segment's two queries reset by the host where it may (as the
-  // executable's own; a reset command would add to the span it measures).
-  void before_submit(size_t segment) const;
-  // After the segment's fence: host microseconds, and its timed device span in ms.
-  void add_run(size_t segment, double before_submit_us, double submit_wait_us, double after_us, double timed_ms);
+  // executable's own; a reset command would add to the span it measures), its word cleared; the
+  // timing to pass to the submit.
+  SubmitTiming before_submit(size_t segment) const;
+  // After the segment's fence: host microseconds, the submit's timing, and its timed device span in ms.
+  void add_run(size_t segment, double before_submit_us, double submit_wait_us, double after_us,
+               const SubmitTiming& submit, double timed_ms);
 
  private:
   const VulkanContext& ctx_;
   VkQueryPool pool_ = VK_NULL_HANDLE;
-  // Per run: before submit, submit + wait, after, command buffer span, timed span (us).
-  std::vector<std::array<double, 5>> runs_;
+  DeviceBuffer words_;  // host-visible: one word per segment, set by its last command
+  // Per run: before submit, submit + wait, after, command buffer span, timed span, submit call,
+  // word seen, fence seen (us).
+  std::vector<std::array<double, 8>> runs_;
 };
 
 }  // namespace vx::vk

@@ -73,7 +73,9 @@ VkCommandBuffer CommandContext::allocate() {
   return cmd;
 }
 
-void CommandContext::submit_and_wait(VkCommandBuffer cmd) const { ctx_->submit_and_wait(cmd, fence_); }
+void CommandContext::submit_and_wait(VkCommandBuffer cmd, SubmitTiming* timing) const {
+  ctx_->submit_and_wait(cmd, fence_, timing);
+}
 
 void CommandContext::run_once(const std::function<void(VkCommandBuffer)>& record) {
   VkCommandBuffer cmd = allocate();

@@ -62,7 +62,7 @@ class CommandContext {
   VkCommandBuffer allocate();
   // Submits `cmd` (recorded from this pool) and waits for it on the fence; maps errors to vx::Error.
   // One submission at a time: the fence is the context's only one.
-  void submit_and_wait(VkCommandBuffer cmd) const;
+  void submit_and_wait(VkCommandBuffer cmd, SubmitTiming* timing = nullptr) const;
   // Records `record` into a temporary command buffer, runs it and frees it (one-off uploads).
   void run_once(const std::function<void(VkCommandBuffer)>& record);
 

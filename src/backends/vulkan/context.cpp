@@ -654,22 +654,30 @@ std::chrono::microseconds fence_poll_time(VkPhysicalDeviceType type) {
 
 }  // namespace
 
-void VulkanContext::submit_and_wait(VkCommandBuffer cmd, VkFence fence) const {
+void VulkanContext::submit_and_wait(VkCommandBuffer cmd, VkFence fence, SubmitTiming* timing) const {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto since_start = [&] { return std::chrono::duration<double, std::micro>(Clock::now() - start).count(); };
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd;
   submit(si, fence);  // the fence wait needs no queue lock: other threads may submit meanwhile
+  if (timing) timing->submitted_us = since_start();
+  if (timing && timing->flag) {  // until the word is set or, should it never be, the fence signalled
+    while (*timing->flag == 0 && vkGetFenceStatus(device_, fence) == VK_NOT_READY) std::this_thread::yield();
+    timing->flag_us = since_start();
+  }
   const auto poll = fence_poll_time(properties_.deviceType);
   if (poll.count() > 0) {  // yields between polls: other threads of the process may need the core
-    const auto until = std::chrono::steady_clock::now() + poll;
-    while (vkGetFenceStatus(device_, fence) == VK_NOT_READY && std::chrono::steady_clock::now() < until)
-      std::this_thread::yield();
+    const auto until = Clock::now() + poll;
+    while (vkGetFenceStatus(device_, fence) == VK_NOT_READY && Clock::now() < until) std::this_thread::yield();
   }
   VkResult r;
   do {
     r = vkWaitForFences(device_, 1, &fence, VK_TRUE, 10'000'000'000ull);
   } while (r == VK_TIMEOUT);
   VX_VK_CHECK(r);
+  if (timing) timing->fence_us = since_start();
   VX_VK_CHECK(vkResetFences(device_, 1, &fence));
 }
 

@@ -96,6 +96,14 @@ int parse_vulkan_device(const std::string& spec);
 // prefers it unless VOLVOX_VK_QUEUE=universal (measurements).
 int choose_queue_family(const std::vector<VkQueueFamilyProperties>& families, bool prefer_compute_only);
 
+// Microseconds from the start of submit_and_wait to: the submit call's return, a word in
+// host-visible memory the command buffer's last command sets (flag; 0 where there is none) seen
+// nonzero, and the fence seen signalled.
+struct SubmitTiming {
+  const volatile uint32_t* flag = nullptr;
+  double submitted_us = 0, flag_us = 0, fence_us = 0;
+};
+
 class VulkanContext {
  public:
   explicit VulkanContext(const ContextOptions& options = {});
@@ -144,7 +152,9 @@ class VulkanContext {
   // Vulkan requires external synchronisation of a queue, and filters, models and uploads on one
   // device may submit from several threads. The lock is held for the call only, not the wait.
   // Submits one command buffer and waits on `fence` (reset before return); maps errors to vx::Error.
-  void submit_and_wait(VkCommandBuffer cmd, VkFence fence) const;
+  // With `timing` (measurements: VOLVOX_VK_CALL_TRACE) it also times the submit call and, where the
+  // command buffer ends by writing a nonzero word to timing->flag, when the host saw that word.
+  void submit_and_wait(VkCommandBuffer cmd, VkFence fence, SubmitTiming* timing = nullptr) const;
   void submit(const VkSubmitInfo& info, VkFence fence) const;
   void wait_idle() const;
   // The lock of queue(): one per VkQueue in the process, shared by every context on that queue

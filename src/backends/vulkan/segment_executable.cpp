@@ -576,9 +576,10 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
   // reset command in the buffer cost the transformer encoder 12 us of GPU time and 16-19 us of wall
   // clock on an H100 (session 47's call 2).
   if (query_pool_ && ctx_.host_query_reset()) vkResetQueryPool(ctx_.device(), query_pool_, seg.first_query, seg.queries());
-  if (call_trace_) call_trace_->before_submit(k);
+  SubmitTiming timing;
+  if (call_trace_) timing = call_trace_->before_submit(k);
   const auto start = Clock::now();
-  commands_.submit_and_wait(seg.cmd);  // takes the queue's lock
+  commands_.submit_and_wait(seg.cmd, call_trace_ ? &timing : nullptr);  // takes the queue's lock
   const auto waited = Clock::now();
   const double wall = std::chrono::duration<double, std::milli>(waited - start).count();
   staging_.invalidate();
@@ -600,7 +601,7 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
   const double ms_per_tick = ctx_.info().timestamp_period_ns * 1e-6;
   if (call_trace_) {
     auto us = [](auto from, auto to) { return std::chrono::duration<double, std::micro>(to - from).count(); };
-    call_trace_->add_run(k, us(entry, start), us(start, waited), us(waited, Clock::now()),
+    call_trace_->add_run(k, us(entry, start), us(start, waited), us(waited, Clock::now()), timing,
                          double(ticks.back() - ticks.front()) * ms_per_tick);
   }
   if (timestamps_ == runtime::Timestamps::per_segment) {
