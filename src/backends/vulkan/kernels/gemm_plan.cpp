@@ -75,14 +75,21 @@ int64_t choose_splits(int64_t tiles, int64_t k) {
 // down-projection in 13) took the encoder 0.411-0.413 -> 0.390-0.391 ms of GPU time, ResNet-50
 // 0.719-0.720 -> 0.706-0.707 and DeepLabV3 1.109-1.110 -> 1.077-1.079, MobileNetV3 unchanged (0.489);
 // the cap alone or the constant alone moved the encoder by 0.001-0.002, 1024 and 11296 were slower
-// on ResNet-50 (0.712). The constant trades ResNet-50 against the others (call 7): at 4000 / 5648 /
+// on ResNet-50 (0.712). The constant traded ResNet-50 against the others (call 7): at 4000 / 5648 /
 // 8000 ResNet-50 0.696 / 0.705 / 0.710 ms, the encoder 0.395 / 0.390 / 0.387, DeepLabV3 1.092 /
-// 1.076 / 1.067; caps of 384 and 768, and a K bound of 128, were level with 512 and 256.
+// 1.076 / 1.067; caps of 384 and 768, and a K bound of 128, were level with 512 and 256. ResNet-50's
+// loss at 8000 was its 3x3 layers at 14 x 14 reaching kFullGroups (64 x 64 tiles); with that bound at
+// 384, 8000 serves all three (session 48, H100, two interleaved rounds,
+// bench/onnx/results/session48_2026-12-07/call1/): ResNet-50 0.684-0.692 -> 0.674-0.675 ms,
+// DeepLabV3 1.077 -> 1.063-1.067, the encoder 0.364-0.368 -> 0.359-0.363.
 constexpr int64_t kStagedUnsplitMaxK = 256, kMaxSplitGroups = 4 * kFewTiles;
 // Products of K >= kFullSplitMinK split over this many workgroups or more (by the formula, on 64 x 64
 // tiles) take 64 x 64 tiles rather than 32 x 64 (choose_staged_tile; the K bound was
-// kStagedUnsplitMaxK's before session 46 and stays as measured).
-constexpr int64_t kFullGroups = 2 * kFewTiles, kFullSplitMinK = 513;
+// kStagedUnsplitMaxK's before session 46 and stays as measured). 2 * kFewTiles until session 48:
+// ResNet-50's 3x3 layers at 14 x 14 (16 tiles) reached it at 16 splits and ran 1-2 us slower each on
+// 64 x 64 tiles than on 32 x 64 (session 47's profiles); DeepLabV3's 3x3 classifier (72 tiles x 8)
+// stays above 3 * kFewTiles.
+constexpr int64_t kFullGroups = 3 * kFewTiles, kFullSplitMinK = 513;
 // The measurement knobs: environment variable `name` where it holds a positive number, else
 // `fallback`. VOLVOX_VK_STAGED_SPLIT_COST sets the formula's constant, VOLVOX_VK_STAGED_MAX_GROUPS
 // and VOLVOX_VK_STAGED_UNSPLIT_MAX_K replace kMaxSplitGroups and kStagedUnsplitMaxK.
@@ -93,7 +100,7 @@ T positive_env_or(const char* name, T fallback) {
   if (env && *env) v = std::is_integral_v<T> ? T(std::atoll(env)) : T(std::atof(env));
   return v > 0 ? v : fallback;
 }
-constexpr double kStagedSplitCost = 5648.0;
+constexpr double kStagedSplitCost = 8000.0;  // 2824 before session 46, 5648 in sessions 46-47
 int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) {
   const double cost = positive_env_or("VOLVOX_VK_STAGED_SPLIT_COST", kStagedSplitCost);
   const double best = std::sqrt(cost * double(k) / (double(batches) * double(m) * double(n)));
@@ -123,7 +130,7 @@ int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t 
 // 64 x 64. But where B's rows do not load as vectors and are long (DeepLabV3's 1x1 layers over 33 x
 // 33 pixels) each workgroup gathers its B slice element by element, and 32-row tiles gather it twice
 // as often: 5-8 us slower there. And where K is split over so many workgroups that 64 x 64 tiles
-// fill the GPU twice over (kFullGroups; DeepLabV3's ASPP layers, K 8640, and its 3x3 classifier),
+// fill the GPU three times over (kFullGroups; DeepLabV3's ASPP layers, K 8640, and its 3x3 classifier),
 // the larger tile's fewer loads per multiply-add win: DeepLabV3 1.476 -> 1.406 ms (H100, session
 // 32). With every split product of K > 512 on 64 x 64 the encoder's feed-forward down-projection
 // (16 tiles x 9 splits) lost (0.463 -> 0.477 ms, H200). So 128 x 128 for products of >= 256 such
