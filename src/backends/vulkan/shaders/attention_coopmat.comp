@@ -50,10 +50,9 @@ shared uvec4 s_p[BQ * (SK_MAX / 8 + 1)];
 shared float s_y[SUBGROUPS * 256];
 shared float s_red[THREADS];
 #if STAGED_KV
-// K's rows, then V's, as loaded: [key][word], rows padded by one word.
-#define KV_STR (D_MAX / 8 + 1)
+// K's rows, then V's, as loaded: [key][word], rows of D / 8 (Dv / 8) words padded by one.
 #define KV_PER (SK_MAX * (D_MAX / 8) / THREADS)
-shared uvec4 s_kv[SK_MAX * KV_STR];
+shared uvec4 s_kv[SK_MAX * (D_MAX / 8 + 1)];
 uvec4 kv[KV_PER];
 
 // Requests the rows of K or V (`words` 16-byte words each, `row` elements apart) into kv.
