@@ -116,9 +116,10 @@ VX_OP_CASES(matmul) {
                            {"per_batch", [](OpCase& v) {
                               v.with_inputs({f32({2, 9, 19}), f32({19, 37}).constant(), f32({37}).constant(), f32({2, 1, 1})});
                             }}}));
-  // vx.FusedMatMul normalising its rows (LnScale, LnBias): in the split-K reduce pass, after an
-  // unsplit product, without LnBias, and rows too long for the reduce pass (the LayerNorm then
-  // follows the split product). K = 300 splits; the 64 x 64 kernel forced so that the variant is
+  // vx.FusedMatMul normalising its rows (LnScale, LnBias): in the split-K reduce pass (at fp16 on
+  // rows of quads 4 columns at a time, one or two quads an invocation; rows of 198 value by value),
+  // after an unsplit product, without LnBias, and rows too long for the reduce pass (the LayerNorm
+  // then follows the split product). K = 300 splits; the 64 x 64 kernel forced so that the variant is
   // known on every device.
   auto layer_norm_inputs = [](int64_t n, bool ln_bias) {
     std::vector<InputSpec> ins = {f32({2, 9, 300}), f32({300, n}, -0.1f, 0.1f).constant(), f32({n}).constant(),
@@ -133,7 +134,19 @@ VX_OP_CASES(matmul) {
                 .may_fall_back(Backend::cpu)
                 .variants({{"split3_in_reduce", [](OpCase& v) {
                               v.env("VOLVOX_VK_SPLITK", "3").expect_variant(Backend::vulkan_f32, "tiled_splitk3+reduce_layer_norm")
+                                  .expect_variant(Backend::vulkan_f16, "tiled_splitk3+reduce_layer_norm_quads");
+                            }},
+                           {"split3_in_reduce_by_values", [](OpCase& v) {
+                              v.env("VOLVOX_VK_SPLITK", "3").env("VOLVOX_VK_REDUCE_LN_QUADS", "0")
                                   .expect_variant(Backend::vulkan_f16, "tiled_splitk3+reduce_layer_norm");
+                            }},
+                           {"split3_rows_of_1020", [layer_norm_inputs](OpCase& v) {  // a second quad for 127 of 128 threads
+                              v.with_inputs(layer_norm_inputs(1020, true)).env("VOLVOX_VK_SPLITK", "3")
+                                  .expect_variant(Backend::vulkan_f16, "tiled_splitk3+reduce_layer_norm_quads");
+                            }},
+                           {"split2_rows_of_198", [layer_norm_inputs](OpCase& v) {  // not quads
+                              v.with_inputs(layer_norm_inputs(198, true)).env("VOLVOX_VK_SPLITK", "2")
+                                  .expect_variant(Backend::vulkan_f16, "tiled_splitk2+reduce_layer_norm");
                             }},
                            {"unsplit", [](OpCase& v) {
                               v.env("VOLVOX_VK_SPLITK", "1").expect_variant(Backend::vulkan_f32, "tiled+layer_norm_")

@@ -113,6 +113,13 @@ int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) 
 // in 2 and lost 5-6 us each (call 6's profiles); layers 2-4 (>= 128 channels) gained.
 // VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS replaces it (1: as before; measurements).
 constexpr int64_t kPairSplitMinChannels = 128;
+// Whether gemm_reduce_layer_norm loads each split's partial sums 4 columns at a time (its quads
+// variant, where Y's rows are quads: Y_QUADS). VOLVOX_VK_REDUCE_LN_QUADS=0 loads them one at a time
+// (measurements).
+bool reduce_ln_quads(bool y_quads) {
+  const char* env = std::getenv("VOLVOX_VK_REDUCE_LN_QUADS");
+  return y_quads && !(env && std::string_view(env) == "0");
+}
 // `max_groups`: kMaxSplitGroups, or kFewTiles for the 128 x 128 tile (below).
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k, int64_t max_groups) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
@@ -448,7 +455,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
     plan.dispatches.push_back(dispatch);
     if (norm_in_reduce) {
-      dispatch.shader = shader_variant("gemm_reduce_layer_norm", {storage});
+      dispatch.shader = shader_variant("gemm_reduce_layer_norm", {storage}, reduce_ln_quads(y_quads) ? "quads" : "");
       dispatch.spec_constants.resize(kLayerNormConstantsId, 0);  // ids past the post-ops unused
       dispatch.spec_constants.push_back(std::bit_cast<int32_t>(d.ln_epsilon));
       dispatch.spec_constants.push_back(d.has_ln_bias ? 1 : 0);
@@ -470,7 +477,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   }
   std::string variant = shape.family;
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
-  if (norm_in_reduce) variant += "+reduce_layer_norm";
+  if (norm_in_reduce) variant += reduce_ln_quads(y_quads) ? "+reduce_layer_norm_quads" : "+reduce_layer_norm";
   else if (d.layer_norm)
     variant += "+layer_norm_" + add_layer_norm(plan, info, storage, y, d.ln_scale, d.has_ln_bias, d.ln_bias, d.y,
                                                batches * d.m, d.n, d.ln_epsilon);

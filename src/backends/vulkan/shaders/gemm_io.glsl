@@ -222,12 +222,11 @@ void store_result(BatchOffsets off, int m, int n, float acc) {
 }
 
 #if TX == 1
-// store_y for the 4 results (m, n .. n + 3), n a multiple of 4, under Y_QUADS: one
-// 8-byte store, one load of C where its row is a contiguous aligned quad or one value, and one of
-// the bias (per column: a quad, per row: a value), instead of 4 of each. Latency-bound small GEMMs
-// spend much of their time in the epilogue's loads and stores.
-void store_y_quad(BatchOffsets off, int m, int n, float acc[4]) {
-  float v[4];
+// The epilogue of the 4 results (m, n .. n + 3), n a multiple of 4, under Y_QUADS: one load of C
+// where its row is a contiguous aligned quad or one value, and one of the bias (per column: a quad,
+// per row: a value), instead of 4 of each. Latency-bound small GEMMs spend much of their time in the
+// epilogue's loads and stores.
+void epilogue_quad(BatchOffsets off, int m, int n, float acc[4], out float v[4]) {
   [[unroll]] for (int i = 0; i < 4; ++i) v[i] = p.alpha * acc[i];
   if ((p.flags & 32) != 0) [[unroll]] for (int i = 0; i < 4; ++i) v[i] *= scale_data[n + i];
   if ((p.flags & 4) != 0) {
@@ -254,7 +253,18 @@ void store_y_quad(BatchOffsets off, int m, int n, float acc[4]) {
     [[unroll]] for (int i = 0; i < 4; ++i) v[i] += p.beta * c[i];
   }
   [[unroll]] for (int i = 0; i < 4; ++i) v[i] = apply_post_ops(gemm_activation(v[i], (p.flags >> 3) & 3));
+}
+
+// Y's 4 values (m, n .. n + 3) as one 8-byte store (Y_QUADS).
+void store_y_values_quad(BatchOffsets off, int m, int n, float v[4]) {
   y_quad[(off.o + m * p.N + n) / 4] = uvec2(packHalf2x16(vec2(v[0], v[1])), packHalf2x16(vec2(v[2], v[3])));
+}
+
+// store_y for the 4 results (m, n .. n + 3) under Y_QUADS.
+void store_y_quad(BatchOffsets off, int m, int n, float acc[4]) {
+  float v[4];
+  epilogue_quad(off, m, n, acc, v);
+  store_y_values_quad(off, m, n, v);
 }
 
 // store_result for 4 results as store_y_quad, or as one 16-byte store of partials when K is split.
