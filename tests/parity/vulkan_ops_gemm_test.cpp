@@ -145,6 +145,21 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
             kernel + " Gemm split K 3 with C", "_splitk3");
     }
     {
+      // 11 splits over rows that are not quads: 8 invocations an element (gemm_reduce's lanes
+      // variant), three of them adding two splits; under 8 splits, one adds them all.
+      ScopedEnv split("VOLVOX_VK_SPLITK", "11");
+      check(matmul(r(Shape{5, 340}), r(Shape{340, 23})), kernel + " MatMul split K 11", "_splitk11+reduceLanes");
+      check(matmul(r(Shape{2, 67, 350}), r(Shape{2, 350, 11}), false), kernel + " batched split K 11",
+            "_splitk11+reduceLanes");
+      check({"Gemm", {test::input(r(Shape{5, 340})), test::constant(r(Shape{340, 9})),
+                      test::constant(r(Shape{5, 9}))}, {}, ""},
+            kernel + " Gemm split K 11 with C", "_splitk11+reduceLanes");
+      ScopedEnv min_splits("VOLVOX_VK_REDUCE_LANES_MIN_SPLITS", "12");
+      const std::string placement =
+          check(matmul(r(Shape{5, 340}), r(Shape{340, 23})), kernel + " MatMul split K 11, one lane", "_splitk11");
+      EXPECT_EQ(placement.find("+reduceLanes"), std::string::npos) << placement;
+    }
+    {
       ScopedEnv split("VOLVOX_VK_SPLITK", "1");
       check(matmul(r(Shape{1, 600}), r(Shape{600, 40})), kernel + " MatMul long K, no split", tag);
     }
@@ -297,9 +312,10 @@ TEST_P(VulkanGemm, AutomaticChoice) {
   EXPECT_EQ(narrow.find("@m32x128"), std::string::npos) << narrow;
   check(matmul(test::random_tensor(Shape{96, 64}, 514), test::random_tensor(Shape{64, 48}, 515)), "auto 96x64x48",
         "tiled+vecA+vecB");
-  // One tile, K 640: min(384 workgroups, 640 / 64) = 10 splits of 64.
+  // One tile, K 640: min(384 workgroups, 640 / 64) = 10 splits of 64; at fp32 rows of 24 values are
+  // not quads (Y_QUADS is fp16's), and the reduce pass spreads the splits over its lanes.
   check(matmul(test::random_tensor(Shape{40, 640}, 522), test::random_tensor(Shape{640, 24}, 523)), "auto 40x640x24 (split K)",
-        "tiled_splitk10+vecA+vecB");
+        GetParam() == Precision::fp16 ? "tiled_splitk10+vecA+vecB" : "tiled_splitk10+reduceLanes+vecA+vecB");
   check(matmul(test::random_tensor(Shape{512, 64}, 520), test::random_tensor(Shape{64, 513}, 521)), "auto 512x64x513 (many outputs)",
         tensor_cores ? "@staged32x64" : "tiled+vecA");
   check(matmul(test::random_tensor(Shape{1024, 8}, 516), test::random_tensor(Shape{8, 2048}, 517)), "auto 1024x8x2048",
@@ -410,6 +426,13 @@ TEST_P(VulkanGemm, FusedMatMulResidual) {
       check(with_residual(fused(r(Shape{4, 9, 200}), r(Shape{200, 24}), r(Shape{24}), "none"), r(Shape{24})),
             "residual of one row, " + what, variant);
     }
+    // The epilogue in the reduce pass's lanes (11 splits of K 352, rows of 45 and 19 values).
+    ScopedEnv split("VOLVOX_VK_SPLITK", "11");
+    const std::string what = std::string(kernel) + " splits 11";
+    check(with_residual(fused(r(Shape{2, 37, 352}), r(Shape{352, 45}), r(Shape{45}), "relu"), r(Shape{2, 37, 45})),
+          "residual, bias, relu, " + what, "_splitk11+reduceLanes");
+    check(with_residual(fused(r(Shape{3, 5, 352}), r(Shape{352, 19}), std::nullopt, "gelu_tanh"), r(Shape{5, 1})),
+          "residual broadcast over columns and batches, gelu, " + what, "_splitk11+reduceLanes");
   }
 }
 

@@ -160,8 +160,37 @@ TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
   }
   // Padded rows load as vectors only on the staged kernel: the FMA kernel clamps its loads to N - 8.
   EXPECT_EQ(plan_variant(product(32, 1089, 64, 1096)), "tiled+vecA");
-  // fp32: the FMA kernel with K split over more workgroups, as before.
-  EXPECT_EQ(plan_variant(product(128, 512, 512), DeviceType::f32), "tiled_splitk8+vecA+vecB");
+  // fp32: the FMA kernel with K split over more workgroups, as before; its rows are not quads (fp16's
+  // 16-byte words), so the reduce pass adds the 8 splits on lanes.
+  EXPECT_EQ(plan_variant(product(128, 512, 512), DeviceType::f32), "tiled_splitk8+reduceLanes+vecA+vecB");
+}
+
+TEST(VulkanGemmChoice, ManySplitsOverRowsNotOfQuadsReduceOnLanes) {
+  const DefaultChoiceKnobs knobs;
+  ScopedEnv lanes_min("VOLVOX_VK_REDUCE_LANES_MIN_SPLITS", nullptr);
+  // ResNet-50's layer-4 3x3 product (512 channels of 49 pixels, K 4608): 16 tiles, K split in 29
+  // chunks of 160.
+  Planning p;
+  OpPlan plan;
+  EXPECT_EQ(add_gemm(plan, p.info, product(512, 49, 4608), DeviceType::f16), "coopmat_splitk29+reduceLanes+vecA@staged32x64");
+  ASSERT_EQ(plan.dispatches.size(), 2u);
+  EXPECT_EQ(plan.dispatches[1].shader, "gemm_reduce.f16_lanes");
+  const std::array<uint32_t, 3> g = plan.dispatches[1].groups;
+  EXPECT_EQ(uint64_t(g[0]) * g[1] * g[2], 512u * 49u * 8u / 256u);  // 8 invocations an element
+  // Rows of quads keep the reduce pass that loads 4 values at a time (layer 3: 196 pixels).
+  EXPECT_EQ(plan_variant(product(256, 196, 2304)).find("+reduceLanes"), std::string::npos);
+  // A deferred reduce pass (a vx.ConvPair's first conv) stays plain: it may become another pass.
+  Dispatch deferred;
+  OpPlan pair;
+  EXPECT_EQ(add_gemm(pair, p.info, product(512, 49, 2048), DeviceType::f16, &deferred).find("+reduceLanes"),
+            std::string::npos);
+  EXPECT_EQ(deferred.shader, "gemm_reduce.f16");
+  {
+    ScopedEnv few("VOLVOX_VK_REDUCE_LANES_MIN_SPLITS", "30");
+    EXPECT_EQ(plan_variant(product(512, 49, 4608)), "coopmat_splitk29+vecA@staged32x64");
+  }
+  ScopedEnv off("VOLVOX_VK_REDUCE_LANES_MIN_SPLITS", "0");
+  EXPECT_EQ(plan_variant(product(512, 49, 4608)), "coopmat_splitk29+vecA@staged32x64");
 }
 
 TEST(VulkanGemmChoice, AConvPairsFirstConvOverFewChannelsStaysWhole) {

@@ -120,6 +120,17 @@ bool reduce_ln_quads(bool y_quads) {
   const char* env = std::getenv("VOLVOX_VK_REDUCE_LN_QUADS");
   return y_quads && !(env && std::string_view(env) == "0");
 }
+// A split-K reduce pass of at least this many splits over rows that are not quads spreads each
+// element's splits over 8 invocations (gemm_reduce's lanes variant, SPLIT_LANES): ResNet-50's
+// layer-4 products (49 pixels) split 16-36 ways, and one invocation added an element's in turn.
+// VOLVOX_VK_REDUCE_LANES_MIN_SPLITS replaces it (0: never; measurements).
+constexpr int64_t kReduceLanesMinSplits = 8;
+constexpr int64_t kReduceSplitLanes = 8;  // gemm_reduce.comp's SPLIT_LANES
+bool reduce_split_lanes(int64_t splits, bool y_quads) {
+  int64_t min_splits = kReduceLanesMinSplits;
+  if (const char* env = std::getenv("VOLVOX_VK_REDUCE_LANES_MIN_SPLITS"); env && *env) min_splits = std::atoll(env);
+  return !y_quads && min_splits > 0 && splits >= min_splits;
+}
 // `max_groups`: kMaxSplitGroups, or kFewTiles for the 128 x 128 tile (below).
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k, int64_t max_groups) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
@@ -399,6 +410,8 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   // written to a scratch buffer that a LayerNorm dispatch then reads.
   const bool norm_in_reduce =
       d.layer_norm && splits > 1 && d.n <= kLayerNormMaxColumns && info.device.has_subgroup_arithmetic();
+  // Only for a reduce pass this product records itself: a deferred one may become another pass.
+  const bool reduce_lanes = splits > 1 && !norm_in_reduce && !deferred_reduce && reduce_split_lanes(splits, y_quads);
   if (d.layer_norm && (z1_per_dispatch < d.z1_count || d.o_base != 0 || (d.z0_count > 1 && d.o_z0 != d.m * d.n) ||
                        (d.z1_count > 1 && d.o_z1 != d.z0_count * d.m * d.n)))
     decline(info, "rows normalised after a product that is not one dense block");
@@ -464,8 +477,9 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
       dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m), 1);  // a workgroup a row
       plan.dispatches.push_back(std::move(dispatch));
     } else if (splits > 1) {
-      dispatch.shader = shader_variant("gemm_reduce", {storage}, y_quads ? "quads" : "");
-      dispatch.groups = linear_groups(uint64_t(count * d.z0_count * d.m * d.n) / (y_quads ? 4 : 1), 256);
+      dispatch.shader = shader_variant("gemm_reduce", {storage}, reduce_lanes ? "lanes" : y_quads ? "quads" : "");
+      const uint64_t elements = uint64_t(count * d.z0_count * d.m * d.n);
+      dispatch.groups = linear_groups(reduce_lanes ? elements * kReduceSplitLanes : elements / (y_quads ? 4 : 1), 256);
       if (deferred_reduce && count == d.z1_count) {
         *deferred_reduce = std::move(dispatch);
       } else {
@@ -477,6 +491,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   }
   std::string variant = shape.family;
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
+  if (reduce_lanes) variant += "+reduceLanes";
   if (norm_in_reduce) variant += reduce_ln_quads(y_quads) ? "+reduce_layer_norm_quads" : "+reduce_layer_norm";
   else if (d.layer_norm)
     variant += "+layer_norm_" + add_layer_norm(plan, info, storage, y, d.ln_scale, d.has_ln_bias, d.ln_bias, d.y,
