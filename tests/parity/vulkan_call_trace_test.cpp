@@ -45,13 +45,15 @@ TEST_F(VulkanCallTrace, PrintsWhereTheWallClockWentAndChangesNoResult) {
   const std::string printed = testing::internal::GetCapturedStderr();
   const size_t at = printed.find("call trace, medians of 3 segment runs (us): host before submit ");
   ASSERT_NE(at, std::string::npos) << printed;
-  double before = -1, wait = -1, after = -1, span = -1, timed = -1, beyond = -1, submitted = -1, word = -1, fence = -1;
+  double before = -1, wait = -1, after = -1, span = -1, timed = -1, beyond = -1, submitted = -1, word = -1, timeline = -2,
+         fence = -1;
   ASSERT_EQ(std::sscanf(printed.c_str() + at,
                         "call trace, medians of 3 segment runs (us): host before submit %lf, submit + wait %lf, host "
                         "after %lf; command buffer %lf, of it timed %lf; submit + wait beyond the command buffer %lf; "
-                        "from the submit: its return %lf, the last command's word seen %lf, the fence seen %lf",
-                        &before, &wait, &after, &span, &timed, &beyond, &submitted, &word, &fence),
-            9)
+                        "from the submit: its return %lf, the last command's word seen %lf, the timeline semaphore "
+                        "seen %lf, the fence seen %lf",
+                        &before, &wait, &after, &span, &timed, &beyond, &submitted, &word, &timeline, &fence),
+            10)
       << printed;
   EXPECT_GE(before, 0.0);
   EXPECT_GE(after, 0.0);
@@ -65,6 +67,15 @@ TEST_F(VulkanCallTrace, PrintsWhereTheWallClockWentAndChangesNoResult) {
   EXPECT_GE(word, span - 1.0);
   EXPECT_LE(word, fence);
   EXPECT_LE(fence, wait);
+  // The submit signals the semaphore once its commands are done: not before the command buffer ran,
+  // not after the fence (-1 on a device without timeline semaphores).
+  if (ctx().timeline_semaphore()) {
+    EXPECT_GE(timeline, submitted);
+    EXPECT_GE(timeline, span - 1.0);
+    EXPECT_LE(timeline, fence);
+  } else {
+    EXPECT_EQ(timeline, -1.0);
+  }
 }
 
 }  // namespace

@@ -27,11 +27,24 @@ std::unique_ptr<CallTrace> CallTrace::from_env(const VulkanContext& ctx, size_t 
 CallTrace::CallTrace(const VulkanContext& ctx, size_t segments)
     : ctx_(ctx),
       pool_(create_timestamp_pool(ctx, uint32_t(2 * segments))),
-      words_(ctx, VkDeviceSize(4 * segments), MemoryUse::Staging, "the call trace's words") {}
+      words_(ctx, VkDeviceSize(4 * segments), MemoryUse::Staging, "the call trace's words") {
+  if (!ctx.timeline_semaphore()) return;
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  sci.pNext = &type;
+  try {
+    VX_VK_CHECK(vkCreateSemaphore(ctx.device(), &sci, nullptr, &timeline_));
+  } catch (...) {
+    destroy_tracked(ctx.device(), pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
+    throw;
+  }
+  track_created(ObjectKind::Semaphore);
+}
 
 CallTrace::~CallTrace() {
   if (!runs_.empty()) {
-    std::array<std::vector<double>, 8> columns;
+    std::array<std::vector<double>, 9> columns;
     for (const auto& r : runs_)
       for (size_t i = 0; i < r.size(); ++i) columns[i].push_back(r[i]);
     const double before = median(columns[0]), wait = median(columns[1]), after = median(columns[2]);
@@ -39,10 +52,12 @@ CallTrace::~CallTrace() {
     std::fprintf(stderr,
                  "call trace, medians of %zu segment runs (us): host before submit %.1f, submit + wait %.1f, host "
                  "after %.1f; command buffer %.1f, of it timed %.1f; submit + wait beyond the command buffer %.1f; "
-                 "from the submit: its return %.1f, the last command's word seen %.1f, the fence seen %.1f\n",
+                 "from the submit: its return %.1f, the last command's word seen %.1f, the timeline semaphore seen "
+                 "%.1f, the fence seen %.1f\n",
                  runs_.size(), before, wait, after, span, timed, wait - span, median(columns[5]), median(columns[6]),
-                 median(columns[7]));
+                 timeline_ ? median(columns[7]) : -1.0, median(columns[8]));
   }
+  destroy_tracked(ctx_.device(), timeline_, vkDestroySemaphore, ObjectKind::Semaphore);
   destroy_tracked(ctx_.device(), pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
 }
 
@@ -58,6 +73,8 @@ SubmitTiming CallTrace::before_submit(size_t segment) const {
   words_.flush();
   SubmitTiming timing;
   timing.flag = word;
+  timing.timeline = timeline_;
+  timing.timeline_value = ++timeline_value_;
   return timing;
 }
 
@@ -76,7 +93,7 @@ void CallTrace::add_run(size_t segment, double before_submit_us, double submit_w
   const double span_us = double(ticks[1] - ticks[0]) * ctx_.info().timestamp_period_ns * 1e-3;
   if (runs_.size() < kMaxRuns)
     runs_.push_back({before_submit_us, submit_wait_us, after_us, span_us, timed_ms * 1e3, submit.submitted_us,
-                     submit.flag_us, submit.fence_us});
+                     submit.flag_us, submit.timeline_us, submit.fence_us});
 }
 
 }  // namespace vx::vk

@@ -3,9 +3,11 @@
 // wait, and after it (downloads, timestamp reads); on the GPU the command buffer's whole span (two
 // timestamps of its own, at its very start and end) beside the span the executable reports as its
 // device time. Within submit and wait: the submit call itself, and when the host saw a word that
-// the command buffer's last command sets in host-visible memory against when it saw the fence
-// signalled (what a run that returned on that word would save). The medians go to stderr when the
-// trace is destroyed.
+// the command buffer's last command sets in host-visible memory, and when it saw a timeline
+// semaphore that the submit signals (where the device has them; -1 where not), against when it saw
+// the fence signalled: what a run that returned on either would save (returning on the word would
+// leave the command buffer pending; the semaphore's signal comes after its commands are done). The
+// medians go to stderr when the trace is destroyed.
 #pragma once
 
 #include <array>
@@ -40,9 +42,11 @@ class CallTrace {
   const VulkanContext& ctx_;
   VkQueryPool pool_ = VK_NULL_HANDLE;
   DeviceBuffer words_;  // host-visible: one word per segment, set by its last command
+  VkSemaphore timeline_ = VK_NULL_HANDLE;
+  mutable uint64_t timeline_value_ = 0;  // the last one a submit signals
   // Per run: before submit, submit + wait, after, command buffer span, timed span, submit call,
-  // word seen, fence seen (us).
-  std::vector<std::array<double, 8>> runs_;
+  // word seen, semaphore seen, fence seen (us).
+  std::vector<std::array<double, 9>> runs_;
 };
 
 }  // namespace vx::vk

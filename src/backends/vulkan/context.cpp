@@ -284,6 +284,7 @@ DeviceInfo VulkanContext::query_device(VkInstance instance, VkPhysicalDevice dev
   vkGetPhysicalDeviceFeatures2(device, &features);
   info.fp16_arithmetic = v12 && f12.shaderFloat16;
   info.host_query_reset = v12 && f12.hostQueryReset;
+  info.timeline_semaphore = v12 && f12.timelineSemaphore;
   info.storage_16bit = v12 && f11.storageBuffer16BitAccess;
   info.vulkan_memory_model = v12 && f12.vulkanMemoryModel;
   info.coopmat_nv = v12 && nv_coop && fcoop.cooperativeMatrix;
@@ -419,10 +420,13 @@ VulkanContext::VulkanContext(const ContextOptions& options) {
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     const char* reset_env = std::getenv("VOLVOX_VK_HOST_QUERY_RESET");
     host_query_reset_enabled_ = info_.host_query_reset && !(reset_env && std::string_view(reset_env) == "0");
-    if (fp16_enabled_ || host_query_reset_enabled_) {
+    // Timeline semaphores for the call trace (call_trace.h), which compares when one is seen signalled.
+    timeline_semaphore_enabled_ = info_.timeline_semaphore;
+    if (fp16_enabled_ || host_query_reset_enabled_ || timeline_semaphore_enabled_) {
       features.pNext = &f11;
       f11.pNext = &f12;
       f12.hostQueryReset = host_query_reset_enabled_ ? VK_TRUE : VK_FALSE;
+      f12.timelineSemaphore = timeline_semaphore_enabled_ ? VK_TRUE : VK_FALSE;
     }
     if (fp16_enabled_) {
       f11.storageBuffer16BitAccess = VK_TRUE;
@@ -661,11 +665,35 @@ void VulkanContext::submit_and_wait(VkCommandBuffer cmd, VkFence fence, SubmitTi
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd;
+  VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  if (timing && timing->timeline) {
+    timeline.signalSemaphoreValueCount = 1;
+    timeline.pSignalSemaphoreValues = &timing->timeline_value;
+    si.pNext = &timeline;
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &timing->timeline;
+  }
   submit(si, fence);  // the fence wait needs no queue lock: other threads may submit meanwhile
   if (timing) timing->submitted_us = since_start();
-  if (timing && timing->flag) {  // until the word is set or, should it never be, the fence signalled
-    while (*timing->flag == 0 && vkGetFenceStatus(device_, fence) == VK_NOT_READY) std::this_thread::yield();
-    timing->flag_us = since_start();
+  if (timing && timing->flag) {
+    // The word and the semaphore polled in one loop, each time taken when it is first seen, until
+    // both are or, should one never be, the fence is signalled.
+    bool word = false, semaphore = !timing->timeline;
+    while (!(word && semaphore) && vkGetFenceStatus(device_, fence) == VK_NOT_READY) {
+      if (!word && *timing->flag != 0) {
+        timing->flag_us = since_start();
+        word = true;
+      }
+      uint64_t value = 0;
+      if (!semaphore && vkGetSemaphoreCounterValue(device_, timing->timeline, &value) == VK_SUCCESS &&
+          value >= timing->timeline_value) {
+        timing->timeline_us = since_start();
+        semaphore = true;
+      }
+      std::this_thread::yield();
+    }
+    if (!word) timing->flag_us = since_start();
+    if (!semaphore && timing->timeline) timing->timeline_us = since_start();
   }
   const auto poll = fence_poll_time(properties_.deviceType);
   if (poll.count() > 0) {  // yields between polls: other threads of the process may need the core

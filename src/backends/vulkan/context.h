@@ -45,6 +45,7 @@ struct DeviceInfo {
   bool vulkan_memory_model = false;
   bool timestamps = false;        // compute queue has timestamp bits
   bool host_query_reset = false;  // Vulkan 1.2's hostQueryReset: the host may reset query pools
+  bool timeline_semaphore = false;  // Vulkan 1.2's timelineSemaphore
   float timestamp_period_ns = 0;
   uint32_t max_shared_memory = 0;
   uint64_t max_storage_buffer_range = 0;
@@ -101,7 +102,10 @@ int choose_queue_family(const std::vector<VkQueueFamilyProperties>& families, bo
 // nonzero, and the fence seen signalled.
 struct SubmitTiming {
   const volatile uint32_t* flag = nullptr;
-  double submitted_us = 0, flag_us = 0, fence_us = 0;
+  // Signalled with `timeline_value` by the submit, where not null.
+  VkSemaphore timeline = VK_NULL_HANDLE;
+  uint64_t timeline_value = 0;
+  double submitted_us = 0, flag_us = 0, timeline_us = 0, fence_us = 0;
 };
 
 class VulkanContext {
@@ -133,6 +137,7 @@ class VulkanContext {
   // Timestamp queries are reset by the host (vkResetQueryPool) rather than by a command: the device
   // has hostQueryReset and VOLVOX_VK_HOST_QUERY_RESET is not "0" (measurements).
   bool host_query_reset() const { return host_query_reset_enabled_; }
+  bool timeline_semaphore() const { return timeline_semaphore_enabled_; }
   // VK_KHR_external_memory_fd enabled (our own devices, where info().import_opaque_fd).
   bool external_memory_fd_enabled() const { return external_memory_fd_enabled_; }
   bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
@@ -186,7 +191,7 @@ class VulkanContext {
   VkPhysicalDeviceProperties properties_{};
   VkPhysicalDeviceMemoryProperties memory_properties_{};
   DeviceInfo info_;
-  bool fp16_enabled_ = false, coopmat_enabled_ = false, host_query_reset_enabled_ = false;
+  bool fp16_enabled_ = false, coopmat_enabled_ = false, host_query_reset_enabled_ = false, timeline_semaphore_enabled_ = false;
   bool external_memory_fd_enabled_ = false;
   bool external_ = false;
   std::shared_ptr<std::mutex> queue_mutex_;  // see lock_queue()

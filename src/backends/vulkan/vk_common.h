@@ -29,7 +29,7 @@ void check(VkResult r, const char* what);
 // Kinds of Vulkan objects we count (created minus destroyed), for leak tests.
 enum class ObjectKind : int {
   Instance, Device, Buffer, Memory, ShaderModule, Pipeline, PipelineLayout, DescriptorSetLayout,
-  DescriptorPool, CommandPool, Fence, QueryPool, DebugMessenger, Count
+  DescriptorPool, CommandPool, Fence, Semaphore, QueryPool, DebugMessenger, Count
 };
 void track_created(ObjectKind kind);
 void track_destroyed(ObjectKind kind);
