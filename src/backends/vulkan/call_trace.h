@@ -2,13 +2,12 @@
 // timestamps): per segment run the host's time before the submit (uploads to staging), in submit and
 // wait, and after it (downloads, timestamp reads); on the GPU the command buffer's whole span (two
 // timestamps of its own, at its very start and end) beside the span the executable reports as its
-// device time. Within submit and wait: the submit call itself; when the host saw a word that the
-// command buffer's last command sets in host-visible memory, and a timeline semaphore that the
-// submit signals (where the device has them; -1 where not); and when it saw the fence signalled
-// (with VOLVOX_VK_WAIT=timeline, the context's own semaphore). What a run that returned on the
-// word or the semaphore would save; on the word, the command buffer would still be pending, while
-// the semaphore signals after its commands are done. The medians go to stderr when the trace is
-// destroyed.
+// device time. Within submit and wait: the submit call itself, and when the host saw a word that
+// the command buffer's last command sets in host-visible memory, and when it saw a timeline
+// semaphore that the submit signals (where the device has them; -1 where not), against when it saw
+// the fence signalled: what a run that returned on either would save (returning on the word would
+// leave the command buffer pending; the semaphore's signal comes after its commands are done). The
+// medians go to stderr when the trace is destroyed.
 #pragma once
 
 #include <array>

@@ -4,7 +4,6 @@
 #include <link.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -454,15 +453,6 @@ VulkanContext::VulkanContext(const ContextOptions& options) {
     vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
     queue_mutex_ = shared_queue_mutex(queue_);
     create_pipeline_cache(options.pipeline_cache_dir);
-    const char* wait_env = std::getenv("VOLVOX_VK_WAIT");
-    if (timeline_semaphore_enabled_ && wait_env && std::string_view(wait_env) == "timeline") {
-      VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-      type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-      VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-      sci.pNext = &type;
-      VX_VK_CHECK(vkCreateSemaphore(device_, &sci, nullptr, &timeline_));
-      track_created(ObjectKind::Semaphore);
-    }
   } catch (...) {
     release();
     throw;
@@ -614,7 +604,6 @@ void VulkanContext::release() {
       if (queue_mutex_) lock = std::unique_lock<std::mutex>(*queue_mutex_);
       vkDeviceWaitIdle(device_);
     }
-    destroy_tracked(device_, timeline_, vkDestroySemaphore, ObjectKind::Semaphore);
     vkDestroyDevice(device_, nullptr);
     track_destroyed(ObjectKind::Device);
     device_ = VK_NULL_HANDLE;
@@ -676,42 +665,21 @@ void VulkanContext::submit_and_wait(VkCommandBuffer cmd, VkFence fence, SubmitTi
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd;
-  // Timeline semaphores the submit signals: the trace's, and the context's where it waits on one.
-  std::array<VkSemaphore, 2> signals{};
-  std::array<uint64_t, 2> values{};
-  uint32_t count = 0;
-  if (timing && timing->timeline) {
-    signals[count] = timing->timeline;
-    values[count++] = timing->timeline_value;
-  }
-  const bool on_timeline = waits_on_timeline();
-  if (on_timeline) signals[count++] = timeline_;
   VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-  if (count > 0) {
-    timeline.signalSemaphoreValueCount = count;
-    timeline.pSignalSemaphoreValues = values.data();
+  if (timing && timing->timeline) {
+    timeline.signalSemaphoreValueCount = 1;
+    timeline.pSignalSemaphoreValues = &timing->timeline_value;
     si.pNext = &timeline;
-    si.signalSemaphoreCount = count;
-    si.pSignalSemaphores = signals.data();
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &timing->timeline;
   }
-  uint64_t done_value = 0;
-  {  // the wait needs no queue lock: other threads may submit meanwhile
-    std::unique_lock<std::mutex> lock = lock_queue();
-    if (on_timeline) done_value = values[count - 1] = ++timeline_last_;  // increasing in submission order
-    VX_VK_CHECK(vkQueueSubmit(queue_, 1, &si, on_timeline ? VK_NULL_HANDLE : fence));
-  }
-  // Done (or the device lost, which the blocking wait below reports).
-  auto done = [&] {
-    if (!on_timeline) return vkGetFenceStatus(device_, fence) != VK_NOT_READY;
-    uint64_t value = 0;
-    return vkGetSemaphoreCounterValue(device_, timeline_, &value) != VK_SUCCESS || value >= done_value;
-  };
+  submit(si, fence);  // the fence wait needs no queue lock: other threads may submit meanwhile
   if (timing) timing->submitted_us = since_start();
   if (timing && timing->flag) {
-    // The word and the trace's semaphore polled in one loop, each time taken when it is first seen,
-    // until both are or, should one never be, the submission is done.
+    // The word and the semaphore polled in one loop, each time taken when it is first seen, until
+    // both are or, should one never be, the fence is signalled.
     bool word = false, semaphore = !timing->timeline;
-    while (!(word && semaphore) && !done()) {
+    while (!(word && semaphore) && vkGetFenceStatus(device_, fence) == VK_NOT_READY) {
       if (!word && *timing->flag != 0) {
         timing->flag_us = since_start();
         word = true;
@@ -725,28 +693,20 @@ void VulkanContext::submit_and_wait(VkCommandBuffer cmd, VkFence fence, SubmitTi
       std::this_thread::yield();
     }
     if (!word) timing->flag_us = since_start();
-    if (!semaphore) timing->timeline_us = since_start();
+    if (!semaphore && timing->timeline) timing->timeline_us = since_start();
   }
   const auto poll = fence_poll_time(properties_.deviceType);
   if (poll.count() > 0) {  // yields between polls: other threads of the process may need the core
     const auto until = Clock::now() + poll;
-    while (!done() && Clock::now() < until) std::this_thread::yield();
+    while (vkGetFenceStatus(device_, fence) == VK_NOT_READY && Clock::now() < until) std::this_thread::yield();
   }
   VkResult r;
   do {
-    if (on_timeline) {
-      VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-      wi.semaphoreCount = 1;
-      wi.pSemaphores = &timeline_;
-      wi.pValues = &done_value;
-      r = vkWaitSemaphores(device_, &wi, 10'000'000'000ull);
-    } else {
-      r = vkWaitForFences(device_, 1, &fence, VK_TRUE, 10'000'000'000ull);
-    }
+    r = vkWaitForFences(device_, 1, &fence, VK_TRUE, 10'000'000'000ull);
   } while (r == VK_TIMEOUT);
   VX_VK_CHECK(r);
   if (timing) timing->fence_us = since_start();
-  if (!on_timeline) VX_VK_CHECK(vkResetFences(device_, 1, &fence));
+  VX_VK_CHECK(vkResetFences(device_, 1, &fence));
 }
 
 }  // namespace vx::vk

@@ -99,8 +99,7 @@ int choose_queue_family(const std::vector<VkQueueFamilyProperties>& families, bo
 
 // Microseconds from the start of submit_and_wait to: the submit call's return, a word in
 // host-visible memory the command buffer's last command sets (flag; 0 where there is none) seen
-// nonzero, a timeline semaphore the submit signals seen at its value, and the submission seen
-// done (its fence, or the context's own timeline semaphore where it waits on one).
+// nonzero, and the fence seen signalled.
 struct SubmitTiming {
   const volatile uint32_t* flag = nullptr;
   // Signalled with `timeline_value` by the submit, where not null.
@@ -139,9 +138,6 @@ class VulkanContext {
   // has hostQueryReset and VOLVOX_VK_HOST_QUERY_RESET is not "0" (measurements).
   bool host_query_reset() const { return host_query_reset_enabled_; }
   bool timeline_semaphore() const { return timeline_semaphore_enabled_; }
-  // VOLVOX_VK_WAIT=timeline on a device of our own with timeline semaphores: submit_and_wait learns
-  // that a submission is done from a timeline semaphore it signals, not from a fence (measurements).
-  bool waits_on_timeline() const { return timeline_ != VK_NULL_HANDLE; }
   // VK_KHR_external_memory_fd enabled (our own devices, where info().import_opaque_fd).
   bool external_memory_fd_enabled() const { return external_memory_fd_enabled_; }
   bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
@@ -160,8 +156,7 @@ class VulkanContext {
   // Every vkQueueSubmit / vkQueueWaitIdle on queue() in the library goes through these three:
   // Vulkan requires external synchronisation of a queue, and filters, models and uploads on one
   // device may submit from several threads. The lock is held for the call only, not the wait.
-  // Submits one command buffer and waits on `fence` (reset before return) or, where the context
-  // waits on its timeline semaphore (waits_on_timeline), on that; maps errors to vx::Error.
+  // Submits one command buffer and waits on `fence` (reset before return); maps errors to vx::Error.
   // With `timing` (measurements: VOLVOX_VK_CALL_TRACE) it also times the submit call and, where the
   // command buffer ends by writing a nonzero word to timing->flag, when the host saw that word.
   void submit_and_wait(VkCommandBuffer cmd, VkFence fence, SubmitTiming* timing = nullptr) const;
@@ -200,8 +195,6 @@ class VulkanContext {
   bool external_memory_fd_enabled_ = false;
   bool external_ = false;
   std::shared_ptr<std::mutex> queue_mutex_;  // see lock_queue()
-  VkSemaphore timeline_ = VK_NULL_HANDLE;  // see waits_on_timeline()
-  mutable uint64_t timeline_last_ = 0;     // the value the last submit signals; under the queue lock
   mutable std::mutex messages_mutex_;
   std::vector<std::string> messages_;
 };
