@@ -413,32 +413,8 @@ VX_OP_CASES(conv) {
                            }}})
                 .env("VOLVOX_VK_IM2COL_MIN_MACS", "0")
                 .env("VOLVOX_VK_SPLITK", "3")
-                .expect_variant(Backend::vulkan_f32, "gemm1x1_tiled_splitk3|gemm_reduce_im2col_lanes_tiled_splitk")
-                .expect_variant(Backend::vulkan_f16, "gemm1x1_tiled_splitk3|gemm_reduce_im2col_lanes_tiled_splitk"));
-  // 99 pixels leave room for 2 invocations a pixel (3 splits) above; one adds all 3 here, and 7 add
-  // 11 splits of 35 pixels below (4 of them two splits each).
-  cases.add(conv_pair_case("reduce_into_im2col_one_lane")
-                .env("VOLVOX_VK_IM2COL_MIN_MACS", "0")
-                .env("VOLVOX_VK_SPLITK", "3")
-                .env("VOLVOX_VK_REDUCE_IM2COL_LANES", "0")
                 .expect_variant(Backend::vulkan_f32, "gemm1x1_tiled_splitk3|gemm_reduce_im2col_tiled_splitk")
                 .expect_variant(Backend::vulkan_f16, "gemm1x1_tiled_splitk3|gemm_reduce_im2col_tiled_splitk"));
-  cases.add(OpCase(kConvPair, "reduce_into_im2col_11_splits_7_lanes")
-                .in(f32({1, 338, 5, 7}))
-                .in(f32({13, 338, 1, 1}, -0.06f, 0.06f).constant())
-                .in(f32({13}).constant())
-                .in(f32({6, 13, 3, 3}, -0.3f, 0.3f).constant())
-                .in(f32({6}).constant())
-                .attr("kernel_shape", std::vector<int64_t>{3, 3})
-                .attr("pads", pads4(1))
-                .attr("relu", int64_t(1))
-                .env("VOLVOX_VK_CONV", "gemm")
-                .env("VOLVOX_VK_IM2COL_MIN_MACS", "0")
-                .env("VOLVOX_VK_SPLITK", "11")
-                .tol_f32(kConvF32)
-                .tol_f16(kConvF16)
-                .expect_variant(Backend::vulkan_f32, "gemm1x1_tiled_splitk11|gemm_reduce_im2col_lanes_tiled_splitk")
-                .expect_variant(Backend::vulkan_f16, "gemm1x1_tiled_splitk11|gemm_reduce_im2col_lanes_tiled_splitk"));
   cases.add(conv_pair_case("in_a_row")
                 .expect_variant(Backend::vulkan_f32, "gemm1x1_tiled|gemm_tiled")
                 .expect_variant(Backend::vulkan_f16, "gemm1x1_tiled|gemm_tiled"));

@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
-#include <string_view>
 
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/gemm_plan.h"
@@ -96,33 +95,23 @@ struct ConvOperands {
 
 // Matches GemmPush (gemm_plan.cpp, 112 bytes) followed by gemm_io.glsl's GEMM_IM2COL_PUSH fields.
 struct ReduceIm2colPush {
-  int32_t rows, columns, stride, lanes;
+  int32_t rows, columns, stride;
 };
-static_assert(112 + sizeof(ReduceIm2colPush) <= 128, "Vulkan guarantees 128 bytes of push constants");
 
 // shaders/gemm_reduce_im2col.comp holds a channel's pixels of the first output in shared memory.
 constexpr int64_t kReduceIm2colMaxPixels = 4096;
 
-// Up to this many invocations of gemm_reduce_im2col's 256 add a pixel's partial sums, as many as
-// the first output's pixels leave room for. VOLVOX_VK_REDUCE_IM2COL_LANES=0: one (measurements).
-constexpr int64_t kReduceIm2colMaxLanes = 8;
-int64_t reduce_im2col_lanes(int64_t pixels) {
-  const char* env = std::getenv("VOLVOX_VK_REDUCE_IM2COL_LANES");
-  if (env && std::string_view(env) == "0") return 1;
-  return std::clamp<int64_t>(256 / pixels, 1, kReduceIm2colMaxLanes);
-}
-
 // The first convolution's deferred reduce pass turned into shaders/gemm_reduce_im2col.comp: the
 // GEMM's push block and constants, its window constants (ids 3..19) replaced by `w`'s, Y (binding
-// 3) by the matrix; a workgroup per channel of the first output (of `pixels`) and image.
+// 3) by the matrix; a workgroup per channel of the first output and image.
 Dispatch reduce_into_im2col(const Dispatch& reduce, const Window3& w, Binding matrix, int64_t rows, int64_t columns,
-                            int64_t stride, int64_t channels, int64_t pixels, int64_t batch, DeviceType storage) {
+                            int64_t stride, int64_t channels, int64_t batch, DeviceType storage) {
   Dispatch d = reduce;
   d.shader = shader_variant("gemm_reduce_im2col", {storage});
   const std::vector<int32_t> ws = gemm_window_constants(w);
   std::copy(ws.begin(), ws.end(), d.spec_constants.begin() + kGemmWindowConstantsId);
   d.bindings[3] = matrix;
-  const ReduceIm2colPush push{int32_t(rows), int32_t(columns), int32_t(stride), int32_t(reduce_im2col_lanes(pixels))};
+  const ReduceIm2colPush push{int32_t(rows), int32_t(columns), int32_t(stride)};
   const auto* bytes = reinterpret_cast<const uint8_t*>(&push);
   d.push.insert(d.push.end(), bytes, bytes + sizeof(push));
   d.groups = {uint32_t(channels), 1, uint32_t(batch)};
@@ -233,7 +222,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   }
   if (reduce_into_matrix) {
     plan.dispatches.push_back(
-        reduce_into_im2col(*ops.x_reduce, w, matrix, cg * ks, out_size, im2col_stride, channels, in_size, batch, storage));
+        reduce_into_im2col(*ops.x_reduce, w, matrix, cg * ks, out_size, im2col_stride, channels, batch, storage));
   } else if (im2col) {
     Dispatch m;
     m.shader = shader_variant("im2col", {storage});
@@ -294,7 +283,7 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   d.b = im2col ? matrix : ops.x;
   d.y = y;
   const std::string kind = pointwise            ? "gemm1x1_"
-                           : reduce_into_matrix ? (reduce_im2col_lanes(in_size) > 1 ? "gemm_reduce_im2col_lanes_" : "gemm_reduce_im2col_")
+                           : reduce_into_matrix ? "gemm_reduce_im2col_"
                            : im2col             ? "gemm_im2col_"
                                                 : "gemm_";
   return kind + add_gemm(plan, info, d, storage, deferred_reduce);

@@ -78,8 +78,7 @@ layout(push_constant) uniform Params {
   int splits, k_chunk;
   int batches;  // batches in this dispatch (gemm_reduce)
 #ifdef GEMM_IM2COL_PUSH
-  int im_rows, im_columns, im_stride;  // gemm_reduce_im2col.comp: the matrix's K, N and row stride,
-  int im_lanes;                        // and invocations that share a pixel's splits
+  int im_rows, im_columns, im_stride;  // gemm_reduce_im2col.comp: the matrix's K, N and row stride
 #endif
 } p;
 

@@ -9,9 +9,7 @@
 // convolution's output and image: it adds the partial sums of the channel's pixels and runs the
 // epilogue once each, into shared memory, then writes the channel's KZ * KY * KX rows of the matrix
 // from there, a 16-byte word an invocation. (Gathering each matrix entry's sum from the partials
-// instead read them up to 9 times: ResNet-50 0.81 -> 0.86 ms on the H100, session 38.) Where
-// `im_lanes` > 1 (few pixels: ResNet-50's layer 4, 49 of them and 16 splits), that many invocations
-// add every im_lanes-th split of a pixel and one adds their sums.
+// instead read them up to 9 times: ResNet-50 0.81 -> 0.86 ms on the H100, session 38.)
 // The GEMM's push block, partials, bias and post-ops as gemm_reduce's (gemm_io.glsl: M = the
 // first convolution's output channels, N = its pixels, at most MAX_PIXELS, a batch per image);
 // the window constants (ids 3..19) are the second convolution's. Binding 3 (Y) is the matrix.
@@ -23,29 +21,14 @@
 layout(local_size_x = 256) in;
 layout(std430, binding = 3) writeonly buffer BufMatrix { uvec4 matrix[]; };
 shared float first_output[MAX_PIXELS];
-shared float lane_sums[256];
 
 void main() {
   const int c = int(gl_WorkGroupID.x), image = int(gl_WorkGroupID.z), lane = int(gl_LocalInvocationID.x);
   const BatchOffsets off = batch_offsets(image);
-  const int lanes = min(p.im_lanes, p.splits);  // lanes * N <= 256 (kernels/conv.cpp)
-  if (lanes > 1) {
-    const int n = lane % p.N, first_split = lane / p.N;
+  for (int n = lane; n < p.N; n += 256) {
     float acc = 0.0;
-    if (first_split < lanes)
-      for (int s = first_split; s < p.splits; s += lanes) acc += part_data[((image * p.splits + s) * p.M + c) * p.N + n];
-    lane_sums[lane] = acc;
-    barrier();
-    if (lane < p.N) {
-      for (int l = 1; l < lanes; ++l) acc += lane_sums[l * p.N + lane];
-      first_output[lane] = epilogue(off, c, lane, acc);
-    }
-  } else {
-    for (int n = lane; n < p.N; n += 256) {
-      float acc = 0.0;
-      for (int s = 0; s < p.splits; ++s) acc += part_data[((image * p.splits + s) * p.M + c) * p.N + n];
-      first_output[n] = epilogue(off, c, n, acc);
-    }
+    for (int s = 0; s < p.splits; ++s) acc += part_data[((image * p.splits + s) * p.M + c) * p.N + n];
+    first_output[n] = epilogue(off, c, n, acc);
   }
   barrier();
   const int taps = KZ * KY * KX, words = p.im_stride / VEC;
