@@ -693,7 +693,7 @@ void VulkanContext::submit_and_wait(VkCommandBuffer cmd, VkFence fence, SubmitTi
       std::this_thread::yield();
     }
     if (!word) timing->flag_us = since_start();
-    if (!semaphore && timing->timeline) timing->timeline_us = since_start();
+    if (!semaphore) timing->timeline_us = since_start();
   }
   const auto poll = fence_poll_time(properties_.deviceType);
   if (poll.count() > 0) {  // yields between polls: other threads of the process may need the core

@@ -99,10 +99,10 @@ int choose_queue_family(const std::vector<VkQueueFamilyProperties>& families, bo
 
 // Microseconds from the start of submit_and_wait to: the submit call's return, a word in
 // host-visible memory the command buffer's last command sets (flag; 0 where there is none) seen
-// nonzero, and the fence seen signalled.
+// nonzero, a timeline semaphore the submit signals (timeline, where not null) seen at
+// timeline_value, and the fence seen signalled.
 struct SubmitTiming {
   const volatile uint32_t* flag = nullptr;
-  // Signalled with `timeline_value` by the submit, where not null.
   VkSemaphore timeline = VK_NULL_HANDLE;
   uint64_t timeline_value = 0;
   double submitted_us = 0, flag_us = 0, timeline_us = 0, fence_us = 0;
@@ -158,7 +158,8 @@ class VulkanContext {
   // device may submit from several threads. The lock is held for the call only, not the wait.
   // Submits one command buffer and waits on `fence` (reset before return); maps errors to vx::Error.
   // With `timing` (measurements: VOLVOX_VK_CALL_TRACE) it also times the submit call and, where the
-  // command buffer ends by writing a nonzero word to timing->flag, when the host saw that word.
+  // command buffer ends by writing a nonzero word to timing->flag, when the host saw that word and
+  // the semaphore timing->timeline (signalled by this submit, where not null).
   void submit_and_wait(VkCommandBuffer cmd, VkFence fence, SubmitTiming* timing = nullptr) const;
   void submit(const VkSubmitInfo& info, VkFence fence) const;
   void wait_idle() const;

@@ -35,8 +35,8 @@ void main() {
   float v[CACHED];
   float sum = 0.0;
 #if QUADS
-  // v[4 q + i] is column column(q) + i.
-#define column(c) (4 * (tid + (c / 4) * THREADS) + c % 4)
+  // v[c] is value c % 4 of the invocation's quad c / 4.
+#define column(c) (4 * (tid + ((c) / 4) * THREADS) + (c) % 4)
   [[unroll]] for (int q = 0; q < CACHED / 4; ++q) {
     const int n = 4 * (tid + q * THREADS);
     float e[4] = float[4](0.0, 0.0, 0.0, 0.0);
