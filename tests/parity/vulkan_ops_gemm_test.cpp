@@ -146,7 +146,7 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
     }
     {
       // 11 splits over rows that are not quads: 8 invocations an element (gemm_reduce's lanes
-      // variant), three of them adding two splits; under 8 splits, one adds them all.
+      // variant), three of them adding two splits; with the lanes' minimum above 11, one adds all.
       ScopedEnv split("VOLVOX_VK_SPLITK", "11");
       check(matmul(r(Shape{5, 340}), r(Shape{340, 23})), kernel + " MatMul split K 11", "_splitk11+reduceLanes");
       check(matmul(r(Shape{2, 67, 350}), r(Shape{2, 350, 11}), false), kernel + " batched split K 11",
