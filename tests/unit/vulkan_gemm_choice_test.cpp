@@ -22,7 +22,8 @@ struct DefaultChoiceKnobs {
       cost{"VOLVOX_VK_STAGED_SPLIT_COST", nullptr}, cap{"VOLVOX_VK_STAGED_MAX_GROUPS", nullptr},
       bound{"VOLVOX_VK_STAGED_UNSPLIT_MAX_K", nullptr}, full{"VOLVOX_VK_STAGED_FULL_GROUPS", nullptr},
       pair{"VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS", nullptr}, gemv{"VOLVOX_VK_GEMV", nullptr},
-      large{"VOLVOX_VK_LARGE_MIN_MACS", nullptr};
+      large{"VOLVOX_VK_LARGE_MIN_MACS", nullptr}, lanes{"VOLVOX_VK_REDUCE_LANES_MIN_SPLITS", nullptr},
+      ln_quads{"VOLVOX_VK_REDUCE_LN_QUADS", nullptr};
 };
 
 // A node planned at fp16 on a device with cooperative matrices and 48 KiB of shared memory (the
@@ -167,7 +168,6 @@ TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
 
 TEST(VulkanGemmChoice, ManySplitsOverRowsNotOfQuadsReduceOnLanes) {
   const DefaultChoiceKnobs knobs;
-  ScopedEnv lanes_min("VOLVOX_VK_REDUCE_LANES_MIN_SPLITS", nullptr);
   // ResNet-50's layer-4 3x3 product (512 channels of 49 pixels, K 4608): 16 tiles, K split in 29
   // chunks of 160.
   Planning p;

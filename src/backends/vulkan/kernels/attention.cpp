@@ -92,8 +92,7 @@ bool tensor_core_shape(const AttentionPush& push, bool k_transposed) {
 // K not transposed (rows of keys as stored) and the rows within the variant's shared memory.
 // VOLVOX_VK_ATTENTION_STAGED=0 loads the fragments from memory as before (measurements).
 bool staged_shape(const AttentionPush& push, bool k_transposed) {
-  if (const char* env = std::getenv("VOLVOX_VK_ATTENTION_STAGED"); env && std::string(env) == "0") return false;
-  return !k_transposed && push.sk <= kStagedMaxSk && push.d <= kStagedMaxD && push.dv <= kStagedMaxD;
+  return !knob_off("VOLVOX_VK_ATTENTION_STAGED") && !k_transposed && push.sk <= kStagedMaxSk && push.d <= kStagedMaxD && push.dv <= kStagedMaxD;
 }
 
 OpPlan plan_attention(const OpInfo& info) {

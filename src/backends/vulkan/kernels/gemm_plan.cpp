@@ -116,10 +116,7 @@ constexpr int64_t kPairSplitMinChannels = 128;
 // Whether gemm_reduce_layer_norm loads each split's partial sums 4 columns at a time (its quads
 // variant, where Y's rows are quads: Y_QUADS). VOLVOX_VK_REDUCE_LN_QUADS=0 loads them one at a time
 // (measurements).
-bool reduce_ln_quads(bool y_quads) {
-  const char* env = std::getenv("VOLVOX_VK_REDUCE_LN_QUADS");
-  return y_quads && !(env && std::string_view(env) == "0");
-}
+bool reduce_ln_quads(bool y_quads) { return y_quads && !knob_off("VOLVOX_VK_REDUCE_LN_QUADS"); }
 // A split-K reduce pass of at least this many splits over rows that are not quads spreads each
 // element's splits over 8 invocations (gemm_reduce's lanes variant, SPLIT_LANES), where one
 // invocation added them in turn: ResNet-50's layer-4 products (49 pixels, 8-29 splits) took
@@ -233,8 +230,7 @@ std::string shader_name(const KernelShape& ks, DeviceType storage) {
 // The gemv kernel adds its threads' sums with subgroup reductions where the device has them
 // (VOLVOX_VK_GEMV_SUBGROUP=0: the shared-memory tree, for measurements).
 bool gemv_subgroup_sum(const OpInfo& info) {
-  const char* env = std::getenv("VOLVOX_VK_GEMV_SUBGROUP");
-  return info.device.has_subgroup_arithmetic() && !(env && std::string_view(env) == "0");
+  return info.device.has_subgroup_arithmetic() && !knob_off("VOLVOX_VK_GEMV_SUBGROUP");
 }
 
 int32_t i32(const OpInfo& info, int64_t v, const char* what) {
@@ -266,8 +262,7 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   if (mode == "rows") return GemmKernel::rows;
   const bool gemv_fits = layout.b_vec && !layout.b_im2col;
   if (mode == "gemv" && gemv_fits) return GemmKernel::gemv;
-  const char* gemv_env = std::getenv("VOLVOX_VK_GEMV");  // "0": not chosen by itself (measurements)
-  const bool gemv_auto = gemv_fits && !(gemv_env && std::string_view(gemv_env) == "0");
+  const bool gemv_auto = gemv_fits && !knob_off("VOLVOX_VK_GEMV");  // "0": not chosen by itself (measurements)
   if (mode == "tiled") return GemmKernel::tiled;
   if (mode == "tiled_m32") return GemmKernel::tiled_m32;
   if (mode == "simt") return simt;
@@ -411,6 +406,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   // written to a scratch buffer that a LayerNorm dispatch then reads.
   const bool norm_in_reduce =
       d.layer_norm && splits > 1 && d.n <= kLayerNormMaxColumns && info.device.has_subgroup_arithmetic();
+  const bool ln_quads = norm_in_reduce && reduce_ln_quads(y_quads);
   // Only for a reduce pass this product records itself: a deferred one may become another pass.
   const bool reduce_lanes = splits > 1 && !norm_in_reduce && !deferred_reduce && reduce_split_lanes(splits, y_quads);
   if (d.layer_norm && (z1_per_dispatch < d.z1_count || d.o_base != 0 || (d.z0_count > 1 && d.o_z0 != d.m * d.n) ||
@@ -469,7 +465,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
     plan.dispatches.push_back(dispatch);
     if (norm_in_reduce) {
-      dispatch.shader = shader_variant("gemm_reduce_layer_norm", {storage}, reduce_ln_quads(y_quads) ? "quads" : "");
+      dispatch.shader = shader_variant("gemm_reduce_layer_norm", {storage}, ln_quads ? "quads" : "");
       dispatch.spec_constants.resize(kLayerNormConstantsId, 0);  // ids past the post-ops unused
       dispatch.spec_constants.push_back(std::bit_cast<int32_t>(d.ln_epsilon));
       dispatch.spec_constants.push_back(d.has_ln_bias ? 1 : 0);
@@ -493,7 +489,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   std::string variant = shape.family;
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
   if (reduce_lanes) variant += "+reduceLanes";
-  if (norm_in_reduce) variant += reduce_ln_quads(y_quads) ? "+reduce_layer_norm_quads" : "+reduce_layer_norm";
+  if (norm_in_reduce) variant += ln_quads ? "+reduce_layer_norm_quads" : "+reduce_layer_norm";
   else if (d.layer_norm)
     variant += "+layer_norm_" + add_layer_norm(plan, info, storage, y, d.ln_scale, d.has_ln_bias, d.ln_bias, d.y,
                                                batches * d.m, d.n, d.ln_epsilon);

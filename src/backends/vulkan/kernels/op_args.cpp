@@ -1,6 +1,7 @@
 #include "backends/vulkan/kernels/op_args.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -97,6 +98,11 @@ std::string join_variant(std::string_view stem, std::string_view types, std::str
 }
 
 }  // namespace
+
+bool knob_off(const char* name) {
+  const char* env = std::getenv(name);
+  return env && std::string_view(env) == "0";
+}
 
 std::string shader_variant(std::string_view stem, std::initializer_list<DeviceType> types, std::string_view feature) {
   std::string joined;
