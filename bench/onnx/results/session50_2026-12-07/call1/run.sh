@@ -5,8 +5,8 @@
 # GEMM: main before this session); wide = VOLVOX_VK_CONV_PATCH_MAX_K=576 (also the 3x3 layers over
 # 64 channels, layer 1's, on the patch GEMM's 64 x 32 tiles); c11000 = VOLVOX_VK_STAGED_SPLIT_COST=11000
 # (session 49's call 3, cut to this arm: the device time left was short). The patch suite first
-# (its kernel has no lavapipe run), outputs against the CPU, two interleaved rounds with
-# torch.compile between them, profiles, then the GPU suites (attention, transformer runner, cooperative-matrix, GEMM, runner blocks).
+# (its kernel has no lavapipe run), outputs against the CPU, two interleaved rounds, profiles,
+# torch.compile, then the GPU suites (attention, transformer runner, cooperative-matrix, GEMM, runner blocks).
 # Packed with: bash bench/onnx/pack_device_binaries.sh vx=build/release/volvox test_parity=build/release/tests/test_parity
 set -uo pipefail
 source bench/onnx/device_lib.sh
@@ -27,10 +27,10 @@ round() {
   vx_summary; vx_pack s50c1.tar.xz
 }
 round 1 "vx nopatch wide c11000" "vx c11000" "vx c11000"
-vx_torch resnet50,transformer_encoder 150
-vx_pack s50c1.tar.xz
 round 2 "c11000 wide nopatch vx" "c11000 vx" "c11000 vx"
 vx_profile vx resnet50; vx_profile wide resnet50
+vx_pack s50c1.tar.xz
+vx_torch resnet50,transformer_encoder 150
 vx_pack s50c1.tar.xz
 vx_parity 100 '*VulkanAttention*:*VulkanRunnerTransformer*:*CooperativeMatrix*:*VulkanGemm*:*VulkanRunnerBlocks*'
 vx_pack s50c1.tar.xz
