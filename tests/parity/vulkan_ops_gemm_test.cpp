@@ -400,56 +400,6 @@ TEST_P(VulkanGemm, StagedCooperativeMatrix) {
   }
 }
 
-// The staged kernel's patch variant (fp16 cooperative matrices): convolutions of at most 256 terms
-// whose im2col matrix each workgroup gathers into shared memory. Odd sizes: pixels past a tile,
-// output channels that are not a multiple of 16 (A's zero rows) or of 64, two images, strides,
-// dilations, asymmetric pads, 1-D, a residual, 256 terms.
-TEST_P(VulkanGemm, PatchCooperativeMatrix) {
-  if (GetParam() != Precision::fp16 || !ctx().coopmat_enabled())
-    GTEST_SKIP() << "needs fp16 storage and fp16 cooperative matrices (" << ctx().info().name << ")";
-  ScopedEnv patch("VOLVOX_VK_CONV_PATCH", "1"), conv("VOLVOX_VK_CONV", "gemm"), gemm("VOLVOX_VK_GEMM", nullptr);
-  const std::string at = "gemm_coopmat+vecA@patch64x64";
-  auto attrs = [](std::vector<int64_t> strides, std::vector<int64_t> pads, std::vector<int64_t> dilations = {}) {
-    Attributes a;
-    a.set("strides", std::move(strides));
-    a.set("pads", std::move(pads));
-    if (!dilations.empty()) a.set("dilations", std::move(dilations));
-    return a;
-  };
-  auto stem_attrs = [](Attributes a) {
-    a.set("relu", int64_t(1));
-    return a;
-  };
-  const Attributes stem = stem_attrs(attrs({2, 2}, {3, 3, 3, 3}));
-  check({kFusedConv, {test::input(r(Shape{1, 3, 37, 29})), test::constant(r(Shape{64, 3, 7, 7}, -0.3f, 0.3f)),
-                      test::constant(r(Shape{64}))}, stem, ""},
-        "patch stem 3 x 7 x 7, stride 2, ReLU", at);
-  check({"Conv", {test::input(r(Shape{2, 5, 19, 23})), test::constant(r(Shape{40, 5, 3, 3}, -0.3f, 0.3f)),
-                  test::constant(r(Shape{40}))}, attrs({1, 2}, {2, 1, 0, 3}, {2, 1}), ""},
-        "patch 40 outputs, two images, dilated", at);
-  check({"Conv", {test::input(r(Shape{1, 6, 11, 13})), test::constant(r(Shape{70, 6, 3, 3}, -0.3f, 0.3f))},
-         attrs({1, 1}, {1, 1, 1, 1}), ""},
-        "patch 70 outputs, no bias", at);
-  check({"Conv", {test::input(r(Shape{1, 16, 12, 10})), test::constant(r(Shape{20, 16, 4, 4}, -0.2f, 0.2f)),
-                  test::constant(r(Shape{20}))}, attrs({1, 1}, {1, 2, 2, 1}), ""},
-        "patch 256 terms", at);
-  check({"Conv", {test::input(r(Shape{1, 7, 101})), test::constant(r(Shape{24, 7, 5}, -0.3f, 0.3f)),
-                  test::constant(r(Shape{24}))}, attrs({2}, {2, 1}), ""},
-        "patch 1-D", at);
-  check({kFusedConvResidual, {test::input(r(Shape{1, 4, 15, 13})), test::constant(r(Shape{33, 4, 3, 3}, -0.3f, 0.3f)),
-                              test::constant(r(Shape{33})), test::input(r(Shape{1, 33, 15, 13}))},
-         attrs({1, 1}, {1, 1, 1, 1}), ""},
-        "patch with a residual", at);
-  // The 64 x 32 tile, up to 576 terms.
-  ScopedEnv wide("VOLVOX_VK_CONV_PATCH_MAX_K", "576");
-  check({kFusedConv, {test::input(r(Shape{1, 64, 13, 11})), test::constant(r(Shape{72, 64, 3, 3}, -0.1f, 0.1f)),
-                      test::constant(r(Shape{72}))}, stem_attrs(attrs({1, 1}, {1, 1, 1, 1})), ""},
-        "patch 576 terms", "gemm_coopmat+vecA@patch64x32");
-  check({"Conv", {test::input(r(Shape{2, 30, 9, 14})), test::constant(r(Shape{17, 30, 3, 3}, -0.1f, 0.1f))},
-         attrs({2, 1}, {0, 1, 1, 0}), ""},
-        "patch 270 terms, two images", "gemm_coopmat+vecA@patch64x32");
-}
-
 // vx.FusedMatMul's residual (input 4, the GEMM's C with beta 1; ops/fused_ops.h): same shape,
 // broadcast along rows, columns and batches, runtime and constant, with and without bias, the
 // activation after the residual, through every SIMT kernel with and without split K.

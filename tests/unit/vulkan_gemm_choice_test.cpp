@@ -10,7 +10,6 @@
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/gemm_plan.h"
 #include "common/test_util.h"
-#include "ops/fused_ops.h"
 
 namespace vx::vk {
 namespace {
@@ -24,9 +23,7 @@ struct DefaultChoiceKnobs {
       bound{"VOLVOX_VK_STAGED_UNSPLIT_MAX_K", nullptr}, full{"VOLVOX_VK_STAGED_FULL_GROUPS", nullptr},
       pair{"VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS", nullptr}, gemv{"VOLVOX_VK_GEMV", nullptr},
       large{"VOLVOX_VK_LARGE_MIN_MACS", nullptr}, lanes{"VOLVOX_VK_REDUCE_LANES_MIN_SPLITS", nullptr},
-      ln_quads{"VOLVOX_VK_REDUCE_LN_QUADS", nullptr}, patch{"VOLVOX_VK_CONV_PATCH", nullptr},
-      im2col{"VOLVOX_VK_IM2COL_MIN_MACS", nullptr}, conv{"VOLVOX_VK_CONV", nullptr},
-      patch_max_k{"VOLVOX_VK_CONV_PATCH_MAX_K", nullptr};
+      ln_quads{"VOLVOX_VK_REDUCE_LN_QUADS", nullptr};
 };
 
 // A node planned at fp16 on a device with cooperative matrices and 48 KiB of shared memory (the
@@ -241,72 +238,6 @@ TEST(VulkanGemmChoice, StagedSplitCostSetsHowFarKSplits) {
     // The feed-forward down-projection: 13 splits by the default, sqrt(700 * 2048 / (128 * 512)) = 4.6.
     ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", "700");
     EXPECT_EQ(plan_variant(product(128, 512, 2048)), "coopmat_splitk4+vecA+vecB@staged32x64");
-  }
-}
-
-// vx.FusedConv (ReLU) of input X [1, C, H, W] and constant weights [M, C, k, k] with bias, stride 2
-// and pads k / 2, planned at fp16 on the device of `Planning`: its variant and dispatch count.
-struct ConvChoice {
-  std::string variant;
-  size_t dispatches = 0;
-  std::string first_shader;
-};
-ConvChoice plan_stem(int64_t c, int64_t hw, int64_t m, int64_t k, bool constant_weights = true,
-                     Precision precision = Precision::fp16) {
-  Planning p(true, precision);
-  p.node.op = kFusedConv;
-  p.node.attrs.set("strides", std::vector<int64_t>{2, 2});
-  p.node.attrs.set("pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
-  p.node.attrs.set("relu", int64_t(1));
-  const DeviceType storage = precision == Precision::fp16 ? DeviceType::f16 : DeviceType::f32;
-  const Tensor w = test::random_tensor(Shape{m, c, k, k}, 1), b = test::random_tensor(Shape{m}, 2);
-  const int64_t out = (hw + 2 * (k / 2) - k) / 2 + 1;
-  p.info.inputs = {OpTensor{Shape{1, c, hw, hw}, DType::f32, storage, nullptr},
-                   OpTensor{w.shape(), DType::f32, storage, constant_weights ? &w : nullptr},
-                   OpTensor{b.shape(), DType::f32, storage, &b}};
-  p.info.present = {true, true, true};
-  p.info.outputs = {OpTensor{Shape{1, m, out, out}, DType::f32, storage, nullptr}};
-  const OpPlan plan = find_ops(kFusedConv).front()->plan(p.info);
-  return {plan.variant, plan.dispatches.size(), plan.dispatches.front().shader};
-}
-
-TEST(VulkanGemmChoice, ConvolutionsOfFewTermsGatherTheirMatrixInTheGemm) {
-  const DefaultChoiceKnobs knobs;
-  // ResNet-50's stem (3 x 7 x 7 = 147 terms, 64 outputs at 112 x 112): one dispatch of the patch
-  // variant, where the im2col matrix was materialised before.
-  const ConvChoice stem = plan_stem(3, 224, 64, 7);
-  EXPECT_EQ(stem.variant, "gemm_coopmat+vecA@patch64x64");
-  EXPECT_EQ(stem.dispatches, 1u);
-  EXPECT_EQ(stem.first_shader, "gemm_coopmat_staged.f16_n64_patch");
-  // Up to 256 terms (16 x 4 x 4); 257 and more materialise the matrix (an im2col pass, then the GEMM).
-  EXPECT_EQ(plan_stem(16, 224, 64, 4).variant, "gemm_coopmat+vecA@patch64x64");
-  const ConvChoice wide = plan_stem(29, 224, 64, 3);  // 261 terms
-  EXPECT_EQ(wide.dispatches, 2u);
-  EXPECT_EQ(wide.variant.rfind("gemm_im2col_coopmat", 0), 0u) << wide.variant;
-  // Weights that are no constant, and fp32, keep the materialised matrix / the FMA kernels.
-  EXPECT_EQ(plan_stem(3, 224, 64, 7, false).variant.rfind("gemm_im2col_coopmat", 0), 0u);
-  EXPECT_EQ(plan_stem(3, 224, 64, 7, true, Precision::fp32).variant.find("patch"), std::string::npos);
-  {
-    ScopedEnv off("VOLVOX_VK_CONV_PATCH", "0");
-    EXPECT_EQ(plan_stem(3, 224, 64, 7).variant, "gemm_im2col_coopmat+vecA+vecB@staged64x64");
-  }
-  {
-    // 3x3 layers over 64 channels (576 terms) on 64 x 32 tiles where VOLVOX_VK_CONV_PATCH_MAX_K
-    // allows them; 585 never.
-    EXPECT_EQ(plan_stem(64, 112, 64, 3).variant.rfind("gemm_im2col_coopmat", 0), 0u);
-    ScopedEnv wide("VOLVOX_VK_CONV_PATCH_MAX_K", "576");
-    const ConvChoice layer = plan_stem(64, 112, 64, 3);
-    EXPECT_EQ(layer.variant, "gemm_coopmat+vecA@patch64x32");
-    EXPECT_EQ(layer.first_shader, "gemm_coopmat_staged.f16_m64n32_patch");
-    EXPECT_EQ(plan_stem(3, 224, 64, 7).variant, "gemm_coopmat+vecA@patch64x64");
-    EXPECT_EQ(plan_stem(65, 112, 64, 3).variant.rfind("gemm_im2col_coopmat", 0), 0u);
-  }
-  {
-    // Below the size that materialises the matrix: the gathering GEMM, unless the patch is forced.
-    const ConvChoice small = plan_stem(3, 32, 40, 7);
-    EXPECT_EQ(small.variant.find("patch"), std::string::npos) << small.variant;
-    ScopedEnv on("VOLVOX_VK_CONV_PATCH", "1");
-    EXPECT_EQ(plan_stem(3, 32, 40, 7).variant, "gemm_coopmat+vecA@patch64x64");
   }
 }
 

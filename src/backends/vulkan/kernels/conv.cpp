@@ -9,8 +9,7 @@
 //   weights [M/g, C/g * k] times the im2col matrix of the input [C/g * k, output pixels], which
 //   the kernel reads straight from the NCHW input (1x1 convolutions with stride 1 and no padding
 //   read the input as a plain matrix; large ones at fp16 on tensor cores read it materialised by
-//   shaders/im2col.comp, kIm2colMinMacs, or, of at most kPatchMaxK terms with constant weights,
-//   gathered into shared memory a workgroup at a time by the patch GEMM); bias in the epilogue. Convolutions with few input values
+//   shaders/im2col.comp, kIm2colMinMacs); bias in the epilogue. Convolutions with few input values
 //   per output (C/g * k < 32: depthwise, tiny channel counts) use the direct kernel instead, and
 //   other ones with few outputs (at most kDotMaxOutputs: squeeze-and-excitation 1x1 layers on a
 //   1x1 map) the dot kernel, a workgroup per output (shaders/conv_dot.comp).
@@ -19,7 +18,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
-#include <string>
 
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/gemm_plan.h"
@@ -63,12 +61,11 @@ int add_constant(OpPlan& plan, const Tensor& t, DeviceType storage) {
   return int(plan.constants.size() - 1);
 }
 
-// Constant weights [M, K] as rows of `row` >= K values, zeros past K, and at least `min_rows` rows
-// (zeros past M).
-int add_padded_rows(OpPlan& plan, const Tensor& t, int64_t k, int64_t row, DeviceType storage, int64_t min_rows = 0) {
+// Constant weights [M, K] as rows of `row` >= K values, zeros past K.
+int add_padded_rows(OpPlan& plan, const Tensor& t, int64_t k, int64_t row, DeviceType storage) {
   const std::vector<float> values = constant_values(t);
   const int64_t rows = int64_t(values.size()) / k;
-  std::vector<float> padded(size_t(std::max(rows, min_rows) * row), 0.0f);
+  std::vector<float> padded(size_t(rows * row), 0.0f);
   for (int64_t m = 0; m < rows; ++m) std::copy_n(values.begin() + m * k, k, padded.begin() + m * row);
   plan.constants.push_back(pack(padded, storage));
   return int(plan.constants.size() - 1);
@@ -212,18 +209,9 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
   // at any pixel count (DeepLabV3's ASPP product at 33 x 33 pixels: 0.27 -> 0.11 ms on the H100).
   const int64_t im2col_stride = (out_size + vec - 1) / vec * vec;
   const uint64_t im2col_bytes = uint64_t(batch) * uint64_t(cg * ks) * uint64_t(im2col_stride) * device_type_bytes(storage);
-  bool im2col = !pointwise && group == 1 && (forced || (storage == DeviceType::f16 && info.coopmat)) &&
+  const bool im2col = !pointwise && group == 1 && (forced || (storage == DeviceType::f16 && info.coopmat)) &&
                       double(mg) * double(out_size) * double(cg * ks) * double(batch) >= min_macs &&
                       im2col_bytes <= kIm2colMaxBytes && cg * ks <= 65535 && batch <= 65535;
-  // Few terms (an RGB stem: 3 x 7 x 7) with constant weights: the patch GEMM gathers the matrix a
-  // workgroup at a time instead, in one dispatch. VOLVOX_VK_CONV_PATCH = 1 takes it wherever it
-  // fits (tests), 0 never (measurements); by default where the matrix would be materialised by size.
-  const char* patch_env = std::getenv("VOLVOX_VK_CONV_PATCH");
-  const bool patch_forced = patch_env && std::string(patch_env) == "1";
-  const bool patch = !pointwise && group == 1 && info.inputs[ops.w].constant && batch <= 65535 &&
-                     patch_gemm_fits(info, storage, cg * ks) &&
-                     (patch_forced || (im2col && !forced && !knob_off("VOLVOX_VK_CONV_PATCH")));
-  im2col = im2col && !patch;
   const bool reduce_into_matrix = im2col && x_pending && in_size <= kReduceIm2colMaxPixels && channels <= 65535;
   Binding matrix;
   if (x_pending && !reduce_into_matrix) plan.dispatches.push_back(*ops.x_reduce);
@@ -257,14 +245,6 @@ std::string add_conv(OpPlan& plan, const OpInfo& info, const ConvOperands& ops, 
       d.a_rows_padded = true;
       d.a = Binding::constant_blob(add_padded_rows(plan, *info.inputs[ops.w].constant, cg * ks, d.sam, storage));
     }
-  } else if (patch) {
-    d.b_im2col = true;
-    d.b_patch = true;
-    d.conv = w;
-    d.sam = (cg * ks + kPatchColumns - 1) / kPatchColumns * kPatchColumns;
-    d.a_rows_padded = true;
-    d.a = Binding::constant_blob(add_padded_rows(plan, *info.inputs[ops.w].constant, cg * ks, d.sam, storage,
-                                                 (mg + kPatchRows - 1) / kPatchRows * kPatchRows));
   } else if (pointwise) {
     d.sbk = in_size;
     d.sbn = 1;

@@ -217,10 +217,6 @@ KernelShape kernel_shape(GemmKernel kernel) {
     case GemmKernel::staged_n64: return {"gemm_coopmat_staged", "n64", true, 64, 64, "coopmat", "staged64x64", half_b, true};
     case GemmKernel::staged_m32n64:
       return {"gemm_coopmat_staged", "m32n64", true, 32, 64, "coopmat", "staged32x64", half_b, true};
-    case GemmKernel::staged_patch:
-      return {"gemm_coopmat_staged", "n64_patch", true, 64, 64, "coopmat", "patch64x64", vectors, false};
-    case GemmKernel::staged_patch_n32:
-      return {"gemm_coopmat_staged", "m64n32_patch", true, 64, 32, "coopmat", "patch64x32", vectors, false};
     case GemmKernel::rows: return {"gemm_rows", "", false, 1, 16, "rows", "", RowLoads::elements, false};
     case GemmKernel::gemv: return {"gemm_gemv", "", false, 1, 8, "gemv", "", RowLoads::b_vectors, false};
   }
@@ -301,17 +297,6 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
   return GemmKernel::tiled;
 }
 
-bool patch_gemm_fits(const OpInfo& info, DeviceType storage, int64_t k) {
-  // gemm_coopmat_staged.f16_{n64,m64n32}_patch: 64 (32) pixels of PATCH_MAX_K / 8 + 1 words, and
-  // the epilogue's 4 fragments of fp32.
-  const bool wide = k > kPatchMaxK;
-  const uint32_t shared_bytes = uint32_t(wide ? 32 * (kPatchWideMaxK / 8 + 1) : 64 * (kPatchMaxK / 8 + 1)) * 16 + 4 * 256 * 4;
-  const int64_t max_k = std::min(positive_env_or<int64_t>("VOLVOX_VK_CONV_PATCH_MAX_K", kPatchMaxK), kPatchWideMaxK);
-  const char* mode = std::getenv("VOLVOX_VK_GEMM");
-  return storage == DeviceType::f16 && info.coopmat && info.device.max_shared_memory >= shared_bytes &&
-         (mode == nullptr || std::string_view(mode) == "auto") && k > 0 && k <= max_k;
-}
-
 std::vector<int32_t> gemm_window_constants(const Window3& w) {
   std::vector<int32_t> spec = w.spec_constants();  // in, kernel, stride, dilation, pad_begin, out (z, y, x)
   spec.erase(spec.begin() + 15);                   // OZ
@@ -352,11 +337,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   layout.b_vec = b_vec_exact || b_vec_padded;
   layout.b_im2col = d.b_im2col;
   layout.batches = d.z1_count * d.z0_count;
-  if (d.b_patch && !(d.b_im2col && d.a_rows_padded && d.sam % kPatchColumns == 0 && patch_gemm_fits(info, storage, d.k)))
-    fail(ErrorCode::Internal, cat("a patch GEMM of K ", d.k, " that its kernel cannot run"));
-  const GemmKernel kernel = !d.b_patch            ? choose_gemm_kernel(info, storage, d.m, d.n, d.k, layout)
-                            : d.k <= kPatchMaxK ? GemmKernel::staged_patch
-                                                : GemmKernel::staged_patch_n32;
+  const GemmKernel kernel = choose_gemm_kernel(info, storage, d.m, d.n, d.k, layout);
   const KernelShape shape = kernel_shape(kernel);
   const bool staged = std::string_view(shape.shader) == "gemm_coopmat_staged";  // any of its tiles
   const bool gemv = kernel == GemmKernel::gemv;

@@ -37,11 +37,6 @@ struct GemmDesc {
   // pixel) with this window; B's strides are then unused.
   bool b_im2col = false;
   Window3 conv;
-  // With b_im2col: each workgroup gathers its whole slice of B into shared memory once (the staged
-  // kernel's patch variant, GemmKernel::staged_patch; patch_gemm_fits). A must then be constant
-  // weights in rows of a multiple of kPatchColumns values and a multiple of kPatchRows rows, zeros
-  // past K and M (a_rows_padded).
-  bool b_patch = false;
   // B's rows (N-contiguous) may be read in whole 16-byte words past N: their stride is a multiple
   // of them and the words past N are allocated (the staged kernel's 16-byte loads at a ragged N).
   bool b_rows_padded = false;
@@ -98,12 +93,8 @@ void add_post_op_constants(std::vector<int32_t>& spec, size_t first, const std::
 // both without im2col; tiled_m32 for M <= 32 over >= 4096 columns; staged (its tile by tile count and
 // how B loads) where it can run and the product has at least 2^22 multiply-adds (below, it loses to
 // the 64 x 64 kernel with split K); else simt for M >= 1024 with >= 128 tiles of 128 x 128; else tiled.
-//   staged_patch, staged_patch_n32 gemm_coopmat_staged.f16_{n64,m64n32}_patch: 64 x 64 tiles of a
-//              convolution of at most kPatchMaxK terms, 64 x 32 up to kPatchWideMaxK, its im2col
-//              matrix gathered into shared memory a workgroup at a time (GemmDesc::b_patch), never split.
 enum class GemmKernel {
-  tiled, tiled_m32, simt, simt_n64, coopmat, coopmat128, staged, staged_large, staged_n64, staged_m32n64, staged_patch,
-  staged_patch_n32, rows, gemv
+  tiled, tiled_m32, simt, simt_n64, coopmat, coopmat128, staged, staged_large, staged_n64, staged_m32n64, rows, gemv
 };
 struct GemmLayout {
   // Rows of A / B load as 16-byte vectors (B: counting rows padded for the staged kernel's loads).
@@ -113,15 +104,6 @@ struct GemmLayout {
 };
 GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m, int64_t n, int64_t k,
                               const GemmLayout& layout);
-
-// The patch variants' bounds (shaders/gemm_coopmat_staged.comp: PATCH_MAX_K of either tile, K in
-// chunks of 64, fragments of 16 rows).
-constexpr int64_t kPatchMaxK = 256, kPatchWideMaxK = 576, kPatchColumns = 64, kPatchRows = 16;
-// Whether a convolution of K terms can run on a patch variant here: fp16 storage on a device with
-// fp16 cooperative matrices and the shared memory it takes, the GEMM's choice automatic
-// (VOLVOX_VK_GEMM unset or "auto": the forced kernels stay what they name), K at most kPatchMaxK,
-// or VOLVOX_VK_CONV_PATCH_MAX_K's value up to kPatchWideMaxK (measurements).
-bool patch_gemm_fits(const OpInfo& info, DeviceType storage, int64_t k);
 
 // Split K: a product with fewer than 128 output tiles of 64 x 64 (over all batches) and K >= 256
 // is cut into K chunks of >= 64 run as separate workgroups (up to 384 in all; the staged kernel

@@ -4,8 +4,6 @@
 // VARIANT f16_large -DTX=1 -DLARGE=1
 // VARIANT f16_n64 -DTX=1 -DWN=2
 // VARIANT f16_m32n64 -DTX=1 -DWM=1 -DWN=2
-// VARIANT f16_n64_patch -DTX=1 -DWN=2 -DPATCH=1 -DPATCH_MAX_K=256
-// VARIANT f16_m64n32_patch -DTX=1 -DWN=1 -DPATCH=1 -DPATCH_MAX_K=576
 // The staged tensor-core GEMM (GL_NV_cooperative_matrix, 16x16x16 fp16 fragments, fp32
 // accumulators) for fp16 storage, any M, N, K and strides (operands and epilogue as in
 // gemm_io.glsl). Rows that load as 16-byte vectors (A_VEC / B_VEC) are staged as loaded, B's rows
@@ -24,12 +22,6 @@
 // The epilogue passes each accumulator fragment through the subgroup's own 16 x 16 fp32 patch of
 // shared memory (ragged edges, bias, activation, beta * C, or split-K partials), where N is a
 // multiple of 4 (Y_QUADS) as 4 values a store (store_result_quad), else value by value.
-// PATCH (64 x 64 tiles up to 256 terms, 64 x 32 up to 576; B the im2col matrix of a convolution:
-// B_MODE 1, never split): a convolution of few terms (K <= PATCH_MAX_K: an RGB stem's 3 x 7 x 7, a
-// 3x3 layer over 64 channels) in one dispatch, without a materialised im2col matrix. Each workgroup gathers its whole B slice (K x 64 pixels) into shared
-// memory once, pixel-major (a pixel's K values in 16-byte words), and reads A's fragments straight
-// from memory: A holds constant weights in rows padded with zeros to a multiple of 64 values, and
-// a multiple of 16 rows (kernels/conv.cpp). No barrier in the K loop.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -61,15 +53,11 @@
 #define B_PER (B_WORDS / THREADS)
 layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 
-#if PATCH
-#define PSTR (PATCH_MAX_K / 8 + 1)  // a pixel's K values in words, one word of padding
-shared uvec4 s_p[BN * PSTR];         // [n][k / 8]
-#else
 shared uvec4 s_a[2 * BM * ASTR];  // [buffer][m][k / 8]
 shared uvec4 s_b[2 * BK * BSTR];  // [buffer][k][n / 8]
-uvec4 ra[A_PER], rb[B_PER];
-#endif
 shared float s_c[SGM * SGN * 16 * 16];  // per subgroup: one accumulator fragment in the epilogue
+
+uvec4 ra[A_PER], rb[B_PER];
 
 // 8 values as one staged word of fp16 bits (each value is already an fp16 number).
 uvec4 pack8(float v[8]) {
@@ -77,22 +65,6 @@ uvec4 pack8(float v[8]) {
                packHalf2x16(vec2(v[6], v[7])));
 }
 
-#if PATCH
-// The workgroup's B slice: for pixels n0 .. n0 + BN - 1, the words of K values (zeros past K and
-// past N) up to k_end. A thread keeps one pixel (THREADS is a multiple of BN).
-void gather_patch(int lid, BatchOffsets off, int n0, int k_end) {
-  const int nl = lid % BN, n = n0 + nl;
-  const ivec3 origin = im2col_origin(n);
-  for (int w = lid / BN; w < k_end / 8; w += THREADS / BN) {
-    float v[8];
-    [[unroll]] for (int i = 0; i < 8; ++i) {
-      const int k = w * 8 + i;
-      v[i] = (k < p.K && n < p.N) ? load_b_im2col(off.b, k, origin) : 0.0;
-    }
-    s_p[nl * PSTR + w] = pack8(v);
-  }
-}
-#else
 void load_tiles(int lid, BatchOffsets off, int m0, int n0, int k0, int k_end) {
   [[unroll]] for (int e = 0; e < A_PER; ++e) {
     int idx = lid + THREADS * e, mm = idx / (BK / 8), kk = (idx % (BK / 8)) * 8;
@@ -131,43 +103,18 @@ void store_tiles(int lid, int buf) {
     s_b[(buf * BK + kk) * BSTR + nw] = rb[e];
   }
 }
-#endif
 
 void main() {
   const int lid = int(gl_LocalInvocationID.x), sg = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
   const int sm = sg / SGN, sn = sg % SGN;
   const int m0 = int(gl_WorkGroupID.y) * BM, n0 = int(gl_WorkGroupID.x) * BN;
   const BatchOffsets off = batch_offsets(int(gl_WorkGroupID.z) / p.splits);
+  int k_begin, k_end;
+  k_range(k_begin, k_end);
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[WM][WN];
   [[unroll]] for (int i = 0; i < WM; ++i)
     [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 
-#if PATCH
-  // K in chunks of 64 (A's rows are padded to them): a chunk's A fragments are requested together,
-  // so that a chunk waits for memory once rather than each step of 16.
-  const int k64 = (p.K + 63) / 64 * 64;
-  gather_patch(lid, off, n0, k64);
-  barrier();
-  for (int kc = 0; kc < k64; kc += 64) {
-    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[4][WM];
-    [[unroll]] for (int s = 0; s < 4; ++s)
-      [[unroll]] for (int i = 0; i < WM; ++i) {
-        const int m = m0 + sm * 16 * WM + 16 * i;
-        if (m < p.M)  // A has rows up to M rounded to 16 (uniform in the subgroup)
-          coopMatLoadNV(a[s][i], a_vec, uint((off.a + m * p.sam + kc + 16 * s) / 8), uint(p.sam / 8), false);
-      }
-    [[unroll]] for (int s = 0; s < 4; ++s) {
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b[WN];
-      [[unroll]] for (int j = 0; j < WN; ++j)
-        coopMatLoadNV(b[j], s_p, uint((sn * 16 * WN + 16 * j) * PSTR + (kc + 16 * s) / 8), uint(PSTR), true);
-      [[unroll]] for (int i = 0; i < WM; ++i)
-        if (m0 + sm * 16 * WM + 16 * i < p.M)
-          [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(a[s][i], b[j], acc[i][j]);
-    }
-  }
-#else
-  int k_begin, k_end;
-  k_range(k_begin, k_end);
   int buf = 0;
   if (k_begin < k_end) {
     load_tiles(lid, off, m0, n0, k_begin, k_end);
@@ -190,7 +137,6 @@ void main() {
     barrier();
     buf ^= 1;
   }
-#endif
   const int slot = sg * 256;  // this subgroup's patch of s_c
   [[unroll]] for (int i = 0; i < WM; ++i)
     [[unroll]] for (int j = 0; j < WN; ++j) {

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Session 50, call 1: the patch GEMM (ResNet-50's stem in one dispatch, its im2col matrix gathered
-# into shared memory a workgroup at a time) and session 49's call 3, arms by environment in one
-# binary: vx = its defaults; nopatch = VOLVOX_VK_CONV_PATCH=0 (the stem as im2col pass + staged
-# GEMM: main before this session); wide = VOLVOX_VK_CONV_PATCH_MAX_K=576 (also the 3x3 layers over
-# 64 channels, layer 1's, on the patch GEMM's 64 x 32 tiles); c11000 = VOLVOX_VK_STAGED_SPLIT_COST=11000
-# (session 49's call 3, cut to this arm: the device time left was short). The patch suite first
-# (its kernel has no lavapipe run), outputs against the CPU, two interleaved rounds, profiles,
-# torch.compile, then the GPU suites (attention, transformer runner, cooperative-matrix, GEMM, runner blocks).
-# Packed with: bash bench/onnx/pack_device_binaries.sh vx=build/release/volvox test_parity=build/release/tests/test_parity
+# Session 50, call 1, prepared and not run: no device came in session 50. The patch GEMM (ResNet-50's
+# stem in one dispatch, its im2col matrix gathered into shared memory a workgroup at a time) is on
+# branch s50-patch, not on main: build that branch and pack with
+#   bash bench/onnx/pack_device_binaries.sh vx=build/release/volvox test_parity=build/release/tests/test_parity
+# Arms by environment in one binary: vx = its defaults; nopatch = VOLVOX_VK_CONV_PATCH=0 (the stem as
+# im2col pass + staged GEMM, as on main); wide = VOLVOX_VK_CONV_PATCH_MAX_K=576 (also the 3x3 layers
+# over 64 channels, layer 1's, on the patch GEMM's 64 x 32 tiles); c11000 =
+# VOLVOX_VK_STAGED_SPLIT_COST=11000 (session 49's call 3, cut to this arm to save device time).
+# The patch suite first (its kernel has no lavapipe run), outputs against the CPU, two interleaved
+# rounds, profiles, torch.compile, then the GPU suites (attention, transformer runner,
+# cooperative-matrix, GEMM, runner blocks).
 set -uo pipefail
 source bench/onnx/device_lib.sh
 vx_setup vx test_parity
