@@ -14,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "backends/vulkan/knobs.h"
 #include "core/file_io.h"
 
 namespace vx::vk {
@@ -418,8 +419,7 @@ VulkanContext::VulkanContext(const ContextOptions& options) {
     VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceCooperativeMatrixFeaturesNV fcoop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    const char* reset_env = std::getenv("VOLVOX_VK_HOST_QUERY_RESET");
-    host_query_reset_enabled_ = info_.host_query_reset && !(reset_env && std::string_view(reset_env) == "0");
+    host_query_reset_enabled_ = info_.host_query_reset && !knob_off("VOLVOX_VK_HOST_QUERY_RESET");
     // Timeline semaphores for the call trace (call_trace.h), which compares when one is seen signalled.
     timeline_semaphore_enabled_ = info_.timeline_semaphore;
     if (fp16_enabled_ || host_query_reset_enabled_ || timeline_semaphore_enabled_) {

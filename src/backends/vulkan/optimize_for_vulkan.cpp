@@ -5,6 +5,7 @@
 
 #include "backends/vulkan/kernels/gemm_plan.h"
 #include "backends/vulkan/kernels/op_kernel.h"
+#include "backends/vulkan/knobs.h"
 #include "ops/fused_ops.h"
 #include "passes/additive_attention_masks.h"
 #include "passes/crop_dilated_conv_taps.h"
@@ -66,8 +67,7 @@ void optimize_for_vulkan(Graph& graph) {
   // pass writes the means (kernels/conv.cpp). Last of the conv fusions: the residual and post-ops
   // are in the epilogue by then.
   // (VOLVOX_VK_GLOBAL_MEAN=0: not folded, for measurements.)
-  if (const char* env = std::getenv("VOLVOX_VK_GLOBAL_MEAN"); !(env && std::string_view(env) == "0"))
-    g = fuse_conv_global_mean(std::move(g));
+  if (!knob_off("VOLVOX_VK_GLOBAL_MEAN")) g = fuse_conv_global_mean(std::move(g));
   // The transformer fusions, in the CPU path's order (optimize_onnx.cpp): each fused op has a
   // Vulkan kernel, so a decoder layer runs a few dispatches instead of dozens.
   g = fuse_gelu(std::move(g));       // before the MatMul fusion, which takes vx.Gelu as its activation

@@ -9,6 +9,7 @@
 
 #include "backends/vulkan/call_trace.h"
 #include "backends/vulkan/host_conversion.h"
+#include "backends/vulkan/knobs.h"
 #include "backends/vulkan/recording_order.h"
 #include "core/error.h"
 #include "plan/arena_planner.h"
@@ -51,8 +52,7 @@ SegmentExecutable::SegmentExecutable(const VulkanContext& ctx, const SegmentOpti
   timestamps_ = ctx_.info().timestamps ? options_.timestamps : runtime::Timestamps::none;
   const char* barriers = std::getenv("VOLVOX_VK_BARRIERS");
   barrier_every_dispatch_ = barriers && std::string(barriers) == "every";
-  const char* interleave = std::getenv("VOLVOX_VK_INTERLEAVE");
-  interleave_ = timestamps_ != runtime::Timestamps::per_node && !(interleave && std::string(interleave) == "0");
+  interleave_ = timestamps_ != runtime::Timestamps::per_node && !knob_off("VOLVOX_VK_INTERLEAVE");
   try {
     plan_memory();
     create_gpu_objects();

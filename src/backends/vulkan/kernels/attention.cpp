@@ -13,6 +13,7 @@
 
 #include "backends/vulkan/kernels/op_args.h"
 #include "backends/vulkan/kernels/op_kernel.h"
+#include "backends/vulkan/knobs.h"
 #include "ops/fused_ops.h"
 
 namespace vx::vk {

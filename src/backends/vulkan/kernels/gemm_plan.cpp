@@ -10,6 +10,7 @@
 
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/kernels/layer_norm.h"
+#include "backends/vulkan/knobs.h"
 
 namespace vx::vk {
 namespace {

@@ -99,11 +99,6 @@ std::string join_variant(std::string_view stem, std::string_view types, std::str
 
 }  // namespace
 
-bool knob_off(const char* name) {
-  const char* env = std::getenv(name);
-  return env && std::string_view(env) == "0";
-}
-
 std::string shader_variant(std::string_view stem, std::initializer_list<DeviceType> types, std::string_view feature) {
   std::string joined;
   for (DeviceType t : types) (joined += joined.empty() ? "" : "_") += type_name(t);

@@ -62,9 +62,6 @@ int64_t checked_constant_index(const OpInfo& info, int64_t index, int64_t extent
 Binding index_tensor_binding(const OpInfo& info, OpPlan& plan, size_t input,
                              const std::function<int64_t(size_t)>& extent_at);
 
-// A measurement knob that turns a default choice off: whether environment variable `name` is "0".
-bool knob_off(const char* name);
-
 // Shader variant names (docs/ARCHITECTURE.md, "Names"): "stem.<types>[_<feature>]", <types> the
 // element type of each typed tensor role in the order the shader's VARIANT lines document (inputs,
 // then the output), spelled f32 / f16 / i32 and joined by '_': "eltwise_binary.f16_f16_i32".
