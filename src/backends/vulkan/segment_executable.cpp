@@ -8,6 +8,7 @@
 #include <string>
 
 #include "backends/vulkan/call_trace.h"
+#include "backends/vulkan/dispatch_profile.h"
 #include "backends/vulkan/host_conversion.h"
 #include "backends/vulkan/knobs.h"
 #include "backends/vulkan/recording_order.h"
@@ -394,7 +395,9 @@ void SegmentExecutable::create_gpu_objects() {
       if (t.converted) create_conversion(t, false);
   }
   // Queries: per GPU segment one timestamp before its first step and one after each step with work
-  // (per_node) or after its last step with work (per_segment).
+  // (per_node; with the dispatch profile one after each of its dispatches) or after its last step
+  // with work (per_segment).
+  if (timestamps_ == runtime::Timestamps::per_node) dispatch_profile_ = DispatchProfile::from_env();
   for (RecordedSegment& seg : segments_) {
     seg.first_query = query_count_;
     const std::vector<size_t>& nodes = seg.order;
@@ -404,7 +407,9 @@ void SegmentExecutable::create_gpu_objects() {
     uint32_t written = 0;
     seg.query_after_step.clear();
     for (size_t k = 0; k < nodes.size(); ++k) {
-      if (steps_[nodes[k]].records_work() && (timestamps_ == runtime::Timestamps::per_node || k == last_work)) ++written;
+      const Step& step = steps_[nodes[k]];
+      if (step.records_work() && (timestamps_ == runtime::Timestamps::per_node || k == last_work))
+        written += dispatch_profile_ ? uint32_t(std::max<size_t>(1, step.dispatches.size())) : 1;
       seg.query_after_step.push_back(written);
     }
     query_count_ += seg.queries();
@@ -518,7 +523,16 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
         VkBufferCopy region{c.from.offset, c.to.offset, c.from.bytes};
         vkCmdCopyBuffer(cmd, from.buffer(), arena_.buffer(), 1, &region);
       }
-      for (const GpuDispatch& d : step.dispatches) record(d);
+      const uint32_t before = k == 0 ? 0 : seg.query_after_step[k - 1];
+      for (size_t j = 0; j < step.dispatches.size(); ++j) {
+        record(step.dispatches[j]);
+        if (dispatch_profile_ && query_pool_)
+          vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query + before + 1 + uint32_t(j));
+      }
+      if (dispatch_profile_ && query_pool_ && !step.dispatches.empty()) {  // its last dispatch's timestamp is the step's
+        k += run;
+        continue;
+      }
     }
     // The timestamp after the last of these steps where one is due (interleaved only without
     // per-node timestamps, so at most one is).
@@ -612,6 +626,11 @@ void SegmentExecutable::run(size_t k, runtime::HostValues& host, std::vector<dou
   for (size_t i = 0; i < nodes.size(); ++i) {  // a step without work: 0
     const uint32_t before = i == 0 ? 0 : seg.query_after_step[i - 1], after = seg.query_after_step[i];
     node_ms[nodes[i]] = double(ticks[after] - ticks[before]) * ms_per_tick;
+    const Step& step = steps_[nodes[i]];
+    if (!dispatch_profile_ || after == before || step.dispatches.empty()) continue;
+    for (size_t j = 0; j < step.dispatches.size(); ++j)
+      dispatch_profile_->add(cat(graph_.nodes[nodes[i]].name, " #", j, " ", step.dispatches[j].pipeline->shader()),
+                             double(ticks[before + 1 + j] - ticks[before + j]) * ms_per_tick * 1000.0);
   }
 }
 
@@ -674,7 +693,8 @@ void SegmentExecutable::check_index_status(const RecordedSegment& seg) const {
 
 void SegmentExecutable::release() {
   VkDevice device = ctx_.device();
-  call_trace_.reset();  // prints its medians
+  call_trace_.reset();        // prints its medians
+  dispatch_profile_.reset();  // and its means
   destroy_tracked(device, query_pool_, vkDestroyQueryPool, ObjectKind::QueryPool);
   commands_ = CommandContext();  // frees the segments' command buffers
   destroy_tracked(device, descriptor_pool_, vkDestroyDescriptorPool, ObjectKind::DescriptorPool);

@@ -25,6 +25,7 @@
 namespace vx::vk {
 
 class CallTrace;
+class DispatchProfile;
 
 struct SegmentOptions {
   Precision precision = Precision::fp32;
@@ -153,6 +154,10 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   // segment (the very start and end of its command buffer) and host times per run, whose medians
   // are printed to stderr when the executable goes (call_trace.h).
   std::unique_ptr<CallTrace> call_trace_;
+  // VOLVOX_VK_DISPATCH_PROFILE=1 with per-node timestamps (measurements): a query after every
+  // dispatch of a node (its last one the node's own), each dispatch's mean printed when the
+  // executable goes (dispatch_profile.h).
+  std::unique_ptr<DispatchProfile> dispatch_profile_;
 };
 
 }  // namespace vx::vk
