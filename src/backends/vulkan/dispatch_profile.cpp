@@ -22,7 +22,7 @@ void DispatchProfile::add(const std::string& label, double us) {
   auto [it, inserted] = index_.try_emplace(label, entries_.size());
   if (inserted) entries_.push_back({label});
   Entry& e = entries_[it->second];
-  if (e.seen++ == 0) return;  // the first run builds caches and pipelines' first use
+  if (e.seen++ == 0) return;  // the first run pays one-time costs (the pipelines' first use)
   e.sum_us += us;
   ++e.runs;
 }
