@@ -23,8 +23,8 @@ class DispatchProfile {
  private:
   struct Entry {
     std::string label;
-    double sum_us = 0;
-    size_t runs = 0, seen = 0;
+    double sum_us = 0;  // of the runs after the first
+    size_t seen = 0;    // runs, the first included
   };
   std::vector<Entry> entries_;  // in the order first seen
   std::unordered_map<std::string, size_t> index_;

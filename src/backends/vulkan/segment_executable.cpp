@@ -523,15 +523,12 @@ void SegmentExecutable::record_segment(RecordedSegment& seg) {
         VkBufferCopy region{c.from.offset, c.to.offset, c.from.bytes};
         vkCmdCopyBuffer(cmd, from.buffer(), arena_.buffer(), 1, &region);
       }
+      // The dispatch profile's timestamps after each dispatch but the last, whose is the step's (below).
       const uint32_t before = k == 0 ? 0 : seg.query_after_step[k - 1];
       for (size_t j = 0; j < step.dispatches.size(); ++j) {
         record(step.dispatches[j]);
-        if (dispatch_profile_ && query_pool_)
+        if (dispatch_profile_ && query_pool_ && j + 1 < step.dispatches.size())
           vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, seg.first_query + before + 1 + uint32_t(j));
-      }
-      if (dispatch_profile_ && query_pool_ && !step.dispatches.empty()) {  // its last dispatch's timestamp is the step's
-        k += run;
-        continue;
       }
     }
     // The timestamp after the last of these steps where one is due (interleaved only without

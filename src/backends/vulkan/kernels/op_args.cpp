@@ -1,7 +1,6 @@
 #include "backends/vulkan/kernels/op_args.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 
