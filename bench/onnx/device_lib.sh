@@ -137,10 +137,13 @@ vx_summary() {
 # overruns the call's limit).
 vx_pack() { (cd "$OUT" && tar -cJf "$1" "$(basename "$R")"); }
 
-# vx_torch MODELS SECONDS: PyTorch eager and torch.compile (reduce-overhead), fp32 and fp16, 20 runs
-# after 5 and 1 s, on the models (comma-separated), into $R/torch.json and $R/torch.log.
+# vx_torch MODELS SECONDS [TAG [ARG...]]: PyTorch eager and torch.compile (reduce-overhead), fp32 and
+# fp16, 20 runs after 5 and 1 s, on the models (comma-separated), into $R/torch.json and $R/torch.log
+# ($R/torch_TAG.* with a TAG; ARGs go to torch_zoo_gpu.py, e.g. --no-eager --precisions fp16 --runs 100).
 vx_torch() {
-  timeout "$2" python3 bench/onnx/zoo/torch_zoo_gpu.py --export-dir /tmp/m2 --json "$R/torch.json" --runs 20 --warmup 5 \
-    --warmup-seconds 1 --models "$1" > "$R/torch.log" 2>&1
-  grep "compile" "$R/torch.log" | grep -v Warning || true
+  local models=$1 seconds=$2 name=torch${3:+_$3}
+  shift 2; [[ $# -gt 0 ]] && shift
+  timeout "$seconds" python3 bench/onnx/zoo/torch_zoo_gpu.py --export-dir /tmp/m2 --json "$R/$name.json" --runs 20 --warmup 5 \
+    --warmup-seconds 1 --models "$models" "$@" > "$R/$name.log" 2>&1
+  grep "compile" "$R/$name.log" | grep -v Warning || true
 }

@@ -138,19 +138,19 @@ TEST(VulkanGemmChoice, SmallNarrowAndFp32ProductsStayOnTheOtherKernels) {
 
 TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
   const DefaultChoiceKnobs knobs;
-  // 128 tiles of 32 x 64 and K 512 (> 256): split, sqrt(8000 * 512 / (128 * 2048)) = 3.95 ways; at
+  // 128 tiles of 32 x 64 and K 512 (> 256): split, sqrt(11000 * 512 / (128 * 2048)) = 4.63 ways; at
   // K 256 whole.
-  EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat_splitk3+vecA+vecB@staged32x64");
+  EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat_splitk4+vecA+vecB@staged32x64");
   EXPECT_EQ(plan_variant(product(128, 2048, 256)), "coopmat+vecA+vecB@staged32x64");
   // DeepLabV3's ASPP product over its padded im2col rows (1089 pixels, rows of 1096): 16-byte B
-  // loads, 18 tiles of 128 x 128, K split 7 ways: 126 workgroups, one wave (15 by the formula).
+  // loads, 18 tiles of 128 x 128, K split 7 ways: 126 workgroups, one wave (18 by the formula).
   EXPECT_EQ(plan_variant(product(256, 1089, 8640, 1096)), "coopmat_splitk7+vecA+vecB@staged128x128");
-  // The same rows unpadded: gathered, on 64 x 64 tiles, whose 72 tiles x 15 splits
-  // (sqrt(8000 K / (M N))) make >= 384 workgroups, split 7 ways: no more than 512 workgroups.
+  // The same rows unpadded: gathered, on 64 x 64 tiles, whose 72 tiles x 18 splits
+  // (sqrt(11000 K / (M N))) make >= 384 workgroups, split 7 ways: no more than 512 workgroups.
   EXPECT_EQ(plan_variant(product(256, 1089, 8640)), "coopmat_splitk7+vecA@staged64x64");
-  // The encoder's feed-forward down-projection: 32 tiles of 32 x 64, 15 splits by the formula
-  // (within the cap of 16), 13 as K chunks of 160.
-  EXPECT_EQ(plan_variant(product(128, 512, 2048)), "coopmat_splitk13+vecA+vecB@staged32x64");
+  // The encoder's feed-forward down-projection: 32 tiles of 32 x 64, 18 splits by the formula, 16
+  // by the cap of 512 workgroups, as K chunks of 128.
+  EXPECT_EQ(plan_variant(product(128, 512, 2048)), "coopmat_splitk16+vecA+vecB@staged32x64");
   {
     ScopedEnv cap_256("VOLVOX_VK_STAGED_MAX_GROUPS", "256");  // session 45's cap: 8
     EXPECT_EQ(plan_variant(product(128, 512, 2048)), "coopmat_splitk8+vecA+vecB@staged32x64");
