@@ -218,7 +218,7 @@ TEST_P(VulkanGemm, RowsShapesAndEpilogues) {
 
 // The gemv kernel (few rows, B's rows in 16-byte words; never split): forced where B's rows allow
 // it (N a multiple of 8 at fp16, 4 at fp32; constant or runtime B), K of less than one row a thread
-// (17) and of more than eight (2100: a second step of the loop, partly past K), batches, every epilogue; chosen by
+// (17) and of more than four (1100: a second pass of the loop), batches, every epilogue; chosen by
 // itself for ResNet-50's head (K 2048). Both ways of adding the threads' sums: subgroup reductions
 // (the default where the device has them) and the shared-memory tree.
 TEST_P(VulkanGemm, GemvShapesAndEpilogues) {
@@ -229,7 +229,7 @@ TEST_P(VulkanGemm, GemvShapesAndEpilogues) {
     {
       ScopedEnv gemm("VOLVOX_VK_GEMM", "gemv");
       check(matmul(r(Shape{1, 17}), r(Shape{17, 8})), "gemv MatMul 1x17x8", gemv);
-      check(matmul(r(Shape{3, 2100}), r(Shape{2100, 40})), "gemv MatMul 3x2100x40", gemv);
+      check(matmul(r(Shape{3, 1100}), r(Shape{1100, 40})), "gemv MatMul 3x1100x40", gemv);
       check(matmul(r(Shape{2, 300}), r(Shape{300, 3 * word}), false), "gemv MatMul runtime B", gemv);
       check(matmul(r(Shape{3, 1, 2, 20}), r(Shape{4, 20, 72})), "gemv MatMul broadcast batches", gemv);
       // fp32: 12 columns end half-way through a workgroup's 8.

@@ -8,7 +8,7 @@
 // a classifier head at batch 1 (M = 1, K in the thousands, N ~1000 weights N-contiguous). A
 // workgroup computes 8 consecutive outputs of one row of Y (workgroup x: the column block, y: the
 // row, z: the batch): each of its 256 threads sums every 256th k of them from whole words of B
-// (one at fp16, two at fp32), eight rows of B in flight at a time, then the threads' sums are added
+// (one at fp16, two at fp32), four rows of B in flight at a time, then the threads' sums are added
 // in shared memory and the epilogue (store_result) writes. Unlike gemm_rows.comp (16 columns, each
 // k read by its own thread as one value) every load is a word and K needs no split to fill a big
 // GPU: ~N / 8 workgroups. Never split. fp32 accumulation. The `subgroup` variants add the threads'
@@ -22,7 +22,7 @@
 
 #define COLS 8
 #define SLICES 256
-#define UNROLL 8  // K 2048 (a classifier head) in one step of loads
+#define UNROLL 4
 #define WORDS (COLS / VEC)  // 16-byte words of B per k: 1 (fp16) or 2 (fp32)
 layout(local_size_x = SLICES, local_size_y = 1, local_size_z = 1) in;
 
@@ -38,27 +38,21 @@ void main() {
   const BatchOffsets off = batch_offsets(int(gl_WorkGroupID.z));
   float acc[COLS];
   [[unroll]] for (int c = 0; c < COLS; ++c) acc[c] = 0.0;
-  // A step's UNROLL k values (SLICES apart) and their words of B are all requested before any is
-  // used: loads under a bound check had waited for memory one after another (ResNet-50's head,
-  // 2048 x 1000: 9 us on an H100). Past K (or a word past N) the loads read an index that exists
-  // and their values are replaced by zeros (selected, not multiplied: an infinity must not add NaN).
   for (int k0 = slice; k0 < p.K; k0 += UNROLL * SLICES) {
-    float a[UNROLL], b[UNROLL][COLS];
     [[unroll]] for (int u = 0; u < UNROLL; ++u) {
       const int k = k0 + u * SLICES;
-      const bool in_k = k < p.K;
-      const int kk = in_k ? k : k0;
-      a[u] = mix(0.0, load_a(off.a, m, kk), in_k);
-      [[unroll]] for (int w = 0; w < WORDS; ++w) {
-        // A word starting at or past N (fp32 with N % 8 == 4) reads the first word instead.
-        const bool in_n = n0 + w * VEC < p.N, used = in_k && in_n;
-        float v[VEC];
-        load_b_vec(off.b, kk, in_n ? n0 + w * VEC : n0, v);
-        [[unroll]] for (int i = 0; i < VEC; ++i) b[u][w * VEC + i] = mix(0.0, v[i], used);
+      if (k < p.K) {
+        const float a = load_a(off.a, m, k);
+        [[unroll]] for (int w = 0; w < WORDS; ++w) {
+          // A word starting at or past N (fp32 with N % 8 == 4) adds nothing and is never read.
+          if (n0 + w * VEC < p.N) {
+            float b[VEC];
+            load_b_vec(off.b, k, n0 + w * VEC, b);
+            [[unroll]] for (int i = 0; i < VEC; ++i) acc[w * VEC + i] += a * b[i];
+          }
+        }
       }
     }
-    [[unroll]] for (int u = 0; u < UNROLL; ++u)
-      [[unroll]] for (int c = 0; c < COLS; ++c) acc[c] += a[u] * b[u][c];
   }
 #ifdef SUBGROUP_SUM
   [[unroll]] for (int c = 0; c < COLS; ++c) acc[c] = subgroupAdd(acc[c]);
