@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Session 51, call 3: what the dependencies between dispatches cost. Binaries: vx = branch s51-work
+# (main to be: split cost 11000); diag = branch s51-diag, the same plus VOLVOX_VK_BARRIERS=none,
+# which records no barrier between dispatches (the results are wrong: timing only).
+# Arms: vx; nobar = diag without barriers; noint = vx with VOLVOX_VK_INTERLEAVE=0 (independent
+# branches, such as a block's downsample, recorded one after the other instead of interleaved).
+set -uo pipefail
+source bench/onnx/device_lib.sh
+vx_setup vx diag
+printf '#!/bin/sh\nVOLVOX_VK_BARRIERS=none exec /tmp/t/diag "$@"\n' > /tmp/t/nobar; chmod +x /tmp/t/nobar
+printf '#!/bin/sh\nVOLVOX_VK_INTERLEAVE=0 exec /tmp/t/vx "$@"\n' > /tmp/t/noint; chmod +x /tmp/t/noint
+vx_export resnet50,mobilenet_v3_large,transformer_encoder
+round() {
+  vx_bench_round "$1" resnet50 "$2 noint"
+  vx_bench_round "$1" transformer_encoder "$2"
+  vx_bench_round "$1" mobilenet_v3_large "$2"
+  vx_summary; vx_pack s51c3.tar.xz
+}
+round 1 "vx nobar"
+round 2 "nobar vx"
