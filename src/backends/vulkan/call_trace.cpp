@@ -49,6 +49,7 @@ CallTrace::~CallTrace() {
       for (size_t i = 0; i < r.size(); ++i) columns[i].push_back(r[i]);
     const double before = median(columns[0]), wait = median(columns[1]), after = median(columns[2]);
     const double span = median(columns[3]), timed = median(columns[4]);
+    std::fflush(stdout);  // after what the program printed so far, where both go to one file
     std::fprintf(stderr,
                  "call trace, medians of %zu segment runs (us): host before submit %.1f, submit + wait %.1f, host "
                  "after %.1f; command buffer %.1f, of it timed %.1f; submit + wait beyond the command buffer %.1f; "
