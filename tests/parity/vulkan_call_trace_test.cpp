@@ -7,11 +7,10 @@
 #include <cstdio>
 #include <string>
 
-#include "backends/vulkan/vulkan_compute_device.h"
 #include "common/graph_builder.h"
+#include "common/measurement_aid_runs.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
-#include "session/device_model_runner.h"
 
 namespace vx {
 namespace {
@@ -30,19 +29,7 @@ TEST_F(VulkanCallTrace, PrintsWhereTheWallClockWentAndChangesNoResult) {
   const std::vector<Tensor> feeds = {test::random_tensor({1, 3, 9, 7}, 5)};
   DeviceRunnerOptions o;
   o.timestamps = runtime::Timestamps::per_segment;
-  std::vector<Tensor> plain;
-  {
-    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
-    plain = runner.run(feeds);
-  }
-  ASSERT_TRUE(test::outputs_match(test::run_cpu_reference(b.g, feeds), plain, {1e-4, 1e-4}));
-  test::ScopedEnv trace("VOLVOX_VK_CALL_TRACE", "1");
-  testing::internal::CaptureStderr();
-  {
-    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
-    for (int i = 0; i < 3; ++i) EXPECT_TRUE(test::outputs_match(plain, runner.run(feeds), {0.0, 0.0})) << "run " << i;
-  }
-  const std::string printed = testing::internal::GetCapturedStderr();
+  const std::string printed = test::stderr_under_measurement_aid(ctx(), "VOLVOX_VK_CALL_TRACE", b.g, feeds, o, 3);
   const size_t at = printed.find("call trace, medians of 3 segment runs (us): host before submit ");
   ASSERT_NE(at, std::string::npos) << printed;
   double before = -1, wait = -1, after = -1, span = -1, timed = -1, beyond = -1, submitted = -1, word = -1, timeline = -2,

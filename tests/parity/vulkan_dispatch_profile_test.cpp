@@ -8,11 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "backends/vulkan/vulkan_compute_device.h"
 #include "common/graph_builder.h"
+#include "common/measurement_aid_runs.h"
 #include "common/test_util.h"
 #include "common/vulkan_op_test_util.h"
-#include "session/device_model_runner.h"
 
 namespace vx {
 namespace {
@@ -31,26 +30,13 @@ TEST_F(VulkanDispatchProfile, PrintsEachDispatchOfEachNode) {
   DeviceRunnerOptions o;
   o.timestamps = runtime::Timestamps::per_node;
   o.optimize = false;  // the Relu stays a node of its own
-  std::vector<Tensor> plain;
-  {
-    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
-    plain = runner.run(feeds);
-  }
-  ASSERT_TRUE(test::outputs_match(test::run_cpu_reference(b.g, feeds), plain, {1e-4, 1e-4}));
-  test::ScopedEnv profile_env("VOLVOX_VK_DISPATCH_PROFILE", "1");
-  testing::internal::CaptureStderr();
   std::vector<double> node_ms(2, 0.0);
-  {
-    DeviceModelRunner runner(vk::compute_device(ctx()), b.g, o);
-    for (int i = 0; i < 3; ++i) {
-      Profile profile;
-      EXPECT_TRUE(test::outputs_match(plain, runner.run(feeds, &profile), {0.0, 0.0})) << "run " << i;
-      ASSERT_EQ(profile.entries.size(), 2u);
-      if (i == 0) continue;  // as the dispatch profile: the first run is not counted
-      for (size_t n = 0; n < 2; ++n) node_ms[n] += profile.entries[n].milliseconds / 2.0;
-    }
-  }
-  const std::string printed = testing::internal::GetCapturedStderr();
+  const std::string printed =
+      test::stderr_under_measurement_aid(ctx(), "VOLVOX_VK_DISPATCH_PROFILE", b.g, feeds, o, 3, [&](int run, const Profile& p) {
+        ASSERT_EQ(p.entries.size(), 2u);
+        if (run == 0) return;  // as the dispatch profile: the first run is not counted
+        for (size_t n = 0; n < 2; ++n) node_ms[n] += p.entries[n].milliseconds / 2.0;
+      });
   std::vector<std::string> names;
   std::vector<double> us;
   std::istringstream lines(printed);
