@@ -31,12 +31,13 @@ TEST_F(VulkanDispatchProfile, PrintsEachDispatchOfEachNode) {
   o.timestamps = runtime::Timestamps::per_node;
   o.optimize = false;  // the Relu stays a node of its own
   std::vector<double> node_ms(2, 0.0);
+  auto add_node_times = [&](int run, const Profile& p) {
+    ASSERT_EQ(p.entries.size(), 2u);
+    if (run == 0) return;  // as the dispatch profile: the first run is not counted
+    for (size_t n = 0; n < 2; ++n) node_ms[n] += p.entries[n].milliseconds / 2.0;
+  };
   const std::string printed =
-      test::stderr_under_measurement_aid(ctx(), "VOLVOX_VK_DISPATCH_PROFILE", b.g, feeds, o, 3, [&](int run, const Profile& p) {
-        ASSERT_EQ(p.entries.size(), 2u);
-        if (run == 0) return;  // as the dispatch profile: the first run is not counted
-        for (size_t n = 0; n < 2; ++n) node_ms[n] += p.entries[n].milliseconds / 2.0;
-      });
+      test::stderr_under_measurement_aid(ctx(), "VOLVOX_VK_DISPATCH_PROFILE", b.g, feeds, o, 3, add_node_times);
   std::vector<std::string> names;
   std::vector<double> us;
   std::istringstream lines(printed);

@@ -83,8 +83,8 @@ int64_t choose_splits(int64_t tiles, int64_t k) {
 // 384, 8000 serves all three (session 48, H100, two interleaved rounds,
 // bench/onnx/results/session48_2026-12-07/call1/): ResNet-50 0.684-0.692 -> 0.674-0.675 ms,
 // DeepLabV3 1.077 -> 1.063-1.067, the encoder 0.364-0.368 -> 0.359-0.363. At 11000 the encoder took
-// 0.317-0.318 -> 0.311 ms, ResNet-50 and DeepLabV3 level (session 51, H100, two interleaved rounds,
-// bench/onnx/results/session51_2026-12-07/call1/).
+// 0.315-0.318 -> 0.311-0.313 ms, ResNet-50, MobileNetV3 and DeepLabV3 level (session 51, H100,
+// interleaved rounds, bench/onnx/results/session51_2026-12-07/call{1,2}/).
 constexpr int64_t kStagedUnsplitMaxK = 256, kMaxSplitGroups = 4 * kFewTiles;
 // Products of K >= kFullSplitMinK split over this many workgroups or more (by the formula, on 64 x 64
 // tiles) take 64 x 64 tiles rather than 32 x 64 (choose_staged_tile; the K bound was
