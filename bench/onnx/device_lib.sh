@@ -142,7 +142,8 @@ vx_pack() { (cd "$OUT" && tar -cJf "$1" "$(basename "$R")"); }
 # ($R/torch_TAG.* with a TAG; ARGs go to torch_zoo_gpu.py, e.g. --no-eager --precisions fp16 --runs 100).
 vx_torch() {
   local models=$1 seconds=$2 name=torch${3:+_$3}
-  shift 2; [[ $# -gt 0 ]] && shift
+  shift 2
+  if [[ $# -gt 0 ]]; then shift; fi
   timeout "$seconds" python3 bench/onnx/zoo/torch_zoo_gpu.py --export-dir /tmp/m2 --json "$R/$name.json" --runs 20 --warmup 5 \
     --warmup-seconds 1 --models "$models" "$@" > "$R/$name.log" 2>&1
   grep "compile" "$R/$name.log" | grep -v Warning || true

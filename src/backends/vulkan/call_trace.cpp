@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <string_view>
 
 #include "backends/vulkan/command_context.h"
+#include "backends/vulkan/knobs.h"
 
 namespace vx::vk {
 
@@ -19,8 +18,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 std::unique_ptr<CallTrace> CallTrace::from_env(const VulkanContext& ctx, size_t segments) {
-  const char* env = std::getenv("VOLVOX_VK_CALL_TRACE");
-  if (!env || std::string_view(env) != "1" || !ctx.info().timestamps || segments == 0) return nullptr;
+  if (!knob_on("VOLVOX_VK_CALL_TRACE") || !ctx.info().timestamps || segments == 0) return nullptr;
   return std::make_unique<CallTrace>(ctx, segments);
 }
 

@@ -1,15 +1,13 @@
 #include "backends/vulkan/dispatch_profile.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <string_view>
+
+#include "backends/vulkan/knobs.h"
 
 namespace vx::vk {
 
 std::unique_ptr<DispatchProfile> DispatchProfile::from_env() {
-  const char* env = std::getenv("VOLVOX_VK_DISPATCH_PROFILE");
-  if (!env || std::string_view(env) != "1") return nullptr;
-  return std::make_unique<DispatchProfile>();
+  return knob_on("VOLVOX_VK_DISPATCH_PROFILE") ? std::make_unique<DispatchProfile>() : nullptr;
 }
 
 DispatchProfile::~DispatchProfile() {

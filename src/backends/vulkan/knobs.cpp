@@ -10,4 +10,9 @@ bool knob_off(const char* name) {
   return env && std::string_view(env) == "0";
 }
 
+bool knob_on(const char* name) {
+  const char* env = std::getenv(name);
+  return env && std::string_view(env) == "1";
+}
+
 }  // namespace vx::vk
