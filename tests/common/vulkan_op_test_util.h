@@ -50,8 +50,10 @@ struct VulkanRun {
   std::vector<runtime::NodePlacement> placements;
   bool all_on_gpu = false;  // every node ran on the GPU
 };
+// With `first_inputs`, the executable runs on them first and then on `inputs` (state a run leaves
+// behind, such as counters, must not change the next run's outputs).
 VulkanRun run_on_vulkan(const vk::VulkanContext& ctx, const Graph& graph, const std::vector<Tensor>& inputs,
-                        Precision precision);
+                        Precision precision, const std::vector<Tensor>* first_inputs = nullptr);
 
 // |got - expected| <= atol + rtol * |expected| per element (NaNs must match, infinities must be
 // equal); integers and bools exact.

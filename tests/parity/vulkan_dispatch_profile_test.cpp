@@ -21,7 +21,8 @@ class VulkanDispatchProfile : public test::VulkanOpTest {};
 TEST_F(VulkanDispatchProfile, PrintsEachDispatchOfEachNode) {
   if (!ctx().info().timestamps) GTEST_SKIP() << "the device has no timestamps, which the profile needs";
   // A product with K split in 3 (the GEMM and its reduce pass: two dispatches), then a Relu (one).
-  test::ScopedEnv split("VOLVOX_VK_SPLITK", "3"), gemm("VOLVOX_VK_GEMM", "tiled");
+  test::ScopedEnv split("VOLVOX_VK_SPLITK", "3"), gemm("VOLVOX_VK_GEMM", "tiled"),
+      as_pass("VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS", "0");
   test::GraphBuilder b;
   const ValueId x = b.input("x", Shape{5, 300});
   const ValueId y = b.node("MatMul", {x, b.constant(test::random_tensor({300, 7}, 3))});

@@ -89,8 +89,11 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
   }
 
   // Runs `c` on the GPU (the node must be placed there, with a variant containing `variant` when
-  // given) and compares with the CPU reference; returns the node's variant.
-  std::string check(const GemmCase& c, const std::string& what, const std::string& variant = "") {
+  // given) and compares with the CPU reference; returns the node's variant. With `after_another_run`,
+  // the executable first runs on the runtime inputs halved (what a run leaves behind must not change
+  // the next one's result).
+  std::string check(const GemmCase& c, const std::string& what, const std::string& variant = "",
+                    bool after_another_run = false) {
     const Precision precision = GetParam();
     std::vector<NodeInput> inputs = c.inputs;
     if (precision == Precision::fp16)
@@ -98,7 +101,14 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
         if (in.value.defined() && in.value.dtype() == DType::f32) in.value = in.value.to(DType::f16).to(DType::f32);
     const test::SingleNodeCase sc = test::single_node(c.op, inputs, 1, c.attrs, 17, c.domain);
     const std::vector<Tensor> expected = test::run_cpu_reference(sc.graph, sc.inputs);
-    const test::VulkanRun run = test::run_on_vulkan(ctx(), sc.graph, sc.inputs, precision);
+    std::vector<Tensor> halved;
+    for (const Tensor& t : sc.inputs) {
+      Tensor h = t.clone();
+      for (int64_t j = 0; j < h.numel(); ++j) h.set(j, 0.5 * h.get(j));
+      halved.push_back(std::move(h));
+    }
+    const test::VulkanRun run =
+        test::run_on_vulkan(ctx(), sc.graph, sc.inputs, precision, after_another_run ? &halved : nullptr);
     std::string placement;
     for (const runtime::NodePlacement& p : run.placements)
       if (p.op == c.op) placement = p.on_host ? "cpu: " + p.reason : p.variant;
@@ -135,14 +145,19 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
     check({"Gemm", {test::input(r(Shape{45, 133})), test::input(r(Shape{99, 45})),
                     test::input(r(Shape{133, 1}))}, t, ""},
           kernel + " Gemm transposed with C", tag);
-    {
-      ScopedEnv split("VOLVOX_VK_SPLITK", "3");
-      check(matmul(r(Shape{5, 256}), r(Shape{256, 24})), kernel + " MatMul split K 3", "_splitk3");
-      check(matmul(r(Shape{2, 67, 90}), r(Shape{2, 90, 11}), false), kernel + " batched split K 3",
-            "_splitk3");
+    // Split K 3, added by a reduce pass and (the FMA 64 x 64 kernel's tiles) by the last split of
+    // each tile, after another run of the same executable (the arrival counts back at zero).
+    for (const char* max_by_last : {"0", "8"}) {
+      ScopedEnv split("VOLVOX_VK_SPLITK", "3"), by_last("VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS", max_by_last);
+      const bool adds_in_kernel = std::string(max_by_last) != "0" && kernel != "simt";
+      const std::string v = adds_in_kernel ? "_splitk3+reduceByLastSplit" : "_splitk3";
+      const std::string how = adds_in_kernel ? " by the last split" : "";
+      const std::string placement = check(matmul(r(Shape{5, 256}), r(Shape{256, 24})), kernel + " MatMul split K 3" + how, v, true);
+      if (!adds_in_kernel) EXPECT_EQ(placement.find("+reduceByLastSplit"), std::string::npos) << placement;
+      check(matmul(r(Shape{2, 67, 90}), r(Shape{2, 90, 11}), false), kernel + " batched split K 3" + how, v, true);
       check({"Gemm", {test::input(r(Shape{5, 200})), test::constant(r(Shape{200, 9})),
                       test::constant(r(Shape{5, 9}))}, {}, ""},
-            kernel + " Gemm split K 3 with C", "_splitk3");
+            kernel + " Gemm split K 3 with C" + how, v, true);
     }
     {
       // 11 splits over rows that are not quads: 8 invocations an element (gemm_reduce's lanes
@@ -172,20 +187,23 @@ class VulkanGemm : public test::VulkanOpTest, public ::testing::WithParamInterfa
           kernel + " Conv 3x3 im2col", tag);
   }
 
-  // The epilogue: bias (constant and runtime), every activation, with and without split K.
+  // The epilogue: bias (constant and runtime), every activation, with and without split K (the
+  // split sums added by a reduce pass, and where the kernel can, by the last split of each tile).
   void check_epilogues(const std::string& kernel, const std::string& tag) {
     ScopedEnv gemm("VOLVOX_VK_GEMM", kernel.c_str());
-    for (const char* splits : {"1", "2"}) {
-      ScopedEnv split("VOLVOX_VK_SPLITK", splits);
+    for (const char* splits : {"1", "2", "2 by the last split"}) {
+      const bool by_last_split = std::string(splits) == "2 by the last split";
+      ScopedEnv split("VOLVOX_VK_SPLITK", splits[0] == '1' ? "1" : "2"),
+          by_last("VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS", by_last_split ? "8" : "0");
       const std::string s = std::string(" splits ") + splits;
       for (const char* act : {"none", "relu", "gelu_erf", "gelu_tanh"}) {
         check(fused(r(Shape{67, 72}), r(Shape{72, 44}), r(Shape{44}, -2.0f, 2.0f), act),
-              kernel + " FusedMatMul bias " + act + s, tag);
+              kernel + " FusedMatMul bias " + act + s, tag, by_last_split);
         check(fused(r(Shape{2, 3, 33}, -2.0f, 2.0f), r(Shape{33, 19}), std::nullopt, act),
-              kernel + " FusedMatMul batched, no bias, " + act + s, tag);
+              kernel + " FusedMatMul batched, no bias, " + act + s, tag, by_last_split);
       }
       check(fused(r(Shape{9, 64}), r(Shape{64, 24}), r(Shape{24}), "gelu_erf", false),
-            kernel + " FusedMatMul runtime bias" + s, tag);
+            kernel + " FusedMatMul runtime bias" + s, tag, by_last_split);
     }
   }
 };

@@ -372,7 +372,8 @@ TEST_P(VulkanRunnerBlocks, IndependentDispatchesShareABarrier) {
 }
 
 // ResNet's first block of a stage with its products split over K (VOLVOX_VK_SPLITK=2: a GEMM
-// dispatch and a reduce pass each, writing split-K scratch; the last conv's K of 8 stays whole):
+// dispatch and a reduce pass each (VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS=0), writing split-K
+// scratch; the last conv's K of 8 stays whole):
 // the block's last conv takes the downsample conv's output as its residual (fuse_conv_residual), so
 // the downsample conv depends on the block's input only, is recorded beside the first conv, and
 // its scratch is placed apart from that conv's. Its dispatches are interleaved with the first
@@ -381,7 +382,7 @@ TEST_P(VulkanRunnerBlocks, IndependentDispatchesShareABarrier) {
 // conv's reduce pass without a barrier (6); with all four convs chained it would be 7. The
 // synchronization checks of the shared context fail the test on any missing barrier.
 TEST_P(VulkanRunnerBlocks, DownsampleConvRunsBesideTheBlocksFirstConv) {
-  test::ScopedEnv split("VOLVOX_VK_SPLITK", "2");
+  test::ScopedEnv split("VOLVOX_VK_SPLITK", "2"), as_pass("VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS", "0");
   test::ScopedEnv gemm("VOLVOX_VK_CONV", "gemm");
   NetBuilder b;
   ValueId x = b.g.add_value("x", DType::f32, Shape{1, 64, 9, 11});

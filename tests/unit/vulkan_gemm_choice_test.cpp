@@ -23,7 +23,7 @@ struct DefaultChoiceKnobs {
       bound{"VOLVOX_VK_STAGED_UNSPLIT_MAX_K", nullptr}, full{"VOLVOX_VK_STAGED_FULL_GROUPS", nullptr},
       pair{"VOLVOX_VK_PAIR_SPLIT_MIN_CHANNELS", nullptr}, gemv{"VOLVOX_VK_GEMV", nullptr},
       large{"VOLVOX_VK_LARGE_MIN_MACS", nullptr}, lanes{"VOLVOX_VK_REDUCE_LANES_MIN_SPLITS", nullptr},
-      ln_quads{"VOLVOX_VK_REDUCE_LN_QUADS", nullptr};
+      ln_quads{"VOLVOX_VK_REDUCE_LN_QUADS", nullptr}, by_last{"VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS", nullptr};
 };
 
 // A node planned at fp16 on a device with cooperative matrices and 48 KiB of shared memory (the
@@ -138,6 +138,8 @@ TEST(VulkanGemmChoice, SmallNarrowAndFp32ProductsStayOnTheOtherKernels) {
 
 TEST(VulkanGemmChoice, KSplitsAndPaddedRowsInThePlan) {
   const DefaultChoiceKnobs knobs;
+  // Split counts: each product's reduce as a pass (SplitsOfFewWaysAreAddedByTheLastSplitOfEachTile).
+  const ScopedEnv as_pass{"VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS", "0"};
   // 128 tiles of 32 x 64 and K 512 (> 256): split, sqrt(11000 * 512 / (128 * 2048)) = 4.63 ways; at
   // K 256 whole.
   EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat_splitk4+vecA+vecB@staged32x64");
@@ -193,8 +195,43 @@ TEST(VulkanGemmChoice, ManySplitsOverRowsNotOfQuadsReduceOnLanes) {
   EXPECT_EQ(plan_variant(product(512, 49, 4608)), "coopmat_splitk29+vecA@staged32x64");
 }
 
+TEST(VulkanGemmChoice, SplitsOfFewWaysAreAddedByTheLastSplitOfEachTileWhereAllowed) {
+  const DefaultChoiceKnobs knobs;
+  // fp32 on the 64 x 64 FMA kernel: 8 splits over 2 x 8 tiles. Not by default (never, until measured).
+  Planning p;
+  EXPECT_EQ(plan_variant(product(128, 512, 512), DeviceType::f32), "tiled_splitk8+reduceLanes+vecA+vecB");
+  ScopedEnv allowed("VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS", "8");
+  // One dispatch whose last split of a tile adds them (spec constant 40), counting at its tile's
+  // word (binding 7).
+  OpPlan plan;
+  EXPECT_EQ(add_gemm(plan, p.info, product(128, 512, 512), DeviceType::f32), "tiled_splitk8+reduceByLastSplit+vecA+vecB");
+  ASSERT_EQ(plan.dispatches.size(), 1u);
+  const Dispatch& d = plan.dispatches[0];
+  ASSERT_EQ(d.spec_constants.size(), 41u);
+  EXPECT_EQ(d.spec_constants[40], 1);
+  ASSERT_EQ(d.bindings.size(), 8u);
+  EXPECT_EQ(d.bindings[7].kind, Binding::Kind::counters);
+  EXPECT_EQ(plan.counter_words, std::vector<uint64_t>{8 * 2});
+  EXPECT_EQ(d.groups[2], 8u);
+  // More splits than allowed: the reduce pass.
+  OpPlan many;
+  EXPECT_EQ(add_gemm(many, p.info, product(40, 24, 640), DeviceType::f32), "tiled_splitk10+reduceLanes+vecA+vecB");
+  EXPECT_EQ(many.dispatches.size(), 2u);
+  EXPECT_TRUE(many.counter_words.empty());
+  // Not on the tensor-core kernels (the staged kernel's version awaits a device:
+  // bench/onnx/results/session52_2026-12-08/), nor for a deferred reduce pass (a vx.ConvPair's first
+  // conv's may become its im2col pass).
+  EXPECT_EQ(plan_variant(product(128, 2048, 512)), "coopmat_splitk4+vecA+vecB@staged32x64");
+  Dispatch deferred;
+  OpPlan pair;
+  EXPECT_EQ(add_gemm(pair, p.info, product(128, 100, 512), DeviceType::f32, &deferred), "tiled_splitk8+vecA+vecB");
+  EXPECT_EQ(deferred.shader, "gemm_reduce.f32");
+}
+
 TEST(VulkanGemmChoice, AConvPairsFirstConvOverFewChannelsStaysWhole) {
   const DefaultChoiceKnobs knobs;
+  // Split counts: each product's reduce as a pass (SplitsOfFewWaysAreAddedByTheLastSplitOfEachTile).
+  const ScopedEnv as_pass{"VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS", "0"};
   // The first 1x1 conv of a pair (its reduce pass deferred into the second conv's im2col pass):
   // ResNet-50's layer-1 (64 channels of 3136 pixels, K 256) whole, its layer-2 (128 of 784, K 512)
   // split; the same layer-1 product outside a pair split as any product.
@@ -213,6 +250,8 @@ TEST(VulkanGemmChoice, AConvPairsFirstConvOverFewChannelsStaysWhole) {
 
 TEST(VulkanGemmChoice, StagedSplitCostSetsHowFarKSplits) {
   const DefaultChoiceKnobs knobs;
+  // Split counts: each product's reduce as a pass (SplitsOfFewWaysAreAddedByTheLastSplitOfEachTile).
+  const ScopedEnv as_pass{"VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS", "0"};
   // The encoder's QKV product: 96 tiles of 32 x 64, sqrt(8000 * 512 / (128 * 1536)) = 4.6 splits.
   {
     ScopedEnv cost("VOLVOX_VK_STAGED_SPLIT_COST", nullptr);

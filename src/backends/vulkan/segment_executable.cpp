@@ -279,9 +279,20 @@ void SegmentExecutable::plan_memory() {
     staging = plan::align_up(staging + kStatusBytes, alignment);
   }
 
+  // Counter words: kept across runs, so outside the arena.
+  VkDeviceSize counter_bytes = 0;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!here_[n]) continue;
+    for (uint64_t words : plans_[n].counter_words) {
+      steps_[n].counter_offsets.push_back(counter_bytes);
+      counter_bytes = plan::align_up(counter_bytes + std::max<VkDeviceSize>(words * 4, 4), alignment);
+    }
+  }
+
   // The user's limit, before anything is allocated on the device.
   needs_.arena_bytes = arena_bytes;
-  needs_.other_bytes = std::max<VkDeviceSize>(staging, 16) + std::max<VkDeviceSize>(constant_alloc.size(), 16) + 256;
+  needs_.other_bytes =
+      std::max<VkDeviceSize>(staging, 16) + std::max<VkDeviceSize>(constant_alloc.size(), 16) + 256 + counter_bytes;
   if (options_.needs) *options_.needs = needs_;
   std::map<std::string, Shape> input_shapes;
   for (ValueId id : g.inputs) input_shapes[g.value(id).name] = g.value(id).shape;
@@ -292,6 +303,7 @@ void SegmentExecutable::plan_memory() {
   constants_ =
       DeviceBuffer(ctx_, std::max<VkDeviceSize>(constant_alloc.size(), 16), MemoryUse::DeviceLocal, "constants");
   dummy_ = DeviceBuffer(ctx_, 256, MemoryUse::DeviceLocal, "unused bindings");
+  if (counter_bytes > 0) counters_ = DeviceBuffer(ctx_, counter_bytes, MemoryUse::DeviceLocal, "counters");
 
   // Command pool and fence first: the constant upload uses them.
   commands_ = CommandContext(ctx_);
@@ -304,6 +316,9 @@ void SegmentExecutable::plan_memory() {
       vkCmdCopyBuffer(cmd, upload.buffer(), constants_.buffer(), 1, &region);
     });
   }
+  // Ordered before the dispatches that count as the constants' upload is.
+  if (counter_bytes > 0)
+    commands_.run_once([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, counters_.buffer(), 0, VK_WHOLE_SIZE, 0); });
 }
 
 VkDescriptorBufferInfo SegmentExecutable::buffer_info(const DeviceSlot& slot) const {
@@ -380,6 +395,10 @@ void SegmentExecutable::create_gpu_objects() {
             case Binding::Kind::index_status:
               infos[k] = {staging_.buffer(), status_offsets_[n], kStatusBytes};
               gd.access.writes.push_back({kStagingRanges, status_offsets_[n], status_offsets_[n] + kStatusBytes});
+              break;
+            case Binding::Kind::counters:  // this dispatch's own words: no other dispatch binds them
+              infos[k] = {counters_.buffer(), step.counter_offsets[size_t(b.index)],
+                          std::max<VkDeviceSize>(plan.counter_words[size_t(b.index)] * 4, 4)};
               break;
           }
         }
@@ -699,6 +718,7 @@ void SegmentExecutable::release() {
   pipelines_.clear();
   layout_.reset();
   constants_ = DeviceBuffer();
+  counters_ = DeviceBuffer();
   arena_ = DeviceBuffer();
   staging_ = DeviceBuffer();
   dummy_ = DeviceBuffer();

@@ -88,6 +88,7 @@ class SegmentExecutable final : public runtime::CompiledSegments {
     std::vector<GpuDispatch> dispatches;
     std::vector<GpuCopy> copies;
     std::vector<VkDeviceSize> scratch_offsets;
+    std::vector<VkDeviceSize> counter_offsets;  // in counters_, per OpPlan::counter_words
     bool records_work() const;  // a copy or a dispatch: aliases record nothing
   };
   struct RecordedSegment {
@@ -147,6 +148,7 @@ class SegmentExecutable final : public runtime::CompiledSegments {
   std::unique_ptr<KernelLayout> layout_;
   std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;
   DeviceBuffer constants_, arena_, staging_, dummy_;
+  DeviceBuffer counters_;  // every node's OpPlan::counter_words: zeroed once, kept across runs
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   CommandContext commands_;
   VkQueryPool query_pool_ = VK_NULL_HANDLE;

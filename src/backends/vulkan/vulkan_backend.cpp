@@ -32,6 +32,9 @@ void check_plan(const OpPlan& plan, const OpInfo& info, const DeviceInfo& device
         case Binding::Kind::index_status:
           ok = ok && b.index == 0;
           break;
+        case Binding::Kind::counters:
+          ok = ok && size_t(b.index) < plan.counter_words.size();
+          break;
       }
       VX_CHECK(ok, Unsupported, "plan binds a missing tensor (kind ", int(b.kind), ", index ", b.index, ")");
     }

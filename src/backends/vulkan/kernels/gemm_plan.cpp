@@ -132,6 +132,21 @@ bool reduce_split_lanes(int64_t splits, bool y_quads) {
   if (const char* env = std::getenv("VOLVOX_VK_REDUCE_LANES_MIN_SPLITS"); env && *env) min_splits = std::atoll(env);
   return !y_quads && min_splits > 0 && splits >= min_splits;
 }
+// A split product on the 64 x 64 FMA kernel (and its 32 x 128 tile) cut in at most this many splits
+// may add them in its own dispatch: the last split of each tile to finish reads the others' partials
+// and runs the epilogue (shaders/gemm_split_arrival.glsl), which saves the gemm_reduce dispatch and
+// the dependency before it (~4 us each on an H100), at the cost of one workgroup a tile reading
+// splits x tile partials (session 21's version, which read them one split after the other, made the
+// encoder's 64 x 128 products 19-27 -> 39-47 us on the H200). 0 (never) until measured on NVIDIA
+// hardware: session 52 had no device. VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS replaces it (tests,
+// measurements).
+constexpr int64_t kReduceByLastSplitMaxSplits = 0;
+constexpr size_t kReduceByLastSplitConstantId = 40;  // shaders/gemm_split_arrival.glsl
+bool reduce_by_last_split(int64_t splits) {
+  int64_t max_splits = kReduceByLastSplitMaxSplits;
+  if (const char* env = std::getenv("VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS"); env && *env) max_splits = std::atoll(env);
+  return splits > 1 && splits <= max_splits;
+}
 // `max_groups`: kMaxSplitGroups, or kFewTiles for the 128 x 128 tile (below).
 int64_t choose_splits_staged(int64_t tiles, int64_t batches, int64_t m, int64_t n, int64_t k, int64_t max_groups) {
   if (const char* env = std::getenv("VOLVOX_VK_SPLITK"); env && *env) return std::max<int64_t>(1, std::atoll(env));
@@ -410,8 +425,12 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   const bool norm_in_reduce =
       d.layer_norm && splits > 1 && d.n <= kLayerNormMaxColumns && info.device.has_subgroup_arithmetic();
   const bool ln_quads = norm_in_reduce && reduce_ln_quads(y_quads);
-  // Only for a reduce pass this product records itself: a deferred one may become another pass.
-  const bool reduce_lanes = splits > 1 && !norm_in_reduce && !deferred_reduce && reduce_split_lanes(splits, y_quads);
+  // A deferred reduce pass may become another pass (vx.ConvPair's im2col one).
+  const bool fma_64 = std::string_view(shape.shader) == "gemm";  // the 64 x 64 kernel and its 32 x 128 tile
+  const bool by_last_split = fma_64 && !norm_in_reduce && !deferred_reduce && reduce_by_last_split(splits);
+  // Only for a reduce pass this product records itself.
+  const bool reduce_lanes =
+      splits > 1 && !norm_in_reduce && !by_last_split && !deferred_reduce && reduce_split_lanes(splits, y_quads);
   if (d.layer_norm && (z1_per_dispatch < d.z1_count || d.o_base != 0 || (d.z0_count > 1 && d.o_z0 != d.m * d.n) ||
                        (d.z1_count > 1 && d.o_z1 != d.z0_count * d.m * d.n)))
     decline(info, "rows normalised after a product that is not one dense block");
@@ -464,9 +483,16 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
     if (gemv_subgroup) dispatch.shader += "_subgroup";
     dispatch.spec_constants = spec;
     dispatch.bindings = {d.a, d.b, d.has_c ? d.c : d.a, y, partials, d.has_bias ? d.bias : d.a, d.b_int8 ? d.scale : d.a};
+    if (by_last_split) {  // one arrival count per output tile of this dispatch
+      dispatch.spec_constants.resize(kReduceByLastSplitConstantId, 0);
+      dispatch.spec_constants.push_back(1);
+      dispatch.bindings.push_back(Binding::counter_words(int(plan.counter_words.size())));
+      plan.counter_words.push_back(uint64_t(groups_x * groups_y * count * d.z0_count));
+    }
     dispatch.set_push(push);
     dispatch.groups = {uint32_t(groups_x), uint32_t(groups_y), uint32_t(count * d.z0_count * splits)};
     plan.dispatches.push_back(dispatch);
+    if (by_last_split) continue;
     if (norm_in_reduce) {
       dispatch.shader = shader_variant("gemm_reduce_layer_norm", {storage}, ln_quads ? "quads" : "");
       dispatch.spec_constants.resize(kLayerNormConstantsId, 0);  // ids past the post-ops unused
@@ -492,6 +518,7 @@ std::string add_gemm(OpPlan& plan, const OpInfo& info, const GemmDesc& d, Device
   std::string variant = shape.family;
   if (splits > 1) variant += "_splitk" + std::to_string(splits);
   if (reduce_lanes) variant += "+reduceLanes";
+  if (by_last_split) variant += "+reduceByLastSplit";
   if (norm_in_reduce) variant += ln_quads ? "+reduce_layer_norm_quads" : "+reduce_layer_norm";
   else if (d.layer_norm)
     variant += "+layer_norm_" + add_layer_norm(plan, info, storage, y, d.ln_scale, d.has_ln_bias, d.ln_bias, d.y,

@@ -108,7 +108,10 @@ GemmKernel choose_gemm_kernel(const OpInfo& info, DeviceType storage, int64_t m,
 // Split K: a product with fewer than 128 output tiles of 64 x 64 (over all batches) and K >= 256
 // is cut into K chunks of >= 64 run as separate workgroups (up to 384 in all; the staged kernel
 // by its own cost model, up to 256) that write fp32 partial sums to a scratch buffer; a second dispatch
-// (gemm_reduce) adds them and applies the epilogue. VOLVOX_VK_SPLITK = N forces N splits (tests,
+// (gemm_reduce) adds them and applies the epilogue, or, for few splits on the 64 x 64 kernel where
+// VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS allows it, the last split of each tile to finish does
+// ("+reduceByLastSplit": arrival counts in OpPlan::counter_words, shaders/gemm_split_arrival.glsl).
+// VOLVOX_VK_SPLITK = N forces N splits (tests,
 // measurements; 1 = never). With layer_norm, a split product's second dispatch also normalises
 // the rows (gemm_reduce_layer_norm, rows of at most kLayerNormMaxColumns, subgroup arithmetic);
 // otherwise the product goes to a scratch buffer and a LayerNorm dispatch (layer_norm.h) follows.

@@ -63,14 +63,18 @@ struct OpInfo {
 //   if (atomicCompSwap(status[0], 0u, 1u) == 0u) { status[1] = uint(index); status[2] = uint(extent); }
 // After the submit the executor throws InvalidArgument "<Op> '<name>': index I is out of range for
 // extent E", as the CPU kernels do (run-time indices; constant ones are checked when planning).
+//
+// counters: uint words of OpPlan::counter_words, zero when the executor is made and kept across
+// runs; every dispatch that binds them leaves them zero again (a split-K GEMM's arrivals per tile).
 struct Binding {
-  enum class Kind { input, output, constant, scratch, index_status } kind = Kind::input;
+  enum class Kind { input, output, constant, scratch, index_status, counters } kind = Kind::input;
   int index = 0;
   static Binding in(int i) { return {Kind::input, i}; }
   static Binding out(int i) { return {Kind::output, i}; }
   static Binding constant_blob(int i) { return {Kind::constant, i}; }
   static Binding scratch_buffer(int i) { return {Kind::scratch, i}; }
   static Binding status() { return {Kind::index_status, 0}; }
+  static Binding counter_words(int i) { return {Kind::counters, i}; }
 };
 
 inline constexpr uint32_t kMaxOpBindings = 8;
@@ -98,6 +102,7 @@ struct OpPlan {
   std::vector<Dispatch> dispatches;              // run in order, barrier between consecutive ones
   std::vector<std::vector<uint8_t>> constants;   // uploaded once (repacked weights, tables)
   std::vector<uint64_t> scratch_bytes;           // per-run temporaries, live only during this node
+  std::vector<uint64_t> counter_words;           // zeroed once, left zero by each run (Binding::counters)
   // Reshape, Squeeze, Unsqueeze, Flatten, Identity, Dropout: the output is the input's bytes
   // (no dispatch); the executor makes output 0 share input 0's memory. With an offset (in elements,
   // whose bytes are a multiple of kAliasOffsetAlignment), output 0 is the run of input 0 that starts

@@ -14,9 +14,12 @@
 // each unconditionally (indices clamped, values selected after the load): on the H200 a K step of
 // a lone workgroup took 2.1 us without this and 1.5 us with it; steps of 64 were slower per K
 // (bench/onnx/results/vulkan_gemm_h200_2026-12-04/). 16-byte loads where the layout allows
-// (A_VEC / B_VEC), else 8-byte loads of B where it allows those (B_VEC 2).
+// (A_VEC / B_VEC), else 8-byte loads of B where it allows those (B_VEC 2). REDUCE_BY_LAST_SPLIT
+// (gemm_split_arrival.glsl): the last split of a tile adds its 16 outputs' partials a thread.
+#define PARTIALS_COHERENT 1
 #include "element_types.glsl"
 #include "gemm_io.glsl"
+#include "gemm_split_arrival.glsl"
 
 #ifndef BM
 #define BM 64
@@ -167,5 +170,31 @@ void main() {
     [[unroll]] for (int j = 0; j < 4; ++j) {
       int m = m0 + 4 * ty + i, n = n0 + 4 * tx + j;
       if (m < p.M && n < p.N) store_result(off, m, n, acc[i][j]);
+    }
+  if (REDUCE_BY_LAST_SPLIT == 0 || p.splits == 1 || !last_split_to_arrive()) return;
+  // Every split's partials of this thread's outputs (clamped to the product: loads past it unused),
+  // four splits' loads issued together.
+  int at[4][4];
+  [[unroll]] for (int i = 0; i < 4; ++i)
+    [[unroll]] for (int j = 0; j < 4; ++j) {
+      at[i][j] = min(m0 + 4 * ty + i, p.M - 1) * p.N + min(n0 + 4 * tx + j, p.N - 1);
+      acc[i][j] = 0.0;
+    }
+  const int split_size = p.M * p.N, first = int(gl_WorkGroupID.z) / p.splits * p.splits * split_size;
+  for (int s0 = 0; s0 < p.splits; s0 += 4) {
+    float part[4][4][4];
+    [[unroll]] for (int g = 0; g < 4; ++g)
+      [[unroll]] for (int i = 0; i < 4; ++i)
+        [[unroll]] for (int j = 0; j < 4; ++j)
+          part[g][i][j] = part_data[first + min(s0 + g, p.splits - 1) * split_size + at[i][j]];
+    [[unroll]] for (int g = 0; g < 4; ++g)
+      if (s0 + g < p.splits)
+        [[unroll]] for (int i = 0; i < 4; ++i)
+          [[unroll]] for (int j = 0; j < 4; ++j) acc[i][j] += part[g][i][j];
+  }
+  [[unroll]] for (int i = 0; i < 4; ++i)
+    [[unroll]] for (int j = 0; j < 4; ++j) {
+      int m = m0 + 4 * ty + i, n = n0 + 4 * tx + j;
+      if (m < p.M && n < p.N) store_y(off, m, n, acc[i][j]);
     }
 }

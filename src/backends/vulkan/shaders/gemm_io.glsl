@@ -90,13 +90,20 @@ layout(std430, binding = 1) readonly buffer BufBHalfVec { uvec2 b_half_vec[]; };
 layout(std430, binding = 1) readonly buffer BufBInt8 { uint b_u32[]; };  // B_MODE 2: 4 int8 per word
 layout(std430, binding = 2) readonly buffer BufC { elem_t c_data[]; };
 layout(std430, binding = 3) writeonly buffer BufY { elem_t y_data[]; };
-layout(std430, binding = 4) buffer BufPart { float part_data[]; };
+// PARTIALS_COHERENT (a kernel whose last split of a tile reads the others' partials,
+// gemm_split_arrival.glsl): coherent partials, so that those stores are visible to other workgroups.
+#ifdef PARTIALS_COHERENT
+#define PARTIALS_QUALIFIER coherent
+#else
+#define PARTIALS_QUALIFIER
+#endif
+layout(std430, binding = 4) PARTIALS_QUALIFIER buffer BufPart { float part_data[]; };
 layout(std430, binding = 5) readonly buffer BufBias { elem_t bias_data[]; };
 layout(std430, binding = 6) readonly buffer BufScale { float scale_data[]; };
 // 8-byte views of C, Y and the bias, and 16-byte views of the partials (store_result_quad: fp16).
 layout(std430, binding = 2) readonly buffer BufCQuad { uvec2 c_quad[]; };
 layout(std430, binding = 3) writeonly buffer BufYQuad { uvec2 y_quad[]; };
-layout(std430, binding = 4) buffer BufPartQuad { vec4 part_quad[]; };
+layout(std430, binding = 4) PARTIALS_QUALIFIER buffer BufPartQuad { vec4 part_quad[]; };
 layout(std430, binding = 5) readonly buffer BufBiasQuad { uvec2 bias_quad[]; };
 
 struct BatchOffsets {
