@@ -7,6 +7,7 @@
 # Arms of vx by VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS: l0 (never: the reduce pass, vx's binary
 # otherwise), l4, vx (8), l16, and c16: l16 with the split cost 16000 (more splits, now cheaper).
 # fp32 (round32): the FMA kernels' version, vx against l0 and base.
+# Last, torch.compile (fp16, 100 runs, per call and back to back) for the ratios against it.
 set -uo pipefail
 source bench/onnx/device_lib.sh
 vx_setup vx base test_parity
@@ -38,3 +39,5 @@ round32 2 "base l0 vx"
 vx_profile dprof transformer_encoder; vx_profile dprof0 transformer_encoder; vx_profile dprof resnet50
 vx_pack s52c1.tar.xz
 round 3 "vx base l0 l4 l16 c16"
+vx_torch resnet50,transformer_encoder 120 post --no-eager --precisions fp16 --runs 100
+vx_pack s52c1.tar.xz
