@@ -103,6 +103,12 @@ T positive_env_or(const char* name, T fallback) {
   if (env && *env) v = std::is_integral_v<T> ? T(std::atoll(env)) : T(std::atof(env));
   return v > 0 ? v : fallback;
 }
+// A count knob where 0 means never: environment variable `name` where set, else `fallback`
+// (VOLVOX_VK_REDUCE_LANES_MIN_SPLITS, VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS).
+int64_t env_or(const char* name, int64_t fallback) {
+  const char* env = std::getenv(name);
+  return env && *env ? int64_t(std::atoll(env)) : fallback;
+}
 constexpr double kStagedSplitCost = 11000.0;  // 2824 before session 46, 5648 in 46-47, 8000 in 48-50
 int64_t staged_splits_by_cost(int64_t batches, int64_t m, int64_t n, int64_t k) {
   const double cost = positive_env_or("VOLVOX_VK_STAGED_SPLIT_COST", kStagedSplitCost);
@@ -128,8 +134,7 @@ bool reduce_ln_quads(bool y_quads) { return y_quads && !knob_off("VOLVOX_VK_REDU
 constexpr int64_t kReduceLanesMinSplits = 8;
 constexpr int64_t kReduceSplitLanes = 8;  // gemm_reduce.comp's SPLIT_LANES
 bool reduce_split_lanes(int64_t splits, bool y_quads) {
-  int64_t min_splits = kReduceLanesMinSplits;
-  if (const char* env = std::getenv("VOLVOX_VK_REDUCE_LANES_MIN_SPLITS"); env && *env) min_splits = std::atoll(env);
+  const int64_t min_splits = env_or("VOLVOX_VK_REDUCE_LANES_MIN_SPLITS", kReduceLanesMinSplits);
   return !y_quads && min_splits > 0 && splits >= min_splits;
 }
 // A split product on the 64 x 64 FMA kernel (and its 32 x 128 tile) cut in at most this many splits
@@ -143,8 +148,7 @@ bool reduce_split_lanes(int64_t splits, bool y_quads) {
 constexpr int64_t kReduceByLastSplitMaxSplits = 0;
 constexpr size_t kReduceByLastSplitConstantId = 40;  // shaders/gemm_split_arrival.glsl
 bool reduce_by_last_split(int64_t splits) {
-  int64_t max_splits = kReduceByLastSplitMaxSplits;
-  if (const char* env = std::getenv("VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS"); env && *env) max_splits = std::atoll(env);
+  const int64_t max_splits = env_or("VOLVOX_VK_REDUCE_BY_LAST_SPLIT_MAX_SPLITS", kReduceByLastSplitMaxSplits);
   return splits > 1 && splits <= max_splits;
 }
 // `max_groups`: kMaxSplitGroups, or kFewTiles for the 128 x 128 tile (below).
